@@ -1,0 +1,313 @@
+//! Hierarchical integer tuples: the values that shapes, strides and coordinates are made of.
+//!
+//! An [`IntTuple`] is an integer or a tuple of `IntTuple`s, e.g. `(4,(2,3))`. Shapes, strides and
+//! coordinates are all `IntTuple`s ([`Shape`], [`Stride`], [`Coord`]); what distinguishes them is
+//! how a [`Layout`](crate::Layout) uses them.
+
+use std::fmt;
+
+use smallvec::SmallVec;
+
+use crate::error::{Error, Result, checked_add, checked_mul};
+
+/// An integer or a (possibly nested, possibly empty) tuple of `IntTuple`s.
+///
+/// ```
+/// use tessel_layout::IntTuple;
+/// let t = IntTuple::tuple([IntTuple::Int(4), IntTuple::from_ints([2, 3])]);
+/// assert_eq!(t.to_string(), "(4,(2,3))");
+/// assert_eq!(t.rank(), 2);
+/// assert_eq!(t.depth(), 2);
+/// assert_eq!(t.product().unwrap(), 24);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum IntTuple {
+    /// A single integer (a leaf).
+    Int(i64),
+    /// A tuple of sub-tuples (a node).
+    Tuple(Vec<IntTuple>),
+}
+
+/// A shape: the extent of every mode. Leaves are positive.
+pub type Shape = IntTuple;
+/// A stride: the step in the codomain for every mode, congruent to its shape.
+pub type Stride = IntTuple;
+/// A coordinate: an integer (1-D) or a tuple (flat or hierarchical) into a shape.
+pub type Coord = IntTuple;
+
+/// A short list of leaves: flat shapes and strides rarely exceed eight modes.
+pub type Leaves = SmallVec<[i64; 8]>;
+
+impl From<i64> for IntTuple {
+    fn from(v: i64) -> Self {
+        IntTuple::Int(v)
+    }
+}
+
+impl IntTuple {
+    /// A tuple of the given elements.
+    ///
+    /// ```
+    /// use tessel_layout::IntTuple;
+    /// assert_eq!(IntTuple::tuple([IntTuple::Int(1)]).to_string(), "(1)");
+    /// ```
+    pub fn tuple(items: impl IntoIterator<Item = IntTuple>) -> Self {
+        IntTuple::Tuple(items.into_iter().collect())
+    }
+
+    /// A flat tuple of integers.
+    ///
+    /// ```
+    /// use tessel_layout::IntTuple;
+    /// assert_eq!(IntTuple::from_ints([4, 8]).to_string(), "(4,8)");
+    /// ```
+    pub fn from_ints(items: impl IntoIterator<Item = i64>) -> Self {
+        IntTuple::Tuple(items.into_iter().map(IntTuple::Int).collect())
+    }
+
+    /// Whether this is a leaf.
+    ///
+    /// ```
+    /// assert!(tessel_layout::IntTuple::Int(3).is_int());
+    /// ```
+    pub fn is_int(&self) -> bool {
+        matches!(self, IntTuple::Int(_))
+    }
+
+    /// The integer of a leaf, `None` for a tuple.
+    ///
+    /// ```
+    /// assert_eq!(tessel_layout::IntTuple::Int(3).as_int(), Some(3));
+    /// ```
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            IntTuple::Int(v) => Some(*v),
+            IntTuple::Tuple(_) => None,
+        }
+    }
+
+    /// Number of top-level modes: 1 for an integer, the length for a tuple.
+    ///
+    /// ```
+    /// use tessel_layout::IntTuple;
+    /// assert_eq!(IntTuple::Int(7).rank(), 1);
+    /// assert_eq!(IntTuple::from_ints([1, 2, 3]).rank(), 3);
+    /// ```
+    pub fn rank(&self) -> usize {
+        match self {
+            IntTuple::Int(_) => 1,
+            IntTuple::Tuple(items) => items.len(),
+        }
+    }
+
+    /// Nesting depth: 0 for an integer, 1 + the deepest element for a tuple.
+    ///
+    /// ```
+    /// use tessel_layout::IntTuple;
+    /// assert_eq!(IntTuple::Int(7).depth(), 0);
+    /// assert_eq!(IntTuple::from_ints([1, 2]).depth(), 1);
+    /// ```
+    pub fn depth(&self) -> usize {
+        match self {
+            IntTuple::Int(_) => 0,
+            IntTuple::Tuple(items) => 1 + items.iter().map(IntTuple::depth).max().unwrap_or(0),
+        }
+    }
+
+    /// The `i`-th top-level mode. An integer is its own only mode.
+    ///
+    /// ```
+    /// use tessel_layout::IntTuple;
+    /// let t = IntTuple::from_ints([4, 8]);
+    /// assert_eq!(t.mode(1), Some(&IntTuple::Int(8)));
+    /// assert_eq!(IntTuple::Int(5).mode(0), Some(&IntTuple::Int(5)));
+    /// assert_eq!(t.mode(2), None);
+    /// ```
+    pub fn mode(&self, i: usize) -> Option<&IntTuple> {
+        match self {
+            IntTuple::Int(_) => (i == 0).then_some(self),
+            IntTuple::Tuple(items) => items.get(i),
+        }
+    }
+
+    /// The top-level modes as a slice (an integer is a one-mode slice of itself).
+    ///
+    /// ```
+    /// use tessel_layout::IntTuple;
+    /// assert_eq!(IntTuple::Int(5).modes().len(), 1);
+    /// ```
+    pub fn modes(&self) -> &[IntTuple] {
+        match self {
+            IntTuple::Int(_) => std::slice::from_ref(self),
+            IntTuple::Tuple(items) => items,
+        }
+    }
+
+    /// All leaves in colexicographic (left-to-right) order.
+    ///
+    /// ```
+    /// use tessel_layout::IntTuple;
+    /// let t = IntTuple::tuple([IntTuple::Int(4), IntTuple::from_ints([2, 3])]);
+    /// assert_eq!(t.leaves().as_slice(), &[4, 2, 3]);
+    /// ```
+    pub fn leaves(&self) -> Leaves {
+        let mut out = Leaves::new();
+        self.collect_leaves(&mut out);
+        out
+    }
+
+    fn collect_leaves(&self, out: &mut Leaves) {
+        match self {
+            IntTuple::Int(v) => out.push(*v),
+            IntTuple::Tuple(items) => items.iter().for_each(|t| t.collect_leaves(out)),
+        }
+    }
+
+    /// A flat tuple of the leaves; an integer stays an integer.
+    ///
+    /// ```
+    /// use tessel_layout::IntTuple;
+    /// let t = IntTuple::tuple([IntTuple::Int(4), IntTuple::from_ints([2, 3])]);
+    /// assert_eq!(t.flatten().to_string(), "(4,2,3)");
+    /// ```
+    pub fn flatten(&self) -> IntTuple {
+        match self {
+            IntTuple::Int(_) => self.clone(),
+            IntTuple::Tuple(_) => IntTuple::from_ints(self.leaves()),
+        }
+    }
+
+    /// Product of all leaves (the size of a shape), checked for overflow.
+    ///
+    /// ```
+    /// use tessel_layout::IntTuple;
+    /// assert_eq!(IntTuple::from_ints([4, 8]).product().unwrap(), 32);
+    /// assert_eq!(IntTuple::Tuple(vec![]).product().unwrap(), 1);
+    /// assert!(IntTuple::from_ints([1 << 40, 1 << 40]).product().is_err());
+    /// ```
+    pub fn product(&self) -> Result<i64> {
+        self.leaves().iter().try_fold(1i64, |acc, &v| {
+            acc.checked_mul(v)
+                .ok_or_else(|| Error::overflow(format!("the product of {self} overflows i64")))
+        })
+    }
+
+    /// Sum of all leaves, checked for overflow.
+    ///
+    /// ```
+    /// use tessel_layout::IntTuple;
+    /// assert_eq!(IntTuple::from_ints([4, 8]).sum().unwrap(), 12);
+    /// ```
+    pub fn sum(&self) -> Result<i64> {
+        self.leaves()
+            .iter()
+            .try_fold(0i64, |acc, &v| checked_add(acc, v, "sum"))
+    }
+
+    /// Whether `self` and `other` have the same tree structure (profile).
+    ///
+    /// ```
+    /// use tessel_layout::IntTuple;
+    /// assert!(IntTuple::from_ints([1, 2]).congruent(&IntTuple::from_ints([5, 6])));
+    /// assert!(!IntTuple::from_ints([1, 2]).congruent(&IntTuple::Int(3)));
+    /// ```
+    pub fn congruent(&self, other: &IntTuple) -> bool {
+        match (self, other) {
+            (IntTuple::Int(_), IntTuple::Int(_)) => true,
+            (IntTuple::Tuple(a), IntTuple::Tuple(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.congruent(y))
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether `self` is weakly congruent to `other`: an integer in `self` may stand for a whole
+    /// subtree of `other` (CuTe's `weakly_congruent`).
+    ///
+    /// ```
+    /// use tessel_layout::IntTuple;
+    /// let shape = IntTuple::tuple([IntTuple::Int(4), IntTuple::from_ints([2, 3])]);
+    /// assert!(IntTuple::from_ints([1, 5]).weakly_congruent(&shape));
+    /// assert!(!shape.weakly_congruent(&IntTuple::from_ints([1, 5])));
+    /// ```
+    pub fn weakly_congruent(&self, other: &IntTuple) -> bool {
+        match (self, other) {
+            (IntTuple::Int(_), _) => true,
+            (IntTuple::Tuple(_), IntTuple::Int(_)) => false,
+            (IntTuple::Tuple(a), IntTuple::Tuple(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.weakly_congruent(y))
+            }
+        }
+    }
+
+    /// The exclusive prefix product of the leaves, congruent to `self`: the compact
+    /// column-major (colexicographic) stride of the shape `self`.
+    ///
+    /// ```
+    /// use tessel_layout::IntTuple;
+    /// let shape = IntTuple::tuple([IntTuple::Int(4), IntTuple::from_ints([2, 3])]);
+    /// assert_eq!(shape.prefix_product().unwrap().to_string(), "(1,(4,8))");
+    /// ```
+    pub fn prefix_product(&self) -> Result<IntTuple> {
+        let mut running = 1i64;
+        self.map_leaves(&mut |v| {
+            let here = running;
+            running = checked_mul(running, v, &format!("the prefix product of {self}"))?;
+            Ok(here)
+        })
+    }
+
+    /// A tuple congruent to `self` whose leaves are `f(leaf)`, visited left to right.
+    ///
+    /// ```
+    /// use tessel_layout::IntTuple;
+    /// let t = IntTuple::from_ints([1, 2]);
+    /// let doubled = t.map_leaves(&mut |v| Ok(2 * v)).unwrap();
+    /// assert_eq!(doubled.to_string(), "(2,4)");
+    /// ```
+    pub fn map_leaves(&self, f: &mut impl FnMut(i64) -> Result<i64>) -> Result<IntTuple> {
+        Ok(match self {
+            IntTuple::Int(v) => IntTuple::Int(f(*v)?),
+            IntTuple::Tuple(items) => IntTuple::Tuple(
+                items
+                    .iter()
+                    .map(|t| t.map_leaves(f))
+                    .collect::<Result<_>>()?,
+            ),
+        })
+    }
+
+    /// A tuple of the same structure as `self` with the given leaves substituted in order.
+    /// Returns `None` when the number of leaves differs.
+    ///
+    /// ```
+    /// use tessel_layout::IntTuple;
+    /// let t = IntTuple::tuple([IntTuple::Int(0), IntTuple::from_ints([0, 0])]);
+    /// assert_eq!(t.with_leaves(&[1, 2, 3]).unwrap().to_string(), "(1,(2,3))");
+    /// ```
+    pub fn with_leaves(&self, leaves: &[i64]) -> Option<IntTuple> {
+        let mut it = leaves.iter().copied();
+        let out = self
+            .map_leaves(&mut |_| it.next().ok_or_else(|| Error::invalid("too few leaves")))
+            .ok()?;
+        it.next().is_none().then_some(out)
+    }
+}
+
+impl fmt::Display for IntTuple {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IntTuple::Int(v) => write!(f, "{v}"),
+            IntTuple::Tuple(items) => {
+                f.write_str("(")?;
+                for (i, t) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{t}")?;
+                }
+                f.write_str(")")
+            }
+        }
+    }
+}

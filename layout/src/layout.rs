@@ -1,0 +1,576 @@
+//! The [`Layout`] type: a congruent pair `Shape:Stride` mapping coordinates to offsets.
+//!
+//! A layout maps a coordinate `c` of its shape to the offset `sum(c_i * d_i)` over the leaves.
+//! Coordinates are colexicographic: a 1-D index `i` is split across the modes with the first
+//! (leftmost) mode varying fastest. A layout therefore accepts a 1-D index, a flat coordinate, or
+//! a hierarchical coordinate congruent (or weakly congruent) to its shape.
+
+use std::fmt;
+
+use crate::error::{Error, Result, checked_add, checked_mul};
+use crate::int_tuple::{Coord, IntTuple, Leaves, Shape, Stride};
+
+/// A CuTe layout `Shape:Stride`. Shape and stride are congruent; every shape leaf is positive;
+/// size and the extreme offsets fit in `i64`.
+///
+/// ```
+/// use tessel_layout::{IntTuple, Layout};
+/// let l = Layout::new(IntTuple::from_ints([4, 8]), IntTuple::from_ints([8, 1])).unwrap();
+/// assert_eq!(l.to_string(), "(4,8):(8,1)");
+/// assert_eq!(l.size(), 32);
+/// assert_eq!(l.cosize(), 32);
+/// assert_eq!(l.offset(1).unwrap(), 8); // index 1 is coordinate (1,0)
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Layout {
+    shape: Shape,
+    stride: Stride,
+}
+
+/// One mode picked by a slicing coordinate: an index fixes it, `All` (`_` in CuTe) keeps it.
+///
+/// ```
+/// use tessel_layout::{Layout, SliceCoord};
+/// let l: Layout = Layout::row_major(&tessel_layout::IntTuple::from_ints([4, 8])).unwrap();
+/// let (row, offset) = l.slice(&SliceCoord::Tuple(vec![SliceCoord::Index(2), SliceCoord::All])).unwrap();
+/// assert_eq!(row.to_string(), "(8):(1)");
+/// assert_eq!(offset, 16);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum SliceCoord {
+    /// Fix this mode at a (1-D or hierarchical) coordinate.
+    Index(i64),
+    /// Keep this mode (CuTe's underscore).
+    All,
+    /// One slicing coordinate per sub-mode.
+    Tuple(Vec<SliceCoord>),
+}
+
+impl Layout {
+    /// Builds `shape:stride`, checking congruence, positive extents and that size and offsets fit
+    /// in `i64`.
+    ///
+    /// ```
+    /// use tessel_layout::{ErrorKind, IntTuple, Layout};
+    /// let err = Layout::new(IntTuple::from_ints([4, 8]), IntTuple::Int(1)).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::NotCongruent);
+    /// ```
+    pub fn new(shape: Shape, stride: Stride) -> Result<Layout> {
+        if !shape.congruent(&stride) {
+            return Err(Error::new(
+                crate::ErrorKind::NotCongruent,
+                format!("shape {shape} and stride {stride} are not congruent"),
+            ));
+        }
+        if let Some(bad) = shape.leaves().iter().find(|&&s| s < 1) {
+            return Err(Error::invalid(format!(
+                "shape {shape} has the extent {bad}; every extent must be at least 1"
+            )));
+        }
+        shape.product()?;
+        let layout = Layout { shape, stride };
+        layout.offset_range()?;
+        Ok(layout)
+    }
+
+    /// The compact column-major layout of `shape` (stride = exclusive prefix product).
+    ///
+    /// ```
+    /// use tessel_layout::{IntTuple, Layout};
+    /// let l = Layout::col_major(&IntTuple::from_ints([4, 8])).unwrap();
+    /// assert_eq!(l.to_string(), "(4,8):(1,4)");
+    /// ```
+    pub fn col_major(shape: &Shape) -> Result<Layout> {
+        Layout::new(shape.clone(), shape.prefix_product()?)
+    }
+
+    /// The compact row-major layout of `shape` (the last leaf has stride 1).
+    ///
+    /// ```
+    /// use tessel_layout::{IntTuple, Layout};
+    /// let l = Layout::row_major(&IntTuple::from_ints([4, 8])).unwrap();
+    /// assert_eq!(l.to_string(), "(4,8):(8,1)");
+    /// ```
+    pub fn row_major(shape: &Shape) -> Result<Layout> {
+        let leaves = shape.leaves();
+        let mut strides: Leaves = leaves.iter().map(|_| 0).collect();
+        let mut running = 1i64;
+        for (i, &s) in leaves.iter().enumerate().rev() {
+            strides[i] = running;
+            running = checked_mul(running, s, &format!("the row-major stride of {shape}"))?;
+        }
+        let stride = shape
+            .with_leaves(&strides)
+            .ok_or_else(|| Error::invalid("internal: leaf count mismatch"))?;
+        Layout::new(shape.clone(), stride)
+    }
+
+    /// The rank-1 layout `size:stride`.
+    ///
+    /// ```
+    /// use tessel_layout::Layout;
+    /// assert_eq!(Layout::vector(8, 2).unwrap().to_string(), "8:2");
+    /// ```
+    pub fn vector(size: i64, stride: i64) -> Result<Layout> {
+        Layout::new(IntTuple::Int(size), IntTuple::Int(stride))
+    }
+
+    /// Builds a layout whose modes are the given layouts: `(s0,s1,...):(d0,d1,...)`.
+    ///
+    /// ```
+    /// use tessel_layout::Layout;
+    /// let l = Layout::from_modes([Layout::vector(4, 1).unwrap(), Layout::vector(8, 4).unwrap()]).unwrap();
+    /// assert_eq!(l.to_string(), "(4,8):(1,4)");
+    /// ```
+    pub fn from_modes(modes: impl IntoIterator<Item = Layout>) -> Result<Layout> {
+        let (shapes, strides): (Vec<_>, Vec<_>) =
+            modes.into_iter().map(|m| (m.shape, m.stride)).unzip();
+        Layout::new(IntTuple::Tuple(shapes), IntTuple::Tuple(strides))
+    }
+
+    /// The shape.
+    ///
+    /// ```
+    /// let l = tessel_layout::Layout::vector(8, 2).unwrap();
+    /// assert_eq!(l.shape().to_string(), "8");
+    /// ```
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    /// The stride.
+    ///
+    /// ```
+    /// let l = tessel_layout::Layout::vector(8, 2).unwrap();
+    /// assert_eq!(l.stride().to_string(), "2");
+    /// ```
+    pub fn stride(&self) -> &Stride {
+        &self.stride
+    }
+
+    /// Splits into `(shape, stride)`.
+    ///
+    /// ```
+    /// let (s, d) = tessel_layout::Layout::vector(8, 2).unwrap().into_parts();
+    /// assert_eq!((s.as_int(), d.as_int()), (Some(8), Some(2)));
+    /// ```
+    pub fn into_parts(self) -> (Shape, Stride) {
+        (self.shape, self.stride)
+    }
+
+    /// Number of coordinates in the domain (product of the shape). Validated at construction.
+    ///
+    /// ```
+    /// let l = tessel_layout::Layout::col_major(&tessel_layout::IntTuple::from_ints([4, 8])).unwrap();
+    /// assert_eq!(l.size(), 32);
+    /// ```
+    pub fn size(&self) -> i64 {
+        self.shape.leaves().iter().product()
+    }
+
+    /// One past the largest offset: `max_c L(c) + 1` (equal to CuTe's `L(size-1) + 1` when no
+    /// stride is negative).
+    ///
+    /// ```
+    /// use tessel_layout::{IntTuple, Layout};
+    /// let l = Layout::new(IntTuple::from_ints([2, 3]), IntTuple::from_ints([1, 8])).unwrap();
+    /// assert_eq!(l.cosize(), 18);
+    /// ```
+    pub fn cosize(&self) -> i64 {
+        self.offset_range()
+            .map(|(_, max)| max + 1)
+            .unwrap_or(i64::MAX)
+    }
+
+    /// The smallest and largest offsets in the image, checked for overflow.
+    ///
+    /// ```
+    /// use tessel_layout::{IntTuple, Layout};
+    /// let l = Layout::new(IntTuple::from_ints([2, 3]), IntTuple::from_ints([-1, 8])).unwrap();
+    /// assert_eq!(l.offset_range().unwrap(), (-1, 16));
+    /// ```
+    pub fn offset_range(&self) -> Result<(i64, i64)> {
+        let what = format!("the offsets of {self}");
+        let mut lo = 0i64;
+        let mut hi = 0i64;
+        for (s, d) in self.flat_modes() {
+            let reach = checked_mul(s - 1, d, &what)?;
+            if reach < 0 {
+                lo = checked_add(lo, reach, &what)?;
+            } else {
+                hi = checked_add(hi, reach, &what)?;
+            }
+        }
+        checked_add(hi, 1, &what)?;
+        Ok((lo, hi))
+    }
+
+    /// Number of top-level modes.
+    ///
+    /// ```
+    /// let l = tessel_layout::Layout::col_major(&tessel_layout::IntTuple::from_ints([4, 8])).unwrap();
+    /// assert_eq!(l.rank(), 2);
+    /// ```
+    pub fn rank(&self) -> usize {
+        self.shape.rank()
+    }
+
+    /// Nesting depth of the shape.
+    ///
+    /// ```
+    /// assert_eq!(tessel_layout::Layout::vector(8, 1).unwrap().depth(), 0);
+    /// ```
+    pub fn depth(&self) -> usize {
+        self.shape.depth()
+    }
+
+    /// The `i`-th top-level mode as a layout.
+    ///
+    /// ```
+    /// let l = tessel_layout::Layout::col_major(&tessel_layout::IntTuple::from_ints([4, 8])).unwrap();
+    /// assert_eq!(l.mode(1).unwrap().to_string(), "8:4");
+    /// assert!(l.mode(2).is_err());
+    /// ```
+    pub fn mode(&self, i: usize) -> Result<Layout> {
+        match (self.shape.mode(i), self.stride.mode(i)) {
+            (Some(s), Some(d)) => Ok(Layout {
+                shape: s.clone(),
+                stride: d.clone(),
+            }),
+            _ => Err(Error::invalid(format!(
+                "mode {i} does not exist in {self} of rank {}",
+                self.rank()
+            ))),
+        }
+    }
+
+    /// All top-level modes as layouts.
+    ///
+    /// ```
+    /// let l = tessel_layout::Layout::col_major(&tessel_layout::IntTuple::from_ints([4, 8])).unwrap();
+    /// assert_eq!(l.modes().len(), 2);
+    /// ```
+    pub fn modes(&self) -> Vec<Layout> {
+        self.shape
+            .modes()
+            .iter()
+            .zip(self.stride.modes())
+            .map(|(s, d)| Layout {
+                shape: s.clone(),
+                stride: d.clone(),
+            })
+            .collect()
+    }
+
+    /// `(extent, stride)` of every leaf mode, left to right.
+    ///
+    /// ```
+    /// use tessel_layout::{IntTuple, Layout};
+    /// let l = Layout::new(IntTuple::from_ints([2, 3]), IntTuple::from_ints([1, 8])).unwrap();
+    /// assert_eq!(l.flat_modes(), vec![(2, 1), (3, 8)]);
+    /// ```
+    pub fn flat_modes(&self) -> Vec<(i64, i64)> {
+        self.shape
+            .leaves()
+            .into_iter()
+            .zip(self.stride.leaves())
+            .collect()
+    }
+
+    /// The layout with every mode flattened to a leaf; a rank-1 integer layout stays as it is.
+    ///
+    /// ```
+    /// let l: tessel_layout::Layout = "((2,2),3):((24,2),8)".parse().unwrap();
+    /// assert_eq!(l.flatten().to_string(), "(2,2,3):(24,2,8)");
+    /// ```
+    pub fn flatten(&self) -> Layout {
+        Layout {
+            shape: self.shape.flatten(),
+            stride: self.stride.flatten(),
+        }
+    }
+
+    /// Groups the top-level modes `begin..end` into one mode (CuTe's `group<B,E>`).
+    ///
+    /// ```
+    /// let l: tessel_layout::Layout = "(2,3,4):(1,2,6)".parse().unwrap();
+    /// assert_eq!(l.group(1, 3).unwrap().to_string(), "(2,(3,4)):(1,(2,6))");
+    /// ```
+    pub fn group(&self, begin: usize, end: usize) -> Result<Layout> {
+        if begin > end || end > self.rank() {
+            return Err(Error::invalid(format!(
+                "group({begin},{end}) is outside the {} modes of {self}",
+                self.rank()
+            )));
+        }
+        let mut modes = self.modes();
+        let tail = modes.split_off(end);
+        let grouped = modes.split_off(begin);
+        modes.push(Layout::from_modes(grouped)?);
+        modes.extend(tail);
+        Layout::from_modes(modes)
+    }
+
+    /// Appends `mode` as a new last top-level mode.
+    ///
+    /// ```
+    /// let l = tessel_layout::Layout::vector(4, 1).unwrap();
+    /// let m = tessel_layout::Layout::vector(8, 4).unwrap();
+    /// assert_eq!(l.append(&m).unwrap().to_string(), "(4,8):(1,4)");
+    /// ```
+    pub fn append(&self, mode: &Layout) -> Result<Layout> {
+        let mut modes = self.modes();
+        modes.push(mode.clone());
+        Layout::from_modes(modes)
+    }
+
+    /// Prepends `mode` as a new first top-level mode.
+    ///
+    /// ```
+    /// let l = tessel_layout::Layout::vector(4, 1).unwrap();
+    /// let m = tessel_layout::Layout::vector(8, 4).unwrap();
+    /// assert_eq!(l.prepend(&m).unwrap().to_string(), "(8,4):(4,1)");
+    /// ```
+    pub fn prepend(&self, mode: &Layout) -> Result<Layout> {
+        let mut modes = vec![mode.clone()];
+        modes.extend(self.modes());
+        Layout::from_modes(modes)
+    }
+
+    /// The offset of the 1-D domain index `index` (`0 <= index < size`).
+    ///
+    /// ```
+    /// let l: tessel_layout::Layout = "(4,(2,3)):(1,(8,16))".parse().unwrap();
+    /// assert_eq!(l.offset(5).unwrap(), 1 + 8);
+    /// assert!(l.offset(24).is_err());
+    /// ```
+    pub fn offset(&self, index: i64) -> Result<i64> {
+        let size = self.size();
+        if !(0..size).contains(&index) {
+            return Err(Error::invalid(format!(
+                "index {index} is outside the domain 0..{size} of {self}"
+            )));
+        }
+        Ok(self.offset_unchecked(index))
+    }
+
+    /// The offset of `index` without the range check; the caller guarantees `0 <= index < size`
+    /// (an out-of-range index gives a meaningless but finite value, never UB).
+    ///
+    /// ```
+    /// let l: tessel_layout::Layout = "(4,8):(8,1)".parse().unwrap();
+    /// assert_eq!(l.offset_unchecked(5), 8 + 1); // index 5 is coordinate (1,1)
+    /// ```
+    pub fn offset_unchecked(&self, index: i64) -> i64 {
+        let mut rest = index;
+        let mut off = 0i64;
+        for (s, d) in self.flat_modes() {
+            off = off.wrapping_add((rest % s).wrapping_mul(d));
+            rest /= s;
+        }
+        off
+    }
+
+    /// Every offset, in domain order (`offsets()[i] == offset(i)`).
+    ///
+    /// ```
+    /// let l: tessel_layout::Layout = "(2,2):(2,1)".parse().unwrap();
+    /// assert_eq!(l.offsets(), vec![0, 2, 1, 3]);
+    /// ```
+    pub fn offsets(&self) -> Vec<i64> {
+        let modes = self.flat_modes();
+        let mut out = vec![0i64];
+        for (s, d) in modes {
+            let prev = std::mem::take(&mut out);
+            out.reserve(prev.len() * s as usize);
+            for k in 0..s {
+                out.extend(prev.iter().map(|&o| o + k * d));
+            }
+        }
+        out
+    }
+
+    /// The offset of a coordinate: an integer (1-D index), or a tuple that is (weakly) congruent
+    /// to the shape, each component in range. CuTe's `crd2idx`.
+    ///
+    /// ```
+    /// use tessel_layout::IntTuple;
+    /// let l: tessel_layout::Layout = "(4,(2,3)):(1,(8,16))".parse().unwrap();
+    /// let flat = IntTuple::from_ints([1, 3]); // (1, 3) with 3 split over (2,3) as (1,1)
+    /// let deep = IntTuple::tuple([IntTuple::Int(1), IntTuple::from_ints([1, 1])]);
+    /// assert_eq!(l.crd2idx(&flat).unwrap(), 1 + 8 + 16);
+    /// assert_eq!(l.crd2idx(&deep).unwrap(), 1 + 8 + 16);
+    /// ```
+    pub fn crd2idx(&self, coord: &Coord) -> Result<i64> {
+        crd2idx(coord, &self.shape, &self.stride).map_err(|e| e.context(format!("at {self}")))
+    }
+
+    /// The hierarchical coordinate (congruent to the shape) of the 1-D index. CuTe's `idx2crd`.
+    ///
+    /// ```
+    /// let l: tessel_layout::Layout = "(4,(2,3)):(1,(8,16))".parse().unwrap();
+    /// assert_eq!(l.idx2crd(13).unwrap().to_string(), "(1,(1,1))");
+    /// ```
+    pub fn idx2crd(&self, index: i64) -> Result<Coord> {
+        let size = self.size();
+        if !(0..size).contains(&index) {
+            return Err(Error::invalid(format!(
+                "index {index} is outside the domain 0..{size} of {self}"
+            )));
+        }
+        let mut rest = index;
+        self.shape.map_leaves(&mut |s| {
+            let c = rest % s;
+            rest /= s;
+            Ok(c)
+        })
+    }
+
+    /// Fixes the modes given by an index and keeps those given by [`SliceCoord::All`]. Returns
+    /// the layout of the kept modes and the offset contributed by the fixed ones (CuTe's
+    /// `slice_and_offset`).
+    ///
+    /// ```
+    /// use tessel_layout::SliceCoord;
+    /// let l: tessel_layout::Layout = "(4,8):(1,4)".parse().unwrap();
+    /// let (col, off) = l.slice(&SliceCoord::Tuple(vec![SliceCoord::All, SliceCoord::Index(3)])).unwrap();
+    /// assert_eq!((col.to_string(), off), ("(4):(1)".to_string(), 12));
+    /// ```
+    pub fn slice(&self, coord: &SliceCoord) -> Result<(Layout, i64)> {
+        let kept = match coord {
+            SliceCoord::All => return Ok((self.clone(), 0)),
+            SliceCoord::Index(i) => {
+                let off = self.crd2idx(&IntTuple::Int(*i))?;
+                return Ok((Layout::from_modes([])?, off));
+            }
+            SliceCoord::Tuple(_) => slice_modes(coord, &self.shape, &self.stride)
+                .map_err(|e| e.context(format!("slicing {self}")))?,
+        };
+        let offset = kept.offset;
+        let (shapes, strides) = kept.kept.into_iter().unzip();
+        Ok((
+            Layout::new(IntTuple::Tuple(shapes), IntTuple::Tuple(strides))?,
+            offset,
+        ))
+    }
+
+    /// Whether the layout is compact column-major (strides equal the prefix product).
+    ///
+    /// ```
+    /// let l: tessel_layout::Layout = "(4,8):(1,4)".parse().unwrap();
+    /// assert!(l.is_compact_col_major());
+    /// ```
+    pub fn is_compact_col_major(&self) -> bool {
+        self.shape.prefix_product().is_ok_and(|p| p == self.stride)
+    }
+}
+
+/// What slicing a (sub)tuple keeps: `(shape, stride)` pairs of the kept modes and the offset.
+struct Kept {
+    kept: Vec<(IntTuple, IntTuple)>,
+    offset: i64,
+}
+
+fn slice_modes(coord: &SliceCoord, shape: &IntTuple, stride: &IntTuple) -> Result<Kept> {
+    let SliceCoord::Tuple(parts) = coord else {
+        return Err(Error::invalid("internal: slice_modes needs a tuple"));
+    };
+    let IntTuple::Tuple(shapes) = shape else {
+        return Err(Error::new(
+            crate::ErrorKind::NotCongruent,
+            format!(
+                "a slicing tuple of rank {} meets the integer mode {shape}",
+                parts.len()
+            ),
+        ));
+    };
+    let IntTuple::Tuple(strides) = stride else {
+        return Err(Error::invalid("internal: stride not congruent"));
+    };
+    if parts.len() != shapes.len() {
+        return Err(Error::new(
+            crate::ErrorKind::NotCongruent,
+            format!(
+                "a slicing coordinate of rank {} does not match the shape {shape} of rank {}",
+                parts.len(),
+                shapes.len()
+            ),
+        ));
+    }
+    let mut out = Kept {
+        kept: Vec::new(),
+        offset: 0,
+    };
+    for ((c, s), d) in parts.iter().zip(shapes).zip(strides) {
+        match c {
+            SliceCoord::All => out.kept.push((s.clone(), d.clone())),
+            SliceCoord::Index(i) => {
+                let off = crd2idx(&IntTuple::Int(*i), s, d)?;
+                out.offset = checked_add(out.offset, off, "slice offset")?;
+            }
+            SliceCoord::Tuple(_) => {
+                let inner = slice_modes(c, s, d)?;
+                out.offset = checked_add(out.offset, inner.offset, "slice offset")?;
+                let (ss, dd) = inner.kept.into_iter().unzip();
+                out.kept.push((IntTuple::Tuple(ss), IntTuple::Tuple(dd)));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// CuTe's `crd2idx(coord, shape, stride)` with range checks on every component.
+///
+/// ```
+/// use tessel_layout::{IntTuple, crd2idx};
+/// let shape = IntTuple::from_ints([4, 8]);
+/// let stride = IntTuple::from_ints([8, 1]);
+/// assert_eq!(crd2idx(&IntTuple::from_ints([1, 2]), &shape, &stride).unwrap(), 10);
+/// assert_eq!(crd2idx(&IntTuple::Int(5), &shape, &stride).unwrap(), 8 + 1);
+/// ```
+pub fn crd2idx(coord: &Coord, shape: &Shape, stride: &Stride) -> Result<i64> {
+    match (coord, shape, stride) {
+        (IntTuple::Tuple(cs), IntTuple::Tuple(ss), IntTuple::Tuple(ds)) => {
+            if cs.len() != ss.len() {
+                return Err(Error::new(
+                    crate::ErrorKind::NotCongruent,
+                    format!("coordinate {coord} does not match the rank of shape {shape}"),
+                ));
+            }
+            cs.iter()
+                .zip(ss)
+                .zip(ds)
+                .try_fold(0i64, |acc, ((c, s), d)| {
+                    checked_add(acc, crd2idx(c, s, d)?, "crd2idx")
+                })
+        }
+        (IntTuple::Tuple(_), IntTuple::Int(_), _) => Err(Error::new(
+            crate::ErrorKind::NotCongruent,
+            format!("coordinate {coord} is deeper than the shape {shape}"),
+        )),
+        (IntTuple::Int(c), _, _) => {
+            let size = shape.product()?;
+            if !(0..size).contains(c) {
+                return Err(Error::invalid(format!(
+                    "coordinate {c} is outside 0..{size} of the mode {shape}"
+                )));
+            }
+            let mut rest = *c;
+            let mut off = 0i64;
+            for (s, d) in shape.leaves().into_iter().zip(stride.leaves()) {
+                off = checked_add(off, checked_mul(rest % s, d, "crd2idx")?, "crd2idx")?;
+                rest /= s;
+            }
+            Ok(off)
+        }
+        (IntTuple::Tuple(_), IntTuple::Tuple(_), IntTuple::Int(_)) => {
+            Err(Error::invalid("internal: shape and stride not congruent"))
+        }
+    }
+}
+
+impl fmt::Display for Layout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.shape, self.stride)
+    }
+}

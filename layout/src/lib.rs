@@ -1,0 +1,21 @@
+//! # tessel-layout
+//!
+//! The CuTe layout algebra in Rust: hierarchical [`IntTuple`]s, [`Layout`]s (`Shape:Stride`) and
+//! the operations on them. Everything is checked: an operation whose precondition fails returns an
+//! [`Error`] that names the violated condition and the operands, never a wrong layout.
+//!
+//! ```
+//! use tessel_layout::Layout;
+//! let l: Layout = "(4,(2,3)):(1,(8,16))".parse().unwrap();
+//! assert_eq!(l.size(), 24);
+//! assert_eq!(l.offset(5).unwrap(), 9);
+//! ```
+
+pub mod error;
+pub mod int_tuple;
+pub mod layout;
+pub mod parse;
+
+pub use error::{Error, ErrorKind, Result, checked_add, checked_mul};
+pub use int_tuple::{Coord, IntTuple, Leaves, Shape, Stride};
+pub use layout::{Layout, SliceCoord, crd2idx};

@@ -1,0 +1,5 @@
+//! The `tessel` command-line tool.
+
+fn main() {
+    println!("tessel");
+}
