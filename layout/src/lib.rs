@@ -11,11 +11,13 @@
 //! assert_eq!(l.offset(5).unwrap(), 9);
 //! ```
 
+pub mod algebra;
 pub mod error;
 pub mod int_tuple;
 pub mod layout;
 pub mod parse;
 
+pub use algebra::*;
 pub use error::{Error, ErrorKind, Result, checked_add, checked_mul};
 pub use int_tuple::{Coord, IntTuple, Leaves, Shape, Stride};
 pub use layout::{Layout, SliceCoord, crd2idx};
