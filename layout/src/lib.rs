@@ -12,6 +12,7 @@
 //! ```
 
 pub mod algebra;
+pub mod codegen;
 pub mod composed;
 pub mod error;
 pub mod int_tuple;
