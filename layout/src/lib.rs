@@ -14,6 +14,7 @@
 pub mod algebra;
 pub mod codegen;
 pub mod composed;
+pub mod constant;
 pub mod error;
 pub mod int_tuple;
 pub mod layout;
