@@ -39,7 +39,10 @@ fn const_layouts_round_trip_to_the_runtime_types() {
     assert_eq!(COL_MAJOR.to_layout().unwrap().to_string(), "(4,8):(1,4)");
     assert_eq!(NEGATIVE.to_string(), "(4,3):(-1,-4)");
     assert_eq!(SWIZZLED.to_string(), "Sw<3,3,3> o (8,64):(64,1)");
-    assert_eq!(CHAIN.to_string(), "Sw<2,0,2> o Sw<1,4,-1> o 32 o (16,4):(4,1)");
+    assert_eq!(
+        CHAIN.to_string(),
+        "Sw<2,0,2> o Sw<1,4,-1> o 32 o (16,4):(4,1)"
+    );
     assert_eq!(SW.to_swizzle().unwrap().to_string(), "Sw<3,4,3>");
     assert_eq!(SW_NEG.to_string(), "Sw<2,0,-3>");
 }
@@ -85,7 +88,9 @@ const KERNEL: &str = concat!(
 fn cuda_index_is_the_shared_emitter() {
     let runtime = tessel::codegen::index_function(
         "smem_off",
-        &"Sw<3,3,3> o (8,64):(64,1)".parse::<tessel::codegen::SymComposedLayout>().unwrap(),
+        "Sw<3,3,3> o (8,64):(64,1)"
+            .parse::<tessel::codegen::SymComposedLayout>()
+            .unwrap(),
         &tessel::codegen::EmitOptions::default(),
     )
     .unwrap();

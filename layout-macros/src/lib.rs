@@ -148,7 +148,7 @@ fn cuda_index_source(input: TokenStream2) -> syn::Result<String> {
         Some(TokenTree::Punct(p)) if p.as_char() == ',' => {}
         other => {
             return Err(syn::Error::new_spanned(
-                other.map_or_else(|| TokenTree::Ident(name.clone()), |t| t),
+                other.unwrap_or_else(|| TokenTree::Ident(name.clone())),
                 "parse error: expected ',' after the function name",
             ));
         }
