@@ -177,6 +177,12 @@ fn parse_errors_give_position_and_expectation() {
             "at 0: the integer 99999999999999999999 does not fit in i64",
         ),
     ];
+    let unknown = eval("L o 8:1").unwrap_err();
+    assert_eq!(unknown.kind(), ErrorKind::Parse);
+    assert!(
+        unknown.to_string().starts_with("at 0: unknown name 'L'"),
+        "{unknown}"
+    );
     for (text, message) in cases {
         let err = eval(text).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Parse, "{text}");

@@ -11,6 +11,12 @@ use crate::error::{Error, Result};
 use crate::layout::Layout;
 
 /// The most cells a table may have.
+///
+/// ```
+/// use tessel_layout::render::{MAX_CELLS, Table};
+/// let big = tessel_layout::Layout::vector(MAX_CELLS + 1, 1).unwrap();
+/// assert!(Table::of_layout(&big).is_err());
+/// ```
 pub const MAX_CELLS: i64 = 1 << 16;
 
 /// The offsets of a rank-1 or rank-2 layout arranged as rows (mode 0) by columns (mode 1).

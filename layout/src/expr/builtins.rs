@@ -301,7 +301,7 @@ fn size(a: &Args<'_>) -> Result<Value> {
 }
 
 /// The most offsets `cosize` enumerates for a swizzled layout.
-const COSIZE_ENUMERATION_LIMIT: i64 = 1 << 24;
+const COSIZE_ENUMERATION_LIMIT: i64 = 1 << 20;
 
 fn cosize(a: &Args<'_>) -> Result<Value> {
     let c = a.composed(0)?;

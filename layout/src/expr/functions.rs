@@ -35,6 +35,11 @@ pub struct Function {
 }
 
 /// Every table of functions, searched in order. Add a table with one line here.
+///
+/// ```
+/// let rows: usize = tessel_layout::expr::functions::TABLES.iter().map(|t| t.len()).sum();
+/// assert_eq!(rows, tessel_layout::expr::functions::all().count());
+/// ```
 pub const TABLES: &[&[Function]] = &[super::builtins::FUNCTIONS];
 
 /// Every known function, in table order.

@@ -19,6 +19,11 @@ use super::lexer::{Spanned, Token, tokenize};
 use crate::error::{Error, ErrorKind, Result};
 
 /// The deepest nesting of parentheses, brackets and calls the parser accepts.
+///
+/// ```
+/// use tessel_layout::expr::{MAX_DEPTH, parse};
+/// assert!(parse(&"(".repeat(MAX_DEPTH + 1)).unwrap_err().to_string().contains("nesting"));
+/// ```
 pub const MAX_DEPTH: usize = 64;
 
 /// Parses a whole expression; anything after it is an error.
@@ -167,6 +172,15 @@ impl Parser {
             Token::Ident(name) => {
                 self.bump();
                 if !self.eat(&Token::LParen) {
+                    if super::functions::lookup(&name).is_none() {
+                        return Err(Error::new(
+                            ErrorKind::Parse,
+                            format!(
+                                "at {pos}: unknown name '{name}' (functions are called as \
+                                 name(...), swizzles written Sw<B,M,S>)"
+                            ),
+                        ));
+                    }
                     return Err(self.error(&format!("'(' after the function name '{name}'")));
                 }
                 let args = self.list(pos, &Token::RParen, "')'")?;
