@@ -43,6 +43,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         failed: None,
     };
     let result = to_strings(args).and_then(|args| dispatch(&args, &mut out));
+    let _ = out.flush();
     if let Some(e) = out.failed {
         if e.kind() == io::ErrorKind::BrokenPipe {
             return ExitCode::SUCCESS;
@@ -50,7 +51,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         report(&format!("cannot write the output: {e}"));
         return ExitCode::from(1);
     }
-    match result.and_then(|()| out.inner.flush().map_err(|e| Error::invalid(e.to_string()))) {
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             report(e.message());

@@ -128,7 +128,7 @@ const LAYOUTS: Chapter = Chapter {
         ),
         eval_step(
             "coalesce((4,8))",
-            "a bare shape where a layout is expected is compact column-major",
+            "a bare shape where a layout is expected is compact column-major: (4,8):(1,4) is 32:1",
         ),
         eval_step(
             "at(((4,8),(2,2)):((32,1),(16,8)), (1,0))",
@@ -299,8 +299,8 @@ const SWIZZLE: Chapter = Chapter {
             "row 7, column 63: 511 becomes 455",
         ),
         show_step(
-            "Sw<1,0,1> o (2,4):(4,1)",
-            "bit 2 (the row) flips bit 0 (the column)",
+            "Sw<3,0,3> o (8,8):(8,1)",
+            "bits 3-5 (the row) flip bits 0-2 (the column): cell (r,c) holds 8r + (c XOR r)",
         ),
     ],
 };

@@ -60,7 +60,7 @@ pub fn eval_expr(expr: &Expr) -> Result<Value> {
                 .pop()
                 .ok_or_else(|| at(Error::invalid("an empty 'o' chain")))?;
             while let Some(left) = values.pop() {
-                acc = compose(&left, &acc).map_err(at)?;
+                acc = compose(&left, &acc)?;
             }
             Ok(acc)
         }
