@@ -85,6 +85,62 @@ proptest! {
     }
 }
 
+/// A random argument in notation: a layout, an integer, a tuple, a tiler or a swizzle.
+fn argument() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => layout().prop_map(|l| l.to_string()),
+        2 => (-3i64..70).prop_map(|v| v.to_string()),
+        1 => int_tuple(0i64..9).prop_map(|t| t.to_string()),
+        1 => tiler().prop_map(|t| Value::from_tiler(t).to_string()),
+        1 => swizzle().prop_map(|s| s.to_string()),
+        1 => (swizzle(), layout()).prop_map(|(s, l)| format!("{s} o {l}")),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// Every registered function, called with random well-formed arguments, returns a value or
+    /// an error and never panics.
+    #[test]
+    fn random_calls_never_panic(
+        pick in any::<prop::sample::Index>(),
+        args in prop::collection::vec(argument(), 0..4),
+    ) {
+        let names: Vec<&str> = tessel::expr::functions::all().map(|f| f.name).collect();
+        let name = names[pick.index(names.len())];
+        let text = format!("{name}({})", args.join(", "));
+        let _ = eval(&text);
+    }
+
+    /// `at` and `size` agree with the library's own evaluation of the layout.
+    #[test]
+    fn at_agrees_with_layout_offsets(l in layout(), pick in any::<prop::sample::Index>()) {
+        let size = usize::try_from(l.size()).unwrap();
+        let i = i64::try_from(pick.index(size)).unwrap();
+        prop_assert_eq!(eval(&format!("size({l})")).unwrap(), Value::Int(l.size()));
+        let expected = Value::Int(l.offset(i).unwrap());
+        prop_assert_eq!(eval(&format!("at({l}, {i})")).unwrap(), expected.clone());
+        let coord = l.idx2crd(i).unwrap();
+        prop_assert_eq!(eval(&format!("at({l}, {coord})")).unwrap(), expected);
+    }
+
+    /// `at` on a swizzled layout applies the swizzles after the layout and the offset.
+    #[test]
+    fn at_on_swizzled_layouts(
+        swizzles in prop::collection::vec(swizzle(), 1..3),
+        offset in 0i64..64,
+        l in layout(),
+        pick in any::<prop::sample::Index>(),
+    ) {
+        let c = ComposedLayout::new(swizzles, offset, l);
+        let size = usize::try_from(c.size()).unwrap();
+        let i = i64::try_from(pick.index(size)).unwrap();
+        let value = eval(&format!("at({c}, {i})")).unwrap();
+        prop_assert_eq!(value, Value::Int(c.offset(i).unwrap()));
+    }
+}
+
 /// Pieces of the grammar's alphabet, including function names and extreme integers.
 fn soup_token() -> impl Strategy<Value = String> {
     prop_oneof![
