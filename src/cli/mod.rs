@@ -173,7 +173,7 @@ fn overview() -> String {
         text.push_str(&format!("  {:<9} {}\n", c.name, c.summary));
     }
     text.push_str(
-        "\n'tessel help <subcommand>' explains one subcommand; 'tessel help functions' lists the \
+        "\n'tessel help <subcommand>' explains one subcommand;\n'tessel help functions' lists the \
          functions of the expression language.\nResults go to stdout; bad input exits with \
          status 2 and one 'error:' line on stderr.\n",
     );
