@@ -14,9 +14,11 @@
 pub mod algebra;
 pub mod composed;
 pub mod error;
+pub mod expr;
 pub mod int_tuple;
 pub mod layout;
 pub mod parse;
+pub mod render;
 pub mod swizzle;
 
 pub use algebra::*;
