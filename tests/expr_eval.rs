@@ -191,7 +191,6 @@ mod algebra {
     use tessel::ErrorKind;
 
     #[test]
-    #[ignore = "needs algebra"]
     fn composition_matches_cute() {
         // DESIGN.md / CuTe docs 02_layout_algebra "Composition".
         assert_eq!(ok("(6,2):(8,2) o (4,3):(3,1)"), "((2,2),3):((24,2),8)");
@@ -221,7 +220,6 @@ mod algebra {
     }
 
     #[test]
-    #[ignore = "needs algebra"]
     fn cutlass_3177_miscomposition_is_rejected() {
         // CUTLASS issue 3177: CuTe returns (2,3):(6,3), wrong at index 2.
         let e = err("composition((4,6,8):(2,3,5), 6:3)");
@@ -231,7 +229,6 @@ mod algebra {
     }
 
     #[test]
-    #[ignore = "needs algebra"]
     fn composition_of_a_swizzled_layout_keeps_the_swizzle() {
         // Composition on the right composes the inner layout (CuTe ComposedLayout semantics).
         assert_eq!(
@@ -245,7 +242,6 @@ mod algebra {
     }
 
     #[test]
-    #[ignore = "needs algebra"]
     fn coalesce_matches_cute() {
         // CuTe docs 02_layout_algebra "Coalesce" and "By-mode Coalesce".
         assert_eq!(ok("coalesce((2,(1,6)):(1,(6,2)))"), "12:1");
@@ -253,7 +249,6 @@ mod algebra {
     }
 
     #[test]
-    #[ignore = "needs algebra"]
     fn complement_matches_cute() {
         // DESIGN.md and CuTe docs 02_layout_algebra "Complement Examples".
         assert_eq!(ok("complement(4:2, 24)"), "(2,3):(1,8)");
@@ -267,7 +262,6 @@ mod algebra {
     }
 
     #[test]
-    #[ignore = "needs algebra"]
     fn inverses_match_cute() {
         // DESIGN.md.
         assert_eq!(ok("right_inverse((2,4,6):(4,1,8))"), "(4,2,6):(2,1,8)");
@@ -283,7 +277,6 @@ mod algebra {
     }
 
     #[test]
-    #[ignore = "needs algebra"]
     fn divides_match_cute() {
         // DESIGN.md / CuTe docs "Logical Divide 1-D Example".
         assert_eq!(
@@ -307,7 +300,6 @@ mod algebra {
     }
 
     #[test]
-    #[ignore = "needs algebra"]
     fn products_match_cute() {
         // CuTe docs "Logical Product 1-D Example".
         assert_eq!(
