@@ -288,6 +288,24 @@ mod algebra {
             ok("mode(zipped_divide((12,(4,8)):(59,(13,1)), [3:4, 8:2]), 0)"),
             "(3,(2,4)):(236,(26,1))"
         );
+        // CuTe docs "Logical Divide 2-D Example": the tile of (9,(4,8)):(59,(13,1)) under
+        // <3:3, (2,4):(1,8)> is the composition (3,(2,4)):(177,(13,2)).
+        let (a, t) = ("(9,(4,8)):(59,(13,1))", "[3:3, (2,4):(1,8)]");
+        assert_eq!(
+            ok(&format!("composition({a}, {t})")),
+            "(3,(2,4)):(177,(13,2))"
+        );
+        assert_eq!(
+            ok(&format!("mode(zipped_divide({a}, {t}), 0)")),
+            "(3,(2,4)):(177,(13,2))"
+        );
+        // logical_divide keeps the modes: ((TileM,RestM),(TileN,RestN)) with sizes ((3,3),(8,4)).
+        for (path, size) in [("0, 0", 3), ("0, 1", 3), ("1, 0", 8), ("1, 1", 4)] {
+            assert_eq!(
+                ok(&format!("size(get(logical_divide({a}, {t}), {path}))")),
+                size.to_string()
+            );
+        }
         // CuTe docs: zipped_divide of a (9,32) layout by a (3,8) tiler has shape ((3,8),(3,4)).
         assert_eq!(
             ok("size(mode(zipped_divide((9,(4,8)):(59,(13,1)), [3:3, (2,4):(1,8)]), 0))"),
@@ -296,6 +314,27 @@ mod algebra {
         assert_eq!(
             ok("size(mode(zipped_divide((9,(4,8)):(59,(13,1)), [3:3, (2,4):(1,8)]), 1))"),
             "12"
+        );
+    }
+
+    #[test]
+    fn more_compositions_match_cute() {
+        // CuTe docs 02_layout_algebra "Composition", Example 3 and the 16:9 example with
+        // (w,x,y,z) = (1,1000,10000,100000) (the extent-1 mode disappears).
+        assert_eq!(ok("(10,2):(16,4) o (5,4):(1,5)"), "(5,(2,2)):(16,(80,4))");
+        assert_eq!(
+            ok("(3,6,2,8):(1,1000,10000,100000) o 16:9"),
+            "(2,2,4):(3000,10000,100000)"
+        );
+        assert_eq!(ok("20:2 o 5:4"), "5:8");
+    }
+
+    #[test]
+    fn make_ordered_layout_matches_cute() {
+        // CUTLASS include/cute/layout.hpp, comment on make_ordered_layout.
+        assert_eq!(
+            ok("make_ordered_layout((2,2,2,2), (0,2,3,1))"),
+            "(2,2,2,2):(1,4,8,2)"
         );
     }
 
