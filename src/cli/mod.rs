@@ -113,9 +113,10 @@ fn to_strings(args: Vec<OsString>) -> Result<Vec<String>> {
 
 fn dispatch(args: &[String], out: &mut dyn Write) -> Result<()> {
     let Some((name, rest)) = args.split_first() else {
-        return Err(Error::invalid(
-            "no subcommand given; try 'tessel help' (subcommands: eval, show, tour)",
-        ));
+        return Err(Error::invalid(format!(
+            "no subcommand given; try 'tessel help' (subcommands: {})",
+            command_names()
+        )));
     };
     match name.as_str() {
         "help" | "--help" | "-h" => return help(rest, out),
@@ -133,12 +134,17 @@ fn dispatch(args: &[String], out: &mut dyn Write) -> Result<()> {
 
 fn find(name: &str) -> Result<&'static Command> {
     COMMANDS.iter().find(|c| c.name == name).ok_or_else(|| {
-        let names: Vec<_> = COMMANDS.iter().map(|c| c.name).collect();
         Error::invalid(format!(
             "unknown subcommand '{name}'; the subcommands are {} (see 'tessel help')",
-            names.join(", ")
+            command_names()
         ))
     })
+}
+
+/// The subcommand names, comma-separated.
+fn command_names() -> String {
+    let names: Vec<_> = COMMANDS.iter().map(|c| c.name).collect();
+    names.join(", ")
 }
 
 /// Writes `text` to the output.
