@@ -12,6 +12,7 @@
 //! ```
 
 pub mod algebra;
+pub mod bank;
 pub mod composed;
 pub mod error;
 pub mod f2;
