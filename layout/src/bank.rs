@@ -279,7 +279,7 @@ pub fn analyze(
     let smem = smem.to_composed();
     let plan = AccessPlan::new(smem.layout(), elem_bytes, op, tv)
         .map_err(|e| e.context(format!("{op} through {tv} on {smem}")))?;
-    plan.evaluate(&|x| smem.apply_outer(x), true)
+    plan.evaluate(&|x| smem.apply_outer(x), true, i64::MAX)
         .map_err(|e| e.context(format!("{op} through {tv} on {smem}")))
 }
 
@@ -365,11 +365,13 @@ impl AccessPlan {
 
     /// Evaluates the model with `outer` mapping inner offsets to element offsets. With
     /// `check_vectors == false` only the first element of each vector is mapped and the vector is
-    /// assumed contiguous and aligned (the caller has proven it).
+    /// assumed contiguous and aligned (the caller has proven it). Stops early (with a partial
+    /// report) once the wavefronts exceed `budget`.
     pub(crate) fn evaluate(
         &self,
         outer: &impl Fn(i64) -> i64,
         check_vectors: bool,
+        budget: i64,
     ) -> Result<BankReport> {
         let op = self.op;
         let used = op.lanes_used();
@@ -405,6 +407,9 @@ impl AccessPlan {
                 };
             }
             report.add(wavefronts, op.ideal());
+            if report.wavefronts > budget {
+                break;
+            }
         }
         Ok(report)
     }

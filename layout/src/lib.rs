@@ -20,6 +20,7 @@ pub mod int_tuple;
 pub mod layout;
 pub mod parse;
 pub mod swizzle;
+pub mod synth;
 pub mod verify;
 
 pub use algebra::*;
