@@ -10,6 +10,7 @@ use super::simplify::{Bounds, simplify};
 use super::symbolic::{SymComposedLayout, SymLayout};
 use crate::error::{Error, Result, checked_add};
 use crate::int_tuple::IntTuple;
+use crate::swizzle::Swizzle;
 
 /// The qualifier macro every emitted function starts with, defined once per translation unit:
 /// `__device__ __forceinline__` under nvcc/NVRTC, `static inline` for host C/C++.
@@ -207,19 +208,81 @@ fn choose_width(c: &SymComposedLayout, choice: IndexWidth) -> Result<Width> {
     Ok(if narrow { Width::Bits32 } else { Width::Bits64 })
 }
 
-/// One function: `TESSEL_FN long long NAME(params) { body }`.
-struct Function<'a> {
-    name: String,
-    /// `(parameter name, local unsigned copy)` of the index-like parameters.
-    index_params: Vec<(String, String)>,
-    symbols: &'a [String],
-    /// The offset before the swizzles (signed).
-    offset: IndexExpr,
-    layout: &'a SymComposedLayout,
-    width: Width,
+/// One emitted function: `TESSEL_FN long long NAME(params) { body }`, as IR.
+///
+/// ```
+/// use tessel_layout::codegen::{EmitOptions, index_program};
+/// let l: tessel_layout::Layout = "(4,8):(8,1)".parse().unwrap();
+/// let p = index_program("f", &l, &EmitOptions::default()).unwrap();
+/// assert_eq!(p.index.eval(&[5], &[]), Some(9)); // index 5 is coordinate (1,1)
+/// assert_eq!(p.coords.unwrap().eval(&[1, 1], &[]), Some(9));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexFunction {
+    /// The C name.
+    pub name: String,
+    /// `(parameter, unsigned local)` of each index parameter: `(i, u)` or `(cK, uK)`.
+    pub index_params: Vec<(String, String)>,
+    /// The run-time symbols: trailing `long long` parameters.
+    pub symbols: Vec<String>,
+    /// The signed offset before the swizzles, over the unsigned locals and the symbols.
+    pub offset: IndexExpr,
+    /// Each swizzle with its XOR term over the signed local `o`, innermost first.
+    pub swizzle_steps: Vec<(Swizzle, IndexExpr)>,
+    /// The arithmetic width.
+    pub width: Width,
 }
 
-impl Function<'_> {
+impl IndexFunction {
+    fn bits(&self) -> u32 {
+        match self.width {
+            Width::Bits32 => 32,
+            Width::Bits64 => 64,
+        }
+    }
+
+    /// The value the emitted C returns for the index arguments `args` and symbol values
+    /// `symbols` (in parameter order), evaluated with C semantics
+    /// ([`IndexExpr::eval_c`]); `None` where the C would be undefined.
+    ///
+    /// ```
+    /// use tessel_layout::codegen::{EmitOptions, SymLayout, index_program};
+    /// let l: SymLayout = "(16,8):(ld,1)".parse().unwrap();
+    /// let p = index_program("f", &l, &EmitOptions::default()).unwrap();
+    /// assert_eq!(p.index.eval(&[17], &[72]), Some(72 + 1));
+    /// ```
+    pub fn eval(&self, args: &[i64], symbols: &[i64]) -> Option<i64> {
+        if args.len() != self.index_params.len() || symbols.len() != self.symbols.len() {
+            return None;
+        }
+        let modulus = 1i128 << self.bits();
+        let locals: Vec<(&str, i128)> = self
+            .index_params
+            .iter()
+            .zip(args)
+            .map(|((_, local), &a)| (local.as_str(), i128::from(a).rem_euclid(modulus)))
+            .chain(
+                self.symbols
+                    .iter()
+                    .zip(symbols)
+                    .map(|(s, &v)| (s.as_str(), i128::from(v))),
+            )
+            .collect();
+        let locals = &locals;
+        let lookup = |o: Option<i128>| {
+            move |name: &str| match name {
+                "o" => o,
+                _ => locals.iter().find(|(n, _)| *n == name).map(|(_, v)| *v),
+            }
+        };
+        let bits = self.bits();
+        let mut o = self.offset.eval_c(bits, &lookup(None))?;
+        for (_, term) in &self.swizzle_steps {
+            o ^= term.eval_c(bits, &lookup(Some(o)))?;
+        }
+        i64::try_from(o).ok()
+    }
+
     fn write(&self, out: &mut String) {
         let w = self.width;
         let (s_ty, u_ty) = (w.c_type(Ty::Signed), w.c_type(Ty::Unsigned));
@@ -227,7 +290,7 @@ impl Function<'_> {
             .index_params
             .iter()
             .map(|(p, _)| p)
-            .chain(self.symbols)
+            .chain(&self.symbols)
             .map(|p| format!("long long {p}"))
             .collect();
         let params = if params.is_empty() {
@@ -248,18 +311,69 @@ impl Function<'_> {
             let _ = writeln!(out, "  (void){s};");
         }
         let value = emit(&self.offset, w);
-        if self.layout.swizzles().is_empty() {
+        if self.swizzle_steps.is_empty() {
             let _ = writeln!(out, "  return {value};");
         } else {
             let _ = writeln!(out, "  {s_ty} o = {value};");
-            let o = IndexExpr::var("o", Ty::Signed);
-            for sw in self.layout.swizzles().iter().rev() {
-                let term = simplify(swizzle_term(sw, o.clone()), &Bounds::new());
-                let _ = writeln!(out, "  o ^= {}; /* {sw} */", emit(&term, w));
+            for (sw, term) in &self.swizzle_steps {
+                let _ = writeln!(out, "  o ^= {}; /* {sw} */", emit(term, w));
             }
             let _ = writeln!(out, "  return o;");
         }
         let _ = writeln!(out, "}}");
+    }
+}
+
+/// The index functions of one layout, as IR: what [`index_function`] prints.
+///
+/// ```
+/// use tessel_layout::codegen::{EmitOptions, index_program};
+/// let c: tessel_layout::codegen::SymComposedLayout = "Sw<3,3,3> o (8,64):(64,1)".parse().unwrap();
+/// let p = index_program("smem", &c, &EmitOptions::default()).unwrap();
+/// assert_eq!(p.index.eval(&[1], &[]), Some(72)); // DESIGN.md
+/// assert_eq!(p.coords.as_ref().unwrap().eval(&[7, 63], &[]), Some(455));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexProgram {
+    /// The layout, as notation (for the comment).
+    pub notation: String,
+    /// The domain size.
+    pub size: i64,
+    /// `NAME(i, SYMS)`.
+    pub index: IndexFunction,
+    /// `NAME_crd(c0, ..., SYMS)`, unless disabled.
+    pub coords: Option<IndexFunction>,
+}
+
+impl IndexProgram {
+    /// The C source: optional [`PRELUDE`], optional comment, the functions.
+    ///
+    /// ```
+    /// use tessel_layout::codegen::{EmitOptions, index_program};
+    /// let l: tessel_layout::Layout = "8:1".parse().unwrap();
+    /// let opts = EmitOptions { prelude: false, comment: false, coordinate_function: false, ..Default::default() };
+    /// let p = index_program("f", &l, &opts).unwrap();
+    /// assert_eq!(p.to_c(&opts), "TESSEL_FN long long f(long long i) {\n  const unsigned int u = (unsigned int)i;\n  return (int)u;\n}\n");
+    /// ```
+    pub fn to_c(&self, opts: &EmitOptions) -> String {
+        let mut out = String::new();
+        if opts.prelude {
+            out.push_str(PRELUDE);
+            out.push('\n');
+        }
+        if opts.comment {
+            let bits = self.index.bits();
+            let _ = writeln!(
+                out,
+                "/* {}: {} ({} indices, {bits}-bit arithmetic) */",
+                self.index.name, self.notation, self.size
+            );
+        }
+        self.index.write(&mut out);
+        if let Some(coords) = &self.coords {
+            coords.write(&mut out);
+        }
+        out
     }
 }
 
@@ -271,6 +385,80 @@ fn mode_sizes(layout: &SymLayout) -> Vec<i64> {
         .iter()
         .map(|m| m.leaves().iter().product())
         .collect()
+}
+
+/// Lowers `layout` to the IR of its index functions (see [`index_function`] for what they
+/// compute and when this fails).
+///
+/// ```
+/// use tessel_layout::codegen::{EmitOptions, Width, index_program};
+/// let l: tessel_layout::Layout = "(4,4):(4294967296,3)".parse().unwrap();
+/// assert_eq!(index_program("f", &l, &EmitOptions::default()).unwrap().index.width, Width::Bits64);
+/// ```
+pub fn index_program(
+    name: &str,
+    layout: impl Into<SymComposedLayout>,
+    opts: &EmitOptions,
+) -> Result<IndexProgram> {
+    let layout: SymComposedLayout = layout.into();
+    let symbols = layout.layout().symbols();
+    check_names(name, &symbols)?;
+    let width = choose_width(&layout, opts.width)?;
+    let inner = layout.layout();
+    let base = IndexExpr::Const(layout.base_offset(), Ty::Signed);
+    let o = IndexExpr::var("o", Ty::Signed);
+    let swizzle_steps: Vec<(Swizzle, IndexExpr)> = layout
+        .swizzles()
+        .iter()
+        .rev()
+        .map(|sw| (*sw, simplify(swizzle_term(sw, o.clone()), &Bounds::new())))
+        .collect();
+    let function = |name: String, index_params: Vec<(String, String)>, offset| IndexFunction {
+        name,
+        index_params,
+        symbols: symbols.clone(),
+        offset,
+        swizzle_steps: swizzle_steps.clone(),
+        width,
+    };
+
+    let u = IndexExpr::var("u", Ty::Unsigned);
+    let bounds = Bounds::from([("u".to_string(), (inner.size() - 1) as u128)]);
+    let offset = IndexExpr::Add(vec![lower_index(inner, u), base.clone()]);
+    let index = function(
+        name.to_string(),
+        vec![("i".to_string(), "u".to_string())],
+        simplify(offset, &bounds),
+    );
+
+    let coords = opts.coordinate_function.then(|| {
+        let sizes = mode_sizes(inner);
+        let locals: Vec<String> = (0..sizes.len()).map(|k| format!("u{k}")).collect();
+        let bounds: Bounds = locals
+            .iter()
+            .zip(&sizes)
+            .map(|(l, s)| (l.clone(), (s - 1) as u128))
+            .collect();
+        let vars: Vec<IndexExpr> = locals
+            .iter()
+            .map(|l| IndexExpr::var(l, Ty::Unsigned))
+            .collect();
+        let offset = IndexExpr::Add(vec![lower_coords(inner, &vars), base]);
+        function(
+            format!("{name}_crd"),
+            (0..sizes.len())
+                .map(|k| format!("c{k}"))
+                .zip(locals)
+                .collect(),
+            simplify(offset, &bounds),
+        )
+    });
+    Ok(IndexProgram {
+        notation: layout.to_string(),
+        size: inner.size(),
+        index,
+        coords,
+    })
 }
 
 /// C/CUDA source of the index functions of `layout`:
@@ -328,70 +516,7 @@ pub fn index_function(
     layout: impl Into<SymComposedLayout>,
     opts: &EmitOptions,
 ) -> Result<String> {
-    let layout: SymComposedLayout = layout.into();
-    let symbols = layout.layout().symbols();
-    check_names(name, &symbols)?;
-    let width = choose_width(&layout, opts.width)?;
-    let inner = layout.layout();
-    let base = IndexExpr::Const(layout.base_offset(), Ty::Signed);
-
-    let mut out = String::new();
-    if opts.prelude {
-        out.push_str(PRELUDE);
-        out.push('\n');
-    }
-    if opts.comment {
-        let bits = match width {
-            Width::Bits32 => 32,
-            Width::Bits64 => 64,
-        };
-        let _ = writeln!(
-            out,
-            "/* {name}: {layout} ({} indices, {bits}-bit arithmetic) */",
-            inner.size()
-        );
-    }
-
-    let u = IndexExpr::var("u", Ty::Unsigned);
-    let bounds = Bounds::from([("u".to_string(), (inner.size() - 1) as u128)]);
-    let offset = IndexExpr::Add(vec![lower_index(inner, u), base.clone()]);
-    Function {
-        name: name.to_string(),
-        index_params: vec![("i".to_string(), "u".to_string())],
-        symbols: &symbols,
-        offset: simplify(offset, &bounds),
-        layout: &layout,
-        width,
-    }
-    .write(&mut out);
-
-    if opts.coordinate_function {
-        let sizes = mode_sizes(inner);
-        let locals: Vec<String> = (0..sizes.len()).map(|k| format!("u{k}")).collect();
-        let bounds: Bounds = locals
-            .iter()
-            .zip(&sizes)
-            .map(|(l, s)| (l.clone(), (s - 1) as u128))
-            .collect();
-        let coords: Vec<IndexExpr> = locals
-            .iter()
-            .map(|l| IndexExpr::var(l, Ty::Unsigned))
-            .collect();
-        let offset = IndexExpr::Add(vec![lower_coords(inner, &coords), base]);
-        Function {
-            name: format!("{name}_crd"),
-            index_params: (0..sizes.len())
-                .map(|k| format!("c{k}"))
-                .zip(locals)
-                .collect(),
-            symbols: &symbols,
-            offset: simplify(offset, &bounds),
-            layout: &layout,
-            width,
-        }
-        .write(&mut out);
-    }
-    Ok(out)
+    Ok(index_program(name, layout, opts)?.to_c(opts))
 }
 
 /// The number of parameters of `NAME_crd` before the symbols: the rank of the layout.

@@ -26,7 +26,10 @@ pub mod source;
 pub mod symbolic;
 
 pub use emit::Width;
-pub use function::{EmitOptions, IndexWidth, PRELUDE, coordinate_rank, index_function};
+pub use function::{
+    EmitOptions, IndexFunction, IndexProgram, IndexWidth, PRELUDE, coordinate_rank, index_function,
+    index_program,
+};
 pub use ir::{IndexExpr, Ty};
 pub use source::{parse_source, split_position};
 pub use symbolic::{
