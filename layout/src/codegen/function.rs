@@ -74,52 +74,99 @@ impl Default for EmitOptions {
     }
 }
 
+/// Keywords of C99/C11 and C++20: not usable as names in code that compiles as both.
 const C_KEYWORDS: &[&str] = &[
+    "_Alignas",
+    "_Alignof",
+    "_Atomic",
+    "_Bool",
+    "_Complex",
+    "_Generic",
+    "_Imaginary",
+    "_Noreturn",
+    "_Static_assert",
+    "_Thread_local",
+    "alignas",
+    "alignof",
+    "asm",
     "auto",
     "bool",
     "break",
     "case",
+    "catch",
     "char",
+    "char16_t",
+    "char32_t",
+    "char8_t",
     "class",
+    "co_await",
+    "co_return",
+    "co_yield",
+    "concept",
     "const",
+    "const_cast",
+    "consteval",
+    "constexpr",
+    "constinit",
     "continue",
+    "decltype",
     "default",
     "delete",
     "do",
     "double",
+    "dynamic_cast",
     "else",
     "enum",
+    "explicit",
+    "export",
     "extern",
     "false",
     "float",
     "for",
+    "friend",
     "goto",
     "if",
     "inline",
     "int",
     "long",
+    "mutable",
     "namespace",
     "new",
+    "noexcept",
+    "nullptr",
     "operator",
+    "private",
+    "protected",
+    "public",
     "register",
+    "reinterpret_cast",
+    "requires",
     "restrict",
     "return",
     "short",
     "signed",
     "sizeof",
     "static",
+    "static_assert",
+    "static_cast",
     "struct",
     "switch",
     "template",
     "this",
+    "thread_local",
+    "throw",
     "true",
+    "try",
     "typedef",
+    "typeid",
     "typename",
     "union",
     "unsigned",
     "using",
+    "virtual",
     "void",
     "volatile",
+    "wchar_t",
     "while",
 ];
 
@@ -128,6 +175,8 @@ fn is_c_identifier(s: &str) -> bool {
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
         && !C_KEYWORDS.contains(&s)
+        && !s.starts_with("__")
+        && !(s.starts_with('_') && s[1..].starts_with(|c: char| c.is_ascii_uppercase()))
 }
 
 /// Names the emitted code uses itself: `i`, `u`, `o`, `cK`, `uK`, and anything `TESSEL`.
@@ -142,14 +191,15 @@ fn is_reserved(s: &str) -> bool {
 fn check_names(name: &str, symbols: &[String]) -> Result<()> {
     if !is_c_identifier(name) || name.starts_with("TESSEL") {
         return Err(Error::invalid(format!(
-            "the function name '{name}' is not a C identifier (or is a keyword or TESSEL_*)"
+            "the function name '{name}' is not a C identifier (or is a C/C++ keyword, a reserved \
+             __x/_X name, or TESSEL*)"
         )));
     }
     for s in symbols {
         if !is_c_identifier(s) || is_reserved(s) {
             return Err(Error::invalid(format!(
                 "the symbol '{s}' cannot be a parameter of {name}: it must be a C identifier \
-                 other than a keyword, i, u, o, cN, uN and TESSEL*"
+                 other than a C/C++ keyword, a reserved __x/_X name, i, u, o, cN, uN and TESSEL*"
             )));
         }
     }
@@ -510,6 +560,10 @@ pub fn index_program(
 /// let src = index_function("tile_off", &sym, &opts).unwrap();
 /// assert!(src.contains("TESSEL_FN long long tile_off(long long i, long long ld) {"));
 /// assert!(src.contains("TESSEL_FN long long tile_off_crd(long long c0, long long c1, long long ld) {"));
+/// // Names must work in C and C++ alike:
+/// assert!(index_function("class", &sym, &opts).is_err());
+/// let reserved: tessel_layout::codegen::SymLayout = "(4,4):(__ld,1)".parse().unwrap();
+/// assert!(index_function("f", &reserved, &opts).is_err());
 /// ```
 pub fn index_function(
     name: &str,
