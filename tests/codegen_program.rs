@@ -71,6 +71,20 @@ proptest! {
     }
 
     #[test]
+    fn literal_parser_agrees_with_the_expression_evaluator(seed in any::<u64>()) {
+        let case = random_case(&mut Rng::new(seed), "f", 256);
+        prop_assume!(case.layout.layout().symbols().is_empty());
+        let text = case.layout.to_string();
+        let literal = case.layout.bind(&|_| None).unwrap();
+        let evaluated = match tessel::expr::eval(&text).unwrap() {
+            tessel::expr::Value::Layout(l) => tessel::ComposedLayout::new(vec![], 0, l),
+            tessel::expr::Value::Composed(c) => c,
+            other => panic!("{text} evaluated to {other}"),
+        };
+        prop_assert_eq!(literal.offsets(), evaluated.offsets(), "{}", text);
+    }
+
+    #[test]
     fn wide_and_narrow_arithmetic_agree(seed in any::<u64>()) {
         let case = random_case(&mut Rng::new(seed), "f", 64);
         prop_assert_eq!(check(&case, IndexWidth::Auto), Ok(()));
