@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::emit::{Width, emit};
+use super::emit::{Width, Widths, emit};
 use super::ir::{IndexExpr, Ty};
 use super::lower::{lower_coords, lower_index, swizzle_term};
 use super::simplify::{Bounds, simplify};
@@ -36,9 +36,11 @@ pub const PRELUDE: &str = "#ifndef TESSEL_FN
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum IndexWidth {
-    /// 32-bit (`int`/`unsigned int`) when the layout has no symbols, `size <= 2^31`, every
-    /// offset (before and after the base offset and the swizzles) fits in `int`, and every
-    /// swizzle mask lies below bit 31; 64-bit otherwise.
+    /// Index arithmetic (coordinates, div/mod, swizzle masks) in `unsigned int` when
+    /// `size <= 2^31` and every swizzle mask lies below bit 31; offsets in `int` when in
+    /// addition the layout has no symbols and every offset (before and after the base offset
+    /// and the swizzles) fits in `int`; `long long` otherwise (e.g. 32-bit coordinates scaled
+    /// by a 64-bit leading dimension `ld`).
     #[default]
     Auto,
     /// Always 64-bit (`long long`/`unsigned long long`).
@@ -245,17 +247,31 @@ fn value_range(c: &SymComposedLayout) -> Result<Option<(i64, i64)>> {
     Ok(Some((lo_all.min(lo_now), hi_all.max(hi_now))))
 }
 
-/// The arithmetic width for `c` under `choice`.
-fn choose_width(c: &SymComposedLayout, choice: IndexWidth) -> Result<Width> {
+/// The arithmetic widths for `c` under `choice`: offsets are 32-bit when the layout has no
+/// symbols and every value fits in `int`; index arithmetic is 32-bit when `size <= 2^31` and
+/// every swizzle mask lies below bit 31 (the swizzle reads the offset's low bits only).
+fn choose_widths(c: &SymComposedLayout, choice: IndexWidth) -> Result<Widths> {
     let range = value_range(c)?;
     let fits_int = |v: i64| i32::try_from(v).is_ok();
-    let narrow = choice == IndexWidth::Auto
+    let small_index = choice == IndexWidth::Auto
         && c.layout().size() - 1 <= i64::from(i32::MAX)
-        && range.is_some_and(|(lo, hi)| fits_int(lo) && fits_int(hi))
         && c.swizzles()
             .iter()
             .all(|sw| fits_int(sw.yyy_mask() | sw.zzz_mask()));
-    Ok(if narrow { Width::Bits32 } else { Width::Bits64 })
+    let small_offset = small_index && range.is_some_and(|(lo, hi)| fits_int(lo) && fits_int(hi));
+    let width = |small| if small { Width::Bits32 } else { Width::Bits64 };
+    Ok(Widths {
+        index: width(small_index),
+        offset: width(small_offset),
+    })
+}
+
+/// The largest unsigned index value that converts to the offset type unchanged.
+fn unsigned_limit(w: Widths) -> i64 {
+    match w.index {
+        Width::Bits32 => i64::from(i32::MAX),
+        Width::Bits64 => i64::MAX,
+    }
 }
 
 /// One emitted function: `TESSEL_FN long long NAME(params) { body }`, as IR.
@@ -279,18 +295,11 @@ pub struct IndexFunction {
     pub offset: IndexExpr,
     /// Each swizzle with its XOR term over the signed local `o`, innermost first.
     pub swizzle_steps: Vec<(Swizzle, IndexExpr)>,
-    /// The arithmetic width.
-    pub width: Width,
+    /// The arithmetic widths.
+    pub widths: Widths,
 }
 
 impl IndexFunction {
-    fn bits(&self) -> u32 {
-        match self.width {
-            Width::Bits32 => 32,
-            Width::Bits64 => 64,
-        }
-    }
-
     /// The value the emitted C returns for the index arguments `args` and symbol values
     /// `symbols` (in parameter order), evaluated with C semantics
     /// ([`IndexExpr::eval_c`]); `None` where the C would be undefined.
@@ -305,7 +314,7 @@ impl IndexFunction {
         if args.len() != self.index_params.len() || symbols.len() != self.symbols.len() {
             return None;
         }
-        let modulus = 1i128 << self.bits();
+        let modulus = 1i128 << self.widths.bits(Ty::Unsigned);
         let locals: Vec<(&str, i128)> = self
             .index_params
             .iter()
@@ -325,16 +334,16 @@ impl IndexFunction {
                 _ => locals.iter().find(|(n, _)| *n == name).map(|(_, v)| *v),
             }
         };
-        let bits = self.bits();
-        let mut o = self.offset.eval_c(bits, &lookup(None))?;
+        let w = self.widths;
+        let mut o = self.offset.eval_c(w, &lookup(None))?;
         for (_, term) in &self.swizzle_steps {
-            o ^= term.eval_c(bits, &lookup(Some(o)))?;
+            o ^= term.eval_c(w, &lookup(Some(o)))?;
         }
         i64::try_from(o).ok()
     }
 
     fn write(&self, out: &mut String) {
-        let w = self.width;
+        let w = self.widths;
         let (s_ty, u_ty) = (w.c_type(Ty::Signed), w.c_type(Ty::Unsigned));
         let params: Vec<String> = self
             .index_params
@@ -412,10 +421,16 @@ impl IndexProgram {
             out.push('\n');
         }
         if opts.comment {
-            let bits = self.index.bits();
+            let w = self.index.widths;
+            let (ib, ob) = (w.bits(Ty::Unsigned), w.bits(Ty::Signed));
+            let arithmetic = if ib == ob {
+                format!("{ib}-bit arithmetic")
+            } else {
+                format!("{ib}-bit index, {ob}-bit offset arithmetic")
+            };
             let _ = writeln!(
                 out,
-                "/* {}: {} ({} indices, {bits}-bit arithmetic) */",
+                "/* {}: {} ({} indices, {arithmetic}) */",
                 self.index.name, self.notation, self.size
             );
         }
@@ -441,9 +456,10 @@ fn mode_sizes(layout: &SymLayout) -> Vec<i64> {
 /// compute and when this fails).
 ///
 /// ```
-/// use tessel_layout::codegen::{EmitOptions, Width, index_program};
+/// use tessel_layout::codegen::{EmitOptions, Width, Widths, index_program};
 /// let l: tessel_layout::Layout = "(4,4):(4294967296,3)".parse().unwrap();
-/// assert_eq!(index_program("f", &l, &EmitOptions::default()).unwrap().index.width, Width::Bits64);
+/// let widths = index_program("f", &l, &EmitOptions::default()).unwrap().index.widths;
+/// assert_eq!(widths, Widths { index: Width::Bits32, offset: Width::Bits64 });
 /// ```
 pub fn index_program(
     name: &str,
@@ -453,7 +469,8 @@ pub fn index_program(
     let layout: SymComposedLayout = layout.into();
     let symbols = layout.layout().symbols();
     check_names(name, &symbols)?;
-    let width = choose_width(&layout, opts.width)?;
+    let widths = choose_widths(&layout, opts.width)?;
+    let limit = unsigned_limit(widths);
     let inner = layout.layout();
     let base = IndexExpr::Const(layout.base_offset(), Ty::Signed);
     let o = IndexExpr::var("o", Ty::Signed);
@@ -469,12 +486,12 @@ pub fn index_program(
         symbols: symbols.clone(),
         offset,
         swizzle_steps: swizzle_steps.clone(),
-        width,
+        widths,
     };
 
     let u = IndexExpr::var("u", Ty::Unsigned);
     let bounds = Bounds::from([("u".to_string(), (inner.size() - 1) as u128)]);
-    let offset = IndexExpr::Add(vec![lower_index(inner, u), base.clone()]);
+    let offset = IndexExpr::Add(vec![lower_index(inner, u, limit), base.clone()]);
     let index = function(
         name.to_string(),
         vec![("i".to_string(), "u".to_string())],
@@ -493,7 +510,7 @@ pub fn index_program(
             .iter()
             .map(|l| IndexExpr::var(l, Ty::Unsigned))
             .collect();
-        let offset = IndexExpr::Add(vec![lower_coords(inner, &vars), base]);
+        let offset = IndexExpr::Add(vec![lower_coords(inner, &vars, limit), base]);
         function(
             format!("{name}_crd"),
             (0..sizes.len())

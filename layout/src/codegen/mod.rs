@@ -25,7 +25,7 @@ pub mod simplify;
 pub mod source;
 pub mod symbolic;
 
-pub use emit::Width;
+pub use emit::{Width, Widths};
 pub use function::{
     EmitOptions, IndexFunction, IndexProgram, IndexWidth, PRELUDE, coordinate_rank, index_function,
     index_program,
