@@ -19,6 +19,7 @@ pub mod f2;
 pub mod int_tuple;
 pub mod layout;
 pub mod parse;
+pub mod svg;
 pub mod swizzle;
 pub mod synth;
 pub mod verify;
