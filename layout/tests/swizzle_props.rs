@@ -11,7 +11,7 @@ fn swizzle() -> impl Strategy<Value = Swizzle> {
         |(b, m, extra, neg)| {
             let s = (b + extra).max(1);
             let s = if neg { -s } else { s };
-            (b + m + s.abs() <= 14)
+            (b + m + s.abs() <= 12)
                 .then(|| Swizzle::new(b, m, s).ok())
                 .flatten()
         },

@@ -3,9 +3,12 @@
 //! A subcommand is a [`Command`] row in [`COMMANDS`] plus its own module: adding one is a `mod`
 //! line and a row.
 
+mod conflicts;
 mod eval;
+mod flags;
 mod show;
 mod svg;
+mod swizzle;
 mod tour;
 
 use std::ffi::OsString;
@@ -32,7 +35,13 @@ pub struct Command {
 }
 
 /// Every subcommand, in the order `tessel help` lists them.
-const COMMANDS: &[Command] = &[eval::COMMAND, show::COMMAND, tour::COMMAND];
+const COMMANDS: &[Command] = &[
+    eval::COMMAND,
+    show::COMMAND,
+    conflicts::COMMAND,
+    swizzle::COMMAND,
+    tour::COMMAND,
+];
 
 /// Runs the tool on the arguments after the program name and returns the exit status:
 /// 0 on success, 2 on bad input (with one `error:` line on stderr), 1 if output failed.
@@ -114,7 +123,7 @@ fn to_strings(args: Vec<OsString>) -> Result<Vec<String>> {
 fn dispatch(args: &[String], out: &mut dyn Write) -> Result<()> {
     let Some((name, rest)) = args.split_first() else {
         return Err(Error::invalid(
-            "no subcommand given; try 'tessel help' (subcommands: eval, show, tour)",
+            "no subcommand given; try 'tessel help' (subcommands: eval, show, conflicts, swizzle, tour)",
         ));
     };
     match name.as_str() {
