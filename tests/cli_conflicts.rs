@@ -229,3 +229,30 @@ fn show_writes_svg_pictures() {
     ]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn eval_knows_swizzled_layouts() {
+    let eval = |e: &str| success(&["eval", e]);
+    assert_eq!(
+        eval("is_bijective(Sw<1,3,3> o Sw<3,3,5> o (16,256):(256,1))"),
+        "true\n"
+    );
+    assert_eq!(eval("is_injective(Sw<3,3,3> o (8,64):(64,2))"), "false\n");
+    assert_eq!(
+        eval("is_bijective(Sw<3,3,3> o 32 o (8,64):(64,1))"),
+        "false\n"
+    );
+    assert_eq!(
+        eval("Sw<1,3,3> o 4096:1 o Sw<3,3,5> o (16,256):(256,1)"),
+        "Sw<1,3,3> o Sw<3,3,5> o (16,256):(256,1)\n"
+    );
+    // DESIGN.md: Hopper's 128-byte swizzle is Sw<3,4,3> on bytes, Sw<3,3,3> on fp16 elements.
+    assert_eq!(
+        eval("downcast(Sw<3,3,3> o (8,64):(64,1), 2)"),
+        "Sw<3,4,3> o (8,128):(128,1)\n"
+    );
+    let e = failure(&["eval", "upcast(Sw<3,3,3> o (8,64):(64,1), 16)"]);
+    assert!(e.contains("not representable"), "{e}");
+    let e = failure(&["eval", "(8,8):(8,1) o Sw<3,3,5> o (16,256):(256,1)"]);
+    assert!(e.contains("not a composed layout"), "{e}");
+}

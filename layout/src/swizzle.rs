@@ -195,7 +195,7 @@ impl Swizzle {
         }
         if self.base < log {
             return Err(Error::inadmissible(format!(
-                "upcast of {self} by {factor} is not representable: the swizzle touches bit {}                  below log2({factor}) = {log}, inside one upcast element",
+                "upcast of {self} by {factor} is not representable: the swizzle touches bit {} below log2({factor}) = {log}, inside one upcast element",
                 self.base
             )));
         }
