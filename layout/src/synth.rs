@@ -5,9 +5,9 @@
 //! the offsets `0..2^n` of the tile (`2^n` = the tile's cosize rounded up to a power of two),
 //! leaves the bits inside the narrowest vector alone (else it would split vectors) and flips at
 //! least one bank-selecting bit (a swizzle that only flips higher bits keeps every word in its
-//! bank and cannot change the wavefronts); then chains of two such swizzles (all ordered pairs
-//! when there are at most [`EXHAUSTIVE_PAIRS`] singles, else the best
-//! [`BEAM`] singles combined with all others). Candidates are ranked by total wavefronts, then
+//! bank and cannot change the wavefronts); then chains of two such swizzles, each of which keeps
+//! every vector whole on its own (all ordered pairs when there are at most [`EXHAUSTIVE_PAIRS`]
+//! singles, else the best [`BEAM`] singles combined with all others). Candidates are ranked by total wavefronts, then
 //! fewer layers, then fewer swizzle bits. The winner is re-checked by [`verify`](crate::verify)
 //! (still injective/bijective) and by the bank analyzer [`analyze`].
 
@@ -202,23 +202,22 @@ pub fn synthesize(
     }
     if options.max_layers >= 2 && best.wavefronts > sum(&baseline).ideal {
         scored.sort_by_key(|&(w, sw)| (w, sw.bits(), sw.base(), sw.shift()));
-        let keep = if singles.len() <= EXHAUSTIVE_PAIRS {
+        let keep = if scored.len() <= EXHAUSTIVE_PAIRS {
             scored.len()
         } else {
             BEAM
         };
         let firsts: Vec<Swizzle> = scored.iter().take(keep).map(|&(_, sw)| sw).collect();
-        for &a in &firsts {
-            for &b in &singles {
-                if a == b {
-                    continue;
-                }
-                for chain in [[a, b], [b, a]] {
-                    candidates += 1;
-                    if let Some(total) = search.total(&chain, best.wavefronts) {
-                        best = best.better(Candidate::new(chain.to_vec(), total));
-                    }
-                }
+        let feasible: Vec<Swizzle> = scored.iter().map(|&(_, sw)| sw).collect();
+        let ideal = sum(&baseline).ideal;
+        for chain in pairs(&firsts, &feasible) {
+            let bits: u32 = chain.iter().map(Swizzle::bits).sum();
+            if best.wavefronts == ideal && best.chain.len() == 2 && best.key().2 <= bits {
+                break; // sorted by bits: nothing later can beat the ideal with fewer bits
+            }
+            candidates += 1;
+            if let Some(total) = search.total(&chain, best.wavefronts) {
+                best = best.better(Candidate::new(chain.to_vec(), total));
             }
         }
     }
@@ -282,6 +281,26 @@ impl Search<'_> {
         let total = sum(&reports).wavefronts;
         (total <= budget).then_some(total)
     }
+}
+
+/// Every ordered two-layer chain of one swizzle of `firsts` and another of `all`, each once,
+/// sorted (stably) by total bits.
+fn pairs(firsts: &[Swizzle], all: &[Swizzle]) -> Vec<[Swizzle; 2]> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for &a in firsts {
+        for &b in all {
+            if a != b {
+                for chain in [[a, b], [b, a]] {
+                    if seen.insert(chain) {
+                        out.push(chain);
+                    }
+                }
+            }
+        }
+    }
+    out.sort_by_key(|c| c[0].bits() + c[1].bits());
+    out
 }
 
 /// A scored chain.
