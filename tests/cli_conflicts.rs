@@ -256,3 +256,60 @@ fn eval_knows_swizzled_layouts() {
     let e = failure(&["eval", "(8,8):(8,1) o Sw<3,3,5> o (16,256):(256,1)"]);
     assert!(e.contains("not a composed layout"), "{e}");
 }
+
+#[test]
+fn synth_finds_the_two_layer_swizzle() {
+    // The 16x256 fp16 tile of issue 3 read as 16x16 blocks and as rows viewed as 16x16 blocks.
+    let out = success(&[
+        "synth",
+        "--tile",
+        "(16,256):(256,1)",
+        "--elem-bytes",
+        "2",
+        "--access",
+        "ldsm.x4 ((8,2,2),8,16):((1,8,128),16,256)",
+        "--access",
+        "ldsm.x4 ((8,2,2),8,16):((256,2048,128),16,1)",
+        "--json",
+    ]);
+    assert!(
+        out.ends_with("\"wavefronts\":128,\"ideal\":128,\"excess\":0}\n"),
+        "{out}"
+    );
+    assert_eq!(out.matches("Sw<").count(), 2, "{out}");
+    let e = failure(&["synth", "--tile", "(32,32):(32,1)", "--elem-bytes", "4"]);
+    assert!(e.contains("--access"), "{e}");
+    failure(&[
+        "synth",
+        "--tile",
+        "(32,32):(32,1)",
+        "--elem-bytes",
+        "4",
+        "--access",
+        "lds.32",
+    ]);
+    failure(&[
+        "synth",
+        "--tile",
+        "(32,32):(32,1)",
+        "--elem-bytes",
+        "4",
+        "--access",
+        "lds.32 32:1",
+        "--layers",
+        "3",
+    ]);
+    // instruction modes are capped instead of exhausting memory
+    let e = failure(&[
+        "conflicts",
+        "--smem",
+        "1024:1",
+        "--elem-bytes",
+        "4",
+        "--op",
+        "lds.32",
+        "--access",
+        "(32,1,1099511627776):(1,0,0)",
+    ]);
+    assert!(e.contains("instructions"), "{e}");
+}

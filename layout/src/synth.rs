@@ -1,15 +1,16 @@
 //! Swizzle synthesis: find the swizzle chain that makes a shared-memory tile conflict-free for a
 //! set of accesses, or the one with the fewest wavefronts.
 //!
-//! The search space: the identity, every single `Sw<B,M,S>` (both signs of `S`) that permutes
-//! the offsets `0..2^n` of the tile (`2^n` = the tile's cosize rounded up to a power of two),
-//! leaves the bits inside the narrowest vector alone (else it would split vectors) and flips at
-//! least one bank-selecting bit (a swizzle that only flips higher bits keeps every word in its
-//! bank and cannot change the wavefronts); then chains of two such swizzles, each of which keeps
-//! every vector whole on its own (all ordered pairs when there are at most [`EXHAUSTIVE_PAIRS`]
-//! singles, else the best [`BEAM`] singles combined with all others). Candidates are ranked by total wavefronts, then
-//! fewer layers, then fewer swizzle bits. The winner is re-checked by [`verify`](crate::verify)
-//! (still injective/bijective) and by the bank analyzer [`analyze`].
+//! The search space: the identity, every single `Sw<B,M,S>` (`B <= 5`, both signs of `S`)
+//! that permutes the offsets `0..2^n` of the tile (`2^n` = the tile's cosize rounded up to a
+//! power of two), leaves the bits inside the narrowest vector alone (else it would split
+//! vectors) and flips at least one bank-selecting bit (a swizzle that only flips higher bits
+//! keeps every word in its bank and cannot change the wavefronts); then chains of two such
+//! swizzles, each of which keeps every vector whole on its own (all ordered pairs when there are
+//! at most [`EXHAUSTIVE_PAIRS`] singles, else the best [`BEAM`] singles combined with all
+//! others). Candidates are ranked by total wavefronts, then fewer layers, then fewer swizzle
+//! bits. The winner is re-checked by [`verify`](crate::verify) (still injective/bijective) and by
+//! the bank analyzer [`analyze`].
 
 use std::fmt;
 
@@ -341,7 +342,8 @@ fn single_swizzles(offset_bits: u32, vec_bits: &[u32], elem_bytes: i64) -> Vec<S
     let bank_lo = (2 - elem_log).max(0) as u32;
     let bank_hi = (7 - elem_log).max(0) as u32;
     let mut out = Vec::new();
-    for b in 1..=offset_bits {
+    // At most 5 bank-selecting bits exist; wider masks only add bits that cannot matter.
+    for b in 1..=offset_bits.min(5) {
         for z in low..=offset_bits.saturating_sub(b) {
             let flips_bank = z < bank_hi && z + b > bank_lo;
             if !flips_bank || z + b > offset_bits {

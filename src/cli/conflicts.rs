@@ -183,7 +183,7 @@ pub const CHAPTER: Chapter = Chapter {
         ),
         conflicts_step(
             "Sw<1,3,3> o Sw<3,3,5> o (16,256):(256,1) | 2 | ldsm.x4 | ((8,2,2),8,16):((256,2048,128),16,1)",
-            "a second layer (found by tessel's synthesis) flips the chunk by the 128-byte line",
+            "a second layer (found by tessel synth) flips the chunk by the 128-byte line",
         ),
         conflicts_step(
             "Sw<1,3,3> o Sw<3,3,5> o (16,256):(256,1) | 2 | ldsm.x4 | ((8,2,2),8,16):((1,8,128),16,256)",

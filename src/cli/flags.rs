@@ -18,6 +18,18 @@ impl Flags {
         valued: &[&str],
         switches: &[&str],
     ) -> Result<Flags> {
+        Flags::parse_repeating(command, args, valued, &[], switches)
+    }
+
+    /// Like [`Flags::parse`], where the options in `repeatable` (also listed in `valued`) may
+    /// be given several times.
+    pub fn parse_repeating(
+        command: &'static str,
+        args: &[String],
+        valued: &[&str],
+        repeatable: &[&str],
+        switches: &[&str],
+    ) -> Result<Flags> {
         let mut flags = Flags {
             command,
             positional: Vec::new(),
@@ -41,7 +53,7 @@ impl Flags {
                         Error::invalid(format!("{command}: --{name} needs a value"))
                     })?,
                 };
-                if flags.values.iter().any(|(n, _)| n == name) {
+                if !repeatable.contains(&name) && flags.values.iter().any(|(n, _)| n == name) {
                     return Err(Error::invalid(format!(
                         "{command}: --{name} is given twice"
                     )));
@@ -69,6 +81,15 @@ impl Flags {
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.as_str())
+    }
+
+    /// Every value of a repeatable `--name`, in order.
+    pub fn values(&self, name: &str) -> Vec<&str> {
+        self.values
+            .iter()
+            .filter(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+            .collect()
     }
 
     /// The value of `--name`, which must be given.

@@ -9,6 +9,7 @@ mod flags;
 mod show;
 mod svg;
 mod swizzle;
+mod synth;
 mod tour;
 
 use std::ffi::OsString;
@@ -40,6 +41,7 @@ const COMMANDS: &[Command] = &[
     show::COMMAND,
     conflicts::COMMAND,
     swizzle::COMMAND,
+    synth::COMMAND,
     tour::COMMAND,
 ];
 
@@ -123,7 +125,7 @@ fn to_strings(args: Vec<OsString>) -> Result<Vec<String>> {
 fn dispatch(args: &[String], out: &mut dyn Write) -> Result<()> {
     let Some((name, rest)) = args.split_first() else {
         return Err(Error::invalid(
-            "no subcommand given; try 'tessel help' (subcommands: eval, show, conflicts, swizzle, tour)",
+            "no subcommand given; try 'tessel help' (subcommands: eval, show, conflicts, swizzle, synth, tour)",
         ));
     };
     match name.as_str() {
