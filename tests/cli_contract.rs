@@ -89,7 +89,6 @@ fn bad_expressions_give_one_error_line() {
 }
 
 #[test]
-#[ignore = "needs algebra"]
 fn inadmissible_composition_is_rejected() {
     // CUTLASS issue 3177: CuTe C++ returns the wrong (2,3):(6,3).
     let e = failure(&["eval", "composition((4,6,8):(2,3,5), 6:3)"]);
@@ -98,7 +97,6 @@ fn inadmissible_composition_is_rejected() {
 }
 
 #[test]
-#[ignore = "needs algebra"]
 fn eval_answers_algebra_functions() {
     // DESIGN.md facts.
     let cases = [
@@ -239,7 +237,6 @@ fn tour_runs_and_lists_chapters() {
 }
 
 #[test]
-#[ignore = "needs algebra"]
 fn tour_has_no_unexpected_results() {
     let tour = success(&["tour"]);
     assert!(!tour.contains("!! unexpected"), "{tour}");

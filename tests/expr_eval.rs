@@ -191,7 +191,6 @@ mod algebra {
     use tessel::ErrorKind;
 
     #[test]
-    #[ignore = "needs algebra"]
     fn composition_matches_cute() {
         // DESIGN.md / CuTe docs 02_layout_algebra "Composition".
         assert_eq!(ok("(6,2):(8,2) o (4,3):(3,1)"), "((2,2),3):((24,2),8)");
@@ -221,7 +220,6 @@ mod algebra {
     }
 
     #[test]
-    #[ignore = "needs algebra"]
     fn cutlass_3177_miscomposition_is_rejected() {
         // CUTLASS issue 3177: CuTe returns (2,3):(6,3), wrong at index 2.
         let e = err("composition((4,6,8):(2,3,5), 6:3)");
@@ -231,7 +229,6 @@ mod algebra {
     }
 
     #[test]
-    #[ignore = "needs algebra"]
     fn composition_of_a_swizzled_layout_keeps_the_swizzle() {
         // Composition on the right composes the inner layout (CuTe ComposedLayout semantics).
         assert_eq!(
@@ -245,7 +242,6 @@ mod algebra {
     }
 
     #[test]
-    #[ignore = "needs algebra"]
     fn coalesce_matches_cute() {
         // CuTe docs 02_layout_algebra "Coalesce" and "By-mode Coalesce".
         assert_eq!(ok("coalesce((2,(1,6)):(1,(6,2)))"), "12:1");
@@ -253,7 +249,6 @@ mod algebra {
     }
 
     #[test]
-    #[ignore = "needs algebra"]
     fn complement_matches_cute() {
         // DESIGN.md and CuTe docs 02_layout_algebra "Complement Examples".
         assert_eq!(ok("complement(4:2, 24)"), "(2,3):(1,8)");
@@ -267,7 +262,6 @@ mod algebra {
     }
 
     #[test]
-    #[ignore = "needs algebra"]
     fn inverses_match_cute() {
         // DESIGN.md.
         assert_eq!(ok("right_inverse((2,4,6):(4,1,8))"), "(4,2,6):(2,1,8)");
@@ -283,7 +277,6 @@ mod algebra {
     }
 
     #[test]
-    #[ignore = "needs algebra"]
     fn divides_match_cute() {
         // DESIGN.md / CuTe docs "Logical Divide 1-D Example".
         assert_eq!(
@@ -295,6 +288,24 @@ mod algebra {
             ok("mode(zipped_divide((12,(4,8)):(59,(13,1)), [3:4, 8:2]), 0)"),
             "(3,(2,4)):(236,(26,1))"
         );
+        // CuTe docs "Logical Divide 2-D Example": the tile of (9,(4,8)):(59,(13,1)) under
+        // <3:3, (2,4):(1,8)> is the composition (3,(2,4)):(177,(13,2)).
+        let (a, t) = ("(9,(4,8)):(59,(13,1))", "[3:3, (2,4):(1,8)]");
+        assert_eq!(
+            ok(&format!("composition({a}, {t})")),
+            "(3,(2,4)):(177,(13,2))"
+        );
+        assert_eq!(
+            ok(&format!("mode(zipped_divide({a}, {t}), 0)")),
+            "(3,(2,4)):(177,(13,2))"
+        );
+        // logical_divide keeps the modes: ((TileM,RestM),(TileN,RestN)) with sizes ((3,3),(8,4)).
+        for (path, size) in [("0, 0", 3), ("0, 1", 3), ("1, 0", 8), ("1, 1", 4)] {
+            assert_eq!(
+                ok(&format!("size(get(logical_divide({a}, {t}), {path}))")),
+                size.to_string()
+            );
+        }
         // CuTe docs: zipped_divide of a (9,32) layout by a (3,8) tiler has shape ((3,8),(3,4)).
         assert_eq!(
             ok("size(mode(zipped_divide((9,(4,8)):(59,(13,1)), [3:3, (2,4):(1,8)]), 0))"),
@@ -307,7 +318,27 @@ mod algebra {
     }
 
     #[test]
-    #[ignore = "needs algebra"]
+    fn more_compositions_match_cute() {
+        // CuTe docs 02_layout_algebra "Composition", Example 3 and the 16:9 example with
+        // (w,x,y,z) = (1,1000,10000,100000) (the extent-1 mode disappears).
+        assert_eq!(ok("(10,2):(16,4) o (5,4):(1,5)"), "(5,(2,2)):(16,(80,4))");
+        assert_eq!(
+            ok("(3,6,2,8):(1,1000,10000,100000) o 16:9"),
+            "(2,2,4):(3000,10000,100000)"
+        );
+        assert_eq!(ok("20:2 o 5:4"), "5:8");
+    }
+
+    #[test]
+    fn make_ordered_layout_matches_cute() {
+        // CUTLASS include/cute/layout.hpp, comment on make_ordered_layout.
+        assert_eq!(
+            ok("make_ordered_layout((2,2,2,2), (0,2,3,1))"),
+            "(2,2,2,2):(1,4,8,2)"
+        );
+    }
+
+    #[test]
     fn products_match_cute() {
         // CuTe docs "Logical Product 1-D Example".
         assert_eq!(

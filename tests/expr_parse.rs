@@ -183,7 +183,9 @@ fn soup_token() -> impl Strategy<Value = String> {
         (-70i64..70).prop_map(|v| v.to_string()),
         prop::sample::select(vec![i64::MAX, i64::MIN, 1 << 32, 1 << 62, -(1 << 62)])
             .prop_map(|v| v.to_string()),
-        "[a-zA-Z0-9_]{1,4}",
+        any::<char>().prop_map(|c| c.to_string()),
+        prop::sample::select(vec!["foo", "S", "w", "Sw_", "o8", "_x", "O"])
+            .prop_map(str::to_string),
     ]
 }
 

@@ -124,9 +124,10 @@ fn to_strings(args: Vec<OsString>) -> Result<Vec<String>> {
 
 fn dispatch(args: &[String], out: &mut dyn Write) -> Result<()> {
     let Some((name, rest)) = args.split_first() else {
-        return Err(Error::invalid(
-            "no subcommand given; try 'tessel help' (subcommands: eval, show, conflicts, swizzle, synth, tour)",
-        ));
+        return Err(Error::invalid(format!(
+            "no subcommand given; try 'tessel help' (subcommands: {})",
+            command_names()
+        )));
     };
     match name.as_str() {
         "help" | "--help" | "-h" => return help(rest, out),
@@ -144,12 +145,17 @@ fn dispatch(args: &[String], out: &mut dyn Write) -> Result<()> {
 
 fn find(name: &str) -> Result<&'static Command> {
     COMMANDS.iter().find(|c| c.name == name).ok_or_else(|| {
-        let names: Vec<_> = COMMANDS.iter().map(|c| c.name).collect();
         Error::invalid(format!(
             "unknown subcommand '{name}'; the subcommands are {} (see 'tessel help')",
-            names.join(", ")
+            command_names()
         ))
     })
+}
+
+/// The subcommand names, comma-separated.
+fn command_names() -> String {
+    let names: Vec<_> = COMMANDS.iter().map(|c| c.name).collect();
+    names.join(", ")
 }
 
 /// Writes `text` to the output.
@@ -184,7 +190,7 @@ fn overview() -> String {
         text.push_str(&format!("  {:<9} {}\n", c.name, c.summary));
     }
     text.push_str(
-        "\n'tessel help <subcommand>' explains one subcommand; 'tessel help functions' lists the \
+        "\n'tessel help <subcommand>' explains one subcommand;\n'tessel help functions' lists the \
          functions of the expression language.\nResults go to stdout; bad input exits with \
          status 2 and one 'error:' line on stderr.\n",
     );

@@ -225,7 +225,6 @@ const DIVIDE: Chapter = Chapter {
             "logical_divide((4,2,3):(2,1,8), 4:2)",
             "tiles of 4 elements at stride 2 in a 24-element layout",
         ),
-        eval_step("zipped_divide((4,2,3):(2,1,8), 4:2)", "(tile, rest)"),
         eval_step(
             "logical_divide((12,(4,8)):(59,(13,1)), [3:4, 8:2])",
             "a by-mode tiler divides each mode",
@@ -233,6 +232,18 @@ const DIVIDE: Chapter = Chapter {
         eval_step(
             "zipped_divide((8,8):(1,8), (4,4))",
             "4x4 tiles of an 8x8 matrix: (tile, grid of tiles)",
+        ),
+        eval_step(
+            "tiled_divide((8,8):(1,8), (4,4))",
+            "the same with the grid of tiles spread over modes 1 and 2",
+        ),
+        eval_step(
+            "flat_divide((8,8):(1,8), (4,4))",
+            "tile modes first, then grid modes, all flat",
+        ),
+        show_step(
+            "zipped_divide((4,4):(1,4), (2,2))",
+            "each column is one 2x2 tile of a 4x4 matrix, each row one position in the tiles",
         ),
     ],
 };
@@ -253,6 +264,14 @@ const PRODUCT: Chapter = Chapter {
         eval_step(
             "raked_product((2,5):(5,1), (3,4):(1,3))",
             "the same elements, interleaved instead of blocked",
+        ),
+        show_step(
+            "blocked_product((2,2):(1,2), (2,3):(1,2))",
+            "a 2x2 tile (offsets 0-3 top left) repeated as a 2x3 grid of blocks",
+        ),
+        show_step(
+            "raked_product((2,2):(1,2), (2,3):(1,2))",
+            "the tile's elements 0-3 now sit 2 rows and 3 columns apart",
         ),
     ],
 };

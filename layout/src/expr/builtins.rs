@@ -237,7 +237,7 @@ pub const FUNCTIONS: &[Function] = &[
         "(A, B)",
         2,
         2,
-        "largest n with A and B both contiguous on their first n elements",
+        "number of elements of max_common_layout(A, B)",
         max_common_vector,
     ),
     f(
@@ -245,7 +245,7 @@ pub const FUNCTIONS: &[Function] = &[
         "(A, B)",
         2,
         2,
-        "largest layout on which A and B agree with the identity",
+        "layout of the longest run of elements contiguous in both A and B",
         max_common_layout,
     ),
     f("upcast", "(L, n)", 2, 2, "L in units of n elements", upcast),
