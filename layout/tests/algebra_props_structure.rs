@@ -181,3 +181,53 @@ proptest! {
         prop_assert_eq!(max_common_vector(&a, &a).unwrap(), a.size());
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    #[test]
+    fn kept_and_skipped_modes_are_regrouped(
+        a0 in small_compact_permuted(),
+        a1 in small_compact_permuted(),
+        a2 in small_compact_permuted(),
+        b0 in 1i64..=3,
+    ) {
+        // Tiler [b0:1, _] on a rank-3 layout: mode 1 is skipped (tile 1:0), mode 2 is beyond
+        // the tiler and lands in the rest.
+        let a = Layout::from_modes([a0, a1.clone(), a2.clone()]).unwrap();
+        let t = Tiler::ByMode(vec![Some(Tiler::Layout(Layout::vector(b0, 1).unwrap())), None]);
+        for (name, op) in [
+            ("divide", zipped_divide as fn(&Layout, &Tiler) -> tessel_layout::Result<Layout>),
+            ("product", tessel_layout::zipped_product),
+        ] {
+            let Ok(z) = op(&a, &t) else { continue };
+            let (tile, rest) = (z.mode(0).unwrap(), z.mode(1).unwrap());
+            prop_assert_eq!(tile.rank(), 2, "{}", name);
+            prop_assert_eq!(tile.mode(1).unwrap(), Layout::vector(1, 0).unwrap());
+            prop_assert_eq!(rest.rank(), 3);
+            prop_assert_eq!(rest.mode(1).unwrap(), a1.clone());
+            prop_assert_eq!(rest.mode(2).unwrap(), a2.clone());
+        }
+        if let Ok(f) = flat_divide(&a, &t) {
+            prop_assert_eq!(f.rank(), 5);
+        }
+        if let Ok(td) = tiled_divide(&a, &t) {
+            prop_assert_eq!(td.rank(), 4);
+        }
+    }
+}
+
+#[test]
+fn rank_one_products_and_tilings_keep_rank_one() {
+    // CuTe's blocked_product zips the two halves; for rank-1 operands that is ((A,B*)).
+    let a: Layout = "4:1".parse().unwrap();
+    let b: Layout = "3:1".parse().unwrap();
+    let p = blocked_product(&a, &b).unwrap();
+    assert_eq!(p.rank(), 1);
+    assert_eq!(p.mode(0).unwrap().rank(), 2);
+    assert_eq!(p.size(), 12);
+    let t = tile_to_shape(&a, &IntTuple::Int(12)).unwrap();
+    assert_eq!(t.rank(), 1);
+    assert_eq!(t.size(), 12);
+    assert!(is_bijective(&t).unwrap());
+}
