@@ -167,7 +167,7 @@ fn compose_leaf(ext: &Extended, s: i64, d: i64, usage: &mut [i64]) -> Result<(In
     }
     if s == 1 {
         // A single element: any stride represents it; use CuTe's (the carried stride).
-        let mut r = d.abs();
+        let mut r = d.saturating_abs();
         for &(a_k, _) in &ext.inner {
             r = ceil_div(r, a_k);
         }

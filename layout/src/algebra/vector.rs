@@ -92,7 +92,7 @@ pub fn is_injective(layout: &Layout) -> Result<bool> {
     }
     // Injectivity does not change when a stride is negated (it mirrors that mode's offsets).
     for m in &mut modes {
-        m.1 = m.1.abs();
+        m.1 = m.1.saturating_abs();
     }
     modes.sort_by_key(|m| m.1);
     // Modes from `undecided` on each exceed everything below them.
