@@ -3,9 +3,10 @@
 
 use std::io::Write;
 
+use tessel::Result;
 use tessel::codegen::{EmitOptions, IndexWidth, index_function, parse_source};
-use tessel::{Error, Result};
 
+use super::flags::Flags;
 use super::{Command, expression, print};
 
 pub const COMMAND: Command = Command {
@@ -26,27 +27,18 @@ pub const COMMAND: Command = Command {
 };
 
 fn run(args: &[String], out: &mut dyn Write) -> Result<()> {
-    let mut words = Vec::new();
-    let mut name = "layout_offset".to_string();
-    let mut opts = EmitOptions::default();
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--name" => {
-                name = it
-                    .next()
-                    .ok_or_else(|| Error::invalid("--name needs a function name: --name NAME"))?
-                    .clone();
-            }
-            "--wide" => opts.width = IndexWidth::Bits64,
-            "--no-crd" => opts.coordinate_function = false,
-            _ => match arg.strip_prefix("--name=") {
-                Some(n) => name = n.to_string(),
-                None => words.push(arg.clone()),
-            },
-        }
-    }
-    let text = expression("codegen", &words)?;
+    let flags = Flags::parse("codegen", args, &["name"], &["wide", "no-crd"])?;
+    let name = flags.value("name").unwrap_or("layout_offset");
+    let opts = EmitOptions {
+        width: if flags.switch("wide") {
+            IndexWidth::Bits64
+        } else {
+            IndexWidth::Auto
+        },
+        coordinate_function: !flags.switch("no-crd"),
+        ..EmitOptions::default()
+    };
+    let text = expression("codegen", flags.positional())?;
     let layout = parse_source(&text)?;
-    print(out, &index_function(&name, &layout, &opts)?)
+    print(out, &index_function(name, &layout, &opts)?)
 }

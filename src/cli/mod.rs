@@ -4,9 +4,13 @@
 //! line and a row.
 
 mod codegen;
+mod conflicts;
 mod eval;
+mod flags;
 mod show;
 mod svg;
+mod swizzle;
+mod synth;
 mod tour;
 
 use std::ffi::OsString;
@@ -36,7 +40,10 @@ pub struct Command {
 const COMMANDS: &[Command] = &[
     eval::COMMAND,
     show::COMMAND,
+    conflicts::COMMAND,
     codegen::COMMAND,
+    swizzle::COMMAND,
+    synth::COMMAND,
     tour::COMMAND,
 ];
 
