@@ -1,32 +1,8 @@
 //! The `conflicts`, `swizzle` and `show --svg` subcommands (DESIGN.md command-line contract).
 
-use std::process::{Command, Output};
+mod cli_support;
 
-fn tessel(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tessel"))
-        .args(args)
-        .output()
-        .expect("the tessel binary runs")
-}
-
-fn success(args: &[&str]) -> String {
-    let out = tessel(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
-    assert!(stderr.is_empty(), "{args:?}: {stderr}");
-    String::from_utf8(out.stdout).expect("UTF-8")
-}
-
-fn failure(args: &[&str]) -> String {
-    let out = tessel(args);
-    let stderr = String::from_utf8(out.stderr).expect("UTF-8");
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert!(out.stdout.is_empty(), "{args:?}");
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "{args:?}: {stderr:?}");
-    assert!(lines[0].starts_with("error: "), "{stderr:?}");
-    lines[0].to_string()
-}
+use cli_support::{failure, success};
 
 fn conflicts(smem: &str, elem: &str, op: &str, tv: &str) -> String {
     success(&[

@@ -1,40 +1,9 @@
 //! The `tessel` command-line contract (DESIGN.md): results on stdout, exit status 0; bad input
 //! exits with status 2 and prints exactly one line starting with `error:` on stderr; no panics.
 
-use std::process::{Command, Output};
+mod cli_support;
 
-fn tessel(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tessel"))
-        .args(args)
-        .output()
-        .expect("the tessel binary runs")
-}
-
-/// Runs a command that must succeed; returns stdout.
-fn success(args: &[&str]) -> String {
-    let out = tessel(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
-    assert!(stderr.is_empty(), "{args:?} wrote to stderr: {stderr}");
-    String::from_utf8(out.stdout).expect("UTF-8 output")
-}
-
-/// Runs a command that must fail as bad input; returns the single error line.
-fn failure(args: &[&str]) -> String {
-    let out = tessel(args);
-    let stderr = String::from_utf8(out.stderr).expect("UTF-8 errors");
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert!(
-        out.stdout.is_empty(),
-        "{args:?} printed {:?}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    assert!(!stderr.contains("panicked"), "{args:?} panicked: {stderr}");
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "{args:?}: not exactly one line: {stderr:?}");
-    assert!(lines[0].starts_with("error: "), "{args:?}: {stderr:?}");
-    lines[0].to_string()
-}
+use cli_support::{command, failure, success};
 
 #[test]
 fn eval_prints_one_line_in_cute_notation() {
@@ -189,7 +158,7 @@ fn usage_errors() {
 fn non_utf8_arguments_are_an_error() {
     use std::ffi::OsStr;
     use std::os::unix::ffi::OsStrExt;
-    let out = Command::new(env!("CARGO_BIN_EXE_tessel"))
+    let out = command()
         .arg("eval")
         .arg(OsStr::from_bytes(b"(4,\xff)"))
         .output()
@@ -246,7 +215,7 @@ fn tour_has_no_unexpected_results() {
 fn closed_stdout_is_not_a_panic() {
     use std::io::Read;
     use std::process::Stdio;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tessel"))
+    let mut child = command()
         .arg("tour")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

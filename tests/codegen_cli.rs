@@ -1,30 +1,16 @@
 //! `tessel codegen`: the DESIGN.md contract (stdout, exit status 2 with one `error:` line) and
 //! the same text as the library emitter, which compiles as C99 and matches the algebra.
 
+mod cli_support;
 mod codegen_support;
 
-use std::process::Command;
-
+use cli_support::{failure, success};
 use codegen_support::{Lang, compile_and_run};
 use tessel::codegen::{EmitOptions, index_function, parse_source};
 
-fn tessel(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tessel"))
-        .args(args)
-        .output()
-        .expect("run tessel");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 #[test]
 fn codegen_prints_the_shared_emitter_output() {
-    let (code, stdout, stderr) =
-        tessel(&["codegen", "Sw<3,3,3> o (8,64):(64,1)", "--name", "smem"]);
-    assert_eq!((code, stderr.as_str()), (0, ""));
+    let stdout = success(&["codegen", "Sw<3,3,3> o (8,64):(64,1)", "--name", "smem"]);
     let layout = parse_source("Sw<3,3,3> o (8,64):(64,1)").unwrap();
     assert_eq!(
         stdout,
@@ -34,12 +20,11 @@ fn codegen_prints_the_shared_emitter_output() {
 
 #[test]
 fn codegen_output_compiles_as_c99_and_matches_the_algebra() {
-    let (code, src, _) = tessel(&[
+    let src = success(&[
         "codegen",
         "logical_divide((8,64):(64,1), [2:1, 8:1])",
         "--name=tile",
     ]);
-    assert_eq!(code, 0);
     let harness = format!(
         "#include <stdio.h>\n{src}\nint main(void) {{\n  for (long long i = 0; i < 512; ++i) \
          printf(\"%lld\\n\", tile(i));\n  return 0;\n}}\n"
@@ -54,7 +39,7 @@ fn codegen_output_compiles_as_c99_and_matches_the_algebra() {
 
 #[test]
 fn codegen_options_change_width_and_functions() {
-    let (_, wide, _) = tessel(&[
+    let wide = success(&[
         "codegen",
         "(128,64):(ld,1)",
         "--name",
@@ -64,10 +49,10 @@ fn codegen_options_change_width_and_functions() {
     ]);
     assert!(wide.contains("TESSEL_FN long long g(long long i, long long ld) {"));
     assert!(!wide.contains("g_crd"));
-    let (_, narrow, _) = tessel(&["codegen", "(4,8):(8,1)"]);
+    let narrow = success(&["codegen", "(4,8):(8,1)"]);
     assert!(narrow.contains("TESSEL_FN long long layout_offset(long long i) {"));
     assert!(narrow.contains("unsigned int"));
-    let (_, forced, _) = tessel(&["codegen", "(4,8):(8,1)", "--wide"]);
+    let forced = success(&["codegen", "(4,8):(8,1)", "--wide"]);
     assert!(forced.contains("unsigned long long") && !forced.contains("unsigned int"));
 }
 
@@ -82,12 +67,8 @@ fn codegen_errors_exit_2_with_one_error_line() {
         &["codegen", "(8,64):(u,1)"],
         &["codegen", "is_injective(8:1)"],
     ] {
-        let (code, stdout, stderr) = tessel(args);
-        assert_eq!(code, 2, "{args:?}");
-        assert!(stdout.is_empty(), "{args:?}");
-        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
-        assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
+        failure(args);
     }
-    let (_, _, stderr) = tessel(&["codegen", "composition((4,6,8):(2,3,5), 6:3)"]);
-    assert!(stderr.contains("inadmissible"), "{stderr}");
+    let error = failure(&["codegen", "composition((4,6,8):(2,3,5), 6:3)"]);
+    assert!(error.contains("inadmissible"), "{error}");
 }
