@@ -5,14 +5,8 @@
 
 mod common;
 
-use common::{brute_injective, ext_eval, image};
-use tessel_layout::{
-    ErrorKind, Layout, coalesce, complement, composition, left_inverse, right_inverse,
-};
-
-fn l(s: &str) -> Layout {
-    s.parse().unwrap_or_else(|e| panic!("bad layout {s}: {e}"))
-}
+use common::{brute_injective, ext_eval, image, l};
+use tessel_layout::{ErrorKind, coalesce, complement, composition, left_inverse, right_inverse};
 
 /// pycute `test_composition.py`, written in CuTe notation (`Layout((4,3))` is `(4,3):(1,4)`).
 const COMPOSITIONS: &[(&str, &str)] = &[

@@ -1,19 +1,13 @@
 //! Every rejected input is an error of the right kind whose message names the violated
 //! condition and the operands.
 
+mod common;
+
+use common::{l, t};
 use tessel_layout::{
-    ErrorKind, IntTuple, Layout, Result, Tiler, coalesce_profile, complement, composition,
-    downcast, is_injective, left_inverse, logical_divide, logical_product, make_ordered_layout,
-    tile_to_shape, upcast,
+    ErrorKind, Result, Tiler, coalesce_profile, complement, composition, downcast, is_injective,
+    left_inverse, logical_divide, logical_product, make_ordered_layout, tile_to_shape, upcast,
 };
-
-fn l(s: &str) -> Layout {
-    s.parse().unwrap_or_else(|e| panic!("bad layout {s}: {e}"))
-}
-
-fn t(s: &str) -> IntTuple {
-    s.parse().unwrap_or_else(|e| panic!("bad tuple {s}: {e}"))
-}
 
 /// Asserts an error of `kind` whose message contains every one of `needles`.
 fn assert_err<T: std::fmt::Debug>(r: Result<T>, kind: ErrorKind, needles: &[&str]) {

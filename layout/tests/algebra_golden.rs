@@ -5,19 +5,14 @@
 //! - [HPP]: comments in CUTLASS `include/cute/layout.hpp`.
 //! - [PYT]: CUTLASS `test/python/pycute/test_*.py` (inputs CuTe accepts; checked by property).
 
+mod common;
+
+use common::{l, t};
 use tessel_layout::{
-    ErrorKind, IntTuple, Layout, Tiler, blocked_product, coalesce, coalesce_profile, complement,
+    ErrorKind, Layout, Tiler, blocked_product, coalesce, coalesce_profile, complement,
     compose_tiler, composition, logical_divide, logical_product, make_ordered_layout,
     raked_product, right_inverse, zipped_divide,
 };
-
-fn l(s: &str) -> Layout {
-    s.parse().unwrap_or_else(|e| panic!("bad layout {s}: {e}"))
-}
-
-fn t(s: &str) -> IntTuple {
-    s.parse().unwrap_or_else(|e| panic!("bad tuple {s}: {e}"))
-}
 
 fn by_mode(parts: &[&str]) -> Tiler {
     Tiler::ByMode(parts.iter().map(|p| Some(Tiler::Layout(l(p)))).collect())

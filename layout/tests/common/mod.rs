@@ -6,6 +6,16 @@ use std::collections::HashSet;
 use proptest::prelude::*;
 use tessel_layout::{ErrorKind, IntTuple, Layout, make_ordered_layout};
 
+/// A layout literal of a test (panics on a typo).
+pub fn l(s: &str) -> Layout {
+    s.parse().unwrap_or_else(|e| panic!("bad layout {s}: {e}"))
+}
+
+/// A tuple literal of a test (panics on a typo).
+pub fn t(s: &str) -> IntTuple {
+    s.parse().unwrap_or_else(|e| panic!("bad tuple {s}: {e}"))
+}
+
 /// Builds a layout from flat leaves with one of a few nestings.
 pub fn nested(leaves: &[(i64, i64)], nest: u8) -> Layout {
     let ints = |v: &[(i64, i64)], f: fn(&(i64, i64)) -> i64| -> Vec<IntTuple> {
