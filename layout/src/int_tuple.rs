@@ -298,16 +298,25 @@ impl fmt::Display for IntTuple {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             IntTuple::Int(v) => write!(f, "{v}"),
-            IntTuple::Tuple(items) => {
-                f.write_str("(")?;
-                for (i, t) in items.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{t}")?;
-                }
-                f.write_str(")")
-            }
+            IntTuple::Tuple(items) => write_seq(f, ("(", ")"), items, |f, t| write!(f, "{t}")),
         }
     }
+}
+
+/// Writes `items` comma-separated without spaces between `delims.0` and `delims.1`, each with
+/// `item`: the one list notation of tuples `(4,(2,3))` and by-mode tilers `[3:4,_]`.
+pub(crate) fn write_seq<T>(
+    f: &mut fmt::Formatter<'_>,
+    delims: (&str, &str),
+    items: &[T],
+    mut item: impl FnMut(&mut fmt::Formatter<'_>, &T) -> fmt::Result,
+) -> fmt::Result {
+    f.write_str(delims.0)?;
+    for (i, t) in items.iter().enumerate() {
+        if i > 0 {
+            f.write_str(",")?;
+        }
+        item(f, t)?;
+    }
+    f.write_str(delims.1)
 }

@@ -1,6 +1,7 @@
 //! Tilers: what divides and by-mode compositions take (a layout, or one tiler per mode).
 
 use crate::Layout;
+use crate::int_tuple::write_seq;
 
 /// A tiler: a layout applied to the whole domain, or a by-mode tuple `[T0, T1, ...]` where
 /// `None` (written `_`) leaves that mode alone.
@@ -48,19 +49,10 @@ impl std::fmt::Display for Tiler {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Tiler::Layout(l) => write!(f, "{l}"),
-            Tiler::ByMode(parts) => {
-                f.write_str("[")?;
-                for (i, p) in parts.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(",")?;
-                    }
-                    match p {
-                        Some(t) => write!(f, "{t}")?,
-                        None => f.write_str("_")?,
-                    }
-                }
-                f.write_str("]")
-            }
+            Tiler::ByMode(parts) => write_seq(f, ("[", "]"), parts, |f, p| match p {
+                Some(t) => write!(f, "{t}"),
+                None => f.write_str("_"),
+            }),
         }
     }
 }

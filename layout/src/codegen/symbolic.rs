@@ -7,7 +7,7 @@ use std::str::FromStr;
 
 use crate::composed::ComposedLayout;
 use crate::error::{Error, ErrorKind, Result};
-use crate::int_tuple::{IntTuple, Shape};
+use crate::int_tuple::{IntTuple, Shape, write_seq};
 use crate::layout::Layout;
 use crate::parse::Cursor;
 use crate::swizzle::Swizzle;
@@ -140,16 +140,7 @@ impl fmt::Display for SymTuple {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SymTuple::Leaf(v) => write!(f, "{v}"),
-            SymTuple::Tuple(items) => {
-                f.write_str("(")?;
-                for (i, t) in items.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{t}")?;
-                }
-                f.write_str(")")
-            }
+            SymTuple::Tuple(items) => write_seq(f, ("(", ")"), items, |f, t| write!(f, "{t}")),
         }
     }
 }

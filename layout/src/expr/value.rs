@@ -191,26 +191,6 @@ fn tuple_tiler(t: &IntTuple) -> Result<Tiler> {
     }
 }
 
-/// Writes a tiler as `[3:4,_,[2:1,_]]`.
-fn write_tiler(f: &mut fmt::Formatter<'_>, t: &Tiler) -> fmt::Result {
-    match t {
-        Tiler::Layout(l) => write!(f, "{l}"),
-        Tiler::ByMode(modes) => {
-            f.write_str("[")?;
-            for (i, m) in modes.iter().enumerate() {
-                if i > 0 {
-                    f.write_str(",")?;
-                }
-                match m {
-                    Some(t) => write_tiler(f, t)?,
-                    None => f.write_str("_")?,
-                }
-            }
-            f.write_str("]")
-        }
-    }
-}
-
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -219,7 +199,7 @@ impl fmt::Display for Value {
             Value::Layout(l) => write!(f, "{l}"),
             Value::Composed(c) => write!(f, "{c}"),
             Value::Swizzle(s) => write!(f, "{s}"),
-            Value::Tiler(t) => write_tiler(f, t),
+            Value::Tiler(t) => write!(f, "{t}"),
             Value::Bool(b) => write!(f, "{b}"),
         }
     }
