@@ -1,7 +1,7 @@
 //! Divides: split a layout into the elements a tiler selects and the layout of the tiles.
 
 use super::Tiler;
-use super::tiler::{by_mode, unzip};
+use super::tiler::{Grouping, by_mode, regroup};
 use super::{complement, composition};
 use crate::{Layout, Result};
 
@@ -52,8 +52,7 @@ fn divide_by_layout(a: &Layout, b: &Layout) -> Result<Layout> {
 /// assert_eq!(z.mode(1).unwrap().size(), 12);
 /// ```
 pub fn zipped_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
-    let (tile, rest) = unzip(a, tiler, "zipped_divide", &logical_divide)?;
-    Layout::from_modes([tile, rest])
+    regroup(a, tiler, "zipped_divide", &logical_divide, Grouping::Zipped)
 }
 
 /// CuTe's `tiled_divide`: like [`zipped_divide`] with the rest mode unpacked:
@@ -69,8 +68,7 @@ pub fn zipped_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
 /// assert_eq!(tiled_divide(&a, &t).unwrap().to_string(), "((2,4),4,2):((1,8),2,32)");
 /// ```
 pub fn tiled_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
-    let (tile, rest) = unzip(a, tiler, "tiled_divide", &logical_divide)?;
-    Layout::from_modes(std::iter::once(tile).chain(rest.modes()))
+    regroup(a, tiler, "tiled_divide", &logical_divide, Grouping::Tiled)
 }
 
 /// CuTe's `flat_divide`: like [`zipped_divide`] with both modes unpacked:
@@ -86,6 +84,5 @@ pub fn tiled_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
 /// assert_eq!(flat_divide(&a, &t).unwrap().to_string(), "(2,4,4,2):(1,8,2,32)");
 /// ```
 pub fn flat_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
-    let (tile, rest) = unzip(a, tiler, "flat_divide", &logical_divide)?;
-    Layout::from_modes(tile.modes().into_iter().chain(rest.modes()))
+    regroup(a, tiler, "flat_divide", &logical_divide, Grouping::Flat)
 }

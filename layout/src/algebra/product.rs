@@ -2,7 +2,7 @@
 
 use super::Tiler;
 use super::flat::pad_to_rank;
-use super::tiler::{by_mode, unzip};
+use super::tiler::{Grouping, by_mode, regroup};
 use super::{complement, composition};
 use crate::{Layout, Result, checked_mul};
 
@@ -44,8 +44,7 @@ fn product_by_layout(a: &Layout, b: &Layout) -> Result<Layout> {
 /// assert_eq!(zipped_product(&a, &t).unwrap().to_string(), "((2,2),(3,2)):((1,2),(2,1))");
 /// ```
 pub fn zipped_product(a: &Layout, b: &Tiler) -> Result<Layout> {
-    let (tile, rest) = unzip(a, b, "zipped_product", &logical_product)?;
-    Layout::from_modes([tile, rest])
+    regroup(a, b, "zipped_product", &logical_product, Grouping::Zipped)
 }
 
 /// CuTe's `tiled_product`: [`zipped_product`] with the second mode unpacked:
@@ -61,8 +60,7 @@ pub fn zipped_product(a: &Layout, b: &Tiler) -> Result<Layout> {
 /// assert_eq!(tiled_product(&a, &t).unwrap().to_string(), "((2,2),3,2):((1,2),2,1)");
 /// ```
 pub fn tiled_product(a: &Layout, b: &Tiler) -> Result<Layout> {
-    let (tile, rest) = unzip(a, b, "tiled_product", &logical_product)?;
-    Layout::from_modes(std::iter::once(tile).chain(rest.modes()))
+    regroup(a, b, "tiled_product", &logical_product, Grouping::Tiled)
 }
 
 /// CuTe's `flat_product`: [`zipped_product`] with both modes unpacked:
@@ -78,8 +76,7 @@ pub fn tiled_product(a: &Layout, b: &Tiler) -> Result<Layout> {
 /// assert_eq!(flat_product(&a, &t).unwrap().to_string(), "(2,2,3,2):(1,2,2,1)");
 /// ```
 pub fn flat_product(a: &Layout, b: &Tiler) -> Result<Layout> {
-    let (tile, rest) = unzip(a, b, "flat_product", &logical_product)?;
-    Layout::from_modes(tile.modes().into_iter().chain(rest.modes()))
+    regroup(a, b, "flat_product", &logical_product, Grouping::Flat)
 }
 
 /// The rank-matched product of CuTe's `blocked_product` / `raked_product`: both operands padded

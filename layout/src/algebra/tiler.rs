@@ -57,6 +57,33 @@ impl std::fmt::Display for Tiler {
     }
 }
 
+/// How the zipped, tiled and flat divides and products arrange the two halves of [`unzip`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Grouping {
+    /// `((TileM,TileN), (RestM,RestN,L,...))`.
+    Zipped,
+    /// `((TileM,TileN), RestM, RestN, L, ...)`.
+    Tiled,
+    /// `(TileM, TileN, RestM, RestN, L, ...)`.
+    Flat,
+}
+
+/// [`unzip`] `a` by `tiler` with `split`, then arrange the tile and rest as `grouping` says.
+pub(crate) fn regroup(
+    a: &Layout,
+    tiler: &Tiler,
+    name: &str,
+    split: &dyn Fn(&Layout, &Tiler) -> crate::Result<Layout>,
+    grouping: Grouping,
+) -> crate::Result<Layout> {
+    let (tile, rest) = unzip(a, tiler, name, split)?;
+    match grouping {
+        Grouping::Zipped => Layout::from_modes([tile, rest]),
+        Grouping::Tiled => Layout::from_modes(std::iter::once(tile).chain(rest.modes())),
+        Grouping::Flat => Layout::from_modes(tile.modes().into_iter().chain(rest.modes())),
+    }
+}
+
 /// CuTe's tile-unzip (pycute's `hier_unzip`): applies the rank-2 operation `split` (a logical
 /// divide or product) following the tiler, and gathers the mode-0 parts into the tile and the
 /// mode-1 parts, followed by the modes the tiler does not reach, into the rest. A `None` entry
