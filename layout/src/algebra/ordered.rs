@@ -84,13 +84,29 @@ fn ordered_strides(
 /// counts. Mode `i` of the result is `(block_i, repeats_i)` with `size = size(shape_i)`.
 ///
 /// Errors: the block's rank exceeds the target's, or a block mode's size does not divide the
-/// target mode's size.
+/// target mode's size (current CuTe rounds the repetition count up with `ceil_div` when the
+/// shapes are dynamic; tessel rejects a block that does not tile the target exactly).
+///
+/// The result is the blocked product itself, as in the CuTe documentation's example
+/// `tile_to_shape((3,4):(1,3), (9,12)) = ((3,3),(4,3)):((1,12),(3,36))`. Current CuTe
+/// (`include/cute/layout.hpp`) additionally coalesces each mode (`coalesce(.., product_shape)`);
+/// that is the same function with the same mode sizes, and
+/// [`coalesce_profile`](crate::coalesce_profile) with the target shape as the profile gives it.
 ///
 /// ```
-/// use tessel_layout::{tile_to_shape, IntTuple, Layout};
+/// use tessel_layout::{coalesce_profile, tile_to_shape, IntTuple, Layout};
+/// // CuTe docs (cute::tile_to_shape example).
+/// let block: Layout = "(3,4):(1,3)".parse().unwrap();
+/// let l = tile_to_shape(&block, &IntTuple::from_ints([9, 12])).unwrap();
+/// assert_eq!(l.to_string(), "((3,3),(4,3)):((1,12),(3,36))");
+///
+/// // A row-major 8x8 atom tiled to 32x16: mode 0 is 8 rows of stride 8, then 4 atoms
+/// // at stride 8*8 = 64, which current CuTe coalesces into 32:8.
 /// let block: Layout = "(8,8):(8,1)".parse().unwrap();
-/// let l = tile_to_shape(&block, &IntTuple::from_ints([32, 16])).unwrap();
+/// let shape = IntTuple::from_ints([32, 16]);
+/// let l = tile_to_shape(&block, &shape).unwrap();
 /// assert_eq!(l.to_string(), "((8,4),(8,2)):((8,64),(1,256))");
+/// assert_eq!(coalesce_profile(&l, &shape).unwrap().to_string(), "(32,(8,2)):(8,(1,256))");
 /// ```
 pub fn tile_to_shape(block: &Layout, shape: &IntTuple) -> Result<Layout> {
     let context = |e: Error| e.context(format!("tile_to_shape of {block} to {shape}"));
