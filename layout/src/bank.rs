@@ -15,6 +15,14 @@
 //! matrix `l / 8`), mode 1 the values of one vector (a lane's vector for lds/sts, a row's 16
 //! bytes for ldsm/stsm), and any further modes enumerate separate instructions (warps, repeats),
 //! whose wavefronts add up.
+//!
+//! ```
+//! use tessel_layout::{bank::analyze, Layout};
+//! // DESIGN.md: a warp reading a column of a 32x32 fp32 row-major tile hits one bank 32 times.
+//! let tile: Layout = "(32,32):(32,1)".parse().unwrap();
+//! let report = analyze(&tile, 4, "lds.32".parse().unwrap(), &"32:1".parse().unwrap()).unwrap();
+//! assert_eq!((report.wavefronts, report.ideal, report.excess), (32, 1, 31));
+//! ```
 
 use std::fmt;
 use std::str::FromStr;
@@ -25,17 +33,64 @@ use crate::f2::exact_log2;
 use crate::layout::Layout;
 
 /// Number of shared-memory banks.
+///
+/// ```
+/// use tessel_layout::bank::{BANKS, BANK_BYTES, WAVEFRONT_BYTES};
+/// // One wavefront serves one word from every bank.
+/// assert_eq!(BANKS * BANK_BYTES, WAVEFRONT_BYTES);
+/// ```
 pub const BANKS: i64 = 32;
 /// Width of a bank in bytes.
+///
+/// ```
+/// use tessel_layout::bank::{BANKS, BANK_BYTES};
+/// // fp32 element 33 lies in bank 1: byte 132 / 4 = word 33, 33 mod 32 = 1.
+/// assert_eq!((33 * 4 / BANK_BYTES) % BANKS, 1);
+/// assert_eq!(tessel_layout::svg::bank_of(33, 4), 1);
+/// ```
 pub const BANK_BYTES: i64 = 4;
 /// Bytes one wavefront serves for lds/sts.
+///
+/// ```
+/// use tessel_layout::{bank::{analyze, WAVEFRONT_BYTES, WARP}, Layout};
+/// // A warp's lds.128 moves 32 * 16 bytes: at least 512 / 128 = 4 wavefronts.
+/// let ideal = (WARP as i64 * 16) / WAVEFRONT_BYTES;
+/// let r = analyze(&"1024:1".parse::<Layout>().unwrap(), 4, "lds.128".parse().unwrap(),
+///     &"(32,4):(4,1)".parse().unwrap()).unwrap();
+/// assert_eq!((r.ideal, r.wavefronts), (ideal, 4));
+/// ```
 pub const WAVEFRONT_BYTES: i64 = 128;
 /// Lanes in a warp.
+///
+/// ```
+/// use tessel_layout::{bank::{analyze, WARP}, Layout};
+/// // An lds access needs a lane mode of exactly WARP lanes.
+/// let tile: Layout = "1024:1".parse().unwrap();
+/// assert!(analyze(&tile, 4, "lds.32".parse().unwrap(), &format!("{WARP}:1").parse().unwrap()).is_ok());
+/// assert!(analyze(&tile, 4, "lds.32".parse().unwrap(), &"16:1".parse().unwrap()).is_err());
+/// ```
 pub const WARP: usize = 32;
 /// The most instructions (modes beyond lane and value) one analysis enumerates.
+///
+/// ```
+/// use tessel_layout::{bank::{analyze, MAX_INSTRUCTIONS}, Layout};
+/// let tile: Layout = "1024:1".parse().unwrap();
+/// let op = "lds.32".parse().unwrap();
+/// let too_many: Layout = format!("(32,1,{}):(1,0,0)", MAX_INSTRUCTIONS + 1).parse().unwrap();
+/// let err = analyze(&tile, 4, op, &too_many).unwrap_err();
+/// assert!(err.to_string().contains(&format!("at most {MAX_INSTRUCTIONS} are analysed")), "{err}");
+/// assert_eq!(analyze(&tile, 4, op, &"(32,1,4):(1,0,32)".parse().unwrap()).unwrap().wavefronts, 4);
+/// ```
 pub const MAX_INSTRUCTIONS: i64 = 1 << 20;
 
 /// The kind of shared-memory instruction.
+///
+/// ```
+/// use tessel_layout::bank::{OpKind, SmemOp};
+/// let op: SmemOp = "ldsm.x2".parse().unwrap();
+/// assert_eq!(op.kind(), OpKind::Ldsm);
+/// assert!(op.is_matrix() && !"sts.64".parse::<SmemOp>().unwrap().is_matrix());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum OpKind {
     /// `LDS`: a vector load per lane.

@@ -3,6 +3,13 @@
 //! Every fallible operation returns [`Result<T>`]. An [`Error`] carries a machine-readable
 //! [`ErrorKind`] and a human-readable message that names the violated condition and the operands,
 //! e.g. `composition (4,6,8):(2,3,5) o 6:3 is inadmissible: ...`.
+//!
+//! ```
+//! use tessel_layout::{checked_mul, ErrorKind};
+//! let err = checked_mul(1 << 62, 4, "the size").unwrap_err();
+//! assert_eq!(err.kind(), ErrorKind::Overflow);
+//! assert!(err.message().contains("the size"), "{err}");
+//! ```
 
 use std::fmt;
 
@@ -144,6 +151,15 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 /// The result type of every fallible tessel operation.
+///
+/// ```
+/// use tessel_layout::{Layout, Result};
+/// fn tile_size(text: &str) -> Result<i64> {
+///     Ok(text.parse::<Layout>()?.size())
+/// }
+/// assert_eq!(tile_size("(4,8):(8,1)").unwrap(), 32);
+/// assert!(tile_size("(4,8):(8,1,2)").is_err());
+/// ```
 pub type Result<T> = std::result::Result<T, Error>;
 
 /// `a * b`, or an [`ErrorKind::Overflow`] error that names `what` was being computed.

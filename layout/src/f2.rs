@@ -4,6 +4,14 @@
 //! ranges moves index bits to offset bits without carries, and a swizzle XORs bits into other
 //! bits: both are linear maps over GF(2). [`AffineMap`] holds such a map as the images of the
 //! basis vectors `1 << k` plus a constant, which is enough to decide injectivity by rank.
+//!
+//! ```
+//! use tessel_layout::f2::AffineMap;
+//! // Sw<1,0,1> on two bits: bit 1 is XORed into bit 0, so e1 maps to 0b11.
+//! let m = AffineMap::new(vec![0b01, 0b11], 0);
+//! assert_eq!((0..4).map(|x| m.apply(x)).collect::<Vec<_>>(), vec![0, 1, 3, 2]);
+//! assert!(m.is_injective());
+//! ```
 
 use crate::error::{Error, Result};
 

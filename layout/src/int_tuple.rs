@@ -3,6 +3,13 @@
 //! An [`IntTuple`] is an integer or a tuple of `IntTuple`s, e.g. `(4,(2,3))`. Shapes, strides and
 //! coordinates are all `IntTuple`s ([`Shape`], [`Stride`], [`Coord`]); what distinguishes them is
 //! how a [`Layout`](crate::Layout) uses them.
+//!
+//! ```
+//! use tessel_layout::IntTuple;
+//! let t: IntTuple = "(4,(2,3))".parse().unwrap();
+//! assert_eq!((t.rank(), t.depth(), t.product().unwrap()), (2, 2, 24));
+//! assert_eq!(t.flatten().to_string(), "(4,2,3)");
+//! ```
 
 use std::fmt;
 
@@ -29,13 +36,36 @@ pub enum IntTuple {
 }
 
 /// A shape: the extent of every mode. Leaves are positive.
+///
+/// ```
+/// let s: tessel_layout::Shape = "(4,(2,3))".parse().unwrap();
+/// assert_eq!(s.product().unwrap(), 24);
+/// ```
 pub type Shape = IntTuple;
 /// A stride: the step in the codomain for every mode, congruent to its shape.
+///
+/// ```
+/// let d: tessel_layout::Stride = "(1,(8,16))".parse().unwrap();
+/// assert_eq!(d.leaves().as_slice(), &[1, 8, 16]);
+/// ```
 pub type Stride = IntTuple;
 /// A coordinate: an integer (1-D) or a tuple (flat or hierarchical) into a shape.
+///
+/// ```
+/// use tessel_layout::{Coord, Layout};
+/// let l: Layout = "(4,(2,3)):(1,(8,16))".parse().unwrap();
+/// let c: Coord = "(1,(1,2))".parse().unwrap();
+/// assert_eq!(l.crd2idx(&c).unwrap(), 1 + 8 + 32);
+/// ```
 pub type Coord = IntTuple;
 
 /// A short list of leaves: flat shapes and strides rarely exceed eight modes.
+///
+/// ```
+/// let t: tessel_layout::IntTuple = "(4,(2,3))".parse().unwrap();
+/// let leaves: tessel_layout::Leaves = t.leaves();
+/// assert_eq!(leaves.iter().product::<i64>(), 24);
+/// ```
 pub type Leaves = SmallVec<[i64; 8]>;
 
 impl From<i64> for IntTuple {

@@ -4,6 +4,16 @@
 //! Coordinates are colexicographic: a 1-D index `i` is split across the modes with the first
 //! (leftmost) mode varying fastest. A layout therefore accepts a 1-D index, a flat coordinate, or
 //! a hierarchical coordinate congruent (or weakly congruent) to its shape.
+//!
+//! ```
+//! use tessel_layout::{IntTuple, Layout};
+//! // Column-major by default: (4,8) is (4,8):(1,4).
+//! let l = Layout::col_major(&IntTuple::from_ints([4, 8])).unwrap();
+//! assert_eq!(l.to_string(), "(4,8):(1,4)");
+//! // Index 5 is the coordinate (1,1): 1*1 + 1*4.
+//! assert_eq!(l.offset(5).unwrap(), 5);
+//! assert_eq!(l.idx2crd(5).unwrap().to_string(), "(1,1)");
+//! ```
 
 use std::fmt;
 

@@ -3,6 +3,16 @@
 //! Errors carry the byte position and what was expected there, e.g.
 //! `at 5: expected ',' or ')' but found ']'`. A bare shape where a layout is expected is the
 //! compact column-major layout of that shape.
+//!
+//! ```
+//! use tessel_layout::Layout;
+//! let l: Layout = "(4,(2,3)):(1,(8,16))".parse().unwrap();
+//! assert_eq!(l.to_string(), "(4,(2,3)):(1,(8,16))");
+//! // A bare shape is the compact column-major layout.
+//! assert_eq!("(4,8)".parse::<Layout>().unwrap().to_string(), "(4,8):(1,4)");
+//! let err = "(4,8]".parse::<Layout>().unwrap_err();
+//! assert!(err.to_string().starts_with("at 4: expected ',' or ')'"), "{err}");
+//! ```
 
 use std::str::FromStr;
 

@@ -3,6 +3,12 @@
 //! Rows are the (1-D) coordinates of mode 0, columns those of mode 1; a rank-1 layout is one
 //! column. Hierarchical modes are indexed by their 1-D index, so the cell at row `r`, column `c`
 //! holds the offset of the domain index `r + c * rows`.
+//!
+//! ```
+//! // Row r, column c holds the offset of index r + c * rows: (2,3):(3,1) has rows 0 1 2 / 3 4 5.
+//! let text = tessel_layout::render::print_layout(&"(2,3):(3,1)".parse().unwrap()).unwrap();
+//! assert!(text.contains("| 0 | 1 | 2 |") && text.contains("| 3 | 4 | 5 |"), "{text}");
+//! ```
 
 use std::fmt::Write;
 

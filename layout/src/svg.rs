@@ -1,6 +1,13 @@
 //! Pictures of layouts as SVG text (no dependency): the 2-D grid of offsets (CuTe's
 //! `print_layout`) coloured by shared-memory bank, and TV layouts labelled `T{t}V{v}` per cell
 //! (CuTe's `print_latex`).
+//!
+//! ```
+//! use tessel_layout::{svg::layout_svg, Layout};
+//! let l: Layout = "(4,8):(8,1)".parse().unwrap();
+//! let picture = layout_svg(&l, Some(4)).unwrap();
+//! assert!(picture.starts_with("<svg") && picture.trim_end().ends_with("</svg>"));
+//! ```
 
 use std::fmt::Write;
 
@@ -10,6 +17,14 @@ use crate::error::{Error, Result};
 use crate::layout::Layout;
 
 /// Pictures with more cells than this are refused (a browser would not show them usefully).
+///
+/// ```
+/// use tessel_layout::{svg::{layout_svg, MAX_CELLS}, Layout};
+/// assert_eq!(MAX_CELLS, 256 * 256);
+/// let too_big: Layout = "(257,256):(1,257)".parse().unwrap();
+/// let err = layout_svg(&too_big, None).unwrap_err();
+/// assert!(err.to_string().contains(&format!("at most {MAX_CELLS} cells")), "{err}");
+/// ```
 pub const MAX_CELLS: i64 = 1 << 16;
 
 const CELL_H: i64 = 26;

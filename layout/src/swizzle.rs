@@ -4,6 +4,14 @@
 //! bits starting at bit `M + max(0,S)` are XORed into the `B` bits starting at bit
 //! `M - min(0,S)`. A negative `S` shifts left. `|S| >= B` keeps the two bit fields disjoint,
 //! which makes every swizzle an involution and hence a bijection.
+//!
+//! ```
+//! use tessel_layout::Swizzle;
+//! // Sw<3,3,3>: bits 6..9 are XORed into bits 3..6; offset 64 (row 1 of a 64-wide tile) -> 72.
+//! let sw = Swizzle::new(3, 3, 3).unwrap();
+//! assert_eq!(sw.apply(64), 72);
+//! assert_eq!(sw.apply(sw.apply(455)), 455);
+//! ```
 
 use std::fmt;
 use std::str::FromStr;

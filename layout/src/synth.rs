@@ -9,8 +9,17 @@
 //! swizzles, each of which keeps every vector whole on its own (all ordered pairs when there are
 //! at most [`EXHAUSTIVE_PAIRS`] singles, else the best [`BEAM`] singles combined with all
 //! others). Candidates are ranked by total wavefronts, then fewer layers, then fewer swizzle
-//! bits. The winner is re-checked by [`verify`](crate::verify) (still injective/bijective) and by
+//! bits. The winner is re-checked by [`verify`] (still injective/bijective) and by
 //! the bank analyzer [`analyze`].
+//!
+//! ```
+//! use tessel_layout::{Layout, synth::{Access, Options, synthesize}};
+//! // The column read of a 32x32 fp32 row-major tile: 31 excess wavefronts, none after the search.
+//! let tile: Layout = "(32,32):(32,1)".parse().unwrap();
+//! let read = Access::new("lds.32".parse().unwrap(), "32:1".parse().unwrap());
+//! let s = synthesize(&tile, 4, &[read], Options::default()).unwrap();
+//! assert_eq!((s.baseline_total().excess, s.total().excess), (31, 0));
+//! ```
 
 use std::fmt;
 
@@ -23,8 +32,23 @@ use crate::swizzle::Swizzle;
 use crate::verify;
 
 /// Up to this many single swizzles, every ordered pair is tried as a two-layer chain.
+///
+/// ```
+/// use tessel_layout::{Layout, synth::{Access, Options, synthesize, EXHAUSTIVE_PAIRS}};
+/// // Few singles fit a 32x32 tile, so every ordered pair of them is tried.
+/// let tile: Layout = "(32,32):(32,1)".parse().unwrap();
+/// let read = Access::new("lds.32".parse().unwrap(), "32:1".parse().unwrap());
+/// let s = synthesize(&tile, 4, &[read], Options::default()).unwrap();
+/// assert!(s.candidates > 1 && s.candidates <= 1 + EXHAUSTIVE_PAIRS * EXHAUSTIVE_PAIRS);
+/// ```
 pub const EXHAUSTIVE_PAIRS: usize = 200;
 /// Above [`EXHAUSTIVE_PAIRS`], the best this many singles are paired with all singles.
+///
+/// ```
+/// use tessel_layout::synth::{BEAM, EXHAUSTIVE_PAIRS};
+/// // The beam only kicks in past the exhaustive bound, so it must be smaller.
+/// assert!(BEAM < EXHAUSTIVE_PAIRS);
+/// ```
 pub const BEAM: usize = 32;
 
 /// One access pattern: an instruction and its TV layout (see [`crate::bank`]; modes beyond
@@ -80,6 +104,17 @@ impl Default for Options {
 }
 
 /// The result of a search.
+///
+/// ```
+/// use tessel_layout::{Layout, synth::{Access, Options, synthesize}};
+/// // DESIGN.md: the column read of a 32x32 fp32 row-major tile takes 32 wavefronts.
+/// let tile: Layout = "(32,32):(32,1)".parse().unwrap();
+/// let read = Access::new("lds.32".parse().unwrap(), "32:1".parse().unwrap());
+/// let s = synthesize(&tile, 4, &[read], Options::default()).unwrap();
+/// assert_eq!(s.baseline[0].wavefronts, 32);
+/// assert_eq!(s.reports[0].wavefronts, 1);
+/// assert_eq!(s.layout.layout(), &tile);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Synthesis {
     /// The tile with the chosen swizzle chain (outermost first).

@@ -5,12 +5,27 @@
 //! swizzles keep the map affine over GF(2). Such maps are decided by the rank of their bit
 //! matrix, whatever their size. Everything else is decided by enumerating the domain, up to
 //! [`EXHAUSTIVE_LIMIT`] elements.
+//!
+//! ```
+//! use tessel_layout::{ComposedLayout, verify};
+//! // Swizzles permute offsets: a compact tile stays a bijection onto 0..512.
+//! let c: ComposedLayout = "Sw<3,3,3> o (8,64):(64,1)".parse().unwrap();
+//! assert!(verify::is_bijective(&c).unwrap());
+//! ```
 
 use crate::composed::{ComposedLayout, OffsetMap};
 use crate::error::{Error, Result};
 use crate::f2::{AffineMap, exact_log2};
 
 /// The largest domain decided by enumeration when the map is not GF(2)-affine.
+///
+/// ```
+/// use tessel_layout::{Layout, verify};
+/// // 3 is not a power of two, so this layout of 3 * 2^21 > 2^22 elements is not decided.
+/// let l: Layout = "(3,2097152):(1,3)".parse().unwrap();
+/// assert!(l.size() > verify::EXHAUSTIVE_LIMIT);
+/// assert!(verify::is_injective(&l).unwrap_err().to_string().contains("enumeration limit"));
+/// ```
 pub const EXHAUSTIVE_LIMIT: i64 = 1 << 22;
 
 /// Whether distinct domain indices have distinct offsets.

@@ -1,4 +1,13 @@
 //! upcast / downcast: re-express a layout in units of wider or narrower elements.
+//!
+//! ```
+//! use tessel_layout::{downcast, upcast, Layout};
+//! // A row-major 8x8 tile of fp16 seen as 32-bit words: 8 rows of 4 words.
+//! let l: Layout = "(8,8):(8,1)".parse().unwrap();
+//! let words = upcast(&l, 2).unwrap();
+//! assert_eq!(words.to_string(), "(8,4):(4,1)");
+//! assert_eq!(downcast(&words, 2).unwrap().size(), 64);
+//! ```
 
 use super::flat::map_modes;
 use crate::{Error, Layout, Result, checked_mul};

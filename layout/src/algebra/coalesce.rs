@@ -1,4 +1,14 @@
 //! coalesce and filter: simplify a layout without changing it as a function on its domain.
+//!
+//! ```
+//! use tessel_layout::{coalesce, filter, Layout};
+//! // CuTe docs (02_layout_algebra.md): (2,(1,6)):(1,(6,2)) coalesces to 12:1.
+//! let l: Layout = "(2,(1,6)):(1,(6,2))".parse().unwrap();
+//! assert_eq!(coalesce(&l).unwrap().to_string(), "12:1");
+//! // filter also drops stride-0 modes: 4 distinct offsets remain of the 8 indices.
+//! let l: Layout = "(4,2):(1,0)".parse().unwrap();
+//! assert_eq!(filter(&l).unwrap().to_string(), "4:1");
+//! ```
 
 use super::flat::{coalesce_modes, layout_of_modes};
 use crate::{Error, IntTuple, Layout, Result};

@@ -1,4 +1,11 @@
 //! complement: the layout of the "rest" of the codomain that a layout does not touch.
+//!
+//! ```
+//! use tessel_layout::{complement, Layout};
+//! // DESIGN.md: complement(4:2, 24) = (2,3):(1,8).
+//! let l: Layout = "4:2".parse().unwrap();
+//! assert_eq!(complement(&l, 24).unwrap().to_string(), "(2,3):(1,8)");
+//! ```
 
 use super::coalesce::filtered_modes;
 use super::flat::{Mode, ceil_div, coalesce_modes, layout_of_modes};

@@ -1,4 +1,16 @@
 //! composition: `R = A o B` with `R(c) = A(B(c))` for every coordinate `c` of `B`.
+//!
+//! ```
+//! use tessel_layout::{composition, ErrorKind, Layout};
+//! // DESIGN.md: 20:2 o (5,4):(4,1) = (5,4):(8,2).
+//! let a: Layout = "20:2".parse().unwrap();
+//! let b: Layout = "(5,4):(4,1)".parse().unwrap();
+//! assert_eq!(composition(&a, &b).unwrap().to_string(), "(5,4):(8,2)");
+//! // CUTLASS issue 3177: rejected rather than answered wrongly.
+//! let a: Layout = "(4,6,8):(2,3,5)".parse().unwrap();
+//! let err = composition(&a, &"6:3".parse().unwrap()).unwrap_err();
+//! assert_eq!(err.kind(), ErrorKind::Inadmissible);
+//! ```
 
 use super::Tiler;
 use super::flat::{Mode, ceil_div, continues, node_of_modes};

@@ -1,4 +1,14 @@
 //! Divides: split a layout into the elements a tiler selects and the layout of the tiles.
+//!
+//! ```
+//! use tessel_layout::{logical_divide, zipped_divide, Layout, Tiler};
+//! // DESIGN.md: logical_divide((4,2,3):(2,1,8), 4:2) = ((2,2),(2,3)):((4,1),(2,8)).
+//! let a: Layout = "(4,2,3):(2,1,8)".parse().unwrap();
+//! let t = Tiler::Layout("4:2".parse().unwrap());
+//! assert_eq!(logical_divide(&a, &t).unwrap().to_string(), "((2,2),(2,3)):((4,1),(2,8))");
+//! // A rank-2 logical divide is already zipped: (tile, rest).
+//! assert_eq!(zipped_divide(&a, &t).unwrap(), logical_divide(&a, &t).unwrap());
+//! ```
 
 use super::Tiler;
 use super::tiler::{Grouping, by_mode, regroup};

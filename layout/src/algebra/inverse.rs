@@ -1,4 +1,13 @@
 //! Inverses and the nullspace of a layout.
+//!
+//! ```
+//! use tessel_layout::{right_inverse, Layout};
+//! // DESIGN.md: right_inverse((2,4,6):(4,1,8)) = (4,2,6):(2,1,8).
+//! let l: Layout = "(2,4,6):(4,1,8)".parse().unwrap();
+//! let r = right_inverse(&l).unwrap();
+//! assert_eq!(r.to_string(), "(4,2,6):(2,1,8)");
+//! assert!((0..r.size()).all(|i| l.offset(r.offset(i).unwrap()).unwrap() == i));
+//! ```
 
 use super::flat::{Mode, coalesce_modes, layout_of_modes};
 use crate::{Error, IntTuple, Layout, Result, checked_mul};

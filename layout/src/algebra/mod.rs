@@ -3,6 +3,14 @@
 //! Every operation follows CuTe's semantics and checks its preconditions: an inadmissible input
 //! is an [`Error`](crate::Error) naming the violated condition and the operands, never a wrong
 //! layout.
+//!
+//! ```
+//! // DESIGN.md: (6,2):(8,2) o (4,3):(3,1) = ((2,2),3):((24,2),8).
+//! let a: tessel_layout::Layout = "(6,2):(8,2)".parse().unwrap();
+//! let b: tessel_layout::Layout = "(4,3):(3,1)".parse().unwrap();
+//! let r = tessel_layout::algebra::composition(&a, &b).unwrap();
+//! assert_eq!(r.to_string(), "((2,2),3):((24,2),8)");
+//! ```
 
 pub mod cast;
 pub mod coalesce;

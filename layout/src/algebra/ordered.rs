@@ -1,4 +1,11 @@
 //! Ordered compact layouts and tiling a block to a target shape.
+//!
+//! ```
+//! use tessel_layout::{make_ordered_layout, IntTuple};
+//! // CuTe layout.hpp comment: (2,2,2,2) ordered by (0,2,3,1) has strides (1,4,8,2).
+//! let l = make_ordered_layout(&IntTuple::from_ints([2, 2, 2, 2]), &IntTuple::from_ints([0, 2, 3, 1]));
+//! assert_eq!(l.unwrap().to_string(), "(2,2,2,2):(1,4,8,2)");
+//! ```
 
 use super::blocked_product;
 use super::flat::pad_to_rank;

@@ -1,4 +1,13 @@
 //! Products: reproduce a layout according to another.
+//!
+//! ```
+//! use tessel_layout::{blocked_product, raked_product, Layout};
+//! // DESIGN.md: blocked and raked products of (2,5):(5,1) by (3,4):(1,3).
+//! let a: Layout = "(2,5):(5,1)".parse().unwrap();
+//! let b: Layout = "(3,4):(1,3)".parse().unwrap();
+//! assert_eq!(blocked_product(&a, &b).unwrap().to_string(), "((2,3),(5,4)):((5,10),(1,30))");
+//! assert_eq!(raked_product(&a, &b).unwrap().to_string(), "((3,2),(4,5)):((10,5),(30,1))");
+//! ```
 
 use super::Tiler;
 use super::flat::pad_to_rank;

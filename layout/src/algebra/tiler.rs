@@ -1,10 +1,31 @@
 //! Tilers: what divides and by-mode compositions take (a layout, or one tiler per mode).
+//!
+//! ```
+//! use tessel_layout::{logical_divide, Layout, Tiler};
+//! // Tile mode 0 by 2:1 and leave mode 1 alone.
+//! let t = Tiler::ByMode(vec![Some(Tiler::Layout("2:1".parse().unwrap())), None]);
+//! assert_eq!(t.to_string(), "[2:1,_]");
+//! let a: Layout = "(4,3):(1,4)".parse().unwrap();
+//! assert_eq!(logical_divide(&a, &t).unwrap().to_string(), "((2,2),3):((1,2),4)");
+//! ```
 
 use crate::Layout;
 use crate::int_tuple::write_seq;
 
 /// A tiler: a layout applied to the whole domain, or a by-mode tuple `[T0, T1, ...]` where
 /// `None` (written `_`) leaves that mode alone.
+///
+/// ```
+/// use tessel_layout::{compose_tiler, Layout, Tiler};
+/// // By-mode: mode 0 keeps its first 2 rows, mode 1 every other column.
+/// let a: Layout = "(4,8):(1,4)".parse().unwrap();
+/// let t = Tiler::ByMode(vec![
+///     Some(Tiler::Layout("2:1".parse().unwrap())),
+///     Some(Tiler::Layout("4:2".parse().unwrap())),
+/// ]);
+/// assert_eq!(t.to_string(), "[2:1,4:2]");
+/// assert_eq!(compose_tiler(&a, &t).unwrap().to_string(), "(2,4):(1,8)");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Tiler {
     /// One layout for the whole (1-D) domain.

@@ -1,4 +1,14 @@
 //! Common vectors of two layouts, and injectivity / bijectivity.
+//!
+//! ```
+//! use tessel_layout::{is_bijective, is_injective, max_common_vector, Layout};
+//! // Column-major 8x4 and a padded copy agree on the first 8 elements.
+//! let a: Layout = "(8,4):(1,8)".parse().unwrap();
+//! let b: Layout = "(8,4):(1,16)".parse().unwrap();
+//! assert_eq!(max_common_vector(&a, &b).unwrap(), 8);
+//! assert!(is_bijective(&a).unwrap());
+//! assert!(is_injective(&b).unwrap() && !is_bijective(&b).unwrap());
+//! ```
 
 use super::flat::{Mode, coalesce_modes};
 use super::{coalesce, composition, right_inverse};

@@ -1,6 +1,13 @@
 //! [`IndexExpr`] to C text. Parentheses are added wherever C precedence would differ from the
 //! tree, and around every operand of a bit operation that is not itself atomic (so `gcc -Wall`
 //! has nothing to suggest).
+//!
+//! ```
+//! use tessel_layout::codegen::{emit::emit, IndexExpr, Ty, Width, Widths};
+//! // A remainder of an unsigned index: C needs no extra parentheses.
+//! let e = IndexExpr::Rem(Box::new(IndexExpr::var("i", Ty::Unsigned)), 8);
+//! assert_eq!(emit(&e, Widths::uniform(Width::Bits32)), "i % 8u");
+//! ```
 
 use super::ir::{IndexExpr, Ty};
 

@@ -1,5 +1,13 @@
 //! Whole C/CUDA functions: signature, prologue, the simplified offset expression, the swizzle
 //! steps, and the `TESSEL_FN` qualifier macro.
+//!
+//! ```
+//! use tessel_layout::codegen::{EmitOptions, index_function};
+//! let l: tessel_layout::Layout = "(4,8):(8,1)".parse().unwrap();
+//! let src = index_function("f", &l, &EmitOptions::default()).unwrap();
+//! assert!(src.contains("TESSEL_FN long long f(long long i) {"));
+//! assert!(src.contains("TESSEL_FN long long f_crd(long long c0, long long c1) {"));
+//! ```
 
 use std::fmt::Write as _;
 

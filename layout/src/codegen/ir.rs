@@ -4,6 +4,15 @@
 //! non-negative values in the unsigned type, offsets (which may be negative, or scaled by a
 //! negative or symbolic stride) in the signed type. Bit operations only ever see unsigned
 //! operands; [`IndexExpr::Cast`] moves between the two.
+//!
+//! ```
+//! use tessel_layout::codegen::{IndexExpr, Ty};
+//! // (i / 8) % 4 on an unsigned index.
+//! let i = IndexExpr::var("i", Ty::Unsigned);
+//! let e = IndexExpr::Rem(Box::new(IndexExpr::Div(Box::new(i), 8)), 4);
+//! assert_eq!(e.ty(), Ty::Unsigned);
+//! assert_eq!(e.vars(), vec!["i".to_string()]);
+//! ```
 
 /// The two value types of emitted code (their C spelling depends on the chosen width).
 ///

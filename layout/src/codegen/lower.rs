@@ -5,6 +5,15 @@
 //! Before splitting, modes of extent 1 are dropped and adjacent modes that continue each other
 //! (`d1 == s0 * d0`) are merged, so `(4,8):(1,4)` lowers to the index itself. Terms of stride 0
 //! are dropped (their mode still takes its share of the index).
+//!
+//! ```
+//! use tessel_layout::codegen::{lower::lower_index, IndexExpr, SymLayout, Ty};
+//! // (4,8):(1,4) continues itself: it lowers to the index alone.
+//! let l: SymLayout = "(4,8):(1,4)".parse().unwrap();
+//! let i = IndexExpr::var("i", Ty::Unsigned);
+//! let e = lower_index(&l, i, i64::MAX);
+//! assert_eq!(e.vars(), vec!["i".to_string()]);
+//! ```
 
 use super::ir::{IndexExpr, Ty};
 use super::symbolic::{SymInt, SymLayout, SymTuple};

@@ -2,12 +2,28 @@
 //! division and remainder as shifts and masks, and range-based removal of redundant `/` and `%`
 //! (a value known to be below `n` needs no `% n`, and `/ n` of it is zero), and bit fields
 //! moved with one shift and one mask.
+//!
+//! ```
+//! use tessel_layout::codegen::{IndexExpr, Ty, simplify::{Bounds, simplify}};
+//! // i % 32 of an index known to be below 32 is i itself.
+//! let i = IndexExpr::var("i", Ty::Unsigned);
+//! let bounds = Bounds::from([("i".to_string(), 31)]);
+//! assert_eq!(simplify(IndexExpr::Rem(Box::new(i.clone()), 32), &bounds), i);
+//! ```
 
 use std::collections::HashMap;
 
 use super::ir::{IndexExpr, Ty};
 
 /// Inclusive upper bounds of the unsigned variables (e.g. `u <= size - 1`).
+///
+/// ```
+/// use tessel_layout::codegen::{IndexExpr, Ty, simplify::{Bounds, upper_bound}};
+/// // i <= 511, so i / 8 <= 63.
+/// let bounds = Bounds::from([("i".to_string(), 511)]);
+/// let e = IndexExpr::Div(Box::new(IndexExpr::var("i", Ty::Unsigned)), 8);
+/// assert_eq!(upper_bound(&e, &bounds), Some(63));
+/// ```
 pub type Bounds = HashMap<String, u128>;
 
 /// The base-2 logarithm of `n` if it is a positive power of two.

@@ -5,6 +5,14 @@
 //! Errors carry the byte position of the offending part as a leading `at N: `; an algebra error
 //! the evaluator reports without a position gets the position of the innermost failing call,
 //! composition or literal.
+//!
+//! ```
+//! use tessel_layout::codegen::parse_source;
+//! // DESIGN.md: logical_divide((4,2,3):(2,1,8), 4:2) = ((2,2),(2,3)):((4,1),(2,8)).
+//! let c = parse_source("logical_divide((4,2,3):(2,1,8), 4:2)").unwrap();
+//! assert_eq!(c.to_string(), "((2,2),(2,3)):((4,1),(2,8))");
+//! assert_eq!(parse_source("(8,64):(ld,1)").unwrap().to_string(), "(8,64):(ld,1)");
+//! ```
 
 use super::symbolic::SymComposedLayout;
 use crate::error::{Error, ErrorKind, Result};

@@ -1,6 +1,15 @@
 //! Symbolic layouts: layouts whose stride leaves may be run-time identifiers, e.g.
 //! `(128,64):(ld,1)`, and the composed form `Sw<3,3,3> o 32 o (128,64):(ld,1)` that the code
 //! emitter takes as input.
+//!
+//! ```
+//! use tessel_layout::codegen::SymLayout;
+//! // A row-major tile with a run-time leading dimension; bound to ld = 72, row 1 starts at 72.
+//! let l: SymLayout = "(128,64):(ld,1)".parse().unwrap();
+//! let bound = l.bind(&|s| (s == "ld").then_some(72)).unwrap();
+//! assert_eq!(bound.to_string(), "(128,64):(72,1)");
+//! assert_eq!(bound.offset(1).unwrap(), 72);
+//! ```
 
 use std::fmt;
 use std::str::FromStr;

@@ -2,6 +2,12 @@
 //!
 //! Every node remembers the byte position where it starts, so the evaluator can point at the
 //! offending part of the input.
+//!
+//! ```
+//! use tessel_layout::expr::{parse, ExprKind};
+//! let e = parse("complement(4:2, 24)").unwrap();
+//! assert!(matches!(e.kind, ExprKind::Call { .. }));
+//! ```
 
 /// One node of an expression, with the byte offset of its first character.
 ///

@@ -2,6 +2,13 @@
 //!
 //! One row per function; the implementations below convert arguments through [`Args`] and call
 //! the algebra in [`crate::algebra`].
+//!
+//! ```
+//! use tessel_layout::expr::{builtins::FUNCTIONS, eval};
+//! assert!(FUNCTIONS.iter().any(|f| f.name == "complement"));
+//! // DESIGN.md: complement(4:2, 24) = (2,3):(1,8).
+//! assert_eq!(eval("complement(4:2, 24)").unwrap().to_string(), "(2,3):(1,8)");
+//! ```
 
 use super::eval::{compose, map_inner};
 use super::functions::{Args, Function};

@@ -1,6 +1,13 @@
 //! Evaluation of an [`Expr`] tree to a [`Value`].
 //!
 //! Recursion follows the tree, whose depth the parser caps, so evaluation cannot exhaust the stack.
+//!
+//! ```
+//! use tessel_layout::expr::{eval_expr, parse};
+//! // DESIGN.md: (4,6,8,10):(2,3,5,7) o 6:12 = (2,3):(9,5).
+//! let e = parse("(4,6,8,10):(2,3,5,7) o 6:12").unwrap();
+//! assert_eq!(eval_expr(&e).unwrap().to_string(), "(2,3):(9,5)");
+//! ```
 
 use super::ast::{Expr, ExprKind};
 use super::functions::{Args, lookup, nearest};

@@ -3,6 +3,13 @@
 //! The registry is data: each [`Function`] row names a function, its arity and the Rust function
 //! that implements it. Tables are listed in [`TABLES`]; another module adds functions by
 //! defining its own `&[Function]` table and adding one line there.
+//!
+//! ```
+//! use tessel_layout::expr::functions::{lookup, nearest};
+//! let f = lookup("logical_divide").unwrap();
+//! assert_eq!((f.min_args, f.max_args), (2, 2));
+//! assert_eq!(nearest("cosise"), Some("cosize"));
+//! ```
 
 use super::value::Value;
 use crate::algebra::Tiler;

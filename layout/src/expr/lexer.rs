@@ -1,4 +1,11 @@
 //! Splits expression text into tokens, each with its byte position.
+//!
+//! ```
+//! use tessel_layout::expr::lexer::{tokenize, Token};
+//! let tokens = tokenize("4:1").unwrap();
+//! let kinds: Vec<Token> = tokens.into_iter().map(|t| t.token).collect();
+//! assert_eq!(kinds, vec![Token::Int(4), Token::Colon, Token::Int(1), Token::End]);
+//! ```
 
 use crate::error::{Error, ErrorKind, Result};
 

@@ -3,6 +3,12 @@
 //! Conversions follow CuTe: an integer `n` where a layout is expected is `n:1`; a tuple of
 //! integers where a layout is expected is the compact column-major layout of that shape, and where
 //! a tiler is expected it is the by-mode tiler with one `n:1` per mode.
+//!
+//! ```
+//! use tessel_layout::expr::{eval, Value};
+//! assert_eq!(eval("cosize((4,8):(8,1))").unwrap(), Value::Int(32));
+//! assert!(matches!(eval("(4,8):(8,1)").unwrap(), Value::Layout(_)));
+//! ```
 
 use std::fmt;
 
