@@ -173,6 +173,28 @@ fn literal_errors_carry_positions() {
 }
 
 #[test]
+fn offsets_past_i64_are_errors_not_wrapped_values() {
+    // 7 + i64::MAX does not fit: the composed layout is refused like a plain one.
+    for text in [
+        "9223372036854775807 o 8:1",
+        "at(9223372036854775807 o 8:1, 7)",
+        "Sw<3,3,3> o -9223372036854775807 o 8:-1",
+        "composition(9223372036854775801 o 2:1, 8:1)",
+    ] {
+        let e = err(text);
+        assert_eq!(e.kind(), ErrorKind::Overflow, "{text}: {e}");
+        assert!(e.to_string().contains("overflows i64"), "{text}: {e}");
+    }
+    // The largest offset that fits is fine.
+    assert_eq!(
+        ok("at(9223372036854775800 o 8:1, 7)"),
+        "9223372036854775807"
+    );
+    // A negative offset stays allowed; the swizzle acts on its two's complement bits.
+    assert_eq!(ok("at(Sw<3,3,3> o -5 o 8:1, 3)"), "-58");
+}
+
+#[test]
 fn every_contract_function_is_registered() {
     // DESIGN.md, "The tessel command line": the functions `tessel eval` must know.
     let contract = "size cosize rank depth coalesce filter composition complement right_inverse \

@@ -160,7 +160,27 @@ impl ComposedLayout {
     /// assert!(c.offset(4).is_err());
     /// ```
     pub fn offset(&self, index: i64) -> Result<i64> {
-        Ok(self.apply_outer(self.layout.offset(index)?))
+        self.checked_outer(self.layout.offset(index)?)
+    }
+
+    /// [`apply_outer`](Self::apply_outer) with the offset addition checked (the swizzles only
+    /// move bits below bit 62, so they cannot overflow).
+    fn checked_outer(&self, inner: i64) -> Result<i64> {
+        let shifted = checked_add(inner, self.offset, &format!("the offsets of {self}"))?;
+        Ok(self
+            .swizzles
+            .iter()
+            .rev()
+            .fold(shifted, |x, sw| sw.apply(x)))
+    }
+
+    /// Checks that every value `offset + layout(i)` fits in `i64`, as [`Layout::new`] does for
+    /// the offsets of a plain layout.
+    pub(crate) fn check_offsets(&self) -> Result<()> {
+        let (lo, hi) = self.layout.offset_range()?;
+        self.checked_outer(lo)?;
+        self.checked_outer(hi)?;
+        Ok(())
     }
 
     /// Every offset, in domain order.
@@ -215,7 +235,7 @@ impl ComposedLayout {
     /// assert_eq!(c.at(&IntTuple::from_ints([7, 63])).unwrap(), 455);
     /// ```
     pub fn at(&self, coord: &Coord) -> Result<i64> {
-        Ok(self.apply_outer(self.layout.crd2idx(coord)?))
+        self.checked_outer(self.layout.crd2idx(coord)?)
     }
 
     /// `self o b`: `Sw o off o (L o B)`, using the layout algebra's composition for `L o B`.
@@ -410,7 +430,9 @@ impl ComposedLayout {
             }
         }
         let layout = cursor.layout()?;
-        Ok(ComposedLayout::new(swizzles, offset, layout))
+        let composed = ComposedLayout::new(swizzles, offset, layout);
+        composed.check_offsets()?;
+        Ok(composed)
     }
 }
 

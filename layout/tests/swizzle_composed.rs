@@ -82,3 +82,18 @@ proptest! {
         );
     }
 }
+
+#[test]
+fn offsets_past_i64_are_errors() {
+    let near = ComposedLayout::new(vec![], i64::MAX - 7, "8:1".parse().unwrap());
+    assert_eq!(near.offset(7).unwrap(), i64::MAX);
+    let over = ComposedLayout::new(vec![], i64::MAX, "8:1".parse().unwrap());
+    assert_eq!(over.offset(0).unwrap(), i64::MAX);
+    let e = over.offset(1).unwrap_err();
+    assert!(e.to_string().contains("overflows i64"), "{e}");
+    assert!(over.at(&IntTuple::Int(7)).is_err());
+    let e = "Sw<3,3,3> o 9223372036854775807 o 8:1"
+        .parse::<ComposedLayout>()
+        .unwrap_err();
+    assert!(e.to_string().contains("overflows i64"), "{e}");
+}

@@ -385,9 +385,7 @@ fn flatten(a: &Args<'_>) -> Result<Value> {
 
 fn at(a: &Args<'_>) -> Result<Value> {
     let c: ComposedLayout = a.composed(0)?;
-    let coord = a.int_tuple(1)?;
-    let inner = c.layout().crd2idx(&coord)?;
-    Ok(Value::Int(c.apply_outer(inner)))
+    c.at(&a.int_tuple(1)?).map(Value::Int)
 }
 
 fn coalesce(a: &Args<'_>) -> Result<Value> {

@@ -26,6 +26,16 @@ use crate::swizzle::Swizzle;
 /// assert_eq!(eval_expr(&e).unwrap().to_string(), "2");
 /// ```
 pub fn eval_expr(expr: &Expr) -> Result<Value> {
+    let value = eval_node(expr)?;
+    if let Value::Composed(c) = &value {
+        // Like a plain layout's, a swizzled layout's offsets must fit in i64.
+        c.check_offsets()
+            .map_err(|e| e.context(format!("at {}", expr.pos)))?;
+    }
+    Ok(value)
+}
+
+fn eval_node(expr: &Expr) -> Result<Value> {
     let at = |e: Error| e.context(format!("at {}", expr.pos));
     match &expr.kind {
         ExprKind::Int(v) => Ok(Value::Int(*v)),
