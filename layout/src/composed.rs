@@ -14,7 +14,7 @@ use std::str::FromStr;
 use crate::error::{Error, Result, checked_add, checked_mul};
 use crate::int_tuple::Coord;
 use crate::layout::{Layout, SliceCoord};
-use crate::parse::Cursor;
+use crate::parse::{Cursor, parse_whole};
 use crate::swizzle::Swizzle;
 
 /// Anything that maps a 1-D domain index to an offset: a plain [`Layout`] or a
@@ -440,10 +440,7 @@ impl FromStr for ComposedLayout {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Self> {
-        let mut c = Cursor::new(s);
-        let l = ComposedLayout::parse(&mut c)?;
-        c.finish()?;
-        Ok(l)
+        parse_whole(s, ComposedLayout::parse)
     }
 }
 

@@ -248,14 +248,23 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// Runs `parse` on the whole of `text`: what it leaves unread, other than whitespace, is an
+/// error. The `FromStr` implementations of the notation types use it.
+pub(crate) fn parse_whole<'t, T>(
+    text: &'t str,
+    parse: impl FnOnce(&mut Cursor<'t>) -> Result<T>,
+) -> Result<T> {
+    let mut c = Cursor::new(text);
+    let value = parse(&mut c)?;
+    c.finish()?;
+    Ok(value)
+}
+
 impl FromStr for IntTuple {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Self> {
-        let mut c = Cursor::new(s);
-        let t = c.int_tuple()?;
-        c.finish()?;
-        Ok(t)
+        parse_whole(s, Cursor::int_tuple)
     }
 }
 
@@ -263,9 +272,6 @@ impl FromStr for Layout {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Self> {
-        let mut c = Cursor::new(s);
-        let l = c.layout()?;
-        c.finish()?;
-        Ok(l)
+        parse_whole(s, Cursor::layout)
     }
 }

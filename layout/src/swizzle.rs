@@ -18,7 +18,7 @@ use std::str::FromStr;
 
 use crate::error::{Error, Result};
 use crate::f2::exact_log2;
-use crate::parse::Cursor;
+use crate::parse::{Cursor, parse_whole};
 
 /// `Swizzle<B,M,S>` (bits, base, shift).
 ///
@@ -267,10 +267,7 @@ impl FromStr for Swizzle {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Self> {
-        let mut c = Cursor::new(s);
-        let sw = Swizzle::parse(&mut c)?;
-        c.finish()?;
-        Ok(sw)
+        parse_whole(s, Swizzle::parse)
     }
 }
 

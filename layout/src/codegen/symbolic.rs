@@ -18,7 +18,7 @@ use crate::composed::ComposedLayout;
 use crate::error::{Error, ErrorKind, Result};
 use crate::int_tuple::{IntTuple, Shape, write_seq};
 use crate::layout::Layout;
-use crate::parse::Cursor;
+use crate::parse::{Cursor, parse_whole};
 use crate::swizzle::Swizzle;
 
 /// A stride leaf: a known integer or a run-time symbol (a C identifier such as `ld`).
@@ -496,17 +496,10 @@ pub fn parse_sym_composed(c: &mut Cursor<'_>) -> Result<SymComposedLayout> {
     let mut swizzles = Vec::new();
     loop {
         c.skip_ws();
-        let start = c.position();
-        if !c.eat_str("Sw<") {
+        if !c.rest().starts_with("Sw<") {
             break;
         }
-        let b = c.integer()?;
-        c.expect(',', "','")?;
-        let m = c.integer()?;
-        c.expect(',', "','")?;
-        let s = c.integer()?;
-        c.expect('>', "'>'")?;
-        swizzles.push(Swizzle::new(b, m, s).map_err(|e| e.context(format!("at {start}")))?);
+        swizzles.push(Swizzle::parse(c)?);
         expect_compose(c)?;
     }
     let mut offset = 0;
@@ -545,10 +538,7 @@ impl FromStr for SymLayout {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Self> {
-        let mut c = Cursor::new(s);
-        let l = parse_sym_layout(&mut c)?;
-        c.finish()?;
-        Ok(l)
+        parse_whole(s, parse_sym_layout)
     }
 }
 
@@ -556,9 +546,6 @@ impl FromStr for SymComposedLayout {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Self> {
-        let mut c = Cursor::new(s);
-        let l = parse_sym_composed(&mut c)?;
-        c.finish()?;
-        Ok(l)
+        parse_whole(s, parse_sym_composed)
     }
 }
