@@ -3,8 +3,7 @@
 use std::io::Write;
 
 use tessel::bank::{BankReport, SmemOp, analyze};
-use tessel::expr::eval;
-use tessel::{ComposedLayout, Error, Layout, Result};
+use tessel::{ComposedLayout, Layout, Result};
 
 use super::flags::Flags;
 use super::tour::{Chapter, Step};
@@ -39,29 +38,11 @@ struct Request {
 }
 
 fn request(flags: &Flags) -> Result<Request> {
-    if let Some(word) = flags.positional().first() {
-        return Err(Error::invalid(format!(
-            "conflicts takes only options, got '{word}' (see 'tessel help conflicts')"
-        )));
-    }
-    let smem_text = flags.required("smem")?;
-    let smem = eval(smem_text)
-        .map_err(|e| e.context("--smem"))?
-        .as_composed()
-        .ok_or_else(|| Error::invalid(format!("--smem '{smem_text}' is not a layout")))??;
-    let elem_bytes = flags.int("elem-bytes")?.ok_or_else(|| {
-        Error::invalid("conflicts needs --elem-bytes (see 'tessel help conflicts')")
-    })?;
+    flags.only_options()?;
+    let smem = flags.composed("smem")?;
+    let elem_bytes = flags.required_int("elem-bytes")?;
     let op: SmemOp = flags.required("op")?.parse()?;
-    let access_text = flags.required("access")?;
-    let access = eval(access_text)
-        .map_err(|e| e.context("--access"))?
-        .as_layout()
-        .ok_or_else(|| {
-            Error::invalid(format!(
-                "--access '{access_text}' is not a layout without swizzle"
-            ))
-        })??;
+    let access = flags.layout("access")?;
     Ok(Request {
         smem,
         elem_bytes,

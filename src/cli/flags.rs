@@ -1,6 +1,7 @@
 //! `--name VALUE` / `--name=VALUE` / `--switch` options of the subcommands that take them.
 
-use tessel::{Error, Result};
+use tessel::expr::eval;
+use tessel::{ComposedLayout, Error, Layout, Result};
 
 /// Parsed arguments: positional words and the options that were given.
 pub struct Flags {
@@ -94,12 +95,15 @@ impl Flags {
 
     /// The value of `--name`, which must be given.
     pub fn required(&self, name: &str) -> Result<&str> {
-        self.value(name).ok_or_else(|| {
-            Error::invalid(format!(
-                "{} needs --{name} (see 'tessel help {}')",
-                self.command, self.command
-            ))
-        })
+        self.value(name).ok_or_else(|| self.missing(name))
+    }
+
+    /// The error for a required `--name` that was not given.
+    fn missing(&self, name: &str) -> Error {
+        Error::invalid(format!(
+            "{} needs --{name} (see 'tessel help {}')",
+            self.command, self.command
+        ))
     }
 
     /// `--name` as an integer, if given.
@@ -114,6 +118,44 @@ impl Flags {
                 })
             })
             .transpose()
+    }
+
+    /// Fails when positional words were given to a command that takes only options.
+    pub fn only_options(&self) -> Result<()> {
+        match self.positional.first() {
+            Some(word) => Err(Error::invalid(format!(
+                "{} takes only options, got '{word}' (see 'tessel help {}')",
+                self.command, self.command
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// `--name` as an integer, which must be given.
+    pub fn required_int(&self, name: &str) -> Result<i64> {
+        self.int(name)?.ok_or_else(|| self.missing(name))
+    }
+
+    /// `--name` (which must be given) evaluated as an expression whose value is a layout,
+    /// possibly swizzled.
+    pub fn composed(&self, name: &str) -> Result<ComposedLayout> {
+        let text = self.required(name)?;
+        eval(text)
+            .map_err(|e| e.context(format!("--{name}")))?
+            .as_composed()
+            .ok_or_else(|| Error::invalid(format!("--{name} '{text}' is not a layout")))?
+    }
+
+    /// `--name` (which must be given) evaluated as an expression whose value is a layout
+    /// without swizzle or offset.
+    pub fn layout(&self, name: &str) -> Result<Layout> {
+        let text = self.required(name)?;
+        eval(text)
+            .map_err(|e| e.context(format!("--{name}")))?
+            .as_layout()
+            .ok_or_else(|| {
+                Error::invalid(format!("--{name} '{text}' is not a layout without swizzle"))
+            })?
     }
 
     /// Whether the switch `--name` was given.

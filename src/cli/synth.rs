@@ -50,19 +50,9 @@ fn run(args: &[String], out: &mut dyn Write) -> Result<()> {
         &["access"],
         &["json"],
     )?;
-    if let Some(word) = flags.positional().first() {
-        return Err(Error::invalid(format!(
-            "synth takes only options, got '{word}' (see 'tessel help synth')"
-        )));
-    }
-    let tile_text = flags.required("tile")?;
-    let tile = eval(tile_text)
-        .map_err(|e| e.context("--tile"))?
-        .as_layout()
-        .ok_or_else(|| Error::invalid(format!("--tile '{tile_text}' is not a plain layout")))??;
-    let elem_bytes = flags
-        .int("elem-bytes")?
-        .ok_or_else(|| Error::invalid("synth needs --elem-bytes (see 'tessel help synth')"))?;
+    flags.only_options()?;
+    let tile = flags.layout("tile")?;
+    let elem_bytes = flags.required_int("elem-bytes")?;
     let accesses = flags
         .values("access")
         .into_iter()
