@@ -117,19 +117,29 @@ fn rank_matched_product(a: &Layout, b: &Layout, block_first: bool, name: &str) -
 /// mode. Both are padded to the same rank `R`; mode `i` of the result is `(A_i, B*_i)` where
 /// `B*` is `B` with each element replaced by a repetition of `A`. The result has rank `R`.
 ///
+/// The modes are not coalesced, as in the CuTe documentation's example below. Current CuTe
+/// (`include/cute/layout.hpp`) coalesces each mode of the blocked and raked products
+/// (`coalesce(.., (1,...,1))`): the same function with the same mode sizes, which
+/// [`coalesce_profile`](crate::coalesce_profile) with a profile of ones gives.
+///
 /// ```
-/// use tessel_layout::{blocked_product, Layout};
+/// use tessel_layout::{blocked_product, coalesce_profile, IntTuple, Layout};
 /// // DESIGN.md / CuTe docs: a 2x5 row-major block tiled 3x4 column-major.
 /// let a: Layout = "(2,5):(5,1)".parse().unwrap();
 /// let b: Layout = "(3,4):(1,3)".parse().unwrap();
-/// assert_eq!(blocked_product(&a, &b).unwrap().to_string(), "((2,3),(5,4)):((5,10),(1,30))");
+/// let r = blocked_product(&a, &b).unwrap();
+/// assert_eq!(r.to_string(), "((2,3),(5,4)):((5,10),(1,30))");
+/// // Current CuTe's form: mode 0 continues itself (2*5 = 10) and becomes 6:5.
+/// let by_mode = coalesce_profile(&r, &IntTuple::from_ints([1, 1])).unwrap();
+/// assert_eq!(by_mode.to_string(), "(6,(5,4)):(5,(1,30))");
 /// ```
 pub fn blocked_product(a: &Layout, b: &Layout) -> Result<Layout> {
     rank_matched_product(a, b, true, "blocked_product")
 }
 
 /// CuTe's `raked_product`: like [`blocked_product`] but each mode pairs `B`'s part first, so
-/// the repetitions of `A` are interleaved ("raked", a cyclic distribution).
+/// the repetitions of `A` are interleaved ("raked", a cyclic distribution). Its modes are not
+/// coalesced either (see [`blocked_product`] for current CuTe's coalesced form).
 ///
 /// ```
 /// use tessel_layout::{raked_product, Layout};
