@@ -165,28 +165,13 @@ impl<'a> Cursor<'a> {
     /// ```
     pub fn integer(&mut self) -> Result<i64> {
         self.skip_ws();
-        let start = self.pos;
-        let bytes = self.text.as_bytes();
-        let mut end = start;
-        if end < bytes.len() && bytes[end] == b'-' {
-            end += 1;
+        match integer_literal(self.text, self.pos)? {
+            Some((value, end)) => {
+                self.pos = end;
+                Ok(value)
+            }
+            None => Err(self.error("an integer")),
         }
-        let digits_start = end;
-        while end < bytes.len() && bytes[end].is_ascii_digit() {
-            end += 1;
-        }
-        if end == digits_start {
-            return Err(self.error("an integer"));
-        }
-        let literal = &self.text[start..end];
-        let value = literal.parse::<i64>().map_err(|_| {
-            Error::new(
-                ErrorKind::Parse,
-                format!("at {start}: the integer {literal} does not fit in i64"),
-            )
-        })?;
-        self.pos = end;
-        Ok(value)
     }
 
     /// Parses an integer or a parenthesised tuple of int tuples (`()` is the empty tuple).
@@ -246,6 +231,32 @@ impl<'a> Cursor<'a> {
             Ok(())
         }
     }
+}
+
+/// The optionally negative decimal literal at byte `start` of `text` and the byte after it;
+/// `None` when no digits follow (the one scanner of the notation parser and the expression
+/// lexer).
+pub(crate) fn integer_literal(text: &str, start: usize) -> Result<Option<(i64, usize)>> {
+    let bytes = text.as_bytes();
+    let mut end = start;
+    if bytes.get(end) == Some(&b'-') {
+        end += 1;
+    }
+    let digits = end;
+    while bytes.get(end).is_some_and(u8::is_ascii_digit) {
+        end += 1;
+    }
+    if end == digits {
+        return Ok(None);
+    }
+    let literal = &text[start..end];
+    let value = literal.parse::<i64>().map_err(|_| {
+        Error::new(
+            ErrorKind::Parse,
+            format!("at {start}: the integer {literal} does not fit in i64"),
+        )
+    })?;
+    Ok(Some((value, end)))
 }
 
 /// Runs `parse` on the whole of `text`: what it leaves unread, other than whitespace, is an

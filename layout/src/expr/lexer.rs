@@ -8,6 +8,7 @@
 //! ```
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::parse::integer_literal;
 
 /// A token of the expression language.
 ///
@@ -163,27 +164,10 @@ pub fn tokenize(text: &str) -> Result<Vec<Spanned>> {
 
 /// Reads an optionally negative decimal literal starting at `start`; returns it and its end.
 fn integer(text: &str, start: usize) -> Result<(i64, usize)> {
-    let bytes = text.as_bytes();
-    let mut end = start;
-    if bytes.get(end) == Some(&b'-') {
-        end += 1;
-    }
-    let digits = end;
-    while end < bytes.len() && bytes[end].is_ascii_digit() {
-        end += 1;
-    }
-    if end == digits {
-        return Err(Error::new(
-            ErrorKind::Parse,
-            format!("at {start}: expected digits after '-'"),
-        ));
-    }
-    let literal = &text[start..end];
-    let value = literal.parse::<i64>().map_err(|_| {
+    integer_literal(text, start)?.ok_or_else(|| {
         Error::new(
             ErrorKind::Parse,
-            format!("at {start}: the integer {literal} does not fit in i64"),
+            format!("at {start}: expected digits after '-'"),
         )
-    })?;
-    Ok((value, end))
+    })
 }
