@@ -444,14 +444,25 @@ impl FromStr for ComposedLayout {
     }
 }
 
+/// Writes `Sw<..> o ... o [OFFSET o] LAYOUT` (the offset only when it is not 0): the notation
+/// of run-time, compile-time and symbolic composed layouts alike.
+pub(crate) fn write_composed<S: fmt::Display>(
+    f: &mut fmt::Formatter<'_>,
+    swizzles: &[S],
+    offset: i64,
+    layout: &impl fmt::Display,
+) -> fmt::Result {
+    for sw in swizzles {
+        write!(f, "{sw} o ")?;
+    }
+    if offset != 0 {
+        write!(f, "{offset} o ")?;
+    }
+    write!(f, "{layout}")
+}
+
 impl fmt::Display for ComposedLayout {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for sw in &self.swizzles {
-            write!(f, "{sw} o ")?;
-        }
-        if self.offset != 0 {
-            write!(f, "{} o ", self.offset)?;
-        }
-        write!(f, "{}", self.layout)
+        write_composed(f, &self.swizzles, self.offset, &self.layout)
     }
 }

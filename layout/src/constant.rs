@@ -22,7 +22,7 @@
 
 use std::fmt;
 
-use crate::composed::ComposedLayout;
+use crate::composed::{ComposedLayout, write_composed};
 use crate::error::Result;
 use crate::int_tuple::IntTuple;
 use crate::layout::Layout;
@@ -323,12 +323,6 @@ impl fmt::Display for ConstSwizzle {
 
 impl fmt::Display for ConstComposedLayout {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for sw in self.swizzles {
-            write!(f, "{sw} o ")?;
-        }
-        if self.offset != 0 {
-            write!(f, "{} o ", self.offset)?;
-        }
-        write!(f, "{}", self.layout)
+        write_composed(f, self.swizzles, self.offset, &self.layout)
     }
 }

@@ -14,7 +14,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::composed::ComposedLayout;
+use crate::composed::{ComposedLayout, write_composed};
 use crate::error::{Error, ErrorKind, Result};
 use crate::int_tuple::{IntTuple, Shape, write_seq};
 use crate::layout::Layout;
@@ -402,13 +402,7 @@ impl From<&SymComposedLayout> for SymComposedLayout {
 
 impl fmt::Display for SymComposedLayout {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for sw in &self.swizzles {
-            write!(f, "{sw} o ")?;
-        }
-        if self.offset != 0 {
-            write!(f, "{} o ", self.offset)?;
-        }
-        write!(f, "{}", self.layout)
+        write_composed(f, &self.swizzles, self.offset, &self.layout)
     }
 }
 
