@@ -56,6 +56,17 @@ pub enum SliceCoord {
     Tuple(Vec<SliceCoord>),
 }
 
+/// Checks that every extent of `shape` is at least 1 and that its size fits in `i64`: the shape
+/// conditions of [`Layout::new`] (and of the symbolic layouts of codegen).
+pub(crate) fn check_extents(shape: &Shape) -> Result<()> {
+    if let Some(bad) = shape.leaves().iter().find(|&&s| s < 1) {
+        return Err(Error::invalid(format!(
+            "shape {shape} has the extent {bad}; every extent must be at least 1"
+        )));
+    }
+    shape.product().map(drop)
+}
+
 impl Layout {
     /// Builds `shape:stride`, checking congruence, positive extents and that size and offsets fit
     /// in `i64`.
@@ -72,12 +83,7 @@ impl Layout {
                 format!("shape {shape} and stride {stride} are not congruent"),
             ));
         }
-        if let Some(bad) = shape.leaves().iter().find(|&&s| s < 1) {
-            return Err(Error::invalid(format!(
-                "shape {shape} has the extent {bad}; every extent must be at least 1"
-            )));
-        }
-        shape.product()?;
+        check_extents(&shape)?;
         let layout = Layout { shape, stride };
         layout.offset_range()?;
         Ok(layout)

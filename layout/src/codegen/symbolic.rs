@@ -17,7 +17,7 @@ use std::str::FromStr;
 use crate::composed::{ComposedLayout, write_composed};
 use crate::error::{Error, ErrorKind, Result};
 use crate::int_tuple::{IntTuple, Shape, write_seq};
-use crate::layout::Layout;
+use crate::layout::{Layout, check_extents};
 use crate::parse::{Cursor, parse_whole};
 use crate::swizzle::Swizzle;
 
@@ -185,12 +185,7 @@ impl SymLayout {
                 format!("shape {shape} and stride {stride} are not congruent"),
             ));
         }
-        if let Some(bad) = shape.leaves().iter().find(|&&s| s < 1) {
-            return Err(Error::invalid(format!(
-                "shape {shape} has the extent {bad}; every extent must be at least 1"
-            )));
-        }
-        shape.product()?;
+        check_extents(&shape)?;
         let layout = SymLayout { shape, stride };
         if let Some(concrete) = layout.to_layout() {
             Layout::new(concrete.0, concrete.1)?;
