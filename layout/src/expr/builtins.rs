@@ -149,7 +149,7 @@ pub const FUNCTIONS: &[Function] = &[
         2,
         2,
         "A o (T, complement(T, size A)): tiles and their arrangement",
-        logical_divide,
+        |a| divide(a, algebra::logical_divide),
     ),
     f(
         "zipped_divide",
@@ -157,7 +157,7 @@ pub const FUNCTIONS: &[Function] = &[
         2,
         2,
         "logical_divide regrouped as (tile, rest)",
-        zipped_divide,
+        |a| divide(a, algebra::zipped_divide),
     ),
     f(
         "tiled_divide",
@@ -165,7 +165,7 @@ pub const FUNCTIONS: &[Function] = &[
         2,
         2,
         "logical_divide regrouped as (tile, rest modes...)",
-        tiled_divide,
+        |a| divide(a, algebra::tiled_divide),
     ),
     f(
         "flat_divide",
@@ -173,7 +173,7 @@ pub const FUNCTIONS: &[Function] = &[
         2,
         2,
         "logical_divide regrouped as (tile modes..., rest modes...)",
-        flat_divide,
+        |a| divide(a, algebra::flat_divide),
     ),
     f(
         "logical_product",
@@ -181,7 +181,7 @@ pub const FUNCTIONS: &[Function] = &[
         2,
         2,
         "(A, complement(A, size(A)*cosize(B)) o B)",
-        logical_product,
+        |a| product(a, algebra::logical_product),
     ),
     f(
         "zipped_product",
@@ -189,7 +189,7 @@ pub const FUNCTIONS: &[Function] = &[
         2,
         2,
         "logical_product regrouped as (tile, rest)",
-        zipped_product,
+        |a| product(a, algebra::zipped_product),
     ),
     f(
         "tiled_product",
@@ -197,7 +197,7 @@ pub const FUNCTIONS: &[Function] = &[
         2,
         2,
         "logical_product regrouped as (tile, rest modes...)",
-        tiled_product,
+        |a| product(a, algebra::tiled_product),
     ),
     f(
         "flat_product",
@@ -205,7 +205,7 @@ pub const FUNCTIONS: &[Function] = &[
         2,
         2,
         "logical_product regrouped as (tile modes..., rest modes...)",
-        flat_product,
+        |a| product(a, algebra::flat_product),
     ),
     f(
         "blocked_product",
@@ -213,7 +213,7 @@ pub const FUNCTIONS: &[Function] = &[
         2,
         2,
         "B's arrangement of A-blocks, mode by mode",
-        blocked_product,
+        |a| rank_product(a, algebra::blocked_product),
     ),
     f(
         "raked_product",
@@ -221,7 +221,7 @@ pub const FUNCTIONS: &[Function] = &[
         2,
         2,
         "A's elements interleaved across B's arrangement",
-        raked_product,
+        |a| rank_product(a, algebra::raked_product),
     ),
     f(
         "tile_to_shape",
@@ -435,49 +435,14 @@ fn divide(a: &Args<'_>, op: fn(&Layout, &algebra::Tiler) -> Result<Layout>) -> R
     map_inner(&c, |l| op(l, &tiler))
 }
 
-fn logical_divide(a: &Args<'_>) -> Result<Value> {
-    divide(a, algebra::logical_divide)
-}
-
-fn zipped_divide(a: &Args<'_>) -> Result<Value> {
-    divide(a, algebra::zipped_divide)
-}
-
-fn tiled_divide(a: &Args<'_>) -> Result<Value> {
-    divide(a, algebra::tiled_divide)
-}
-
-fn flat_divide(a: &Args<'_>) -> Result<Value> {
-    divide(a, algebra::flat_divide)
-}
-
 /// A product of a layout with a tiler.
 fn product(a: &Args<'_>, op: fn(&Layout, &algebra::Tiler) -> Result<Layout>) -> Result<Value> {
     layout(op(&a.layout(0)?, &a.tiler(1)?))
 }
 
-fn logical_product(a: &Args<'_>) -> Result<Value> {
-    product(a, algebra::logical_product)
-}
-
-fn zipped_product(a: &Args<'_>) -> Result<Value> {
-    product(a, algebra::zipped_product)
-}
-
-fn tiled_product(a: &Args<'_>) -> Result<Value> {
-    product(a, algebra::tiled_product)
-}
-
-fn flat_product(a: &Args<'_>) -> Result<Value> {
-    product(a, algebra::flat_product)
-}
-
-fn blocked_product(a: &Args<'_>) -> Result<Value> {
-    layout(algebra::blocked_product(&a.layout(0)?, &a.layout(1)?))
-}
-
-fn raked_product(a: &Args<'_>) -> Result<Value> {
-    layout(algebra::raked_product(&a.layout(0)?, &a.layout(1)?))
+/// A rank-sensitive product of two plain layouts (blocked, raked).
+fn rank_product(a: &Args<'_>, op: fn(&Layout, &Layout) -> Result<Layout>) -> Result<Value> {
+    layout(op(&a.layout(0)?, &a.layout(1)?))
 }
 
 fn tile_to_shape(a: &Args<'_>) -> Result<Value> {
