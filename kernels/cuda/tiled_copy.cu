@@ -1,0 +1,80 @@
+// tessel-kernels: tiled copy through shared memory, described entirely by layouts.
+//
+// Every index below comes from a generated function (see {{KERNEL}}'s header comment):
+//   g_src_crd(m, n), g_dst_crd(m, n)  global offsets of matrix element (m, n)
+//   smem_crd(r, c)                    shared-memory offset of tile element (r, c)
+//   tv_ld(t + NT * v), tv_st(...)     (thread, value) -> tile index r + TM * c
+//   reg_w(e + SW * q)                 which register is element e of shared-memory write vector q
+// Template parameters are substituted by tessel_kernels::tiled.
+{{HEADER}}
+{{COMMON}}
+typedef {{T}} T;
+#define M {{M}}LL
+#define N {{N}}LL
+#define TM {{TM}}LL
+#define TN {{TN}}LL
+#define NT {{NT}}
+#define LV {{LV}}
+#define GVL {{GVL}}
+#define SW {{SW}}
+#define SR {{SR}}
+#define GVS {{GVS}}
+#define USE_SMEM {{USE_SMEM}}
+{{FUNCS}}
+extern "C" __global__ void __launch_bounds__(NT) {{KERNEL}}(const T* __restrict__ src, T* __restrict__ dst) {
+#if USE_SMEM
+  __shared__ __align__(16) T smem[{{SMEM_SIZE}}];
+#endif
+  const long long t = threadIdx.x;
+  const long long m0 = (long long)blockIdx.y * TM;
+  const long long n0 = (long long)blockIdx.x * TN;
+  const bool full = (m0 + TM <= M) && (n0 + TN <= N);
+  __align__(16) T reg[LV];
+  if (full) {
+#pragma unroll
+    for (int q = 0; q < LV / GVL; ++q) {
+      const long long idx = tv_ld(t + NT * (long long)(q * GVL));
+      tessel_load<T, GVL>(&reg[q * GVL], src + g_src_crd(m0 + idx % TM, n0 + idx / TM));
+    }
+  } else {
+#pragma unroll
+    for (int v = 0; v < LV; ++v) {
+      const long long idx = tv_ld(t + NT * (long long)v);
+      const long long m = m0 + idx % TM, n = n0 + idx / TM;
+      reg[v] = (m < M && n < N) ? src[g_src_crd(m, n)] : (T)0;
+    }
+  }
+#if USE_SMEM
+#pragma unroll
+  for (int q = 0; q < LV / SW; ++q) {
+    __align__(16) T w[SW];
+#pragma unroll
+    for (int e = 0; e < SW; ++e) w[e] = reg[reg_w(e + SW * q)];
+    const long long idx = tv_ld(t + NT * reg_w(SW * q));
+    tessel_store_shared<T, SW>(&smem[smem_crd(idx % TM, idx / TM)], w);
+  }
+  __syncthreads();
+#pragma unroll
+  for (int q = 0; q < LV / SR; ++q) {
+    const long long idx = tv_st(t + NT * (long long)(q * SR));
+    tessel_load<T, SR>(&reg[q * SR], &smem[smem_crd(idx % TM, idx / TM)]);
+  }
+#define TV_OUT tv_st
+#else
+#define TV_OUT tv_ld
+#endif
+  if (full) {
+#pragma unroll
+    for (int q = 0; q < LV / GVS; ++q) {
+      const long long idx = TV_OUT(t + NT * (long long)(q * GVS));
+      tessel_store_global<T, GVS>(dst + g_dst_crd(m0 + idx % TM, n0 + idx / TM), &reg[q * GVS]);
+    }
+  } else {
+#pragma unroll
+    for (int v = 0; v < LV; ++v) {
+      const long long idx = TV_OUT(t + NT * (long long)v);
+      const long long m = m0 + idx % TM, n = n0 + idx / TM;
+      if (m < M && n < N) dst[g_dst_crd(m, n)] = reg[v];
+    }
+  }
+}
