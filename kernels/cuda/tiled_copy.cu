@@ -5,6 +5,7 @@
 //   smem_crd(r, c)                    shared-memory offset of tile element (r, c)
 //   tv_ld(t + NT * v), tv_st(...)     (thread, value) -> tile index r + TM * c
 //   reg_w(e + SW * q)                 which register is element e of shared-memory write vector q
+//   raster(b)                         block b -> tile ty + TY * tx (the order blocks visit tiles)
 // Template parameters are substituted by tessel_kernels::tiled.
 {{HEADER}}
 {{COMMON}}
@@ -20,14 +21,16 @@ typedef {{T}} T;
 #define SR {{SR}}
 #define GVS {{GVS}}
 #define USE_SMEM {{USE_SMEM}}
+#define TY {{TY}}LL
 {{FUNCS}}
 extern "C" __global__ void __launch_bounds__(NT) {{KERNEL}}(const T* __restrict__ src, T* __restrict__ dst) {
 #if USE_SMEM
   __shared__ __align__(16) T smem[{{SMEM_SIZE}}];
 #endif
   const long long t = threadIdx.x;
-  const long long m0 = (long long)blockIdx.y * TM;
-  const long long n0 = (long long)blockIdx.x * TN;
+  const long long tile = raster((long long)blockIdx.x);
+  const long long m0 = (tile % TY) * TM;
+  const long long n0 = (tile / TY) * TN;
   const bool full = (m0 + TM <= M) && (n0 + TN <= N);
   __align__(16) T reg[LV];
   if (full) {

@@ -47,11 +47,13 @@ pub struct BenchArgs {
     pub profile: bool,
     /// Timed repeats per kernel.
     pub repeats: usize,
+    /// Raster group of the transposes' block order (None: the tuned default).
+    pub raster: Option<i64>,
 }
 
 /// Usage text.
 pub const USAGE: &str = "usage: tessel bench [copy|transpose|conflicts|all] [--size N|RxC] \
-[--dtype f32|f16] [--json] [--repeats K] [--profile]";
+[--dtype f32|f16] [--json] [--repeats K] [--raster G] [--profile]";
 
 fn parse_size(s: &str) -> Result<(i64, i64), String> {
     let one = |t: &str| {
@@ -82,6 +84,7 @@ pub fn parse_args(args: &[String]) -> Result<BenchArgs, String> {
         json: false,
         profile: false,
         repeats: 30,
+        raster: None,
     };
     let mut it = args.iter();
     let mut suite_seen = false;
@@ -118,6 +121,15 @@ pub fn parse_args(args: &[String]) -> Result<BenchArgs, String> {
                     .ok()
                     .filter(|&r| (1..=10_000).contains(&r))
                     .ok_or_else(|| format!("--repeats {v}: expected 1..=10000"))?;
+            }
+            "--raster" => {
+                let v = value("--raster")?;
+                a.raster = Some(
+                    v.parse()
+                        .ok()
+                        .filter(|&g| (0..=64).contains(&g))
+                        .ok_or_else(|| format!("--raster {v}: expected 0..=64"))?,
+                );
             }
             other => return Err(format!("unexpected argument {other:?}; {USAGE}")),
         }

@@ -46,6 +46,18 @@ pub fn tiled_function(gpu: &Gpu, plan: &TiledPlan) -> GpuResult<CudaFunction> {
     gpu.function(&plan.source()?, &plan.kernel_name())
 }
 
+/// Registers, local memory and resident blocks per SM of a compiled kernel, for progress lines.
+pub fn function_info(func: &CudaFunction, threads: u32) -> String {
+    let regs = func.num_regs().map_or("?".into(), |r| r.to_string());
+    let local = func
+        .local_size_bytes()
+        .map_or("?".into(), |r| r.to_string());
+    let blocks = func
+        .occupancy_max_active_blocks_per_multiprocessor(threads, 0, None)
+        .map_or("?".into(), |r| r.to_string());
+    format!("{regs} regs, {local} B local, {blocks} blocks/SM")
+}
+
 /// Launches a tiled kernel `src -> dst` (both `m * n` elements).
 pub fn launch_tiled<E: Elem>(
     gpu: &Gpu,
