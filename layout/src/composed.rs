@@ -1,10 +1,58 @@
 //! `ComposedLayout`: swizzles applied after an offset and a layout, `Sw o ... o Sw o off o L`.
 
 use std::fmt;
+use std::str::FromStr;
 
-use crate::error::Result;
-use crate::layout::Layout;
+use crate::error::{Error, Result, checked_add, checked_mul};
+use crate::int_tuple::Coord;
+use crate::layout::{Layout, SliceCoord};
+use crate::parse::Cursor;
 use crate::swizzle::Swizzle;
+
+/// Anything that maps a 1-D domain index to an offset: a plain [`Layout`] or a
+/// [`ComposedLayout`]. Analyses (verification, bank conflicts, pictures) take either.
+///
+/// ```
+/// use tessel_layout::{ComposedLayout, Layout, OffsetMap};
+/// let l: Layout = "(4,8):(8,1)".parse().unwrap();
+/// assert_eq!(l.to_composed().offset(1).unwrap(), 8);
+/// assert_eq!(OffsetMap::domain_size(&l), 32);
+/// ```
+pub trait OffsetMap: fmt::Display {
+    /// The map as a composed layout (a plain layout has no swizzles and offset 0).
+    fn to_composed(&self) -> ComposedLayout;
+
+    /// Size of the domain.
+    fn domain_size(&self) -> i64 {
+        self.to_composed().size()
+    }
+}
+
+impl OffsetMap for Layout {
+    fn to_composed(&self) -> ComposedLayout {
+        ComposedLayout::from_layout(self.clone())
+    }
+
+    fn domain_size(&self) -> i64 {
+        self.size()
+    }
+}
+
+impl OffsetMap for ComposedLayout {
+    fn to_composed(&self) -> ComposedLayout {
+        self.clone()
+    }
+
+    fn domain_size(&self) -> i64 {
+        self.size()
+    }
+}
+
+impl From<Layout> for ComposedLayout {
+    fn from(layout: Layout) -> ComposedLayout {
+        ComposedLayout::from_layout(layout)
+    }
+}
 
 /// A layout followed by an offset and a chain of swizzles (outermost first):
 /// `value(i) = swizzles[0](swizzles[1](... (offset + layout(i))))`.
@@ -120,6 +168,257 @@ impl ComposedLayout {
             .into_iter()
             .map(|o| self.apply_outer(o))
             .collect()
+    }
+}
+
+impl ComposedLayout {
+    /// A plain layout seen as a composed layout (no swizzle, offset 0).
+    ///
+    /// ```
+    /// use tessel_layout::{ComposedLayout, Layout};
+    /// let c = ComposedLayout::from_layout("8:2".parse().unwrap());
+    /// assert_eq!(c.to_string(), "8:2");
+    /// ```
+    pub fn from_layout(layout: Layout) -> ComposedLayout {
+        ComposedLayout::new(Vec::new(), 0, layout)
+    }
+
+    /// `swizzle o self`: the swizzle becomes the new outermost layer of the chain.
+    ///
+    /// ```
+    /// use tessel_layout::{ComposedLayout, Swizzle};
+    /// let c = ComposedLayout::from_layout("(8,64):(64,1)".parse().unwrap());
+    /// let two = c.swizzled(Swizzle::new(3, 3, 3).unwrap()).swizzled(Swizzle::new(1, 3, 3).unwrap());
+    /// assert_eq!(two.to_string(), "Sw<1,3,3> o Sw<3,3,3> o (8,64):(64,1)");
+    /// ```
+    pub fn swizzled(&self, swizzle: Swizzle) -> ComposedLayout {
+        let mut swizzles = Vec::with_capacity(self.swizzles.len() + 1);
+        swizzles.push(swizzle);
+        swizzles.extend_from_slice(&self.swizzles);
+        ComposedLayout::new(swizzles, self.offset, self.layout.clone())
+    }
+
+    /// The value at a coordinate (1-D, flat or hierarchical) of the inner layout's shape.
+    ///
+    /// ```
+    /// use tessel_layout::{ComposedLayout, IntTuple};
+    /// let c: ComposedLayout = "Sw<3,3,3> o (8,64):(64,1)".parse().unwrap();
+    /// assert_eq!(c.at(&IntTuple::from_ints([1, 0])).unwrap(), 72);
+    /// assert_eq!(c.at(&IntTuple::from_ints([7, 63])).unwrap(), 455);
+    /// ```
+    pub fn at(&self, coord: &Coord) -> Result<i64> {
+        Ok(self.apply_outer(self.layout.crd2idx(coord)?))
+    }
+
+    /// `self o b`: `Sw o off o (L o B)`, using the layout algebra's composition for `L o B`.
+    ///
+    /// ```
+    /// use tessel_layout::{ComposedLayout, Layout};
+    /// let c: ComposedLayout = "Sw<1,0,1> o 4:1".parse().unwrap();
+    /// let b: Layout = "2:2".parse().unwrap();
+    /// if let Ok(r) = c.compose(&b) {
+    ///     assert_eq!(r.offsets(), vec![0, 3]); // Sw<1,0,1> maps 2 to 3
+    /// }
+    /// ```
+    pub fn compose(&self, b: &Layout) -> Result<ComposedLayout> {
+        let inner = crate::composition(&self.layout, b)
+            .map_err(|e| e.context(format!("composing {self} with {b}")))?;
+        Ok(ComposedLayout::new(
+            self.swizzles.clone(),
+            self.offset,
+            inner,
+        ))
+    }
+
+    /// `self o inner` for two composed layouts, where representable: either `self` has offset 0
+    /// and an inner layout that is the identity on the values of `inner` (then the swizzle chains
+    /// concatenate: a multi-layer swizzle), or `inner` has no swizzle and offset 0 (then this is
+    /// [`ComposedLayout::compose`]). Anything else (a swizzle followed by a non-identity layout)
+    /// is not a composed layout and is an error.
+    ///
+    /// ```
+    /// use tessel_layout::ComposedLayout;
+    /// let outer: ComposedLayout = "Sw<1,3,3> o 4096:1".parse().unwrap();
+    /// let inner: ComposedLayout = "Sw<3,3,5> o (16,256):(256,1)".parse().unwrap();
+    /// let both = outer.compose_composed(&inner).unwrap();
+    /// assert_eq!(both.to_string(), "Sw<1,3,3> o Sw<3,3,5> o (16,256):(256,1)");
+    /// ```
+    pub fn compose_composed(&self, inner: &ComposedLayout) -> Result<ComposedLayout> {
+        if inner.swizzles.is_empty() && inner.offset == 0 {
+            return self.compose(&inner.layout);
+        }
+        let not_representable = |why: &str| {
+            Error::invalid(format!(
+                "composition {self} o {inner} is not a composed layout: {why}"
+            ))
+        };
+        if self.offset != 0 {
+            return Err(not_representable(
+                "the outer offset would sit between two swizzles",
+            ));
+        }
+        if !self.layout.flatten().is_compact_col_major() {
+            return Err(not_representable(
+                "the outer inner layout is not the identity (a layout after a swizzle)",
+            ));
+        }
+        let (lo, hi) = inner.value_range()?;
+        if lo < 0 || hi >= self.size() {
+            return Err(not_representable(&format!(
+                "the values {lo}..={hi} of the inner map leave the domain 0..{} of the outer one",
+                self.size()
+            )));
+        }
+        let mut swizzles = self.swizzles.clone();
+        swizzles.extend_from_slice(&inner.swizzles);
+        Ok(ComposedLayout::new(
+            swizzles,
+            inner.offset,
+            inner.layout.clone(),
+        ))
+    }
+
+    /// Bounds `(lo, hi)` containing every value: exact for the offset plus layout, widened to the
+    /// power-of-two block the swizzles permute.
+    ///
+    /// ```
+    /// let c: tessel_layout::ComposedLayout = "Sw<3,3,3> o (8,8):(8,1)".parse().unwrap();
+    /// assert_eq!(c.value_range().unwrap(), (0, 511));
+    /// ```
+    pub fn value_range(&self) -> Result<(i64, i64)> {
+        let (lo, hi) = self.layout.offset_range()?;
+        let what = format!("the values of {self}");
+        let lo = checked_add(lo, self.offset, &what)?;
+        let hi = checked_add(hi, self.offset, &what)?;
+        let span = self
+            .swizzles
+            .iter()
+            .map(Swizzle::bit_span)
+            .max()
+            .unwrap_or(0);
+        if span == 0 {
+            return Ok((lo, hi));
+        }
+        if lo < 0 {
+            return Err(Error::invalid(format!(
+                "{what}: a swizzle of the negative value {lo} is not bounded"
+            )));
+        }
+        let bits = (64 - hi.leading_zeros()).max(span);
+        if bits >= 63 {
+            return Err(Error::overflow(format!("{what} reach bit {bits}")));
+        }
+        // XOR only moves bits below max(bit length of hi, span): values stay below 2^bits.
+        Ok((0, (1i64 << bits) - 1))
+    }
+
+    /// Slices the inner layout and folds the slice offset into the offset (kept before the
+    /// swizzles: a swizzle does not distribute over `+`).
+    ///
+    /// ```
+    /// use tessel_layout::{ComposedLayout, SliceCoord};
+    /// let c: ComposedLayout = "Sw<3,3,3> o (8,64):(64,1)".parse().unwrap();
+    /// let row = c.slice(&SliceCoord::Tuple(vec![SliceCoord::Index(1), SliceCoord::All])).unwrap();
+    /// assert_eq!(row.to_string(), "Sw<3,3,3> o 64 o (64):(1)");
+    /// assert_eq!(row.offset(0).unwrap(), 72);
+    /// ```
+    pub fn slice(&self, coord: &SliceCoord) -> Result<ComposedLayout> {
+        let (layout, off) = self
+            .layout
+            .slice(coord)
+            .map_err(|e| e.context(format!("slicing {self}")))?;
+        let offset = checked_add(self.offset, off, &format!("slicing {self}"))?;
+        Ok(ComposedLayout::new(self.swizzles.clone(), offset, layout))
+    }
+
+    /// Re-expresses the layout in elements `factor` times wider (CuTe's `upcast<N>`): every
+    /// swizzle is upcast, the offset divided, the inner layout upcast with the algebra's
+    /// [`upcast`](crate::upcast).
+    ///
+    /// ```
+    /// let c: tessel_layout::ComposedLayout = "Sw<3,4,3> o 16 o 1024:1".parse().unwrap();
+    /// if let Ok(u) = c.upcast(2) {
+    ///     assert_eq!(u.to_string(), "Sw<3,3,3> o 8 o 512:1");
+    /// }
+    /// ```
+    pub fn upcast(&self, factor: i64) -> Result<ComposedLayout> {
+        let ctx = |e: Error| e.context(format!("upcast of {self} by {factor}"));
+        let swizzles = self
+            .swizzles
+            .iter()
+            .map(|sw| sw.upcast(factor))
+            .collect::<Result<Vec<_>>>()
+            .map_err(ctx)?;
+        if factor <= 0 || self.offset % factor != 0 {
+            return Err(ctx(Error::inadmissible(format!(
+                "the offset {} is not a multiple of {factor}",
+                self.offset
+            ))));
+        }
+        let layout = crate::upcast(&self.layout, factor).map_err(ctx)?;
+        Ok(ComposedLayout::new(swizzles, self.offset / factor, layout))
+    }
+
+    /// Re-expresses the layout in elements `factor` times narrower (CuTe's `downcast<N>`).
+    ///
+    /// ```
+    /// let c: tessel_layout::ComposedLayout = "Sw<3,3,3> o 8 o 512:1".parse().unwrap();
+    /// if let Ok(d) = c.downcast(2) {
+    ///     assert_eq!(d.to_string(), "Sw<3,4,3> o 16 o 1024:1");
+    /// }
+    /// ```
+    pub fn downcast(&self, factor: i64) -> Result<ComposedLayout> {
+        let ctx = |e: Error| e.context(format!("downcast of {self} by {factor}"));
+        let swizzles = self
+            .swizzles
+            .iter()
+            .map(|sw| sw.downcast(factor))
+            .collect::<Result<Vec<_>>>()
+            .map_err(ctx)?;
+        let offset = checked_mul(self.offset, factor, "the downcast offset").map_err(ctx)?;
+        let layout = crate::downcast(&self.layout, factor).map_err(ctx)?;
+        Ok(ComposedLayout::new(swizzles, offset, layout))
+    }
+
+    /// Parses `Sw<B,M,S> o ... o [OFFSET o] LAYOUT` (a bare layout is a composed layout
+    /// without swizzles) at the cursor.
+    ///
+    /// ```
+    /// let mut c = tessel_layout::parse::Cursor::new("Sw<3,3,3> o 32 o (8,64):(64,1)");
+    /// let l = tessel_layout::ComposedLayout::parse(&mut c).unwrap();
+    /// assert_eq!(l.base_offset(), 32);
+    /// ```
+    pub fn parse(cursor: &mut Cursor<'_>) -> Result<ComposedLayout> {
+        let mut swizzles = Vec::new();
+        cursor.skip_ws();
+        while cursor.rest().starts_with("Sw<") {
+            swizzles.push(Swizzle::parse(cursor)?);
+            if !cursor.eat_str("o") {
+                return Err(cursor.error("'o' after a swizzle"));
+            }
+            cursor.skip_ws();
+        }
+        let mut offset = 0;
+        let mut ahead = cursor.clone();
+        if let Ok(value) = ahead.integer() {
+            if ahead.eat_str("o") {
+                offset = value;
+                *cursor = ahead;
+            }
+        }
+        let layout = cursor.layout()?;
+        Ok(ComposedLayout::new(swizzles, offset, layout))
+    }
+}
+
+impl FromStr for ComposedLayout {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        let mut c = Cursor::new(s);
+        let l = ComposedLayout::parse(&mut c)?;
+        c.finish()?;
+        Ok(l)
     }
 }
 

@@ -12,15 +12,21 @@
 //! ```
 
 pub mod algebra;
+pub mod bank;
 pub mod composed;
 pub mod error;
+pub mod expr;
+pub mod f2;
 pub mod int_tuple;
 pub mod layout;
 pub mod parse;
+pub mod render;
 pub mod swizzle;
+pub mod synth;
+pub mod verify;
 
 pub use algebra::*;
-pub use composed::ComposedLayout;
+pub use composed::{ComposedLayout, OffsetMap};
 pub use error::{Error, ErrorKind, Result, checked_add, checked_mul};
 pub use int_tuple::{Coord, IntTuple, Leaves, Shape, Stride};
 pub use layout::{Layout, SliceCoord, crd2idx};

@@ -6,8 +6,11 @@
 //! which makes every swizzle an involution and hence a bijection.
 
 use std::fmt;
+use std::str::FromStr;
 
 use crate::error::{Error, Result};
+use crate::f2::exact_log2;
+use crate::parse::Cursor;
 
 /// `Swizzle<B,M,S>` (bits, base, shift).
 ///
@@ -127,6 +130,137 @@ impl Swizzle {
     /// ```
     pub fn is_identity(&self) -> bool {
         self.bits == 0
+    }
+}
+
+impl Swizzle {
+    /// The identity swizzle `Sw<0,0,0>`.
+    ///
+    /// ```
+    /// assert_eq!(tessel_layout::Swizzle::identity().apply(12345), 12345);
+    /// ```
+    pub fn identity() -> Swizzle {
+        Swizzle {
+            bits: 0,
+            base: 0,
+            shift: 0,
+        }
+    }
+
+    /// The lowest bit the swizzle reads or writes (`M`); `None` for the identity.
+    ///
+    /// ```
+    /// assert_eq!(tessel_layout::Swizzle::new(2, 4, -3).unwrap().lowest_bit(), Some(4));
+    /// ```
+    pub fn lowest_bit(&self) -> Option<u32> {
+        (!self.is_identity()).then_some(self.base)
+    }
+
+    /// One past the highest bit the swizzle reads or writes (`B + M + |S|`; 0 for the identity).
+    /// Offsets below `1 << bit_span()` are permuted among themselves.
+    ///
+    /// ```
+    /// assert_eq!(tessel_layout::Swizzle::new(3, 3, 3).unwrap().bit_span(), 9);
+    /// assert_eq!(tessel_layout::Swizzle::new(2, 4, -3).unwrap().bit_span(), 9);
+    /// ```
+    pub fn bit_span(&self) -> u32 {
+        if self.is_identity() {
+            0
+        } else {
+            self.bits + self.base + self.shift.unsigned_abs()
+        }
+    }
+
+    /// The swizzle on offsets counted in units `factor` times wider (CuTe's `upcast<N>` of a
+    /// swizzle): `Sw<B, M - log2 N, S>`. Errors when `factor` is not a power of two or when the
+    /// swizzle reads or flips bits below `log2 N` (it would split a wide element; CuTe silently
+    /// drops those bits).
+    ///
+    /// ```
+    /// use tessel_layout::Swizzle;
+    /// // 128-byte swizzle on bytes = Sw<3,3,3> on fp16 elements = Sw<3,2,3> on fp32 elements
+    /// let bytes = Swizzle::new(3, 4, 3).unwrap();
+    /// assert_eq!(bytes.upcast(2).unwrap().to_string(), "Sw<3,3,3>");
+    /// assert_eq!(bytes.upcast(4).unwrap().to_string(), "Sw<3,2,3>");
+    /// assert!(bytes.upcast(32).is_err());
+    /// ```
+    pub fn upcast(&self, factor: i64) -> Result<Swizzle> {
+        let log = exact_log2(factor).ok_or_else(|| {
+            Error::invalid(format!(
+                "upcast of {self} by {factor}: the factor must be a positive power of two"
+            ))
+        })?;
+        if self.is_identity() {
+            return Ok(*self);
+        }
+        if self.base < log {
+            return Err(Error::inadmissible(format!(
+                "upcast of {self} by {factor} is not representable: the swizzle touches bit {}                  below log2({factor}) = {log}, inside one upcast element",
+                self.base
+            )));
+        }
+        Swizzle::new(
+            i64::from(self.bits),
+            i64::from(self.base - log),
+            i64::from(self.shift),
+        )
+    }
+
+    /// The swizzle on offsets counted in units `factor` times narrower (CuTe's `downcast<N>`):
+    /// `Sw<B, M + log2 N, S>`.
+    ///
+    /// ```
+    /// use tessel_layout::Swizzle;
+    /// let halves = Swizzle::new(3, 3, 3).unwrap();
+    /// assert_eq!(halves.downcast(2).unwrap().to_string(), "Sw<3,4,3>"); // on bytes
+    /// assert!(halves.downcast(3).is_err());
+    /// ```
+    pub fn downcast(&self, factor: i64) -> Result<Swizzle> {
+        let log = exact_log2(factor).ok_or_else(|| {
+            Error::invalid(format!(
+                "downcast of {self} by {factor}: the factor must be a positive power of two"
+            ))
+        })?;
+        if self.is_identity() {
+            return Ok(*self);
+        }
+        Swizzle::new(
+            i64::from(self.bits),
+            i64::from(self.base) + i64::from(log),
+            i64::from(self.shift),
+        )
+        .map_err(|e| e.context(format!("downcast of {self} by {factor}")))
+    }
+
+    /// Parses `Sw<B,M,S>` at the cursor.
+    ///
+    /// ```
+    /// let mut c = tessel_layout::parse::Cursor::new("Sw<2,4,-3> o 8:1");
+    /// assert_eq!(tessel_layout::Swizzle::parse(&mut c).unwrap().shift(), -3);
+    /// ```
+    pub fn parse(cursor: &mut Cursor<'_>) -> Result<Swizzle> {
+        let start = cursor.position();
+        if !cursor.eat_str("Sw<") {
+            return Err(cursor.error("'Sw<'"));
+        }
+        let b = cursor.integer()?;
+        cursor.expect(',', "','")?;
+        let m = cursor.integer()?;
+        cursor.expect(',', "','")?;
+        let s = cursor.integer()?;
+        cursor.expect('>', "'>'")?;
+        Swizzle::new(b, m, s).map_err(|e| e.context(format!("at {start}")))
+    }
+}
+
+impl FromStr for Swizzle {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        let mut c = Cursor::new(s);
+        let sw = Swizzle::parse(&mut c)?;
+        c.finish()?;
+        Ok(sw)
     }
 }
 

@@ -1,23 +1,74 @@
-//! coalesce and filter.
+//! coalesce and filter: simplify a layout without changing it as a function on its domain.
 
-#[allow(unused_imports)]
-use super::Tiler;
-use crate::{IntTuple, Layout, Result};
+use super::flat::{coalesce_modes, layout_of_modes};
+use crate::{Error, IntTuple, Layout, Result};
 
-/// Scaffolding.
-#[allow(unused_variables)]
+/// CuTe's `coalesce`: flattens the layout, drops extent-1 modes and merges adjacent modes
+/// `s0:d0 ++ s1:d1` with `d1 == s0*d0` into `s0*s1:d0`.
+///
+/// The result has the same size and the same value at every 1-D index of the domain. It is a
+/// rank-1 layout `s:d` when one mode remains, a flat tuple otherwise, and `1:0` when every mode
+/// has extent 1.
+///
+/// ```
+/// use tessel_layout::{coalesce, Layout};
+/// // CuTe docs (02_layout_algebra.md): (2,(1,6)):(1,(6,2)) coalesces to 12:1.
+/// let l: Layout = "(2,(1,6)):(1,(6,2))".parse().unwrap();
+/// assert_eq!(coalesce(&l).unwrap().to_string(), "12:1");
+/// let l: Layout = "(4,3):(3,1)".parse().unwrap();
+/// assert_eq!(coalesce(&l).unwrap().to_string(), "(4,3):(3,1)");
+/// ```
 pub fn coalesce(layout: &Layout) -> Result<Layout> {
-    Err(super::not_implemented("coalesce"))
+    layout_of_modes(&coalesce_modes(layout.flat_modes()))
 }
 
-/// Scaffolding.
-#[allow(unused_variables)]
+/// CuTe's `coalesce(layout, profile)`: coalesces by mode. Where `profile` is an integer the
+/// corresponding (sub)layout is coalesced as a whole; where it is a tuple of rank `r`, the first
+/// `r` modes are coalesced recursively by the tuple's elements and the remaining modes are kept
+/// as they are. The profile's rank may not exceed the layout's.
+///
+/// ```
+/// use tessel_layout::{coalesce_profile, IntTuple, Layout};
+/// // CuTe docs (02_layout_algebra.md): by-mode coalesce with the profile (1,1).
+/// let l: Layout = "(2,(1,6)):(1,(6,2))".parse().unwrap();
+/// let r = coalesce_profile(&l, &IntTuple::from_ints([1, 1])).unwrap();
+/// assert_eq!(r.to_string(), "(2,6):(1,2)");
+/// ```
 pub fn coalesce_profile(layout: &Layout, profile: &IntTuple) -> Result<Layout> {
-    Err(super::not_implemented("coalesce_profile"))
+    let IntTuple::Tuple(parts) = profile else {
+        return coalesce(layout);
+    };
+    if parts.len() > layout.rank() {
+        return Err(Error::invalid(format!(
+            "coalesce of {layout} by the profile {profile}: the profile has rank {} but the \
+             layout only {} modes (profile rank must not exceed layout rank)",
+            parts.len(),
+            layout.rank()
+        )));
+    }
+    let mut modes = layout.modes();
+    for (mode, part) in modes.iter_mut().zip(parts) {
+        *mode = coalesce_profile(mode, part)?;
+    }
+    Layout::from_modes(modes)
 }
 
-/// Scaffolding.
-#[allow(unused_variables)]
+/// CuTe's `filter`: drops every stride-0 mode and every extent-1 mode, then coalesces. The
+/// result has the same image (set of offsets) as the input, visited without repetitions caused
+/// by stride-0 modes; `1:0` when nothing remains.
+///
+/// ```
+/// use tessel_layout::{filter, Layout};
+/// let l: Layout = "(4,(2,3)):(0,(1,2))".parse().unwrap();
+/// assert_eq!(filter(&l).unwrap().to_string(), "6:1");
+/// let l: Layout = "(4,1):(0,7)".parse().unwrap();
+/// assert_eq!(filter(&l).unwrap().to_string(), "1:0");
+/// ```
 pub fn filter(layout: &Layout) -> Result<Layout> {
-    Err(super::not_implemented("filter"))
+    layout_of_modes(&filtered_modes(layout))
+}
+
+/// The flat modes of `filter(layout)`.
+pub(crate) fn filtered_modes(layout: &Layout) -> Vec<(i64, i64)> {
+    coalesce_modes(layout.flat_modes().into_iter().filter(|&(_, d)| d != 0))
 }

@@ -1,17 +1,205 @@
-//! composition.
+//! composition: `R = A o B` with `R(c) = A(B(c))` for every coordinate `c` of `B`.
 
-#[allow(unused_imports)]
 use super::Tiler;
-use crate::{IntTuple, Layout, Result};
+use super::flat::{Mode, ceil_div, continues, node_of_modes};
+use super::tiler::by_mode;
+use crate::{Error, IntTuple, Layout, Result, checked_mul};
 
-/// Scaffolding.
-#[allow(unused_variables)]
-pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
-    Err(super::not_implemented("composition"))
+/// `A` as a function on all non-negative integers: its flat modes coalesced, where the last
+/// mode is unbounded (CuTe lets an index past `size(A)` run on in the last mode).
+pub(crate) struct Extended {
+    /// Coalesced modes before the last one.
+    pub(crate) inner: Vec<Mode>,
+    /// Stride of the last (unbounded) mode.
+    pub(crate) last_stride: i64,
 }
 
-/// Scaffolding.
-#[allow(unused_variables)]
+impl Extended {
+    /// Coalesces `a` the way CuTe's `coalesce_x` does: it keeps `a`'s value at every index,
+    /// inside and past its domain.
+    pub(crate) fn of(a: &Layout) -> Extended {
+        let mut modes = a.flat_modes();
+        let Some(last) = modes.pop() else {
+            return Extended {
+                inner: Vec::new(),
+                last_stride: 0,
+            };
+        };
+        let mut inner = super::flat::coalesce_modes(modes);
+        let mut last_stride = last.1;
+        if let Some(&prev) = inner.last() {
+            if continues(prev, last_stride) {
+                inner.pop();
+                last_stride = prev.1;
+            }
+        }
+        Extended { inner, last_stride }
+    }
+}
+
+/// Functional composition `A o B`: the layout `R` with `R(c) = A(B(c))` for every coordinate
+/// `c` of `B`, whose shape has `B`'s structure (every leaf of `B` becomes a leaf or a flat tuple).
+///
+/// `A` is read as a function on all non-negative integers (CuTe's convention: indices past
+/// `size(A)` continue in `A`'s last mode), so `B`'s image may run past `size(A)`.
+///
+/// Each leaf `s:d` of `B` is composed with `A` flattened and coalesced, `(a0,a1,...):(e0,e1,...)`,
+/// by dividing the stride `d` out of the extents from the left and then keeping `s` elements.
+/// At every mode (except the last) the current stride `r` and remaining extent `m` must satisfy
+/// - the **stride divisibility condition**: `a_k % r == 0`, or `r % a_k == 0`, or all `m`
+///   remaining elements lie inside that mode (`r*(m-1) < a_k`);
+/// - the **shape divisibility condition**: when `r` divides `a_k` into `q = a_k/r` steps and
+///   `m > q`, then `q` divides `m`.
+///
+/// An inadmissible composition is an [`ErrorKind::Inadmissible`](crate::ErrorKind) error naming
+/// the condition and both operands; tessel never returns a layout that disagrees with
+/// `A(B(c))`. (CuTe C++ only checks `r < a_k` and returns the wrong `(2,3):(6,3)` for
+/// `(4,6,8):(2,3,5) o 6:3`, CUTLASS issue 3177.) Stride-0 leaves of `B` give stride-0 leaves.
+/// Leaves of `B` with a negative stride (and extent > 1) are rejected: they index before `A`'s
+/// domain.
+///
+/// ```
+/// use tessel_layout::{composition, ErrorKind, Layout};
+/// // CuTe docs (02_layout_algebra.md).
+/// let a: Layout = "(6,2):(8,2)".parse().unwrap();
+/// let b: Layout = "(4,3):(3,1)".parse().unwrap();
+/// assert_eq!(composition(&a, &b).unwrap().to_string(), "((2,2),3):((24,2),8)");
+/// let a: Layout = "20:2".parse().unwrap();
+/// let b: Layout = "(5,4):(4,1)".parse().unwrap();
+/// assert_eq!(composition(&a, &b).unwrap().to_string(), "(5,4):(8,2)");
+/// // CUTLASS issue 3177: rejected, not miscomputed.
+/// let a: Layout = "(4,6,8):(2,3,5)".parse().unwrap();
+/// let b: Layout = "6:3".parse().unwrap();
+/// let err = composition(&a, &b).unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::Inadmissible);
+/// assert!(err.message().contains("stride divisibility"));
+/// ```
+pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
+    let ext = Extended::of(a);
+    let describe = |e: Error| {
+        let what = match e.kind() {
+            crate::ErrorKind::Overflow => "overflows",
+            _ => "is inadmissible",
+        };
+        Error::new(
+            e.kind(),
+            format!(
+                "composition {a} o {b} {what} (A coalesced: {}): {}",
+                super::coalesce(a).map_or_else(|_| a.to_string(), |c| c.to_string()),
+                e.message()
+            ),
+        )
+    };
+    let (shape, stride) = compose_node(&ext, b.shape(), b.stride()).map_err(describe)?;
+    Layout::new(shape, stride).map_err(describe)
+}
+
+/// Composes `A` with every leaf of the node `shape:stride` of `B`, keeping `B`'s nesting.
+fn compose_node(
+    ext: &Extended,
+    shape: &IntTuple,
+    stride: &IntTuple,
+) -> Result<(IntTuple, IntTuple)> {
+    match (shape, stride) {
+        (IntTuple::Int(s), IntTuple::Int(d)) => compose_leaf(ext, *s, *d),
+        (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) => {
+            let mut shapes = Vec::with_capacity(ss.len());
+            let mut strides = Vec::with_capacity(ss.len());
+            for (s, d) in ss.iter().zip(ds) {
+                let (rs, rd) = compose_node(ext, s, d)?;
+                shapes.push(rs);
+                strides.push(rd);
+            }
+            Ok((IntTuple::Tuple(shapes), IntTuple::Tuple(strides)))
+        }
+        _ => Err(Error::invalid("internal: shape and stride not congruent")),
+    }
+}
+
+/// `A o s:d` for one leaf of `B`.
+fn compose_leaf(ext: &Extended, s: i64, d: i64) -> Result<(IntTuple, IntTuple)> {
+    let what = "the strides of the composition";
+    if d == 0 {
+        return Ok((IntTuple::Int(s), IntTuple::Int(0)));
+    }
+    if s == 1 {
+        // A single element: any stride represents it; use CuTe's (the carried stride).
+        let mut r = d.abs();
+        for &(a_k, _) in &ext.inner {
+            r = ceil_div(r, a_k);
+        }
+        let stride = checked_mul(r * d.signum(), ext.last_stride, what)?;
+        return Ok((IntTuple::Int(1), IntTuple::Int(stride)));
+    }
+    if d < 0 {
+        return Err(Error::inadmissible(format!(
+            "the mode {s}:{d} of B has a negative stride, so B maps into negative indices \
+             outside the domain of A (B must map into non-negative indices)"
+        )));
+    }
+    let mut out: Vec<Mode> = Vec::new();
+    let mut r = d; // stride still to divide out
+    let mut m = s; // elements still to place
+    for (k, &(a_k, e_k)) in ext.inner.iter().enumerate() {
+        if m == 1 {
+            break;
+        }
+        if r % a_k == 0 {
+            r /= a_k;
+            continue;
+        }
+        if a_k % r == 0 {
+            let q = a_k / r;
+            if m <= q {
+                out.push((m, checked_mul(r, e_k, what)?));
+                m = 1;
+            } else if m % q == 0 {
+                out.push((q, checked_mul(r, e_k, what)?));
+                m /= q;
+                r = 1;
+            } else {
+                return Err(Error::inadmissible(format!(
+                    "the shape divisibility condition fails for the mode {s}:{d} of B: after \
+                     dividing out the stride, mode {k} of A (extent {a_k}) holds {q} of the \
+                     remaining {m} elements, and {q} does not divide {m}"
+                )));
+            }
+            continue;
+        }
+        if r < a_k && r.checked_mul(m - 1).is_some_and(|x| x < a_k) {
+            out.push((m, checked_mul(r, e_k, what)?));
+            m = 1;
+            continue;
+        }
+        return Err(Error::inadmissible(format!(
+            "the stride divisibility condition fails for the mode {s}:{d} of B: the remaining \
+             stride {r} neither divides nor is a multiple of the extent {a_k} of mode {k} of A, \
+             and the remaining {m} elements do not fit inside that mode"
+        )));
+    }
+    if m != 1 || out.is_empty() {
+        out.push((m, checked_mul(r, ext.last_stride, what)?));
+    }
+    Ok(node_of_modes(&out))
+}
+
+/// Composition with a [`Tiler`]: a [`Tiler::Layout`] is plain [`composition`]; a by-mode tiler
+/// `[T0, T1, ...]` composes mode `i` of `A` with `Ti` (recursively; `None` keeps the mode), and
+/// keeps the modes of `A` past the tiler's rank. The tiler's rank may not exceed `A`'s.
+///
+/// ```
+/// use tessel_layout::{compose_tiler, Layout, Tiler};
+/// // CuTe docs (02_layout_algebra.md), by-mode composition with the tiler <3:4, 8:2>.
+/// let a: Layout = "(12,(4,8)):(59,(13,1))".parse().unwrap();
+/// let tiler = Tiler::ByMode(vec![
+///     Some(Tiler::Layout("3:4".parse().unwrap())),
+///     Some(Tiler::Layout("8:2".parse().unwrap())),
+/// ]);
+/// assert_eq!(compose_tiler(&a, &tiler).unwrap().to_string(), "(3,(2,4)):(236,(26,1))");
+/// ```
 pub fn compose_tiler(a: &Layout, tiler: &Tiler) -> Result<Layout> {
-    Err(super::not_implemented("compose_tiler"))
+    match tiler {
+        Tiler::Layout(b) => composition(a, b),
+        Tiler::ByMode(parts) => by_mode(a, parts, "composition", compose_tiler),
+    }
 }

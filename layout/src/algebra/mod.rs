@@ -1,13 +1,15 @@
 //! The layout algebra: one module per family of operations.
 //!
-//! Signatures are fixed here so the CLI, the macros and the kernels can be written against them.
-//! (Scaffolding: bodies that still return "not implemented" are filled in by the algebra work.)
+//! Every operation follows CuTe's semantics and checks its preconditions: an inadmissible input
+//! is an [`Error`](crate::Error) naming the violated condition and the operands, never a wrong
+//! layout.
 
 pub mod cast;
 pub mod coalesce;
 pub mod complement;
 pub mod composition;
 pub mod divide;
+mod flat;
 pub mod inverse;
 pub mod ordered;
 pub mod product;
@@ -25,8 +27,6 @@ pub use product::{
     blocked_product, flat_product, logical_product, raked_product, tiled_product, zipped_product,
 };
 pub use tiler::Tiler;
-pub use vector::{is_bijective, is_injective, max_common_layout, max_common_vector};
-
-pub(crate) fn not_implemented(op: &str) -> crate::Error {
-    crate::Error::invalid(format!("{op} is not implemented yet"))
-}
+pub use vector::{
+    INJECTIVITY_ENUMERATION_LIMIT, is_bijective, is_injective, max_common_layout, max_common_vector,
+};

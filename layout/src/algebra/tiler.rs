@@ -17,3 +17,91 @@ impl From<Layout> for Tiler {
         Tiler::Layout(l)
     }
 }
+
+/// Applies `op` to mode `i` of `a` and `parts[i]` for every `Some` part; `None` parts and the
+/// modes of `a` past the tiler's rank are kept. `name` names the operation in errors.
+pub(crate) fn by_mode(
+    a: &Layout,
+    parts: &[Option<Tiler>],
+    name: &str,
+    op: impl Fn(&Layout, &Tiler) -> crate::Result<Layout>,
+) -> crate::Result<Layout> {
+    if parts.len() > a.rank() {
+        return Err(crate::Error::invalid(format!(
+            "{name} of {a} by a by-mode tiler of rank {}: the tiler's rank must not exceed the \
+             layout's rank {}",
+            parts.len(),
+            a.rank()
+        )));
+    }
+    let mut modes = a.modes();
+    for (mode, part) in modes.iter_mut().zip(parts) {
+        if let Some(t) = part {
+            *mode = op(mode, t)?;
+        }
+    }
+    Layout::from_modes(modes)
+}
+
+impl std::fmt::Display for Tiler {
+    /// CuTe-like notation: a layout, or `[T0,T1,...]` with `_` for a kept mode.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Tiler::Layout(l) => write!(f, "{l}"),
+            Tiler::ByMode(parts) => {
+                f.write_str("[")?;
+                for (i, p) in parts.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    match p {
+                        Some(t) => write!(f, "{t}")?,
+                        None => f.write_str("_")?,
+                    }
+                }
+                f.write_str("]")
+            }
+        }
+    }
+}
+
+/// CuTe's tile-unzip (pycute's `hier_unzip`): applies the rank-2 operation `split` (a logical
+/// divide or product) following the tiler, and gathers the mode-0 parts into the tile and the
+/// mode-1 parts, followed by the modes the tiler does not reach, into the rest. A `None` entry
+/// contributes the tile `1:0` and keeps its mode as a rest.
+pub(crate) fn unzip(
+    a: &Layout,
+    tiler: &Tiler,
+    name: &str,
+    split: &dyn Fn(&Layout, &Tiler) -> crate::Result<Layout>,
+) -> crate::Result<(Layout, Layout)> {
+    match tiler {
+        Tiler::Layout(_) => {
+            let r = split(a, tiler)?;
+            Ok((r.mode(0)?, r.mode(1)?))
+        }
+        Tiler::ByMode(parts) => {
+            if parts.len() > a.rank() {
+                return Err(crate::Error::invalid(format!(
+                    "{name} of {a} by the tiler {tiler}: the tiler's rank {} must not exceed \
+                     the layout's rank {}",
+                    parts.len(),
+                    a.rank()
+                )));
+            }
+            let modes = a.modes();
+            let mut tiles = Vec::with_capacity(parts.len());
+            let mut rests = Vec::with_capacity(modes.len());
+            for (mode, part) in modes.iter().zip(parts) {
+                let (tile, rest) = match part {
+                    Some(t) => unzip(mode, t, name, split)?,
+                    None => (Layout::vector(1, 0)?, mode.clone()),
+                };
+                tiles.push(tile);
+                rests.push(rest);
+            }
+            rests.extend(modes.into_iter().skip(parts.len()));
+            Ok((Layout::from_modes(tiles)?, Layout::from_modes(rests)?))
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! Shared helpers on flat `(extent, stride)` mode lists (private to the algebra).
+
+use crate::{Error, IntTuple, Layout, Result};
+
+/// One flat mode: `(extent, stride)`.
+pub(crate) type Mode = (i64, i64);
+
+/// `ceil(a / b)` for `a >= 0`, `b > 0`.
+pub(crate) fn ceil_div(a: i64, b: i64) -> i64 {
+    a / b + i64::from(a % b != 0)
+}
+
+/// Whether mode `next` continues `prev` contiguously (`next.stride == prev.extent * prev.stride`).
+pub(crate) fn continues(prev: Mode, next_stride: i64) -> bool {
+    prev.0.checked_mul(prev.1) == Some(next_stride)
+}
+
+/// CuTe's coalesce on flat modes: drop extent-1 modes, merge `s0:d0 ++ s1:s0*d0` into
+/// `s0*s1:d0`. The result never contains an extent-1 mode (it may be empty).
+pub(crate) fn coalesce_modes(modes: impl IntoIterator<Item = Mode>) -> Vec<Mode> {
+    let mut out: Vec<Mode> = Vec::new();
+    for (s, d) in modes {
+        if s == 1 {
+            continue;
+        }
+        match out.last_mut() {
+            // The merged extent is at most the product of the input extents, which a valid
+            // layout keeps within i64.
+            Some(prev) if continues(*prev, d) => prev.0 = prev.0.saturating_mul(s),
+            _ => out.push((s, d)),
+        }
+    }
+    out
+}
+
+/// The layout of flat modes: `1:0` when empty, `s:d` for one mode, a flat tuple otherwise.
+pub(crate) fn layout_of_modes(modes: &[Mode]) -> Result<Layout> {
+    match modes {
+        [] => Layout::vector(1, 0),
+        [(s, d)] => Layout::vector(*s, *d),
+        _ => Layout::new(
+            IntTuple::from_ints(modes.iter().map(|m| m.0)),
+            IntTuple::from_ints(modes.iter().map(|m| m.1)),
+        ),
+    }
+}
+
+/// `(shape, stride)` of a node whose leaves are the given modes: a leaf for one mode, a flat
+/// tuple otherwise (an empty list is `1:0`).
+pub(crate) fn node_of_modes(modes: &[Mode]) -> (IntTuple, IntTuple) {
+    match modes {
+        [] => (IntTuple::Int(1), IntTuple::Int(0)),
+        [(s, d)] => (IntTuple::Int(*s), IntTuple::Int(*d)),
+        _ => (
+            IntTuple::from_ints(modes.iter().map(|m| m.0)),
+            IntTuple::from_ints(modes.iter().map(|m| m.1)),
+        ),
+    }
+}
+
+/// Pads `layout` with trailing `1:0` modes up to `rank` top-level modes (CuTe's `append<R>`);
+/// a layout that already has `rank` modes is returned unchanged.
+pub(crate) fn pad_to_rank(layout: &Layout, rank: usize) -> Result<Layout> {
+    if layout.rank() == rank {
+        return Ok(layout.clone());
+    }
+    if layout.rank() > rank {
+        return Err(Error::invalid(format!(
+            "{layout} has rank {} > {rank}",
+            layout.rank()
+        )));
+    }
+    let mut modes = layout.modes();
+    modes.resize(rank, Layout::vector(1, 0)?);
+    Layout::from_modes(modes)
+}
+
+/// Builds a layout whose shape and stride have the structure of `shape`, with leaves from a
+/// per-leaf function of `(extent, stride)` returning the new `(extent, stride)`.
+pub(crate) fn map_modes(
+    layout: &Layout,
+    mut f: impl FnMut(i64, i64) -> Result<Mode>,
+) -> Result<Layout> {
+    let mut shapes = Vec::new();
+    let mut strides = Vec::new();
+    for (s, d) in layout.flat_modes() {
+        let (s2, d2) = f(s, d)?;
+        shapes.push(s2);
+        strides.push(d2);
+    }
+    let internal = || Error::invalid("internal: leaf count mismatch");
+    let shape = layout.shape().with_leaves(&shapes).ok_or_else(internal)?;
+    let stride = layout.stride().with_leaves(&strides).ok_or_else(internal)?;
+    Layout::new(shape, stride)
+}

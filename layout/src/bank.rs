@@ -1,0 +1,499 @@
+//! The shared-memory bank model of DESIGN.md, for one or more warp-wide instructions.
+//!
+//! Shared memory has 32 banks of 4 bytes; lanes that touch the same 32-bit word share one
+//! broadcast.
+//! - `lds`/`sts` of 32, 64 or 128 bits: the whole warp counts together;
+//!   `wavefronts = max(ceil(32 * vector bytes / 128), max over banks of the distinct words the
+//!   warp touches in that bank)`; ideal 1, 2, 4.
+//! - `ldsm`/`stsm` `.x1/.x2/.x4` (`.trans` behaves the same): every 8x8 b16 matrix (the 16-byte
+//!   rows addressed by lanes `8k..8k+7`) is its own phase; `wavefronts = sum over matrices of the
+//!   max over banks of the distinct words among its rows`; ideal 1 per matrix.
+//!
+//! An access is a TV layout mapping `(lane, value, instruction...)` to an index of the
+//! shared-memory layout's domain; the layout maps that index to an element offset. Mode 0 is the
+//! lane (32 lanes for lds/sts; 8 per matrix, or 32, for ldsm/stsm: lane `l` is row `l % 8` of
+//! matrix `l / 8`), mode 1 the values of one vector (a lane's vector for lds/sts, a row's 16
+//! bytes for ldsm/stsm), and any further modes enumerate separate instructions (warps, repeats),
+//! whose wavefronts add up.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::composed::OffsetMap;
+use crate::error::{Error, Result};
+use crate::f2::exact_log2;
+use crate::layout::Layout;
+
+/// Number of shared-memory banks.
+pub const BANKS: i64 = 32;
+/// Width of a bank in bytes.
+pub const BANK_BYTES: i64 = 4;
+/// Bytes one wavefront serves for lds/sts.
+pub const WAVEFRONT_BYTES: i64 = 128;
+/// Lanes in a warp.
+pub const WARP: usize = 32;
+
+/// The kind of shared-memory instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OpKind {
+    /// `LDS`: a vector load per lane.
+    Lds,
+    /// `STS`: a vector store per lane.
+    Sts,
+    /// `ldmatrix`: 8x8 b16 matrices, 16-byte rows addressed by lanes.
+    Ldsm,
+    /// `stmatrix`: the store counterpart of `ldmatrix`.
+    Stsm,
+}
+
+/// A shared-memory instruction: `lds.32`, `sts.128`, `ldsm.x4`, `stsm.x2.trans`, ...
+///
+/// ```
+/// use tessel_layout::bank::SmemOp;
+/// let op: SmemOp = "ldsm.x4.trans".parse().unwrap();
+/// assert_eq!(op.ideal(), 4);
+/// assert_eq!(op.to_string(), "ldsm.x4.trans");
+/// assert!("lds.48".parse::<SmemOp>().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SmemOp {
+    kind: OpKind,
+    /// Vector bits for lds/sts; number of matrices for ldsm/stsm.
+    width: u32,
+    trans: bool,
+}
+
+impl SmemOp {
+    /// An `lds`/`sts` of `bits` (32, 64, 128) or an `ldsm`/`stsm` of `width` (1, 2, 4) matrices.
+    ///
+    /// ```
+    /// use tessel_layout::bank::{OpKind, SmemOp};
+    /// assert_eq!(SmemOp::new(OpKind::Sts, 64, false).unwrap().to_string(), "sts.64");
+    /// assert!(SmemOp::new(OpKind::Lds, 32, true).is_err());
+    /// ```
+    pub fn new(kind: OpKind, width: u32, trans: bool) -> Result<SmemOp> {
+        let matrix = matches!(kind, OpKind::Ldsm | OpKind::Stsm);
+        let ok = if matrix {
+            matches!(width, 1 | 2 | 4)
+        } else {
+            matches!(width, 32 | 64 | 128) && !trans
+        };
+        let op = SmemOp { kind, width, trans };
+        if ok {
+            Ok(op)
+        } else {
+            Err(Error::invalid(format!(
+                "{op} is not an instruction: lds/sts take 32, 64 or 128 bits, ldsm/stsm take \
+                 x1, x2 or x4 (optionally .trans)"
+            )))
+        }
+    }
+
+    /// The instruction kind.
+    ///
+    /// ```
+    /// use tessel_layout::bank::{OpKind, SmemOp};
+    /// assert_eq!("sts.32".parse::<SmemOp>().unwrap().kind(), OpKind::Sts);
+    /// ```
+    pub fn kind(&self) -> OpKind {
+        self.kind
+    }
+
+    /// Whether this is an `ldmatrix`/`stmatrix`.
+    ///
+    /// ```
+    /// assert!("stsm.x1".parse::<tessel_layout::bank::SmemOp>().unwrap().is_matrix());
+    /// ```
+    pub fn is_matrix(&self) -> bool {
+        matches!(self.kind, OpKind::Ldsm | OpKind::Stsm)
+    }
+
+    /// Bytes of one vector: a lane's vector for lds/sts, one 16-byte row for ldsm/stsm.
+    ///
+    /// ```
+    /// assert_eq!("lds.64".parse::<tessel_layout::bank::SmemOp>().unwrap().vector_bytes(), 8);
+    /// assert_eq!("ldsm.x2".parse::<tessel_layout::bank::SmemOp>().unwrap().vector_bytes(), 16);
+    /// ```
+    pub fn vector_bytes(&self) -> i64 {
+        if self.is_matrix() {
+            16
+        } else {
+            i64::from(self.width) / 8
+        }
+    }
+
+    /// Lanes whose addresses the instruction uses: 32, or 8 per matrix.
+    ///
+    /// ```
+    /// assert_eq!("ldsm.x2".parse::<tessel_layout::bank::SmemOp>().unwrap().lanes_used(), 16);
+    /// ```
+    pub fn lanes_used(&self) -> usize {
+        if self.is_matrix() {
+            8 * self.width as usize
+        } else {
+            WARP
+        }
+    }
+
+    /// The ideal number of wavefronts of one instruction: 1/2/4 for 32/64/128-bit lds/sts,
+    /// one per matrix for ldsm/stsm.
+    ///
+    /// ```
+    /// assert_eq!("sts.128".parse::<tessel_layout::bank::SmemOp>().unwrap().ideal(), 4);
+    /// ```
+    pub fn ideal(&self) -> i64 {
+        if self.is_matrix() {
+            i64::from(self.width)
+        } else {
+            bandwidth_wavefronts(self.vector_bytes())
+        }
+    }
+
+    /// Lanes that form one phase: the whole warp for lds/sts, 8 rows for ldsm/stsm.
+    fn phase_lanes(&self) -> usize {
+        if self.is_matrix() { 8 } else { WARP }
+    }
+}
+
+impl fmt::Display for SmemOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self.kind {
+            OpKind::Lds => "lds",
+            OpKind::Sts => "sts",
+            OpKind::Ldsm => "ldsm",
+            OpKind::Stsm => "stsm",
+        };
+        if self.is_matrix() {
+            write!(f, "{name}.x{}", self.width)?;
+        } else {
+            write!(f, "{name}.{}", self.width)?;
+        }
+        if self.trans {
+            write!(f, ".trans")?;
+        }
+        Ok(())
+    }
+}
+
+impl FromStr for SmemOp {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        let unknown = || {
+            Error::invalid(format!(
+                "unknown shared-memory op '{s}': expected lds.32 lds.64 lds.128 sts.32 sts.64 \
+                 sts.128 ldsm.x1 ldsm.x2 ldsm.x4 stsm.x1 stsm.x2 stsm.x4 (optionally .trans)"
+            ))
+        };
+        let mut parts = s.trim().split('.');
+        let kind = match parts.next() {
+            Some("lds") => OpKind::Lds,
+            Some("sts") => OpKind::Sts,
+            Some("ldsm") => OpKind::Ldsm,
+            Some("stsm") => OpKind::Stsm,
+            _ => return Err(unknown()),
+        };
+        let width = parts.next().ok_or_else(unknown)?;
+        let width = width.strip_prefix('x').unwrap_or(width);
+        let width: u32 = width.parse().map_err(|_| unknown())?;
+        let trans = match parts.next() {
+            None => false,
+            Some("trans") => true,
+            Some(_) => return Err(unknown()),
+        };
+        if parts.next().is_some() {
+            return Err(unknown());
+        }
+        SmemOp::new(kind, width, trans).map_err(|_| unknown())
+    }
+}
+
+/// The outcome of the bank model: wavefronts, the ideal, and the excess (conflicts).
+///
+/// ```
+/// let r = tessel_layout::bank::BankReport { wavefronts: 8, ideal: 1, excess: 7 };
+/// assert_eq!(r.to_json(), r#"{"wavefronts":8,"ideal":1,"excess":7}"#);
+/// assert_eq!(r.to_string(), "wavefronts 8, ideal 1, excess 7");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct BankReport {
+    /// Wavefronts the instructions take.
+    pub wavefronts: i64,
+    /// Wavefronts they would take without conflicts.
+    pub ideal: i64,
+    /// `wavefronts - ideal`.
+    pub excess: i64,
+}
+
+impl BankReport {
+    /// The report as one-line JSON `{"wavefronts":W,"ideal":I,"excess":E}`.
+    ///
+    /// ```
+    /// assert!(tessel_layout::bank::BankReport::default().to_json().starts_with("{\"wavefronts\":0"));
+    /// ```
+    pub fn to_json(&self) -> String {
+        format!(
+            "{{\"wavefronts\":{},\"ideal\":{},\"excess\":{}}}",
+            self.wavefronts, self.ideal, self.excess
+        )
+    }
+
+    fn add(&mut self, wavefronts: i64, ideal: i64) {
+        self.wavefronts += wavefronts;
+        self.ideal += ideal;
+        self.excess = self.wavefronts - self.ideal;
+    }
+}
+
+impl fmt::Display for BankReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "wavefronts {}, ideal {}, excess {}",
+            self.wavefronts, self.ideal, self.excess
+        )
+    }
+}
+
+/// Runs the bank model: `smem` maps a domain index to an element offset of `elem_bytes` bytes;
+/// `tv` maps `(lane, value, instruction...)` to a domain index (see the module docs).
+///
+/// ```
+/// use tessel_layout::{ComposedLayout, Layout, bank::analyze};
+/// // 32x32 fp32 tile, row-major; a warp reads column 0 (lane = row).
+/// let tile: Layout = "(32,32):(32,1)".parse().unwrap();
+/// let column: Layout = "32:1".parse().unwrap();
+/// let op = "lds.32".parse().unwrap();
+/// assert_eq!(analyze(&tile, 4, op, &column).unwrap().wavefronts, 32);
+/// let padded: Layout = "(32,32):(33,1)".parse().unwrap();
+/// assert_eq!(analyze(&padded, 4, op, &column).unwrap().wavefronts, 1);
+/// let swizzled: ComposedLayout = "Sw<5,0,5> o (32,32):(32,1)".parse().unwrap();
+/// assert_eq!(analyze(&swizzled, 4, op, &column).unwrap().excess, 0);
+/// ```
+pub fn analyze(
+    smem: &impl OffsetMap,
+    elem_bytes: i64,
+    op: SmemOp,
+    tv: &Layout,
+) -> Result<BankReport> {
+    let smem = smem.to_composed();
+    let plan = AccessPlan::new(smem.layout(), elem_bytes, op, tv)
+        .map_err(|e| e.context(format!("{op} through {tv} on {smem}")))?;
+    plan.evaluate(&|x| smem.apply_outer(x), true, i64::MAX)
+        .map_err(|e| e.context(format!("{op} through {tv} on {smem}")))
+}
+
+/// An access with the inner-layout offsets of every element resolved, ready to be evaluated
+/// under any chain of offset and swizzles (used by the synthesis search).
+#[derive(Clone, Debug)]
+pub(crate) struct AccessPlan {
+    op: SmemOp,
+    elem_bytes: i64,
+    /// Elements per vector.
+    vec_elems: usize,
+    /// Inner offsets, ordered `[instruction][lane][value]`.
+    elements: Vec<i64>,
+    instructions: usize,
+}
+
+impl AccessPlan {
+    /// Resolves `tv` against the inner layout `inner` (before offset and swizzles).
+    pub(crate) fn new(
+        inner: &Layout,
+        elem_bytes: i64,
+        op: SmemOp,
+        tv: &Layout,
+    ) -> Result<AccessPlan> {
+        if exact_log2(elem_bytes).is_none() || elem_bytes > op.vector_bytes() {
+            return Err(Error::invalid(format!(
+                "element size {elem_bytes} bytes: must be a power of two no wider than the \
+                 {}-byte vector of {op}",
+                op.vector_bytes()
+            )));
+        }
+        let vec_elems = (op.vector_bytes() / elem_bytes) as usize;
+        let (lanes, values, repeats) = split_tv(tv)?;
+        let lane_count = lanes.size() as usize;
+        let used = op.lanes_used();
+        if lane_count != used && lane_count != WARP {
+            return Err(Error::invalid(format!(
+                "the lane mode of the access has {lane_count} lanes; {op} needs {used}{}",
+                if used == WARP { "" } else { " (or 32)" }
+            )));
+        }
+        let value_count = values.as_ref().map_or(1, Layout::size) as usize;
+        if value_count != vec_elems {
+            return Err(Error::invalid(format!(
+                "each lane has {value_count} values of {elem_bytes} bytes, but {op} moves \
+                 {vec_elems} elements per {}",
+                if op.is_matrix() { "row" } else { "lane" }
+            )));
+        }
+        let lane_offsets = lanes.offsets();
+        let value_offsets = values.map_or_else(|| vec![0], |v| v.offsets());
+        let repeat_offsets = repeats.map_or_else(|| vec![0], |r| r.offsets());
+        let domain = inner.size();
+        let mut elements = Vec::with_capacity(repeat_offsets.len() * used * vec_elems);
+        for (k, &r) in repeat_offsets.iter().enumerate() {
+            for (lane, &l) in lane_offsets.iter().take(used).enumerate() {
+                for &v in &value_offsets {
+                    let index = r + l + v;
+                    if !(0..domain).contains(&index) {
+                        return Err(Error::invalid(format!(
+                            "lane {lane}{}: index {index} is outside the domain 0..{domain} of \
+                             the shared-memory layout",
+                            instruction_name(k, repeat_offsets.len())
+                        )));
+                    }
+                    elements.push(inner.offset_unchecked(index));
+                }
+            }
+        }
+        Ok(AccessPlan {
+            op,
+            elem_bytes,
+            vec_elems,
+            elements,
+            instructions: repeat_offsets.len(),
+        })
+    }
+
+    /// Elements per vector.
+    pub(crate) fn vec_elems(&self) -> usize {
+        self.vec_elems
+    }
+
+    /// Evaluates the model with `outer` mapping inner offsets to element offsets. With
+    /// `check_vectors == false` only the first element of each vector is mapped and the vector is
+    /// assumed contiguous and aligned (the caller has proven it). Stops early (with a partial
+    /// report) once the wavefronts exceed `budget`.
+    pub(crate) fn evaluate(
+        &self,
+        outer: &impl Fn(i64) -> i64,
+        check_vectors: bool,
+        budget: i64,
+    ) -> Result<BankReport> {
+        let op = self.op;
+        let used = op.lanes_used();
+        let phase_lanes = op.phase_lanes();
+        let vector_bytes = op.vector_bytes();
+        let words_per_vector = vector_bytes / BANK_BYTES;
+        let mut report = BankReport::default();
+        let mut words: Vec<i64> = Vec::with_capacity(WARP * 4);
+        for k in 0..self.instructions {
+            let mut wavefronts = 0;
+            for phase in 0..used / phase_lanes {
+                words.clear();
+                for lane in phase * phase_lanes..(phase + 1) * phase_lanes {
+                    let at = (k * used + lane) * self.vec_elems;
+                    let first = outer(self.elements[at]);
+                    if check_vectors {
+                        self.check_vector(
+                            k,
+                            lane,
+                            first,
+                            &self.elements[at..at + self.vec_elems],
+                            outer,
+                        )?;
+                    }
+                    let word = first.wrapping_mul(self.elem_bytes).div_euclid(BANK_BYTES);
+                    words.extend((0..words_per_vector).map(|w| word + w));
+                }
+                let conflicts = max_words_per_bank(&mut words);
+                wavefronts += if op.is_matrix() {
+                    conflicts
+                } else {
+                    conflicts.max(bandwidth_wavefronts(vector_bytes))
+                };
+            }
+            report.add(wavefronts, op.ideal());
+            if report.wavefronts > budget {
+                break;
+            }
+        }
+        Ok(report)
+    }
+
+    fn check_vector(
+        &self,
+        instruction: usize,
+        lane: usize,
+        first: i64,
+        inner: &[i64],
+        outer: &impl Fn(i64) -> i64,
+    ) -> Result<()> {
+        let who = || {
+            format!(
+                "lane {lane}{}",
+                instruction_name(instruction, self.instructions)
+            )
+        };
+        let offsets: Vec<i64> = inner.iter().map(|&x| outer(x)).collect();
+        let contiguous = offsets
+            .iter()
+            .enumerate()
+            .all(|(v, &o)| o.checked_sub(first) == Some(v as i64));
+        if !contiguous {
+            return Err(Error::invalid(format!(
+                "{}: its {} values sit at element offsets {:?}, not one contiguous {}-byte vector",
+                who(),
+                offsets.len(),
+                offsets,
+                self.op.vector_bytes()
+            )));
+        }
+        let address = first.checked_mul(self.elem_bytes);
+        match address {
+            Some(a) if a >= 0 && a % self.op.vector_bytes() == 0 => Ok(()),
+            _ => Err(Error::invalid(format!(
+                "{}: its vector starts at element offset {first} (byte {}), not aligned to {} bytes",
+                who(),
+                address.map_or_else(|| "overflow".to_string(), |a| a.to_string()),
+                self.op.vector_bytes()
+            ))),
+        }
+    }
+}
+
+/// `ceil(bytes requested by the warp / 128)` for lds/sts of `vector_bytes` per lane.
+fn bandwidth_wavefronts(vector_bytes: i64) -> i64 {
+    (WARP as i64 * vector_bytes + WAVEFRONT_BYTES - 1) / WAVEFRONT_BYTES
+}
+
+/// Splits a TV layout into its lane mode, value mode and the instructions (all further modes).
+fn split_tv(tv: &Layout) -> Result<(Layout, Option<Layout>, Option<Layout>)> {
+    if tv.shape().is_int() {
+        return Ok((tv.clone(), None, None));
+    }
+    let mut modes = tv.modes().into_iter();
+    let lanes = modes
+        .next()
+        .ok_or_else(|| Error::invalid(format!("the access {tv} has no lane mode")))?;
+    let values = modes.next();
+    let rest: Vec<Layout> = modes.collect();
+    let repeats = if rest.is_empty() {
+        None
+    } else {
+        Some(Layout::from_modes(rest)?)
+    };
+    Ok((lanes, values, repeats))
+}
+
+fn instruction_name(k: usize, count: usize) -> String {
+    if count > 1 {
+        format!(" of instruction {k}")
+    } else {
+        String::new()
+    }
+}
+
+/// Max over banks of the number of distinct words (sorts and dedups `words`).
+fn max_words_per_bank(words: &mut Vec<i64>) -> i64 {
+    words.sort_unstable();
+    words.dedup();
+    let mut per_bank = [0i64; BANKS as usize];
+    for &w in words.iter() {
+        per_bank[w.rem_euclid(BANKS) as usize] += 1;
+    }
+    per_bank.iter().copied().max().unwrap_or(0)
+}

@@ -1,0 +1,62 @@
+//! The syntax tree of an algebra expression, as the parser produces it.
+//!
+//! Every node remembers the byte position where it starts, so the evaluator can point at the
+//! offending part of the input.
+
+/// One node of an expression, with the byte offset of its first character.
+///
+/// ```
+/// use tessel_layout::expr::{parse, ExprKind};
+/// let e = parse("size(8:1)").unwrap();
+/// assert_eq!(e.pos, 0);
+/// assert!(matches!(e.kind, ExprKind::Call { .. }));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expr {
+    /// Byte offset of the first character of this node in the input.
+    pub pos: usize,
+    /// What the node is.
+    pub kind: ExprKind,
+}
+
+/// The kinds of expression nodes.
+///
+/// ```
+/// use tessel_layout::expr::{parse, ExprKind};
+/// let e = parse("(4,8):(1,4)").unwrap();
+/// assert!(matches!(e.kind, ExprKind::Layout { .. }));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExprKind {
+    /// An integer literal such as `8` or `-1`.
+    Int(i64),
+    /// A parenthesised tuple `(a, b, ...)`; `(a)` is a rank-1 tuple, not a grouping.
+    Tuple(Vec<Expr>),
+    /// `shape:stride`.
+    Layout {
+        /// The expression left of `:`.
+        shape: Box<Expr>,
+        /// The expression right of `:`.
+        stride: Box<Expr>,
+    },
+    /// A by-mode tiler `[T0, _, T2]`; `None` is `_` (leave that mode alone).
+    Tiler(Vec<Option<Expr>>),
+    /// A swizzle literal `Sw<B,M,S>`.
+    Swizzle {
+        /// `B`, the number of bits.
+        bits: i64,
+        /// `M`, the number of low bits kept.
+        base: i64,
+        /// `S`, the shift.
+        shift: i64,
+    },
+    /// A chain `X0 o X1 o ... o Xn` (at least two operands), applied right to left.
+    Compose(Vec<Expr>),
+    /// A function call `name(arg, ...)`.
+    Call {
+        /// The function name as written.
+        name: String,
+        /// The arguments, in order.
+        args: Vec<Expr>,
+    },
+}

@@ -1,0 +1,223 @@
+//! Evaluation of an [`Expr`] tree to a [`Value`].
+//!
+//! Recursion follows the tree, whose depth the parser caps, so evaluation cannot exhaust the stack.
+
+use super::ast::{Expr, ExprKind};
+use super::functions::{Args, lookup, nearest};
+use super::value::Value;
+use crate::algebra::{Tiler, compose_tiler, composition};
+use crate::composed::ComposedLayout;
+use crate::error::{Error, Result, checked_add};
+use crate::layout::Layout;
+use crate::swizzle::Swizzle;
+
+/// Evaluates a parsed expression.
+///
+/// ```
+/// use tessel_layout::expr::{eval_expr, parse};
+/// let e = parse("rank((4,(2,3)):(1,(8,16)))").unwrap();
+/// assert_eq!(eval_expr(&e).unwrap().to_string(), "2");
+/// ```
+pub fn eval_expr(expr: &Expr) -> Result<Value> {
+    let at = |e: Error| e.context(format!("at {}", expr.pos));
+    match &expr.kind {
+        ExprKind::Int(v) => Ok(Value::Int(*v)),
+        ExprKind::Tuple(items) => {
+            let values = items.iter().map(eval_expr).collect::<Result<Vec<_>>>()?;
+            tuple_value(values).map_err(at)
+        }
+        ExprKind::Layout { shape, stride } => {
+            let shape_value = eval_expr(shape)?;
+            let stride_value = eval_expr(stride)?;
+            let part = |v: &Value, what: &str| {
+                v.as_int_tuple().ok_or_else(|| {
+                    Error::invalid(format!(
+                        "the {what} of a layout must be an integer or a tuple, got {}",
+                        v.describe()
+                    ))
+                })
+            };
+            let shape = part(&shape_value, "shape").map_err(at)?;
+            let stride = part(&stride_value, "stride").map_err(at)?;
+            Layout::new(shape, stride).map(Value::Layout).map_err(at)
+        }
+        ExprKind::Tiler(modes) => {
+            let mut tilers = Vec::with_capacity(modes.len());
+            for mode in modes {
+                tilers.push(match mode {
+                    None => None,
+                    Some(e) => Some(tiler_mode(e)?),
+                });
+            }
+            Ok(Value::Tiler(Tiler::ByMode(tilers)))
+        }
+        ExprKind::Swizzle { bits, base, shift } => Swizzle::new(*bits, *base, *shift)
+            .map(Value::Swizzle)
+            .map_err(at),
+        ExprKind::Compose(chain) => {
+            let mut values = chain.iter().map(eval_expr).collect::<Result<Vec<_>>>()?;
+            let mut acc = values
+                .pop()
+                .ok_or_else(|| at(Error::invalid("an empty 'o' chain")))?;
+            while let Some(left) = values.pop() {
+                acc = compose(&left, &acc)?;
+            }
+            Ok(acc)
+        }
+        ExprKind::Call { name, args } => call(name, args, expr.pos),
+    }
+}
+
+fn tiler_mode(e: &Expr) -> Result<Tiler> {
+    let value = eval_expr(e)?;
+    value.as_tiler().ok_or_else(|| {
+        Error::invalid(format!(
+            "at {}: a tiler mode must be a layout, a shape, a tiler or '_', got {}",
+            e.pos,
+            value.describe()
+        ))
+    })?
+}
+
+/// Calls a function; errors about the call itself (name, arity) carry the position, errors of
+/// the function name their operands themselves.
+fn call(name: &str, args: &[Expr], pos: usize) -> Result<Value> {
+    let Some(function) = lookup(name) else {
+        let hint = nearest(name)
+            .map(|n| format!("; the nearest known function is '{n}'"))
+            .unwrap_or_default();
+        return Err(Error::invalid(format!(
+            "at {pos}: unknown function '{name}'{hint}"
+        )));
+    };
+    let count = args.len();
+    if count < function.min_args || count > function.max_args {
+        let wanted = if function.min_args == function.max_args {
+            format!("{}", function.min_args)
+        } else {
+            format!("{} to {}", function.min_args, function.max_args)
+        };
+        let plural = if function.max_args == 1 { "" } else { "s" };
+        return Err(Error::invalid(format!(
+            "at {pos}: {}{} takes {wanted} argument{plural}, got {count}",
+            function.name, function.params
+        )));
+    }
+    let values = args.iter().map(eval_expr).collect::<Result<Vec<_>>>()?;
+    (function.call)(&Args::new(function, &values))
+}
+
+/// A tuple literal's value: a tuple of integer tuples, or (when some element is a layout) the
+/// layout whose modes are the elements (shapes and integers become layouts).
+fn tuple_value(values: Vec<Value>) -> Result<Value> {
+    let ints: Option<Vec<_>> = values.iter().map(Value::as_int_tuple).collect();
+    if let Some(items) = ints {
+        return Ok(Value::Tuple(crate::IntTuple::Tuple(items)));
+    }
+    let modes = values
+        .iter()
+        .map(|v| {
+            v.as_layout().ok_or_else(|| {
+                Error::invalid(format!(
+                    "a tuple may hold integers, tuples or layouts, not {}",
+                    v.describe()
+                ))
+            })?
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Layout::from_modes(modes).map(Value::Layout)
+}
+
+/// `left o right`, the meaning of the `o` operator:
+/// - `Sw<B,M,S> o L` puts a swizzle in front of a (possibly already swizzled) layout;
+/// - `n o L` adds the offset `n` (only directly in front of the layout);
+/// - `A o B` with a layout `A` is the composition `A o B` (`B` a layout or tiler); a swizzled `A`
+///   keeps its swizzles and offset and composes its inner layout.
+///
+/// ```
+/// use tessel_layout::expr::{compose, Value};
+/// let sw = tessel_layout::expr::eval("Sw<3,3,3>").unwrap();
+/// let l = tessel_layout::expr::eval("(8,64):(64,1)").unwrap();
+/// assert_eq!(compose(&sw, &l).unwrap().to_string(), "Sw<3,3,3> o (8,64):(64,1)");
+/// assert_eq!(compose(&Value::Int(32), &l).unwrap().to_string(), "32 o (8,64):(64,1)");
+/// ```
+pub fn compose(left: &Value, right: &Value) -> Result<Value> {
+    let right_layout = || {
+        right.as_composed().ok_or_else(|| {
+            Error::invalid(format!(
+                "'{left} o ...' needs a layout on its right, got {}",
+                right.describe()
+            ))
+        })?
+    };
+    match left {
+        Value::Swizzle(sw) => {
+            let inner = right_layout()?;
+            let mut swizzles = vec![*sw];
+            swizzles.extend_from_slice(inner.swizzles());
+            Ok(Value::Composed(ComposedLayout::new(
+                swizzles,
+                inner.base_offset(),
+                inner.layout().clone(),
+            )))
+        }
+        Value::Int(offset) => {
+            let inner = right_layout()?;
+            if !inner.swizzles().is_empty() {
+                return Err(Error::invalid(format!(
+                    "the offset {offset} must sit directly before the layout, not before the \
+                     swizzled layout {inner}"
+                )));
+            }
+            let total = checked_add(*offset, inner.base_offset(), "the offset")?;
+            Ok(Value::from_composed(ComposedLayout::new(
+                vec![],
+                total,
+                inner.layout().clone(),
+            )))
+        }
+        Value::Layout(_) | Value::Tuple(_) | Value::Composed(_) => {
+            let outer = left
+                .as_composed()
+                .ok_or_else(|| Error::invalid(format!("cannot compose {}", left.describe())))??;
+            let tiler = right.as_tiler().ok_or_else(|| {
+                Error::invalid(format!(
+                    "'{left} o ...' needs a layout or tiler on its right, got {}",
+                    right.describe()
+                ))
+            })??;
+            map_inner(&outer, |inner| compose_with_tiler(inner, &tiler))
+        }
+        other => Err(Error::invalid(format!(
+            "'o' needs a swizzle, an offset or a layout on its left, got {}",
+            other.describe()
+        ))),
+    }
+}
+
+/// `a o tiler`: composition with a layout, or by-mode composition.
+fn compose_with_tiler(a: &Layout, tiler: &Tiler) -> Result<Layout> {
+    match tiler {
+        Tiler::Layout(b) => composition(a, b),
+        by_mode => compose_tiler(a, by_mode),
+    }
+}
+
+/// Applies `f` to the inner layout of a (possibly swizzled) layout, keeping swizzles and offset.
+/// Valid for every operation that composes on the right (the function on 1-D indices is
+/// `outer(f(inner))`), e.g. composition, the divides, coalesce.
+///
+/// ```
+/// use tessel_layout::{ComposedLayout, Layout, Swizzle, expr::map_inner};
+/// let c = ComposedLayout::new(vec![Swizzle::new(1, 0, 1).unwrap()], 0, Layout::vector(8, 1).unwrap());
+/// let v = map_inner(&c, |l| Ok(l.flatten())).unwrap();
+/// assert_eq!(v.to_string(), "Sw<1,0,1> o 8:1");
+/// ```
+pub fn map_inner(c: &ComposedLayout, f: impl FnOnce(&Layout) -> Result<Layout>) -> Result<Value> {
+    let inner = f(c.layout())?;
+    Ok(Value::from_composed(ComposedLayout::new(
+        c.swizzles().to_vec(),
+        c.base_offset(),
+        inner,
+    )))
+}

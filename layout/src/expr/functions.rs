@@ -1,0 +1,260 @@
+//! The function registry: names, arities and implementations, plus typed argument access.
+//!
+//! The registry is data: each [`Function`] row names a function, its arity and the Rust function
+//! that implements it. Tables are listed in [`TABLES`]; another module adds functions by
+//! defining its own `&[Function]` table and adding one line there.
+
+use super::value::Value;
+use crate::algebra::Tiler;
+use crate::composed::ComposedLayout;
+use crate::error::{Error, Result};
+use crate::int_tuple::IntTuple;
+use crate::layout::Layout;
+
+/// One callable function of the expression language.
+///
+/// ```
+/// use tessel_layout::expr::functions::lookup;
+/// let size = lookup("size").unwrap();
+/// assert_eq!((size.min_args, size.max_args), (1, 1));
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Function {
+    /// The name as written in expressions (CuTe's name).
+    pub name: &'static str,
+    /// The parameter list for help texts, e.g. `"(A, B)"`.
+    pub params: &'static str,
+    /// The fewest arguments accepted.
+    pub min_args: usize,
+    /// The most arguments accepted.
+    pub max_args: usize,
+    /// One line saying what it computes.
+    pub summary: &'static str,
+    /// The implementation; it receives arguments whose count is within the arity.
+    pub call: fn(&Args<'_>) -> Result<Value>,
+}
+
+/// Every table of functions, searched in order. Add a table with one line here.
+///
+/// ```
+/// let rows: usize = tessel_layout::expr::functions::TABLES.iter().map(|t| t.len()).sum();
+/// assert_eq!(rows, tessel_layout::expr::functions::all().count());
+/// ```
+pub const TABLES: &[&[Function]] = &[super::builtins::FUNCTIONS];
+
+/// Every known function, in table order.
+///
+/// ```
+/// assert!(tessel_layout::expr::functions::all().any(|f| f.name == "logical_divide"));
+/// ```
+pub fn all() -> impl Iterator<Item = &'static Function> {
+    TABLES.iter().flat_map(|table| table.iter())
+}
+
+/// The function called `name`, if there is one.
+///
+/// ```
+/// use tessel_layout::expr::functions::lookup;
+/// assert!(lookup("complement").is_some());
+/// assert!(lookup("complment").is_none());
+/// ```
+pub fn lookup(name: &str) -> Option<&'static Function> {
+    all().find(|f| f.name == name)
+}
+
+/// The known function whose name is closest to `name` (edit distance).
+///
+/// ```
+/// use tessel_layout::expr::functions::nearest;
+/// assert_eq!(nearest("logical_divid"), Some("logical_divide"));
+/// ```
+pub fn nearest(name: &str) -> Option<&'static str> {
+    all()
+        .map(|f| (edit_distance(name, f.name), f.name))
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, n)| n)
+}
+
+/// Levenshtein distance between two strings, by characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let substitute = diagonal + usize::from(ca != cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitute.min(row[j] + 1).min(diagonal + 1);
+        }
+    }
+    row[b.len()]
+}
+
+/// The evaluated arguments of one call, with conversions that report type errors naming the
+/// function and the argument: "logical_divide expects a layout or tiler as argument 2, got the
+/// boolean true".
+///
+/// ```
+/// use tessel_layout::expr::{Value, functions::{Args, lookup}};
+/// let f = lookup("size").unwrap();
+/// let values = [Value::Bool(true)];
+/// let args = Args::new(f, &values);
+/// let err = args.layout(0).unwrap_err();
+/// assert_eq!(err.to_string(), "size expects a layout as argument 1, got the boolean true");
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Args<'a> {
+    function: &'a Function,
+    values: &'a [Value],
+}
+
+impl<'a> Args<'a> {
+    /// Wraps the values passed to `function`.
+    ///
+    /// ```
+    /// use tessel_layout::expr::{Value, functions::{Args, lookup}};
+    /// let values = [Value::Int(8)];
+    /// assert_eq!(Args::new(lookup("size").unwrap(), &values).len(), 1);
+    /// ```
+    pub fn new(function: &'a Function, values: &'a [Value]) -> Self {
+        Args { function, values }
+    }
+
+    /// The number of arguments.
+    ///
+    /// ```
+    /// use tessel_layout::expr::functions::{Args, lookup};
+    /// assert!(Args::new(lookup("size").unwrap(), &[]).is_empty());
+    /// ```
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether there are no arguments.
+    ///
+    /// ```
+    /// use tessel_layout::expr::functions::{Args, lookup};
+    /// assert_eq!(Args::new(lookup("size").unwrap(), &[]).len(), 0);
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// The name of the function being called.
+    ///
+    /// ```
+    /// use tessel_layout::expr::functions::{Args, lookup};
+    /// assert_eq!(Args::new(lookup("rank").unwrap(), &[]).function_name(), "rank");
+    /// ```
+    pub fn function_name(&self) -> &'static str {
+        self.function.name
+    }
+
+    /// Argument `i` (0-based) as it is.
+    ///
+    /// ```
+    /// use tessel_layout::expr::{Value, functions::{Args, lookup}};
+    /// let values = [Value::Int(8)];
+    /// let args = Args::new(lookup("size").unwrap(), &values);
+    /// assert_eq!(args.value(0).unwrap(), &Value::Int(8));
+    /// assert!(args.value(1).is_err());
+    /// ```
+    pub fn value(&self, i: usize) -> Result<&'a Value> {
+        self.values.get(i).ok_or_else(|| {
+            Error::invalid(format!(
+                "{} needs an argument {} that is missing",
+                self.function.name,
+                i + 1
+            ))
+        })
+    }
+
+    /// The error "F expects EXPECTED as argument i+1, got VALUE".
+    ///
+    /// ```
+    /// use tessel_layout::expr::{Value, functions::{Args, lookup}};
+    /// let values = [Value::Int(8)];
+    /// let args = Args::new(lookup("size").unwrap(), &values);
+    /// assert_eq!(args.mismatch(0, "a tiler").to_string(), "size expects a tiler as argument 1, got the integer 8");
+    /// ```
+    pub fn mismatch(&self, i: usize, expected: &str) -> Error {
+        let got = self
+            .values
+            .get(i)
+            .map_or_else(|| "nothing".to_string(), Value::describe);
+        Error::invalid(format!(
+            "{} expects {expected} as argument {}, got {got}",
+            self.function.name,
+            i + 1
+        ))
+    }
+
+    /// Argument `i` as an integer.
+    ///
+    /// ```
+    /// use tessel_layout::expr::{Value, functions::{Args, lookup}};
+    /// let values = [Value::Int(8)];
+    /// assert_eq!(Args::new(lookup("size").unwrap(), &values).int(0).unwrap(), 8);
+    /// ```
+    pub fn int(&self, i: usize) -> Result<i64> {
+        match self.value(i)? {
+            Value::Int(v) => Ok(*v),
+            _ => Err(self.mismatch(i, "an integer")),
+        }
+    }
+
+    /// Argument `i` as an integer or integer tuple.
+    ///
+    /// ```
+    /// use tessel_layout::expr::{Value, functions::{Args, lookup}};
+    /// let values = [Value::Int(8)];
+    /// assert_eq!(Args::new(lookup("size").unwrap(), &values).int_tuple(0).unwrap().to_string(), "8");
+    /// ```
+    pub fn int_tuple(&self, i: usize) -> Result<IntTuple> {
+        self.value(i)?
+            .as_int_tuple()
+            .ok_or_else(|| self.mismatch(i, "an integer or a tuple"))
+    }
+
+    /// Argument `i` as a plain layout (an integer `n` is `n:1`, a shape its column-major layout).
+    ///
+    /// ```
+    /// use tessel_layout::expr::{Value, functions::{Args, lookup}};
+    /// let values = [Value::Int(8)];
+    /// assert_eq!(Args::new(lookup("size").unwrap(), &values).layout(0).unwrap().to_string(), "8:1");
+    /// ```
+    pub fn layout(&self, i: usize) -> Result<Layout> {
+        match self.value(i)? {
+            Value::Composed(_) => Err(self.mismatch(i, "a layout without swizzle or offset")),
+            v => v.as_layout().ok_or_else(|| self.mismatch(i, "a layout"))?,
+        }
+    }
+
+    /// Argument `i` as a layout that may carry swizzles and an offset.
+    ///
+    /// ```
+    /// use tessel_layout::expr::{Value, functions::{Args, lookup}};
+    /// let values = [Value::Int(8)];
+    /// let c = Args::new(lookup("size").unwrap(), &values).composed(0).unwrap();
+    /// assert!(c.swizzles().is_empty());
+    /// ```
+    pub fn composed(&self, i: usize) -> Result<ComposedLayout> {
+        self.value(i)?
+            .as_composed()
+            .ok_or_else(|| self.mismatch(i, "a layout"))?
+    }
+
+    /// Argument `i` as a tiler (a layout, or a by-mode tiler; a shape is a by-mode tiler).
+    ///
+    /// ```
+    /// use tessel_layout::expr::{Value, functions::{Args, lookup}};
+    /// let values = [Value::Int(4)];
+    /// assert!(Args::new(lookup("size").unwrap(), &values).tiler(0).is_ok());
+    /// ```
+    pub fn tiler(&self, i: usize) -> Result<Tiler> {
+        self.value(i)?
+            .as_tiler()
+            .ok_or_else(|| self.mismatch(i, "a layout or tiler"))?
+    }
+}

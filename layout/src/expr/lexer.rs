@@ -1,0 +1,182 @@
+//! Splits expression text into tokens, each with its byte position.
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// A token of the expression language.
+///
+/// ```
+/// use tessel_layout::expr::lexer::{tokenize, Token};
+/// let toks = tokenize("Sw<3,3,3> o 8:1").unwrap();
+/// assert_eq!(toks[0].token, Token::Ident("Sw".to_string()));
+/// assert_eq!(toks[8].token, Token::Compose);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Token {
+    /// An integer literal (a leading `-` belongs to the literal).
+    Int(i64),
+    /// A name: letters, digits and `_`, not starting with a digit (but not `_` or `o` alone).
+    Ident(String),
+    /// `(`
+    LParen,
+    /// `)`
+    RParen,
+    /// `[`
+    LBracket,
+    /// `]`
+    RBracket,
+    /// `,`
+    Comma,
+    /// `:`
+    Colon,
+    /// `<`
+    Lt,
+    /// `>`
+    Gt,
+    /// `_` (leave a tiler mode alone)
+    Underscore,
+    /// `o` (composition)
+    Compose,
+    /// The end of the input.
+    End,
+}
+
+impl Token {
+    /// How the token is named in "expected ... but found ..." messages.
+    ///
+    /// ```
+    /// use tessel_layout::expr::lexer::Token;
+    /// assert_eq!(Token::RBracket.describe(), "']'");
+    /// assert_eq!(Token::End.describe(), "the end of the input");
+    /// ```
+    pub fn describe(&self) -> String {
+        match self {
+            Token::Int(v) => format!("the integer {v}"),
+            Token::Ident(name) => format!("'{name}'"),
+            Token::LParen => "'('".into(),
+            Token::RParen => "')'".into(),
+            Token::LBracket => "'['".into(),
+            Token::RBracket => "']'".into(),
+            Token::Comma => "','".into(),
+            Token::Colon => "':'".into(),
+            Token::Lt => "'<'".into(),
+            Token::Gt => "'>'".into(),
+            Token::Underscore => "'_'".into(),
+            Token::Compose => "'o'".into(),
+            Token::End => "the end of the input".into(),
+        }
+    }
+}
+
+/// A token and the byte offset where it starts.
+///
+/// ```
+/// use tessel_layout::expr::lexer::tokenize;
+/// assert_eq!(tokenize("  8").unwrap()[0].pos, 2);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spanned {
+    /// The token.
+    pub token: Token,
+    /// Byte offset of its first character.
+    pub pos: usize,
+}
+
+/// Splits `text` into tokens, ending with [`Token::End`].
+///
+/// ```
+/// use tessel_layout::expr::lexer::tokenize;
+/// assert_eq!(tokenize("(4,-8)").unwrap().len(), 6);
+/// let err = tokenize("8 % 2").unwrap_err();
+/// assert_eq!(err.to_string(), "at 2: unexpected character '%'");
+/// ```
+pub fn tokenize(text: &str) -> Result<Vec<Spanned>> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while let Some(ch) = text[pos..].chars().next() {
+        let start = pos;
+        let token = match ch {
+            c if c.is_whitespace() => {
+                pos += c.len_utf8();
+                continue;
+            }
+            '(' => Token::LParen,
+            ')' => Token::RParen,
+            '[' => Token::LBracket,
+            ']' => Token::RBracket,
+            ',' => Token::Comma,
+            ':' => Token::Colon,
+            '<' => Token::Lt,
+            '>' => Token::Gt,
+            '-' | '0'..='9' => {
+                let (value, end) = integer(text, start)?;
+                out.push(Spanned {
+                    token: Token::Int(value),
+                    pos: start,
+                });
+                pos = end;
+                continue;
+            }
+            c if c == '_' || c.is_ascii_alphabetic() => {
+                let mut end = start;
+                while end < bytes.len()
+                    && (bytes[end] == b'_' || bytes[end].is_ascii_alphanumeric())
+                {
+                    end += 1;
+                }
+                let word = &text[start..end];
+                let token = match word {
+                    "_" => Token::Underscore,
+                    "o" => Token::Compose,
+                    _ => Token::Ident(word.to_string()),
+                };
+                out.push(Spanned { token, pos: start });
+                pos = end;
+                continue;
+            }
+            other => {
+                return Err(Error::new(
+                    ErrorKind::Parse,
+                    format!(
+                        "at {start}: unexpected character '{}'",
+                        other.escape_debug()
+                    ),
+                ));
+            }
+        };
+        out.push(Spanned { token, pos: start });
+        pos += ch.len_utf8();
+    }
+    out.push(Spanned {
+        token: Token::End,
+        pos: text.len(),
+    });
+    Ok(out)
+}
+
+/// Reads an optionally negative decimal literal starting at `start`; returns it and its end.
+fn integer(text: &str, start: usize) -> Result<(i64, usize)> {
+    let bytes = text.as_bytes();
+    let mut end = start;
+    if bytes.get(end) == Some(&b'-') {
+        end += 1;
+    }
+    let digits = end;
+    while end < bytes.len() && bytes[end].is_ascii_digit() {
+        end += 1;
+    }
+    if end == digits {
+        return Err(Error::new(
+            ErrorKind::Parse,
+            format!("at {start}: expected digits after '-'"),
+        ));
+    }
+    let literal = &text[start..end];
+    let value = literal.parse::<i64>().map_err(|_| {
+        Error::new(
+            ErrorKind::Parse,
+            format!("at {start}: the integer {literal} does not fit in i64"),
+        )
+    })?;
+    Ok((value, end))
+}

@@ -1,0 +1,254 @@
+//! Recursive-descent parser: tokens to an [`Expr`] tree.
+//!
+//! Grammar (lowest precedence first):
+//!
+//! ```text
+//! expr    := layout ('o' layout)*              composition chain, applied right to left
+//! layout  := primary (':' primary)?            shape:stride
+//! primary := INT
+//!          | '(' [expr (',' expr)*] ')'        tuple; (x) is rank 1, not a grouping
+//!          | '[' elem (',' elem)* ']'          by-mode tiler, elem := '_' | expr
+//!          | ('Sw' | 'Swizzle') '<' INT ',' INT ',' INT '>'
+//!          | NAME '(' [expr (',' expr)*] ')'   function call
+//! ```
+//!
+//! Nesting is capped at [`MAX_DEPTH`] levels so no input can exhaust the stack.
+
+use super::ast::{Expr, ExprKind};
+use super::lexer::{Spanned, Token, tokenize};
+use crate::error::{Error, ErrorKind, Result};
+
+/// The deepest nesting of parentheses, brackets and calls the parser accepts.
+///
+/// ```
+/// use tessel_layout::expr::{MAX_DEPTH, parse};
+/// assert!(parse(&"(".repeat(MAX_DEPTH + 1)).unwrap_err().to_string().contains("nesting"));
+/// ```
+pub const MAX_DEPTH: usize = 64;
+
+/// Parses a whole expression; anything after it is an error.
+///
+/// ```
+/// use tessel_layout::expr::parse;
+/// assert!(parse("logical_divide((4,2,3):(2,1,8), 4:2)").is_ok());
+/// let err = parse("(4,8]").unwrap_err();
+/// assert_eq!(err.to_string(), "at 4: expected ',' or ')' but found ']'");
+/// ```
+pub fn parse(text: &str) -> Result<Expr> {
+    let tokens = tokenize(text)?;
+    let mut parser = Parser {
+        tokens,
+        next: 0,
+        depth: 0,
+    };
+    let expr = parser.expr()?;
+    parser.expect(&Token::End, "an operator 'o' or the end of the input")?;
+    Ok(expr)
+}
+
+struct Parser {
+    tokens: Vec<Spanned>,
+    next: usize,
+    depth: usize,
+}
+
+impl Parser {
+    fn peek(&self) -> &Spanned {
+        // `tokenize` always ends with `End`, and `bump` never moves past it.
+        let last = self.tokens.len().saturating_sub(1);
+        &self.tokens[self.next.min(last)]
+    }
+
+    fn peek_at(&self, ahead: usize) -> &Token {
+        let last = self.tokens.len().saturating_sub(1);
+        &self.tokens[(self.next + ahead).min(last)].token
+    }
+
+    fn bump(&mut self) -> Spanned {
+        let tok = self.peek().clone();
+        if tok.token != Token::End {
+            self.next += 1;
+        }
+        tok
+    }
+
+    fn eat(&mut self, token: &Token) -> bool {
+        if &self.peek().token == token {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn error(&self, expected: &str) -> Error {
+        let found = self.peek();
+        Error::new(
+            ErrorKind::Parse,
+            format!(
+                "at {}: expected {expected} but found {}",
+                found.pos,
+                found.token.describe()
+            ),
+        )
+    }
+
+    fn expect(&mut self, token: &Token, expected: &str) -> Result<()> {
+        if self.eat(token) {
+            Ok(())
+        } else {
+            Err(self.error(expected))
+        }
+    }
+
+    fn enter(&mut self, pos: usize) -> Result<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(Error::new(
+                ErrorKind::Parse,
+                format!("at {pos}: nesting deeper than {MAX_DEPTH} levels"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    fn expr(&mut self) -> Result<Expr> {
+        let first = self.layout()?;
+        if self.peek().token != Token::Compose {
+            return Ok(first);
+        }
+        let pos = first.pos;
+        let mut chain = vec![first];
+        while self.eat(&Token::Compose) {
+            chain.push(self.layout()?);
+        }
+        Ok(Expr {
+            pos,
+            kind: ExprKind::Compose(chain),
+        })
+    }
+
+    fn layout(&mut self) -> Result<Expr> {
+        let shape = self.primary()?;
+        if !self.eat(&Token::Colon) {
+            return Ok(shape);
+        }
+        let stride = self.primary()?;
+        Ok(Expr {
+            pos: shape.pos,
+            kind: ExprKind::Layout {
+                shape: Box::new(shape),
+                stride: Box::new(stride),
+            },
+        })
+    }
+
+    fn primary(&mut self) -> Result<Expr> {
+        let Spanned { token, pos } = self.peek().clone();
+        let kind = match token {
+            Token::Int(v) => {
+                self.bump();
+                ExprKind::Int(v)
+            }
+            Token::LParen => {
+                self.bump();
+                ExprKind::Tuple(self.list(pos, &Token::RParen, "')'")?)
+            }
+            Token::LBracket => {
+                self.bump();
+                ExprKind::Tiler(self.tiler(pos)?)
+            }
+            Token::Ident(name)
+                if (name == "Sw" || name == "Swizzle") && *self.peek_at(1) == Token::Lt =>
+            {
+                self.bump();
+                self.bump();
+                self.swizzle()?
+            }
+            Token::Ident(name) => {
+                self.bump();
+                if !self.eat(&Token::LParen) {
+                    if super::functions::lookup(&name).is_none() {
+                        return Err(Error::new(
+                            ErrorKind::Parse,
+                            format!(
+                                "at {pos}: unknown name '{name}' (functions are called as \
+                                 name(...), swizzles written Sw<B,M,S>)"
+                            ),
+                        ));
+                    }
+                    return Err(self.error(&format!("'(' after the function name '{name}'")));
+                }
+                let args = self.list(pos, &Token::RParen, "')'")?;
+                ExprKind::Call { name, args }
+            }
+            Token::Underscore => {
+                return Err(Error::new(
+                    ErrorKind::Parse,
+                    format!("at {pos}: '_' may only stand for a mode of a tiler [..]"),
+                ));
+            }
+            _ => return Err(self.error("a layout, an integer, '(', '[', 'Sw<' or a function name")),
+        };
+        Ok(Expr { pos, kind })
+    }
+
+    /// Comma-separated expressions up to `close` (the opener is consumed); may be empty.
+    fn list(&mut self, pos: usize, close: &Token, close_name: &str) -> Result<Vec<Expr>> {
+        self.enter(pos)?;
+        let mut items = Vec::new();
+        if !self.eat(close) {
+            loop {
+                items.push(self.expr()?);
+                if self.eat(close) {
+                    break;
+                }
+                self.expect(&Token::Comma, &format!("',' or {close_name}"))?;
+            }
+        }
+        self.leave();
+        Ok(items)
+    }
+
+    fn tiler(&mut self, pos: usize) -> Result<Vec<Option<Expr>>> {
+        self.enter(pos)?;
+        let mut items = Vec::new();
+        loop {
+            if self.eat(&Token::Underscore) {
+                items.push(None);
+            } else {
+                items.push(Some(self.expr()?));
+            }
+            if self.eat(&Token::RBracket) {
+                break;
+            }
+            self.expect(&Token::Comma, "',' or ']'")?;
+        }
+        self.leave();
+        Ok(items)
+    }
+
+    fn swizzle(&mut self) -> Result<ExprKind> {
+        let bits = self.integer("the swizzle's B (an integer)")?;
+        self.expect(&Token::Comma, "','")?;
+        let base = self.integer("the swizzle's M (an integer)")?;
+        self.expect(&Token::Comma, "','")?;
+        let shift = self.integer("the swizzle's S (an integer)")?;
+        self.expect(&Token::Gt, "'>'")?;
+        Ok(ExprKind::Swizzle { bits, base, shift })
+    }
+
+    fn integer(&mut self, expected: &str) -> Result<i64> {
+        match self.peek().token {
+            Token::Int(v) => {
+                self.bump();
+                Ok(v)
+            }
+            _ => Err(self.error(expected)),
+        }
+    }
+}

@@ -1,0 +1,226 @@
+//! The values an expression evaluates to, and the conversions between them.
+//!
+//! Conversions follow CuTe: an integer `n` where a layout is expected is `n:1`; a tuple of
+//! integers where a layout is expected is the compact column-major layout of that shape, and where
+//! a tiler is expected it is the by-mode tiler with one `n:1` per mode.
+
+use std::fmt;
+
+use crate::algebra::Tiler;
+use crate::composed::ComposedLayout;
+use crate::error::Result;
+use crate::int_tuple::IntTuple;
+use crate::layout::Layout;
+use crate::swizzle::Swizzle;
+
+/// The result of evaluating an expression.
+///
+/// ```
+/// use tessel_layout::expr::{eval, Value};
+/// assert_eq!(eval("size((4,8))").unwrap(), Value::Int(32));
+/// assert_eq!(eval("(4,8)").unwrap().to_string(), "(4,8)");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Value {
+    /// An integer.
+    Int(i64),
+    /// A tuple of integer tuples (never a bare integer: that is [`Value::Int`]).
+    Tuple(IntTuple),
+    /// A layout `shape:stride`.
+    Layout(Layout),
+    /// A swizzled layout `Sw<..> o offset o layout` with at least one swizzle or a nonzero offset.
+    Composed(ComposedLayout),
+    /// A swizzle functor `Sw<B,M,S>`.
+    Swizzle(Swizzle),
+    /// A tiler (only by-mode tilers are kept as tilers; a layout tiler is a [`Value::Layout`]).
+    Tiler(Tiler),
+    /// A truth value.
+    Bool(bool),
+}
+
+impl Value {
+    /// The value of an integer tuple: [`Value::Int`] for an integer, else [`Value::Tuple`].
+    ///
+    /// ```
+    /// use tessel_layout::{IntTuple, expr::Value};
+    /// assert_eq!(Value::from_int_tuple(IntTuple::Int(3)), Value::Int(3));
+    /// ```
+    pub fn from_int_tuple(t: IntTuple) -> Value {
+        match t {
+            IntTuple::Int(v) => Value::Int(v),
+            tuple => Value::Tuple(tuple),
+        }
+    }
+
+    /// The value of a composed layout: a plain [`Value::Layout`] when it has no swizzle and
+    /// no offset.
+    ///
+    /// ```
+    /// use tessel_layout::{ComposedLayout, Layout, expr::Value};
+    /// let c = ComposedLayout::new(vec![], 0, Layout::vector(8, 1).unwrap());
+    /// assert!(matches!(Value::from_composed(c), Value::Layout(_)));
+    /// ```
+    pub fn from_composed(c: ComposedLayout) -> Value {
+        if c.swizzles().is_empty() && c.base_offset() == 0 {
+            Value::Layout(c.layout().clone())
+        } else {
+            Value::Composed(c)
+        }
+    }
+
+    /// The value of a tiler: a layout tiler is a [`Value::Layout`].
+    ///
+    /// ```
+    /// use tessel_layout::{Layout, Tiler, expr::Value};
+    /// let t = Tiler::Layout(Layout::vector(4, 2).unwrap());
+    /// assert!(matches!(Value::from_tiler(t), Value::Layout(_)));
+    /// ```
+    pub fn from_tiler(t: Tiler) -> Value {
+        match t {
+            Tiler::Layout(l) => Value::Layout(l),
+            by_mode => Value::Tiler(by_mode),
+        }
+    }
+
+    /// The value described with its kind, for error messages: "the integer 4".
+    ///
+    /// ```
+    /// use tessel_layout::expr::Value;
+    /// assert_eq!(Value::Int(4).describe(), "the integer 4");
+    /// ```
+    pub fn describe(&self) -> String {
+        let kind = match self {
+            Value::Int(_) => "the integer",
+            Value::Tuple(_) => "the tuple",
+            Value::Layout(_) => "the layout",
+            Value::Composed(_) => "the swizzled layout",
+            Value::Swizzle(_) => "the swizzle",
+            Value::Tiler(_) => "the tiler",
+            Value::Bool(_) => "the boolean",
+        };
+        let mut text = self.to_string();
+        const LIMIT: usize = 80;
+        if text.len() > LIMIT {
+            let mut cut = LIMIT;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            text.truncate(cut);
+            text.push_str("...");
+        }
+        format!("{kind} {text}")
+    }
+
+    /// The integer or integer tuple this value is, if it is one.
+    ///
+    /// ```
+    /// use tessel_layout::expr::Value;
+    /// assert_eq!(Value::Int(4).as_int_tuple().unwrap().to_string(), "4");
+    /// assert!(Value::Bool(true).as_int_tuple().is_none());
+    /// ```
+    pub fn as_int_tuple(&self) -> Option<IntTuple> {
+        match self {
+            Value::Int(v) => Some(IntTuple::Int(*v)),
+            Value::Tuple(t) => Some(t.clone()),
+            _ => None,
+        }
+    }
+
+    /// The layout this value stands for: `n` is `n:1`, a tuple is its compact column-major
+    /// layout. `None` if the value is not layout-like; `Some(Err)` if the conversion fails.
+    ///
+    /// ```
+    /// use tessel_layout::expr::Value;
+    /// let l = Value::Tuple("(4,8)".parse().unwrap()).as_layout().unwrap().unwrap();
+    /// assert_eq!(l.to_string(), "(4,8):(1,4)");
+    /// assert_eq!(Value::Int(8).as_layout().unwrap().unwrap().to_string(), "8:1");
+    /// ```
+    pub fn as_layout(&self) -> Option<Result<Layout>> {
+        match self {
+            Value::Layout(l) => Some(Ok(l.clone())),
+            Value::Int(n) => Some(Layout::vector(*n, 1)),
+            Value::Tuple(t) => Some(Layout::col_major(t)),
+            _ => None,
+        }
+    }
+
+    /// The (possibly swizzled) layout this value stands for; plain layouts have no swizzle.
+    ///
+    /// ```
+    /// use tessel_layout::expr::{eval, Value};
+    /// let c = eval("Sw<3,3,3> o (8,64):(64,1)").unwrap().as_composed().unwrap().unwrap();
+    /// assert_eq!(c.swizzles().len(), 1);
+    /// ```
+    pub fn as_composed(&self) -> Option<Result<ComposedLayout>> {
+        match self {
+            Value::Composed(c) => Some(Ok(c.clone())),
+            other => other
+                .as_layout()
+                .map(|l| l.map(|l| ComposedLayout::new(vec![], 0, l))),
+        }
+    }
+
+    /// The tiler this value stands for: a layout (or `n` as `n:1`) tiles the whole domain; a
+    /// tuple is a by-mode tiler with one element per mode.
+    ///
+    /// ```
+    /// use tessel_layout::{Tiler, expr::Value};
+    /// let t = Value::Tuple("(2,3)".parse().unwrap()).as_tiler().unwrap().unwrap();
+    /// assert!(matches!(t, Tiler::ByMode(ref modes) if modes.len() == 2));
+    /// ```
+    pub fn as_tiler(&self) -> Option<Result<Tiler>> {
+        match self {
+            Value::Tiler(t) => Some(Ok(t.clone())),
+            Value::Layout(l) => Some(Ok(Tiler::Layout(l.clone()))),
+            Value::Int(n) => Some(Layout::vector(*n, 1).map(Tiler::Layout)),
+            Value::Tuple(t) => Some(tuple_tiler(t)),
+            _ => None,
+        }
+    }
+}
+
+/// A shape as a by-mode tiler: every integer `n` becomes `n:1`, every sub-tuple a nested tiler.
+fn tuple_tiler(t: &IntTuple) -> Result<Tiler> {
+    match t {
+        IntTuple::Int(n) => Layout::vector(*n, 1).map(Tiler::Layout),
+        IntTuple::Tuple(items) => items
+            .iter()
+            .map(|item| tuple_tiler(item).map(Some))
+            .collect::<Result<Vec<_>>>()
+            .map(Tiler::ByMode),
+    }
+}
+
+/// Writes a tiler as `[3:4,_,[2:1,_]]`.
+fn write_tiler(f: &mut fmt::Formatter<'_>, t: &Tiler) -> fmt::Result {
+    match t {
+        Tiler::Layout(l) => write!(f, "{l}"),
+        Tiler::ByMode(modes) => {
+            f.write_str("[")?;
+            for (i, m) in modes.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(",")?;
+                }
+                match m {
+                    Some(t) => write_tiler(f, t)?,
+                    None => f.write_str("_")?,
+                }
+            }
+            f.write_str("]")
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Int(v) => write!(f, "{v}"),
+            Value::Tuple(t) => write!(f, "{t}"),
+            Value::Layout(l) => write!(f, "{l}"),
+            Value::Composed(c) => write!(f, "{c}"),
+            Value::Swizzle(s) => write!(f, "{s}"),
+            Value::Tiler(t) => write_tiler(f, t),
+            Value::Bool(b) => write!(f, "{b}"),
+        }
+    }
+}

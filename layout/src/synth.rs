@@ -1,0 +1,347 @@
+//! Swizzle synthesis: find the swizzle chain that makes a shared-memory tile conflict-free for a
+//! set of accesses, or the one with the fewest wavefronts.
+//!
+//! The search space: the identity, every single `Sw<B,M,S>` (both signs of `S`) that permutes
+//! the offsets `0..2^n` of the tile (`2^n` = the tile's cosize rounded up to a power of two),
+//! leaves the bits inside the narrowest vector alone (else it would split vectors) and flips at
+//! least one bank-selecting bit (a swizzle that only flips higher bits keeps every word in its
+//! bank and cannot change the wavefronts); then chains of two such swizzles (all ordered pairs
+//! when there are at most [`EXHAUSTIVE_PAIRS`] singles, else the best
+//! [`BEAM`] singles combined with all others). Candidates are ranked by total wavefronts, then
+//! fewer layers, then fewer swizzle bits. The winner is re-checked by [`verify`](crate::verify)
+//! (still injective/bijective) and by the bank analyzer [`analyze`].
+
+use std::fmt;
+
+use crate::bank::{AccessPlan, BankReport, SmemOp, analyze};
+use crate::composed::ComposedLayout;
+use crate::error::{Error, Result};
+use crate::f2::exact_log2;
+use crate::layout::Layout;
+use crate::swizzle::Swizzle;
+use crate::verify;
+
+/// Up to this many single swizzles, every ordered pair is tried as a two-layer chain.
+pub const EXHAUSTIVE_PAIRS: usize = 200;
+/// Above [`EXHAUSTIVE_PAIRS`], the best this many singles are paired with all singles.
+pub const BEAM: usize = 32;
+
+/// One access pattern: an instruction and its TV layout (see [`crate::bank`]; modes beyond
+/// the first two enumerate instructions or warps).
+///
+/// ```
+/// use tessel_layout::synth::Access;
+/// let a = Access::new("lds.32".parse().unwrap(), "32:1".parse().unwrap());
+/// assert_eq!(a.to_string(), "lds.32 32:1");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Access {
+    /// The instruction.
+    pub op: SmemOp,
+    /// `(lane, value, instruction...)` -> index into the tile's domain.
+    pub tv: Layout,
+}
+
+impl Access {
+    /// An access of `op` through `tv`.
+    ///
+    /// ```
+    /// let a = tessel_layout::synth::Access::new("sts.32".parse().unwrap(), "32:32".parse().unwrap());
+    /// assert_eq!(a.tv.size(), 32);
+    /// ```
+    pub fn new(op: SmemOp, tv: Layout) -> Access {
+        Access { op, tv }
+    }
+}
+
+impl fmt::Display for Access {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.op, self.tv)
+    }
+}
+
+/// Limits of the search.
+///
+/// ```
+/// let o = tessel_layout::synth::Options::default();
+/// assert_eq!(o.max_layers, 2);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Longest chain tried (0, 1 or 2).
+    pub max_layers: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { max_layers: 2 }
+    }
+}
+
+/// The result of a search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Synthesis {
+    /// The tile with the chosen swizzle chain (outermost first).
+    pub layout: ComposedLayout,
+    /// The analyzer's verdict per access, in the order given.
+    pub reports: Vec<BankReport>,
+    /// The verdict per access without any swizzle.
+    pub baseline: Vec<BankReport>,
+    /// How many candidate chains were evaluated.
+    pub candidates: usize,
+}
+
+impl Synthesis {
+    /// The sum of the per-access reports.
+    ///
+    /// ```
+    /// use tessel_layout::{Layout, synth::{Access, Options, synthesize}};
+    /// let tile: Layout = "(32,32):(32,1)".parse().unwrap();
+    /// let read = Access::new("lds.32".parse().unwrap(), "32:1".parse().unwrap());
+    /// let s = synthesize(&tile, 4, &[read], Options::default()).unwrap();
+    /// assert_eq!(s.total().excess, 0);
+    /// assert_eq!(s.layout.swizzles().len(), 1);
+    /// ```
+    pub fn total(&self) -> BankReport {
+        sum(&self.reports)
+    }
+
+    /// The sum of the baseline reports.
+    ///
+    /// ```
+    /// use tessel_layout::{Layout, synth::{Access, Options, synthesize}};
+    /// let tile: Layout = "(32,32):(32,1)".parse().unwrap();
+    /// let read = Access::new("lds.32".parse().unwrap(), "32:1".parse().unwrap());
+    /// let s = synthesize(&tile, 4, &[read], Options::default()).unwrap();
+    /// assert_eq!(s.baseline_total().excess, 31);
+    /// ```
+    pub fn baseline_total(&self) -> BankReport {
+        sum(&self.baseline)
+    }
+}
+
+impl fmt::Display for Synthesis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} ({}; without swizzle {}; {} candidates)",
+            self.layout,
+            self.total(),
+            self.baseline_total(),
+            self.candidates
+        )
+    }
+}
+
+fn sum(reports: &[BankReport]) -> BankReport {
+    let wavefronts = reports.iter().map(|r| r.wavefronts).sum();
+    let ideal = reports.iter().map(|r| r.ideal).sum();
+    BankReport {
+        wavefronts,
+        ideal,
+        excess: wavefronts - ideal,
+    }
+}
+
+/// Searches the swizzle chain for `tile` (element offsets of `elem_bytes` bytes) that minimises
+/// the total wavefronts of `accesses` (see the module docs).
+///
+/// ```
+/// use tessel_layout::{Layout, synth::{Access, Options, synthesize}};
+/// // 32x32 fp32 transpose tile: row writes, column reads.
+/// let tile: Layout = "(32,32):(32,1)".parse().unwrap();
+/// let write = Access::new("sts.32".parse().unwrap(), "32:32".parse().unwrap());
+/// let read = Access::new("lds.32".parse().unwrap(), "32:1".parse().unwrap());
+/// let s = synthesize(&tile, 4, &[write, read], Options::default()).unwrap();
+/// assert_eq!(s.total().excess, 0);
+/// ```
+pub fn synthesize(
+    tile: &Layout,
+    elem_bytes: i64,
+    accesses: &[Access],
+    options: Options,
+) -> Result<Synthesis> {
+    let ctx = |e: Error| e.context(format!("swizzle synthesis for {tile}"));
+    if accesses.is_empty() {
+        return Err(ctx(Error::invalid("no access pattern given")));
+    }
+    let (lo, hi) = tile.offset_range()?;
+    if lo < 0 || !verify::is_injective(tile).map_err(ctx)? {
+        return Err(ctx(Error::inadmissible(
+            "the tile must be injective with non-negative offsets",
+        )));
+    }
+    let bijective = verify::is_bijective(tile).map_err(ctx)?;
+    let offset_bits = 64 - hi.leading_zeros();
+    let plans = accesses
+        .iter()
+        .map(|a| AccessPlan::new(tile, elem_bytes, a.op, &a.tv))
+        .collect::<Result<Vec<_>>>()
+        .map_err(ctx)?;
+    let search = Search {
+        plans: &plans,
+        vec_bits: plans
+            .iter()
+            .map(|p| exact_log2(p.vec_elems() as i64).unwrap_or(0))
+            .collect(),
+    };
+    let baseline = search.evaluate(&[], true, i64::MAX).map_err(ctx)?;
+    let mut best = Candidate::new(Vec::new(), sum(&baseline).wavefronts);
+    let mut candidates = 1;
+    let singles = single_swizzles(offset_bits, &search.vec_bits, elem_bytes);
+    let mut scored = Vec::new();
+    if options.max_layers >= 1 {
+        for &sw in &singles {
+            candidates += 1;
+            // Singles are scored fully: their scores order the pair search.
+            if let Some(total) = search.total(&[sw], i64::MAX) {
+                scored.push((total, sw));
+                best = best.better(Candidate::new(vec![sw], total));
+            }
+        }
+    }
+    if options.max_layers >= 2 && best.wavefronts > sum(&baseline).ideal {
+        scored.sort_by_key(|&(w, sw)| (w, sw.bits(), sw.base(), sw.shift()));
+        let keep = if singles.len() <= EXHAUSTIVE_PAIRS {
+            scored.len()
+        } else {
+            BEAM
+        };
+        let firsts: Vec<Swizzle> = scored.iter().take(keep).map(|&(_, sw)| sw).collect();
+        for &a in &firsts {
+            for &b in &singles {
+                if a == b {
+                    continue;
+                }
+                for chain in [[a, b], [b, a]] {
+                    candidates += 1;
+                    if let Some(total) = search.total(&chain, best.wavefronts) {
+                        best = best.better(Candidate::new(chain.to_vec(), total));
+                    }
+                }
+            }
+        }
+    }
+    // Prove the winner with the public checks.
+    let layout = ComposedLayout::new(best.chain, 0, tile.clone());
+    let still_ok = if bijective {
+        verify::is_bijective(&layout)
+    } else {
+        verify::is_injective(&layout)
+    }
+    .map_err(ctx)?;
+    if !still_ok {
+        return Err(ctx(Error::invalid(format!(
+            "internal: the chosen {layout} lost injectivity"
+        ))));
+    }
+    let reports = accesses
+        .iter()
+        .map(|a| analyze(&layout, elem_bytes, a.op, &a.tv))
+        .collect::<Result<Vec<_>>>()
+        .map_err(ctx)?;
+    Ok(Synthesis {
+        layout,
+        reports,
+        baseline,
+        candidates,
+    })
+}
+
+/// The resolved accesses and the vector width (in bits of element offset) of each.
+struct Search<'a> {
+    plans: &'a [AccessPlan],
+    vec_bits: Vec<u32>,
+}
+
+impl Search<'_> {
+    /// Reports per access under `chain` (outermost first). Vectors are only re-checked for the
+    /// accesses whose vector bits the chain touches (otherwise they provably stay whole).
+    fn evaluate(&self, chain: &[Swizzle], check_all: bool, budget: i64) -> Result<Vec<BankReport>> {
+        let apply = |x: i64| chain.iter().rev().fold(x, |v, sw| sw.apply(v));
+        let mut spent = 0;
+        let mut reports = Vec::with_capacity(self.plans.len());
+        for (plan, &bits) in self.plans.iter().zip(&self.vec_bits) {
+            let touches = chain
+                .iter()
+                .any(|sw| sw.lowest_bit().is_some_and(|m| m < bits));
+            let report =
+                plan.evaluate(&apply, check_all || touches, budget.saturating_sub(spent))?;
+            spent += report.wavefronts;
+            reports.push(report);
+            if spent > budget {
+                break;
+            }
+        }
+        Ok(reports)
+    }
+
+    /// Total wavefronts under `chain`, or `None` when they exceed `budget` or a vector breaks.
+    fn total(&self, chain: &[Swizzle], budget: i64) -> Option<i64> {
+        let reports = self.evaluate(chain, false, budget).ok()?;
+        let total = sum(&reports).wavefronts;
+        (total <= budget).then_some(total)
+    }
+}
+
+/// A scored chain.
+struct Candidate {
+    chain: Vec<Swizzle>,
+    wavefronts: i64,
+}
+
+impl Candidate {
+    fn new(chain: Vec<Swizzle>, wavefronts: i64) -> Candidate {
+        Candidate { chain, wavefronts }
+    }
+
+    fn key(&self) -> (i64, usize, u32) {
+        (
+            self.wavefronts,
+            self.chain.len(),
+            self.chain.iter().map(Swizzle::bits).sum(),
+        )
+    }
+
+    /// The better of the two; on a full tie the earlier one stays (deterministic).
+    fn better(self, other: Candidate) -> Candidate {
+        if other.key() < self.key() {
+            other
+        } else {
+            self
+        }
+    }
+}
+
+/// Every `Sw<B,M,S>` on `0..2^offset_bits` that leaves the bits of the narrowest vector alone
+/// and flips at least one bank-selecting bit.
+fn single_swizzles(offset_bits: u32, vec_bits: &[u32], elem_bytes: i64) -> Vec<Swizzle> {
+    let low = vec_bits.iter().copied().min().unwrap_or(0);
+    let elem_log = exact_log2(elem_bytes).unwrap_or(0) as i64;
+    // Byte-address bits 2..7 select the bank; in element offsets that is bits 2-log..7-log.
+    let bank_lo = (2 - elem_log).max(0) as u32;
+    let bank_hi = (7 - elem_log).max(0) as u32;
+    let mut out = Vec::new();
+    for b in 1..=offset_bits {
+        for z in low..=offset_bits.saturating_sub(b) {
+            let flips_bank = z < bank_hi && z + b > bank_lo;
+            if !flips_bank || z + b > offset_bits {
+                continue;
+            }
+            for y in low..=offset_bits - b {
+                if y.abs_diff(z) < b {
+                    continue;
+                }
+                let (m, s) = if y > z {
+                    (z, i64::from(y - z))
+                } else {
+                    (y, -i64::from(z - y))
+                };
+                if let Ok(sw) = Swizzle::new(i64::from(b), i64::from(m), s) {
+                    out.push(sw);
+                }
+            }
+        }
+    }
+    out
+}
