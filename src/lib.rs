@@ -9,3 +9,5 @@
 //! ```
 
 pub use tessel_layout::*;
+/// Compile-time layouts and CUDA index math: `layout!`, `swizzle!`, `cuda_index!`.
+pub use tessel_macros::{cuda_index, layout, swizzle};

@@ -1,1 +1,173 @@
-//! tessel-macros
+//! # tessel-macros
+//!
+//! Compile-time layouts and CUDA index math for tessel. A thin proc-macro layer over
+//! `tessel-layout`: the macros render their tokens as notation text, parse and validate it with
+//! the same code as the `tessel` command line, and expand to constants (`layout!`, `swizzle!`)
+//! or to the source text of the shared emitter (`cuda_index!`). Invalid input is a
+//! `compile_error!` at the offending token, naming the violated condition.
+//!
+//! Use the macros through the `tessel` crate, which re-exports them.
+//!
+//! ```
+//! use tessel::{cuda_index, layout};
+//! const TILE: tessel::constant::ConstComposedLayout = layout!(Sw<3,3,3> o (8,64):(64,1));
+//! const SRC: &str = cuda_index!(tile_off, Sw<3,3,3> o (8,64):(64,1));
+//! assert_eq!(TILE.offset(1), 72);
+//! assert!(SRC.contains("TESSEL_FN long long tile_off(long long i)"));
+//! ```
+
+mod expand;
+mod text;
+
+use proc_macro::TokenStream;
+use proc_macro2::{TokenStream as TokenStream2, TokenTree};
+use tessel_layout::codegen::{EmitOptions, SymComposedLayout, index_function, parse_source};
+use tessel_layout::parse::Cursor;
+use tessel_layout::{ComposedLayout, Swizzle};
+use text::TokenText;
+
+/// A layout known at compile time: literal notation `(8,(2,4)):(1,(64,8))`, a bare shape
+/// `(4,8)` (column-major), or a swizzled form `Sw<B,M,S> o ... o [OFFSET o] LAYOUT`.
+///
+/// Expands to a `tessel::constant::ConstLayout` (no swizzle, no offset) or a
+/// `tessel::constant::ConstComposedLayout`, usable in `const` and `static` items; convert with
+/// `to_layout()` / `to_composed()`. Non-congruent shapes and strides, bad swizzle parameters
+/// and syntax errors are compile errors at the offending tokens.
+///
+/// ```
+/// use tessel::constant::{ConstComposedLayout, ConstLayout};
+/// const L: ConstLayout = tessel::layout!((8,(2,4)):(1,(64,8)));
+/// static S: ConstComposedLayout = tessel::layout!(Sw<3,3,3> o (8,64):(64,1));
+/// const AT: i64 = S.offset(7 + 63 * 8);
+/// assert_eq!(L.size(), 64);
+/// assert_eq!(L.to_layout().unwrap().to_string(), "(8,(2,4)):(1,(64,8))");
+/// assert_eq!(AT, 455); // DESIGN.md: coordinate (7,63) -> 455
+/// ```
+#[proc_macro]
+pub fn layout(input: TokenStream) -> TokenStream {
+    let text = TokenText::new(input.into());
+    match layout_value(&text) {
+        Ok(c) => expand::composed(&c).into(),
+        Err(e) => e.into_compile_error().into(),
+    }
+}
+
+fn layout_value(text: &TokenText) -> syn::Result<ComposedLayout> {
+    let source = parse_source(text.text()).map_err(|e| text.error_from(&e))?;
+    if let Some(symbol) = source.layout().symbols().first() {
+        return Err(text.error_at_ident(
+            symbol,
+            &format!(
+                "invalid argument: layout! needs integer strides, but '{symbol}' is a run-time \
+                 symbol (use cuda_index! for symbolic strides)"
+            ),
+        ));
+    }
+    source.bind(&|_| None).map_err(|e| text.error_from(&e))
+}
+
+/// `swizzle!(B, M, S)`: a `tessel::constant::ConstSwizzle`, checked at compile time
+/// (`|S| >= B`, non-negative `B` and `M`, at most 62 bits).
+///
+/// ```
+/// const SW: tessel::constant::ConstSwizzle = tessel::swizzle!(3, 3, 3);
+/// assert_eq!(SW.apply(72), 64);
+/// assert_eq!(tessel::swizzle!(1, 4, -1).to_string(), "Sw<1,4,-1>");
+/// ```
+#[proc_macro]
+pub fn swizzle(input: TokenStream) -> TokenStream {
+    let text = TokenText::new(input.into());
+    match swizzle_value(&text) {
+        Ok(sw) => {
+            let tokens = expand::swizzle(&sw);
+            quote::quote!({
+                const TESSEL_SWIZZLE: ::tessel::constant::ConstSwizzle = #tokens;
+                TESSEL_SWIZZLE
+            })
+            .into()
+        }
+        Err(e) => e.into_compile_error().into(),
+    }
+}
+
+fn swizzle_value(text: &TokenText) -> syn::Result<Swizzle> {
+    let mut c = Cursor::new(text.text());
+    let parsed = (|| {
+        let b = c.integer()?;
+        c.expect(',', "','")?;
+        let m = c.integer()?;
+        c.expect(',', "','")?;
+        let s = c.integer()?;
+        c.finish()?;
+        Ok((b, m, s))
+    })();
+    let (b, m, s) = parsed.map_err(|e| text.error_from(&e))?;
+    Swizzle::new(b, m, s).map_err(|e| text.error_all(&format!("{}: {e}", e.kind().name())))
+}
+
+/// `cuda_index!(NAME, LAYOUT)`: a `&'static str` with the C/CUDA functions `NAME(i, SYMS)` and
+/// `NAME_crd(c0, ..., SYMS)` computing the layout's offset, produced by the same emitter as
+/// `tessel codegen` (`tessel::codegen::index_function` with default options; see there for the
+/// exact signatures). Identifiers in the stride are run-time symbols and become trailing
+/// `long long` parameters.
+///
+/// ```
+/// const SMEM: &str = tessel::cuda_index!(smem_off, Sw<3,3,3> o (8,64):(64,1));
+/// const TILE: &str = tessel::cuda_index!(tile_off, (128,64):(ld,1));
+/// assert!(SMEM.contains("o ^= (int)(((unsigned int)o & 448u) >> 3);"));
+/// assert!(TILE.contains("TESSEL_FN long long tile_off(long long i, long long ld) {"));
+/// ```
+#[proc_macro]
+pub fn cuda_index(input: TokenStream) -> TokenStream {
+    match cuda_index_source(input.into()) {
+        Ok(src) => {
+            TokenStream2::from(TokenTree::Literal(proc_macro2::Literal::string(&src))).into()
+        }
+        Err(e) => e.into_compile_error().into(),
+    }
+}
+
+fn cuda_index_source(input: TokenStream2) -> syn::Result<String> {
+    let mut trees = input.clone().into_iter();
+    let name = match trees.next() {
+        Some(TokenTree::Ident(name)) => name,
+        Some(other) => {
+            return Err(syn::Error::new_spanned(
+                other,
+                "invalid argument: cuda_index! expects a function name, then ',' and a layout",
+            ));
+        }
+        None => {
+            return Err(syn::Error::new(
+                proc_macro2::Span::call_site(),
+                "invalid argument: cuda_index! expects a function name, then ',' and a layout",
+            ));
+        }
+    };
+    match trees.next() {
+        Some(TokenTree::Punct(p)) if p.as_char() == ',' => {}
+        other => {
+            return Err(syn::Error::new_spanned(
+                other.unwrap_or_else(|| TokenTree::Ident(name.clone())),
+                "parse error: expected ',' after the function name",
+            ));
+        }
+    }
+    let text = TokenText::new(trees.collect());
+    let source: SymComposedLayout = parse_source(text.text()).map_err(|e| text.error_from(&e))?;
+    index_function(&name.to_string(), &source, &EmitOptions::default()).map_err(|e| {
+        let shown = format!("{}: {e}", e.kind().name());
+        match source
+            .layout()
+            .symbols()
+            .iter()
+            .find(|s| e.message().contains(&format!("'{s}'")))
+        {
+            Some(symbol) => text.error_at_ident(symbol, &shown),
+            None if e.message().contains(&format!("'{name}'")) => {
+                syn::Error::new_spanned(name.clone(), shown)
+            }
+            None => text.error_all(&shown),
+        }
+    })
+}

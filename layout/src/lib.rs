@@ -13,7 +13,9 @@
 
 pub mod algebra;
 pub mod bank;
+pub mod codegen;
 pub mod composed;
+pub mod constant;
 pub mod error;
 pub mod expr;
 pub mod f2;

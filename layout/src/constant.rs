@@ -1,0 +1,334 @@
+//! Layouts as compile-time constants: what the `layout!` and `swizzle!` macros of the `tessel`
+//! crate expand to. These types live in `const`/`static` items (their tuples are `&'static`
+//! slices), evaluate offsets in `const fn`s, and convert to the run-time types
+//! ([`Layout`], [`Swizzle`], [`ComposedLayout`]) for the rest of the algebra.
+//!
+//! The macros validate their input at compile time; values written by hand are checked when
+//! converted (`to_layout`, `to_swizzle`, `to_composed`). The `const fn`s never panic: on an
+//! invalid value they return a meaningless number, like
+//! [`Layout::offset_unchecked`](crate::Layout::offset_unchecked).
+//!
+//! ```
+//! use tessel_layout::constant::{ConstIntTuple as T, ConstLayout};
+//! const L: ConstLayout = ConstLayout {
+//!     shape: T::Tuple(&[T::Int(4), T::Int(8)]),
+//!     stride: T::Tuple(&[T::Int(8), T::Int(1)]),
+//! };
+//! const SIZE: i64 = L.size();
+//! const AT5: i64 = L.offset(5);
+//! assert_eq!((SIZE, AT5), (32, 9));
+//! assert_eq!(L.to_layout().unwrap().to_string(), "(4,8):(8,1)");
+//! ```
+
+use std::fmt;
+
+use crate::composed::ComposedLayout;
+use crate::error::Result;
+use crate::int_tuple::IntTuple;
+use crate::layout::Layout;
+use crate::swizzle::Swizzle;
+
+/// An integer or a tuple of `ConstIntTuple`s, in static storage.
+///
+/// ```
+/// use tessel_layout::constant::ConstIntTuple as T;
+/// const S: T = T::Tuple(&[T::Int(4), T::Tuple(&[T::Int(2), T::Int(3)])]);
+/// const N: i64 = S.product();
+/// assert_eq!(N, 24);
+/// assert_eq!(S.to_string(), "(4,(2,3))");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ConstIntTuple {
+    /// A leaf.
+    Int(i64),
+    /// A tuple.
+    Tuple(&'static [ConstIntTuple]),
+}
+
+impl ConstIntTuple {
+    /// Product of the leaves (wrapping on overflow; macro-made values never overflow).
+    ///
+    /// ```
+    /// use tessel_layout::constant::ConstIntTuple as T;
+    /// assert_eq!(T::Tuple(&[]).product(), 1);
+    /// ```
+    pub const fn product(&self) -> i64 {
+        match self {
+            ConstIntTuple::Int(v) => *v,
+            ConstIntTuple::Tuple(items) => {
+                let mut acc = 1i64;
+                let mut k = 0;
+                while k < items.len() {
+                    acc = acc.wrapping_mul(items[k].product());
+                    k += 1;
+                }
+                acc
+            }
+        }
+    }
+
+    /// Number of top-level modes (1 for an integer).
+    ///
+    /// ```
+    /// use tessel_layout::constant::ConstIntTuple as T;
+    /// assert_eq!(T::Tuple(&[T::Int(1), T::Int(2)]).rank(), 2);
+    /// ```
+    pub const fn rank(&self) -> usize {
+        match self {
+            ConstIntTuple::Int(_) => 1,
+            ConstIntTuple::Tuple(items) => items.len(),
+        }
+    }
+
+    /// The run-time [`IntTuple`] with the same value.
+    ///
+    /// ```
+    /// use tessel_layout::constant::ConstIntTuple as T;
+    /// assert_eq!(T::Int(3).to_int_tuple(), tessel_layout::IntTuple::Int(3));
+    /// ```
+    pub fn to_int_tuple(&self) -> IntTuple {
+        match self {
+            ConstIntTuple::Int(v) => IntTuple::Int(*v),
+            ConstIntTuple::Tuple(items) => {
+                IntTuple::Tuple(items.iter().map(ConstIntTuple::to_int_tuple).collect())
+            }
+        }
+    }
+}
+
+/// `(offset contribution, remaining index)` of `rest` split over a (sub)shape.
+const fn split_index(shape: &ConstIntTuple, stride: &ConstIntTuple, rest: i64) -> (i64, i64) {
+    match (shape, stride) {
+        (ConstIntTuple::Int(s), ConstIntTuple::Int(d)) => {
+            if *s <= 0 {
+                return (0, rest);
+            }
+            (
+                rest.wrapping_rem(*s).wrapping_mul(*d),
+                rest.wrapping_div(*s),
+            )
+        }
+        (ConstIntTuple::Tuple(ss), ConstIntTuple::Tuple(ds)) => {
+            let mut off = 0i64;
+            let mut rest = rest;
+            let mut k = 0;
+            while k < ss.len() && k < ds.len() {
+                let (o, r) = split_index(&ss[k], &ds[k], rest);
+                off = off.wrapping_add(o);
+                rest = r;
+                k += 1;
+            }
+            (off, rest)
+        }
+        _ => (0, rest),
+    }
+}
+
+/// A layout `shape:stride` in static storage.
+///
+/// ```
+/// use tessel_layout::constant::{ConstIntTuple as T, ConstLayout};
+/// static L: ConstLayout = ConstLayout { shape: T::Int(8), stride: T::Int(2) };
+/// assert_eq!(L.offset(3), 6);
+/// assert_eq!(L.to_string(), "8:2");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ConstLayout {
+    /// The shape.
+    pub shape: ConstIntTuple,
+    /// The stride, congruent to the shape.
+    pub stride: ConstIntTuple,
+}
+
+impl ConstLayout {
+    /// The domain size.
+    ///
+    /// ```
+    /// use tessel_layout::constant::{ConstIntTuple as T, ConstLayout};
+    /// assert_eq!(ConstLayout { shape: T::Int(8), stride: T::Int(2) }.size(), 8);
+    /// ```
+    pub const fn size(&self) -> i64 {
+        self.shape.product()
+    }
+
+    /// The offset of the 1-D index `index` (colexicographic), for `0 <= index < size`.
+    ///
+    /// ```
+    /// use tessel_layout::constant::{ConstIntTuple as T, ConstLayout};
+    /// let l = ConstLayout { shape: T::Tuple(&[T::Int(2), T::Int(2)]), stride: T::Tuple(&[T::Int(2), T::Int(1)]) };
+    /// assert_eq!(l.offset(1), 2);
+    /// ```
+    pub const fn offset(&self, index: i64) -> i64 {
+        split_index(&self.shape, &self.stride, index).0
+    }
+
+    /// The validated run-time [`Layout`].
+    ///
+    /// ```
+    /// use tessel_layout::constant::{ConstIntTuple as T, ConstLayout};
+    /// let bad = ConstLayout { shape: T::Tuple(&[T::Int(2)]), stride: T::Int(1) };
+    /// assert!(bad.to_layout().is_err());
+    /// ```
+    pub fn to_layout(&self) -> Result<Layout> {
+        Layout::new(self.shape.to_int_tuple(), self.stride.to_int_tuple())
+    }
+}
+
+/// A swizzle `Sw<bits,base,shift>` in static storage.
+///
+/// ```
+/// use tessel_layout::constant::ConstSwizzle;
+/// const SW: ConstSwizzle = ConstSwizzle { bits: 3, base: 3, shift: 3 };
+/// const X: i64 = SW.apply(72);
+/// assert_eq!(X, 64);
+/// assert_eq!(SW.to_swizzle().unwrap().to_string(), "Sw<3,3,3>");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ConstSwizzle {
+    /// `B`: the number of bits XORed.
+    pub bits: u32,
+    /// `M`: the number of low bits kept.
+    pub base: u32,
+    /// `S`: the distance from source to target bits (negative: shifted left).
+    pub shift: i32,
+}
+
+impl ConstSwizzle {
+    /// `x ^ ((x & YYY) >> S)` as [`Swizzle::apply`] (0 for parameters beyond 62 bits).
+    ///
+    /// ```
+    /// use tessel_layout::constant::ConstSwizzle;
+    /// assert_eq!(ConstSwizzle { bits: 1, base: 0, shift: -1 }.apply(1), 3);
+    /// ```
+    pub const fn apply(&self, x: i64) -> i64 {
+        let up = if self.shift > 0 { self.shift as u32 } else { 0 };
+        let down = if self.shift < 0 {
+            self.shift.unsigned_abs()
+        } else {
+            0
+        };
+        if self.bits as u64 + self.base as u64 + up as u64 + down as u64 > 62 {
+            return 0;
+        }
+        let yyy = ((1i64 << self.bits) - 1) << (self.base + up);
+        let picked = x & yyy;
+        x ^ ((picked >> up) << down)
+    }
+
+    /// The validated run-time [`Swizzle`].
+    ///
+    /// ```
+    /// use tessel_layout::constant::ConstSwizzle;
+    /// assert!(ConstSwizzle { bits: 3, base: 0, shift: 1 }.to_swizzle().is_err());
+    /// ```
+    pub fn to_swizzle(&self) -> Result<Swizzle> {
+        Swizzle::new(
+            i64::from(self.bits),
+            i64::from(self.base),
+            i64::from(self.shift),
+        )
+    }
+}
+
+/// `Sw o ... o Sw o offset o layout` in static storage (swizzles outermost first).
+///
+/// ```
+/// use tessel_layout::constant::{ConstComposedLayout, ConstIntTuple as T, ConstLayout, ConstSwizzle};
+/// const C: ConstComposedLayout = ConstComposedLayout {
+///     swizzles: &[ConstSwizzle { bits: 3, base: 3, shift: 3 }],
+///     offset: 0,
+///     layout: ConstLayout { shape: T::Tuple(&[T::Int(8), T::Int(64)]), stride: T::Tuple(&[T::Int(64), T::Int(1)]) },
+/// };
+/// const AT1: i64 = C.offset(1);
+/// assert_eq!(AT1, 72); // coordinate (1,0), DESIGN.md
+/// assert_eq!(C.to_composed().unwrap().offset(7 + 63 * 8).unwrap(), 455);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ConstComposedLayout {
+    /// The swizzles, outermost (applied last) first.
+    pub swizzles: &'static [ConstSwizzle],
+    /// The offset added before the swizzles.
+    pub offset: i64,
+    /// The inner layout.
+    pub layout: ConstLayout,
+}
+
+impl ConstComposedLayout {
+    /// The domain size.
+    ///
+    /// ```
+    /// use tessel_layout::constant::{ConstComposedLayout, ConstIntTuple as T, ConstLayout};
+    /// let c = ConstComposedLayout { swizzles: &[], offset: 3, layout: ConstLayout { shape: T::Int(4), stride: T::Int(1) } };
+    /// assert_eq!(c.size(), 4);
+    /// ```
+    pub const fn size(&self) -> i64 {
+        self.layout.size()
+    }
+
+    /// The offset of the 1-D index `index`, for `0 <= index < size`.
+    ///
+    /// ```
+    /// use tessel_layout::constant::{ConstComposedLayout, ConstIntTuple as T, ConstLayout};
+    /// let c = ConstComposedLayout { swizzles: &[], offset: 3, layout: ConstLayout { shape: T::Int(4), stride: T::Int(1) } };
+    /// assert_eq!(c.offset(2), 5);
+    /// ```
+    pub const fn offset(&self, index: i64) -> i64 {
+        let mut x = self.layout.offset(index).wrapping_add(self.offset);
+        let mut k = self.swizzles.len();
+        while k > 0 {
+            k -= 1;
+            x = self.swizzles[k].apply(x);
+        }
+        x
+    }
+
+    /// The validated run-time [`ComposedLayout`].
+    ///
+    /// ```
+    /// use tessel_layout::constant::{ConstComposedLayout, ConstIntTuple as T, ConstLayout};
+    /// let c = ConstComposedLayout { swizzles: &[], offset: 3, layout: ConstLayout { shape: T::Int(4), stride: T::Int(1) } };
+    /// assert_eq!(c.to_composed().unwrap().to_string(), "3 o 4:1");
+    /// ```
+    pub fn to_composed(&self) -> Result<ComposedLayout> {
+        let swizzles = self
+            .swizzles
+            .iter()
+            .map(ConstSwizzle::to_swizzle)
+            .collect::<Result<_>>()?;
+        Ok(ComposedLayout::new(
+            swizzles,
+            self.offset,
+            self.layout.to_layout()?,
+        ))
+    }
+}
+
+impl fmt::Display for ConstIntTuple {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.to_int_tuple())
+    }
+}
+
+impl fmt::Display for ConstLayout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.shape, self.stride)
+    }
+}
+
+impl fmt::Display for ConstSwizzle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Sw<{},{},{}>", self.bits, self.base, self.shift)
+    }
+}
+
+impl fmt::Display for ConstComposedLayout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for sw in self.swizzles {
+            write!(f, "{sw} o ")?;
+        }
+        if self.offset != 0 {
+            write!(f, "{} o ", self.offset)?;
+        }
+        write!(f, "{}", self.layout)
+    }
+}

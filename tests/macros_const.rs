@@ -1,0 +1,101 @@
+//! The macros in `const`/`static` context, compared with the run-time algebra.
+
+use tessel::constant::{ConstComposedLayout, ConstLayout, ConstSwizzle};
+use tessel::{ComposedLayout, Layout, cuda_index, layout, swizzle};
+
+const NESTED: ConstLayout = layout!((8,(2,4)):(1,(64,8)));
+static SWIZZLED: ConstComposedLayout = layout!(Sw<3,3,3> o (8,64):(64,1));
+const CHAIN: ConstComposedLayout = layout!(Sw<2,0,2> o Sw<1,4,-1> o 32 o (16,4):(4,1));
+const COL_MAJOR: ConstLayout = layout!((4, 8));
+const NEGATIVE: ConstLayout = layout!((4,3):(-1,-4));
+const SW: ConstSwizzle = swizzle!(3, 4, 3);
+const SW_NEG: ConstSwizzle = swizzle!(2, 0, -3);
+// Evaluated by the compiler:
+const AT_1_0: i64 = SWIZZLED.offset(1);
+const AT_7_63: i64 = SWIZZLED.offset(7 + 63 * 8);
+const NESTED_SIZE: i64 = NESTED.size();
+
+/// Every offset of a const layout equals the run-time layout's.
+fn same_offsets(c: &ConstComposedLayout, r: &ComposedLayout) {
+    assert_eq!(c.size(), r.size());
+    for i in 0..r.size() {
+        assert_eq!(c.offset(i), r.offset(i).unwrap(), "index {i} of {r}");
+    }
+}
+
+#[test]
+fn const_values_are_the_published_ones() {
+    // DESIGN.md: Sw<3,3,3> o (8,64):(64,1) maps (1,0) -> 72, (7,63) -> 455.
+    assert_eq!((AT_1_0, AT_7_63), (72, 455));
+    assert_eq!(NESTED_SIZE, 64);
+}
+
+#[test]
+fn const_layouts_round_trip_to_the_runtime_types() {
+    assert_eq!(
+        NESTED.to_layout().unwrap(),
+        "(8,(2,4)):(1,(64,8))".parse::<Layout>().unwrap()
+    );
+    assert_eq!(COL_MAJOR.to_layout().unwrap().to_string(), "(4,8):(1,4)");
+    assert_eq!(NEGATIVE.to_string(), "(4,3):(-1,-4)");
+    assert_eq!(SWIZZLED.to_string(), "Sw<3,3,3> o (8,64):(64,1)");
+    assert_eq!(
+        CHAIN.to_string(),
+        "Sw<2,0,2> o Sw<1,4,-1> o 32 o (16,4):(4,1)"
+    );
+    assert_eq!(SW.to_swizzle().unwrap().to_string(), "Sw<3,4,3>");
+    assert_eq!(SW_NEG.to_string(), "Sw<2,0,-3>");
+}
+
+#[test]
+fn const_offsets_match_the_runtime_algebra() {
+    for c in [SWIZZLED, CHAIN] {
+        same_offsets(&c, &c.to_composed().unwrap());
+    }
+    for l in [NESTED, COL_MAJOR, NEGATIVE] {
+        let r = l.to_layout().unwrap();
+        for i in 0..r.size() {
+            assert_eq!(l.offset(i), r.offset(i).unwrap());
+        }
+    }
+    let sw = SW.to_swizzle().unwrap();
+    for x in 0..4096 {
+        assert_eq!(SW.apply(x), sw.apply(x));
+        assert_eq!(SW_NEG.apply(x), SW_NEG.to_swizzle().unwrap().apply(x));
+    }
+}
+
+#[test]
+fn macros_work_in_expression_position() {
+    let l = layout!((2,2):(2,1));
+    assert_eq!(l.offset(1), 2);
+    let sw = swizzle!(1, 0, 1);
+    assert_eq!(sw.apply(2), 3);
+}
+
+/// A kernel source assembled from macros at compile time.
+const KERNEL: &str = concat!(
+    cuda_index!(smem_off, Sw<3,3,3> o (8,64):(64,1)),
+    cuda_index!(gmem_off, (128,64):(ld,1)),
+    "extern \"C\" __global__ void copy(const unsigned short* g, long long ld) {\n",
+    "  __shared__ unsigned short s[512];\n",
+    "  long long i = threadIdx.x;\n",
+    "  s[smem_off(i)] = g[gmem_off(i, ld)];\n",
+    "}\n",
+);
+
+#[test]
+fn cuda_index_is_the_shared_emitter() {
+    let runtime = tessel::codegen::index_function(
+        "smem_off",
+        "Sw<3,3,3> o (8,64):(64,1)"
+            .parse::<tessel::codegen::SymComposedLayout>()
+            .unwrap(),
+        &tessel::codegen::EmitOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(cuda_index!(smem_off, Sw<3,3,3> o (8,64):(64,1)), runtime);
+    assert!(KERNEL.starts_with(&runtime));
+    assert!(KERNEL.contains("TESSEL_FN long long gmem_off(long long i, long long ld) {"));
+    assert!(KERNEL.contains("__global__ void copy"));
+}

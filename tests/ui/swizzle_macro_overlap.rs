@@ -1,0 +1,3 @@
+const S: tessel::constant::ConstSwizzle = tessel::swizzle!(3, 3, 1);
+
+fn main() {}
