@@ -1,57 +1,30 @@
 //! Layout -> CUDA index functions, the one place kernel index math comes from.
 //!
-//! Interim emitter: the shared emitter `tessel_layout::codegen` (branch `codegen`) had not landed
-//! when this was written. It emits the same shape of code — `TESSEL_FN long long NAME(long long i)`
-//! for a domain index and `NAME_crd(c0, c1, ...)` for a coordinate — from the layout's own
-//! shape and stride, so that every offset a kernel computes is the value of a tessel layout.
-//! Switching to the shared emitter changes only this module.
+//! A thin adapter over the shared emitter [`tessel_layout::codegen`] (the same one behind
+//! `tessel codegen` and the `cuda_index!` macro): `TESSEL_FN long long NAME(long long i)` for a
+//! domain index and `NAME_crd(c0, c1, ...)` for a coordinate, so that every offset a kernel
+//! computes is the value of a tessel layout. The emitter picks 32-bit arithmetic when every
+//! offset fits.
 
+use tessel_layout::codegen::{EmitOptions, SymComposedLayout, index_function};
 use tessel_layout::{ComposedLayout, Error, Layout, Result};
 
-/// The macro that qualifies emitted functions (`__device__ __forceinline__` under CUDA, `static
-/// inline` for host C). Every generated source starts with this prelude.
+/// The guarded `TESSEL_FN` definition (`__device__ __forceinline__` under CUDA/NVRTC, `static
+/// inline` for host C). Every generated source starts with it.
 ///
 /// ```
 /// assert!(tessel_kernels::emit::PRELUDE.contains("#define TESSEL_FN"));
 /// ```
-pub const PRELUDE: &str = "#ifndef TESSEL_FN\n#ifdef __CUDACC__\n#define TESSEL_FN __device__ \
-__forceinline__\n#else\n#define TESSEL_FN static inline\n#endif\n#endif\n";
+pub const PRELUDE: &str = tessel_layout::codegen::PRELUDE;
 
-/// Statements that add the offset of index variable `var` through the flat modes `modes`
-/// (colexicographic: the first mode varies fastest) to `acc`.
-fn mode_statements(var: &str, acc: &str, modes: &[(i64, i64)]) -> String {
-    let mut out = String::new();
-    let live: Vec<&(i64, i64)> = modes.iter().filter(|(s, _)| *s != 1).collect();
-    for (k, (shape, stride)) in live.iter().enumerate() {
-        let last = k + 1 == live.len();
-        let term = if last {
-            var.to_string()
-        } else {
-            format!("({var} % {shape}LL)")
-        };
-        if *stride != 0 {
-            out.push_str(&format!("  {acc} += {term} * {stride}LL;\n"));
-        }
-        if !last {
-            out.push_str(&format!("  {var} /= {shape}LL;\n"));
-        }
-    }
-    out
-}
-
-fn check_name(name: &str) -> Result<()> {
-    let ok = name
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::invalid(format!(
-            "function name {name:?} is not a C identifier"
-        )))
-    }
+fn emit(name: &str, layout: SymComposedLayout, coordinates: bool) -> Result<String> {
+    let opts = EmitOptions {
+        coordinate_function: coordinates,
+        prelude: false,
+        comment: true,
+        ..EmitOptions::default()
+    };
+    index_function(name, layout, &opts)
 }
 
 /// `TESSEL_FN long long NAME(long long i)`: the offset of domain index `i` of `layout`.
@@ -61,18 +34,15 @@ fn check_name(name: &str) -> Result<()> {
 /// let l: tessel_layout::Layout = "(4,8):(8,1)".parse().unwrap();
 /// let src = index_fn("row_major", &l).unwrap();
 /// assert!(src.contains("TESSEL_FN long long row_major(long long i)"));
-/// assert!(src.contains("(i % 4LL) * 8LL"));
+/// assert!(!src.contains("row_major_crd"));
 /// ```
 pub fn index_fn(name: &str, layout: &Layout) -> Result<String> {
-    check_name(name)?;
-    Ok(format!(
-        "TESSEL_FN long long {name}(long long i) {{\n  long long o = 0;\n{}  return o;\n}}\n",
-        mode_statements("i", "o", &layout.flat_modes())
-    ))
+    emit(name, layout.into(), false)
 }
 
-/// `TESSEL_FN long long NAME_crd(long long c0, ...)`: the offset of a coordinate with one
-/// (possibly hierarchical, then colexicographically linearized) entry per top-level mode.
+/// `NAME(i)` and `TESSEL_FN long long NAME_crd(long long c0, ...)`: the offset of a coordinate
+/// with one (possibly hierarchical, then colexicographically linearized) entry per top-level
+/// mode.
 ///
 /// ```
 /// use tessel_kernels::emit::coord_fn;
@@ -81,23 +51,10 @@ pub fn index_fn(name: &str, layout: &Layout) -> Result<String> {
 /// assert!(src.contains("long long tile_crd(long long c0, long long c1)"));
 /// ```
 pub fn coord_fn(name: &str, layout: &Layout) -> Result<String> {
-    check_name(name)?;
-    let modes = layout.modes();
-    let params: Vec<String> = (0..modes.len())
-        .map(|k| format!("long long c{k}"))
-        .collect();
-    let mut body = String::from("  long long o = 0;\n");
-    for (k, mode) in modes.iter().enumerate() {
-        body.push_str(&mode_statements(&format!("c{k}"), "o", &mode.flat_modes()));
-    }
-    Ok(format!(
-        "TESSEL_FN long long {name}_crd({}) {{\n{body}  return o;\n}}\n",
-        params.join(", ")
-    ))
+    emit(name, layout.into(), true)
 }
 
-/// Index and coordinate functions of a swizzled layout `Sw o ... o off o L`: the inner layout's
-/// functions as `NAME_inner` / `NAME_inner_crd`, then `NAME` / `NAME_crd` apply offset and swizzles.
+/// `NAME` and `NAME_crd` of a swizzled layout `Sw o ... o off o L`.
 ///
 /// ```
 /// use tessel_kernels::emit::composed_fns;
@@ -106,40 +63,10 @@ pub fn coord_fn(name: &str, layout: &Layout) -> Result<String> {
 ///                             "(64,64):(1,64)".parse().unwrap());
 /// let src = composed_fns("smem", &c).unwrap();
 /// assert!(src.contains("smem_crd(long long c0, long long c1)"));
-/// assert!(src.contains(">> 6"));
+/// assert!(src.contains("Sw<3,2,6>"));
 /// ```
 pub fn composed_fns(name: &str, layout: &ComposedLayout) -> Result<String> {
-    check_name(name)?;
-    let inner = format!("{name}_inner");
-    let mut out = index_fn(&inner, layout.layout())?;
-    out.push_str(&coord_fn(&inner, layout.layout())?);
-    let mut apply = String::new();
-    for sw in layout.swizzles().iter().rev() {
-        let yyy = sw.yyy_mask();
-        let s = sw.shift();
-        let shifted = if s >= 0 {
-            format!("((x & {yyy}LL) >> {s})")
-        } else {
-            format!("((x & {yyy}LL) << {})", -s)
-        };
-        apply.push_str(&format!("  x ^= {shifted};\n"));
-    }
-    let off = layout.base_offset();
-    out.push_str(&format!(
-        "TESSEL_FN long long {name}_outer(long long x) {{\n  x += {off}LL;\n{apply}  return x;\n}}\n"
-    ));
-    out.push_str(&format!(
-        "TESSEL_FN long long {name}(long long i) {{ return {name}_outer({inner}(i)); }}\n"
-    ));
-    let rank = layout.layout().rank();
-    let params: Vec<String> = (0..rank).map(|k| format!("long long c{k}")).collect();
-    let args: Vec<String> = (0..rank).map(|k| format!("c{k}")).collect();
-    out.push_str(&format!(
-        "TESSEL_FN long long {name}_crd({}) {{ return {name}_outer({inner}_crd({})); }}\n",
-        params.join(", "),
-        args.join(", ")
-    ));
-    Ok(out)
+    emit(name, layout.into(), true)
 }
 
 /// Coordinate and index functions of either a plain or a swizzled layout under one name.
@@ -151,7 +78,7 @@ pub fn composed_fns(name: &str, layout: &ComposedLayout) -> Result<String> {
 /// ```
 pub fn any_fns(name: &str, layout: &AnyLayout) -> Result<String> {
     match layout {
-        AnyLayout::Plain(l) => Ok(format!("{}{}", index_fn(name, l)?, coord_fn(name, l)?)),
+        AnyLayout::Plain(l) => coord_fn(name, l),
         AnyLayout::Swizzled(c) => composed_fns(name, c),
     }
 }

@@ -454,9 +454,10 @@ fn affine(layout: &Layout, m: i64, n: i64) -> i64 {
 /// The widest power-of-two vector (at most `max`) such that, for every thread of `tv` and every
 /// full tile, groups of that many consecutive values are contiguous and aligned in `global`.
 ///
-/// This is the check `max_common_vector` of the per-thread value layout and the global layout
-/// answers; `tessel_layout::max_common_vector` was still scaffolding, so it is evaluated
-/// exhaustively over one tile plus the tile-origin strides (the matrix layouts are affine).
+/// Contiguity is `tessel_layout::max_common_vector` of the per-thread value layout seen through
+/// the global layout (`global restricted to the tile o value mode of tv`) and the thread's
+/// registers (`LV:1`); alignment (each vector's first offset, every thread's base and every tile
+/// origin divisible by the width) is checked on the same layouts.
 fn widest_vector(
     tv: &Layout,
     global: &Layout,
@@ -466,30 +467,30 @@ fn widest_vector(
     max: i64,
     lv: i64,
 ) -> Result<i64> {
+    let modes = global.flat_modes();
+    let (s0, s1) = (
+        modes.first().map_or(0, |x| x.1),
+        modes.get(1).map_or(0, |x| x.1),
+    );
+    let tile = Layout::new(
+        tessel_layout::IntTuple::from_ints([tm, tn]),
+        tessel_layout::IntTuple::from_ints([s0, s1]),
+    )?;
+    let per_thread = tessel_layout::composition(&tile, &tv.mode(1)?)?;
+    let run = tessel_layout::max_common_vector(&per_thread, &Layout::vector(lv, 1)?)?;
     let mut width = max;
     while width > 1 {
-        let origin_ok = [affine(global, tm, 0), affine(global, 0, tn)]
-            .iter()
-            .all(|d| d % width == 0);
-        let mut ok = origin_ok && lv % width == 0;
-        'threads: for t in 0..threads {
-            for q in 0..lv / width {
-                let mut offs = Vec::with_capacity(width as usize);
-                for e in 0..width {
-                    let idx = tv.offset(t + threads * (q * width + e))?;
-                    offs.push(affine(global, idx % tm, idx / tm));
-                }
-                let first = offs[0];
-                if first % width != 0 || offs.iter().zip(first..).any(|(&o, w)| o != w) {
-                    ok = false;
-                    break 'threads;
-                }
-            }
-            if !ok {
-                break;
-            }
-        }
-        if ok {
+        let aligned = run % width == 0
+            && lv % width == 0
+            && [affine(global, tm, 0), affine(global, 0, tn)]
+                .iter()
+                .all(|d| d % width == 0)
+            && (0..lv / width).all(|q| per_thread.offset(q * width).is_ok_and(|o| o % width == 0))
+            && (0..threads).all(|t| {
+                tv.offset(t)
+                    .is_ok_and(|idx| affine(global, idx % tm, idx / tm) % width == 0)
+            });
+        if aligned {
             return Ok(width);
         }
         width /= 2;

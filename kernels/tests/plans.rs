@@ -151,3 +151,37 @@ fn raster_layouts_visit_every_tile_once() {
         }
     }
 }
+
+#[test]
+fn global_vectors_are_contiguous_and_aligned_exhaustively() {
+    // Independent of max_common_vector: evaluate the layouts element by element on tile (0,0).
+    for dtype in [DType::F32, DType::F16] {
+        for (m, n) in [(256, 256), (1000, 1001), (4096, 4100), (130, 2048)] {
+            for kind in kinds() {
+                let p = TiledPlan::new(kind, dtype, m, n).unwrap();
+                let out_tv = if p.smem.is_some() { &p.tv_st } else { &p.tv_ld };
+                for (tv, g, w) in [(&p.tv_ld, &p.g_src, p.gvl), (out_tv, &p.g_dst, p.gvs)] {
+                    for t in 0..p.threads {
+                        for q in 0..p.values_per_thread() / w {
+                            let offs: Vec<i64> = (0..w)
+                                .map(|e| {
+                                    let idx = tv.offset(t + p.threads * (q * w + e)).unwrap();
+                                    let crd = tessel_layout::IntTuple::from_ints([
+                                        idx % p.tm,
+                                        idx / p.tm,
+                                    ]);
+                                    g.crd2idx(&crd).unwrap()
+                                })
+                                .collect();
+                            assert_eq!(offs[0] % w, 0, "{kind} {dtype} {m}x{n}: misaligned");
+                            assert!(
+                                offs.windows(2).all(|x| x[1] == x[0] + 1),
+                                "{kind} {dtype} {m}x{n}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
