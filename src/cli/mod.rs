@@ -3,6 +3,7 @@
 //! A subcommand is a [`Command`] row in [`COMMANDS`] plus its own module: adding one is a `mod`
 //! line and a row.
 
+mod bench;
 mod eval;
 mod show;
 mod svg;
@@ -32,7 +33,7 @@ pub struct Command {
 }
 
 /// Every subcommand, in the order `tessel help` lists them.
-const COMMANDS: &[Command] = &[eval::COMMAND, show::COMMAND, tour::COMMAND];
+const COMMANDS: &[Command] = &[eval::COMMAND, show::COMMAND, tour::COMMAND, bench::COMMAND];
 
 /// Runs the tool on the arguments after the program name and returns the exit status:
 /// 0 on success, 2 on bad input (with one `error:` line on stderr), 1 if output failed.
