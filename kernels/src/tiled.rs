@@ -144,9 +144,9 @@ pub fn raster_layout(ty: i64, tx: i64, group: i64) -> Result<Layout> {
     ))
 }
 
-/// Default raster group of the transposes: plain row order; groups of 2..16 measured the same
-/// on an H200 (within 0.5%, docs/performance.md).
-pub const TRANSPOSE_RASTER_GROUP: i64 = 0;
+/// Default raster group of the transposes: 2x2 tiles (an H200 sweep of 0, 2, 8, 16 put 2 first;
+/// see docs/performance.md).
+pub const TRANSPOSE_RASTER_GROUP: i64 = 2;
 
 fn log2(x: i64) -> i64 {
     i64::from(63 - x.leading_zeros() as i32)
