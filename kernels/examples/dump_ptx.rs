@@ -1,4 +1,5 @@
-//! Prints a generated kernel's CUDA source and PTX: `dump_ptx KIND DTYPE M N [sm_XY]`.
+//! Prints a generated kernel's CUDA source and its sm_90 PTX: `dump_ptx KIND DTYPE M N`
+//! (KIND: copy naive_read naive_write smem padded swizzled vec128).
 use tessel_kernels::tiled::{TiledKind, TiledPlan};
 use tessel_kernels::{Arch, DType};
 
@@ -29,11 +30,9 @@ fn main() {
     };
     let src = plan.source().unwrap_or_default();
     println!("{src}");
-    match tessel_kernels::compile::compile_ptx(
-        &src,
-        &plan.kernel_name(),
-        Arch::new(9, 0).unwrap_or_else(|_| unreachable!()),
-    ) {
+    let ptx = Arch::new(9, 0)
+        .and_then(|arch| tessel_kernels::compile::compile_ptx(&src, &plan.kernel_name(), arch));
+    match ptx {
         Ok(ptx) => println!("{}", ptx.to_src()),
         Err(e) => eprintln!("error: {e}"),
     }

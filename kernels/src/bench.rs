@@ -320,6 +320,7 @@ fn matrix_suite<E: Elem>(
                 if let Some(r) = rows.first_mut() {
                     r.timing = Some(again);
                     r.gbps = Some(base);
+                    r.ratio = Some(1.0);
                 }
             }
         }
