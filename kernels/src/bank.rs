@@ -2,9 +2,11 @@
 //!
 //! 32 banks of 4 bytes; one warp-wide LDS/STS of 32, 64 or 128 bits takes
 //! `max(ceil(bytes requested / 128), max over banks of distinct 32-bit words in that bank)`
-//! wavefronts; the ideal is `ceil(bytes / 128)`. (Interim: the swizzle helper's `bank` module in
-//! tessel-layout is the reference implementation; this is the same rule for the runtime's own
-//! predictions.)
+//! wavefronts; the ideal is `ceil(bytes / 128)`. This is the rule of `tessel_layout::bank` (the
+//! model behind `tessel conflicts`; `tests/plans.rs` checks that both agree on the
+//! microkernels), applied here to each warp instruction of a kernel as its lanes' addresses,
+//! which also covers the 16-bit scalar accesses of the fp16 ladder kernels that the `lds/sts`
+//! ops of `tessel_layout::bank` (32/64/128 bits) do not describe.
 
 use std::collections::BTreeSet;
 

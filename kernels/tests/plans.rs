@@ -185,3 +185,32 @@ fn global_vectors_are_contiguous_and_aligned_exhaustively() {
         }
     }
 }
+
+#[test]
+fn microkernel_predictions_agree_with_the_shared_bank_model() {
+    // tessel_layout::bank (the model behind `tessel conflicts`) on the same layouts, for the
+    // first read instruction: lanes from the access layout's lane mode, each lane's values
+    // along its row (tile index stride 32).
+    use tessel_kernels::emit::AnyLayout;
+    use tessel_layout::Layout;
+    use tessel_layout::bank::analyze;
+    for kind in MicroKind::ALL {
+        let plan = MicroPlan::new(kind).unwrap();
+        let lanes = plan.access.mode(0).unwrap();
+        let tv = Layout::from_modes([lanes, Layout::vector(plan.vw, 32).unwrap()]).unwrap();
+        let op = if plan.vw == 1 { "lds.32" } else { "lds.128" }
+            .parse()
+            .unwrap();
+        let report = match &plan.smem {
+            AnyLayout::Plain(l) => analyze(l, 4, op, &tv),
+            AnyLayout::Swizzled(c) => analyze(c, 4, op, &tv),
+        }
+        .unwrap();
+        let ours = plan.predict(1).unwrap();
+        assert_eq!(
+            (report.wavefronts, report.ideal),
+            (ours.ld, ours.ld_ideal),
+            "{kind}"
+        );
+    }
+}
