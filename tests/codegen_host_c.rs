@@ -38,6 +38,12 @@ fn golden_cases() -> Vec<Case> {
         Case::new("g_ld_neg", "Sw<1,2,3> o (4,(2,3)):(1,(ld,-5))").with_symbols(&[("ld", -9)]),
         // Large strides need 64-bit arithmetic.
         Case::new("g_wide", "(4,4):(4294967296,3)"),
+        // At the 32-bit limit: the last that fits, and the first that needs 64-bit arithmetic.
+        Case::new("g_int_max", "(2,2):(2147483646,1)"),
+        Case::new("g_int_over", "(2,2):(2147483647,1)"),
+        Case::new("g_int_min", "-2147483648 o (4,4):(4,1)"),
+        Case::new("g_int_under", "-2147483649 o (4,4):(4,1)"),
+        Case::new("g_mask_bit31", "Sw<1,30,1> o (2,2):(1073741824,1)"),
     ]
 }
 

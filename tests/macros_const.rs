@@ -99,3 +99,26 @@ fn cuda_index_is_the_shared_emitter() {
     assert!(KERNEL.contains("TESSEL_FN long long gmem_off(long long i, long long ld) {"));
     assert!(KERNEL.contains("__global__ void copy"));
 }
+
+// Algebra calls evaluated at compile time (DESIGN.md goldens).
+const DIVIDED: ConstLayout = layout!(logical_divide((4,2,3):(2,1,8), 4:2));
+const COMPOSED: ConstLayout = layout!((6,2):(8,2) o (4,3):(3,1));
+const BLOCKED: ConstLayout = layout!(blocked_product((2,5):(5,1), (3,4):(1,3)));
+const TILED: ConstLayout = layout!(logical_divide((128,64):(64,1), [16:1, 16:1]));
+
+#[test]
+fn algebra_calls_are_evaluated_at_compile_time() {
+    assert_eq!(DIVIDED.to_string(), "((2,2),(2,3)):((4,1),(2,8))");
+    assert_eq!(COMPOSED.to_string(), "((2,2),3):((24,2),8)");
+    assert_eq!(BLOCKED.to_string(), "((2,3),(5,4)):((5,10),(1,30))");
+    assert_eq!(TILED.size(), 8192);
+    assert_eq!(
+        TILED.to_layout().unwrap().to_string(),
+        tessel::expr::eval("logical_divide((128,64):(64,1), [16:1, 16:1])")
+            .unwrap()
+            .to_string()
+    );
+    assert!(
+        cuda_index!(tiles, logical_divide((128,64):(64,1), [16:1, 16:1])).contains("tiles_crd")
+    );
+}

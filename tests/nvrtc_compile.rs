@@ -102,3 +102,34 @@ fn emitted_helpers_compile_with_nvrtc_for_sm80_and_sm90() {
         assert!(ptx.contains("tessel_probe"));
     }
 }
+
+/// A kernel assembled from `cuda_index!` at compile time.
+const MACRO_KERNEL: &str = concat!(
+    tessel::cuda_index!(smem_off, Sw<3,3,3> o (8,64):(64,1)),
+    tessel::cuda_index!(gmem_off, (128,64):(ld,1)),
+    tessel::cuda_index!(tiles, logical_divide((128,64):(64,1), [16:1, 16:1])),
+    "extern \"C\" __global__ void load(const unsigned short* g, unsigned short* o, long long ld) {\n",
+    "  __shared__ unsigned short s[512];\n",
+    "  long long i = threadIdx.x;\n",
+    "  s[smem_off(i)] = g[gmem_off(i, ld)];\n",
+    "  __syncthreads();\n",
+    "  o[tiles(i)] = s[smem_off_crd(i % 8, i / 8)];\n",
+    "}\n",
+);
+
+#[test]
+fn a_kernel_assembled_from_macros_compiles_with_nvrtc() {
+    if !nvrtc_available() {
+        return;
+    }
+    for arch in ["sm_80", "sm_90"] {
+        let opts = CompileOptions {
+            arch: Some(arch),
+            ..CompileOptions::default()
+        };
+        let ptx = compile_ptx_with_opts(MACRO_KERNEL, opts)
+            .unwrap_or_else(|e| panic!("NVRTC rejected the macro kernel for {arch}: {e:?}"))
+            .to_src();
+        assert!(ptx.contains(".entry load"), "{arch}");
+    }
+}

@@ -116,6 +116,18 @@ fn swizzle_value(text: &TokenText) -> syn::Result<Swizzle> {
 /// const TILE: &str = tessel::cuda_index!(tile_off, (128,64):(ld,1));
 /// assert!(SMEM.contains("o ^= (int)(((unsigned int)o & 448u) >> 3);"));
 /// assert!(TILE.contains("TESSEL_FN long long tile_off(long long i, long long ld) {"));
+///
+/// // A kernel source assembled at compile time, ready for NVRTC:
+/// const KERNEL: &str = concat!(
+///     tessel::cuda_index!(smem_off, Sw<3,3,3> o (8,64):(64,1)),
+///     tessel::cuda_index!(gmem_off, (128,64):(ld,1)),
+///     "extern \"C\" __global__ void load(const unsigned short* g, long long ld) {\n",
+///     "  __shared__ unsigned short s[512];\n",
+///     "  long long i = threadIdx.x;\n",
+///     "  s[smem_off(i)] = g[gmem_off(i, ld)];\n",
+///     "}\n",
+/// );
+/// assert!(KERNEL.contains("TESSEL_FN long long gmem_off_crd(long long c0, long long c1, long long ld)"));
 /// ```
 #[proc_macro]
 pub fn cuda_index(input: TokenStream) -> TokenStream {

@@ -73,35 +73,13 @@ impl TokenText {
     /// Maps a layout-algebra error to a compile error: a message `at N: at M: ...` points at the
     /// innermost position `M`; the text shown is the error kind and the message without positions.
     pub fn error_from(&self, err: &tessel_layout::Error) -> syn::Error {
-        let (pos, message) = strip_positions(err.message());
+        let (pos, message) = tessel_layout::codegen::split_position(err.message());
         let shown = format!("{}: {message}", err.kind().name());
         match pos {
             Some(p) => self.error_at(p, &shown),
             None => self.error_all(&shown),
         }
     }
-}
-
-/// Splits leading `at N: ` prefixes off `message`; returns the last `N` and the rest.
-fn strip_positions(message: &str) -> (Option<usize>, &str) {
-    let mut pos = None;
-    let mut rest = message;
-    while let Some(tail) = rest.strip_prefix("at ") {
-        let digits = tail
-            .find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(tail.len());
-        match (
-            tail[..digits].parse::<usize>(),
-            tail[digits..].strip_prefix(": "),
-        ) {
-            (Ok(n), Some(after)) => {
-                pos = Some(n);
-                rest = after;
-            }
-            _ => break,
-        }
-    }
-    (pos, rest)
 }
 
 fn render(tokens: TokenStream, text: &mut String) -> Vec<Piece> {

@@ -32,6 +32,8 @@ pub const BANK_BYTES: i64 = 4;
 pub const WAVEFRONT_BYTES: i64 = 128;
 /// Lanes in a warp.
 pub const WARP: usize = 32;
+/// The most instructions (modes beyond lane and value) one analysis enumerates.
+pub const MAX_INSTRUCTIONS: i64 = 1 << 20;
 
 /// The kind of shared-memory instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -327,6 +329,13 @@ impl AccessPlan {
                 "each lane has {value_count} values of {elem_bytes} bytes, but {op} moves \
                  {vec_elems} elements per {}",
                 if op.is_matrix() { "row" } else { "lane" }
+            )));
+        }
+        let instructions = repeats.as_ref().map_or(1, Layout::size);
+        if instructions > MAX_INSTRUCTIONS {
+            return Err(Error::invalid(format!(
+                "the access enumerates {instructions} instructions; at most {MAX_INSTRUCTIONS} \
+                 are analysed"
             )));
         }
         let lane_offsets = lanes.offsets();

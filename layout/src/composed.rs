@@ -216,9 +216,8 @@ impl ComposedLayout {
     /// use tessel_layout::{ComposedLayout, Layout};
     /// let c: ComposedLayout = "Sw<1,0,1> o 4:1".parse().unwrap();
     /// let b: Layout = "2:2".parse().unwrap();
-    /// if let Ok(r) = c.compose(&b) {
-    ///     assert_eq!(r.offsets(), vec![0, 3]); // Sw<1,0,1> maps 2 to 3
-    /// }
+    /// let r = c.compose(&b).unwrap();
+    /// assert_eq!(r.offsets(), vec![0, 3]); // Sw<1,0,1> maps 2 to 3
     /// ```
     pub fn compose(&self, b: &Layout) -> Result<ComposedLayout> {
         let inner = crate::composition(&self.layout, b)
@@ -259,7 +258,7 @@ impl ComposedLayout {
         }
         if !self.layout.flatten().is_compact_col_major() {
             return Err(not_representable(
-                "the outer inner layout is not the identity (a layout after a swizzle)",
+                "the layout of the outer map is not the identity (a layout would follow a swizzle)",
             ));
         }
         let (lo, hi) = inner.value_range()?;
@@ -337,9 +336,7 @@ impl ComposedLayout {
     ///
     /// ```
     /// let c: tessel_layout::ComposedLayout = "Sw<3,4,3> o 16 o 1024:1".parse().unwrap();
-    /// if let Ok(u) = c.upcast(2) {
-    ///     assert_eq!(u.to_string(), "Sw<3,3,3> o 8 o 512:1");
-    /// }
+    /// assert_eq!(c.upcast(2).unwrap().to_string(), "Sw<3,3,3> o 8 o 512:1");
     /// ```
     pub fn upcast(&self, factor: i64) -> Result<ComposedLayout> {
         let ctx = |e: Error| e.context(format!("upcast of {self} by {factor}"));
@@ -363,9 +360,7 @@ impl ComposedLayout {
     ///
     /// ```
     /// let c: tessel_layout::ComposedLayout = "Sw<3,3,3> o 8 o 512:1".parse().unwrap();
-    /// if let Ok(d) = c.downcast(2) {
-    ///     assert_eq!(d.to_string(), "Sw<3,4,3> o 16 o 1024:1");
-    /// }
+    /// assert_eq!(c.downcast(2).unwrap().to_string(), "Sw<3,4,3> o 16 o 1024:1");
     /// ```
     pub fn downcast(&self, factor: i64) -> Result<ComposedLayout> {
         let ctx = |e: Error| e.context(format!("downcast of {self} by {factor}"));

@@ -115,7 +115,7 @@ impl AffineMap {
         self.columns
             .iter()
             .enumerate()
-            .filter(|(k, _)| (x >> k) & 1 == 1)
+            .filter(|&(k, _)| x.checked_shr(k as u32).is_some_and(|v| v & 1 == 1))
             .fold(self.constant, |acc, (_, c)| acc ^ c)
     }
 

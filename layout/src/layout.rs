@@ -190,18 +190,15 @@ impl Layout {
     /// assert_eq!(l.offset_range().unwrap(), (-1, 16));
     /// ```
     pub fn offset_range(&self) -> Result<(i64, i64)> {
-        let what = format!("the offsets of {self}");
+        let overflow = || Error::overflow(format!("the offsets of {self} overflow i64"));
         let mut lo = 0i64;
         let mut hi = 0i64;
-        for (s, d) in self.flat_modes() {
-            let reach = checked_mul(s - 1, d, &what)?;
-            if reach < 0 {
-                lo = checked_add(lo, reach, &what)?;
-            } else {
-                hi = checked_add(hi, reach, &what)?;
-            }
+        for (s, d) in self.leaf_modes() {
+            let reach = (s - 1).checked_mul(d).ok_or_else(overflow)?;
+            let bound = if reach < 0 { &mut lo } else { &mut hi };
+            *bound = bound.checked_add(reach).ok_or_else(overflow)?;
         }
-        checked_add(hi, 1, &what)?;
+        hi.checked_add(1).ok_or_else(overflow)?;
         Ok((lo, hi))
     }
 
@@ -270,11 +267,12 @@ impl Layout {
     /// assert_eq!(l.flat_modes(), vec![(2, 1), (3, 8)]);
     /// ```
     pub fn flat_modes(&self) -> Vec<(i64, i64)> {
-        self.shape
-            .leaves()
-            .into_iter()
-            .zip(self.stride.leaves())
-            .collect()
+        self.leaf_modes().collect()
+    }
+
+    /// `(extent, stride)` of every leaf mode, without allocating for up to eight leaves.
+    fn leaf_modes(&self) -> impl Iterator<Item = (i64, i64)> {
+        self.shape.leaves().into_iter().zip(self.stride.leaves())
     }
 
     /// The layout with every mode flattened to a leaf; a rank-1 integer layout stays as it is.
@@ -364,7 +362,7 @@ impl Layout {
     pub fn offset_unchecked(&self, index: i64) -> i64 {
         let mut rest = index;
         let mut off = 0i64;
-        for (s, d) in self.flat_modes() {
+        for (s, d) in self.leaf_modes() {
             off = off.wrapping_add((rest % s).wrapping_mul(d));
             rest /= s;
         }

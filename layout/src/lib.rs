@@ -23,6 +23,7 @@ pub mod int_tuple;
 pub mod layout;
 pub mod parse;
 pub mod render;
+pub mod svg;
 pub mod swizzle;
 pub mod synth;
 pub mod verify;

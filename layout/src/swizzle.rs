@@ -43,16 +43,18 @@ impl Swizzle {
                 "Sw<{bits},{base},{shift}>: B and M must be non-negative"
             )));
         }
-        if shift.abs() < bits {
+        let reach = bits
+            .checked_add(base)
+            .and_then(|v| v.checked_add(shift.checked_abs()?));
+        if reach.is_some_and(|_| shift.abs() < bits) {
             return Err(Error::invalid(format!(
                 "Sw<{bits},{base},{shift}> violates |S| >= B: the XOR source and target bit \
                  fields would overlap"
             )));
         }
-        if bits + base + shift.abs() > 62 {
+        if reach.is_none_or(|r| r > 62) {
             return Err(Error::invalid(format!(
-                "Sw<{bits},{base},{shift}> reaches bit {}: offsets have 62 usable bits",
-                bits + base + shift.abs()
+                "Sw<{bits},{base},{shift}> reaches beyond bit 62: offsets have 62 usable bits"
             )));
         }
         Ok(Swizzle {
@@ -195,7 +197,7 @@ impl Swizzle {
         }
         if self.base < log {
             return Err(Error::inadmissible(format!(
-                "upcast of {self} by {factor} is not representable: the swizzle touches bit {}                  below log2({factor}) = {log}, inside one upcast element",
+                "upcast of {self} by {factor} is not representable: the swizzle touches bit {} below log2({factor}) = {log}, inside one upcast element",
                 self.base
             )));
         }

@@ -1,15 +1,16 @@
 //! Swizzle synthesis: find the swizzle chain that makes a shared-memory tile conflict-free for a
 //! set of accesses, or the one with the fewest wavefronts.
 //!
-//! The search space: the identity, every single `Sw<B,M,S>` (both signs of `S`) that permutes
-//! the offsets `0..2^n` of the tile (`2^n` = the tile's cosize rounded up to a power of two),
-//! leaves the bits inside the narrowest vector alone (else it would split vectors) and flips at
-//! least one bank-selecting bit (a swizzle that only flips higher bits keeps every word in its
-//! bank and cannot change the wavefronts); then chains of two such swizzles (all ordered pairs
-//! when there are at most [`EXHAUSTIVE_PAIRS`] singles, else the best
-//! [`BEAM`] singles combined with all others). Candidates are ranked by total wavefronts, then
-//! fewer layers, then fewer swizzle bits. The winner is re-checked by [`verify`](crate::verify)
-//! (still injective/bijective) and by the bank analyzer [`analyze`].
+//! The search space: the identity, every single `Sw<B,M,S>` (`B <= 5`, both signs of `S`)
+//! that permutes the offsets `0..2^n` of the tile (`2^n` = the tile's cosize rounded up to a
+//! power of two), leaves the bits inside the narrowest vector alone (else it would split
+//! vectors) and flips at least one bank-selecting bit (a swizzle that only flips higher bits
+//! keeps every word in its bank and cannot change the wavefronts); then chains of two such
+//! swizzles, each of which keeps every vector whole on its own (all ordered pairs when there are
+//! at most [`EXHAUSTIVE_PAIRS`] singles, else the best [`BEAM`] singles combined with all
+//! others). Candidates are ranked by total wavefronts, then fewer layers, then fewer swizzle
+//! bits. The winner is re-checked by [`verify`](crate::verify) (still injective/bijective) and by
+//! the bank analyzer [`analyze`].
 
 use std::fmt;
 
@@ -202,23 +203,22 @@ pub fn synthesize(
     }
     if options.max_layers >= 2 && best.wavefronts > sum(&baseline).ideal {
         scored.sort_by_key(|&(w, sw)| (w, sw.bits(), sw.base(), sw.shift()));
-        let keep = if singles.len() <= EXHAUSTIVE_PAIRS {
+        let keep = if scored.len() <= EXHAUSTIVE_PAIRS {
             scored.len()
         } else {
             BEAM
         };
         let firsts: Vec<Swizzle> = scored.iter().take(keep).map(|&(_, sw)| sw).collect();
-        for &a in &firsts {
-            for &b in &singles {
-                if a == b {
-                    continue;
-                }
-                for chain in [[a, b], [b, a]] {
-                    candidates += 1;
-                    if let Some(total) = search.total(&chain, best.wavefronts) {
-                        best = best.better(Candidate::new(chain.to_vec(), total));
-                    }
-                }
+        let feasible: Vec<Swizzle> = scored.iter().map(|&(_, sw)| sw).collect();
+        let ideal = sum(&baseline).ideal;
+        for chain in pairs(&firsts, &feasible) {
+            let bits: u32 = chain.iter().map(Swizzle::bits).sum();
+            if best.wavefronts == ideal && best.chain.len() == 2 && best.key().2 <= bits {
+                break; // sorted by bits: nothing later can beat the ideal with fewer bits
+            }
+            candidates += 1;
+            if let Some(total) = search.total(&chain, best.wavefronts) {
+                best = best.better(Candidate::new(chain.to_vec(), total));
             }
         }
     }
@@ -284,6 +284,26 @@ impl Search<'_> {
     }
 }
 
+/// Every ordered two-layer chain of one swizzle of `firsts` and another of `all`, each once,
+/// sorted (stably) by total bits.
+fn pairs(firsts: &[Swizzle], all: &[Swizzle]) -> Vec<[Swizzle; 2]> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for &a in firsts {
+        for &b in all {
+            if a != b {
+                for chain in [[a, b], [b, a]] {
+                    if seen.insert(chain) {
+                        out.push(chain);
+                    }
+                }
+            }
+        }
+    }
+    out.sort_by_key(|c| c[0].bits() + c[1].bits());
+    out
+}
+
 /// A scored chain.
 struct Candidate {
     chain: Vec<Swizzle>,
@@ -322,7 +342,8 @@ fn single_swizzles(offset_bits: u32, vec_bits: &[u32], elem_bytes: i64) -> Vec<S
     let bank_lo = (2 - elem_log).max(0) as u32;
     let bank_hi = (7 - elem_log).max(0) as u32;
     let mut out = Vec::new();
-    for b in 1..=offset_bits {
+    // At most 5 bank-selecting bits exist; wider masks only add bits that cannot matter.
+    for b in 1..=offset_bits.min(5) {
         for z in low..=offset_bits.saturating_sub(b) {
             let flips_bank = z < bank_hi && z + b > bank_lo;
             if !flips_bank || z + b > offset_bits {

@@ -4,9 +4,14 @@
 //! line and a row.
 
 mod bench;
+mod codegen;
+mod conflicts;
 mod eval;
+mod flags;
 mod show;
 mod svg;
+mod swizzle;
+mod synth;
 mod tour;
 
 use std::ffi::OsString;
@@ -33,7 +38,16 @@ pub struct Command {
 }
 
 /// Every subcommand, in the order `tessel help` lists them.
-const COMMANDS: &[Command] = &[eval::COMMAND, show::COMMAND, tour::COMMAND, bench::COMMAND];
+const COMMANDS: &[Command] = &[
+    eval::COMMAND,
+    show::COMMAND,
+    conflicts::COMMAND,
+    codegen::COMMAND,
+    swizzle::COMMAND,
+    synth::COMMAND,
+    tour::COMMAND,
+    bench::COMMAND,
+];
 
 /// Runs the tool on the arguments after the program name and returns the exit status:
 /// 0 on success, 2 on bad input (with one `error:` line on stderr), 1 if output failed.

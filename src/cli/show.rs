@@ -15,7 +15,9 @@ pub const COMMAND: Command = Command {
     help: "Evaluates EXPR (see 'tessel help eval') to a layout of rank 1 or 2 and prints the\n\
         offset of every coordinate: row r, column c holds L(r, c), with hierarchical modes\n\
         indexed by their 1-D index; a rank-1 layout is one column.\n\n\
-        --svg FILE  also write the layout as an SVG picture",
+        --svg FILE       also write the layout as an SVG picture\n\
+        --elem-bytes N   colour the picture's cells by shared-memory bank (N-byte elements)\n\
+        --tv RxC         draw EXPR as a TV layout over an R x C tile, cells labelled T{t}V{v}",
     run,
 };
 
@@ -23,11 +25,13 @@ pub const COMMAND: Command = Command {
 struct Options {
     expr: String,
     svg: Option<String>,
+    picture: svg::SvgOptions,
 }
 
 fn options(args: &[String]) -> Result<Options> {
     let mut words = Vec::new();
     let mut svg = None;
+    let mut picture = svg::SvgOptions::default();
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         if arg == "--svg" {
@@ -37,13 +41,20 @@ fn options(args: &[String]) -> Result<Options> {
             svg = Some(file.clone());
         } else if let Some(file) = arg.strip_prefix("--svg=") {
             svg = Some(file.to_string());
+        } else if picture.take(arg, &mut it)? {
         } else {
             words.push(arg.clone());
         }
     }
+    if svg.is_none() && picture.any() {
+        return Err(Error::invalid(
+            "--elem-bytes and --tv only apply with --svg FILE",
+        ));
+    }
     Ok(Options {
         expr: expression("show", &words)?,
         svg,
+        picture,
     })
 }
 
@@ -52,7 +63,7 @@ fn run(args: &[String], out: &mut dyn Write) -> Result<()> {
     let value = eval(&opts.expr)?;
     let table = table(&value)?;
     if let Some(path) = &opts.svg {
-        svg::write(&value, path)?;
+        svg::write(&value, path, &opts.picture)?;
     }
     print(out, &table.render())
 }

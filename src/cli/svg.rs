@@ -1,12 +1,92 @@
-//! `tessel show --svg FILE`: the picture of a layout. (Placeholder until the SVG renderer lands.)
+//! `tessel show --svg FILE [--elem-bytes N | --tv RxC]`: the picture of a layout.
 
 use tessel::expr::Value;
+use tessel::svg::{layout_svg, tv_svg};
 use tessel::{Error, Result};
 
+/// The options of the picture.
+#[derive(Default)]
+pub struct SvgOptions {
+    /// Colour cells by the bank of `elem_bytes`-byte elements.
+    pub elem_bytes: Option<i64>,
+    /// Draw the value as a TV layout over a `rows x cols` tile.
+    pub tv_tile: Option<(i64, i64)>,
+}
+
+impl SvgOptions {
+    /// Consumes `arg` (and its value from `rest`) if it is a picture option.
+    pub fn take<'a>(
+        &mut self,
+        arg: &str,
+        rest: &mut impl Iterator<Item = &'a String>,
+    ) -> Result<bool> {
+        let (name, inline) = match arg.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (arg, None),
+        };
+        if name != "--elem-bytes" && name != "--tv" {
+            return Ok(false);
+        }
+        let value = match inline {
+            Some(v) => v,
+            None => rest
+                .next()
+                .cloned()
+                .ok_or_else(|| Error::invalid(format!("{name} needs a value")))?,
+        };
+        if name == "--elem-bytes" {
+            let n = value.parse::<i64>().map_err(|_| {
+                Error::invalid(format!("--elem-bytes takes an integer, got '{value}'"))
+            })?;
+            self.elem_bytes = Some(n);
+        } else {
+            self.tv_tile = Some(tile(&value)?);
+        }
+        Ok(true)
+    }
+
+    /// Whether any option was given.
+    pub fn any(&self) -> bool {
+        self.elem_bytes.is_some() || self.tv_tile.is_some()
+    }
+}
+
+/// Parses `RxC` (or `R,C`).
+fn tile(text: &str) -> Result<(i64, i64)> {
+    let parsed = text
+        .split_once(['x', ','])
+        .and_then(|(r, c)| Some((r.trim().parse().ok()?, c.trim().parse().ok()?)));
+    parsed.ok_or_else(|| {
+        Error::invalid(format!(
+            "--tv takes the tile as ROWSxCOLS (e.g. 16x8), got '{text}'"
+        ))
+    })
+}
+
 /// Writes the picture of `value` to `path`.
-pub fn write(value: &Value, path: &str) -> Result<()> {
-    let _ = value;
-    Err(Error::invalid(format!(
-        "--svg is not available yet (cannot write {path})"
-    )))
+pub fn write(value: &Value, path: &str, options: &SvgOptions) -> Result<()> {
+    let svg = match options.tv_tile {
+        Some((rows, cols)) => {
+            if options.elem_bytes.is_some() {
+                return Err(Error::invalid(
+                    "--tv and --elem-bytes do not go together: a TV picture is coloured by thread",
+                ));
+            }
+            let tv = value.as_layout().ok_or_else(|| {
+                Error::invalid(format!(
+                    "--tv needs a TV layout without swizzle, got {}",
+                    value.describe()
+                ))
+            })??;
+            tv_svg(&tv, rows, cols)?
+        }
+        None => {
+            let c = value.as_composed().ok_or_else(|| {
+                Error::invalid(format!("--svg needs a layout, got {}", value.describe()))
+            })??;
+            layout_svg(&c, options.elem_bytes)?
+        }
+    };
+    std::fs::write(path, svg)
+        .map_err(|e| Error::invalid(format!("cannot write the picture to {path}: {e}")))
 }

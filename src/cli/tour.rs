@@ -29,6 +29,8 @@ pub enum Action {
     Show,
     /// `tessel eval` of an expression that must be rejected: print the error.
     Reject,
+    /// `tessel conflicts`: `expr` is `SMEM | ELEM_BYTES | OP | TV`.
+    Conflicts,
 }
 
 /// One example: a note saying what it shows, then the command and its live output.
@@ -88,6 +90,7 @@ pub fn chapters() -> Vec<Chapter> {
         PRODUCT,
         INVERSE,
         SWIZZLE,
+        super::conflicts::CHAPTER,
     ]
 }
 
@@ -393,11 +396,12 @@ fn render_step(step: &Step) -> String {
     let command = match step.action {
         Action::Show => "show",
         Action::Eval | Action::Reject => "eval",
+        Action::Conflicts => return super::conflicts::render_tour_step(step),
     };
     let mut text = format!("  # {}\n  $ tessel {command} '{}'\n", step.note, step.expr);
     let outcome = eval(step.expr).and_then(|v| match step.action {
         Action::Show => table(&v).map(|t| t.render()),
-        Action::Eval | Action::Reject => Ok(format!("{v}\n")),
+        Action::Eval | Action::Reject | Action::Conflicts => Ok(format!("{v}\n")),
     });
     let result = match (step.action, outcome) {
         (Action::Reject, Ok(v)) => format!("{UNEXPECTED} success: {v}"),

@@ -27,7 +27,7 @@ fn check_factor(op: &str, layout: &Layout, factor: i64) -> Result<()> {
 pub fn upcast(layout: &Layout, factor: i64) -> Result<Layout> {
     check_factor("upcast", layout, factor)?;
     map_modes(layout, |s, d| {
-        let a = d.abs();
+        let a = d.saturating_abs();
         if d == 0 {
             Ok((s, 0))
         } else if a % factor == 0 {
@@ -56,7 +56,11 @@ pub fn upcast(layout: &Layout, factor: i64) -> Result<Layout> {
 /// ```
 pub fn downcast(layout: &Layout, factor: i64) -> Result<Layout> {
     check_factor("downcast", layout, factor)?;
-    if !layout.flat_modes().iter().any(|m| m.1.abs() == 1) {
+    if !layout
+        .flat_modes()
+        .iter()
+        .any(|m| m.1.saturating_abs() == 1)
+    {
         return Err(Error::inadmissible(format!(
             "downcast of {layout} by {factor}: the layout has no stride-1 mode (downcast \
              requires adjacent elements)"
@@ -64,7 +68,7 @@ pub fn downcast(layout: &Layout, factor: i64) -> Result<Layout> {
     }
     let what = format!("downcast of {layout} by {factor}");
     map_modes(layout, |s, d| {
-        if d.abs() == 1 {
+        if d.saturating_abs() == 1 {
             Ok((checked_mul(s, factor, &what)?, d))
         } else {
             Ok((s, checked_mul(d, factor, &what)?))

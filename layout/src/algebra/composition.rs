@@ -51,6 +51,14 @@ impl Extended {
 /// - the **shape divisibility condition**: when `r` divides `a_k` into `q = a_k/r` steps and
 ///   `m > q`, then `q` divides `m`.
 ///
+/// Across all leaves of `B` (which add up: `B(c)` is the sum over its leaves) the result is the
+/// sum of the per-leaf results only if no carry happens between `A`'s modes, so tessel also checks
+/// - the **disjointness condition**: in every mode `k` of `A` but the last, the largest
+///   coordinates the leaves of `B` occupy add up to less than `a_k`. It holds for an injective
+///   `B` whose leaves split `A`'s modes cleanly (e.g. any injective power-of-two `B`); CuTe does
+///   not check it, and without it the per-leaf result differs from `A(B(c))` — e.g.
+///   `(4,4):(1,10) o (2,2):(2,2)` at `c = (1,1)`.
+///
 /// An inadmissible composition is an [`ErrorKind::Inadmissible`](crate::ErrorKind) error naming
 /// the condition and both operands; tessel never returns a layout that disagrees with
 /// `A(B(c))`. (CuTe C++ only checks `r < a_k` and returns the wrong `(2,3):(6,3)` for
@@ -73,6 +81,10 @@ impl Extended {
 /// let err = composition(&a, &b).unwrap_err();
 /// assert_eq!(err.kind(), ErrorKind::Inadmissible);
 /// assert!(err.message().contains("stride divisibility"));
+/// // B overlaps itself: (4,4):(1,10) o (2,2):(2,2) would need A(4) = 10 at c = (1,1).
+/// let a: Layout = "(4,4):(1,10)".parse().unwrap();
+/// let err = composition(&a, &"(2,2):(2,2)".parse().unwrap()).unwrap_err();
+/// assert!(err.message().contains("disjointness"));
 /// ```
 pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
     let ext = Extended::of(a);
@@ -90,7 +102,10 @@ pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
             ),
         )
     };
-    let (shape, stride) = compose_node(&ext, b.shape(), b.stride()).map_err(describe)?;
+    let mut usage = vec![0i64; ext.inner.len()];
+    let (shape, stride) =
+        compose_node(&ext, b.shape(), b.stride(), &mut usage).map_err(describe)?;
+    check_disjoint(&ext, &usage).map_err(describe)?;
     Layout::new(shape, stride).map_err(describe)
 }
 
@@ -99,14 +114,15 @@ fn compose_node(
     ext: &Extended,
     shape: &IntTuple,
     stride: &IntTuple,
+    usage: &mut [i64],
 ) -> Result<(IntTuple, IntTuple)> {
     match (shape, stride) {
-        (IntTuple::Int(s), IntTuple::Int(d)) => compose_leaf(ext, *s, *d),
+        (IntTuple::Int(s), IntTuple::Int(d)) => compose_leaf(ext, *s, *d, usage),
         (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) => {
             let mut shapes = Vec::with_capacity(ss.len());
             let mut strides = Vec::with_capacity(ss.len());
             for (s, d) in ss.iter().zip(ds) {
-                let (rs, rd) = compose_node(ext, s, d)?;
+                let (rs, rd) = compose_node(ext, s, d, usage)?;
                 shapes.push(rs);
                 strides.push(rd);
             }
@@ -116,15 +132,42 @@ fn compose_node(
     }
 }
 
-/// `A o s:d` for one leaf of `B`.
-fn compose_leaf(ext: &Extended, s: i64, d: i64) -> Result<(IntTuple, IntTuple)> {
+/// Checks that the leaves of `B` never carry into each other in `A`'s coordinates: for every
+/// bounded mode `k` of `A`, the largest coordinate the leaves can add up to, `usage[k]`, stays
+/// below its extent. Then `A(B(c))` is the sum over `B`'s leaves of `A(B_leaf(c_leaf))`, which
+/// is what the by-leaf result computes.
+fn check_disjoint(ext: &Extended, usage: &[i64]) -> Result<()> {
+    for (k, (&(a_k, _), &used)) in ext.inner.iter().zip(usage).enumerate() {
+        if used >= a_k {
+            return Err(Error::inadmissible(format!(
+                "the disjointness condition fails: together the modes of B reach coordinate \
+                 {used} of mode {k} of A, whose extent is {a_k}, so A(B(c)) carries between \
+                 modes and is not the sum of A over B's modes (B's modes must occupy disjoint \
+                 coordinates of A; B is not injective or overlaps itself in A)"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Records that a piece of `count` steps of `step` occupies mode `k` of `A`.
+fn occupy(usage: &mut [i64], k: usize, count: i64, step: i64) -> Result<()> {
+    let reach = checked_mul(count - 1, step, "the coordinates of the composition")?;
+    if let Some(u) = usage.get_mut(k) {
+        *u = u.saturating_add(reach);
+    }
+    Ok(())
+}
+
+/// `A o s:d` for one leaf of `B`; records the coordinates of `A` it occupies in `usage`.
+fn compose_leaf(ext: &Extended, s: i64, d: i64, usage: &mut [i64]) -> Result<(IntTuple, IntTuple)> {
     let what = "the strides of the composition";
     if d == 0 {
         return Ok((IntTuple::Int(s), IntTuple::Int(0)));
     }
     if s == 1 {
         // A single element: any stride represents it; use CuTe's (the carried stride).
-        let mut r = d.abs();
+        let mut r = d.saturating_abs();
         for &(a_k, _) in &ext.inner {
             r = ceil_div(r, a_k);
         }
@@ -151,9 +194,11 @@ fn compose_leaf(ext: &Extended, s: i64, d: i64) -> Result<(IntTuple, IntTuple)> 
         if a_k % r == 0 {
             let q = a_k / r;
             if m <= q {
+                occupy(usage, k, m, r)?;
                 out.push((m, checked_mul(r, e_k, what)?));
                 m = 1;
             } else if m % q == 0 {
+                occupy(usage, k, q, r)?;
                 out.push((q, checked_mul(r, e_k, what)?));
                 m /= q;
                 r = 1;
@@ -167,6 +212,7 @@ fn compose_leaf(ext: &Extended, s: i64, d: i64) -> Result<(IntTuple, IntTuple)> 
             continue;
         }
         if r < a_k && r.checked_mul(m - 1).is_some_and(|x| x < a_k) {
+            occupy(usage, k, m, r)?;
             out.push((m, checked_mul(r, e_k, what)?));
             m = 1;
             continue;

@@ -6,6 +6,13 @@ use crate::{Error, ErrorKind, Layout, Result};
 
 /// The largest number of leading elements an undecided part of a layout may have before
 /// [`is_injective`] gives up (it then enumerates at most this many offsets).
+///
+/// ```
+/// use tessel_layout::{is_injective, Layout, INJECTIVITY_ENUMERATION_LIMIT};
+/// assert_eq!(INJECTIVITY_ENUMERATION_LIMIT, 1 << 22);
+/// // Overlapping strides over 2^24 elements cannot be decided without enumerating them all.
+/// assert!(is_injective(&"(4096,4096):(1,1)".parse::<Layout>().unwrap()).is_err());
+/// ```
 pub const INJECTIVITY_ENUMERATION_LIMIT: i64 = 1 << 22;
 
 /// The identity run of `a o right_inverse(b)`, with the right inverse: `(n, inv_b)`.
@@ -92,7 +99,7 @@ pub fn is_injective(layout: &Layout) -> Result<bool> {
     }
     // Injectivity does not change when a stride is negated (it mirrors that mode's offsets).
     for m in &mut modes {
-        m.1 = m.1.abs();
+        m.1 = m.1.saturating_abs();
     }
     modes.sort_by_key(|m| m.1);
     // Modes from `undecided` on each exceed everything below them.

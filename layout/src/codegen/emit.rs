@@ -56,6 +56,79 @@ impl Width {
     }
 }
 
+/// The widths of the two value types of a function: the unsigned index arithmetic and the
+/// signed offset arithmetic (e.g. 32-bit coordinates scaled by a 64-bit leading dimension).
+///
+/// ```
+/// use tessel_layout::codegen::{Ty, Width, Widths};
+/// let w = Widths { index: Width::Bits32, offset: Width::Bits64 };
+/// assert_eq!(w.c_type(Ty::Unsigned), "unsigned int");
+/// assert_eq!(w.c_type(Ty::Signed), "long long");
+/// assert_eq!(w.bits(Ty::Signed), 64);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Widths {
+    /// Width of [`Ty::Unsigned`] values.
+    pub index: Width,
+    /// Width of [`Ty::Signed`] values.
+    pub offset: Width,
+}
+
+impl Widths {
+    /// Both types at width `w`.
+    ///
+    /// ```
+    /// use tessel_layout::codegen::{Width, Widths};
+    /// assert_eq!(Widths::uniform(Width::Bits32).offset, Width::Bits32);
+    /// ```
+    pub fn uniform(w: Width) -> Widths {
+        Widths {
+            index: w,
+            offset: w,
+        }
+    }
+
+    fn of(self, ty: Ty) -> Width {
+        match ty {
+            Ty::Unsigned => self.index,
+            Ty::Signed => self.offset,
+        }
+    }
+
+    /// The C spelling of `ty`.
+    ///
+    /// ```
+    /// use tessel_layout::codegen::{Ty, Width, Widths};
+    /// assert_eq!(Widths::uniform(Width::Bits64).c_type(Ty::Unsigned), "unsigned long long");
+    /// ```
+    pub fn c_type(self, ty: Ty) -> &'static str {
+        self.of(ty).c_type(ty)
+    }
+
+    /// A C literal of value `v` and type `ty`.
+    ///
+    /// ```
+    /// use tessel_layout::codegen::{Ty, Width, Widths};
+    /// assert_eq!(Widths::uniform(Width::Bits32).literal(7, Ty::Unsigned), "7u");
+    /// ```
+    pub fn literal(self, v: i64, ty: Ty) -> String {
+        self.of(ty).literal(v, ty)
+    }
+
+    /// The number of bits of `ty`.
+    ///
+    /// ```
+    /// use tessel_layout::codegen::{Ty, Width, Widths};
+    /// assert_eq!(Widths::uniform(Width::Bits32).bits(Ty::Unsigned), 32);
+    /// ```
+    pub fn bits(self, ty: Ty) -> u32 {
+        match self.of(ty) {
+            Width::Bits32 => 32,
+            Width::Bits64 => 64,
+        }
+    }
+}
+
 /// Binding strength of a node's top operator (higher binds tighter).
 fn precedence(e: &IndexExpr) -> u8 {
     match e {
@@ -73,15 +146,15 @@ fn precedence(e: &IndexExpr) -> u8 {
 /// Emits `e` as a C expression.
 ///
 /// ```
-/// use tessel_layout::codegen::{emit::emit, IndexExpr, Ty, Width};
+/// use tessel_layout::codegen::{emit::emit, IndexExpr, Ty, Width, Widths};
 /// let u = IndexExpr::var("u", Ty::Unsigned);
 /// let e = IndexExpr::Add(vec![
 ///     IndexExpr::Shl(Box::new(IndexExpr::And(Box::new(u.clone()), 7)), 6),
 ///     IndexExpr::Shr(Box::new(u), 3),
 /// ]);
-/// assert_eq!(emit(&e, Width::Bits32), "((u & 7u) << 6) + (u >> 3)");
+/// assert_eq!(emit(&e, Widths::uniform(Width::Bits32)), "((u & 7u) << 6) + (u >> 3)");
 /// ```
-pub fn emit(e: &IndexExpr, w: Width) -> String {
+pub fn emit(e: &IndexExpr, w: Widths) -> String {
     match e {
         IndexExpr::Const(v, t) => w.literal(*v, *t),
         IndexExpr::Var(name, _) => name.clone(),
@@ -106,7 +179,7 @@ pub fn emit(e: &IndexExpr, w: Width) -> String {
 }
 
 /// `left op right` where `left` is parenthesized as its precedence relative to `parent` needs.
-fn binary(parent: &IndexExpr, left: &IndexExpr, op: &str, right: &str, w: Width) -> String {
+fn binary(parent: &IndexExpr, left: &IndexExpr, op: &str, right: &str, w: Widths) -> String {
     let p = precedence(parent);
     // Same-level operators (e.g. `/` under `*`) and anything under a bit operation stay explicit.
     let needs = match precedence(left) {
@@ -123,7 +196,7 @@ fn binary(parent: &IndexExpr, left: &IndexExpr, op: &str, right: &str, w: Width)
 }
 
 /// Emits `e`, parenthesized unless it binds at least as tightly as `min`.
-fn emit_operand(e: &IndexExpr, w: Width, min: u8) -> String {
+fn emit_operand(e: &IndexExpr, w: Widths, min: u8) -> String {
     let s = emit(e, w);
     if precedence(e) >= min {
         s
@@ -133,7 +206,7 @@ fn emit_operand(e: &IndexExpr, w: Width, min: u8) -> String {
 }
 
 /// A sum, with negative constants and negatively scaled terms written as subtractions.
-fn emit_sum(terms: &[IndexExpr], w: Width) -> String {
+fn emit_sum(terms: &[IndexExpr], w: Widths) -> String {
     let mut out = String::new();
     for (i, t) in terms.iter().enumerate() {
         let (negated, text) = match t {

@@ -3,13 +3,14 @@
 
 use std::fmt::Write as _;
 
-use super::emit::{Width, emit};
+use super::emit::{Width, Widths, emit};
 use super::ir::{IndexExpr, Ty};
 use super::lower::{lower_coords, lower_index, swizzle_term};
 use super::simplify::{Bounds, simplify};
 use super::symbolic::{SymComposedLayout, SymLayout};
 use crate::error::{Error, Result, checked_add};
 use crate::int_tuple::IntTuple;
+use crate::swizzle::Swizzle;
 
 /// The qualifier macro every emitted function starts with, defined once per translation unit:
 /// `__device__ __forceinline__` under nvcc/NVRTC, `static inline` for host C/C++.
@@ -35,9 +36,11 @@ pub const PRELUDE: &str = "#ifndef TESSEL_FN
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum IndexWidth {
-    /// 32-bit (`int`/`unsigned int`) when the layout has no symbols, `size <= 2^31`, every
-    /// offset (before and after the base offset and the swizzles) fits in `int`, and every
-    /// swizzle mask lies below bit 31; 64-bit otherwise.
+    /// Index arithmetic (coordinates, div/mod, swizzle masks) in `unsigned int` when
+    /// `size <= 2^31` and every swizzle mask lies below bit 31; offsets in `int` when in
+    /// addition the layout has no symbols and every offset (before and after the base offset
+    /// and the swizzles) fits in `int`; `long long` otherwise (e.g. 32-bit coordinates scaled
+    /// by a 64-bit leading dimension `ld`).
     #[default]
     Auto,
     /// Always 64-bit (`long long`/`unsigned long long`).
@@ -73,52 +76,99 @@ impl Default for EmitOptions {
     }
 }
 
+/// Keywords of C99/C11 and C++20: not usable as names in code that compiles as both.
 const C_KEYWORDS: &[&str] = &[
+    "_Alignas",
+    "_Alignof",
+    "_Atomic",
+    "_Bool",
+    "_Complex",
+    "_Generic",
+    "_Imaginary",
+    "_Noreturn",
+    "_Static_assert",
+    "_Thread_local",
+    "alignas",
+    "alignof",
+    "asm",
     "auto",
     "bool",
     "break",
     "case",
+    "catch",
     "char",
+    "char16_t",
+    "char32_t",
+    "char8_t",
     "class",
+    "co_await",
+    "co_return",
+    "co_yield",
+    "concept",
     "const",
+    "const_cast",
+    "consteval",
+    "constexpr",
+    "constinit",
     "continue",
+    "decltype",
     "default",
     "delete",
     "do",
     "double",
+    "dynamic_cast",
     "else",
     "enum",
+    "explicit",
+    "export",
     "extern",
     "false",
     "float",
     "for",
+    "friend",
     "goto",
     "if",
     "inline",
     "int",
     "long",
+    "mutable",
     "namespace",
     "new",
+    "noexcept",
+    "nullptr",
     "operator",
+    "private",
+    "protected",
+    "public",
     "register",
+    "reinterpret_cast",
+    "requires",
     "restrict",
     "return",
     "short",
     "signed",
     "sizeof",
     "static",
+    "static_assert",
+    "static_cast",
     "struct",
     "switch",
     "template",
     "this",
+    "thread_local",
+    "throw",
     "true",
+    "try",
     "typedef",
+    "typeid",
     "typename",
     "union",
     "unsigned",
     "using",
+    "virtual",
     "void",
     "volatile",
+    "wchar_t",
     "while",
 ];
 
@@ -127,6 +177,8 @@ fn is_c_identifier(s: &str) -> bool {
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
         && !C_KEYWORDS.contains(&s)
+        && !s.starts_with("__")
+        && !(s.starts_with('_') && s[1..].starts_with(|c: char| c.is_ascii_uppercase()))
 }
 
 /// Names the emitted code uses itself: `i`, `u`, `o`, `cK`, `uK`, and anything `TESSEL`.
@@ -141,14 +193,15 @@ fn is_reserved(s: &str) -> bool {
 fn check_names(name: &str, symbols: &[String]) -> Result<()> {
     if !is_c_identifier(name) || name.starts_with("TESSEL") {
         return Err(Error::invalid(format!(
-            "the function name '{name}' is not a C identifier (or is a keyword or TESSEL_*)"
+            "the function name '{name}' is not a C identifier (or is a C/C++ keyword, a reserved \
+             __x/_X name, or TESSEL*)"
         )));
     }
     for s in symbols {
         if !is_c_identifier(s) || is_reserved(s) {
             return Err(Error::invalid(format!(
                 "the symbol '{s}' cannot be a parameter of {name}: it must be a C identifier \
-                 other than a keyword, i, u, o, cN, uN and TESSEL*"
+                 other than a C/C++ keyword, a reserved __x/_X name, i, u, o, cN, uN and TESSEL*"
             )));
         }
     }
@@ -194,40 +247,109 @@ fn value_range(c: &SymComposedLayout) -> Result<Option<(i64, i64)>> {
     Ok(Some((lo_all.min(lo_now), hi_all.max(hi_now))))
 }
 
-/// The arithmetic width for `c` under `choice`.
-fn choose_width(c: &SymComposedLayout, choice: IndexWidth) -> Result<Width> {
+/// The arithmetic widths for `c` under `choice`: offsets are 32-bit when the layout has no
+/// symbols and every value fits in `int`; index arithmetic is 32-bit when `size <= 2^31` and
+/// every swizzle mask lies below bit 31 (the swizzle reads the offset's low bits only).
+fn choose_widths(c: &SymComposedLayout, choice: IndexWidth) -> Result<Widths> {
     let range = value_range(c)?;
     let fits_int = |v: i64| i32::try_from(v).is_ok();
-    let narrow = choice == IndexWidth::Auto
+    let small_index = choice == IndexWidth::Auto
         && c.layout().size() - 1 <= i64::from(i32::MAX)
-        && range.is_some_and(|(lo, hi)| fits_int(lo) && fits_int(hi))
         && c.swizzles()
             .iter()
             .all(|sw| fits_int(sw.yyy_mask() | sw.zzz_mask()));
-    Ok(if narrow { Width::Bits32 } else { Width::Bits64 })
+    let small_offset = small_index && range.is_some_and(|(lo, hi)| fits_int(lo) && fits_int(hi));
+    let width = |small| if small { Width::Bits32 } else { Width::Bits64 };
+    Ok(Widths {
+        index: width(small_index),
+        offset: width(small_offset),
+    })
 }
 
-/// One function: `TESSEL_FN long long NAME(params) { body }`.
-struct Function<'a> {
-    name: String,
-    /// `(parameter name, local unsigned copy)` of the index-like parameters.
-    index_params: Vec<(String, String)>,
-    symbols: &'a [String],
-    /// The offset before the swizzles (signed).
-    offset: IndexExpr,
-    layout: &'a SymComposedLayout,
-    width: Width,
+/// The largest unsigned index value that converts to the offset type unchanged.
+fn unsigned_limit(w: Widths) -> i64 {
+    match w.index {
+        Width::Bits32 => i64::from(i32::MAX),
+        Width::Bits64 => i64::MAX,
+    }
 }
 
-impl Function<'_> {
+/// One emitted function: `TESSEL_FN long long NAME(params) { body }`, as IR.
+///
+/// ```
+/// use tessel_layout::codegen::{EmitOptions, index_program};
+/// let l: tessel_layout::Layout = "(4,8):(8,1)".parse().unwrap();
+/// let p = index_program("f", &l, &EmitOptions::default()).unwrap();
+/// assert_eq!(p.index.eval(&[5], &[]), Some(9)); // index 5 is coordinate (1,1)
+/// assert_eq!(p.coords.unwrap().eval(&[1, 1], &[]), Some(9));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexFunction {
+    /// The C name.
+    pub name: String,
+    /// `(parameter, unsigned local)` of each index parameter: `(i, u)` or `(cK, uK)`.
+    pub index_params: Vec<(String, String)>,
+    /// The run-time symbols: trailing `long long` parameters.
+    pub symbols: Vec<String>,
+    /// The signed offset before the swizzles, over the unsigned locals and the symbols.
+    pub offset: IndexExpr,
+    /// Each swizzle with its XOR term over the signed local `o`, innermost first.
+    pub swizzle_steps: Vec<(Swizzle, IndexExpr)>,
+    /// The arithmetic widths.
+    pub widths: Widths,
+}
+
+impl IndexFunction {
+    /// The value the emitted C returns for the index arguments `args` and symbol values
+    /// `symbols` (in parameter order), evaluated with C semantics
+    /// ([`IndexExpr::eval_c`]); `None` where the C would be undefined.
+    ///
+    /// ```
+    /// use tessel_layout::codegen::{EmitOptions, SymLayout, index_program};
+    /// let l: SymLayout = "(16,8):(ld,1)".parse().unwrap();
+    /// let p = index_program("f", &l, &EmitOptions::default()).unwrap();
+    /// assert_eq!(p.index.eval(&[17], &[72]), Some(72 + 1));
+    /// ```
+    pub fn eval(&self, args: &[i64], symbols: &[i64]) -> Option<i64> {
+        if args.len() != self.index_params.len() || symbols.len() != self.symbols.len() {
+            return None;
+        }
+        let modulus = 1i128 << self.widths.bits(Ty::Unsigned);
+        let locals: Vec<(&str, i128)> = self
+            .index_params
+            .iter()
+            .zip(args)
+            .map(|((_, local), &a)| (local.as_str(), i128::from(a).rem_euclid(modulus)))
+            .chain(
+                self.symbols
+                    .iter()
+                    .zip(symbols)
+                    .map(|(s, &v)| (s.as_str(), i128::from(v))),
+            )
+            .collect();
+        let locals = &locals;
+        let lookup = |o: Option<i128>| {
+            move |name: &str| match name {
+                "o" => o,
+                _ => locals.iter().find(|(n, _)| *n == name).map(|(_, v)| *v),
+            }
+        };
+        let w = self.widths;
+        let mut o = self.offset.eval_c(w, &lookup(None))?;
+        for (_, term) in &self.swizzle_steps {
+            o ^= term.eval_c(w, &lookup(Some(o)))?;
+        }
+        i64::try_from(o).ok()
+    }
+
     fn write(&self, out: &mut String) {
-        let w = self.width;
+        let w = self.widths;
         let (s_ty, u_ty) = (w.c_type(Ty::Signed), w.c_type(Ty::Unsigned));
         let params: Vec<String> = self
             .index_params
             .iter()
             .map(|(p, _)| p)
-            .chain(self.symbols)
+            .chain(&self.symbols)
             .map(|p| format!("long long {p}"))
             .collect();
         let params = if params.is_empty() {
@@ -248,18 +370,75 @@ impl Function<'_> {
             let _ = writeln!(out, "  (void){s};");
         }
         let value = emit(&self.offset, w);
-        if self.layout.swizzles().is_empty() {
+        if self.swizzle_steps.is_empty() {
             let _ = writeln!(out, "  return {value};");
         } else {
             let _ = writeln!(out, "  {s_ty} o = {value};");
-            let o = IndexExpr::var("o", Ty::Signed);
-            for sw in self.layout.swizzles().iter().rev() {
-                let term = simplify(swizzle_term(sw, o.clone()), &Bounds::new());
-                let _ = writeln!(out, "  o ^= {}; /* {sw} */", emit(&term, w));
+            for (sw, term) in &self.swizzle_steps {
+                let _ = writeln!(out, "  o ^= {}; /* {sw} */", emit(term, w));
             }
             let _ = writeln!(out, "  return o;");
         }
         let _ = writeln!(out, "}}");
+    }
+}
+
+/// The index functions of one layout, as IR: what [`index_function`] prints.
+///
+/// ```
+/// use tessel_layout::codegen::{EmitOptions, index_program};
+/// let c: tessel_layout::codegen::SymComposedLayout = "Sw<3,3,3> o (8,64):(64,1)".parse().unwrap();
+/// let p = index_program("smem", &c, &EmitOptions::default()).unwrap();
+/// assert_eq!(p.index.eval(&[1], &[]), Some(72)); // DESIGN.md
+/// assert_eq!(p.coords.as_ref().unwrap().eval(&[7, 63], &[]), Some(455));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexProgram {
+    /// The layout, as notation (for the comment).
+    pub notation: String,
+    /// The domain size.
+    pub size: i64,
+    /// `NAME(i, SYMS)`.
+    pub index: IndexFunction,
+    /// `NAME_crd(c0, ..., SYMS)`, unless disabled.
+    pub coords: Option<IndexFunction>,
+}
+
+impl IndexProgram {
+    /// The C source: optional [`PRELUDE`], optional comment, the functions.
+    ///
+    /// ```
+    /// use tessel_layout::codegen::{EmitOptions, index_program};
+    /// let l: tessel_layout::Layout = "8:1".parse().unwrap();
+    /// let opts = EmitOptions { prelude: false, comment: false, coordinate_function: false, ..Default::default() };
+    /// let p = index_program("f", &l, &opts).unwrap();
+    /// assert_eq!(p.to_c(&opts), "TESSEL_FN long long f(long long i) {\n  const unsigned int u = (unsigned int)i;\n  return (int)u;\n}\n");
+    /// ```
+    pub fn to_c(&self, opts: &EmitOptions) -> String {
+        let mut out = String::new();
+        if opts.prelude {
+            out.push_str(PRELUDE);
+            out.push('\n');
+        }
+        if opts.comment {
+            let w = self.index.widths;
+            let (ib, ob) = (w.bits(Ty::Unsigned), w.bits(Ty::Signed));
+            let arithmetic = if ib == ob {
+                format!("{ib}-bit arithmetic")
+            } else {
+                format!("{ib}-bit index, {ob}-bit offset arithmetic")
+            };
+            let _ = writeln!(
+                out,
+                "/* {}: {} ({} indices, {arithmetic}) */",
+                self.index.name, self.notation, self.size
+            );
+        }
+        self.index.write(&mut out);
+        if let Some(coords) = &self.coords {
+            coords.write(&mut out);
+        }
+        out
     }
 }
 
@@ -271,6 +450,82 @@ fn mode_sizes(layout: &SymLayout) -> Vec<i64> {
         .iter()
         .map(|m| m.leaves().iter().product())
         .collect()
+}
+
+/// Lowers `layout` to the IR of its index functions (see [`index_function`] for what they
+/// compute and when this fails).
+///
+/// ```
+/// use tessel_layout::codegen::{EmitOptions, Width, Widths, index_program};
+/// let l: tessel_layout::Layout = "(4,4):(4294967296,3)".parse().unwrap();
+/// let widths = index_program("f", &l, &EmitOptions::default()).unwrap().index.widths;
+/// assert_eq!(widths, Widths { index: Width::Bits32, offset: Width::Bits64 });
+/// ```
+pub fn index_program(
+    name: &str,
+    layout: impl Into<SymComposedLayout>,
+    opts: &EmitOptions,
+) -> Result<IndexProgram> {
+    let layout: SymComposedLayout = layout.into();
+    let symbols = layout.layout().symbols();
+    check_names(name, &symbols)?;
+    let widths = choose_widths(&layout, opts.width)?;
+    let limit = unsigned_limit(widths);
+    let inner = layout.layout();
+    let base = IndexExpr::Const(layout.base_offset(), Ty::Signed);
+    let o = IndexExpr::var("o", Ty::Signed);
+    let swizzle_steps: Vec<(Swizzle, IndexExpr)> = layout
+        .swizzles()
+        .iter()
+        .rev()
+        .map(|sw| (*sw, simplify(swizzle_term(sw, o.clone()), &Bounds::new())))
+        .collect();
+    let function = |name: String, index_params: Vec<(String, String)>, offset| IndexFunction {
+        name,
+        index_params,
+        symbols: symbols.clone(),
+        offset,
+        swizzle_steps: swizzle_steps.clone(),
+        widths,
+    };
+
+    let u = IndexExpr::var("u", Ty::Unsigned);
+    let bounds = Bounds::from([("u".to_string(), (inner.size() - 1) as u128)]);
+    let offset = IndexExpr::Add(vec![lower_index(inner, u, limit), base.clone()]);
+    let index = function(
+        name.to_string(),
+        vec![("i".to_string(), "u".to_string())],
+        simplify(offset, &bounds),
+    );
+
+    let coords = opts.coordinate_function.then(|| {
+        let sizes = mode_sizes(inner);
+        let locals: Vec<String> = (0..sizes.len()).map(|k| format!("u{k}")).collect();
+        let bounds: Bounds = locals
+            .iter()
+            .zip(&sizes)
+            .map(|(l, s)| (l.clone(), (s - 1) as u128))
+            .collect();
+        let vars: Vec<IndexExpr> = locals
+            .iter()
+            .map(|l| IndexExpr::var(l, Ty::Unsigned))
+            .collect();
+        let offset = IndexExpr::Add(vec![lower_coords(inner, &vars, limit), base]);
+        function(
+            format!("{name}_crd"),
+            (0..sizes.len())
+                .map(|k| format!("c{k}"))
+                .zip(locals)
+                .collect(),
+            simplify(offset, &bounds),
+        )
+    });
+    Ok(IndexProgram {
+        notation: layout.to_string(),
+        size: inner.size(),
+        index,
+        coords,
+    })
 }
 
 /// C/CUDA source of the index functions of `layout`:
@@ -322,76 +577,17 @@ fn mode_sizes(layout: &SymLayout) -> Vec<i64> {
 /// let src = index_function("tile_off", &sym, &opts).unwrap();
 /// assert!(src.contains("TESSEL_FN long long tile_off(long long i, long long ld) {"));
 /// assert!(src.contains("TESSEL_FN long long tile_off_crd(long long c0, long long c1, long long ld) {"));
+/// // Names must work in C and C++ alike:
+/// assert!(index_function("class", &sym, &opts).is_err());
+/// let reserved: tessel_layout::codegen::SymLayout = "(4,4):(__ld,1)".parse().unwrap();
+/// assert!(index_function("f", &reserved, &opts).is_err());
 /// ```
 pub fn index_function(
     name: &str,
     layout: impl Into<SymComposedLayout>,
     opts: &EmitOptions,
 ) -> Result<String> {
-    let layout: SymComposedLayout = layout.into();
-    let symbols = layout.layout().symbols();
-    check_names(name, &symbols)?;
-    let width = choose_width(&layout, opts.width)?;
-    let inner = layout.layout();
-    let base = IndexExpr::Const(layout.base_offset(), Ty::Signed);
-
-    let mut out = String::new();
-    if opts.prelude {
-        out.push_str(PRELUDE);
-        out.push('\n');
-    }
-    if opts.comment {
-        let bits = match width {
-            Width::Bits32 => 32,
-            Width::Bits64 => 64,
-        };
-        let _ = writeln!(
-            out,
-            "/* {name}: {layout} ({} indices, {bits}-bit arithmetic) */",
-            inner.size()
-        );
-    }
-
-    let u = IndexExpr::var("u", Ty::Unsigned);
-    let bounds = Bounds::from([("u".to_string(), (inner.size() - 1) as u128)]);
-    let offset = IndexExpr::Add(vec![lower_index(inner, u), base.clone()]);
-    Function {
-        name: name.to_string(),
-        index_params: vec![("i".to_string(), "u".to_string())],
-        symbols: &symbols,
-        offset: simplify(offset, &bounds),
-        layout: &layout,
-        width,
-    }
-    .write(&mut out);
-
-    if opts.coordinate_function {
-        let sizes = mode_sizes(inner);
-        let locals: Vec<String> = (0..sizes.len()).map(|k| format!("u{k}")).collect();
-        let bounds: Bounds = locals
-            .iter()
-            .zip(&sizes)
-            .map(|(l, s)| (l.clone(), (s - 1) as u128))
-            .collect();
-        let coords: Vec<IndexExpr> = locals
-            .iter()
-            .map(|l| IndexExpr::var(l, Ty::Unsigned))
-            .collect();
-        let offset = IndexExpr::Add(vec![lower_coords(inner, &coords), base]);
-        Function {
-            name: format!("{name}_crd"),
-            index_params: (0..sizes.len())
-                .map(|k| format!("c{k}"))
-                .zip(locals)
-                .collect(),
-            symbols: &symbols,
-            offset: simplify(offset, &bounds),
-            layout: &layout,
-            width,
-        }
-        .write(&mut out);
-    }
-    Ok(out)
+    Ok(index_program(name, layout, opts)?.to_c(opts))
 }
 
 /// The number of parameters of `NAME_crd` before the symbols: the rank of the layout.

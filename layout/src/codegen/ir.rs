@@ -157,3 +157,82 @@ impl IndexExpr {
         matches!(self, IndexExpr::Const(c, _) if *c == v)
     }
 }
+
+use super::emit::Widths;
+
+impl IndexExpr {
+    /// Evaluates the expression with the semantics of the emitted C at the widths `w`:
+    /// unsigned arithmetic wraps, a conversion to signed reinterprets two's complement (what
+    /// gcc, clang and nvcc define), and anything C leaves undefined or that would change the
+    /// type of an operation (signed overflow, a shift by the width or more, a constant that
+    /// does not fit its type, operands of different types) gives `None`. Variables come from
+    /// `env`.
+    ///
+    /// ```
+    /// use tessel_layout::codegen::{IndexExpr, Ty, Width, Widths};
+    /// let w = Widths::uniform(Width::Bits32);
+    /// let u = IndexExpr::var("u", Ty::Unsigned);
+    /// let e = IndexExpr::Shl(Box::new(IndexExpr::And(Box::new(u), 7)), 6);
+    /// assert_eq!(e.eval_c(w, &|_| Some(13)), Some(5 << 6));
+    /// let overflow = IndexExpr::Mul(
+    ///     Box::new(IndexExpr::Const(1 << 20, Ty::Signed)),
+    ///     Box::new(IndexExpr::Const(1 << 20, Ty::Signed)),
+    /// );
+    /// assert_eq!(overflow.eval_c(w, &|_| None), None);
+    /// ```
+    pub fn eval_c(&self, w: Widths, env: &dyn Fn(&str) -> Option<i128>) -> Option<i128> {
+        let modulus = |ty: Ty| 1i128 << w.bits(ty);
+        let fit = |v: i128, ty: Ty| match ty {
+            Ty::Unsigned => Some(v.rem_euclid(modulus(ty))),
+            Ty::Signed => (-(modulus(ty) / 2)..modulus(ty) / 2)
+                .contains(&v)
+                .then_some(v),
+        };
+        let unsigned_operand =
+            |x: &IndexExpr| (x.ty() == Ty::Unsigned).then(|| x.eval_c(w, env)).flatten();
+        let in_type = |c: i64, ty: Ty| match ty {
+            Ty::Unsigned => (c >= 0 && i128::from(c) < modulus(ty)).then_some(i128::from(c)),
+            Ty::Signed => fit(i128::from(c), ty),
+        };
+        let ubits = w.bits(Ty::Unsigned);
+        match self {
+            IndexExpr::Const(v, ty) => in_type(*v, *ty),
+            IndexExpr::Var(name, ty) => env(name).and_then(|v| fit(v, *ty)),
+            IndexExpr::Cast(ty, x) => {
+                let m = modulus(*ty);
+                let wrapped = x.eval_c(w, env)?.rem_euclid(m);
+                Some(match ty {
+                    Ty::Unsigned => wrapped,
+                    Ty::Signed if wrapped >= m / 2 => wrapped - m,
+                    Ty::Signed => wrapped,
+                })
+            }
+            IndexExpr::Add(terms) => {
+                let ty = self.ty();
+                terms.iter().try_fold(0i128, |acc, t| {
+                    (t.ty() == ty)
+                        .then(|| t.eval_c(w, env))
+                        .flatten()
+                        .and_then(|v| fit(acc + v, ty))
+                })
+            }
+            IndexExpr::Mul(a, b) | IndexExpr::Xor(a, b) => {
+                let ty = a.ty();
+                if b.ty() != ty {
+                    return None;
+                }
+                let (x, y) = (a.eval_c(w, env)?, b.eval_c(w, env)?);
+                match self {
+                    IndexExpr::Mul(..) => fit(x.checked_mul(y)?, ty),
+                    _ => fit(x ^ y, ty),
+                }
+            }
+            IndexExpr::Div(x, n) => unsigned_operand(x)?.checked_div(in_type(*n, Ty::Unsigned)?),
+            IndexExpr::Rem(x, n) => unsigned_operand(x)?.checked_rem(in_type(*n, Ty::Unsigned)?),
+            IndexExpr::Shl(x, k) if *k < ubits => fit(unsigned_operand(x)? << k, Ty::Unsigned),
+            IndexExpr::Shr(x, k) if *k < ubits => Some(unsigned_operand(x)? >> k),
+            IndexExpr::Shl(..) | IndexExpr::Shr(..) => None,
+            IndexExpr::And(x, m) => Some(unsigned_operand(x)? & in_type(*m, Ty::Unsigned)?),
+        }
+    }
+}

@@ -54,28 +54,42 @@ pub fn merge_modes(modes: &[(i64, SymInt)]) -> Vec<(i64, SymInt)> {
 }
 
 /// The offset of the unsigned index `index` (in `0..product of extents`) under `modes`: a signed
-/// expression, not yet simplified.
+/// expression, not yet simplified. Positive constant strides are scaled in unsigned arithmetic
+/// while the sum of those terms stays at most `unsigned_limit` (the largest value the index type
+/// holds that also converts to the offset type unchanged); the others are signed.
 ///
 /// ```
 /// use tessel_layout::codegen::{lower::lower_modes, IndexExpr, SymInt, Ty};
-/// let e = lower_modes(IndexExpr::var("u", Ty::Unsigned), &[(8, SymInt::Int(64)), (64, SymInt::Int(1))]);
+/// let modes = [(8, SymInt::Int(64)), (64, SymInt::Int(1))];
+/// let e = lower_modes(IndexExpr::var("u", Ty::Unsigned), &modes, i64::from(i32::MAX));
 /// assert_eq!(e.ty(), Ty::Signed);
 /// ```
-pub fn lower_modes(index: IndexExpr, modes: &[(i64, SymInt)]) -> IndexExpr {
-    let mut terms = Terms::default();
+pub fn lower_modes(index: IndexExpr, modes: &[(i64, SymInt)], unsigned_limit: i64) -> IndexExpr {
+    let mut terms = Terms::new(unsigned_limit);
     terms.add_modes(index, modes);
     terms.sum()
 }
 
 /// Terms of an offset sum, split by type: positive constant strides keep the product in
-/// unsigned arithmetic (so powers of two become shifts); negative and symbolic ones are signed.
-#[derive(Default)]
+/// unsigned arithmetic (so powers of two become shifts) as long as the unsigned sum stays within
+/// `limit`; negative, symbolic and too large ones are signed.
 struct Terms {
     unsigned: Vec<IndexExpr>,
     signed: Vec<IndexExpr>,
+    limit: i128,
+    unsigned_reach: i128,
 }
 
 impl Terms {
+    fn new(limit: i64) -> Terms {
+        Terms {
+            unsigned: Vec::new(),
+            signed: Vec::new(),
+            limit: i128::from(limit),
+            unsigned_reach: 0,
+        }
+    }
+
     fn add_modes(&mut self, index: IndexExpr, modes: &[(i64, SymInt)]) {
         let mut prefix = 1i64;
         for (s, d) in merge_modes(modes) {
@@ -83,10 +97,17 @@ impl Terms {
                 IndexExpr::Rem(Box::new(IndexExpr::Div(Box::new(index.clone()), prefix)), s);
             match d {
                 SymInt::Int(0) => {}
-                SymInt::Int(d) if d > 0 => self.unsigned.push(IndexExpr::Mul(
-                    Box::new(coord),
-                    Box::new(IndexExpr::Const(d, Ty::Unsigned)),
-                )),
+                SymInt::Int(d)
+                    if d > 0
+                        && self.unsigned_reach + i128::from(s - 1) * i128::from(d)
+                            <= self.limit =>
+                {
+                    self.unsigned_reach += i128::from(s - 1) * i128::from(d);
+                    self.unsigned.push(IndexExpr::Mul(
+                        Box::new(coord),
+                        Box::new(IndexExpr::Const(d, Ty::Unsigned)),
+                    ))
+                }
                 SymInt::Int(d) => self.signed.push(IndexExpr::Mul(
                     Box::new(coord.cast(Ty::Signed)),
                     Box::new(IndexExpr::Const(d, Ty::Signed)),
@@ -110,30 +131,36 @@ impl Terms {
     }
 }
 
-/// The offset of the 1-D index variable `index` under the whole layout.
+/// The offset of the 1-D index variable `index` under the whole layout (see [`lower_modes`]
+/// for `unsigned_limit`).
 ///
 /// ```
 /// use tessel_layout::codegen::{lower::lower_index, IndexExpr, SymLayout, Ty};
 /// let l: SymLayout = "(4,8):(1,4)".parse().unwrap();
-/// let e = lower_index(&l, IndexExpr::var("u", Ty::Unsigned));
+/// let e = lower_index(&l, IndexExpr::var("u", Ty::Unsigned), i64::MAX);
 /// assert_eq!(e.vars(), vec!["u".to_string()]);
 /// ```
-pub fn lower_index(layout: &SymLayout, index: IndexExpr) -> IndexExpr {
-    lower_modes(index, &flat_modes(layout.shape(), layout.stride()))
+pub fn lower_index(layout: &SymLayout, index: IndexExpr, unsigned_limit: i64) -> IndexExpr {
+    lower_modes(
+        index,
+        &flat_modes(layout.shape(), layout.stride()),
+        unsigned_limit,
+    )
 }
 
 /// The offset of a coordinate given as one unsigned variable per top-level mode
-/// (`coords[k]` in `0..size(mode k)`); a leaf mode uses its coordinate directly.
+/// (`coords[k]` in `0..size(mode k)`); a leaf mode uses its coordinate directly (see
+/// [`lower_modes`] for `unsigned_limit`).
 ///
 /// ```
 /// use tessel_layout::codegen::{lower::lower_coords, IndexExpr, SymLayout, Ty};
 /// let l: SymLayout = "(8,(2,4)):(1,(64,8))".parse().unwrap();
 /// let coords = [IndexExpr::var("u0", Ty::Unsigned), IndexExpr::var("u1", Ty::Unsigned)];
-/// let e = lower_coords(&l, &coords);
+/// let e = lower_coords(&l, &coords, i64::MAX);
 /// assert_eq!(e.vars(), vec!["u0".to_string(), "u1".to_string()]);
 /// ```
-pub fn lower_coords(layout: &SymLayout, coords: &[IndexExpr]) -> IndexExpr {
-    let mut terms = Terms::default();
+pub fn lower_coords(layout: &SymLayout, coords: &[IndexExpr], unsigned_limit: i64) -> IndexExpr {
+    let mut terms = Terms::new(unsigned_limit);
     let modes = layout.shape().modes().iter().zip(layout.stride().modes());
     for ((s, d), c) in modes.zip(coords) {
         terms.add_modes(c.clone(), &flat_modes(s, d));

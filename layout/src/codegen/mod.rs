@@ -22,26 +22,17 @@ pub mod function;
 pub mod ir;
 pub mod lower;
 pub mod simplify;
+pub mod source;
 pub mod symbolic;
 
-pub use emit::Width;
-pub use function::{EmitOptions, IndexWidth, PRELUDE, coordinate_rank, index_function};
+pub use emit::{Width, Widths};
+pub use function::{
+    EmitOptions, IndexFunction, IndexProgram, IndexWidth, PRELUDE, coordinate_rank, index_function,
+    index_program,
+};
 pub use ir::{IndexExpr, Ty};
+pub use source::{parse_source, split_position};
 pub use symbolic::{
     SymComposedLayout, SymInt, SymLayout, SymTuple, parse_sym_composed, parse_sym_layout,
     parse_sym_tuple,
 };
-
-/// Parses the input of `tessel codegen` and of the `cuda_index!`/`layout!` macros: a literal
-/// layout or `Sw<B,M,S> o ... o [OFFSET o] LAYOUT`, with run-time symbols allowed as strides.
-/// Errors carry the byte position (`at N: ...`) of the offending part.
-///
-/// ```
-/// let c = tessel_layout::codegen::parse_source("Sw<3,3,3> o (8,64):(64,1)").unwrap();
-/// assert_eq!(c.to_string(), "Sw<3,3,3> o (8,64):(64,1)");
-/// let err = tessel_layout::codegen::parse_source("(8,64):(64,1,2)").unwrap_err();
-/// assert!(err.to_string().starts_with("at 0: "));
-/// ```
-pub fn parse_source(text: &str) -> crate::Result<SymComposedLayout> {
-    text.parse()
-}

@@ -1,6 +1,7 @@
 //! Algebraic simplification of [`IndexExpr`]: constant folding, identities, power-of-two
 //! division and remainder as shifts and masks, and range-based removal of redundant `/` and `%`
-//! (a value known to be below `n` needs no `% n`, and `/ n` of it is zero).
+//! (a value known to be below `n` needs no `% n`, and `/ n` of it is zero), and bit fields
+//! moved with one shift and one mask.
 
 use std::collections::HashMap;
 
@@ -57,7 +58,11 @@ pub fn upper_bound(e: &IndexExpr, bounds: &Bounds) -> Option<u128> {
 /// assert_eq!(simplify(e, &bounds), IndexExpr::Shr(Box::new(u.clone()), 3));
 /// // u % 8 is u & 7
 /// let e = IndexExpr::Rem(Box::new(u.clone()), 8);
-/// assert_eq!(simplify(e, &bounds), IndexExpr::And(Box::new(u), 7));
+/// assert_eq!(simplify(e, &bounds), IndexExpr::And(Box::new(u.clone()), 7));
+/// // ((u / 32) % 2) * 16 moves one bit: (u >> 1) & 16
+/// let bit = IndexExpr::Rem(Box::new(IndexExpr::Div(Box::new(u.clone()), 32)), 2);
+/// let e = IndexExpr::Mul(Box::new(bit), Box::new(IndexExpr::Const(16, Ty::Unsigned)));
+/// assert_eq!(simplify(e, &bounds), IndexExpr::And(Box::new(IndexExpr::Shr(Box::new(u), 1)), 16));
 /// ```
 pub fn simplify(e: IndexExpr, bounds: &Bounds) -> IndexExpr {
     let s = |x: Box<IndexExpr>| simplify(*x, bounds);
@@ -65,10 +70,10 @@ pub fn simplify(e: IndexExpr, bounds: &Bounds) -> IndexExpr {
         IndexExpr::Const(..) | IndexExpr::Var(..) => e,
         IndexExpr::Cast(t, x) => s(x).cast(t),
         IndexExpr::Add(terms) => add(terms.into_iter().map(|t| simplify(t, bounds))),
-        IndexExpr::Mul(x, y) => mul(s(x), s(y)),
+        IndexExpr::Mul(x, y) => mul(s(x), s(y), bounds),
         IndexExpr::Div(x, n) => div(s(x), n, bounds),
         IndexExpr::Rem(x, n) => rem(s(x), n, bounds),
-        IndexExpr::Shl(x, k) => shl(s(x), k),
+        IndexExpr::Shl(x, k) => shl(s(x), k, bounds),
         IndexExpr::Shr(x, k) => shr(s(x), k, bounds),
         IndexExpr::And(x, m) => and(s(x), m, bounds),
         IndexExpr::Xor(x, y) => xor(s(x), s(y)),
@@ -108,7 +113,7 @@ fn add(terms: impl Iterator<Item = IndexExpr>) -> IndexExpr {
     }
 }
 
-fn mul(x: IndexExpr, y: IndexExpr) -> IndexExpr {
+fn mul(x: IndexExpr, y: IndexExpr, bounds: &Bounds) -> IndexExpr {
     let ty = x.ty();
     // Constants go to the right.
     let (x, y) = if matches!(x, IndexExpr::Const(..)) {
@@ -124,7 +129,7 @@ fn mul(x: IndexExpr, y: IndexExpr) -> IndexExpr {
         (_, IndexExpr::Const(0, _)) => IndexExpr::Const(0, ty),
         (_, IndexExpr::Const(1, _)) => x,
         (_, IndexExpr::Const(c, Ty::Unsigned)) => match log2_exact(*c) {
-            Some(k) => shl(x, k),
+            Some(k) => shl(x, k, bounds),
             None => IndexExpr::Mul(Box::new(x), Box::new(y)),
         },
         _ => IndexExpr::Mul(Box::new(x), Box::new(y)),
@@ -172,7 +177,31 @@ fn rem(x: IndexExpr, n: i64, bounds: &Bounds) -> IndexExpr {
     }
 }
 
-fn shl(x: IndexExpr, k: u32) -> IndexExpr {
+/// `((x >> a) & m) << k` with a low mask `m` and `a > 0` moves one bit field: it is
+/// `(x >> (a - k)) & (m << k)` (or `(x << (k - a)) & (m << k)`), one operation fewer.
+fn move_bit_field(x: &IndexExpr, m: i64, k: u32, bounds: &Bounds) -> Option<IndexExpr> {
+    let IndexExpr::Shr(inner, a) = x else {
+        return None;
+    };
+    let low_mask = m > 0 && (m & m.wrapping_add(1)) == 0;
+    let moved_mask = m.checked_shl(k).filter(|mm| mm >> k == m)?;
+    if !low_mask || *a == 0 {
+        return None;
+    }
+    let field = if *a >= k {
+        shr((**inner).clone(), a - k, bounds)
+    } else {
+        shl((**inner).clone(), k - a, bounds)
+    };
+    Some(and(field, moved_mask, bounds))
+}
+
+fn shl(x: IndexExpr, k: u32, bounds: &Bounds) -> IndexExpr {
+    if let IndexExpr::And(inner, m) = &x {
+        if let Some(moved) = move_bit_field(inner, *m, k, bounds) {
+            return moved;
+        }
+    }
     match x {
         _ if k == 0 => x,
         IndexExpr::Const(v, t)

@@ -495,11 +495,17 @@ fn max_common_layout(a: &Args<'_>) -> Result<Value> {
 }
 
 fn upcast(a: &Args<'_>) -> Result<Value> {
-    layout(algebra::upcast(&a.layout(0)?, a.int(1)?))
+    match a.value(0)? {
+        Value::Composed(_) => a.composed(0)?.upcast(a.int(1)?).map(Value::from_composed),
+        _ => layout(algebra::upcast(&a.layout(0)?, a.int(1)?)),
+    }
 }
 
 fn downcast(a: &Args<'_>) -> Result<Value> {
-    layout(algebra::downcast(&a.layout(0)?, a.int(1)?))
+    match a.value(0)? {
+        Value::Composed(_) => a.composed(0)?.downcast(a.int(1)?).map(Value::from_composed),
+        _ => layout(algebra::downcast(&a.layout(0)?, a.int(1)?)),
+    }
 }
 
 fn swizzle(a: &Args<'_>) -> Result<Value> {
@@ -507,11 +513,19 @@ fn swizzle(a: &Args<'_>) -> Result<Value> {
 }
 
 fn is_injective(a: &Args<'_>) -> Result<Value> {
-    algebra::is_injective(&a.layout(0)?).map(Value::Bool)
+    match a.value(0)? {
+        Value::Composed(_) => crate::verify::is_injective(&a.composed(0)?),
+        _ => algebra::is_injective(&a.layout(0)?),
+    }
+    .map(Value::Bool)
 }
 
 fn is_bijective(a: &Args<'_>) -> Result<Value> {
-    algebra::is_bijective(&a.layout(0)?).map(Value::Bool)
+    match a.value(0)? {
+        Value::Composed(_) => crate::verify::is_bijective(&a.composed(0)?),
+        _ => algebra::is_bijective(&a.layout(0)?),
+    }
+    .map(Value::Bool)
 }
 
 #[cfg(test)]

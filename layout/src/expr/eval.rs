@@ -180,6 +180,9 @@ pub fn compose(left: &Value, right: &Value) -> Result<Value> {
             let outer = left
                 .as_composed()
                 .ok_or_else(|| Error::invalid(format!("cannot compose {}", left.describe())))??;
+            if let Value::Composed(inner) = right {
+                return outer.compose_composed(inner).map(Value::from_composed);
+            }
             let tiler = right.as_tiler().ok_or_else(|| {
                 Error::invalid(format!(
                     "'{left} o ...' needs a layout or tiler on its right, got {}",

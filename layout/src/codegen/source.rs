@@ -1,0 +1,118 @@
+//! The input of `tessel codegen` and of the macros: a literal (possibly symbolic, possibly
+//! swizzled) layout, or any expression of the tessel expression language that evaluates to a
+//! layout (`logical_divide((128,64):(64,1), [16:1, 16:1])`, compositions, ...).
+//!
+//! Errors carry the byte position of the offending part as a leading `at N: `; an algebra error
+//! the evaluator reports without a position gets the position of the innermost failing call,
+//! composition or literal.
+
+use super::symbolic::SymComposedLayout;
+use crate::error::{Error, ErrorKind, Result};
+use crate::expr::{Expr, ExprKind, Value, eval_expr, parse};
+
+/// Splits the leading `at N: ` prefixes off an error message: the innermost (last) `N`, and the
+/// message without them.
+///
+/// ```
+/// use tessel_layout::codegen::split_position;
+/// assert_eq!(split_position("at 0: at 12: bad"), (Some(12), "bad"));
+/// assert_eq!(split_position("bad"), (None, "bad"));
+/// ```
+pub fn split_position(message: &str) -> (Option<usize>, &str) {
+    let mut pos = None;
+    let mut rest = message;
+    while let Some(tail) = rest.strip_prefix("at ") {
+        let digits = tail
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(tail.len());
+        match (
+            tail[..digits].parse::<usize>(),
+            tail[digits..].strip_prefix(": "),
+        ) {
+            (Ok(n), Some(after)) => {
+                pos = Some(n);
+                rest = after;
+            }
+            _ => break,
+        }
+    }
+    (pos, rest)
+}
+
+/// Parses and evaluates the input of the code emitter.
+///
+/// A literal layout may have run-time symbols as strides (`(128,64):(ld,1)`); anything else is
+/// evaluated by the expression language and must produce a layout, a swizzled layout, or a
+/// shape (the compact column-major layout).
+///
+/// ```
+/// use tessel_layout::codegen::parse_source;
+/// let c = parse_source("Sw<3,3,3> o (8,64):(ld,1)").unwrap();
+/// assert_eq!(c.to_string(), "Sw<3,3,3> o (8,64):(ld,1)");
+/// let d = parse_source("logical_divide((4,2,3):(2,1,8), 4:2)").unwrap();
+/// assert_eq!(d.to_string(), "((2,2),(2,3)):((4,1),(2,8))"); // DESIGN.md
+/// let err = parse_source("(8,64):(64,1,2)").unwrap_err();
+/// assert!(err.to_string().starts_with("at 0: "));
+/// // CUTLASS issue 3177: rejected, located at the inner composition call.
+/// let err = parse_source("logical_divide(composition((4,6,8):(2,3,5), 6:3), 2:1)").unwrap_err();
+/// assert!(err.to_string().starts_with("at 15: "), "{err}");
+/// ```
+pub fn parse_source(text: &str) -> Result<SymComposedLayout> {
+    let literal_error = match text.parse::<SymComposedLayout>() {
+        Ok(layout) => return Ok(layout),
+        Err(e) if e.kind() != ErrorKind::Parse => return Err(e),
+        Err(e) => e,
+    };
+    match evaluate(text) {
+        Ok(layout) => Ok(layout),
+        Err(e)
+            if e.kind() == ErrorKind::Parse
+                && split_position(literal_error.message()).0 > split_position(e.message()).0 =>
+        {
+            Err(literal_error)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn evaluate(text: &str) -> Result<SymComposedLayout> {
+    let expr = parse(text)?;
+    let value = eval_expr(&expr).map_err(|e| locate(&expr, e))?;
+    let describe = value.describe();
+    match value {
+        Value::Layout(l) => Ok((&l).into()),
+        Value::Composed(c) => Ok((&c).into()),
+        other => match other.as_layout() {
+            Some(layout) => Ok((&layout?).into()),
+            None => Err(Error::invalid(format!(
+                "at {}: expected a layout, but the expression is {describe}",
+                expr.pos
+            ))),
+        },
+    }
+}
+
+/// Gives a position-less error the position of the innermost failing sub-expression.
+fn locate(expr: &Expr, err: Error) -> Error {
+    if split_position(err.message()).0.is_some() {
+        return err;
+    }
+    err.context(format!("at {}", failing_position(expr)))
+}
+
+fn failing_position(expr: &Expr) -> usize {
+    children(expr)
+        .into_iter()
+        .find(|child| eval_expr(child).is_err())
+        .map_or(expr.pos, failing_position)
+}
+
+fn children(expr: &Expr) -> Vec<&Expr> {
+    match &expr.kind {
+        ExprKind::Tuple(items) | ExprKind::Compose(items) => items.iter().collect(),
+        ExprKind::Call { args, .. } => args.iter().collect(),
+        ExprKind::Layout { shape, stride } => vec![shape, stride],
+        ExprKind::Tiler(modes) => modes.iter().flatten().collect(),
+        ExprKind::Int(_) | ExprKind::Swizzle { .. } => Vec::new(),
+    }
+}

@@ -1,0 +1,301 @@
+//! Pictures of layouts as SVG text (no dependency): the 2-D grid of offsets (CuTe's
+//! `print_layout`) coloured by shared-memory bank, and TV layouts labelled `T{t}V{v}` per cell
+//! (CuTe's `print_latex`).
+
+use std::fmt::Write;
+
+use crate::bank::{BANK_BYTES, BANKS};
+use crate::composed::OffsetMap;
+use crate::error::{Error, Result};
+use crate::layout::Layout;
+
+/// Pictures with more cells than this are refused (a browser would not show them usefully).
+pub const MAX_CELLS: i64 = 1 << 16;
+
+const CELL_H: i64 = 26;
+const HEADER: i64 = 36;
+const MARGIN: i64 = 16;
+const TITLE_H: i64 = 30;
+const CHAR_W: i64 = 8;
+
+/// Eight thread colours, as in CuTe's `print_latex`.
+const THREAD_COLORS: [&str; 8] = [
+    "#afafff", "#afffaf", "#ffafaf", "#ffffaf", "#afffff", "#ffafff", "#d7d7d7", "#ffd7af",
+];
+
+/// The grid of a layout: rows = mode 0, columns = the rest (a rank-1 layout is one column);
+/// each cell shows the offset. With `elem_bytes`, cells are coloured by the bank of their
+/// element (`offset * elem_bytes / 4 mod 32`) and a legend lists the banks.
+///
+/// ```
+/// use tessel_layout::{ComposedLayout, svg::layout_svg};
+/// let c: ComposedLayout = "Sw<1,0,1> o (2,2):(2,1)".parse().unwrap();
+/// let svg = layout_svg(&c, Some(4)).unwrap();
+/// assert!(svg.starts_with("<svg"));
+/// assert!(svg.contains("Sw&lt;1,0,1&gt;"));
+/// assert!(svg.contains(">bank 3<"));
+/// ```
+pub fn layout_svg(layout: &impl OffsetMap, elem_bytes: Option<i64>) -> Result<String> {
+    let c = layout.to_composed();
+    if let Some(b) = elem_bytes {
+        if b < 1 {
+            return Err(Error::invalid(format!(
+                "element size {b} bytes: must be at least 1"
+            )));
+        }
+    }
+    let (rows, cols) = grid_shape(c.layout())?;
+    let offsets = c.offsets();
+    let labels: Vec<String> = offsets.iter().map(i64::to_string).collect();
+    let fills: Vec<String> = offsets
+        .iter()
+        .map(|&o| match elem_bytes {
+            Some(b) => bank_color(bank_of(o, b)),
+            None => "#f4f4f4".to_string(),
+        })
+        .collect();
+    let title = match elem_bytes {
+        Some(b) => format!("{c}  ({b}-byte elements, coloured by bank)"),
+        None => c.to_string(),
+    };
+    let legend: Vec<(String, String)> = if elem_bytes.is_some() {
+        (0..BANKS)
+            .map(|k| (bank_color(k), format!("bank {k}")))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ok(draw(&Grid {
+        title,
+        rows,
+        cols,
+        labels,
+        fills,
+        legend,
+    }))
+}
+
+/// A TV layout over a `rows x cols` tile: `tv` maps `(thread, value)` to a column-major index
+/// of the tile; the cell it lands on shows `T{thread}V{value}`, coloured by thread (8 colours).
+/// Mode 0 of `tv` is the thread, all other modes together the value. Cells no pair reaches are
+/// blank; where several pairs land on one cell the first (lowest thread, then value) is shown.
+///
+/// ```
+/// use tessel_layout::{Layout, svg::tv_svg};
+/// // SM80 16x8x16 C fragment (DESIGN.md): ((4,8),(2,2)):((32,1),(16,8)) over a 16x8 tile.
+/// let tv: Layout = "((4,8),(2,2)):((32,1),(16,8))".parse().unwrap();
+/// let svg = tv_svg(&tv, 16, 8).unwrap();
+/// assert!(svg.contains(">T0V0<") && svg.contains(">T31V3<"));
+/// ```
+pub fn tv_svg(tv: &Layout, rows: i64, cols: i64) -> Result<String> {
+    let cells = tile_cells(rows, cols)?;
+    let threads = if tv.shape().is_int() {
+        tv.size()
+    } else {
+        tv.mode(0)?.size()
+    };
+    if tv.size() > MAX_CELLS * 16 {
+        return Err(Error::invalid(format!(
+            "TV layout {tv} has {} (thread, value) pairs: too many to draw",
+            tv.size()
+        )));
+    }
+    let values = tv.size() / threads;
+    let mut labels = vec![String::new(); cells as usize];
+    let mut fills = vec!["#ffffff".to_string(); cells as usize];
+    for t in 0..threads {
+        for v in 0..values {
+            let index = tv.offset(t + threads * v)?;
+            if !(0..cells).contains(&index) {
+                return Err(Error::invalid(format!(
+                    "TV layout {tv}: thread {t} value {v} maps to index {index}, outside the \
+                     {rows}x{cols} tile"
+                )));
+            }
+            let cell = index as usize;
+            if labels[cell].is_empty() {
+                labels[cell] = format!("T{t}V{v}");
+                fills[cell] = THREAD_COLORS[(t % 8) as usize].to_string();
+            }
+        }
+    }
+    Ok(draw(&Grid {
+        title: format!("{tv}  (thread, value) -> {rows}x{cols} tile"),
+        rows,
+        cols,
+        labels,
+        fills,
+        legend: Vec::new(),
+    }))
+}
+
+/// The bank of element offset `offset` with `elem_bytes`-byte elements.
+///
+/// ```
+/// assert_eq!(tessel_layout::svg::bank_of(33, 4), 1);
+/// assert_eq!(tessel_layout::svg::bank_of(3, 2), 1);
+/// ```
+pub fn bank_of(offset: i64, elem_bytes: i64) -> i64 {
+    offset
+        .wrapping_mul(elem_bytes)
+        .div_euclid(BANK_BYTES)
+        .rem_euclid(BANKS)
+}
+
+/// 32 distinguishable pastel colours; neighbouring banks get distant hues.
+fn bank_color(bank: i64) -> String {
+    let hue = (bank * 13).rem_euclid(BANKS) * 360 / BANKS;
+    let light = if bank % 2 == 0 { 78 } else { 88 };
+    format!("hsl({hue},70%,{light}%)")
+}
+
+fn grid_shape(layout: &Layout) -> Result<(i64, i64)> {
+    let size = layout.size();
+    let rows = if layout.shape().is_int() {
+        size
+    } else {
+        layout.mode(0)?.size()
+    };
+    let cols = size / rows.max(1);
+    tile_cells(rows, cols)?;
+    Ok((rows, cols))
+}
+
+fn tile_cells(rows: i64, cols: i64) -> Result<i64> {
+    match rows.checked_mul(cols) {
+        Some(n) if rows >= 1 && cols >= 1 && n <= MAX_CELLS => Ok(n),
+        _ => Err(Error::invalid(format!(
+            "a {rows}x{cols} picture: needs positive extents and at most {MAX_CELLS} cells"
+        ))),
+    }
+}
+
+/// What to draw: labels and fills in column-major cell order.
+struct Grid {
+    title: String,
+    rows: i64,
+    cols: i64,
+    labels: Vec<String>,
+    fills: Vec<String>,
+    legend: Vec<(String, String)>,
+}
+
+fn draw(g: &Grid) -> String {
+    let longest = g.labels.iter().map(String::len).max().unwrap_or(1) as i64;
+    let cell_w = (longest * CHAR_W + 12).max(34);
+    let left = MARGIN + HEADER;
+    let top = MARGIN + TITLE_H + HEADER;
+    let grid_w = cell_w * g.cols;
+    let grid_h = CELL_H * g.rows;
+    let legend_cols = 8;
+    let legend_rows = (g.legend.len() as i64 + legend_cols - 1) / legend_cols;
+    let legend_top = top + grid_h + MARGIN;
+    let width = (left + grid_w + MARGIN)
+        .max(if g.legend.is_empty() {
+            0
+        } else {
+            MARGIN * 2 + legend_cols * 84
+        })
+        .max(MARGIN * 2 + g.title.len() as i64 * 8);
+    let height = legend_top + legend_rows * 22 + MARGIN;
+    let mut s = String::new();
+    // Writing to a String cannot fail.
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace" font-size="12">"#
+    );
+    let _ = writeln!(s, "<title>{}</title>", escape(&g.title));
+    let _ = writeln!(
+        s,
+        r##"<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>"##
+    );
+    let _ = writeln!(
+        s,
+        r#"<text x="{MARGIN}" y="{}" font-size="14" font-weight="bold">{}</text>"#,
+        MARGIN + 14,
+        escape(&g.title)
+    );
+    let _ = writeln!(s, r##"<g fill="#555555" text-anchor="middle">"##);
+    for n in 0..g.cols {
+        let x = left + n * cell_w + cell_w / 2;
+        let _ = writeln!(s, r#"<text x="{x}" y="{}">{n}</text>"#, top - 10);
+    }
+    for m in 0..g.rows {
+        let y = top + m * CELL_H + CELL_H / 2 + 4;
+        let _ = writeln!(s, r#"<text x="{}" y="{y}">{m}</text>"#, left - 16);
+    }
+    let _ = writeln!(s, "</g>");
+    let _ = writeln!(s, r##"<g stroke="#333333" stroke-width="1">"##);
+    for n in 0..g.cols {
+        for m in 0..g.rows {
+            let cell = (m + g.rows * n) as usize;
+            let _ = writeln!(
+                s,
+                r#"<rect x="{}" y="{}" width="{cell_w}" height="{CELL_H}" fill="{}"/>"#,
+                left + n * cell_w,
+                top + m * CELL_H,
+                g.fills.get(cell).map_or("#ffffff", String::as_str)
+            );
+        }
+    }
+    let _ = writeln!(s, "</g>");
+    let _ = writeln!(s, r#"<g text-anchor="middle">"#);
+    for n in 0..g.cols {
+        for m in 0..g.rows {
+            let cell = (m + g.rows * n) as usize;
+            let label = g.labels.get(cell).map_or("", String::as_str);
+            if !label.is_empty() {
+                let _ = writeln!(
+                    s,
+                    r#"<text x="{}" y="{}">{}</text>"#,
+                    left + n * cell_w + cell_w / 2,
+                    top + m * CELL_H + CELL_H / 2 + 4,
+                    escape(label)
+                );
+            }
+        }
+    }
+    let _ = writeln!(s, "</g>");
+    if !g.legend.is_empty() {
+        let _ = writeln!(s, "<g>");
+        for (k, (fill, name)) in g.legend.iter().enumerate() {
+            let k = k as i64;
+            let x = MARGIN + (k % legend_cols) * 84;
+            let y = legend_top + (k / legend_cols) * 22;
+            let _ = writeln!(
+                s,
+                r##"<rect x="{x}" y="{y}" width="16" height="16" fill="{fill}" stroke="#333333"/>"##
+            );
+            let _ = writeln!(
+                s,
+                r#"<text x="{}" y="{}">{}</text>"#,
+                x + 20,
+                y + 12,
+                escape(name)
+            );
+        }
+        let _ = writeln!(s, "</g>");
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+/// Escapes text for XML content and attribute values.
+///
+/// ```
+/// assert_eq!(tessel_layout::svg::escape("Sw<3,3,3> & \"x\""), "Sw&lt;3,3,3&gt; &amp; &quot;x&quot;");
+/// ```
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        match ch {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
+}

@@ -1,0 +1,193 @@
+//! `tessel conflicts`: the shared-memory bank model of DESIGN.md for one access.
+
+use std::io::Write;
+
+use tessel::bank::{BankReport, SmemOp, analyze};
+use tessel::expr::eval;
+use tessel::{ComposedLayout, Error, Layout, Result};
+
+use super::flags::Flags;
+use super::tour::{Chapter, Step};
+use super::{Command, print};
+
+pub const COMMAND: Command = Command {
+    name: "conflicts",
+    usage: "--smem 'LAYOUT' --elem-bytes N --op OP --access 'TV' [--json]",
+    summary: "count shared-memory wavefronts and bank conflicts of a warp access",
+    help: "Runs the bank model (32 banks x 4 bytes, broadcast of identical words) for one or more\n\
+        warp-wide instructions and prints wavefronts, the ideal and the excess (conflicts).\n\n\
+        --smem 'LAYOUT'   shared-memory layout, maybe swizzled: domain index -> element offset\n\
+        --elem-bytes N    element size in bytes (a power of two)\n\
+        --op OP           lds.32 lds.64 lds.128 sts.32 sts.64 sts.128 ldsm.x1 ldsm.x2 ldsm.x4\n\
+        \x20                 stsm.x1 stsm.x2 stsm.x4 (ldsm/stsm optionally with .trans)\n\
+        --access 'TV'     (lane, value, instruction...) -> index into the smem domain. lds/sts:\n\
+        \x20                 32 lanes, each lane's values are its one vector. ldsm/stsm: lane l gives\n\
+        \x20                 row l%8 of matrix l/8, its values are the row's 16 bytes. Further\n\
+        \x20                 modes enumerate instructions; their wavefronts add up.\n\
+        --json            print {\"wavefronts\":W,\"ideal\":I,\"excess\":E}\n\n\
+        A vector that is not contiguous and aligned after the layout is an error. Example:\n\n\
+        \x20 tessel conflicts --smem '(32,32):(32,1)' --elem-bytes 4 --op lds.32 --access '32:1'",
+    run,
+};
+
+/// The parsed request.
+struct Request {
+    smem: ComposedLayout,
+    elem_bytes: i64,
+    op: SmemOp,
+    access: Layout,
+}
+
+fn request(flags: &Flags) -> Result<Request> {
+    if let Some(word) = flags.positional().first() {
+        return Err(Error::invalid(format!(
+            "conflicts takes only options, got '{word}' (see 'tessel help conflicts')"
+        )));
+    }
+    let smem_text = flags.required("smem")?;
+    let smem = eval(smem_text)
+        .map_err(|e| e.context("--smem"))?
+        .as_composed()
+        .ok_or_else(|| Error::invalid(format!("--smem '{smem_text}' is not a layout")))??;
+    let elem_bytes = flags.int("elem-bytes")?.ok_or_else(|| {
+        Error::invalid("conflicts needs --elem-bytes (see 'tessel help conflicts')")
+    })?;
+    let op: SmemOp = flags.required("op")?.parse()?;
+    let access_text = flags.required("access")?;
+    let access = eval(access_text)
+        .map_err(|e| e.context("--access"))?
+        .as_layout()
+        .ok_or_else(|| {
+            Error::invalid(format!(
+                "--access '{access_text}' is not a layout without swizzle"
+            ))
+        })??;
+    Ok(Request {
+        smem,
+        elem_bytes,
+        op,
+        access,
+    })
+}
+
+fn compute(r: &Request) -> Result<BankReport> {
+    analyze(&r.smem, r.elem_bytes, r.op, &r.access)
+}
+
+fn run(args: &[String], out: &mut dyn Write) -> Result<()> {
+    let flags = Flags::parse(
+        "conflicts",
+        args,
+        &["smem", "elem-bytes", "op", "access"],
+        &["json"],
+    )?;
+    let r = request(&flags)?;
+    let report = compute(&r)?;
+    if flags.switch("json") {
+        print(out, &format!("{}\n", report.to_json()))
+    } else {
+        print(out, &format!("{report}\n"))
+    }
+}
+
+/// A tour step running `conflicts`: `expr` is `SMEM | ELEM_BYTES | OP | TV`.
+pub fn render_tour_step(step: &Step) -> String {
+    let parts: Vec<&str> = step.expr.split(" | ").collect();
+    let [smem, elem, op, tv] = parts[..] else {
+        return format!(
+            "  {} bad tour step {}\n",
+            super::tour::UNEXPECTED,
+            step.expr
+        );
+    };
+    let mut text = format!(
+        "  # {}\n  $ tessel conflicts --smem '{smem}' --elem-bytes {elem} --op {op} --access '{tv}'\n",
+        step.note
+    );
+    let args: Vec<String> = [
+        "--smem",
+        smem,
+        "--elem-bytes",
+        elem,
+        "--op",
+        op,
+        "--access",
+        tv,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let outcome = Flags::parse(
+        "conflicts",
+        &args,
+        &["smem", "elem-bytes", "op", "access"],
+        &[],
+    )
+    .and_then(|f| request(&f))
+    .and_then(|r| compute(&r));
+    match outcome {
+        Ok(report) => text.push_str(&format!("  {report}\n")),
+        Err(e) => text.push_str(&format!("  {} error: {e}\n", super::tour::UNEXPECTED)),
+    }
+    text
+}
+
+const fn conflicts_step(expr: &'static str, note: &'static str) -> Step {
+    Step {
+        action: super::tour::Action::Conflicts,
+        expr,
+        note,
+    }
+}
+
+/// The tour chapter on bank conflicts, verification and synthesis.
+pub const CHAPTER: Chapter = Chapter {
+    title: "Bank conflicts, verified swizzles",
+    intro: "Shared memory has 32 banks of 4 bytes. One warp instruction takes as many wavefronts as\n\
+        the busiest bank has distinct words (and at least one per 128 bytes requested); ldmatrix\n\
+        counts each 8x8 matrix separately. A swizzle must stay a bijection and make every access\n\
+        conflict-free: tessel checks both.",
+    steps: &[
+        conflicts_step(
+            "(32,32):(32,1) | 4 | lds.32 | 32:1",
+            "a warp reads column 0 of a row-major 32x32 fp32 tile: all 32 words in bank 0",
+        ),
+        conflicts_step(
+            "(32,32):(33,1) | 4 | lds.32 | 32:1",
+            "padding each row by one word spreads the column over all banks",
+        ),
+        conflicts_step(
+            "Sw<5,0,5> o (32,32):(32,1) | 4 | lds.32 | 32:1",
+            "so does XORing the column bits with the row bits, without wasting memory",
+        ),
+        Step {
+            action: super::tour::Action::Eval,
+            expr: "is_bijective(Sw<5,0,5> o (32,32):(32,1))",
+            note: "and the swizzled tile still holds every element exactly once (GF(2) rank)",
+        },
+        conflicts_step(
+            "(8,64):(64,1) | 2 | ldsm.x1 | (8,8):(1,8)",
+            "ldmatrix of 8 fp16 rows at a 128-byte pitch: 8 wavefronts instead of 1",
+        ),
+        conflicts_step(
+            "Sw<3,3,3> o (8,64):(64,1) | 2 | ldsm.x1 | (8,8):(1,8)",
+            "Sw<3,3,3> XORs the 16-byte chunk index with the row: the ideal",
+        ),
+        conflicts_step(
+            "(16,256):(256,1) | 2 | ldsm.x4 | ((8,2,2),8,16):((256,2048,128),16,1)",
+            "each 512-byte row of a 16x256 fp16 tile read as a 16x16 block: 2 rows share a bank",
+        ),
+        conflicts_step(
+            "Sw<3,3,5> o (16,256):(256,1) | 2 | ldsm.x4 | ((8,2,2),8,16):((256,2048,128),16,1)",
+            "the chunk-by-row swizzle that fixes 16x16 blocks along the row does not fix that",
+        ),
+        conflicts_step(
+            "Sw<1,3,3> o Sw<3,3,5> o (16,256):(256,1) | 2 | ldsm.x4 | ((8,2,2),8,16):((256,2048,128),16,1)",
+            "a second layer (found by tessel synth) flips the chunk by the 128-byte line",
+        ),
+        conflicts_step(
+            "Sw<1,3,3> o Sw<3,3,5> o (16,256):(256,1) | 2 | ldsm.x4 | ((8,2,2),8,16):((1,8,128),16,256)",
+            "and the 16x16 blocks along the row stay conflict-free",
+        ),
+    ],
+};
