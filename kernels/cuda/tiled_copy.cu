@@ -23,7 +23,7 @@ typedef {{T}} T;
 #define USE_SMEM {{USE_SMEM}}
 #define TY {{TY}}LL
 {{FUNCS}}
-extern "C" __global__ void __launch_bounds__(NT) {{KERNEL}}(const T* __restrict__ src, T* __restrict__ dst) {
+extern "C" __global__ void __launch_bounds__({{LAUNCH_BOUNDS}}) {{KERNEL}}(const T* __restrict__ src, T* __restrict__ dst) {
 #if USE_SMEM
   __shared__ __align__(16) T smem[{{SMEM_SIZE}}];
 #endif

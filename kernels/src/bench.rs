@@ -49,11 +49,13 @@ pub struct BenchArgs {
     pub repeats: usize,
     /// Raster group of the transposes' block order (None: the tuned default).
     pub raster: Option<i64>,
+    /// Minimum blocks per SM for every tiled kernel's `__launch_bounds__` (None: the default).
+    pub min_blocks: Option<i64>,
 }
 
 /// Usage text.
 pub const USAGE: &str = "usage: tessel bench [copy|transpose|conflicts|all] [--size N|RxC] \
-[--dtype f32|f16] [--json] [--repeats K] [--raster G] [--profile]";
+[--dtype f32|f16] [--json] [--repeats K] [--raster G] [--min-blocks B] [--profile]";
 
 fn parse_size(s: &str) -> Result<(i64, i64), String> {
     let one = |t: &str| {
@@ -85,6 +87,7 @@ pub fn parse_args(args: &[String]) -> Result<BenchArgs, String> {
         profile: false,
         repeats: 30,
         raster: None,
+        min_blocks: None,
     };
     let mut it = args.iter();
     let mut suite_seen = false;
@@ -131,6 +134,15 @@ pub fn parse_args(args: &[String]) -> Result<BenchArgs, String> {
                         .ok_or_else(|| format!("--raster {v}: expected 0..=64"))?,
                 );
             }
+            "--min-blocks" => {
+                let v = value("--min-blocks")?;
+                a.min_blocks = Some(
+                    v.parse()
+                        .ok()
+                        .filter(|&b| (1..=32).contains(&b))
+                        .ok_or_else(|| format!("--min-blocks {v}: expected 1..=32"))?,
+                );
+            }
             other => return Err(format!("unexpected argument {other:?}; {USAGE}")),
         }
     }
@@ -164,7 +176,15 @@ pub fn run(args: &BenchArgs, out: &mut dyn Write, progress: &mut dyn Write) -> G
     let gpu = match Gpu::open(0) {
         Ok(g) => g,
         Err(e) if e.is_unavailable() => {
-            io(writeln!(out, "no GPU: {e}; nothing to benchmark"))?;
+            if args.json {
+                io(writeln!(
+                    out,
+                    "{{\"device\":null,\"skipped\":{},\"results\":[]}}",
+                    json_str(&e.to_string())
+                ))?;
+            } else {
+                io(writeln!(out, "no GPU: {e}; nothing to benchmark"))?;
+            }
             return Ok(());
         }
         Err(e) => return Err(e),
@@ -254,6 +274,9 @@ fn matrix_suite<E: Elem>(
         let mut plan = TiledPlan::new(kind, dtype, m, n)?;
         if let (Some(g), true) = (args.raster, kind.is_transpose()) {
             plan.set_raster_group(g)?;
+        }
+        if args.min_blocks.is_some() {
+            plan.min_blocks = args.min_blocks;
         }
         io(writeln!(
             progress,

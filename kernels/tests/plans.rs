@@ -214,3 +214,19 @@ fn microkernel_predictions_agree_with_the_shared_bank_model() {
         );
     }
 }
+
+#[test]
+fn launch_bounds_follow_min_blocks() {
+    let mut p = TiledPlan::new(TiledKind::Vectorized, DType::F16, 256, 256).unwrap();
+    assert!(
+        p.source()
+            .unwrap()
+            .contains("__launch_bounds__(256) transpose_vec128_f16")
+    );
+    p.min_blocks = Some(2);
+    assert!(
+        p.source()
+            .unwrap()
+            .contains("__launch_bounds__(256, 2) transpose_vec128_f16")
+    );
+}

@@ -9,7 +9,7 @@ use super::Command;
 
 pub const COMMAND: Command = Command {
     name: "bench",
-    usage: "[copy|transpose|conflicts|all] [--size N|RxC] [--dtype f32|f16] [--json] [--repeats K] [--raster G] [--profile]",
+    usage: "[copy|transpose|conflicts|all] [--size N|RxC] [--dtype f32|f16] [--json] [--repeats K] [--raster G] [--min-blocks B] [--profile]",
     summary: "verify and time the GPU kernels against cudaMemcpy device-to-device",
     help: "Runs the tiled copy, the transpose ladder and the bank-conflict microkernels on GPU 0.\n\
         Each kernel is first checked element by element against a CPU reference (random\n\
