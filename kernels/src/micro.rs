@@ -140,9 +140,9 @@ impl MicroPlan {
     /// CUDA C++ source.
     pub fn source(&self) -> Result<String> {
         let funcs = format!(
-            "// smem = {}\n{}// access = {}\n{}",
+            "// tile = {}\n{}// access = {}\n{}",
             self.smem,
-            any_fns("smem", &self.smem)?,
+            any_fns("tile", &self.smem)?,
             self.access,
             index_fn("access", &self.access)?
         );
