@@ -1,1 +1,38 @@
-//! tessel-kernels
+//! # tessel-kernels
+//!
+//! GPU kernels generated from tessel layouts and run through cudarc: a tiled copy, the transpose
+//! ladder (naive -> shared tile -> padded -> swizzled -> 128-bit vectorized and swizzled) and
+//! bank-conflict microkernels, with the runtime they need (device discovery that never panics,
+//! NVRTC compilation for the device's own architecture, a module cache, CUDA-event timing) and
+//! the `tessel bench` driver.
+//!
+//! Every index a kernel computes — global offsets, the shared-memory tile (padding and swizzle
+//! included) and the thread/value partition — is a function emitted from a layout.
+//!
+//! ```
+//! use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
+//! let plan = TiledPlan::new(TiledKind::Swizzled, DType::F32, 4096, 4096).unwrap();
+//! assert!(plan.source().unwrap().contains("extern \"C\" __global__"));
+//! match tessel_kernels::Gpu::open(0) {
+//!     Ok(gpu) => println!("running on {}", gpu.describe()),
+//!     Err(e) => println!("no GPU here: {e}"),
+//! }
+//! ```
+
+pub mod bank;
+pub mod bench;
+pub mod compile;
+pub mod device;
+pub mod dtype;
+pub mod emit;
+pub mod error;
+pub mod exec;
+pub mod micro;
+pub mod partition;
+pub mod tiled;
+pub mod timing;
+
+pub use compile::Arch;
+pub use device::Gpu;
+pub use dtype::DType;
+pub use error::{GpuError, GpuResult};

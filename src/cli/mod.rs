@@ -3,6 +3,7 @@
 //! A subcommand is a [`Command`] row in [`COMMANDS`] plus its own module: adding one is a `mod`
 //! line and a row.
 
+mod bench;
 mod codegen;
 mod conflicts;
 mod eval;
@@ -45,6 +46,7 @@ const COMMANDS: &[Command] = &[
     swizzle::COMMAND,
     synth::COMMAND,
     tour::COMMAND,
+    bench::COMMAND,
 ];
 
 /// Runs the tool on the arguments after the program name and returns the exit status:

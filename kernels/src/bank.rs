@@ -1,0 +1,79 @@
+//! The shared-memory bank model of DESIGN.md, for predictions next to Nsight Compute.
+//!
+//! 32 banks of 4 bytes; one warp-wide LDS/STS of 32, 64 or 128 bits takes
+//! `max(ceil(bytes requested / 128), max over banks of distinct 32-bit words in that bank)`
+//! wavefronts; the ideal is `ceil(bytes / 128)`. This is the rule of `tessel_layout::bank` (the
+//! model behind `tessel conflicts`; `tests/plans.rs` checks that both agree on the
+//! microkernels), applied here to each warp instruction of a kernel as its lanes' addresses,
+//! which also covers the 16-bit scalar accesses of the fp16 ladder kernels that the `lds/sts`
+//! ops of `tessel_layout::bank` (32/64/128 bits) do not describe.
+
+use std::collections::BTreeSet;
+
+/// Wavefronts of one warp-wide access: `accesses` are `(byte address, bytes)` per lane.
+///
+/// ```
+/// use tessel_kernels::bank::wavefronts;
+/// // 32 lanes reading a column of a 32x32 fp32 row-major tile: all in one bank.
+/// let column: Vec<(i64, i64)> = (0..32).map(|l| (l * 128, 4)).collect();
+/// assert_eq!(wavefronts(&column), (32, 1));
+/// // 128-bit loads of 512 contiguous bytes: 4 wavefronts, the ideal.
+/// let rows: Vec<(i64, i64)> = (0..32).map(|l| (l * 16, 16)).collect();
+/// assert_eq!(wavefronts(&rows), (4, 4));
+/// ```
+pub fn wavefronts(accesses: &[(i64, i64)]) -> (i64, i64) {
+    let mut words = BTreeSet::new();
+    for &(addr, bytes) in accesses {
+        for w in 0..(bytes + 3) / 4 {
+            words.insert(addr / 4 + w);
+        }
+    }
+    let bytes = 4 * words.len() as i64;
+    let ideal = (bytes + 127) / 128;
+    let mut per_bank = [0i64; 32];
+    for w in &words {
+        per_bank[w.rem_euclid(32) as usize] += 1;
+    }
+    let worst = per_bank.iter().copied().max().unwrap_or(0);
+    (ideal.max(worst), ideal)
+}
+
+/// Totals of a kernel's shared-memory traffic: `(loads, load ideal, stores, store ideal)` in
+/// wavefronts, summed over every warp-wide instruction of one launch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Prediction {
+    /// Load wavefronts.
+    pub ld: i64,
+    /// Ideal load wavefronts.
+    pub ld_ideal: i64,
+    /// Store wavefronts.
+    pub st: i64,
+    /// Ideal store wavefronts.
+    pub st_ideal: i64,
+}
+
+impl Prediction {
+    /// Adds one warp-wide load.
+    pub fn load(&mut self, accesses: &[(i64, i64)]) {
+        let (w, i) = wavefronts(accesses);
+        self.ld += w;
+        self.ld_ideal += i;
+    }
+
+    /// Adds one warp-wide store.
+    pub fn store(&mut self, accesses: &[(i64, i64)]) {
+        let (w, i) = wavefronts(accesses);
+        self.st += w;
+        self.st_ideal += i;
+    }
+
+    /// Multiplies every count by `k` (e.g. blocks per launch).
+    pub fn scaled(self, k: i64) -> Prediction {
+        Prediction {
+            ld: self.ld * k,
+            ld_ideal: self.ld_ideal * k,
+            st: self.st * k,
+            st_ideal: self.st_ideal * k,
+        }
+    }
+}

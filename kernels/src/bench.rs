@@ -1,0 +1,494 @@
+//! `tessel bench`: verify, then time, every kernel next to cudaMemcpy device-to-device.
+//!
+//! For each dtype and size: random non-zero input larger than L2, the output poisoned and every
+//! element checked against a CPU reference before anything is timed; then CUDA-event medians of
+//! the kernel and of `cuMemcpyDtoD` on the same buffers, and the ratio of their bandwidths
+//! (bytes read + written).
+
+use std::io::Write;
+
+use crate::device::Gpu;
+use crate::dtype::{DType, Elem};
+use crate::error::{GpuError, GpuResult, cuda};
+use crate::exec::{
+    alloc, download, launch_micro, launch_tiled, poison, run_and_verify_micro,
+    run_and_verify_tiled, upload_random,
+};
+use crate::micro::{MicroKind, MicroPlan};
+use crate::tiled::{TiledKind, TiledPlan};
+use crate::timing::{Timing, time_events};
+
+/// Which kernels to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Suite {
+    /// The tiled copy.
+    Copy,
+    /// The transpose ladder.
+    Transpose,
+    /// The bank-conflict microkernels.
+    Conflicts,
+    /// Everything.
+    All,
+}
+
+/// Parsed `tessel bench` arguments.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BenchArgs {
+    /// Which kernels.
+    pub suite: Suite,
+    /// Square sizes (rows = columns) or `(rows, cols)` pairs.
+    pub sizes: Vec<(i64, i64)>,
+    /// Element types.
+    pub dtypes: Vec<DType>,
+    /// Print JSON instead of a table.
+    pub json: bool,
+    /// Launch each kernel once (verified) and print bank-model predictions; no timing. For
+    /// profilers (`scripts/ncu_conflicts.sh`).
+    pub profile: bool,
+    /// Timed repeats per kernel.
+    pub repeats: usize,
+    /// Raster group of the transposes' block order (None: the tuned default).
+    pub raster: Option<i64>,
+    /// Minimum blocks per SM for every tiled kernel's `__launch_bounds__` (None: the default).
+    pub min_blocks: Option<i64>,
+}
+
+/// Usage text.
+pub const USAGE: &str = "usage: tessel bench [copy|transpose|conflicts|all] [--size N|RxC] \
+[--dtype f32|f16] [--json] [--repeats K] [--raster G] [--min-blocks B] [--profile]";
+
+fn parse_size(s: &str) -> Result<(i64, i64), String> {
+    let one = |t: &str| {
+        t.parse::<i64>()
+            .ok()
+            .filter(|&v| (1..=65536).contains(&v))
+            .ok_or_else(|| format!("--size {s}: expected N or RxC with 1 <= N <= 65536"))
+    };
+    match s.split_once('x') {
+        Some((r, c)) => Ok((one(r)?, one(c)?)),
+        None => one(s).map(|v| (v, v)),
+    }
+}
+
+/// Parses the arguments after `bench`.
+///
+/// ```
+/// use tessel_kernels::bench::{parse_args, Suite};
+/// let a = parse_args(&["transpose".into(), "--size".into(), "4096".into()]).unwrap();
+/// assert_eq!((a.suite, a.sizes.clone()), (Suite::Transpose, vec![(4096, 4096)]));
+/// assert!(parse_args(&["--dtype".into(), "f64".into()]).is_err());
+/// ```
+pub fn parse_args(args: &[String]) -> Result<BenchArgs, String> {
+    let mut a = BenchArgs {
+        suite: Suite::All,
+        sizes: vec![(8192, 8192), (16384, 16384)],
+        dtypes: vec![DType::F32, DType::F16],
+        json: false,
+        profile: false,
+        repeats: 30,
+        raster: None,
+        min_blocks: None,
+    };
+    let mut it = args.iter();
+    let mut suite_seen = false;
+    while let Some(arg) = it.next() {
+        let mut value = |flag: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("{flag} needs a value; {USAGE}"))
+        };
+        match arg.as_str() {
+            "copy" | "transpose" | "conflicts" | "all" if !suite_seen => {
+                suite_seen = true;
+                a.suite = match arg.as_str() {
+                    "copy" => Suite::Copy,
+                    "transpose" => Suite::Transpose,
+                    "conflicts" => Suite::Conflicts,
+                    _ => Suite::All,
+                };
+            }
+            "--size" => a.sizes = vec![parse_size(&value("--size")?)?],
+            "--dtype" => {
+                a.dtypes = vec![
+                    value("--dtype")?
+                        .parse()
+                        .map_err(|e: GpuError| e.to_string())?,
+                ]
+            }
+            "--json" => a.json = true,
+            "--profile" => a.profile = true,
+            "--repeats" => {
+                let v = value("--repeats")?;
+                a.repeats = v
+                    .parse()
+                    .ok()
+                    .filter(|&r| (1..=10_000).contains(&r))
+                    .ok_or_else(|| format!("--repeats {v}: expected 1..=10000"))?;
+            }
+            "--raster" => {
+                let v = value("--raster")?;
+                a.raster = Some(
+                    v.parse()
+                        .ok()
+                        .filter(|&g| (0..=64).contains(&g))
+                        .ok_or_else(|| format!("--raster {v}: expected 0..=64"))?,
+                );
+            }
+            "--min-blocks" => {
+                let v = value("--min-blocks")?;
+                a.min_blocks = Some(
+                    v.parse()
+                        .ok()
+                        .filter(|&b| (1..=32).contains(&b))
+                        .ok_or_else(|| format!("--min-blocks {v}: expected 1..=32"))?,
+                );
+            }
+            other => return Err(format!("unexpected argument {other:?}; {USAGE}")),
+        }
+    }
+    Ok(a)
+}
+
+/// One measured kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// Kernel name (`memcpy_dtod` for the reference).
+    pub kernel: String,
+    /// Element type.
+    pub dtype: DType,
+    /// Rows x columns.
+    pub size: (i64, i64),
+    /// Median time (None in profile mode).
+    pub timing: Option<Timing>,
+    /// Bytes read + written per run (0 for microkernels).
+    pub bytes: i64,
+    /// Effective bandwidth in GB/s.
+    pub gbps: Option<f64>,
+    /// Bandwidth over memcpy's in the same run.
+    pub ratio: Option<f64>,
+    /// Predicted shared-memory wavefronts (ld, ld ideal, st, st ideal) per launch.
+    pub predicted: Option<crate::bank::Prediction>,
+}
+
+/// Runs the benchmark; the table (or JSON) goes to `out`, progress lines to `progress`.
+/// Without a GPU it writes one line saying why and returns `Ok`.
+pub fn run(args: &BenchArgs, out: &mut dyn Write, progress: &mut dyn Write) -> GpuResult<()> {
+    let gpu = match Gpu::open(0) {
+        Ok(g) => g,
+        Err(e) if e.is_unavailable() => {
+            if args.json {
+                io(writeln!(
+                    out,
+                    "{{\"device\":null,\"skipped\":{},\"results\":[]}}",
+                    json_str(&e.to_string())
+                ))?;
+            } else {
+                io(writeln!(out, "no GPU: {e}; nothing to benchmark"))?;
+            }
+            return Ok(());
+        }
+        Err(e) => return Err(e),
+    };
+    io(writeln!(progress, "device: {}", gpu.describe()))?;
+    let mut rows = Vec::new();
+    for &dtype in &args.dtypes {
+        if matches!(args.suite, Suite::Copy | Suite::Transpose | Suite::All) {
+            for &size in &args.sizes {
+                match dtype {
+                    DType::F32 => rows.extend(matrix_suite::<u32>(&gpu, args, size, progress)?),
+                    DType::F16 => rows.extend(matrix_suite::<u16>(&gpu, args, size, progress)?),
+                }
+            }
+        }
+    }
+    if matches!(args.suite, Suite::Conflicts | Suite::All) {
+        rows.extend(micro_suite(&gpu, args, progress)?);
+    }
+    if args.json {
+        io(writeln!(out, "{}", to_json(&gpu, &rows)))?;
+    } else {
+        io(write!(out, "{}", to_table(&gpu, &rows)))?;
+    }
+    Ok(())
+}
+
+fn io(r: std::io::Result<()>) -> GpuResult<()> {
+    r.map_err(|e| GpuError::InvalidArgument(format!("cannot write output: {e}")))
+}
+
+fn matrix_suite<E: Elem>(
+    gpu: &Gpu,
+    args: &BenchArgs,
+    (m, n): (i64, i64),
+    progress: &mut dyn Write,
+) -> GpuResult<Vec<Row>> {
+    let dtype = E::DTYPE;
+    let len = usize::try_from(m * n)
+        .map_err(|_| GpuError::InvalidArgument(format!("size {m} x {n} too large")))?;
+    let bytes = 2 * m * n * dtype.bytes();
+    io(writeln!(
+        progress,
+        "[{dtype} {m}x{n}] uploading {} MiB of random data",
+        (bytes / 2) >> 20
+    ))?;
+    let (host, src) = upload_random::<E>(gpu, len, 0x7e55e1 ^ ((m as u64) << 20) ^ n as u64)?;
+    let mut dst = alloc::<E>(gpu, len)?;
+    let mut rows = Vec::new();
+
+    // The reference: cuMemcpyDtoD, verified like a kernel.
+    poison(gpu, &mut dst)?;
+    cuda("cuMemcpyDtoD", gpu.stream().memcpy_dtod(&src, &mut dst))?;
+    if download(gpu, &dst)? != host {
+        return Err(GpuError::Verify(
+            "cuMemcpyDtoD result differs from its input".into(),
+        ));
+    }
+    let memcpy = if args.profile {
+        None
+    } else {
+        io(writeln!(progress, "[{dtype} {m}x{n}] timing memcpy_dtod"))?;
+        Some(time_events(gpu, 3, args.repeats, || {
+            cuda("cuMemcpyDtoD", gpu.stream().memcpy_dtod(&src, &mut dst))
+        })?)
+    };
+    let base_gbps = memcpy.map(|t| bytes as f64 / (t.median_ms * 1e6));
+    rows.push(Row {
+        kernel: "memcpy_dtod".into(),
+        dtype,
+        size: (m, n),
+        timing: memcpy,
+        bytes,
+        gbps: base_gbps,
+        ratio: base_gbps.map(|_| 1.0),
+        predicted: None,
+    });
+
+    let mut kinds = Vec::new();
+    if matches!(args.suite, Suite::Copy | Suite::All) {
+        kinds.push(TiledKind::Copy);
+    }
+    if matches!(args.suite, Suite::Transpose | Suite::All) {
+        kinds.extend(TiledKind::LADDER);
+    }
+    for kind in kinds {
+        let mut plan = TiledPlan::new(kind, dtype, m, n)?;
+        if let (Some(g), true) = (args.raster, kind.is_transpose()) {
+            plan.set_raster_group(g)?;
+        }
+        if args.min_blocks.is_some() {
+            plan.min_blocks = args.min_blocks;
+        }
+        io(writeln!(
+            progress,
+            "[{dtype} {m}x{n}] {}: compile + verify",
+            plan.kernel_name()
+        ))?;
+        let func = run_and_verify_tiled(gpu, &plan, &host, &src, &mut dst)?;
+        io(writeln!(
+            progress,
+            "[{dtype} {m}x{n}] {}: {}, raster {}",
+            plan.kernel_name(),
+            crate::exec::function_info(&func, plan.threads as u32),
+            plan.raster
+        ))?;
+        let timing = if args.profile {
+            None
+        } else {
+            io(writeln!(
+                progress,
+                "[{dtype} {m}x{n}] {}: timing",
+                plan.kernel_name()
+            ))?;
+            Some(time_events(gpu, 3, args.repeats, || {
+                launch_tiled(gpu, &func, &plan, &src, &mut dst)
+            })?)
+        };
+        let gbps = timing.map(|t| bytes as f64 / (t.median_ms * 1e6));
+        let predicted = plan.predict()?;
+        if args.profile {
+            print_prediction(progress, &plan.kernel_name(), predicted)?;
+        }
+        rows.push(Row {
+            kernel: plan.kernel_name(),
+            dtype,
+            size: (m, n),
+            timing,
+            bytes,
+            gbps,
+            ratio: gbps.zip(base_gbps).map(|(g, b)| g / b),
+            predicted,
+        });
+    }
+    // memcpy again after the kernels: the reference is the faster of the two medians, so a
+    // slow first measurement cannot flatter the kernels' ratios.
+    if !args.profile {
+        io(writeln!(
+            progress,
+            "[{dtype} {m}x{n}] timing memcpy_dtod again"
+        ))?;
+        let again = time_events(gpu, 3, args.repeats, || {
+            cuda("cuMemcpyDtoD", gpu.stream().memcpy_dtod(&src, &mut dst))
+        })?;
+        if let Some(first) = rows.first().and_then(|r| r.timing) {
+            io(writeln!(
+                progress,
+                "[{dtype} {m}x{n}] memcpy_dtod medians {:.4} ms and {:.4} ms; using the faster",
+                first.median_ms, again.median_ms
+            ))?;
+            if again.median_ms < first.median_ms {
+                let base = bytes as f64 / (again.median_ms * 1e6);
+                for r in rows.iter_mut() {
+                    r.ratio = r.gbps.map(|g| g / base);
+                }
+                if let Some(r) = rows.first_mut() {
+                    r.timing = Some(again);
+                    r.gbps = Some(base);
+                    r.ratio = Some(1.0);
+                }
+            }
+        }
+    }
+    Ok(rows)
+}
+
+fn print_prediction(
+    progress: &mut dyn Write,
+    name: &str,
+    p: Option<crate::bank::Prediction>,
+) -> GpuResult<()> {
+    if let Some(p) = p {
+        io(writeln!(
+            progress,
+            "predict {name} ld={} ld_ideal={} st={} st_ideal={}",
+            p.ld, p.ld_ideal, p.st, p.st_ideal
+        ))?;
+    }
+    Ok(())
+}
+
+fn micro_suite(gpu: &Gpu, args: &BenchArgs, progress: &mut dyn Write) -> GpuResult<Vec<Row>> {
+    let mut out = alloc::<u32>(gpu, 32)?;
+    let mut rows = Vec::new();
+    let reps: i32 = if args.profile { 1 } else { 1 << 14 };
+    for kind in MicroKind::ALL {
+        let plan = MicroPlan::new(kind)?;
+        io(writeln!(progress, "[conflicts] {kind}: compile + verify"))?;
+        let func = run_and_verify_micro(gpu, &plan, &mut out, reps)?;
+        let timing = if args.profile {
+            None
+        } else {
+            Some(time_events(gpu, 2, args.repeats, || {
+                launch_micro(gpu, &func, &mut out, reps)
+            })?)
+        };
+        let predicted = plan.predict(i64::from(reps))?;
+        if args.profile {
+            print_prediction(progress, kind.name(), Some(predicted))?;
+        }
+        rows.push(Row {
+            kernel: kind.name().into(),
+            dtype: DType::F32,
+            size: (32, 32),
+            timing,
+            bytes: 0,
+            gbps: None,
+            ratio: None,
+            predicted: Some(predicted),
+        });
+    }
+    Ok(rows)
+}
+
+fn opt(x: Option<f64>, digits: usize) -> String {
+    x.map_or("-".into(), |v| format!("{v:.digits$}"))
+}
+
+/// The result table: one line per kernel.
+pub fn to_table(gpu: &Gpu, rows: &[Row]) -> String {
+    let mut s = format!("device: {}\n", gpu.describe());
+    s.push_str(&format!(
+        "{:<30} {:>5} {:>11} {:>10} {:>9} {:>9} {:>14}\n",
+        "kernel", "dtype", "size", "time_ms", "GB/s", "x_memcpy", "smem_excess"
+    ));
+    for r in rows {
+        let excess = r.predicted.map_or("-".into(), |p| {
+            format!("{}", (p.ld - p.ld_ideal) + (p.st - p.st_ideal))
+        });
+        s.push_str(&format!(
+            "{:<30} {:>5} {:>11} {:>10} {:>9} {:>9} {:>14}\n",
+            r.kernel,
+            r.dtype.to_string(),
+            format!("{}x{}", r.size.0, r.size.1),
+            opt(r.timing.map(|t| t.median_ms), 4),
+            opt(r.gbps, 1),
+            opt(r.ratio, 3),
+            excess
+        ));
+    }
+    s
+}
+
+fn json_str(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+fn json_num(x: Option<f64>) -> String {
+    x.filter(|v| v.is_finite())
+        .map_or("null".into(), |v| format!("{v:.6}"))
+}
+
+/// The results as JSON: `{"device": ..., "results": [{"kernel": ..., ...}]}`.
+pub fn to_json(gpu: &Gpu, rows: &[Row]) -> String {
+    let items: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            let pred = r.predicted.map_or("null".into(), |p| {
+                format!(
+                    "{{\"ld\":{},\"ld_ideal\":{},\"st\":{},\"st_ideal\":{}}}",
+                    p.ld, p.ld_ideal, p.st, p.st_ideal
+                )
+            });
+            format!(
+                "{{\"kernel\":{},\"dtype\":{},\"rows\":{},\"cols\":{},\"median_ms\":{},\"min_ms\":{},\"repeats\":{},\"bytes\":{},\"gbps\":{},\"ratio_to_memcpy\":{},\"predicted_wavefronts\":{}}}",
+                json_str(&r.kernel),
+                json_str(&r.dtype.to_string()),
+                r.size.0,
+                r.size.1,
+                json_num(r.timing.map(|t| t.median_ms)),
+                json_num(r.timing.map(|t| t.min_ms)),
+                r.timing.map_or(0, |t| t.repeats),
+                r.bytes,
+                json_num(r.gbps),
+                json_num(r.ratio),
+                pred
+            )
+        })
+        .collect();
+    format!(
+        "{{\"device\":{},\"arch\":{},\"results\":[{}]}}",
+        json_str(gpu.name()),
+        json_str(&gpu.arch().to_string()),
+        items.join(",")
+    )
+}
+
+/// Entry point for the CLI: parses `args` (after `bench`), runs, and returns the exit status
+/// (0 on success and when no GPU is present, 2 on bad arguments, 1 on a failed run).
+pub fn main_with_args(args: &[String]) -> i32 {
+    let parsed = match parse_args(args) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let stdout = std::io::stdout();
+    let stderr = std::io::stderr();
+    match run(&parsed, &mut stdout.lock(), &mut stderr.lock()) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e}");
+            1
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! Element types of the kernels and their host-side bit patterns.
+//!
+//! Copies and transposes move bits, so the host keeps fp32 as `u32` and fp16 as `u16` bit
+//! patterns: verification is exact equality, and the poison value is a NaN pattern that random
+//! data never contains.
+
+use std::fmt;
+use std::str::FromStr;
+
+use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+
+use crate::error::GpuError;
+
+/// The element type of a kernel.
+///
+/// ```
+/// use tessel_kernels::DType;
+/// let d: DType = "f16".parse().unwrap();
+/// assert_eq!(d.bytes(), 2);
+/// assert_eq!(d.cuda_type(), "b16");
+/// assert!("f64".parse::<DType>().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DType {
+    /// 32-bit float.
+    F32,
+    /// 16-bit float (moved as raw b16).
+    F16,
+}
+
+impl DType {
+    /// Bytes per element.
+    pub fn bytes(self) -> i64 {
+        match self {
+            DType::F32 => 4,
+            DType::F16 => 2,
+        }
+    }
+
+    /// The raw CUDA type the kernels use (typedefs in `cuda/common.cuh`).
+    pub fn cuda_type(self) -> &'static str {
+        match self {
+            DType::F32 => "b32",
+            DType::F16 => "b16",
+        }
+    }
+
+    /// Elements per 128-bit vector.
+    pub fn per_128_bits(self) -> i64 {
+        16 / self.bytes()
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DType::F32 => "f32",
+            DType::F16 => "f16",
+        })
+    }
+}
+
+impl FromStr for DType {
+    type Err = GpuError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "f32" | "fp32" => Ok(DType::F32),
+            "f16" | "fp16" => Ok(DType::F16),
+            other => Err(GpuError::InvalidArgument(format!(
+                "unknown dtype {other:?} (expected f32 or f16)"
+            ))),
+        }
+    }
+}
+
+/// A host-side element: the bit pattern of an fp32 (`u32`) or fp16 (`u16`) value.
+pub trait Elem:
+    DeviceRepr + ValidAsZeroBits + Copy + Eq + fmt::Debug + Send + Sync + 'static
+{
+    /// The dtype this bit pattern stands for.
+    const DTYPE: DType;
+    /// A NaN pattern written to outputs before a kernel runs; random data never contains it.
+    const POISON: Self;
+    /// A random finite non-zero value in [1, 2) from 64 random bits.
+    fn from_random(bits: u64) -> Self;
+}
+
+impl Elem for u32 {
+    const DTYPE: DType = DType::F32;
+    const POISON: u32 = 0xFFFF_FFFF;
+    fn from_random(bits: u64) -> u32 {
+        0x3F80_0000 | ((bits >> 41) as u32 & 0x007F_FFFF)
+    }
+}
+
+impl Elem for u16 {
+    const DTYPE: DType = DType::F16;
+    const POISON: u16 = 0xFFFF;
+    fn from_random(bits: u64) -> u16 {
+        0x3C00 | ((bits >> 54) as u16 & 0x03FF)
+    }
+}
+
+/// Deterministic random data: `n` elements from a xorshift64* stream seeded by `seed`.
+///
+/// ```
+/// use tessel_kernels::dtype::random_data;
+/// let a: Vec<u32> = random_data(1000, 7);
+/// assert!(a.iter().all(|&x| x != 0 && x != 0xFFFF_FFFF));
+/// assert_ne!(a[0], a[1]);
+/// ```
+pub fn random_data<E: Elem>(n: usize, seed: u64) -> Vec<E> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            E::from_random(state.wrapping_mul(0x2545_F491_4F6C_DD1D))
+        })
+        .collect()
+}

@@ -1,0 +1,143 @@
+//! Layout -> CUDA index functions, the one place kernel index math comes from.
+//!
+//! A thin adapter over the shared emitter [`tessel_layout::codegen`] (the same one behind
+//! `tessel codegen` and the `cuda_index!` macro): `TESSEL_FN long long NAME(long long i)` for a
+//! domain index and `NAME_crd(c0, c1, ...)` for a coordinate, so that every offset a kernel
+//! computes is the value of a tessel layout. The emitter picks 32-bit arithmetic when every
+//! offset fits.
+
+use tessel_layout::codegen::{EmitOptions, SymComposedLayout, index_function};
+use tessel_layout::{ComposedLayout, Error, Layout, Result};
+
+/// The guarded `TESSEL_FN` definition (`__device__ __forceinline__` under CUDA/NVRTC, `static
+/// inline` for host C). Every generated source starts with it.
+///
+/// ```
+/// assert!(tessel_kernels::emit::PRELUDE.contains("#define TESSEL_FN"));
+/// ```
+pub const PRELUDE: &str = tessel_layout::codegen::PRELUDE;
+
+fn emit(name: &str, layout: SymComposedLayout, coordinates: bool) -> Result<String> {
+    let opts = EmitOptions {
+        coordinate_function: coordinates,
+        prelude: false,
+        comment: true,
+        ..EmitOptions::default()
+    };
+    index_function(name, layout, &opts)
+}
+
+/// `TESSEL_FN long long NAME(long long i)`: the offset of domain index `i` of `layout`.
+///
+/// ```
+/// use tessel_kernels::emit::index_fn;
+/// let l: tessel_layout::Layout = "(4,8):(8,1)".parse().unwrap();
+/// let src = index_fn("row_major", &l).unwrap();
+/// assert!(src.contains("TESSEL_FN long long row_major(long long i)"));
+/// assert!(!src.contains("row_major_crd"));
+/// ```
+pub fn index_fn(name: &str, layout: &Layout) -> Result<String> {
+    emit(name, layout.into(), false)
+}
+
+/// `NAME(i)` and `TESSEL_FN long long NAME_crd(long long c0, ...)`: the offset of a coordinate
+/// with one (possibly hierarchical, then colexicographically linearized) entry per top-level
+/// mode.
+///
+/// ```
+/// use tessel_kernels::emit::coord_fn;
+/// let l: tessel_layout::Layout = "(64,64):(1,64)".parse().unwrap();
+/// let src = coord_fn("tile", &l).unwrap();
+/// assert!(src.contains("long long tile_crd(long long c0, long long c1)"));
+/// ```
+pub fn coord_fn(name: &str, layout: &Layout) -> Result<String> {
+    emit(name, layout.into(), true)
+}
+
+/// `NAME` and `NAME_crd` of a swizzled layout `Sw o ... o off o L`.
+///
+/// ```
+/// use tessel_kernels::emit::composed_fns;
+/// use tessel_layout::{ComposedLayout, Swizzle};
+/// let c = ComposedLayout::new(vec![Swizzle::new(3, 2, 6).unwrap()], 0,
+///                             "(64,64):(1,64)".parse().unwrap());
+/// let src = composed_fns("smem", &c).unwrap();
+/// assert!(src.contains("smem_crd(long long c0, long long c1)"));
+/// assert!(src.contains("Sw<3,2,6>"));
+/// ```
+pub fn composed_fns(name: &str, layout: &ComposedLayout) -> Result<String> {
+    emit(name, layout.into(), true)
+}
+
+/// Coordinate and index functions of either a plain or a swizzled layout under one name.
+///
+/// ```
+/// use tessel_kernels::emit::{any_fns, AnyLayout};
+/// let l = AnyLayout::Plain("(32,32):(33,1)".parse().unwrap());
+/// assert!(any_fns("pad", &l).unwrap().contains("pad_crd"));
+/// ```
+pub fn any_fns(name: &str, layout: &AnyLayout) -> Result<String> {
+    match layout {
+        AnyLayout::Plain(l) => coord_fn(name, l),
+        AnyLayout::Swizzled(c) => composed_fns(name, c),
+    }
+}
+
+/// A shared-memory layout: plain, or swizzled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AnyLayout {
+    /// `Shape:Stride`.
+    Plain(Layout),
+    /// `Sw<B,M,S> o off o Shape:Stride`.
+    Swizzled(ComposedLayout),
+}
+
+impl AnyLayout {
+    /// The offset of coordinate `(r, c)` of a rank-2 layout (host-side twin of `NAME_crd`).
+    ///
+    /// ```
+    /// use tessel_kernels::emit::AnyLayout;
+    /// let l = AnyLayout::Plain("(32,32):(33,1)".parse().unwrap());
+    /// assert_eq!(l.offset2(1, 2).unwrap(), 35);
+    /// ```
+    pub fn offset2(&self, r: i64, c: i64) -> Result<i64> {
+        let inner = self.inner();
+        let rows = inner.mode(0)?.size();
+        let index =
+            tessel_layout::checked_add(r, tessel_layout::checked_mul(c, rows, "index")?, "index")?;
+        match self {
+            AnyLayout::Plain(l) => l.offset(index),
+            AnyLayout::Swizzled(c) => c.offset(index),
+        }
+    }
+
+    /// The plain layout under any swizzle.
+    pub fn inner(&self) -> &Layout {
+        match self {
+            AnyLayout::Plain(l) => l,
+            AnyLayout::Swizzled(c) => c.layout(),
+        }
+    }
+
+    /// Number of elements the layout's storage spans (max offset + 1, swizzles included).
+    pub fn storage(&self) -> Result<i64> {
+        let offsets = match self {
+            AnyLayout::Plain(l) => l.offsets(),
+            AnyLayout::Swizzled(c) => c.offsets(),
+        };
+        offsets
+            .iter()
+            .max()
+            .map(|m| m + 1)
+            .ok_or_else(|| Error::invalid("empty layout has no storage"))
+    }
+}
+
+impl std::fmt::Display for AnyLayout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AnyLayout::Plain(l) => write!(f, "{l}"),
+            AnyLayout::Swizzled(c) => write!(f, "{c}"),
+        }
+    }
+}

@@ -1,0 +1,215 @@
+//! Bank-conflict microkernels: one warp, a 32x32 fp32 tile, one read pattern.
+
+use std::fmt;
+
+use tessel_layout::{ComposedLayout, Error, Layout, Result, Swizzle};
+
+use crate::bank::Prediction;
+use crate::emit::{AnyLayout, PRELUDE, any_fns, index_fn};
+use crate::tiled::COMMON;
+
+/// The CUDA template of the microkernels.
+pub const TEMPLATE: &str = include_str!("../cuda/conflicts.cu");
+
+/// Which microkernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MicroKind {
+    /// Column read of a row-major tile: all 32 lanes in one bank (32-way conflict).
+    Column,
+    /// Column read of a tile padded to a pitch of 33 words: conflict-free.
+    ColumnPadded,
+    /// Column read of the tile swizzled by `Sw<5,0,5>`: conflict-free.
+    ColumnSwizzled,
+    /// 128-bit loads of 512 contiguous bytes: 4 wavefronts, the ideal.
+    Vec128,
+    /// 128-bit loads, one row per lane: the 32 vectors share 4 banks (8x the ideal).
+    Vec128Strided,
+}
+
+impl MicroKind {
+    /// All microkernels.
+    pub const ALL: [MicroKind; 5] = [
+        MicroKind::Column,
+        MicroKind::ColumnPadded,
+        MicroKind::ColumnSwizzled,
+        MicroKind::Vec128,
+        MicroKind::Vec128Strided,
+    ];
+
+    /// Kernel name.
+    pub fn name(self) -> &'static str {
+        match self {
+            MicroKind::Column => "conflict_column_f32",
+            MicroKind::ColumnPadded => "conflict_column_padded_f32",
+            MicroKind::ColumnSwizzled => "conflict_column_swizzled_f32",
+            MicroKind::Vec128 => "conflict_vec128_f32",
+            MicroKind::Vec128Strided => "conflict_vec128_strided_f32",
+        }
+    }
+}
+
+impl fmt::Display for MicroKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The layouts of one microkernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MicroPlan {
+    /// Which one.
+    pub kind: MicroKind,
+    /// The 32x32 tile `(r,c) -> word offset`.
+    pub smem: AnyLayout,
+    /// `(lane, step) -> r + 32 * c` of the first element each lane reads.
+    pub access: Layout,
+    /// Words per read (1 or 4).
+    pub vw: i64,
+}
+
+impl MicroPlan {
+    /// The plan of `kind`.
+    ///
+    /// ```
+    /// use tessel_kernels::micro::{MicroKind, MicroPlan};
+    /// let p = MicroPlan::new(MicroKind::Column).unwrap();
+    /// let pred = p.predict(1).unwrap();
+    /// assert_eq!((pred.ld, pred.ld_ideal), (32, 1));
+    /// let p = MicroPlan::new(MicroKind::ColumnSwizzled).unwrap();
+    /// assert_eq!(p.predict(1).unwrap().ld, 1);
+    /// ```
+    pub fn new(kind: MicroKind) -> Result<MicroPlan> {
+        let row_major: Layout = "(32,32):(32,1)".parse()?;
+        let column: Layout = "(32,32):(1,32)".parse()?;
+        let (smem, access, vw) = match kind {
+            MicroKind::Column => (AnyLayout::Plain(row_major), column, 1),
+            MicroKind::ColumnPadded => (AnyLayout::Plain("(32,32):(33,1)".parse()?), column, 1),
+            MicroKind::ColumnSwizzled => (
+                AnyLayout::Swizzled(ComposedLayout::new(
+                    vec![Swizzle::new(5, 0, 5)?],
+                    0,
+                    row_major,
+                )),
+                column,
+                1,
+            ),
+            MicroKind::Vec128 => (
+                AnyLayout::Plain(row_major),
+                "((8,4),8):((128,1),4)".parse()?,
+                4,
+            ),
+            MicroKind::Vec128Strided => (AnyLayout::Plain(row_major), "(32,8):(1,128)".parse()?, 4),
+        };
+        let plan = MicroPlan {
+            kind,
+            smem,
+            access,
+            vw,
+        };
+        plan.validate()?;
+        Ok(plan)
+    }
+
+    fn steps(&self) -> i64 {
+        self.access.size() / 32
+    }
+
+    fn first(&self, lane: i64, step: i64) -> Result<(i64, i64)> {
+        let idx = self.access.offset(lane + 32 * (step % self.steps()))?;
+        Ok((idx % 32, idx / 32))
+    }
+
+    fn validate(&self) -> Result<()> {
+        for lane in 0..32 {
+            for s in 0..self.steps() {
+                let (r, c) = self.first(lane, s)?;
+                let o = self.smem.offset2(r, c)?;
+                for e in 0..self.vw {
+                    if c + e >= 32 || self.smem.offset2(r, c + e)? != o + e || o % self.vw != 0 {
+                        return Err(Error::invalid(format!(
+                            "{}: the {}-word vector at ({r},{c}) is not contiguous and aligned under {}",
+                            self.kind, self.vw, self.smem
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// CUDA C++ source.
+    pub fn source(&self) -> Result<String> {
+        let funcs = format!(
+            "// tile = {}\n{}// access = {}\n{}",
+            self.smem,
+            any_fns("tile", &self.smem)?,
+            self.access,
+            index_fn("access", &self.access)?
+        );
+        let storage = self.smem.storage()?;
+        let header = format!(
+            "// {}: generated by tessel-kernels from the layouts below.",
+            self.kind
+        );
+        Ok(TEMPLATE
+            .replace("{{HEADER}}", &header)
+            .replace("{{COMMON}}", &format!("{PRELUDE}{COMMON}"))
+            .replace("{{FUNCS}}", &funcs)
+            .replace("{{KERNEL}}", self.kind.name())
+            .replace("{{VW}}", &self.vw.to_string())
+            .replace("{{STEPS}}", &self.steps().to_string())
+            .replace("{{SMEM_SIZE}}", &storage.to_string()))
+    }
+
+    /// What each lane must write after `reps` steps (the tile holds `r * 32 + c + 1` at `(r,c)`).
+    ///
+    /// ```
+    /// use tessel_kernels::micro::{MicroKind, MicroPlan};
+    /// let p = MicroPlan::new(MicroKind::Column).unwrap();
+    /// assert_eq!(p.expected(1).unwrap()[2], 2 * 32 + 1);
+    /// ```
+    pub fn expected(&self, reps: i64) -> Result<Vec<u32>> {
+        (0..32)
+            .map(|lane| {
+                let mut acc = 0u32;
+                for it in 0..reps {
+                    let (r, c) = self.first(lane, it)?;
+                    for e in 0..self.vw {
+                        acc = acc.wrapping_add((r * 32 + c + e + 1) as u32);
+                    }
+                }
+                Ok(acc)
+            })
+            .collect()
+    }
+
+    /// Predicted wavefronts of one launch with `reps` reads per lane.
+    pub fn predict(&self, reps: i64) -> Result<Prediction> {
+        let mut p = Prediction::default();
+        for r in 0..32 {
+            let acc: Result<Vec<_>> = (0..32)
+                .map(|l| Ok((self.smem.offset2(r, l)? * 4, 4)))
+                .collect();
+            p.store(&acc?);
+        }
+        let mut per_step = Vec::new();
+        for s in 0..self.steps().min(reps) {
+            let mut one = Prediction::default();
+            let acc: Result<Vec<_>> = (0..32)
+                .map(|l| {
+                    let (r, c) = self.first(l, s)?;
+                    Ok((self.smem.offset2(r, c)? * 4, self.vw * 4))
+                })
+                .collect();
+            one.load(&acc?);
+            per_step.push(one);
+        }
+        for it in 0..reps {
+            if let Some(one) = per_step.get((it % self.steps()) as usize) {
+                p.ld += one.ld;
+                p.ld_ideal += one.ld_ideal;
+            }
+        }
+        Ok(p)
+    }
+}

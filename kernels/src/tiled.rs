@@ -1,0 +1,590 @@
+//! Tiled copies through shared memory: the tiled copy and the transpose ladder.
+//!
+//! A [`TiledPlan`] is a set of layouts — the source and destination matrices, the shared-memory
+//! tile (plain, padded or swizzled), the load and store thread/value partitions and the register
+//! permutation between them — plus vector widths. [`TiledPlan::source`] turns it into CUDA C++
+//! through the emitter; [`TiledPlan::validate`] checks on the host that the partitions are
+//! bijections and that every vector access is contiguous and aligned under the layouts.
+
+use std::fmt;
+
+use tessel_layout::{ComposedLayout, Error, Layout, Result, Swizzle};
+
+use crate::dtype::DType;
+use crate::emit::{AnyLayout, PRELUDE, any_fns, coord_fn, index_fn};
+use crate::partition::{blocks, check_tv, cols_raked, rows_raked};
+
+/// The CUDA template of every tiled kernel.
+pub const TEMPLATE: &str = include_str!("../cuda/tiled_copy.cu");
+/// Definitions shared by all templates.
+pub const COMMON: &str = include_str!("../cuda/common.cuh");
+
+/// What a tiled kernel computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TiledKind {
+    /// `dst = src` through shared memory, 128-bit vectors.
+    Copy,
+    /// Transpose, each thread reads along rows (coalesced) and writes strided. No shared memory.
+    NaiveRead,
+    /// Transpose, strided reads, coalesced writes. No shared memory.
+    NaiveWrite,
+    /// Transpose through a 32x32 shared tile, row-major: the column reads conflict 32-way.
+    Smem,
+    /// The same tile with each row padded by one 32-bit word (pitch 33 fp32 / 34 fp16).
+    Padded,
+    /// The same tile with the XOR swizzle `Sw<5,0,5>` (fp32) instead of padding.
+    Swizzled,
+    /// 128-bit global and shared accesses: per-thread register transpose of a vec x vec block,
+    /// a column-major tile swizzled on the packed-vector index (`Sw<3,log2 vec,log2 TM>`).
+    Vectorized,
+}
+
+impl TiledKind {
+    /// Every kind of the transpose ladder, in order.
+    pub const LADDER: [TiledKind; 6] = [
+        TiledKind::NaiveRead,
+        TiledKind::NaiveWrite,
+        TiledKind::Smem,
+        TiledKind::Padded,
+        TiledKind::Swizzled,
+        TiledKind::Vectorized,
+    ];
+
+    /// Short name used in kernel names, tables and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            TiledKind::Copy => "copy",
+            TiledKind::NaiveRead => "transpose_naive_read",
+            TiledKind::NaiveWrite => "transpose_naive_write",
+            TiledKind::Smem => "transpose_smem",
+            TiledKind::Padded => "transpose_padded",
+            TiledKind::Swizzled => "transpose_swizzled",
+            TiledKind::Vectorized => "transpose_vec128",
+        }
+    }
+
+    /// True for the transposes.
+    pub fn is_transpose(self) -> bool {
+        self != TiledKind::Copy
+    }
+}
+
+impl fmt::Display for TiledKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Every layout and width a tiled kernel is generated from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TiledPlan {
+    /// What it computes.
+    pub kind: TiledKind,
+    /// Element type.
+    pub dtype: DType,
+    /// Rows of the source matrix.
+    pub m: i64,
+    /// Columns of the source matrix.
+    pub n: i64,
+    /// Tile rows.
+    pub tm: i64,
+    /// Tile columns.
+    pub tn: i64,
+    /// Threads per block.
+    pub threads: i64,
+    /// Source matrix `(M,N) -> offset` (row-major `(M,N):(N,1)`).
+    pub g_src: Layout,
+    /// Destination `(m,n) -> offset`: row-major for the copy, `(M,N):(1,M)` for transposes.
+    pub g_dst: Layout,
+    /// Shared-memory tile `(r,c) -> offset`, or `None` when the kernel does not use it.
+    pub smem: Option<AnyLayout>,
+    /// Load partition `(thread, value) -> r + TM * c`.
+    pub tv_ld: Layout,
+    /// Store partition `(thread, value) -> r + TM * c`.
+    pub tv_st: Layout,
+    /// `(e, q) -> register`: element `e` of shared-memory write vector `q`.
+    pub reg_w: Layout,
+    /// Elements per global load.
+    pub gvl: i64,
+    /// Elements per shared-memory write.
+    pub sw: i64,
+    /// Elements per shared-memory read.
+    pub sr: i64,
+    /// Elements per global store.
+    pub gvs: i64,
+    /// Block order: linear block id -> tile index `ty + TY * tx` ([`raster_layout`]).
+    pub raster: Layout,
+    /// Minimum resident blocks per SM requested from the compiler (`__launch_bounds__(NT, B)`),
+    /// which caps registers per thread. `None` (the default) gives `__launch_bounds__(NT)` only:
+    /// on the H200 an explicit 1 made ptxas take 255 (fp16) / 83 (fp32) registers and cost 20%,
+    /// and no explicit value beat the default (docs/performance.md).
+    pub min_blocks: Option<i64>,
+}
+
+/// Tiles visited in groups of `group x group` (column-major inside a group, groups down the
+/// tile rows first) so that the blocks resident at one time read and write long runs of both
+/// matrices; `group == 0` is plain row order (`tx` fastest). A group that does not divide both
+/// tile counts falls back to the largest power of two that does.
+///
+/// ```
+/// use tessel_kernels::tiled::raster_layout;
+/// assert_eq!(raster_layout(4, 6, 0).unwrap().to_string(), "(6,4):(4,1)");
+/// let g = raster_layout(4, 6, 2).unwrap();
+/// assert_eq!(g.to_string(), "((2,2),(2,3)):((1,4),(2,8))");
+/// assert_eq!(g.offset(2).unwrap(), 4); // third block: tile (ty 0, tx 1)
+/// ```
+pub fn raster_layout(ty: i64, tx: i64, group: i64) -> Result<Layout> {
+    if group <= 0 {
+        return parse(&format!("({tx},{ty}):({ty},1)"));
+    }
+    let mut g = 1;
+    while g * 2 <= group && ty % (g * 2) == 0 && tx % (g * 2) == 0 {
+        g *= 2;
+    }
+    parse(&format!(
+        "(({g},{g}),({},{})):((1,{ty}),({g},{}))",
+        ty / g,
+        tx / g,
+        g * ty
+    ))
+}
+
+/// Default raster group of the transposes: 2x2 tiles (an H200 sweep of 0, 2, 8, 16 put 2 first;
+/// see docs/performance.md).
+pub const TRANSPOSE_RASTER_GROUP: i64 = 2;
+
+fn log2(x: i64) -> i64 {
+    i64::from(63 - x.leading_zeros() as i32)
+}
+
+fn matrix(m: i64, n: i64, transposed: bool) -> Result<Layout> {
+    if m < 1 || n < 1 {
+        return Err(Error::invalid(format!(
+            "matrix size {m} x {n}: extents must be >= 1"
+        )));
+    }
+    let stride = if transposed { [1, m] } else { [n, 1] };
+    Layout::new(
+        tessel_layout::IntTuple::from_ints([m, n]),
+        tessel_layout::IntTuple::from_ints(stride),
+    )
+}
+
+fn parse(text: &str) -> Result<Layout> {
+    text.parse()
+}
+
+impl TiledPlan {
+    /// The plan of `kind` for an `m x n` source of `dtype`, with global vector widths reduced
+    /// to what the matrix layouts allow (e.g. scalar accesses when `n` is odd).
+    ///
+    /// ```
+    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
+    /// let p = TiledPlan::new(TiledKind::Vectorized, DType::F32, 8192, 8192).unwrap();
+    /// assert_eq!(p.smem.as_ref().unwrap().to_string(), "Sw<3,2,6> o (64,64):(1,64)");
+    /// assert_eq!((p.gvl, p.sw, p.sr, p.gvs), (4, 4, 4, 4));
+    /// let odd = TiledPlan::new(TiledKind::Vectorized, DType::F32, 1000, 1001).unwrap();
+    /// assert_eq!((odd.gvl, odd.gvs), (1, 4)); // rows of 1001 floats are not 16-byte aligned
+    /// ```
+    pub fn new(kind: TiledKind, dtype: DType, m: i64, n: i64) -> Result<TiledPlan> {
+        let g_src = matrix(m, n, false)?;
+        let g_dst = matrix(m, n, kind.is_transpose())?;
+        let vec = dtype.per_128_bits();
+        let (tm, tn, threads, smem, tv_ld, tv_st, reg_w, sw, sr) = match kind {
+            TiledKind::Copy => {
+                let (tm, tn) = (64, 8 * vec * 2);
+                let tv = rows_raked(tm, tn, vec, 256)?;
+                let smem = AnyLayout::Plain(parse(&format!("({tm},{tn}):({tn},1)"))?);
+                let reg = parse(&format!("({vec},{}):(1,{vec})", tm * tn / 256 / vec))?;
+                (tm, tn, 256, Some(smem), tv.clone(), tv, reg, vec, vec)
+            }
+            TiledKind::NaiveRead | TiledKind::NaiveWrite => {
+                let tv = if kind == TiledKind::NaiveRead {
+                    rows_raked(32, 32, 1, 256)?
+                } else {
+                    cols_raked(32, 32, 1, 256)?
+                };
+                (
+                    32,
+                    32,
+                    256,
+                    None,
+                    tv.clone(),
+                    tv,
+                    parse("(1,4):(0,1)")?,
+                    1,
+                    1,
+                )
+            }
+            TiledKind::Smem | TiledKind::Padded | TiledKind::Swizzled => {
+                let smem = match kind {
+                    TiledKind::Smem => AnyLayout::Plain(parse("(32,32):(32,1)")?),
+                    // Pad each row by one 32-bit word: 1 fp32 or 2 fp16 elements.
+                    TiledKind::Padded => {
+                        AnyLayout::Plain(parse(&format!("(32,32):({},1)", 32 + 4 / dtype.bytes()))?)
+                    }
+                    _ => AnyLayout::Swizzled(ComposedLayout::new(
+                        vec![Swizzle::new(5, 0, 5)?],
+                        0,
+                        parse("(32,32):(32,1)")?,
+                    )),
+                };
+                let (ld, st) = (rows_raked(32, 32, 1, 256)?, cols_raked(32, 32, 1, 256)?);
+                (32, 32, 256, Some(smem), ld, st, parse("(1,4):(0,1)")?, 1, 1)
+            }
+            TiledKind::Vectorized => {
+                let tm = 16 * vec;
+                let tn = 16 * vec;
+                let smem = AnyLayout::Swizzled(ComposedLayout::new(
+                    vec![Swizzle::new(3, log2(vec), log2(tm))?],
+                    0,
+                    parse(&format!("({tm},{tn}):(1,{tm})"))?,
+                ));
+                let reg = parse(&format!("({vec},{vec}):({vec},1)"))?;
+                let st = cols_raked(tm, tn, vec, 256)?;
+                (
+                    tm,
+                    tn,
+                    256,
+                    Some(smem),
+                    blocks(tm, tn, vec)?,
+                    st,
+                    reg,
+                    vec,
+                    vec,
+                )
+            }
+        };
+        let lv = tm * tn / threads;
+        let mut plan = TiledPlan {
+            kind,
+            dtype,
+            m,
+            n,
+            tm,
+            tn,
+            threads,
+            g_src,
+            g_dst,
+            smem,
+            tv_ld,
+            tv_st,
+            reg_w,
+            gvl: 1,
+            sw,
+            sr,
+            gvs: 1,
+            raster: Layout::vector(1, 0)?,
+            min_blocks: None,
+        };
+        let group = if kind.is_transpose() {
+            TRANSPOSE_RASTER_GROUP
+        } else {
+            0
+        };
+        plan.set_raster_group(group)?;
+        let out_tv = if plan.smem.is_some() {
+            &plan.tv_st
+        } else {
+            &plan.tv_ld
+        };
+        plan.gvl = widest_vector(&plan.tv_ld, &plan.g_src, tm, tn, threads, vec, lv)?;
+        plan.gvs = widest_vector(out_tv, &plan.g_dst, tm, tn, threads, vec, lv)?;
+        plan.validate()?;
+        Ok(plan)
+    }
+
+    /// Changes the block order (see [`raster_layout`]); `0` is plain row order.
+    pub fn set_raster_group(&mut self, group: i64) -> Result<()> {
+        let (ty, tx) = self.tile_counts();
+        if ty.checked_mul(tx).is_none_or(|b| b > i64::from(i32::MAX)) {
+            return Err(Error::invalid(format!(
+                "{}: {ty} x {tx} tiles exceed the 2^31-1 blocks of a CUDA grid",
+                self.kind
+            )));
+        }
+        self.raster = raster_layout(ty, tx, group)?;
+        Ok(())
+    }
+
+    /// Tiles along rows and along columns (ragged edges included).
+    pub fn tile_counts(&self) -> (i64, i64) {
+        (
+            (self.m + self.tm - 1) / self.tm,
+            (self.n + self.tn - 1) / self.tn,
+        )
+    }
+
+    /// The layouts that place a tile and its elements, emitted as index functions:
+    /// `tile_m0`/`tile_n0` (tile index `ty + TY * tx` -> first row / column), `g_src_tile` /
+    /// `g_dst_tile` (tile element `r + TM * c` -> offset from the tile's origin in each matrix)
+    /// and `tile_r`/`tile_c` (tile element -> row / column, for the edge predicates).
+    ///
+    /// ```
+    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
+    /// let p = TiledPlan::new(TiledKind::Padded, DType::F32, 100, 70).unwrap();
+    /// let names: Vec<String> = p.tile_layouts().unwrap().iter()
+    ///     .map(|(n, l)| format!("{n} = {l}")).collect();
+    /// assert_eq!(names, ["tile_m0 = (4,3):(32,0)", "tile_n0 = (4,3):(0,32)",
+    ///                    "g_src_tile = (32,32):(70,1)", "g_dst_tile = (32,32):(1,100)",
+    ///                    "tile_r = (32,32):(1,0)", "tile_c = (32,32):(0,1)"]);
+    /// ```
+    pub fn tile_layouts(&self) -> Result<Vec<(&'static str, Layout)>> {
+        let (ty, tx) = self.tile_counts();
+        let (tm, tn) = (self.tm, self.tn);
+        let strides = |g: &Layout| {
+            let m = g.flat_modes();
+            (m.first().map_or(0, |x| x.1), m.get(1).map_or(0, |x| x.1))
+        };
+        let (s0, s1) = strides(&self.g_src);
+        let (d0, d1) = strides(&self.g_dst);
+        Ok(vec![
+            ("tile_m0", parse(&format!("({ty},{tx}):({tm},0)"))?),
+            ("tile_n0", parse(&format!("({ty},{tx}):(0,{tn})"))?),
+            ("g_src_tile", parse(&format!("({tm},{tn}):({s0},{s1})"))?),
+            ("g_dst_tile", parse(&format!("({tm},{tn}):({d0},{d1})"))?),
+            ("tile_r", parse(&format!("({tm},{tn}):(1,0)"))?),
+            ("tile_c", parse(&format!("({tm},{tn}):(0,1)"))?),
+        ])
+    }
+
+    /// Values each thread moves.
+    pub fn values_per_thread(&self) -> i64 {
+        self.tm * self.tn / self.threads
+    }
+
+    /// Kernel entry-point name, e.g. `transpose_vec128_f32`.
+    pub fn kernel_name(&self) -> String {
+        format!("{}_{}", self.kind, self.dtype)
+    }
+
+    /// Grid `(x, y)`: one block per tile, linear in `x` (the raster layout orders them).
+    pub fn grid(&self) -> (u32, u32) {
+        let (ty, tx) = self.tile_counts();
+        (u32::try_from(ty * tx).unwrap_or(u32::MAX), 1)
+    }
+
+    /// Bytes of global memory the kernel must move (read + write).
+    pub fn bytes_moved(&self) -> i64 {
+        2 * self.m * self.n * self.dtype.bytes()
+    }
+
+    /// Checks the partitions are bijections onto the tile and that every shared-memory vector is
+    /// contiguous and aligned under the tile layout (global vectors are checked by construction).
+    pub fn validate(&self) -> Result<()> {
+        let size = self.tm * self.tn;
+        check_tv(&self.tv_ld, self.threads, size)?;
+        check_tv(&self.tv_st, self.threads, size)?;
+        let lv = self.values_per_thread();
+        if self.reg_w.size() != lv && self.smem.is_some() {
+            return Err(Error::invalid(format!(
+                "register permutation {} has size {} but each thread holds {lv} values",
+                self.reg_w,
+                self.reg_w.size()
+            )));
+        }
+        if let Some(smem) = &self.smem {
+            let tile = |idx: i64| smem.offset2(idx % self.tm, idx / self.tm);
+            for t in 0..self.threads {
+                for q in 0..lv / self.sw {
+                    let offs: Result<Vec<i64>> = (0..self.sw)
+                        .map(|e| {
+                            let v = self.reg_w.offset(e + self.sw * q)?;
+                            tile(self.tv_ld.offset(t + self.threads * v)?)
+                        })
+                        .collect();
+                    check_run(&offs?, self.sw, "shared-memory write", smem)?;
+                }
+                for q in 0..lv / self.sr {
+                    let offs: Result<Vec<i64>> = (0..self.sr)
+                        .map(|e| tile(self.tv_st.offset(t + self.threads * (q * self.sr + e))?))
+                        .collect();
+                    check_run(&offs?, self.sr, "shared-memory read", smem)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The complete CUDA C++ source of the kernel.
+    ///
+    /// ```
+    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
+    /// let p = TiledPlan::new(TiledKind::Padded, DType::F32, 100, 70).unwrap();
+    /// let src = p.source().unwrap();
+    /// assert!(src.contains("transpose_padded_f32"));
+    /// assert!(src.contains("smem_crd"));
+    /// assert!(!src.contains("{{"));
+    /// ```
+    pub fn source(&self) -> Result<String> {
+        let mut funcs = String::new();
+        funcs.push_str(&format!("// g_src = {}\n", self.g_src));
+        funcs.push_str(&coord_fn("g_src", &self.g_src)?);
+        funcs.push_str(&format!("// g_dst = {}\n", self.g_dst));
+        funcs.push_str(&coord_fn("g_dst", &self.g_dst)?);
+        if let Some(smem) = &self.smem {
+            funcs.push_str(&format!("// smem = {smem}\n"));
+            funcs.push_str(&any_fns("smem", smem)?);
+        }
+        funcs.push_str(&format!("// tv_ld = {}\n", self.tv_ld));
+        funcs.push_str(&index_fn("tv_ld", &self.tv_ld)?);
+        funcs.push_str(&format!("// tv_st = {}\n", self.tv_st));
+        funcs.push_str(&index_fn("tv_st", &self.tv_st)?);
+        funcs.push_str(&format!("// reg_w = {}\n", self.reg_w));
+        funcs.push_str(&index_fn("reg_w", &self.reg_w)?);
+        funcs.push_str(&index_fn("raster", &self.raster)?);
+        for (name, layout) in self.tile_layouts()? {
+            funcs.push_str(&index_fn(name, &layout)?);
+        }
+        let storage = match &self.smem {
+            Some(s) => s.storage()?,
+            None => 1,
+        };
+        let header = format!(
+            "// {} {} for a {} x {} matrix: generated by tessel-kernels from the layouts below.",
+            self.kind, self.dtype, self.m, self.n
+        );
+        let replacements: [(&str, String); 18] = [
+            (
+                "{{LAUNCH_BOUNDS}}",
+                match self.min_blocks {
+                    Some(b) => format!("{}, {b}", self.threads),
+                    None => self.threads.to_string(),
+                },
+            ),
+            ("{{HEADER}}", header),
+            ("{{COMMON}}", format!("{PRELUDE}{COMMON}")),
+            ("{{FUNCS}}", funcs),
+            ("{{KERNEL}}", self.kernel_name()),
+            ("{{T}}", self.dtype.cuda_type().to_string()),
+            ("{{M}}", self.m.to_string()),
+            ("{{N}}", self.n.to_string()),
+            ("{{TM}}", self.tm.to_string()),
+            ("{{TN}}", self.tn.to_string()),
+            ("{{NT}}", self.threads.to_string()),
+            ("{{LV}}", self.values_per_thread().to_string()),
+            ("{{GVL}}", self.gvl.to_string()),
+            ("{{SW}}", self.sw.to_string()),
+            ("{{SR}}", self.sr.to_string()),
+            ("{{GVS}}", self.gvs.to_string()),
+            ("{{USE_SMEM}}", i32::from(self.smem.is_some()).to_string()),
+            ("{{SMEM_SIZE}}", storage.to_string()),
+        ];
+        let mut src = TEMPLATE.to_string();
+        for (key, value) in replacements {
+            src = src.replace(key, &value);
+        }
+        Ok(src)
+    }
+}
+
+fn check_run(offsets: &[i64], width: i64, what: &str, layout: &AnyLayout) -> Result<()> {
+    let first = offsets.first().copied().unwrap_or(0);
+    let contiguous = offsets.iter().zip(first..).all(|(&o, want)| o == want);
+    if !contiguous || first % width != 0 {
+        return Err(Error::invalid(format!(
+            "{what} of {width} elements is not contiguous and aligned under {layout}: offsets {offsets:?}"
+        )));
+    }
+    Ok(())
+}
+
+/// Global offset of `(m, n)` under a flat rank-2 matrix layout, coordinates unbounded
+/// (tile origins beyond the matrix are evaluated by the same strides).
+fn affine(layout: &Layout, m: i64, n: i64) -> i64 {
+    let modes = layout.flat_modes();
+    let s0 = modes.first().map(|x| x.1).unwrap_or(0);
+    let s1 = modes.get(1).map(|x| x.1).unwrap_or(0);
+    m * s0 + n * s1
+}
+
+/// The widest power-of-two vector (at most `max`) such that, for every thread of `tv` and every
+/// full tile, groups of that many consecutive values are contiguous and aligned in `global`.
+///
+/// Contiguity is `tessel_layout::max_common_vector` of the per-thread value layout seen through
+/// the global layout (`global restricted to the tile o value mode of tv`) and the thread's
+/// registers (`LV:1`); alignment (each vector's first offset, every thread's base and every tile
+/// origin divisible by the width) is checked on the same layouts.
+fn widest_vector(
+    tv: &Layout,
+    global: &Layout,
+    tm: i64,
+    tn: i64,
+    threads: i64,
+    max: i64,
+    lv: i64,
+) -> Result<i64> {
+    let modes = global.flat_modes();
+    let (s0, s1) = (
+        modes.first().map_or(0, |x| x.1),
+        modes.get(1).map_or(0, |x| x.1),
+    );
+    let tile = Layout::new(
+        tessel_layout::IntTuple::from_ints([tm, tn]),
+        tessel_layout::IntTuple::from_ints([s0, s1]),
+    )?;
+    let per_thread = tessel_layout::composition(&tile, &tv.mode(1)?)?;
+    let run = tessel_layout::max_common_vector(&per_thread, &Layout::vector(lv, 1)?)?;
+    let mut width = max;
+    while width > 1 {
+        let aligned = run % width == 0
+            && lv % width == 0
+            && [affine(global, tm, 0), affine(global, 0, tn)]
+                .iter()
+                .all(|d| d % width == 0)
+            && (0..lv / width).all(|q| per_thread.offset(q * width).is_ok_and(|o| o % width == 0))
+            && (0..threads).all(|t| {
+                tv.offset(t)
+                    .is_ok_and(|idx| affine(global, idx % tm, idx / tm) % width == 0)
+            });
+        if aligned {
+            return Ok(width);
+        }
+        width /= 2;
+    }
+    Ok(1)
+}
+
+impl TiledPlan {
+    /// Shared-memory wavefronts of one launch under the bank model, from the same layouts the
+    /// kernel is generated from; `None` for kernels without shared memory.
+    ///
+    /// ```
+    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
+    /// let smem = TiledPlan::new(TiledKind::Smem, DType::F32, 32, 32).unwrap();
+    /// let p = smem.predict().unwrap().unwrap();
+    /// assert_eq!((p.ld, p.ld_ideal), (8 * 4 * 32, 8 * 4)); // column reads: 32-way conflicts
+    /// let vec = TiledPlan::new(TiledKind::Vectorized, DType::F32, 64, 64).unwrap();
+    /// let p = vec.predict().unwrap().unwrap();
+    /// assert_eq!((p.ld, p.st), (p.ld_ideal, p.st_ideal));
+    /// ```
+    pub fn predict(&self) -> Result<Option<crate::bank::Prediction>> {
+        let Some(smem) = &self.smem else {
+            return Ok(None);
+        };
+        let b = self.dtype.bytes();
+        let lv = self.values_per_thread();
+        let mut p = crate::bank::Prediction::default();
+        let at = |tv: &Layout, t: i64, v: i64, width: i64| -> Result<(i64, i64)> {
+            let idx = tv.offset(t + self.threads * v)?;
+            Ok((smem.offset2(idx % self.tm, idx / self.tm)? * b, width * b))
+        };
+        for warp in 0..self.threads / 32 {
+            for q in 0..lv / self.sw {
+                let v0 = self.reg_w.offset(self.sw * q)?;
+                let acc: Result<Vec<_>> = (0..32)
+                    .map(|l| at(&self.tv_ld, 32 * warp + l, v0, self.sw))
+                    .collect();
+                p.store(&acc?);
+            }
+            for q in 0..lv / self.sr {
+                let acc: Result<Vec<_>> = (0..32)
+                    .map(|l| at(&self.tv_st, 32 * warp + l, q * self.sr, self.sr))
+                    .collect();
+                p.load(&acc?);
+            }
+        }
+        let (gx, gy) = self.grid();
+        Ok(Some(p.scaled(i64::from(gx) * i64::from(gy))))
+    }
+}

@@ -1,0 +1,84 @@
+//! CUDA-event timing: warm-up, then the median of many timed repeats.
+
+use cudarc::driver::sys::CUevent_flags;
+
+use crate::device::Gpu;
+use crate::error::{GpuResult, cuda};
+
+/// Summary of repeated timings, in milliseconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Timing {
+    /// Median over the repeats.
+    pub median_ms: f64,
+    /// Fastest repeat.
+    pub min_ms: f64,
+    /// Slowest repeat.
+    pub max_ms: f64,
+    /// Number of timed repeats.
+    pub repeats: usize,
+}
+
+/// Median of `samples` (which must be non-empty; an empty slice gives 0).
+///
+/// ```
+/// assert_eq!(tessel_kernels::timing::median(&mut [3.0, 1.0, 2.0]), 2.0);
+/// assert_eq!(tessel_kernels::timing::median(&mut [4.0, 1.0, 2.0, 3.0]), 2.5);
+/// ```
+pub fn median(samples: &mut [f64]) -> f64 {
+    if samples.is_empty() {
+        return 0.0;
+    }
+    samples.sort_by(|a, b| a.total_cmp(b));
+    let n = samples.len();
+    if n % 2 == 1 {
+        samples[n / 2]
+    } else {
+        (samples[n / 2 - 1] + samples[n / 2]) / 2.0
+    }
+}
+
+/// Runs `work` `warmup` times, then times each of `repeats` runs with a pair of CUDA events on
+/// the GPU's stream, and returns the median (events are read after one final synchronize).
+pub fn time_events(
+    gpu: &Gpu,
+    warmup: usize,
+    repeats: usize,
+    mut work: impl FnMut() -> GpuResult<()>,
+) -> GpuResult<Timing> {
+    for _ in 0..warmup {
+        work()?;
+    }
+    gpu.synchronize()?;
+    let ctx = gpu.context();
+    let mut events = Vec::with_capacity(repeats);
+    for _ in 0..repeats.max(1) {
+        let start = cuda(
+            "cuEventCreate",
+            ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)),
+        )?;
+        let stop = cuda(
+            "cuEventCreate",
+            ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)),
+        )?;
+        cuda("cuEventRecord", start.record(gpu.stream()))?;
+        work()?;
+        cuda("cuEventRecord", stop.record(gpu.stream()))?;
+        events.push((start, stop));
+    }
+    gpu.synchronize()?;
+    let mut samples = Vec::with_capacity(events.len());
+    for (start, stop) in &events {
+        samples.push(f64::from(cuda(
+            "cuEventElapsedTime",
+            start.elapsed_ms(stop),
+        )?));
+    }
+    let min_ms = samples.iter().copied().fold(f64::INFINITY, f64::min);
+    let max_ms = samples.iter().copied().fold(0.0, f64::max);
+    Ok(Timing {
+        median_ms: median(&mut samples),
+        min_ms,
+        max_ms,
+        repeats: events.len(),
+    })
+}

@@ -1,0 +1,114 @@
+//! Every kernel on the GPU, verified element by element against the CPU reference, at sizes
+//! that are and are not multiples of the tiles. Skipped without a GPU (enforced with
+//! `TESSEL_REQUIRE_GPU=1`).
+
+mod common;
+
+use tessel_kernels::dtype::Elem;
+use tessel_kernels::exec::{alloc, run_and_verify_micro, run_and_verify_tiled, upload_random};
+use tessel_kernels::micro::{MicroKind, MicroPlan};
+use tessel_kernels::tiled::{TiledKind, TiledPlan};
+use tessel_kernels::{DType, Gpu};
+
+const SIZES: [(i64, i64); 7] = [
+    (1, 1),
+    (64, 64),
+    (100, 70),
+    (1000, 1001),
+    (1024, 2048),
+    (333, 4096),
+    (2048, 130),
+];
+
+fn check_all<E: Elem>(gpu: &Gpu, kinds: &[TiledKind]) {
+    for &(m, n) in &SIZES {
+        let len = (m * n) as usize;
+        let (host, src) = upload_random::<E>(gpu, len, (m * 31 + n) as u64).unwrap();
+        let mut dst = alloc::<E>(gpu, len).unwrap();
+        for &kind in kinds {
+            let plan = TiledPlan::new(kind, E::DTYPE, m, n).unwrap();
+            if let Err(e) = run_and_verify_tiled(gpu, &plan, &host, &src, &mut dst) {
+                panic!("{} {m}x{n}: {e}", plan.kernel_name());
+            }
+        }
+    }
+}
+
+#[test]
+fn gpu_copy_f32_and_f16() {
+    let Some(gpu) = common::gpu_or_skip("gpu_copy_f32_and_f16") else {
+        return;
+    };
+    check_all::<u32>(&gpu, &[TiledKind::Copy]);
+    check_all::<u16>(&gpu, &[TiledKind::Copy]);
+}
+
+#[test]
+fn gpu_transpose_ladder_f32() {
+    let Some(gpu) = common::gpu_or_skip("gpu_transpose_ladder_f32") else {
+        return;
+    };
+    check_all::<u32>(&gpu, &TiledKind::LADDER);
+}
+
+#[test]
+fn gpu_transpose_ladder_f16() {
+    let Some(gpu) = common::gpu_or_skip("gpu_transpose_ladder_f16") else {
+        return;
+    };
+    check_all::<u16>(&gpu, &TiledKind::LADDER);
+}
+
+#[test]
+fn gpu_conflict_microkernels() {
+    let Some(gpu) = common::gpu_or_skip("gpu_conflict_microkernels") else {
+        return;
+    };
+    let mut out = alloc::<u32>(&gpu, 32).unwrap();
+    for kind in MicroKind::ALL {
+        let plan = MicroPlan::new(kind).unwrap();
+        for reps in [1, 7, 100] {
+            if let Err(e) = run_and_verify_micro(&gpu, &plan, &mut out, reps) {
+                panic!("{kind} reps {reps}: {e}");
+            }
+        }
+    }
+}
+
+#[test]
+fn gpu_module_cache_reuses_compiled_source() {
+    let Some(gpu) = common::gpu_or_skip("gpu_module_cache") else {
+        return;
+    };
+    let plan = TiledPlan::new(TiledKind::Padded, DType::F32, 96, 96).unwrap();
+    let src = plan.source().unwrap();
+    gpu.function(&src, &plan.kernel_name()).unwrap();
+    let before = gpu.cached_modules();
+    gpu.function(&src, &plan.kernel_name()).unwrap();
+    assert_eq!(gpu.cached_modules(), before);
+    // A broken source surfaces the NVRTC log.
+    let err = gpu
+        .function("extern \"C\" __global__ void k() { nope; }", "k")
+        .unwrap_err();
+    assert!(err.to_string().contains("nope"), "{err}");
+}
+
+#[test]
+fn gpu_bench_runs_small() {
+    let Some(_gpu) = common::gpu_or_skip("gpu_bench_runs_small") else {
+        return;
+    };
+    let args = tessel_kernels::bench::parse_args(&[
+        "all".into(),
+        "--size".into(),
+        "1000x1001".into(),
+        "--repeats".into(),
+        "3".into(),
+    ])
+    .unwrap();
+    let (mut out, mut progress) = (Vec::new(), Vec::new());
+    tessel_kernels::bench::run(&args, &mut out, &mut progress).unwrap();
+    let table = String::from_utf8(out).unwrap();
+    assert!(table.contains("transpose_vec128_f16"), "{table}");
+    assert!(table.contains("memcpy_dtod"), "{table}");
+}

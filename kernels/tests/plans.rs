@@ -1,0 +1,232 @@
+//! Host-side checks of the kernel plans (no GPU): every plan validates at many sizes, the
+//! bank-model predictions say which kernels are conflict-free, and vector widths follow the
+//! matrix layouts.
+
+use tessel_kernels::DType;
+use tessel_kernels::bank::wavefronts;
+use tessel_kernels::micro::{MicroKind, MicroPlan};
+use tessel_kernels::tiled::{TiledKind, TiledPlan};
+
+fn kinds() -> Vec<TiledKind> {
+    let mut k = vec![TiledKind::Copy];
+    k.extend(TiledKind::LADDER);
+    k
+}
+
+#[test]
+fn every_plan_validates_and_generates_complete_source() {
+    for dtype in [DType::F32, DType::F16] {
+        for (m, n) in [
+            (1, 1),
+            (7, 3),
+            (64, 64),
+            (100, 70),
+            (1000, 1001),
+            (8192, 8192),
+            (333, 4096),
+        ] {
+            for kind in kinds() {
+                let plan = TiledPlan::new(kind, dtype, m, n)
+                    .unwrap_or_else(|e| panic!("{kind} {dtype} {m}x{n}: {e}"));
+                let src = plan.source().unwrap();
+                assert!(!src.contains("{{"), "{kind}: unreplaced placeholder");
+                assert!(src.contains(&format!("#define M {m}LL")));
+            }
+        }
+    }
+}
+
+#[test]
+fn conflict_free_kernels_predict_zero_excess() {
+    for dtype in [DType::F32, DType::F16] {
+        for kind in [TiledKind::Copy, TiledKind::Vectorized] {
+            let p = TiledPlan::new(kind, dtype, 4096, 4096)
+                .unwrap()
+                .predict()
+                .unwrap()
+                .unwrap();
+            assert_eq!((p.ld, p.st), (p.ld_ideal, p.st_ideal), "{kind} {dtype}");
+        }
+    }
+    for kind in [TiledKind::Padded, TiledKind::Swizzled] {
+        let p = TiledPlan::new(kind, DType::F32, 4096, 4096)
+            .unwrap()
+            .predict()
+            .unwrap()
+            .unwrap();
+        assert_eq!((p.ld, p.st), (p.ld_ideal, p.st_ideal), "{kind}");
+    }
+    let p = TiledPlan::new(TiledKind::Smem, DType::F32, 4096, 4096)
+        .unwrap()
+        .predict()
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        p.ld,
+        32 * p.ld_ideal,
+        "row-major tile: 32-way conflicting column reads"
+    );
+    assert_eq!(p.st, p.st_ideal);
+    assert!(
+        TiledPlan::new(TiledKind::NaiveRead, DType::F32, 64, 64)
+            .unwrap()
+            .predict()
+            .unwrap()
+            .is_none()
+    );
+}
+
+#[test]
+fn microkernel_predictions_follow_the_bank_model() {
+    // DESIGN.md: ideal 1 wavefront for 32-bit, 4 for 128-bit accesses.
+    let want = [
+        (MicroKind::Column, 32, 1),
+        (MicroKind::ColumnPadded, 1, 1),
+        (MicroKind::ColumnSwizzled, 1, 1),
+        (MicroKind::Vec128, 4, 4),
+        (MicroKind::Vec128Strided, 32, 4),
+    ];
+    for (kind, ld, ideal) in want {
+        let p = MicroPlan::new(kind).unwrap().predict(1).unwrap();
+        assert_eq!((p.ld, p.ld_ideal), (ld, ideal), "{kind}");
+        assert_eq!(
+            (p.st, p.st_ideal),
+            (32, 32),
+            "{kind}: row-wise fill is conflict-free"
+        );
+        let p10 = MicroPlan::new(kind).unwrap().predict(10).unwrap();
+        assert_eq!(p10.ld, 10 * ld);
+    }
+}
+
+#[test]
+fn bank_model_counts_broadcast_once() {
+    let same: Vec<(i64, i64)> = (0..32).map(|_| (0, 4)).collect();
+    assert_eq!(wavefronts(&same), (1, 1));
+    let two_way: Vec<(i64, i64)> = (0..32).map(|l| (l * 8, 4)).collect();
+    assert_eq!(wavefronts(&two_way), (2, 1));
+}
+
+#[test]
+fn vector_widths_follow_alignment() {
+    let p = TiledPlan::new(TiledKind::Copy, DType::F16, 4096, 4096).unwrap();
+    assert_eq!((p.gvl, p.gvs), (8, 8));
+    let p = TiledPlan::new(TiledKind::Copy, DType::F16, 4096, 4100).unwrap();
+    assert_eq!(
+        (p.gvl, p.gvs),
+        (4, 4),
+        "rows of 4100 halves are 8-byte aligned only"
+    );
+    let p = TiledPlan::new(TiledKind::Vectorized, DType::F16, 1001, 4096).unwrap();
+    assert_eq!(
+        (p.gvl, p.gvs),
+        (8, 1),
+        "transposed rows of 1001 halves are unaligned"
+    );
+    let p = TiledPlan::new(TiledKind::NaiveRead, DType::F32, 64, 64).unwrap();
+    assert_eq!((p.gvl, p.gvs), (1, 1));
+}
+
+#[test]
+fn bad_sizes_are_errors_not_panics() {
+    assert!(TiledPlan::new(TiledKind::Copy, DType::F32, 0, 5).is_err());
+    // Tall matrices need no special case: the grid is linear.
+    let p = TiledPlan::new(TiledKind::Smem, DType::F32, 32 * 70000, 1).unwrap();
+    assert_eq!(p.grid(), (70000, 1));
+}
+
+#[test]
+fn raster_layouts_visit_every_tile_once() {
+    use tessel_kernels::tiled::raster_layout;
+    for (ty, tx) in [(1, 1), (4, 6), (128, 128), (3, 5), (16, 8), (256, 64)] {
+        for g in [0, 1, 2, 8, 16] {
+            let r = raster_layout(ty, tx, g).unwrap();
+            let mut seen = r.offsets();
+            seen.sort();
+            assert_eq!(
+                seen,
+                (0..ty * tx).collect::<Vec<_>>(),
+                "{ty}x{tx} group {g}: {r}"
+            );
+        }
+    }
+}
+
+#[test]
+fn global_vectors_are_contiguous_and_aligned_exhaustively() {
+    // Independent of max_common_vector: evaluate the layouts element by element on tile (0,0).
+    for dtype in [DType::F32, DType::F16] {
+        for (m, n) in [(256, 256), (1000, 1001), (4096, 4100), (130, 2048)] {
+            for kind in kinds() {
+                let p = TiledPlan::new(kind, dtype, m, n).unwrap();
+                let out_tv = if p.smem.is_some() { &p.tv_st } else { &p.tv_ld };
+                for (tv, g, w) in [(&p.tv_ld, &p.g_src, p.gvl), (out_tv, &p.g_dst, p.gvs)] {
+                    for t in 0..p.threads {
+                        for q in 0..p.values_per_thread() / w {
+                            let offs: Vec<i64> = (0..w)
+                                .map(|e| {
+                                    let idx = tv.offset(t + p.threads * (q * w + e)).unwrap();
+                                    let crd = tessel_layout::IntTuple::from_ints([
+                                        idx % p.tm,
+                                        idx / p.tm,
+                                    ]);
+                                    g.crd2idx(&crd).unwrap()
+                                })
+                                .collect();
+                            assert_eq!(offs[0] % w, 0, "{kind} {dtype} {m}x{n}: misaligned");
+                            assert!(
+                                offs.windows(2).all(|x| x[1] == x[0] + 1),
+                                "{kind} {dtype} {m}x{n}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn microkernel_predictions_agree_with_the_shared_bank_model() {
+    // tessel_layout::bank (the model behind `tessel conflicts`) on the same layouts, for the
+    // first read instruction: lanes from the access layout's lane mode, each lane's values
+    // along its row (tile index stride 32).
+    use tessel_kernels::emit::AnyLayout;
+    use tessel_layout::Layout;
+    use tessel_layout::bank::analyze;
+    for kind in MicroKind::ALL {
+        let plan = MicroPlan::new(kind).unwrap();
+        let lanes = plan.access.mode(0).unwrap();
+        let tv = Layout::from_modes([lanes, Layout::vector(plan.vw, 32).unwrap()]).unwrap();
+        let op = if plan.vw == 1 { "lds.32" } else { "lds.128" }
+            .parse()
+            .unwrap();
+        let report = match &plan.smem {
+            AnyLayout::Plain(l) => analyze(l, 4, op, &tv),
+            AnyLayout::Swizzled(c) => analyze(c, 4, op, &tv),
+        }
+        .unwrap();
+        let ours = plan.predict(1).unwrap();
+        assert_eq!(
+            (report.wavefronts, report.ideal),
+            (ours.ld, ours.ld_ideal),
+            "{kind}"
+        );
+    }
+}
+
+#[test]
+fn launch_bounds_follow_min_blocks() {
+    let mut p = TiledPlan::new(TiledKind::Vectorized, DType::F16, 256, 256).unwrap();
+    assert!(
+        p.source()
+            .unwrap()
+            .contains("__launch_bounds__(256) transpose_vec128_f16")
+    );
+    p.min_blocks = Some(2);
+    assert!(
+        p.source()
+            .unwrap()
+            .contains("__launch_bounds__(256, 2) transpose_vec128_f16")
+    );
+}

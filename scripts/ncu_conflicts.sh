@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Nsight Compute vs. the bank model: measured shared-memory wavefronts of tessel's shared-memory
+# kernels next to the predictions computed from the same layouts.
+#
+# usage: scripts/ncu_conflicts.sh [SIZE]
+#   TESSEL_BENCH  command that runs `tessel bench` (default: "target/release/tessel bench")
+#   TESSEL        the tessel binary for `tessel conflicts` predictions (default: target/release/tessel)
+#   NCU           the ncu binary (default: ncu)
+#   OUTDIR        where the raw ncu CSV and logs go (default: a temporary folder)
+#
+# For every kernel it launches `tessel bench all --profile` once per kernel (verified, untimed)
+# under `ncu --clock-control none`, reads
+#   smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum / ..._op_st.sum
+# and prints measured, ideal and excess (measured - ideal, DESIGN.md) beside the prediction that
+# `tessel bench --profile` computes from the kernel's layouts with the bank model. When the
+# `tessel conflicts` subcommand is available it also prints its per-instruction prediction for
+# the microkernels' read instruction.
+set -euo pipefail
+
+SIZE=${1:-1024}
+BENCH=${TESSEL_BENCH:-target/release/tessel bench}
+TESSEL=${TESSEL:-target/release/tessel}
+NCU=${NCU:-ncu}
+OUTDIR=${OUTDIR:-$(mktemp -d)}
+mkdir -p "$OUTDIR"
+METRICS=smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum
+
+if ! command -v "$NCU" >/dev/null 2>&1; then
+  echo "ncu not found (set NCU=/path/to/ncu); nothing measured"
+  exit 0
+fi
+
+for dtype in f32 f16; do
+  # Predictions (bank model over the kernels' own layouts); no profiler attached.
+  $BENCH all --profile --size "$SIZE" --dtype "$dtype" \
+    >"$OUTDIR/bench_$dtype.out" 2>"$OUTDIR/predict_$dtype.txt"
+  # Measurement.
+  "$NCU" --clock-control none --metrics "$METRICS" -k 'regex:^(copy|transpose|conflict)' \
+    --csv --page raw $BENCH all --profile --size "$SIZE" --dtype "$dtype" \
+    >"$OUTDIR/ncu_$dtype.csv" 2>"$OUTDIR/ncu_$dtype.err"
+done
+
+python3 - "$OUTDIR" <<'PY'
+import csv, io, re, sys, os
+out = sys.argv[1]
+pred = {}
+for dtype in ("f32", "f16"):
+    for line in open(os.path.join(out, f"predict_{dtype}.txt")):
+        m = re.match(r"predict (\S+) ld=(\d+) ld_ideal=(\d+) st=(\d+) st_ideal=(\d+)", line)
+        if m:
+            pred[m.group(1)] = tuple(int(x) for x in m.groups()[1:])
+meas = {}
+for dtype in ("f32", "f16"):
+    text = open(os.path.join(out, f"ncu_{dtype}.csv")).read()
+    start = text.find('"ID"')
+    if start < 0:
+        continue
+    rows = list(csv.reader(io.StringIO(text[start:])))
+    head = rows[0]
+    k = head.index("Kernel Name")
+    ld = head.index("smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum")
+    st = head.index("smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum")
+    num = lambda s: int(float(s.replace(",", ""))) if s.strip() not in ("", "n/a") else 0
+    for r in rows[2:]:
+        if len(r) > max(k, ld, st):
+            meas.setdefault(r[k], (num(r[ld]), num(r[st])))
+fmt = "{:<30} {:>10} {:>10} {:>8} {:>10} {:>10} {:>8} {:>9}"
+print(fmt.format("kernel", "ld_meas", "ld_pred", "ld_exc", "st_meas", "st_pred", "st_exc", "agree"))
+for name, (pld, pldi, pst, psti) in pred.items():
+    if name not in meas:
+        print(f"{name:<30} (not measured)")
+        continue
+    mld, mst = meas[name]
+    exc_ld, exc_st = mld - pldi, mst - psti
+    agree = "yes" if (exc_ld, exc_st) == (pld - pldi, pst - psti) else "NO"
+    print(fmt.format(name, mld, pld, exc_ld, mst, pst, exc_st, agree))
+print("(excess = measured - ideal; pred = bank-model wavefronts from the kernel's layouts;")
+print(" agree = measured excess equals predicted excess for loads and stores)")
+PY
+
+# Per-instruction predictions of the standalone `tessel conflicts` subcommand, if present.
+if "$TESSEL" conflicts --help >/dev/null 2>&1; then
+  echo
+  echo "tessel conflicts (one warp-wide read instruction of each microkernel):"
+  for spec in "conflict_column_f32|(32,32):(32,1)|lds.32|(32,1):(1,0)" \
+              "conflict_column_padded_f32|(32,32):(33,1)|lds.32|(32,1):(1,0)" \
+              "conflict_column_swizzled_f32|Sw<5,0,5> o (32,32):(32,1)|lds.32|(32,1):(1,0)" \
+              "conflict_vec128_f32|(32,32):(32,1)|lds.128|((8,4),4):((128,1),32)" \
+              "conflict_vec128_strided_f32|(32,32):(32,1)|lds.128|(32,4):(1,32)"; do
+    IFS='|' read -r name smem op tv <<<"$spec"
+    printf '%-30s %s\n' "$name" "$("$TESSEL" conflicts --smem "$smem" --elem-bytes 4 --op "$op" --access "$tv" --json 2>&1)"
+  done
+else
+  echo
+  echo "note: \`tessel conflicts\` is not available in this build; the predictions above come"
+  echo "from tessel-kernels' bank model (kernels/src/bank.rs) over the same layouts."
+fi
+echo "raw ncu output: $OUTDIR"
