@@ -137,7 +137,9 @@ impl ComposedLayout {
         self.layout.size()
     }
 
-    /// Applies offset and swizzles to an offset produced by the inner layout.
+    /// Applies offset and swizzles to an offset produced by the inner layout. The addition
+    /// wraps: it is exact for the values of a composed layout whose offsets fit in `i64` (which
+    /// parsing and the expression evaluator check); [`offset`](Self::offset) checks it.
     ///
     /// ```
     /// use tessel_layout::{ComposedLayout, Layout, Swizzle};
@@ -183,7 +185,7 @@ impl ComposedLayout {
         Ok(())
     }
 
-    /// Every offset, in domain order.
+    /// Every offset, in domain order (computed with [`apply_outer`](Self::apply_outer)).
     ///
     /// ```
     /// use tessel_layout::{ComposedLayout, Layout, Swizzle};
