@@ -3,8 +3,9 @@
 //! A layout whose extents and strides are powers of two, with the modes on disjoint bit ranges,
 //! moves index bits to offset bits without carries; an offset on other bits and any chain of
 //! swizzles keep the map affine over GF(2). Such maps are decided by the rank of their bit
-//! matrix, whatever their size. Everything else is decided by enumerating the domain, up to
-//! [`EXHAUSTIVE_LIMIT`] elements.
+//! matrix, whatever their size. A layout without swizzles is decided analytically by
+//! [`crate::algebra::is_injective`] / [`crate::algebra::is_bijective`]. Everything else is decided
+//! by enumerating the domain, up to [`EXHAUSTIVE_LIMIT`] elements.
 //!
 //! ```
 //! use tessel_layout::{ComposedLayout, verify};
@@ -20,11 +21,14 @@ use crate::f2::{AffineMap, exact_log2};
 /// The largest domain decided by enumeration when the map is not GF(2)-affine.
 ///
 /// ```
-/// use tessel_layout::{Layout, verify};
-/// // 3 is not a power of two, so this layout of 3 * 2^21 > 2^22 elements is not decided.
+/// use tessel_layout::{ComposedLayout, Layout, Swizzle, verify};
+/// // 3 is not a power of two, so this swizzled layout of 3 * 2^21 > 2^22 elements is not decided.
 /// let l: Layout = "(3,2097152):(1,3)".parse().unwrap();
 /// assert!(l.size() > verify::EXHAUSTIVE_LIMIT);
-/// assert!(verify::is_injective(&l).unwrap_err().to_string().contains("enumeration limit"));
+/// let c = ComposedLayout::new(vec![Swizzle::new(1, 0, 1).unwrap()], 0, l.clone());
+/// assert!(verify::is_injective(&c).unwrap_err().to_string().contains("enumeration limit"));
+/// // Without a swizzle the plain layout's analytic check decides it.
+/// assert!(verify::is_bijective(&l).unwrap());
 /// ```
 pub const EXHAUSTIVE_LIMIT: i64 = 1 << 22;
 
@@ -40,6 +44,10 @@ pub const EXHAUSTIVE_LIMIT: i64 = 1 << 22;
 /// ```
 pub fn is_injective(map: &impl OffsetMap) -> Result<bool> {
     let c = map.to_composed();
+    if c.swizzles().is_empty() {
+        // An offset shifts every value alike: the plain layout's analytic check decides.
+        return crate::algebra::is_injective(c.layout());
+    }
     match affine_map(&c)? {
         Some(m) => Ok(m.is_injective()),
         None => exhaustive(&c, "is_injective").map(|offsets| all_distinct(offsets, None)),
@@ -57,6 +65,10 @@ pub fn is_injective(map: &impl OffsetMap) -> Result<bool> {
 /// ```
 pub fn is_bijective(map: &impl OffsetMap) -> Result<bool> {
     let c = map.to_composed();
+    if c.swizzles().is_empty() {
+        // Onto 0..size needs the smallest offset at 0, so a non-zero offset never is.
+        return Ok(c.base_offset() == 0 && crate::algebra::is_bijective(c.layout())?);
+    }
     match affine_map(&c)? {
         Some(m) => Ok(m.is_bijective_onto_domain()),
         None => {
