@@ -211,7 +211,7 @@ fn draw(g: &Grid) -> String {
         } else {
             MARGIN * 2 + legend_cols * 84
         })
-        .max(MARGIN * 2 + g.title.len() as i64 * 8);
+        .max(MARGIN * 2 + g.title.len() as i64 * 9); // 14px bold monospace: about 9px a character
     let height = legend_top + legend_rows * 22 + MARGIN;
     let mut s = String::new();
     // Writing to a String cannot fail.
