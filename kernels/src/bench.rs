@@ -29,6 +29,8 @@ pub enum Suite {
     Conflicts,
     /// Everything.
     All,
+    /// The tensor-core GEMM next to cuBLAS (`--size N` runs N^3, `RxC` runs M=R, N=K=C).
+    Gemm,
 }
 
 /// Parsed `tessel bench` arguments.
@@ -54,7 +56,7 @@ pub struct BenchArgs {
 }
 
 /// Usage text.
-pub const USAGE: &str = "usage: tessel bench [copy|transpose|conflicts|all] [--size N|RxC] \
+pub const USAGE: &str = "usage: tessel bench [copy|transpose|conflicts|all|gemm] [--size N|RxC] \
 [--dtype f32|f16] [--json] [--repeats K] [--raster G] [--min-blocks B] [--profile]";
 
 fn parse_size(s: &str) -> Result<(i64, i64), String> {
@@ -91,6 +93,7 @@ pub fn parse_args(args: &[String]) -> Result<BenchArgs, String> {
     };
     let mut it = args.iter();
     let mut suite_seen = false;
+    let mut size_seen = false;
     while let Some(arg) = it.next() {
         let mut value = |flag: &str| {
             it.next()
@@ -98,16 +101,20 @@ pub fn parse_args(args: &[String]) -> Result<BenchArgs, String> {
                 .ok_or_else(|| format!("{flag} needs a value; {USAGE}"))
         };
         match arg.as_str() {
-            "copy" | "transpose" | "conflicts" | "all" if !suite_seen => {
+            "copy" | "transpose" | "conflicts" | "all" | "gemm" if !suite_seen => {
                 suite_seen = true;
                 a.suite = match arg.as_str() {
                     "copy" => Suite::Copy,
                     "transpose" => Suite::Transpose,
                     "conflicts" => Suite::Conflicts,
+                    "gemm" => Suite::Gemm,
                     _ => Suite::All,
                 };
             }
-            "--size" => a.sizes = vec![parse_size(&value("--size")?)?],
+            "--size" => {
+                a.sizes = vec![parse_size(&value("--size")?)?];
+                size_seen = true;
+            }
             "--dtype" => {
                 a.dtypes = vec![
                     value("--dtype")?
@@ -145,6 +152,9 @@ pub fn parse_args(args: &[String]) -> Result<BenchArgs, String> {
             }
             other => return Err(format!("unexpected argument {other:?}; {USAGE}")),
         }
+    }
+    if a.suite == Suite::Gemm && !size_seen {
+        a.sizes = vec![(4096, 4096), (8192, 8192)];
     }
     Ok(a)
 }
@@ -190,6 +200,11 @@ pub fn run(args: &BenchArgs, out: &mut dyn Write, progress: &mut dyn Write) -> G
         Err(e) => return Err(e),
     };
     io(writeln!(progress, "device: {}", gpu.describe()))?;
+    if args.suite == Suite::Gemm {
+        let sizes: Vec<_> = args.sizes.iter().map(|&(r, c)| (r, c, c)).collect();
+        crate::gemm::run::bench(&gpu, &sizes, args.repeats, args.json, out, progress)?;
+        return Ok(());
+    }
     let mut rows = Vec::new();
     for &dtype in &args.dtypes {
         if matches!(args.suite, Suite::Copy | Suite::Transpose | Suite::All) {

@@ -27,6 +27,7 @@ pub mod dtype;
 pub mod emit;
 pub mod error;
 pub mod exec;
+pub mod gemm;
 pub mod micro;
 pub mod partition;
 pub mod tiled;

@@ -120,3 +120,30 @@ fn compile_errors_carry_the_log() {
         "{msg}"
     );
 }
+
+#[test]
+fn gemm_kernel_compiles_for_sm80_and_sm90() {
+    if !nvrtc_or_skip() {
+        return;
+    }
+    for arch in [Arch::new(8, 0).unwrap(), Arch::new(9, 0).unwrap()] {
+        for (m, n, k) in [(128, 128, 32), (4096, 4096, 4096)] {
+            let plan = tessel_kernels::gemm::GemmPlan::new(m, n, k).unwrap();
+            let ptx = compile_ptx(&plan.source().unwrap(), &plan.kernel_name(), arch)
+                .unwrap_or_else(|e| panic!("{}: {e}", plan.kernel_name()))
+                .to_src();
+            for op in [
+                "cp.async.cg.shared.global",
+                "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+                "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+            ] {
+                assert!(ptx.contains(op), "{}: no {op} in PTX", plan.kernel_name());
+            }
+            assert!(
+                !ptx.contains(".local"),
+                "{} uses local memory",
+                plan.kernel_name()
+            );
+        }
+    }
+}

@@ -9,7 +9,7 @@ use super::Command;
 
 pub const COMMAND: Command = Command {
     name: "bench",
-    usage: "[copy|transpose|conflicts|all] [--size N|RxC] [--dtype f32|f16] [--json] [--repeats K] [--raster G] [--min-blocks B] [--profile]",
+    usage: "[copy|transpose|conflicts|all|gemm] [--size N|RxC] [--dtype f32|f16] [--json] [--repeats K] [--raster G] [--min-blocks B] [--profile]",
     summary: "verify and time the GPU kernels against cudaMemcpy device-to-device",
     help: "Runs the tiled copy, the transpose ladder and the bank-conflict microkernels on GPU 0.\n\
         Each kernel is first checked element by element against a CPU reference (random\n\
@@ -17,7 +17,9 @@ pub const COMMAND: Command = Command {
         default 30) next to cuMemcpyDtoD on the same buffers: the table gives time, effective\n\
         GB/s (bytes read + written) and the ratio to memcpy. Default sizes 8192^2 and 16384^2,\n\
         both dtypes. --profile launches each kernel once, untimed, and prints the bank-model\n\
-        predictions (for scripts/ncu_conflicts.sh). Without a GPU it says so and exits 0.",
+        predictions (for scripts/ncu_conflicts.sh). `gemm` verifies the tensor-core GEMM against\n\
+        the CPU and cuBLAS and times both (default 4096^3 and 8192^3; --size N runs N^3).\n\
+        Without a GPU it says so and exits 0.",
     run,
 };
 

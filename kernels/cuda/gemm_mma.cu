@@ -1,0 +1,118 @@
+// tessel-kernels: tensor-core GEMM C = A * B^T (A: M x K, B: N x K, both fp16 and K-contiguous;
+// C: M x N fp32, row-major), cp.async pipeline + ldmatrix.x4 + mma.sync.m16n8k16.
+//
+// Every index below comes from a generated function (the layouts are in the comments above each):
+//   raster(b)                       block b -> tile index
+//   tile_m0(i), tile_n0(i)          tile index -> first row / column of the block's C tile
+//   g_a_crd, g_b_crd, g_c_crd       global offsets of a matrix element (tile origins)
+//   ld_global_crd(t, j, kt)         global offset of thread t's j-th 16-byte chunk of K slice kt
+//   ld_smem_crd(t, j, s)            its swizzled shared offset in stage s
+//   ldsm_a_crd(t, mi, kk, s)        the row address thread t's lane gives ldmatrix.x4 (A, fragment mi)
+//   ldsm_b_crd(t, nj, kk, s)        the same for B (n16 pair nj)
+//   c_out_crd(t, v, mi, ni)         global offset of accumulator value v of fragment (mi, ni)
+// Template parameters are substituted by tessel_kernels::gemm.
+{{HEADER}}
+{{COMMON}}
+#define NT {{NT}}
+#define KT {{KT}}
+#define STAGES {{STAGES}}
+#define LD_ITERS {{LD_ITERS}}
+#define MI {{MI}}
+#define NI {{NI}}
+#define KK {{KK}}
+{{FUNCS}}
+__device__ __forceinline__ void tessel_cp_async16(b16* smem, const b16* gmem) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((b32)__cvta_generic_to_shared(smem)),
+               "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void tessel_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N> __device__ __forceinline__ void tessel_cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+__device__ __forceinline__ void tessel_ldsm_x4(b32* r, const b16* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"((b32)__cvta_generic_to_shared(p)) : "memory");
+}
+__device__ __forceinline__ void tessel_mma16816(float* c, const b32* a, const b32* b) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};\n"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+// Issues the cp.async copies of K slice kt of both operands into stage s.
+__device__ __forceinline__ void tessel_load_stage(b16* sA, b16* sB, const b16* gA, const b16* gB,
+                                                  long long t, long long s, long long kt) {
+#pragma unroll
+  for (int j = 0; j < LD_ITERS; ++j) {
+    const long long g = ld_global_crd(t, j, kt);
+    const long long o = ld_smem_crd(t, j, s);
+    tessel_cp_async16(sA + o, gA + g);
+    tessel_cp_async16(sB + o, gB + g);
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(NT) {{KERNEL}}(const b16* __restrict__ A,
+                                                           const b16* __restrict__ B,
+                                                           float* __restrict__ C) {
+  __shared__ __align__(128) b16 sA[{{SMEM}}];
+  __shared__ __align__(128) b16 sB[{{SMEM}}];
+  const long long t = threadIdx.x;
+  const long long tile = raster((long long)blockIdx.x);
+  const long long m0 = tile_m0(tile);
+  const long long n0 = tile_n0(tile);
+  const b16* __restrict__ gA = A + g_a_crd(m0, 0);
+  const b16* __restrict__ gB = B + g_b_crd(n0, 0);
+  float* __restrict__ gC = C + g_c_crd(m0, n0);
+
+  float acc[MI][NI][4];
+#pragma unroll
+  for (int i = 0; i < MI; ++i)
+#pragma unroll
+    for (int j = 0; j < NI; ++j)
+#pragma unroll
+      for (int v = 0; v < 4; ++v) acc[i][j][v] = 0.0f;
+
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < KT) tessel_load_stage(sA, sB, gA, gB, t, s, s);
+    tessel_cp_async_commit();
+  }
+#pragma unroll 1
+  for (int kt = 0; kt < KT; ++kt) {
+    tessel_cp_async_wait<STAGES - 2>();
+    __syncthreads();
+    const int pf = kt + STAGES - 1;
+    if (pf < KT) tessel_load_stage(sA, sB, gA, gB, t, pf % STAGES, pf);
+    tessel_cp_async_commit();
+    const long long s = kt % STAGES;
+#pragma unroll
+    for (int kk = 0; kk < KK; ++kk) {
+      b32 a[MI][4];
+      b32 b[NI / 2][4];
+#pragma unroll
+      for (int i = 0; i < MI; ++i) tessel_ldsm_x4(a[i], sA + ldsm_a_crd(t, i, kk, s));
+#pragma unroll
+      for (int j = 0; j < NI / 2; ++j) tessel_ldsm_x4(b[j], sB + ldsm_b_crd(t, j, kk, s));
+#pragma unroll
+      for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NI; ++j) tessel_mma16816(acc[i][j], a[i], &b[j / 2][2 * (j % 2)]);
+    }
+  }
+  tessel_cp_async_wait<0>();
+
+#pragma unroll
+  for (int i = 0; i < MI; ++i)
+#pragma unroll
+    for (int j = 0; j < NI; ++j)
+#pragma unroll
+      for (int v = 0; v < 4; v += 2) {
+        float2 pair;
+        pair.x = acc[i][j][v];
+        pair.y = acc[i][j][v + 1];
+        *reinterpret_cast<float2*>(gC + c_out_crd(t, v, i, j)) = pair;
+      }
+}

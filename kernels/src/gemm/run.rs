@@ -1,0 +1,367 @@
+//! Running the GEMM: launch, cuBLAS reference, verification and the `tessel bench gemm` driver.
+
+use std::ffi::c_void;
+use std::io::Write;
+
+use cudarc::cublas::{CudaBlas, result::gemm_ex, sys as cublas_sys};
+use cudarc::driver::{
+    CudaFunction, CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg,
+};
+
+use super::GemmPlan;
+use super::host::{Comparison, compare, random_f16, reference_rows, tolerance};
+use crate::device::Gpu;
+use crate::error::{GpuError, GpuResult, cuda};
+use crate::exec::{alloc, download, function_info, poison};
+use crate::timing::{Timing, time_events};
+
+/// The operands and output of one GEMM on the device (C as fp32 bit patterns).
+pub struct GemmBuffers {
+    /// Host copy of A (fp16 bits, M x K).
+    pub a_host: Vec<u16>,
+    /// Host copy of B (fp16 bits, N x K).
+    pub b_host: Vec<u16>,
+    /// A on the device.
+    pub a: CudaSlice<u16>,
+    /// B on the device.
+    pub b: CudaSlice<u16>,
+    /// C on the device (fp32 bit patterns, M x N).
+    pub c: CudaSlice<u32>,
+}
+
+fn len(x: i64, y: i64) -> GpuResult<usize> {
+    usize::try_from(x * y).map_err(|_| GpuError::InvalidArgument(format!("{x} x {y} too large")))
+}
+
+impl GemmBuffers {
+    /// Random fp16 A and B in [-1, 1] (uploaded) and an uninitialized C for `plan`.
+    pub fn new(gpu: &Gpu, plan: &GemmPlan, seed: u64) -> GpuResult<GemmBuffers> {
+        let a_host = random_f16(len(plan.m, plan.k)?, seed);
+        let b_host = random_f16(len(plan.n, plan.k)?, seed ^ 0xB0B);
+        let a = cuda("cuMemcpyHtoD", gpu.stream().clone_htod(&a_host))?;
+        let b = cuda("cuMemcpyHtoD", gpu.stream().clone_htod(&b_host))?;
+        let c = alloc::<u32>(gpu, len(plan.m, plan.n)?)?;
+        Ok(GemmBuffers {
+            a_host,
+            b_host,
+            a,
+            b,
+            c,
+        })
+    }
+
+    /// C downloaded as fp32.
+    pub fn c_host(&self, gpu: &Gpu) -> GpuResult<Vec<f32>> {
+        Ok(download(gpu, &self.c)?
+            .into_iter()
+            .map(f32::from_bits)
+            .collect())
+    }
+}
+
+fn check_buffers(plan: &GemmPlan, bufs: &GemmBuffers) -> GpuResult<()> {
+    if bufs.a.len() < len(plan.m, plan.k)?
+        || bufs.b.len() < len(plan.n, plan.k)?
+        || bufs.c.len() < len(plan.m, plan.n)?
+    {
+        return Err(GpuError::InvalidArgument(format!(
+            "{}: buffers of {} / {} / {} elements are too small",
+            plan.kernel_name(),
+            bufs.a.len(),
+            bufs.b.len(),
+            bufs.c.len()
+        )));
+    }
+    Ok(())
+}
+
+/// Compiles (cached) the plan's kernel.
+pub fn function(gpu: &Gpu, plan: &GemmPlan) -> GpuResult<CudaFunction> {
+    gpu.function(&plan.source()?, &plan.kernel_name())
+}
+
+/// Launches the GEMM kernel on `bufs`.
+pub fn launch(
+    gpu: &Gpu,
+    func: &CudaFunction,
+    plan: &GemmPlan,
+    bufs: &mut GemmBuffers,
+) -> GpuResult<()> {
+    check_buffers(plan, bufs)?;
+    let cfg = LaunchConfig {
+        grid_dim: (plan.blocks(), 1, 1),
+        block_dim: (super::THREADS as u32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let mut builder = gpu.stream().launch_builder(func);
+    builder.arg(&bufs.a).arg(&bufs.b).arg(&mut bufs.c);
+    // SAFETY: the kernel takes (const b16* A, const b16* B, float* C) of M*K, N*K, M*N
+    // elements, checked above.
+    cuda(&format!("cuLaunchKernel({})", plan.kernel_name()), unsafe {
+        builder.launch(cfg)
+    })?;
+    Ok(())
+}
+
+/// True when libcublas can be loaded (cudarc panics on first use otherwise).
+pub fn cublas_present() -> bool {
+    // SAFETY: only tries to dlopen the library by its candidate names.
+    unsafe { cublas_sys::is_culib_present() }
+}
+
+/// A cuBLAS handle on the GPU's stream, or `Unavailable` without libcublas.
+pub fn cublas(gpu: &Gpu) -> GpuResult<CudaBlas> {
+    if !cublas_present() {
+        return Err(GpuError::Unavailable(
+            "no cuBLAS (libcublas not found)".into(),
+        ));
+    }
+    cuda("cublasCreate", CudaBlas::new(gpu.stream().clone()))
+}
+
+/// The same GEMM with cuBLAS (`cublasGemmEx`, fp16 inputs, fp32 output, fp32 compute) into
+/// `bufs.c`. Row-major `C = A B^T` is column-major `C^T = B A^T`: `op(B) = T` (B is K x N
+/// column-major with ld K), `op(A) = N` (A^T is K x M column-major with ld K), ldc = N.
+pub fn launch_cublas(
+    gpu: &Gpu,
+    blas: &CudaBlas,
+    plan: &GemmPlan,
+    bufs: &mut GemmBuffers,
+) -> GpuResult<()> {
+    check_buffers(plan, bufs)?;
+    let as_int = |v: i64| i32::try_from(v).unwrap_or(i32::MAX);
+    let (alpha, beta) = (1.0f32, 0.0f32);
+    let stream = gpu.stream();
+    let (pa, _ra) = bufs.a.device_ptr(stream);
+    let (pb, _rb) = bufs.b.device_ptr(stream);
+    let (pc, _rc) = bufs.c.device_ptr_mut(stream);
+    // SAFETY: the pointers are valid device buffers of the sizes checked above, on the handle's
+    // stream; alpha and beta are host scalars (the default pointer mode).
+    cuda("cublasGemmEx", unsafe {
+        gemm_ex(
+            *blas.handle(),
+            cublas_sys::cublasOperation_t::CUBLAS_OP_T,
+            cublas_sys::cublasOperation_t::CUBLAS_OP_N,
+            as_int(plan.n),
+            as_int(plan.m),
+            as_int(plan.k),
+            (&alpha as *const f32).cast::<c_void>(),
+            pb as *const c_void,
+            cublas_sys::cudaDataType_t::CUDA_R_16F,
+            as_int(plan.k),
+            pa as *const c_void,
+            cublas_sys::cudaDataType_t::CUDA_R_16F,
+            as_int(plan.k),
+            (&beta as *const f32).cast::<c_void>(),
+            pc as *mut c_void,
+            cublas_sys::cudaDataType_t::CUDA_R_32F,
+            as_int(plan.n),
+            cublas_sys::cublasComputeType_t::CUBLAS_COMPUTE_32F,
+            cublas_sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+        )
+    })
+}
+
+/// Rows checked against the CPU: all of them up to `max_rows`, else `max_rows` spread rows.
+fn checked_rows(m: usize, max_rows: usize) -> Vec<usize> {
+    if m <= max_rows {
+        return (0..m).collect();
+    }
+    let step = m / max_rows;
+    (0..max_rows).map(|i| i * step + (i * 37) % step).collect()
+}
+
+/// Compares the rows `rows` of `c` (M x N) with the f64 CPU reference.
+pub fn verify_rows(plan: &GemmPlan, bufs: &GemmBuffers, c: &[f32], rows: &[usize]) -> Comparison {
+    let (n, k) = (plan.n as usize, plan.k as usize);
+    let (want, scale) = reference_rows(&bufs.a_host, &bufs.b_host, n, k, rows);
+    let got: Vec<f32> = rows
+        .iter()
+        .flat_map(|&r| c.get(r * n..(r + 1) * n).unwrap_or(&[]).iter().copied())
+        .collect();
+    compare(
+        &got,
+        &want,
+        |i| tolerance(k, scale.get(i).copied().unwrap_or(0.0)),
+        |i| format!("C[{}][{}]", rows.get(i / n).copied().unwrap_or(0), i % n),
+    )
+}
+
+/// Compares two GPU results element by element (`|x - y| <= 1e-4 (1 + |y|)`).
+pub fn compare_results(got: &[f32], want: &[f32], n: usize) -> Comparison {
+    let want64: Vec<f64> = want.iter().map(|&x| f64::from(x)).collect();
+    compare(
+        got,
+        &want64,
+        |i| 1e-4 * (1.0 + want64.get(i).map_or(0.0, |w| w.abs())),
+        |i| format!("C[{}][{}]", i / n.max(1), i % n.max(1)),
+    )
+}
+
+fn verified(what: &str, plan: &GemmPlan, cmp: &Comparison) -> GpuResult<()> {
+    if cmp.ok() {
+        return Ok(());
+    }
+    Err(GpuError::Verify(format!(
+        "{} ({what}): {} elements wrong, relative error {:.3e}, max |diff| {:.3e}; {}",
+        plan.kernel_name(),
+        cmp.bad,
+        cmp.rel_err,
+        cmp.max_abs,
+        cmp.examples.join("; ")
+    )))
+}
+
+/// Runs the kernel once on poisoned C and checks it against the CPU reference on up to
+/// `max_rows` rows (every row when M <= max_rows). Returns the function and the comparison.
+pub fn run_and_verify(
+    gpu: &Gpu,
+    plan: &GemmPlan,
+    bufs: &mut GemmBuffers,
+    max_rows: usize,
+) -> GpuResult<(CudaFunction, Comparison)> {
+    let func = function(gpu, plan)?;
+    poison(gpu, &mut bufs.c)?;
+    launch(gpu, &func, plan, bufs)?;
+    gpu.synchronize()?;
+    let c = bufs.c_host(gpu)?;
+    let cmp = verify_rows(plan, bufs, &c, &checked_rows(plan.m as usize, max_rows));
+    verified("vs CPU reference", plan, &cmp)?;
+    Ok((func, cmp))
+}
+
+/// Runs cuBLAS once on poisoned C and compares every element with `ours`.
+pub fn run_and_compare_cublas(
+    gpu: &Gpu,
+    blas: &CudaBlas,
+    plan: &GemmPlan,
+    bufs: &mut GemmBuffers,
+    ours: &[f32],
+) -> GpuResult<Comparison> {
+    poison(gpu, &mut bufs.c)?;
+    launch_cublas(gpu, blas, plan, bufs)?;
+    gpu.synchronize()?;
+    let theirs = bufs.c_host(gpu)?;
+    let cmp = compare_results(ours, &theirs, plan.n as usize);
+    verified("vs cuBLAS", plan, &cmp)?;
+    Ok(cmp)
+}
+
+/// One size of `tessel bench gemm`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GemmRow {
+    /// M, N, K.
+    pub size: (i64, i64, i64),
+    /// Our kernel's timing.
+    pub ours: Timing,
+    /// cuBLAS's timing.
+    pub cublas: Timing,
+    /// Our TFLOP/s.
+    pub ours_tflops: f64,
+    /// cuBLAS's TFLOP/s.
+    pub cublas_tflops: f64,
+    /// Relative error of ours against the CPU reference (checked rows).
+    pub rel_err_cpu: f64,
+    /// Relative difference of ours from cuBLAS (every element).
+    pub rel_err_cublas: f64,
+}
+
+fn io(r: std::io::Result<()>) -> GpuResult<()> {
+    r.map_err(|e| GpuError::InvalidArgument(format!("cannot write output: {e}")))
+}
+
+/// `tessel bench gemm`: for each `(M, N, K)`, verify ours against the CPU (64 spread rows) and
+/// cuBLAS (every element), then time both with CUDA events (3 warm-ups, median of `repeats`).
+pub fn bench(
+    gpu: &Gpu,
+    sizes: &[(i64, i64, i64)],
+    repeats: usize,
+    json: bool,
+    out: &mut dyn Write,
+    progress: &mut dyn Write,
+) -> GpuResult<Vec<GemmRow>> {
+    let blas = cublas(gpu)?;
+    let mut rows = Vec::new();
+    for &(m, n, k) in sizes {
+        let plan = GemmPlan::new(m, n, k)?;
+        let name = plan.kernel_name();
+        io(writeln!(
+            progress,
+            "[gemm {m}x{n}x{k}] upload, compile, verify"
+        ))?;
+        let mut bufs = GemmBuffers::new(gpu, &plan, 0x6e44 ^ (m as u64) << 16 ^ k as u64)?;
+        let (func, cpu) = run_and_verify(gpu, &plan, &mut bufs, 64)?;
+        let ours_c = bufs.c_host(gpu)?;
+        let vs = run_and_compare_cublas(gpu, &blas, &plan, &mut bufs, &ours_c)?;
+        io(writeln!(
+            progress,
+            "[gemm {m}x{n}x{k}] {name}: {}; rel err vs CPU {:.2e}, vs cuBLAS {:.2e}",
+            function_info(&func, super::THREADS as u32),
+            cpu.rel_err,
+            vs.rel_err
+        ))?;
+        let ours = time_events(gpu, 3, repeats, || launch(gpu, &func, &plan, &mut bufs))?;
+        let theirs = time_events(gpu, 3, repeats, || {
+            launch_cublas(gpu, &blas, &plan, &mut bufs)
+        })?;
+        let tflops = |t: &Timing| plan.flops() / (t.median_ms * 1e9);
+        rows.push(GemmRow {
+            size: (m, n, k),
+            ours_tflops: tflops(&ours),
+            cublas_tflops: tflops(&theirs),
+            ours,
+            cublas: theirs,
+            rel_err_cpu: cpu.rel_err,
+            rel_err_cublas: vs.rel_err,
+        });
+    }
+    if json {
+        let items: Vec<String> = rows
+            .iter()
+            .map(|r| {
+                format!(
+                    "{{\"kernel\":\"gemm_tn_f16_f32\",\"m\":{},\"n\":{},\"k\":{},\"median_ms\":{:.6},\"tflops\":{:.3},\"cublas_median_ms\":{:.6},\"cublas_tflops\":{:.3},\"ratio_to_cublas\":{:.4},\"rel_err_cpu\":{:.3e},\"rel_err_cublas\":{:.3e}}}",
+                    r.size.0, r.size.1, r.size.2, r.ours.median_ms, r.ours_tflops,
+                    r.cublas.median_ms, r.cublas_tflops, r.ours_tflops / r.cublas_tflops,
+                    r.rel_err_cpu, r.rel_err_cublas
+                )
+            })
+            .collect();
+        io(writeln!(
+            out,
+            "{{\"device\":\"{}\",\"arch\":\"{}\",\"results\":[{}]}}",
+            gpu.name().replace('"', "'"),
+            gpu.arch(),
+            items.join(",")
+        ))?;
+    } else {
+        io(writeln!(out, "device: {}", gpu.describe()))?;
+        io(writeln!(
+            out,
+            "{:<18} {:>10} {:>9} {:>12} {:>9} {:>9} {:>10} {:>10}",
+            "gemm (fp16->fp32)",
+            "ms",
+            "TFLOP/s",
+            "cublas_ms",
+            "TFLOP/s",
+            "x_cublas",
+            "err_cpu",
+            "err_cublas"
+        ))?;
+        for r in &rows {
+            io(writeln!(
+                out,
+                "{:<18} {:>10.4} {:>9.1} {:>12.4} {:>9.1} {:>9.3} {:>10.2e} {:>10.2e}",
+                format!("{}x{}x{}", r.size.0, r.size.1, r.size.2),
+                r.ours.median_ms,
+                r.ours_tflops,
+                r.cublas.median_ms,
+                r.cublas_tflops,
+                r.ours_tflops / r.cublas_tflops,
+                r.rel_err_cpu,
+                r.rel_err_cublas
+            ))?;
+        }
+    }
+    Ok(rows)
+}
