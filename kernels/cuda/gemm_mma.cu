@@ -5,8 +5,8 @@
 //   raster(b)                       block b -> tile index
 //   tile_m0(i), tile_n0(i)          tile index -> first row / column of the block's C tile
 //   g_a_crd, g_b_crd, g_c_crd       global offsets of a matrix element (tile origins)
-//   ld_global_crd(t, j, kt)         global offset of thread t's j-th 16-byte chunk of K slice kt
-//   ld_smem_crd(t, j, s)            its swizzled shared offset in stage s
+//   ld_a_global_crd(t, j, kt)       global offset of thread t's j-th 16-byte chunk of A's K slice kt
+//   ld_a_smem_crd(t, j, s)          its swizzled shared offset in stage s (ld_b_*: the same for B)
 //   ldsm_a_crd(t, mi, kk, s)        the row address thread t's lane gives ldmatrix.x4 (A, fragment mi)
 //   ldsm_b_crd(t, nj, kk, s)        the same for B (n16 pair nj)
 //   c_out_crd(t, v, mi, ni)         global offset of accumulator value v of fragment (mi, ni)
@@ -16,7 +16,8 @@
 #define NT {{NT}}
 #define KT {{KT}}
 #define STAGES {{STAGES}}
-#define LD_ITERS {{LD_ITERS}}
+#define LD_A_ITERS {{LD_A_ITERS}}
+#define LD_B_ITERS {{LD_B_ITERS}}
 #define MI {{MI}}
 #define NI {{NI}}
 #define KK {{KK}}
@@ -46,19 +47,18 @@ __device__ __forceinline__ void tessel_mma16816(float* c, const b32* a, const b3
 __device__ __forceinline__ void tessel_load_stage(b16* sA, b16* sB, const b16* gA, const b16* gB,
                                                   long long t, long long s, long long kt) {
 #pragma unroll
-  for (int j = 0; j < LD_ITERS; ++j) {
-    const long long g = ld_global_crd(t, j, kt);
-    const long long o = ld_smem_crd(t, j, s);
-    tessel_cp_async16(sA + o, gA + g);
-    tessel_cp_async16(sB + o, gB + g);
-  }
+  for (int j = 0; j < LD_A_ITERS; ++j) tessel_cp_async16(sA + ld_a_smem_crd(t, j, s), gA + ld_a_global_crd(t, j, kt));
+#pragma unroll
+  for (int j = 0; j < LD_B_ITERS; ++j) tessel_cp_async16(sB + ld_b_smem_crd(t, j, s), gB + ld_b_global_crd(t, j, kt));
 }
 
 extern "C" __global__ void __launch_bounds__(NT) {{KERNEL}}(const b16* __restrict__ A,
                                                            const b16* __restrict__ B,
                                                            float* __restrict__ C) {
-  __shared__ __align__(128) b16 sA[{{SMEM}}];
-  __shared__ __align__(128) b16 sB[{{SMEM}}];
+  // {{SMEM_BYTES}} bytes of dynamic shared memory: A's stages, then B's.
+  extern __shared__ __align__(128) b16 tessel_smem[];
+  b16* sA = tessel_smem;
+  b16* sB = tessel_smem + {{SMEM_A}};
   const long long t = threadIdx.x;
   const long long tile = raster((long long)blockIdx.x);
   const long long m0 = tile_m0(tile);

@@ -9,73 +9,95 @@ use tessel_kernels::gemm::host::{compare, random_f16, reference_rows, simulate, 
 use tessel_kernels::gemm::run::{
     GemmBuffers, cublas, cublas_present, run_and_compare_cublas, run_and_verify,
 };
-use tessel_kernels::gemm::{BK, BM, GemmPlan, STAGES, THREADS};
+use tessel_kernels::gemm::{BM, GemmConfig, GemmPlan};
 use tessel_layout::verify;
+
+/// The smallest problem every configuration supports.
+fn small(cfg: GemmConfig) -> GemmPlan {
+    GemmPlan::with_config(256, 2 * cfg.bn, 3 * cfg.bk, cfg).unwrap()
+}
 
 #[test]
 fn swizzled_tiles_are_conflict_free_and_the_plain_tile_is_not() {
     let plan = GemmPlan::new(256, 384, 96).unwrap();
-    let (st, a, b) = plan.bank_reports(&plan.smem()).unwrap();
-    // One K slice per block: 4 warps x 4 cp.async of 512 bytes (ideal 4 wavefronts each) and
-    // 4 warps x 2 k steps x 4 ldmatrix.x4 per operand (ideal 4 each).
-    assert_eq!(
-        (st.wavefronts, st.ideal, st.excess),
-        (64, 64, 0),
-        "cp.async: {st}"
-    );
-    assert_eq!(
-        (a.wavefronts, a.ideal, a.excess),
-        (128, 128, 0),
-        "ldmatrix A: {a}"
-    );
-    assert_eq!(
-        (b.wavefronts, b.ideal, b.excess),
-        (128, 128, 0),
-        "ldmatrix B: {b}"
-    );
+    let r = plan.bank_reports(true).unwrap();
+    // One K slice (BK 32) per block: 4 warps x 4 cp.async of 512 bytes per operand (ideal 4
+    // wavefronts each) and 4 warps x 2 k steps x 4 ldmatrix.x4 per operand (ideal 4 each).
+    for (what, rep, ideal) in [
+        ("cp.async A", r.store_a, 64),
+        ("cp.async B", r.store_b, 64),
+        ("ldmatrix A", r.ldsm_a, 128),
+        ("ldmatrix B", r.ldsm_b, 128),
+    ] {
+        assert_eq!(
+            (rep.wavefronts, rep.ideal, rep.excess),
+            (ideal, ideal, 0),
+            "{what}: {rep}"
+        );
+    }
     // The same accesses on the unswizzled K-major tile: rows at a 64-byte pitch, so the 8 rows
     // of every ldmatrix matrix fall into 2 groups of banks (4-way conflicts).
-    let plain = plan.smem_plain().unwrap();
-    let (st, a, b) = plan.bank_reports(&plain).unwrap();
+    let r = plan.bank_reports(false).unwrap();
     assert_eq!(
-        st.excess, 0,
-        "row-contiguous 16-byte stores do not conflict: {st}"
+        r.store_a.excess, 0,
+        "row-contiguous 16-byte stores do not conflict"
     );
     assert_eq!(
-        (a.wavefronts, a.excess),
+        (r.ldsm_a.wavefronts, r.ldsm_a.excess),
         (4 * 128, 3 * 128),
-        "ldmatrix A plain: {a}"
+        "{}",
+        r.ldsm_a
     );
     assert_eq!(
-        (b.wavefronts, b.excess),
+        (r.ldsm_b.wavefronts, r.ldsm_b.excess),
         (4 * 128, 3 * 128),
-        "ldmatrix B plain: {b}"
+        "{}",
+        r.ldsm_b
     );
 }
 
 #[test]
+fn every_configuration_is_conflict_free_only_with_its_swizzle() {
+    for cfg in GemmConfig::all() {
+        let plan = small(cfg);
+        let r = plan.bank_reports(true).unwrap();
+        assert_eq!(r.excess(), 0, "{cfg}: {r:?}");
+        assert!(r.ldsm_a.ideal > 0 && r.store_b.ideal > 0, "{cfg}");
+        let plain = plan.bank_reports(false).unwrap();
+        // 128-byte rows (BK 64): 8-way; 64-byte rows (BK 32): 4-way.
+        let ways = if cfg.bk == 64 { 8 } else { 4 };
+        assert_eq!(plain.ldsm_a.wavefronts, ways * plain.ldsm_a.ideal, "{cfg}");
+        assert_eq!(plain.ldsm_b.wavefronts, ways * plain.ldsm_b.ideal, "{cfg}");
+    }
+}
+
+#[test]
 fn layouts_are_bijections_onto_their_tiles() {
-    let plan = GemmPlan::new(512, 256, 64).unwrap();
-    // The swizzled shared tile is a bijection onto 3 stages of 128 x 32.
-    assert!(verify::is_bijective(&plan.smem()).unwrap());
-    // cp.async covers each tile element exactly once.
-    assert!(tessel_layout::is_bijective(&plan.ld_tv).unwrap());
-    assert_eq!(plan.ld_tv.size(), BM * BK);
-    // The C partition covers the 128 x 128 block tile exactly once, and the fragment is the
-    // published SM80 16x8x16 C layout (DESIGN.md).
-    assert_eq!(plan.c_frag.to_string(), "((4,8),(2,2)):((32,1),(16,8))");
-    assert!(tessel_layout::is_bijective(&plan.c_frag).unwrap());
-    assert!(tessel_layout::is_bijective(&plan.c_tv).unwrap());
-    assert_eq!(plan.c_tv.size(), BM * 128);
-    // Raster visits every tile once.
-    assert!(tessel_layout::is_bijective(&plan.raster).unwrap());
-    // The cp.async shared offsets of all threads, chunks and stages: distinct 16-byte chunks.
-    let ld = plan.ld_smem().unwrap();
-    let mut starts: Vec<i64> = ld.offsets();
-    assert!(starts.iter().all(|o| o % 8 == 0));
-    starts.sort_unstable();
-    starts.dedup();
-    assert_eq!(starts.len() as i64, THREADS * 4 * STAGES);
+    for cfg in GemmConfig::all() {
+        let plan = small(cfg);
+        for op in [&plan.a, &plan.b] {
+            // The swizzled shared tile is a bijection onto its stages.
+            assert!(verify::is_bijective(&plan.smem(op)).unwrap(), "{cfg}");
+            // cp.async covers each tile element exactly once.
+            assert!(tessel_layout::is_bijective(&op.ld_tv).unwrap(), "{cfg}");
+            assert_eq!(op.ld_tv.size(), op.rows * cfg.bk);
+            // The shared offsets of all chunks of all stages are distinct 16-byte chunks.
+            let mut starts = plan.ld_smem(op).unwrap().offsets();
+            assert!(starts.iter().all(|o| o % 8 == 0));
+            let count = starts.len();
+            starts.sort_unstable();
+            starts.dedup();
+            assert_eq!(starts.len(), count, "{cfg}");
+            assert_eq!(count as i64, op.rows * cfg.bk * cfg.stages / 8);
+        }
+        // The C partition covers the block tile exactly once; the fragment is the published
+        // SM80 16x8x16 C layout (DESIGN.md).
+        assert_eq!(plan.c_frag.to_string(), "((4,8),(2,2)):((32,1),(16,8))");
+        assert!(tessel_layout::is_bijective(&plan.c_frag).unwrap());
+        assert!(tessel_layout::is_bijective(&plan.c_tv).unwrap(), "{cfg}");
+        assert_eq!(plan.c_tv.size(), BM * cfg.bn);
+        assert!(tessel_layout::is_bijective(&plan.raster).unwrap());
+    }
 }
 
 #[test]
@@ -122,13 +144,30 @@ fn cpu_replay_of_the_kernel_matches_the_reference() {
 }
 
 #[test]
+fn cpu_replay_of_every_other_configuration() {
+    for cfg in GemmConfig::all() {
+        if cfg == GemmConfig::DEFAULT {
+            continue;
+        }
+        let plan = GemmPlan::with_config(128, cfg.bn, 2 * cfg.bk, cfg).unwrap();
+        let (m, n, k) = (128, cfg.bn as usize, 2 * cfg.bk as usize);
+        let a = random_f16(m * k, 3);
+        let b = random_f16(n * k, 4);
+        let (want, scale) = reference_rows(&a, &b, n, k, &(0..m).collect::<Vec<_>>());
+        let c = simulate(&plan, &a, &b).unwrap();
+        let cmp = compare(&c, &want, |i| tolerance(k, scale[i]), |i| format!("{i}"));
+        assert!(cmp.ok(), "{cfg}: {cmp:?}");
+    }
+}
+
+#[test]
 fn the_source_names_every_layout() {
     let plan = GemmPlan::new(128, 128, 32).unwrap();
     let src = plan.source().unwrap();
     for f in [
         "raster(",
-        "ld_global_crd(",
-        "ld_smem_crd(",
+        "ld_a_global_crd(",
+        "ld_b_smem_crd(",
         "ldsm_a_crd(",
         "ldsm_b_crd(",
         "c_out_crd(",
@@ -153,12 +192,20 @@ fn gpu_gemm_matches_cpu_reference() {
     let Some(gpu) = common::gpu_or_skip("gpu_gemm_matches_cpu_reference") else {
         return;
     };
-    for (m, n, k) in GPU_SIZES {
-        let plan = GemmPlan::new(m, n, k).unwrap();
+    let mut cases: Vec<_> = GPU_SIZES
+        .iter()
+        .map(|&(m, n, k)| GemmPlan::new(m, n, k).unwrap())
+        .collect();
+    for cfg in GemmConfig::all() {
+        cases.push(small(cfg));
+        cases.push(GemmPlan::with_config(1024, 1024, 1024, cfg).unwrap());
+    }
+    for plan in cases {
+        let (m, n, k) = (plan.m, plan.n, plan.k);
         let mut bufs = GemmBuffers::new(&gpu, &plan, (m + n + k) as u64).unwrap();
         // Every row (and so every element) against the f64 reference.
         let (_, cmp) = run_and_verify(&gpu, &plan, &mut bufs, m as usize)
-            .unwrap_or_else(|e| panic!("{m}x{n}x{k}: {e}"));
+            .unwrap_or_else(|e| panic!("{}: {e}", plan.kernel_name()));
         assert!(cmp.rel_err < 1e-5, "{m}x{n}x{k}: {cmp:?}");
         eprintln!(
             "gemm {m}x{n}x{k}: rel err {:.2e}, max |diff| {:.2e}",

@@ -127,8 +127,8 @@ fn gemm_kernel_compiles_for_sm80_and_sm90() {
         return;
     }
     for arch in [Arch::new(8, 0).unwrap(), Arch::new(9, 0).unwrap()] {
-        for (m, n, k) in [(128, 128, 32), (4096, 4096, 4096)] {
-            let plan = tessel_kernels::gemm::GemmPlan::new(m, n, k).unwrap();
+        for cfg in tessel_kernels::gemm::GemmConfig::all() {
+            let plan = tessel_kernels::gemm::GemmPlan::with_config(4096, 4096, 4096, cfg).unwrap();
             let ptx = compile_ptx(&plan.source().unwrap(), &plan.kernel_name(), arch)
                 .unwrap_or_else(|e| panic!("{}: {e}", plan.kernel_name()))
                 .to_src();

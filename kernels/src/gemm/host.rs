@@ -3,7 +3,7 @@
 
 use tessel_layout::{ComposedLayout, Error, Layout, Result};
 
-use super::{BK, BM, GemmPlan, MI, NI, STAGES, THREADS};
+use super::{GemmPlan, MI, NI};
 
 /// The fp32 value of an fp16 bit pattern (normals, subnormals, zeros, infinities, NaN).
 ///
@@ -268,40 +268,54 @@ fn mma(acc: &mut [[f32; 4]; 32], a: &[[[u16; 2]; 4]; 32], b: &[[[u16; 2]; 2]; 32
 /// the PTX fragment rules and the stores through the C fragment layout. Returns C (`m x n`,
 /// every element NaN until written).
 pub fn simulate(plan: &GemmPlan, a: &[u16], b: &[u16]) -> Result<Vec<f32>> {
-    let (ld_smem, ld_global) = (plan.ld_smem()?, plan.ld_global()?);
-    let ldsm_a = plan.ldsm(&plan.ldsm_a_tv)?;
-    let ldsm_b = plan.ldsm(&plan.ldsm_b_tv)?;
+    let cfg = plan.cfg;
+    let ops = [(&plan.a, a), (&plan.b, b)];
+    let mut loads = Vec::new();
+    for (op, _) in ops {
+        loads.push((
+            plan.ld_smem(op)?,
+            plan.ld_global(op)?,
+            op.ld_tv.mode(2)?.size(),
+        ));
+    }
+    let ldsm_a = plan.ldsm(&plan.a, &plan.ldsm_a_tv)?;
+    let ldsm_b = plan.ldsm(&plan.b, &plan.ldsm_b_tv)?;
     let c_out = plan.c_out()?;
-    let smem_len = usize::try_from(BM * BK * STAGES).unwrap_or(0);
+    let smem_len = |rows: i64| usize::try_from(rows * cfg.bk * cfg.stages).unwrap_or(0);
     let mut c = vec![f32::NAN; usize::try_from(plan.m * plan.n).unwrap_or(0)];
-    let iters = plan.ld_tv.mode(2)?.size();
+    let threads = cfg.threads();
     for block in 0..i64::from(plan.blocks()) {
         let tile = plan.raster.offset(block)?;
         let (m0, n0) = (plan.tile_m0.offset(tile)?, plan.tile_n0.offset(tile)?);
         let ga = at_plain(&plan.g_a, &[m0, 0])?;
         let gb = at_plain(&plan.g_b, &[n0, 0])?;
         let gc = at_plain(&plan.g_c, &[m0, n0])?;
-        let (mut sa, mut sb) = (vec![0xFFFFu16; smem_len], vec![0xFFFFu16; smem_len]);
-        let mut acc = vec![[[[0f32; 4]; 32]; (MI * NI) as usize]; (THREADS / 32) as usize];
+        let mut smem = [
+            vec![0xFFFFu16; smem_len(plan.a.rows)],
+            vec![0xFFFFu16; smem_len(plan.b.rows)],
+        ];
+        let mut acc = vec![[[[0f32; 4]; 32]; (MI * NI) as usize]; (threads / 32) as usize];
         for kt in 0..plan.k_tiles() {
-            let s = kt % STAGES;
-            for t in 0..THREADS {
-                for j in 0..iters {
-                    let g = at_plain(&ld_global, &[t, j, kt])?;
-                    let o = at_composed(&ld_smem, &[t, j, s])?;
-                    for e in 0..8 {
-                        let oi = usize::try_from(o + e).unwrap_or(usize::MAX);
-                        *sa.get_mut(oi)
-                            .ok_or_else(|| Error::invalid("smem A store"))? =
-                            get(a, ga + g + e, "A")?;
-                        *sb.get_mut(oi)
-                            .ok_or_else(|| Error::invalid("smem B store"))? =
-                            get(b, gb + g + e, "B")?;
+            let s = kt % cfg.stages;
+            for (((ld_smem, ld_global, iters), (_, src)), (dst, origin)) in
+                loads.iter().zip(ops).zip(smem.iter_mut().zip([ga, gb]))
+            {
+                for t in 0..threads {
+                    for j in 0..*iters {
+                        let g = origin + at_plain(ld_global, &[t, j, kt])?;
+                        let o = at_composed(ld_smem, &[t, j, s])?;
+                        for e in 0..8 {
+                            let oi = usize::try_from(o + e).unwrap_or(usize::MAX);
+                            *dst.get_mut(oi)
+                                .ok_or_else(|| Error::invalid("smem store"))? =
+                                get(src, g + e, "global load")?;
+                        }
                     }
                 }
             }
+            let [sa, sb] = &smem;
             for (w, acc_w) in acc.iter_mut().enumerate() {
-                for kk in 0..BK / 16 {
+                for kk in 0..cfg.bk / 16 {
                     let rows = |layout: &ComposedLayout, f: i64| -> Result<[i64; 32]> {
                         let mut r = [0i64; 32];
                         for (l, x) in r.iter_mut().enumerate() {
@@ -311,11 +325,11 @@ pub fn simulate(plan: &GemmPlan, a: &[u16], b: &[u16]) -> Result<Vec<f32>> {
                     };
                     let mut af = Vec::new();
                     for i in 0..MI {
-                        af.push(ldmatrix_x4(&sa, &rows(&ldsm_a, i)?)?);
+                        af.push(ldmatrix_x4(sa, &rows(&ldsm_a, i)?)?);
                     }
                     let mut bf = Vec::new();
                     for j in 0..NI / 2 {
-                        bf.push(ldmatrix_x4(&sb, &rows(&ldsm_b, j)?)?);
+                        bf.push(ldmatrix_x4(sb, &rows(&ldsm_b, j)?)?);
                     }
                     for i in 0..MI as usize {
                         for j in 0..NI as usize {

@@ -5,12 +5,13 @@
 //! - `B`: N x K fp16, row-major (`(N,K):(K,1)`: the "TN" convention, both operands K-contiguous),
 //! - `C`: M x N fp32, row-major (`(M,N):(N,1)`), fp32 accumulation.
 //!
-//! One block computes a 128 x 128 tile of C with 4 warps (2 x 2, a 64 x 64 warp tile each),
-//! stepping through K in 32-wide slices held in a 3-stage `cp.async` pipeline. Both shared-memory
-//! tiles are K-major `(128,32):(32,1)` under the swizzle `Sw<2,3,3>` (the 16-byte chunk index
-//! XOR-ed with bits 1-2 of the row), so that the 16-byte `cp.async` stores and the `ldmatrix.x4`
-//! reads are free of bank conflicts ([`GemmPlan::bank_reports`] proves it with
-//! `tessel_layout::bank::analyze`).
+//! One block computes a 128 x BN tile of C (BN 128 with 4 warps or 256 with 8 warps, 2 x BN/64,
+//! a 64 x 64 warp tile each), stepping through K in BK-wide slices (32 or 64) held in a 3- or
+//! 4-stage `cp.async` pipeline ([`GemmConfig`]; the default is 128 x 128 x 32, 3 stages). Both
+//! shared-memory tiles are K-major `(rows,BK):(BK,1)` under the swizzle `Sw<2,3,3>` (BK 32) or
+//! `Sw<3,3,3>` (BK 64): the 16-byte chunk index XOR-ed with the row bits above one 128-byte
+//! line, so that the 16-byte `cp.async` stores and the `ldmatrix.x4` reads are free of bank
+//! conflicts ([`GemmPlan::bank_reports`] proves it with `tessel_layout::bank::analyze`).
 //!
 //! Every index the kernel computes is a generated function of a layout in [`GemmPlan`]: the block
 //! raster, the tile origins, the global and shared offsets of every `cp.async`, the row address
@@ -21,7 +22,7 @@
 //! ```
 //! use tessel_kernels::gemm::GemmPlan;
 //! let plan = GemmPlan::new(256, 384, 96).unwrap();
-//! assert_eq!(plan.kernel_name(), "gemm_tn_f16_f32_256x384x96");
+//! assert_eq!(plan.kernel_name(), "gemm_tn_f16_f32_256x384x96_128x128x32s3");
 //! assert!(plan.source().unwrap().contains("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"));
 //! assert!(GemmPlan::new(100, 128, 32).is_err()); // M not a multiple of 128
 //! ```
@@ -41,14 +42,8 @@ pub const TEMPLATE: &str = include_str!("../../cuda/gemm_mma.cu");
 
 /// Block tile rows (of A and C).
 pub const BM: i64 = 128;
-/// Block tile columns (rows of B, columns of C).
-pub const BN: i64 = 128;
-/// K slice per pipeline stage.
-pub const BK: i64 = 32;
-/// Pipeline stages (3 x 16 KiB of shared memory).
-pub const STAGES: i64 = 3;
-/// Threads per block (4 warps).
-pub const THREADS: i64 = 128;
+/// Warp tile rows and columns (2 x BN/64 warps per block).
+pub const WARP_TILE: i64 = 64;
 /// Block raster group (tiles visited in 8 x 8 groups for L2 reuse).
 pub const RASTER_GROUP: i64 = 8;
 /// Accumulator fragments per warp: 4 (m16) x 8 (n8).
@@ -56,12 +51,97 @@ pub const MI: i64 = 4;
 /// n8 fragments per warp.
 pub const NI: i64 = 8;
 
+/// The tunable shape of the kernel: block tile columns, K slice and pipeline depth.
+///
+/// ```
+/// use tessel_kernels::gemm::GemmConfig;
+/// let c = GemmConfig::DEFAULT;
+/// assert_eq!(c.threads(), 32 * 2 * c.bn / 64);
+/// assert!(GemmConfig { bn: 192, bk: 32, stages: 3 }.check().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GemmConfig {
+    /// Block tile columns: 128 (4 warps) or 256 (8 warps).
+    pub bn: i64,
+    /// K slice per stage: 32 (64-byte rows, `Sw<2,3,3>`) or 64 (128-byte rows, `Sw<3,3,3>`).
+    pub bk: i64,
+    /// Pipeline stages, 2..=5.
+    pub stages: i64,
+}
+
+impl GemmConfig {
+    /// The default: the fastest of the configurations measured (docs/performance.md).
+    pub const DEFAULT: GemmConfig = GemmConfig {
+        bn: 128,
+        bk: 32,
+        stages: 3,
+    };
+
+    /// Every configuration the kernel supports.
+    pub fn all() -> Vec<GemmConfig> {
+        let mut v = Vec::new();
+        for bn in [128, 256] {
+            for bk in [32, 64] {
+                for stages in [3, 4] {
+                    v.push(GemmConfig { bn, bk, stages });
+                }
+            }
+        }
+        v
+    }
+
+    /// Threads per block.
+    pub fn threads(&self) -> i64 {
+        32 * 2 * (self.bn / WARP_TILE)
+    }
+
+    /// Dynamic shared memory in bytes (both operands, all stages).
+    pub fn smem_bytes(&self) -> i64 {
+        2 * (BM + self.bn) * self.bk * self.stages
+    }
+
+    /// `Err` unless the configuration is one the kernel supports.
+    pub fn check(&self) -> GpuResult<()> {
+        let ok = matches!(self.bn, 128 | 256)
+            && matches!(self.bk, 32 | 64)
+            && (2..=5).contains(&self.stages)
+            && self.smem_bytes() <= 227 * 1024;
+        if ok {
+            Ok(())
+        } else {
+            Err(GpuError::InvalidArgument(format!(
+                "gemm configuration {self}: needs BN in {{128, 256}}, BK in {{32, 64}}, 2..=5 \
+                 stages and at most 227 KiB of shared memory"
+            )))
+        }
+    }
+}
+
+impl std::fmt::Display for GemmConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}x{}x{}s{}", BM, self.bn, self.bk, self.stages)
+    }
+}
+
 fn parse(text: &str) -> Result<Layout> {
     text.parse()
 }
 
 fn ints<const N: usize>(x: [i64; N]) -> IntTuple {
     IntTuple::from_ints(x)
+}
+
+/// One operand's shared-memory tile and `cp.async` partition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OperandTile {
+    /// Rows of the tile (128 for A, BN for B).
+    pub rows: i64,
+    /// `(row, k, stage)` -> element without the swizzle: `(rows,BK,S):(BK,1,rows BK)`
+    /// (K-major, stages one after the other).
+    pub smem_inner: Layout,
+    /// `cp.async` partition `(thread, value, iteration)` -> index `r + rows k` of one stage:
+    /// thread `t` moves 16-byte chunk `t % (BK/8)` of row `t / (BK/8)`; iterations step rows.
+    pub ld_tv: Layout,
 }
 
 /// Every layout the GEMM kernel is generated from.
@@ -73,6 +153,8 @@ pub struct GemmPlan {
     pub n: i64,
     /// The reduction extent (columns of A and B).
     pub k: i64,
+    /// Tile shape and pipeline depth.
+    pub cfg: GemmConfig,
     /// `A`: `(M,K):(K,1)`.
     pub g_a: Layout,
     /// `B` (N x K): `(N,K):(K,1)`.
@@ -85,19 +167,20 @@ pub struct GemmPlan {
     pub tile_m0: Layout,
     /// Tile index -> first column of the block's C tile.
     pub tile_n0: Layout,
-    /// The shared-memory tile of one operand without the swizzle: `(row, k, stage)` ->
-    /// element, `(128,32,3):(32,1,4096)` (K-major, stages one after the other).
-    pub smem_inner: Layout,
-    /// The swizzle of both shared-memory tiles, `Sw<2,3,3>`.
+    /// The swizzle of both shared-memory tiles: `Sw<2,3,3>` for 64-byte rows (BK 32),
+    /// `Sw<3,3,3>` for 128-byte rows (BK 64): the 16-byte chunk index XOR the row bits above
+    /// one 128-byte line.
     pub swizzle: Swizzle,
-    /// `cp.async` partition: `(thread, value, iteration)` -> index `r + 128 k` of a 128 x 32 tile;
-    /// each thread moves 4 chunks of 8 consecutive k (16 bytes).
-    pub ld_tv: Layout,
+    /// A's shared tile.
+    pub a: OperandTile,
+    /// B's shared tile.
+    pub b: OperandTile,
     /// `ldmatrix.x4` partition of A: `(thread, value, mi, kk)` -> tile index (lane `l` addresses
-    /// row `l % 16`, k `8 (l / 16)` of the 16 x 16 fragment `mi`, k step `kk`; warps 2 x 2).
+    /// row `l % 16`, k `8 (l / 16)` of the 16 x 16 fragment `mi`; warp `w` rows `64 (w % 2)`).
     pub ldsm_a_tv: Layout,
     /// `ldmatrix.x4` partition of B: `(thread, value, nj, kk)` -> tile index (lane `l` addresses
-    /// n `l % 8 + 8 (l / 16)`, k `8 ((l / 8) % 2)` of the n16 x k16 pair `nj`).
+    /// n `l % 8 + 8 (l / 16)`, k `8 ((l / 8) % 2)` of the n16 x k16 pair `nj`; warp `w`
+    /// columns `64 (w / 2)`).
     pub ldsm_b_tv: Layout,
     /// The SM80 16x8x16 C fragment `((4,8),(2,2)):((32,1),(16,8))`: (lane, value) -> `m + 16 n`.
     pub c_frag: Layout,
@@ -105,9 +188,46 @@ pub struct GemmPlan {
     pub c_tv: Layout,
 }
 
+/// Bank-model reports of one K slice of one block (see [`GemmPlan::bank_reports`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GemmBanks {
+    /// The `cp.async` 16-byte stores of A.
+    pub store_a: BankReport,
+    /// The `cp.async` 16-byte stores of B.
+    pub store_b: BankReport,
+    /// The `ldmatrix.x4` reads of A.
+    pub ldsm_a: BankReport,
+    /// The `ldmatrix.x4` reads of B.
+    pub ldsm_b: BankReport,
+}
+
+impl GemmBanks {
+    /// Total excess wavefronts.
+    pub fn excess(&self) -> i64 {
+        self.store_a.excess + self.store_b.excess + self.ldsm_a.excess + self.ldsm_b.excess
+    }
+}
+
+fn operand_tile(rows: i64, cfg: GemmConfig) -> Result<OperandTile> {
+    let (bk, threads) = (cfg.bk, cfg.threads());
+    let smem_inner = Layout::new(ints([rows, bk, cfg.stages]), ints([bk, 1, rows * bk]))?;
+    let chunks_per_row = bk / 8;
+    let rows_per_iter = threads / chunks_per_row;
+    let ld_tv = parse(&format!(
+        "(({chunks_per_row},{rows_per_iter}),8,{}):(({},1),{rows},{rows_per_iter})",
+        rows / rows_per_iter,
+        8 * rows
+    ))?;
+    Ok(OperandTile {
+        rows,
+        smem_inner,
+        ld_tv,
+    })
+}
+
 impl GemmPlan {
-    /// The plan for `C (m x n) = A (m x k) * B (n x k)^T`; `m`, `n` must be multiples of 128 and
-    /// `k` a multiple of 32 (each at most 65536).
+    /// The plan for `C (m x n) = A (m x k) * B (n x k)^T` with the default configuration;
+    /// `m` must be a multiple of 128, `n` of 128 and `k` of 32 (each at most 65536).
     ///
     /// ```
     /// use tessel_kernels::gemm::GemmPlan;
@@ -115,67 +235,83 @@ impl GemmPlan {
     /// assert!(err.contains("K = 40 is not a multiple of 32"), "{err}");
     /// ```
     pub fn new(m: i64, n: i64, k: i64) -> GpuResult<GemmPlan> {
-        for (name, v, tile) in [("M", m, BM), ("N", n, BN), ("K", k, BK)] {
+        Self::with_config(m, n, k, GemmConfig::DEFAULT)
+    }
+
+    /// The plan with configuration `cfg`: `m` a multiple of 128, `n` of `cfg.bn`, `k` of
+    /// `cfg.bk`.
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::{GemmConfig, GemmPlan};
+    /// let cfg = GemmConfig { bn: 256, bk: 64, stages: 4 };
+    /// assert!(GemmPlan::with_config(256, 512, 128, cfg).is_ok());
+    /// assert!(GemmPlan::with_config(256, 384, 128, cfg).is_err());
+    /// ```
+    pub fn with_config(m: i64, n: i64, k: i64, cfg: GemmConfig) -> GpuResult<GemmPlan> {
+        cfg.check()?;
+        for (name, v, tile) in [("M", m, BM), ("N", n, cfg.bn), ("K", k, cfg.bk)] {
             if !(1..=65536).contains(&v) || v % tile != 0 {
                 return Err(GpuError::InvalidArgument(format!(
                     "gemm {m}x{n}x{k}: {name} = {v} is not a multiple of {tile} in \
-                     {tile}..=65536 (the kernel has no edge handling: M, N must be multiples \
-                     of {BM}, K of {BK})"
+                     {tile}..=65536 (the kernel has no edge handling: M must be a multiple \
+                     of {BM}, N of {}, K of {})",
+                    cfg.bn, cfg.bk
                 )));
             }
         }
-        Ok(Self::build(m, n, k)?)
+        Ok(Self::build(m, n, k, cfg)?)
     }
 
-    fn build(m: i64, n: i64, k: i64) -> Result<GemmPlan> {
-        let (ty, tx) = (m / BM, n / BN);
-        let tile = BM * BK; // elements of one operand tile per stage
-        let smem_inner = Layout::new(ints([BM, BK, STAGES]), ints([BK, 1, tile]))?;
-        // cp.async: thread t -> (k chunk t % 4, row t / 4); value = 8 consecutive k;
-        // iteration j -> rows + 32 j.
-        let chunks_per_row = BK / 8;
-        let rows_per_iter = THREADS / chunks_per_row;
-        let ld_tv = parse(&format!(
-            "(({chunks_per_row},{rows_per_iter}),8,{}):((1024,1),{BM},{rows_per_iter})",
-            BM / rows_per_iter
-        ))?;
-        // ldmatrix.x4 (warps 2 x 2: warp w -> rows 64 (w % 2) of A, columns 64 (w / 2) of B).
-        let k8 = 8 * BM; // tile-index step of 8 k
+    fn build(m: i64, n: i64, k: i64, cfg: GemmConfig) -> Result<GemmPlan> {
+        let (bn, bk) = (cfg.bn, cfg.bk);
+        let (ty, tx) = (m / BM, n / bn);
+        let wn = bn / WARP_TILE; // warps along n (2 along m)
+        // ldmatrix.x4: warp w -> rows 64 (w % 2) of A, columns 64 (w / 2) of B.
         let ldsm_a_tv = parse(&format!(
-            "(((16,2),(2,2)),8,{MI},2):(((1,{k8}),(64,0)),{BM},16,{})",
-            2 * k8
+            "(((16,2),(2,{wn})),8,{MI},{}):(((1,{}),(64,0)),{BM},16,{})",
+            bk / 16,
+            8 * BM,
+            16 * BM
         ))?;
         let ldsm_b_tv = parse(&format!(
-            "(((8,2,2),(2,2)),8,{},2):(((1,{k8},8),(0,64)),{BM},16,{})",
+            "(((8,2,2),(2,{wn})),8,{},{}):(((1,{},8),(0,64)),{bn},16,{})",
             NI / 2,
-            2 * k8
+            bk / 16,
+            8 * bn,
+            16 * bn
         ))?;
         // The C fragment (DESIGN.md / CuTe SM80_16x8x16_F32F16F16F32_TN), lifted into the block
-        // tile by composing with the embedding of a 16 x 8 tile into the 128 x 128 one.
+        // tile by composing with the embedding of a 16 x 8 tile into the 128 x BN one.
         let c_frag = parse("((4,8),(2,2)):((32,1),(16,8))")?;
         let embed = parse(&format!("(16,8):(1,{BM})"))?;
         let frag = composition(&embed, &c_frag)?;
-        let thread =
-            Layout::from_modes([frag.mode(0)?, parse(&format!("(2,2):(64,{})", 64 * BM))?])?;
+        let warps = parse(&format!("(2,{wn}):(64,{})", 64 * BM))?;
+        let thread = Layout::from_modes([frag.mode(0)?, warps])?;
         let c_tv = Layout::from_modes([
             thread,
             frag.mode(1)?,
             parse(&format!("{MI}:16"))?,
             parse(&format!("{NI}:{}", 8 * BM))?,
         ])?;
+        let swizzle = if bk == 32 {
+            Swizzle::new(2, 3, 3)?
+        } else {
+            Swizzle::new(3, 3, 3)?
+        };
         Ok(GemmPlan {
             m,
             n,
             k,
+            cfg,
             g_a: Layout::new(ints([m, k]), ints([k, 1]))?,
             g_b: Layout::new(ints([n, k]), ints([k, 1]))?,
             g_c: Layout::new(ints([m, n]), ints([n, 1]))?,
             raster: raster_layout(ty, tx, RASTER_GROUP)?,
             tile_m0: Layout::new(ints([ty, tx]), ints([BM, 0]))?,
-            tile_n0: Layout::new(ints([ty, tx]), ints([0, BN]))?,
-            smem_inner,
-            swizzle: Swizzle::new(2, 3, 3)?,
-            ld_tv,
+            tile_n0: Layout::new(ints([ty, tx]), ints([0, bn]))?,
+            swizzle,
+            a: operand_tile(BM, cfg)?,
+            b: operand_tile(bn, cfg)?,
             ldsm_a_tv,
             ldsm_b_tv,
             c_frag,
@@ -183,14 +319,22 @@ impl GemmPlan {
         })
     }
 
-    /// Kernel name, e.g. `gemm_tn_f16_f32_4096x4096x4096`.
+    /// Kernel name, e.g. `gemm_tn_f16_f32_4096x4096x4096_128x128x32s3`.
     pub fn kernel_name(&self) -> String {
-        format!("gemm_tn_f16_f32_{}x{}x{}", self.m, self.n, self.k)
+        format!(
+            "gemm_tn_f16_f32_{}x{}x{}_{}x{}x{}s{}",
+            self.m, self.n, self.k, BM, self.cfg.bn, self.cfg.bk, self.cfg.stages
+        )
     }
 
-    /// Number of blocks (one per 128 x 128 tile of C).
+    /// Number of blocks (one per 128 x BN tile of C).
     pub fn blocks(&self) -> u32 {
-        u32::try_from((self.m / BM) * (self.n / BN)).unwrap_or(u32::MAX)
+        u32::try_from((self.m / BM) * (self.n / self.cfg.bn)).unwrap_or(u32::MAX)
+    }
+
+    /// Threads per block.
+    pub fn threads(&self) -> u32 {
+        u32::try_from(self.cfg.threads()).unwrap_or(0)
     }
 
     /// Floating-point operations of one GEMM (`2 M N K`).
@@ -200,17 +344,12 @@ impl GemmPlan {
 
     /// Number of K slices.
     pub fn k_tiles(&self) -> i64 {
-        self.k / BK
+        self.k / self.cfg.bk
     }
 
-    /// The swizzled shared-memory tile `(row, k, stage)` -> element offset.
-    pub fn smem(&self) -> ComposedLayout {
-        ComposedLayout::new(vec![self.swizzle], 0, self.smem_inner.clone())
-    }
-
-    /// `(row, k)` of one stage without the swizzle (the unswizzled comparison tile).
-    pub fn smem_plain(&self) -> Result<Layout> {
-        Layout::new(ints([BM, BK]), ints([BK, 1]))
+    /// The swizzled shared-memory tile of an operand, `(row, k, stage)` -> element offset.
+    pub fn smem(&self, op: &OperandTile) -> ComposedLayout {
+        ComposedLayout::new(vec![self.swizzle], 0, op.smem_inner.clone())
     }
 
     /// `tv` without its value mode (mode 1): the per-vector start indices.
@@ -225,108 +364,107 @@ impl GemmPlan {
         )
     }
 
+    fn stage_mode(&self, op: &OperandTile) -> Result<Layout> {
+        parse(&format!("{}:{}", self.cfg.stages, op.rows * self.cfg.bk))
+    }
+
     /// `(thread, iteration, stage)` -> swizzled shared offset of the first element of a chunk.
-    pub fn ld_smem(&self) -> Result<ComposedLayout> {
-        let starts =
-            Self::starts(&self.ld_tv)?.append(&parse(&format!("{STAGES}:{}", BM * BK))?)?;
+    pub fn ld_smem(&self, op: &OperandTile) -> Result<ComposedLayout> {
+        let starts = Self::starts(&op.ld_tv)?.append(&self.stage_mode(op)?)?;
         Ok(ComposedLayout::new(
             vec![self.swizzle],
             0,
-            composition(&self.smem_inner, &starts)?,
+            composition(&op.smem_inner, &starts)?,
         ))
     }
 
-    /// `(thread, iteration, k tile)` -> global offset (from the block's tile origin) of a chunk;
-    /// the same layout serves A and B (both K-contiguous with leading dimension K).
-    pub fn ld_global(&self) -> Result<Layout> {
-        let tile = Layout::new(ints([BM, BK, self.k_tiles()]), ints([self.k, 1, BK]))?;
-        let starts = Self::starts(&self.ld_tv)?.append(&parse(&format!(
+    /// `(thread, iteration, k tile)` -> global offset (from the block's tile origin) of a chunk
+    /// (A and B are both K-contiguous with leading dimension K).
+    pub fn ld_global(&self, op: &OperandTile) -> Result<Layout> {
+        let bk = self.cfg.bk;
+        let tile = Layout::new(ints([op.rows, bk, self.k_tiles()]), ints([self.k, 1, bk]))?;
+        let starts = Self::starts(&op.ld_tv)?.append(&parse(&format!(
             "{}:{}",
             self.k_tiles(),
-            BM * BK
+            op.rows * bk
         ))?)?;
         composition(&tile, &starts)
     }
 
     /// `(thread, mi|nj, kk, stage)` -> swizzled shared offset of the row this thread's lane
-    /// hands to `ldmatrix.x4`.
-    pub fn ldsm(&self, tv: &Layout) -> Result<ComposedLayout> {
-        let starts = Self::starts(tv)?.append(&parse(&format!("{STAGES}:{}", BM * BK))?)?;
+    /// hands to `ldmatrix.x4` (`tv` is [`GemmPlan::ldsm_a_tv`] on A or `ldsm_b_tv` on B).
+    pub fn ldsm(&self, op: &OperandTile, tv: &Layout) -> Result<ComposedLayout> {
+        let starts = Self::starts(tv)?.append(&self.stage_mode(op)?)?;
         Ok(ComposedLayout::new(
             vec![self.swizzle],
             0,
-            composition(&self.smem_inner, &starts)?,
+            composition(&op.smem_inner, &starts)?,
         ))
     }
 
     /// `(thread, value, mi, ni)` -> global offset of an accumulator from the C tile origin.
     pub fn c_out(&self) -> Result<Layout> {
-        let tile = Layout::new(ints([BM, BN]), ints([self.n, 1]))?;
+        let tile = Layout::new(ints([BM, self.cfg.bn]), ints([self.n, 1]))?;
         composition(&tile, &self.c_tv)
     }
 
-    /// Bank-model reports of one block's shared-memory traffic per K slice (one stage):
-    /// `(cp.async 16-byte stores, ldmatrix.x4 of A, ldmatrix.x4 of B)` on `smem`, a layout of the
-    /// domain `(row, k)` of one stage.
+    /// One stage of an operand tile, `(row, k)` -> element, swizzled or plain.
+    pub fn stage_tile(&self, op: &OperandTile, swizzled: bool) -> Result<ComposedLayout> {
+        let plain = Layout::new(ints([op.rows, self.cfg.bk]), ints([self.cfg.bk, 1]))?;
+        let swizzles = if swizzled { vec![self.swizzle] } else { vec![] };
+        Ok(ComposedLayout::new(swizzles, 0, plain))
+    }
+
+    /// The bank model (`tessel_layout::bank::analyze`) of one block's shared-memory traffic per
+    /// K slice: every warp's `cp.async` 16-byte stores and `ldmatrix.x4` reads of both
+    /// operands, on the swizzled tiles or (for comparison) on the plain K-major ones.
     ///
     /// ```
     /// use tessel_kernels::gemm::GemmPlan;
     /// let plan = GemmPlan::new(128, 128, 32).unwrap();
-    /// let swizzled = plan.smem();
-    /// let (st, a, b) = plan.bank_reports(&swizzled).unwrap();
-    /// assert_eq!((st.excess, a.excess, b.excess), (0, 0, 0));
-    /// let (_, a, _) = plan.bank_reports(&plan.smem_plain().unwrap()).unwrap();
-    /// assert!(a.excess > 0);
+    /// assert_eq!(plan.bank_reports(true).unwrap().excess(), 0);
+    /// assert!(plan.bank_reports(false).unwrap().ldsm_a.excess > 0);
     /// ```
-    pub fn bank_reports(
-        &self,
-        smem: &impl tessel_layout::composed::OffsetMap,
-    ) -> Result<(BankReport, BankReport, BankReport)> {
-        let st = analyze(smem, 2, "sts.128".parse()?, &Self::per_warp(&self.ld_tv)?)?;
-        let a = analyze(
-            smem,
-            2,
-            "ldsm.x4".parse()?,
-            &Self::per_warp(&self.ldsm_a_tv)?,
-        )?;
-        let b = analyze(
-            smem,
-            2,
-            "ldsm.x4".parse()?,
-            &Self::per_warp(&self.ldsm_b_tv)?,
-        )?;
-        Ok((st, a, b))
+    pub fn bank_reports(&self, swizzled: bool) -> Result<GemmBanks> {
+        let sa = self.stage_tile(&self.a, swizzled)?;
+        let sb = self.stage_tile(&self.b, swizzled)?;
+        let (sts, ldsm) = ("sts.128".parse()?, "ldsm.x4".parse()?);
+        Ok(GemmBanks {
+            store_a: analyze(&sa, 2, sts, &self.per_warp(&self.a.ld_tv)?)?,
+            store_b: analyze(&sb, 2, sts, &self.per_warp(&self.b.ld_tv)?)?,
+            ldsm_a: analyze(&sa, 2, ldsm, &self.per_warp(&self.ldsm_a_tv)?)?,
+            ldsm_b: analyze(&sb, 2, ldsm, &self.per_warp(&self.ldsm_b_tv)?)?,
+        })
     }
 
     /// `(lane, value, warp, further modes...)`: the thread mode of `tv` split into 32 lanes and
     /// the warps (the lane mode of the bank model).
-    fn per_warp(tv: &Layout) -> Result<Layout> {
+    fn per_warp(&self, tv: &Layout) -> Result<Layout> {
         let thread = tv.mode(0)?;
         let lanes = composition(&thread, &parse("32:1")?)?;
-        let warps = composition(&thread, &parse(&format!("{}:32", THREADS / 32))?)?;
+        let warps = composition(&thread, &parse(&format!("{}:32", self.cfg.threads() / 32))?)?;
         let mut modes = vec![lanes, tv.mode(1)?, warps];
         modes.extend(tv.modes().into_iter().skip(2));
         Layout::from_modes(modes)
     }
 
     /// Checks the vector accesses the kernel relies on: every `cp.async` chunk is 8 contiguous,
-    /// 16-byte aligned elements in both global and (swizzled) shared memory; every `ldmatrix`
-    /// row is 8 contiguous aligned elements; the accumulator pairs `(v, v+1)` are contiguous and
-    /// 8-byte aligned in C.
+    /// 16-byte aligned elements in global and (swizzled) shared memory; every `ldmatrix` row is 8
+    /// contiguous aligned elements (both through the bank model, which rejects anything else);
+    /// the accumulator pairs `(v, v+1)` are contiguous in C.
     pub fn validate(&self) -> Result<()> {
-        self.bank_reports(&self.smem())?; // rejects non-contiguous / misaligned vectors
-        let g = Layout::new(ints([BM, BK]), ints([self.k, 1]))?;
-        let chunks = composition(&g, &self.ld_tv)?;
-        let values = chunks.mode(1)?;
-        if values.to_string() != "8:1" || self.k % 8 != 0 {
-            return Err(tessel_layout::Error::invalid(format!(
-                "cp.async chunks are not 8 contiguous elements in global memory: {chunks}"
-            )));
+        self.bank_reports(true)?;
+        for op in [&self.a, &self.b] {
+            let g = Layout::new(ints([op.rows, self.cfg.bk]), ints([self.k, 1]))?;
+            let chunks = composition(&g, &op.ld_tv)?;
+            if chunks.mode(1)?.to_string() != "8:1" || self.k % 8 != 0 {
+                return Err(tessel_layout::Error::invalid(format!(
+                    "cp.async chunks are not 8 contiguous elements in global memory: {chunks}"
+                )));
+            }
         }
         let c = self.c_out()?;
-        let pairs = c.mode(1)?;
-        let first = pairs.mode(0)?;
-        if first.to_string() != "2:1" || self.n % 2 != 0 {
+        if c.mode(1)?.mode(0)?.to_string() != "2:1" || self.n % 2 != 0 {
             return Err(tessel_layout::Error::invalid(format!(
                 "accumulator pairs are not contiguous in C: {c}"
             )));
@@ -360,25 +498,21 @@ impl GemmPlan {
         add("g_a", self.g_a.to_string(), coord_fn("g_a", &self.g_a)?);
         add("g_b", self.g_b.to_string(), coord_fn("g_b", &self.g_b)?);
         add("g_c", self.g_c.to_string(), coord_fn("g_c", &self.g_c)?);
-        let ld_smem = self.ld_smem()?;
-        add(
-            "ld_smem",
-            ld_smem.to_string(),
-            composed_fns("ld_smem", &ld_smem)?,
-        );
-        let ld_global = self.ld_global()?;
-        add(
-            "ld_global",
-            ld_global.to_string(),
-            coord_fn("ld_global", &ld_global)?,
-        );
-        let ldsm_a = self.ldsm(&self.ldsm_a_tv)?;
+        for (x, op) in [("a", &self.a), ("b", &self.b)] {
+            let ld_smem = self.ld_smem(op)?;
+            let name = format!("ld_{x}_smem");
+            add(&name, ld_smem.to_string(), composed_fns(&name, &ld_smem)?);
+            let ld_global = self.ld_global(op)?;
+            let name = format!("ld_{x}_global");
+            add(&name, ld_global.to_string(), coord_fn(&name, &ld_global)?);
+        }
+        let ldsm_a = self.ldsm(&self.a, &self.ldsm_a_tv)?;
         add(
             "ldsm_a",
             ldsm_a.to_string(),
             composed_fns("ldsm_a", &ldsm_a)?,
         );
-        let ldsm_b = self.ldsm(&self.ldsm_b_tv)?;
+        let ldsm_b = self.ldsm(&self.b, &self.ldsm_b_tv)?;
         add(
             "ldsm_b",
             ldsm_b.to_string(),
@@ -391,22 +525,28 @@ impl GemmPlan {
             coord_fn("c_out", &c_out)?,
         );
         let header = format!(
-            "// gemm C = A * B^T, fp16 in, fp32 out, {} x {} x {}: generated by tessel-kernels.",
-            self.m, self.n, self.k
+            "// gemm C = A * B^T, fp16 in, fp32 out, {} x {} x {}, block tile {}: generated by \
+             tessel-kernels.",
+            self.m, self.n, self.k, self.cfg
         );
-        let replacements: [(&str, String); 12] = [
+        let replacements: [(&str, String); 14] = [
             ("{{HEADER}}", header),
             ("{{COMMON}}", format!("{PRELUDE}{COMMON}")),
             ("{{FUNCS}}", funcs),
             ("{{KERNEL}}", self.kernel_name()),
-            ("{{NT}}", THREADS.to_string()),
+            ("{{NT}}", self.cfg.threads().to_string()),
             ("{{KT}}", self.k_tiles().to_string()),
-            ("{{STAGES}}", STAGES.to_string()),
-            ("{{LD_ITERS}}", self.ld_tv.mode(2)?.size().to_string()),
+            ("{{STAGES}}", self.cfg.stages.to_string()),
+            ("{{LD_A_ITERS}}", self.a.ld_tv.mode(2)?.size().to_string()),
+            ("{{LD_B_ITERS}}", self.b.ld_tv.mode(2)?.size().to_string()),
             ("{{MI}}", MI.to_string()),
             ("{{NI}}", NI.to_string()),
-            ("{{KK}}", (BK / 16).to_string()),
-            ("{{SMEM}}", (BM * BK * STAGES).to_string()),
+            ("{{KK}}", (self.cfg.bk / 16).to_string()),
+            (
+                "{{SMEM_A}}",
+                (BM * self.cfg.bk * self.cfg.stages).to_string(),
+            ),
+            ("{{SMEM_BYTES}}", self.cfg.smem_bytes().to_string()),
         ];
         let mut src = TEMPLATE.to_string();
         for (key, value) in replacements {

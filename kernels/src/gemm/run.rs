@@ -4,6 +4,7 @@ use std::ffi::c_void;
 use std::io::Write;
 
 use cudarc::cublas::{CudaBlas, result::gemm_ex, sys as cublas_sys};
+use cudarc::driver::sys::CUfunction_attribute;
 use cudarc::driver::{
     CudaFunction, CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg,
 };
@@ -75,9 +76,18 @@ fn check_buffers(plan: &GemmPlan, bufs: &GemmBuffers) -> GpuResult<()> {
     Ok(())
 }
 
-/// Compiles (cached) the plan's kernel.
+/// Compiles (cached) the plan's kernel and allows it the dynamic shared memory it needs.
 pub fn function(gpu: &Gpu, plan: &GemmPlan) -> GpuResult<CudaFunction> {
-    gpu.function(&plan.source()?, &plan.kernel_name())
+    let func = gpu.function(&plan.source()?, &plan.kernel_name())?;
+    let bytes = i32::try_from(plan.cfg.smem_bytes()).unwrap_or(i32::MAX);
+    cuda(
+        "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)",
+        func.set_attribute(
+            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            bytes,
+        ),
+    )?;
+    Ok(func)
 }
 
 /// Launches the GEMM kernel on `bufs`.
@@ -90,8 +100,8 @@ pub fn launch(
     check_buffers(plan, bufs)?;
     let cfg = LaunchConfig {
         grid_dim: (plan.blocks(), 1, 1),
-        block_dim: (super::THREADS as u32, 1, 1),
-        shared_mem_bytes: 0,
+        block_dim: (plan.threads(), 1, 1),
+        shared_mem_bytes: u32::try_from(plan.cfg.smem_bytes()).unwrap_or(0),
     };
     let mut builder = gpu.stream().launch_builder(func);
     builder.arg(&bufs.a).arg(&bufs.b).arg(&mut bufs.c);
@@ -296,7 +306,7 @@ pub fn bench(
         io(writeln!(
             progress,
             "[gemm {m}x{n}x{k}] {name}: {}; rel err vs CPU {:.2e}, vs cuBLAS {:.2e}",
-            function_info(&func, super::THREADS as u32),
+            function_info(&func, plan.threads()),
             cpu.rel_err,
             vs.rel_err
         ))?;
