@@ -202,7 +202,16 @@ pub fn run(args: &BenchArgs, out: &mut dyn Write, progress: &mut dyn Write) -> G
     io(writeln!(progress, "device: {}", gpu.describe()))?;
     if args.suite == Suite::Gemm {
         let sizes: Vec<_> = args.sizes.iter().map(|&(r, c)| (r, c, c)).collect();
-        crate::gemm::run::bench(&gpu, &sizes, args.repeats, args.json, out, progress)?;
+        let configs = crate::gemm::run::bench_configs(&gpu)?;
+        crate::gemm::run::bench(
+            &gpu,
+            &sizes,
+            &configs,
+            args.repeats,
+            args.json,
+            out,
+            progress,
+        )?;
         return Ok(());
     }
     let mut rows = Vec::new();

@@ -262,4 +262,5 @@ fn gpu_bench_gemm_runs_small() {
         table.contains("512x512x512") && table.contains("x_cublas"),
         "{table}"
     );
+    assert!(table.contains("128x128x32s3"), "{table}");
 }

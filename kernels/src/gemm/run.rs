@@ -9,8 +9,8 @@ use cudarc::driver::{
     CudaFunction, CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg,
 };
 
-use super::GemmPlan;
 use super::host::{Comparison, compare, random_f16, reference_rows, tolerance};
+use super::{GemmConfig, GemmPlan};
 use crate::device::Gpu;
 use crate::error::{GpuError, GpuResult, cuda};
 use crate::exec::{alloc, download, function_info, poison};
@@ -257,11 +257,34 @@ pub fn run_and_compare_cublas(
     Ok(cmp)
 }
 
+/// Largest dynamic shared memory a block may opt in to on this GPU, in bytes.
+pub fn max_smem_optin(gpu: &Gpu) -> GpuResult<i64> {
+    cuda(
+        "cuDeviceGetAttribute (max shared memory per block, opt-in)",
+        gpu.context().attribute(
+            cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+        ),
+    )
+    .map(i64::from)
+}
+
+/// The configurations `tessel bench gemm` times: the default, and [`GemmConfig::LARGE`] where
+/// the GPU allows its shared memory.
+pub fn bench_configs(gpu: &Gpu) -> GpuResult<Vec<GemmConfig>> {
+    let limit = max_smem_optin(gpu)?;
+    Ok([GemmConfig::DEFAULT, GemmConfig::LARGE]
+        .into_iter()
+        .filter(|c| c.smem_bytes() <= limit)
+        .collect())
+}
+
 /// One size of `tessel bench gemm`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GemmRow {
     /// M, N, K.
     pub size: (i64, i64, i64),
+    /// Block tile and stages.
+    pub cfg: GemmConfig,
     /// Our kernel's timing.
     pub ours: Timing,
     /// cuBLAS's timing.
@@ -280,11 +303,13 @@ fn io(r: std::io::Result<()>) -> GpuResult<()> {
     r.map_err(|e| GpuError::InvalidArgument(format!("cannot write output: {e}")))
 }
 
-/// `tessel bench gemm`: for each `(M, N, K)`, verify ours against the CPU (64 spread rows) and
-/// cuBLAS (every element), then time both with CUDA events (3 warm-ups, median of `repeats`).
+/// `tessel bench gemm`: for each `(M, N, K)` and configuration, verify ours against the CPU (64
+/// spread rows) and cuBLAS (every element), then time both with CUDA events (3 warm-ups, median
+/// of `repeats`; cuBLAS is timed again for every configuration, in the same run).
 pub fn bench(
     gpu: &Gpu,
     sizes: &[(i64, i64, i64)],
+    configs: &[GemmConfig],
     repeats: usize,
     json: bool,
     out: &mut dyn Write,
@@ -292,8 +317,21 @@ pub fn bench(
 ) -> GpuResult<Vec<GemmRow>> {
     let blas = cublas(gpu)?;
     let mut rows = Vec::new();
-    for &(m, n, k) in sizes {
-        let plan = GemmPlan::new(m, n, k)?;
+    for (&(m, n, k), &cfg) in sizes
+        .iter()
+        .flat_map(|s| configs.iter().map(move |c| (s, c)))
+    {
+        let plan = match GemmPlan::with_config(m, n, k, cfg) {
+            Ok(p) => p,
+            Err(e) if cfg != GemmConfig::DEFAULT => {
+                io(writeln!(
+                    progress,
+                    "[gemm {m}x{n}x{k}] skipping tile {cfg}: {e}"
+                ))?;
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         let name = plan.kernel_name();
         io(writeln!(
             progress,
@@ -317,6 +355,7 @@ pub fn bench(
         let tflops = |t: &Timing| plan.flops() / (t.median_ms * 1e9);
         rows.push(GemmRow {
             size: (m, n, k),
+            cfg,
             ours_tflops: tflops(&ours),
             cublas_tflops: tflops(&theirs),
             ours,
@@ -330,8 +369,8 @@ pub fn bench(
             .iter()
             .map(|r| {
                 format!(
-                    "{{\"kernel\":\"gemm_tn_f16_f32\",\"m\":{},\"n\":{},\"k\":{},\"median_ms\":{:.6},\"tflops\":{:.3},\"cublas_median_ms\":{:.6},\"cublas_tflops\":{:.3},\"ratio_to_cublas\":{:.4},\"rel_err_cpu\":{:.3e},\"rel_err_cublas\":{:.3e}}}",
-                    r.size.0, r.size.1, r.size.2, r.ours.median_ms, r.ours_tflops,
+                    "{{\"kernel\":\"gemm_tn_f16_f32\",\"config\":\"{}\",\"m\":{},\"n\":{},\"k\":{},\"median_ms\":{:.6},\"tflops\":{:.3},\"cublas_median_ms\":{:.6},\"cublas_tflops\":{:.3},\"ratio_to_cublas\":{:.4},\"rel_err_cpu\":{:.3e},\"rel_err_cublas\":{:.3e}}}",
+                    r.cfg, r.size.0, r.size.1, r.size.2, r.ours.median_ms, r.ours_tflops,
                     r.cublas.median_ms, r.cublas_tflops, r.ours_tflops / r.cublas_tflops,
                     r.rel_err_cpu, r.rel_err_cublas
                 )
@@ -348,8 +387,9 @@ pub fn bench(
         io(writeln!(out, "device: {}", gpu.describe()))?;
         io(writeln!(
             out,
-            "{:<18} {:>10} {:>9} {:>12} {:>9} {:>9} {:>10} {:>10}",
+            "{:<18} {:<14} {:>10} {:>9} {:>12} {:>9} {:>9} {:>10} {:>10}",
             "gemm (fp16->fp32)",
+            "tile",
             "ms",
             "TFLOP/s",
             "cublas_ms",
@@ -361,8 +401,9 @@ pub fn bench(
         for r in &rows {
             io(writeln!(
                 out,
-                "{:<18} {:>10.4} {:>9.1} {:>12.4} {:>9.1} {:>9.3} {:>10.2e} {:>10.2e}",
+                "{:<18} {:<14} {:>10.4} {:>9.1} {:>12.4} {:>9.1} {:>9.3} {:>10.2e} {:>10.2e}",
                 format!("{}x{}x{}", r.size.0, r.size.1, r.size.2),
+                r.cfg.to_string(),
                 r.ours.median_ms,
                 r.ours_tflops,
                 r.cublas.median_ms,
