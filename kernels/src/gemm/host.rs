@@ -3,7 +3,7 @@
 
 use tessel_layout::{ComposedLayout, Error, Layout, Result};
 
-use super::{GemmPlan, MI, NI};
+use super::{GemmPlan, LD_SMEM_HOISTED, LDSM_HOISTED, MI, NI, split_offset};
 
 /// The fp32 value of an fp16 bit pattern (normals, subnormals, zeros, infinities, NaN).
 ///
@@ -207,10 +207,6 @@ fn at_plain(layout: &Layout, crd: &[i64]) -> Result<i64> {
     at(layout, crd, |i| layout.offset(i))
 }
 
-fn at_composed(layout: &ComposedLayout, crd: &[i64]) -> Result<i64> {
-    at(layout.layout(), crd, |i| layout.offset(i))
-}
-
 fn get<T: Copy>(v: &[T], i: i64, what: &str) -> Result<T> {
     usize::try_from(i)
         .ok()
@@ -303,7 +299,7 @@ pub fn simulate(plan: &GemmPlan, a: &[u16], b: &[u16]) -> Result<Vec<f32>> {
                 for t in 0..threads {
                     for j in 0..*iters {
                         let g = origin + at_plain(ld_global, &[t, j, kt])?;
-                        let o = at_composed(ld_smem, &[t, j, s])?;
+                        let o = split_offset(ld_smem, &[t, j, s], LD_SMEM_HOISTED)?;
                         for e in 0..8 {
                             let oi = usize::try_from(o + e).unwrap_or(usize::MAX);
                             *dst.get_mut(oi)
@@ -319,7 +315,11 @@ pub fn simulate(plan: &GemmPlan, a: &[u16], b: &[u16]) -> Result<Vec<f32>> {
                     let rows = |layout: &ComposedLayout, f: i64| -> Result<[i64; 32]> {
                         let mut r = [0i64; 32];
                         for (l, x) in r.iter_mut().enumerate() {
-                            *x = at_composed(layout, &[32 * w as i64 + l as i64, f, kk, s])?;
+                            *x = split_offset(
+                                layout,
+                                &[32 * w as i64 + l as i64, f, kk, s],
+                                LDSM_HOISTED,
+                            )?;
                         }
                         Ok(r)
                     };

@@ -31,7 +31,9 @@ pub mod host;
 pub mod run;
 
 use tessel_layout::bank::{BankReport, analyze};
-use tessel_layout::{ComposedLayout, IntTuple, Layout, Result, Swizzle, composition};
+use tessel_layout::{
+    ComposedLayout, IntTuple, Layout, Result, Swizzle, checked_add, checked_mul, composition,
+};
 
 use crate::emit::{PRELUDE, composed_fns, coord_fn, index_fn};
 use crate::error::{GpuError, GpuResult};
@@ -50,6 +52,86 @@ pub const RASTER_GROUP: i64 = 8;
 pub const MI: i64 = 4;
 /// n8 fragments per warp.
 pub const NI: i64 = 8;
+
+/// The modes of an `ldmatrix` offset function `(thread, fragment, kk, stage)` the kernel
+/// evaluates together, once per thread, before the main loop (the swizzle mixes the thread's
+/// row bits with the k step's chunk bits); the fragment and stage modes are added to that base
+/// as constants ([`split_offset`], proven by [`check_split`] in [`GemmPlan::validate`]).
+pub const LDSM_HOISTED: &[usize] = &[0, 2];
+/// The modes of a `cp.async` shared offset function `(thread, iteration, stage)` evaluated once
+/// per thread; iteration and stage are added.
+pub const LD_SMEM_HOISTED: &[usize] = &[0];
+
+/// The offset of `crd` (one entry per top-level mode) the way the kernel computes it: `layout`
+/// at `crd` with every mode outside `hoisted` set to 0 (the per-thread base, computed once),
+/// plus, for each mode `m` outside `hoisted`, `layout` at `crd[m]` alone (a constant or the
+/// stage offset). Equal to the plain offset exactly when [`check_split`] holds.
+///
+/// ```
+/// use tessel_kernels::gemm::split_offset;
+/// use tessel_layout::{ComposedLayout, Swizzle};
+/// // Sw<1,3,3> XORs bit 3 with bit 6: rows (stride 64) and the stage (stride 1024) add.
+/// let l = ComposedLayout::new(vec![Swizzle::new(1, 3, 3).unwrap()], 0,
+///                             "(2,8,2):(64,8,1024)".parse().unwrap());
+/// assert_eq!(split_offset(&l, &[1, 1, 1], &[0, 1]).unwrap(), l.offset(1 + 2 + 16).unwrap());
+/// ```
+pub fn split_offset(layout: &ComposedLayout, crd: &[i64], hoisted: &[usize]) -> Result<i64> {
+    let at = |keep: &dyn Fn(usize) -> bool| -> Result<i64> {
+        let modes = layout.layout().modes();
+        if modes.len() != crd.len() {
+            return Err(tessel_layout::Error::invalid(format!(
+                "{} coordinates for the rank-{} layout {layout}",
+                crd.len(),
+                modes.len()
+            )));
+        }
+        let (mut index, mut step) = (0i64, 1i64);
+        for (m, (mode, &c)) in modes.iter().zip(crd).enumerate() {
+            if keep(m) {
+                index = checked_add(index, checked_mul(c, step, "split index")?, "split index")?;
+            }
+            step = checked_mul(step, mode.size(), "split index")?;
+        }
+        layout.offset(index)
+    };
+    let mut total = at(&|m| hoisted.contains(&m))?;
+    for m in (0..crd.len()).filter(|m| !hoisted.contains(m)) {
+        total = checked_add(total, at(&|x| x == m)?, "split offset")?;
+    }
+    Ok(total)
+}
+
+/// Proves, by evaluating every coordinate, that [`split_offset`] equals the offset of `layout`:
+/// the kernel may compute the `hoisted` modes once and add the others. `Err` names the first
+/// coordinate where the swizzle does not split.
+///
+/// ```
+/// use tessel_kernels::gemm::check_split;
+/// use tessel_layout::{ComposedLayout, Swizzle};
+/// let l = ComposedLayout::new(vec![Swizzle::new(1, 3, 3).unwrap()], 0,
+///                             "(2,8,2):(64,8,1024)".parse().unwrap());
+/// assert!(check_split(&l, &[0, 1]).is_ok());
+/// assert!(check_split(&l, &[1]).is_err()); // the row (mode 0) feeds the swizzle
+/// ```
+pub fn check_split(layout: &ComposedLayout, hoisted: &[usize]) -> Result<()> {
+    let sizes: Vec<i64> = layout.layout().modes().iter().map(Layout::size).collect();
+    let mut crd = vec![0i64; sizes.len()];
+    for index in 0..layout.layout().size() {
+        let mut rest = index;
+        for (c, &n) in crd.iter_mut().zip(&sizes) {
+            *c = rest % n;
+            rest /= n;
+        }
+        let (whole, split) = (layout.offset(index)?, split_offset(layout, &crd, hoisted)?);
+        if whole != split {
+            return Err(tessel_layout::Error::invalid(format!(
+                "{layout} does not split into modes {hoisted:?} plus the others at {crd:?}: \
+                 {whole} != {split}"
+            )));
+        }
+    }
+    Ok(())
+}
 
 /// The tunable shape of the kernel: block tile columns, K slice and pipeline depth.
 ///
@@ -461,8 +543,14 @@ impl GemmPlan {
     /// 16-byte aligned elements in global and (swizzled) shared memory; every `ldmatrix` row is 8
     /// contiguous aligned elements (both through the bank model, which rejects anything else);
     /// the accumulator pairs `(v, v+1)` are contiguous in C.
+    /// Also proves the kernel's hoisting ([`check_split`]) for every `ldmatrix` and `cp.async`
+    /// shared offset function.
     pub fn validate(&self) -> Result<()> {
         self.bank_reports(true)?;
+        check_split(&self.ldsm(&self.a, &self.ldsm_a_tv)?, LDSM_HOISTED)?;
+        check_split(&self.ldsm(&self.b, &self.ldsm_b_tv)?, LDSM_HOISTED)?;
+        check_split(&self.ld_smem(&self.a)?, LD_SMEM_HOISTED)?;
+        check_split(&self.ld_smem(&self.b)?, LD_SMEM_HOISTED)?;
         for op in [&self.a, &self.b] {
             let g = Layout::new(ints([op.rows, self.cfg.bk]), ints([self.k, 1]))?;
             let chunks = composition(&g, &op.ld_tv)?;
