@@ -9,7 +9,9 @@ use tessel_kernels::gemm::host::{compare, random_f16, reference_rows, simulate, 
 use tessel_kernels::gemm::run::{
     GemmBuffers, cublas, cublas_present, run_and_compare_cublas, run_and_verify,
 };
-use tessel_kernels::gemm::{BM, GemmConfig, GemmPlan};
+use tessel_kernels::gemm::{
+    BM, GemmConfig, GemmPlan, LD_SMEM_HOISTED, LDSM_HOISTED, check_split, split_offset,
+};
 use tessel_layout::verify;
 
 /// The smallest problem every configuration supports.
@@ -68,6 +70,27 @@ fn every_configuration_is_conflict_free_only_with_its_swizzle() {
         let ways = if cfg.bk == 64 { 8 } else { 4 };
         assert_eq!(plain.ldsm_a.wavefronts, ways * plain.ldsm_a.ideal, "{cfg}");
         assert_eq!(plain.ldsm_b.wavefronts, ways * plain.ldsm_b.ideal, "{cfg}");
+    }
+}
+
+/// The kernel computes each swizzled shared offset once per thread and adds the fragment and
+/// stage parts: legal for every configuration, and caught when the split is wrong (hoisting
+/// only the thread mode of `ldmatrix` leaves the k step, whose chunk bits the swizzle moves).
+#[test]
+fn hoisted_shared_offsets_split_exactly() {
+    for cfg in GemmConfig::all() {
+        let plan = small(cfg);
+        let ldsm_a = plan.ldsm(&plan.a, &plan.ldsm_a_tv).unwrap();
+        let ldsm_b = plan.ldsm(&plan.b, &plan.ldsm_b_tv).unwrap();
+        check_split(&ldsm_a, LDSM_HOISTED).unwrap();
+        check_split(&ldsm_b, LDSM_HOISTED).unwrap();
+        check_split(&plan.ld_smem(&plan.a).unwrap(), LD_SMEM_HOISTED).unwrap();
+        check_split(&plan.ld_smem(&plan.b).unwrap(), LD_SMEM_HOISTED).unwrap();
+        let err = check_split(&ldsm_a, &[0]).unwrap_err().to_string();
+        assert!(err.contains("does not split"), "{cfg}: {err}");
+        // The stage part is the plain stage stride.
+        let stage = split_offset(&ldsm_b, &[0, 0, 0, 1], LDSM_HOISTED).unwrap();
+        assert_eq!(stage, plan.b.rows * cfg.bk, "{cfg}");
     }
 }
 

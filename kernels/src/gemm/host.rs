@@ -1,5 +1,11 @@
 //! Host side of the GEMM: fp16 data, the CPU reference, the comparison and a CPU replay of the
 //! kernel's data movement through the plan's layouts.
+//!
+//! ```
+//! use tessel_kernels::gemm::host::{f16_to_f32, random_f16};
+//! let a = random_f16(64, 3);
+//! assert!(a.iter().all(|&x| f16_to_f32(x).abs() <= 1.0));
+//! ```
 
 use tessel_layout::{ComposedLayout, Error, Layout, Result};
 
@@ -60,6 +66,15 @@ pub fn random_f16(len: usize, seed: u64) -> Vec<u16> {
 
 /// Reference rows of `C = A * B^T` in f64: for each row in `rows`, the `n` values and the sums
 /// of `|a b|` (the scale of the rounding error). `a` is `m x k`, `b` is `n x k`, both row-major.
+///
+/// ```
+/// use tessel_kernels::gemm::host::reference_rows;
+/// // fp16 bits of 1..=6: A = [[1, 2]], B = [[3, 4], [5, 6]], so C = A B^T = [[11, 17]].
+/// let (one, two, three, four, five, six) = (0x3C00, 0x4000, 0x4200, 0x4400, 0x4500, 0x4600);
+/// let (vals, scale) = reference_rows(&[one, two], &[three, four, five, six], 2, 2, &[0]);
+/// assert_eq!(vals, vec![11.0, 17.0]);
+/// assert_eq!(scale, vec![11.0, 17.0]); // sum of |a b|
+/// ```
 pub fn reference_rows(
     a: &[u16],
     b: &[u16],
@@ -114,6 +129,13 @@ pub fn reference_rows(
 }
 
 /// Outcome of comparing a result with a reference.
+///
+/// ```
+/// use tessel_kernels::gemm::host::compare;
+/// let c = compare(&[1.0, f32::NAN], &[1.0, 2.0], |_| 1e-6, |i| format!("x[{i}]"));
+/// assert_eq!(c.bad, 1);
+/// assert!(c.examples[0].starts_with("x[1] = NaN"));
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Comparison {
     /// `||got - want|| / ||want||` (Frobenius norms).
@@ -128,6 +150,12 @@ pub struct Comparison {
 
 impl Comparison {
     /// True when nothing is wrong and the relative error is below `1e-3`.
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::host::compare;
+    /// assert!(compare(&[1.0], &[1.0], |_| 0.0, |_| String::new()).ok());
+    /// assert!(!compare(&[1.5], &[1.0], |_| 0.1, |_| String::new()).ok());
+    /// ```
     pub fn ok(&self) -> bool {
         self.bad == 0 && self.rel_err < 1e-3
     }
@@ -135,6 +163,13 @@ impl Comparison {
 
 /// Compares `got` (fp32) with `want` element by element: element `i` passes when
 /// `|got - want| <= tol(i)`; `label(i)` names an element in the examples.
+///
+/// ```
+/// use tessel_kernels::gemm::host::compare;
+/// let c = compare(&[3.0, 4.0], &[3.0, 4.0 + 1e-9], |_| 1e-6, |i| i.to_string());
+/// assert_eq!(c.bad, 0);
+/// assert!(c.rel_err < 1e-9 && c.max_abs < 1e-8);
+/// ```
 pub fn compare(
     got: &[f32],
     want: &[f64],
@@ -179,6 +214,12 @@ pub fn compare(
 }
 
 /// Tolerance of one fp32-accumulated dot product of `k` terms whose `|a b|` sum to `scale`.
+///
+/// ```
+/// use tessel_kernels::gemm::host::tolerance;
+/// assert!(tolerance(4096, 1.0) > tolerance(1024, 1.0));
+/// assert!(tolerance(4096, 1.0) < 1e-4);
+/// ```
 pub fn tolerance(k: usize, scale: f64) -> f64 {
     // fp16 products are exact in fp32; each of the <= k fp32 additions rounds by <= 2^-24 of the
     // running magnitude (<= scale). Random rounding grows like sqrt(k); allow 4 sqrt(k) units.
@@ -263,6 +304,18 @@ fn mma(acc: &mut [[f32; 4]; 32], a: &[[[u16; 2]; 4]; 32], b: &[[[u16; 2]; 2]; 32
 /// offsets to the swizzled shared offsets, `ldmatrix.x4` from the row addresses, `mma.sync` by
 /// the PTX fragment rules and the stores through the C fragment layout. Returns C (`m x n`,
 /// every element NaN until written).
+///
+/// ```
+/// use tessel_kernels::gemm::{host, GemmPlan};
+/// let plan = GemmPlan::new(128, 128, 32).unwrap();
+/// let a = host::random_f16(128 * 32, 1);
+/// let b = host::random_f16(128 * 32, 2);
+/// let c = host::simulate(&plan, &a, &b).unwrap();
+/// let (want, _) = host::reference_rows(&a, &b, 128, 32, &[5]);
+/// for (x, y) in c[5 * 128..6 * 128].iter().zip(&want) {
+///     assert!((f64::from(*x) - y).abs() < 1e-3);
+/// }
+/// ```
 pub fn simulate(plan: &GemmPlan, a: &[u16], b: &[u16]) -> Result<Vec<f32>> {
     let cfg = plan.cfg;
     let ops = [(&plan.a, a), (&plan.b, b)];

@@ -40,26 +40,73 @@ use crate::error::{GpuError, GpuResult};
 use crate::tiled::{COMMON, raster_layout};
 
 /// The CUDA template of the GEMM.
+///
+/// ```
+/// use tessel_kernels::gemm::TEMPLATE;
+/// assert!(TEMPLATE.contains("{{FUNCS}}") && TEMPLATE.contains("ldmatrix.sync.aligned.m8n8.x4"));
+/// ```
 pub const TEMPLATE: &str = include_str!("../../cuda/gemm_mma.cu");
 
 /// Block tile rows (of A and C).
+///
+/// ```
+/// use tessel_kernels::gemm::{BM, GemmPlan};
+/// assert_eq!(BM, 128);
+/// assert!(GemmPlan::new(BM + 64, 128, 32).is_err());
+/// ```
 pub const BM: i64 = 128;
 /// Warp tile rows and columns (2 x BN/64 warps per block).
+///
+/// ```
+/// use tessel_kernels::gemm::{GemmConfig, BM, WARP_TILE};
+/// // 4 warps of 64 x 64 cover the default 128 x 128 block tile.
+/// assert_eq!(GemmConfig::DEFAULT.threads() / 32, (BM / WARP_TILE) * (128 / WARP_TILE));
+/// ```
 pub const WARP_TILE: i64 = 64;
 /// Block raster group (tiles visited in 8 x 8 groups for L2 reuse).
+///
+/// ```
+/// use tessel_kernels::gemm::{GemmPlan, RASTER_GROUP};
+/// let plan = GemmPlan::new(16 * 128, 16 * 128, 32).unwrap();
+/// // Consecutive blocks walk down a group of RASTER_GROUP tile rows first.
+/// let first: Vec<i64> = (0..RASTER_GROUP).map(|b| plan.raster.offset(b).unwrap()).collect();
+/// assert_eq!(first, (0..RASTER_GROUP).collect::<Vec<_>>());
+/// ```
 pub const RASTER_GROUP: i64 = 8;
 /// Accumulator fragments per warp: 4 (m16) x 8 (n8).
+///
+/// ```
+/// use tessel_kernels::gemm::{MI, WARP_TILE};
+/// assert_eq!(MI * 16, WARP_TILE); // m16 fragments down the warp tile
+/// ```
 pub const MI: i64 = 4;
 /// n8 fragments per warp.
+///
+/// ```
+/// use tessel_kernels::gemm::{NI, WARP_TILE};
+/// assert_eq!(NI * 8, WARP_TILE); // n8 fragments across the warp tile
+/// ```
 pub const NI: i64 = 8;
 
 /// The modes of an `ldmatrix` offset function `(thread, fragment, kk, stage)` the kernel
 /// evaluates together, once per thread, before the main loop (the swizzle mixes the thread's
 /// row bits with the k step's chunk bits); the fragment and stage modes are added to that base
 /// as constants ([`split_offset`], proven by [`check_split`] in [`GemmPlan::validate`]).
+///
+/// ```
+/// use tessel_kernels::gemm::{check_split, GemmPlan, LDSM_HOISTED};
+/// let plan = GemmPlan::new(128, 128, 32).unwrap();
+/// assert!(check_split(&plan.ldsm(&plan.a, &plan.ldsm_a_tv).unwrap(), LDSM_HOISTED).is_ok());
+/// ```
 pub const LDSM_HOISTED: &[usize] = &[0, 2];
 /// The modes of a `cp.async` shared offset function `(thread, iteration, stage)` evaluated once
 /// per thread; iteration and stage are added.
+///
+/// ```
+/// use tessel_kernels::gemm::{check_split, GemmPlan, LD_SMEM_HOISTED};
+/// let plan = GemmPlan::new(128, 128, 32).unwrap();
+/// assert!(check_split(&plan.ld_smem(&plan.b).unwrap(), LD_SMEM_HOISTED).is_ok());
+/// ```
 pub const LD_SMEM_HOISTED: &[usize] = &[0];
 
 /// The offset of `crd` (one entry per top-level mode) the way the kernel computes it: `layout`
@@ -154,6 +201,11 @@ pub struct GemmConfig {
 impl GemmConfig {
     /// The default: 128 x 128 x 32, 3 stages, 48 KiB of shared memory (fits every sm_80+
     /// GPU); within 2% of the fastest configuration on the H100 (docs/performance.md).
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::GemmConfig;
+    /// assert_eq!(GemmConfig::DEFAULT.smem_bytes(), 48 * 1024);
+    /// ```
     pub const DEFAULT: GemmConfig = GemmConfig {
         bn: 128,
         bk: 32,
@@ -162,6 +214,12 @@ impl GemmConfig {
 
     /// The fastest configuration measured on the H100: 128 x 256 x 64, 4 stages, 8 warps,
     /// 192 KiB of shared memory (needs a GPU that allows that much per block, e.g. Hopper).
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::GemmConfig;
+    /// assert_eq!(GemmConfig::LARGE.smem_bytes(), 192 * 1024);
+    /// assert_eq!(GemmConfig::LARGE.threads(), 256);
+    /// ```
     pub const LARGE: GemmConfig = GemmConfig {
         bn: 256,
         bk: 64,
@@ -169,6 +227,13 @@ impl GemmConfig {
     };
 
     /// Every configuration the kernel supports.
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::GemmConfig;
+    /// let all = GemmConfig::all();
+    /// assert_eq!(all.len(), 8);
+    /// assert!(all.contains(&GemmConfig::DEFAULT) && all.iter().all(|c| c.check().is_ok()));
+    /// ```
     pub fn all() -> Vec<GemmConfig> {
         let mut v = Vec::new();
         for bn in [128, 256] {
@@ -182,16 +247,33 @@ impl GemmConfig {
     }
 
     /// Threads per block.
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::GemmConfig;
+    /// assert_eq!(GemmConfig::DEFAULT.threads(), 128);
+    /// ```
     pub fn threads(&self) -> i64 {
         32 * 2 * (self.bn / WARP_TILE)
     }
 
     /// Dynamic shared memory in bytes (both operands, all stages).
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::GemmConfig;
+    /// // (128 + 128) rows x 32 halves x 2 bytes x 3 stages.
+    /// assert_eq!(GemmConfig::DEFAULT.smem_bytes(), 256 * 32 * 2 * 3);
+    /// ```
     pub fn smem_bytes(&self) -> i64 {
         2 * (BM + self.bn) * self.bk * self.stages
     }
 
     /// `Err` unless the configuration is one the kernel supports.
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::GemmConfig;
+    /// assert!(GemmConfig::DEFAULT.check().is_ok());
+    /// assert!(GemmConfig { bn: 256, bk: 64, stages: 5 }.check().is_err()); // 240 KiB
+    /// ```
     pub fn check(&self) -> GpuResult<()> {
         let ok = matches!(self.bn, 128 | 256)
             && matches!(self.bk, 32 | 64)
@@ -223,6 +305,13 @@ fn ints<const N: usize>(x: [i64; N]) -> IntTuple {
 }
 
 /// One operand's shared-memory tile and `cp.async` partition.
+///
+/// ```
+/// use tessel_kernels::gemm::GemmPlan;
+/// let plan = GemmPlan::new(128, 256, 32).unwrap();
+/// assert_eq!((plan.a.rows, plan.b.rows), (128, 128));
+/// assert_eq!(plan.a.smem_inner.to_string(), "(128,32,3):(32,1,4096)");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OperandTile {
     /// Rows of the tile (128 for A, BN for B).
@@ -236,6 +325,13 @@ pub struct OperandTile {
 }
 
 /// Every layout the GEMM kernel is generated from.
+///
+/// ```
+/// use tessel_kernels::gemm::GemmPlan;
+/// let plan = GemmPlan::new(256, 128, 64).unwrap();
+/// assert_eq!(plan.g_a.to_string(), "(256,64):(64,1)");
+/// assert_eq!(plan.c_frag.to_string(), "((4,8),(2,2)):((32,1),(16,8))");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GemmPlan {
     /// Rows of A and C.
@@ -280,6 +376,12 @@ pub struct GemmPlan {
 }
 
 /// Bank-model reports of one K slice of one block (see [`GemmPlan::bank_reports`]).
+///
+/// ```
+/// use tessel_kernels::gemm::GemmPlan;
+/// let banks = GemmPlan::new(128, 128, 32).unwrap().bank_reports(true).unwrap();
+/// assert_eq!(banks.ldsm_b.excess, 0);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GemmBanks {
     /// The `cp.async` 16-byte stores of A.
@@ -294,6 +396,13 @@ pub struct GemmBanks {
 
 impl GemmBanks {
     /// Total excess wavefronts.
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::GemmPlan;
+    /// let plan = GemmPlan::new(128, 128, 32).unwrap();
+    /// assert_eq!(plan.bank_reports(true).unwrap().excess(), 0);
+    /// assert!(plan.bank_reports(false).unwrap().excess() > 0);
+    /// ```
     pub fn excess(&self) -> i64 {
         self.store_a.excess + self.store_b.excess + self.ldsm_a.excess + self.ldsm_b.excess
     }
@@ -411,6 +520,12 @@ impl GemmPlan {
     }
 
     /// Kernel name, e.g. `gemm_tn_f16_f32_4096x4096x4096_128x128x32s3`.
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::{GemmConfig, GemmPlan};
+    /// let plan = GemmPlan::with_config(128, 256, 64, GemmConfig::LARGE).unwrap();
+    /// assert_eq!(plan.kernel_name(), "gemm_tn_f16_f32_128x256x64_128x256x64s4");
+    /// ```
     pub fn kernel_name(&self) -> String {
         format!(
             "gemm_tn_f16_f32_{}x{}x{}_{}x{}x{}s{}",
@@ -419,26 +534,54 @@ impl GemmPlan {
     }
 
     /// Number of blocks (one per 128 x BN tile of C).
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::GemmPlan;
+    /// assert_eq!(GemmPlan::new(256, 384, 32).unwrap().blocks(), 2 * 3);
+    /// ```
     pub fn blocks(&self) -> u32 {
         u32::try_from((self.m / BM) * (self.n / self.cfg.bn)).unwrap_or(u32::MAX)
     }
 
     /// Threads per block.
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::GemmPlan;
+    /// assert_eq!(GemmPlan::new(128, 128, 32).unwrap().threads(), 128);
+    /// ```
     pub fn threads(&self) -> u32 {
         u32::try_from(self.cfg.threads()).unwrap_or(0)
     }
 
     /// Floating-point operations of one GEMM (`2 M N K`).
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::GemmPlan;
+    /// assert_eq!(GemmPlan::new(128, 128, 32).unwrap().flops(), 2.0 * 128.0 * 128.0 * 32.0);
+    /// ```
     pub fn flops(&self) -> f64 {
         2.0 * self.m as f64 * self.n as f64 * self.k as f64
     }
 
     /// Number of K slices.
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::GemmPlan;
+    /// assert_eq!(GemmPlan::new(128, 128, 96).unwrap().k_tiles(), 3);
+    /// ```
     pub fn k_tiles(&self) -> i64 {
         self.k / self.cfg.bk
     }
 
     /// The swizzled shared-memory tile of an operand, `(row, k, stage)` -> element offset.
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::GemmPlan;
+    /// let plan = GemmPlan::new(128, 128, 32).unwrap();
+    /// let smem = plan.smem(&plan.a);
+    /// // Row 2, chunk 0 of stage 0 lands in chunk 0 XOR (row bits above one 128-byte line = 1).
+    /// assert_eq!(smem.offset(2).unwrap(), 2 * 32 + 8);
+    /// ```
     pub fn smem(&self, op: &OperandTile) -> ComposedLayout {
         ComposedLayout::new(vec![self.swizzle], 0, op.smem_inner.clone())
     }
@@ -460,6 +603,14 @@ impl GemmPlan {
     }
 
     /// `(thread, iteration, stage)` -> swizzled shared offset of the first element of a chunk.
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::GemmPlan;
+    /// let plan = GemmPlan::new(128, 128, 32).unwrap();
+    /// let st = plan.ld_smem(&plan.a).unwrap();
+    /// assert_eq!(st.offset(0).unwrap(), 0);
+    /// assert_eq!(st.offset(1).unwrap(), 8); // thread 1: the second 16-byte chunk of row 0
+    /// ```
     pub fn ld_smem(&self, op: &OperandTile) -> Result<ComposedLayout> {
         let starts = Self::starts(&op.ld_tv)?.append(&self.stage_mode(op)?)?;
         Ok(ComposedLayout::new(
@@ -471,6 +622,14 @@ impl GemmPlan {
 
     /// `(thread, iteration, k tile)` -> global offset (from the block's tile origin) of a chunk
     /// (A and B are both K-contiguous with leading dimension K).
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::GemmPlan;
+    /// let plan = GemmPlan::new(128, 128, 64).unwrap();
+    /// let g = plan.ld_global(&plan.a).unwrap();
+    /// assert_eq!(g.offset(1).unwrap(), 8); // thread 1: the second chunk of row 0
+    /// assert_eq!(g.offset(4).unwrap(), 64); // thread 4: row 1 (4 chunks of BK 32; K = 64)
+    /// ```
     pub fn ld_global(&self, op: &OperandTile) -> Result<Layout> {
         let bk = self.cfg.bk;
         let tile = Layout::new(ints([op.rows, bk, self.k_tiles()]), ints([self.k, 1, bk]))?;
@@ -484,6 +643,14 @@ impl GemmPlan {
 
     /// `(thread, mi|nj, kk, stage)` -> swizzled shared offset of the row this thread's lane
     /// hands to `ldmatrix.x4` (`tv` is [`GemmPlan::ldsm_a_tv`] on A or `ldsm_b_tv` on B).
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::GemmPlan;
+    /// let plan = GemmPlan::new(128, 128, 32).unwrap();
+    /// let l = plan.ldsm(&plan.a, &plan.ldsm_a_tv).unwrap();
+    /// assert_eq!(l.offset(0).unwrap(), 0);
+    /// assert_eq!(l.offset(1).unwrap(), 32); // lane 1 addresses row 1 (no swizzle below 4 rows)
+    /// ```
     pub fn ldsm(&self, op: &OperandTile, tv: &Layout) -> Result<ComposedLayout> {
         let starts = Self::starts(tv)?.append(&self.stage_mode(op)?)?;
         Ok(ComposedLayout::new(
@@ -494,12 +661,27 @@ impl GemmPlan {
     }
 
     /// `(thread, value, mi, ni)` -> global offset of an accumulator from the C tile origin.
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::GemmPlan;
+    /// let plan = GemmPlan::new(128, 256, 32).unwrap();
+    /// let c = plan.c_out().unwrap();
+    /// assert_eq!(c.offset(0).unwrap(), 0);
+    /// assert_eq!(c.offset(4).unwrap(), 256); // lane 4 holds row 1 (leading dimension N = 256)
+    /// ```
     pub fn c_out(&self) -> Result<Layout> {
         let tile = Layout::new(ints([BM, self.cfg.bn]), ints([self.n, 1]))?;
         composition(&tile, &self.c_tv)
     }
 
     /// One stage of an operand tile, `(row, k)` -> element, swizzled or plain.
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::GemmPlan;
+    /// let plan = GemmPlan::new(128, 128, 32).unwrap();
+    /// assert_eq!(plan.stage_tile(&plan.a, false).unwrap().offset(2).unwrap(), 64);
+    /// assert_eq!(plan.stage_tile(&plan.a, true).unwrap().offset(2).unwrap(), 72);
+    /// ```
     pub fn stage_tile(&self, op: &OperandTile, swizzled: bool) -> Result<ComposedLayout> {
         let plain = Layout::new(ints([op.rows, self.cfg.bk]), ints([self.cfg.bk, 1]))?;
         let swizzles = if swizzled { vec![self.swizzle] } else { vec![] };
@@ -545,6 +727,11 @@ impl GemmPlan {
     /// the accumulator pairs `(v, v+1)` are contiguous in C.
     /// Also proves the kernel's hoisting ([`check_split`]) for every `ldmatrix` and `cp.async`
     /// shared offset function.
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::GemmPlan;
+    /// assert!(GemmPlan::new(256, 256, 64).unwrap().validate().is_ok());
+    /// ```
     pub fn validate(&self) -> Result<()> {
         self.bank_reports(true)?;
         check_split(&self.ldsm(&self.a, &self.ldsm_a_tv)?, LDSM_HOISTED)?;
@@ -570,6 +757,12 @@ impl GemmPlan {
     }
 
     /// The CUDA C++ source of the kernel.
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::GemmPlan;
+    /// let src = GemmPlan::new(128, 128, 32).unwrap().source().unwrap();
+    /// assert!(src.contains("ldsm_a_crd(t, 0, kk, 0)") && !src.contains("{{"));
+    /// ```
     pub fn source(&self) -> GpuResult<String> {
         self.validate()?;
         let mut funcs = String::new();

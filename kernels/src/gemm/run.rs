@@ -1,4 +1,13 @@
 //! Running the GEMM: launch, cuBLAS reference, verification and the `tessel bench gemm` driver.
+//!
+//! ```
+//! use tessel_kernels::gemm::{run, GemmPlan};
+//! let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+//! let plan = GemmPlan::new(128, 128, 32).unwrap();
+//! let mut bufs = run::GemmBuffers::new(&gpu, &plan, 1).unwrap();
+//! let (_func, cmp) = run::run_and_verify(&gpu, &plan, &mut bufs, 128).unwrap();
+//! assert!(cmp.ok());
+//! ```
 
 use std::ffi::c_void;
 use std::io::Write;
@@ -17,6 +26,14 @@ use crate::exec::{alloc, download, function_info, poison};
 use crate::timing::{Timing, time_events};
 
 /// The operands and output of one GEMM on the device (C as fp32 bit patterns).
+///
+/// ```
+/// use tessel_kernels::gemm::{run::GemmBuffers, GemmPlan};
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+/// let plan = GemmPlan::new(128, 128, 32).unwrap();
+/// let bufs = GemmBuffers::new(&gpu, &plan, 7).unwrap();
+/// assert_eq!((bufs.a.len(), bufs.c.len()), (128 * 32, 128 * 128));
+/// ```
 pub struct GemmBuffers {
     /// Host copy of A (fp16 bits, M x K).
     pub a_host: Vec<u16>,
@@ -36,6 +53,14 @@ fn len(x: i64, y: i64) -> GpuResult<usize> {
 
 impl GemmBuffers {
     /// Random fp16 A and B in [-1, 1] (uploaded) and an uninitialized C for `plan`.
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::{run::GemmBuffers, GemmPlan};
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+    /// let plan = GemmPlan::new(128, 256, 64).unwrap();
+    /// let bufs = GemmBuffers::new(&gpu, &plan, 7).unwrap();
+    /// assert_eq!(bufs.b_host.len(), 256 * 64);
+    /// ```
     pub fn new(gpu: &Gpu, plan: &GemmPlan, seed: u64) -> GpuResult<GemmBuffers> {
         let a_host = random_f16(len(plan.m, plan.k)?, seed);
         let b_host = random_f16(len(plan.n, plan.k)?, seed ^ 0xB0B);
@@ -52,6 +77,15 @@ impl GemmBuffers {
     }
 
     /// C downloaded as fp32.
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::{run, GemmPlan};
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+    /// let plan = GemmPlan::new(128, 128, 32).unwrap();
+    /// let mut bufs = run::GemmBuffers::new(&gpu, &plan, 7).unwrap();
+    /// run::run_and_verify(&gpu, &plan, &mut bufs, 128).unwrap();
+    /// assert!(bufs.c_host(&gpu).unwrap().iter().all(|x| x.is_finite()));
+    /// ```
     pub fn c_host(&self, gpu: &Gpu) -> GpuResult<Vec<f32>> {
         Ok(download(gpu, &self.c)?
             .into_iter()
@@ -77,6 +111,13 @@ fn check_buffers(plan: &GemmPlan, bufs: &GemmBuffers) -> GpuResult<()> {
 }
 
 /// Compiles (cached) the plan's kernel and allows it the dynamic shared memory it needs.
+///
+/// ```
+/// use tessel_kernels::gemm::{run, GemmConfig, GemmPlan};
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+/// let plan = GemmPlan::with_config(128, 128, 64, GemmConfig { bn: 128, bk: 64, stages: 4 }).unwrap();
+/// assert!(run::function(&gpu, &plan).is_ok()); // 128 KiB of dynamic shared memory
+/// ```
 pub fn function(gpu: &Gpu, plan: &GemmPlan) -> GpuResult<CudaFunction> {
     let func = gpu.function(&plan.source()?, &plan.kernel_name())?;
     let bytes = i32::try_from(plan.cfg.smem_bytes()).unwrap_or(i32::MAX);
@@ -91,6 +132,16 @@ pub fn function(gpu: &Gpu, plan: &GemmPlan) -> GpuResult<CudaFunction> {
 }
 
 /// Launches the GEMM kernel on `bufs`.
+///
+/// ```
+/// use tessel_kernels::gemm::{run, GemmPlan};
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+/// let plan = GemmPlan::new(128, 128, 32).unwrap();
+/// let mut bufs = run::GemmBuffers::new(&gpu, &plan, 7).unwrap();
+/// let func = run::function(&gpu, &plan).unwrap();
+/// run::launch(&gpu, &func, &plan, &mut bufs).unwrap();
+/// gpu.synchronize().unwrap();
+/// ```
 pub fn launch(
     gpu: &Gpu,
     func: &CudaFunction,
@@ -114,12 +165,23 @@ pub fn launch(
 }
 
 /// True when libcublas can be loaded (cudarc panics on first use otherwise).
+///
+/// ```
+/// let _maybe: bool = tessel_kernels::gemm::run::cublas_present();
+/// ```
 pub fn cublas_present() -> bool {
     // SAFETY: only tries to dlopen the library by its candidate names.
     unsafe { cublas_sys::is_culib_present() }
 }
 
 /// A cuBLAS handle on the GPU's stream, or `Unavailable` without libcublas.
+///
+/// ```
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+/// if let Err(e) = tessel_kernels::gemm::run::cublas(&gpu) {
+///     println!("{e}"); // e.g. no libcublas on this machine
+/// }
+/// ```
 pub fn cublas(gpu: &Gpu) -> GpuResult<CudaBlas> {
     if !cublas_present() {
         return Err(GpuError::Unavailable(
@@ -132,6 +194,16 @@ pub fn cublas(gpu: &Gpu) -> GpuResult<CudaBlas> {
 /// The same GEMM with cuBLAS (`cublasGemmEx`, fp16 inputs, fp32 output, fp32 compute) into
 /// `bufs.c`. Row-major `C = A B^T` is column-major `C^T = B A^T`: `op(B) = T` (B is K x N
 /// column-major with ld K), `op(A) = N` (A^T is K x M column-major with ld K), ldc = N.
+///
+/// ```
+/// use tessel_kernels::gemm::{run, GemmPlan};
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+/// let Ok(blas) = run::cublas(&gpu) else { return };
+/// let plan = GemmPlan::new(128, 128, 32).unwrap();
+/// let mut bufs = run::GemmBuffers::new(&gpu, &plan, 7).unwrap();
+/// run::launch_cublas(&gpu, &blas, &plan, &mut bufs).unwrap();
+/// gpu.synchronize().unwrap();
+/// ```
 pub fn launch_cublas(
     gpu: &Gpu,
     blas: &CudaBlas,
@@ -182,6 +254,16 @@ fn checked_rows(m: usize, max_rows: usize) -> Vec<usize> {
 }
 
 /// Compares the rows `rows` of `c` (M x N) with the f64 CPU reference.
+///
+/// ```
+/// use tessel_kernels::gemm::{run, GemmPlan};
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+/// let plan = GemmPlan::new(128, 128, 32).unwrap();
+/// let mut bufs = run::GemmBuffers::new(&gpu, &plan, 7).unwrap();
+/// run::run_and_verify(&gpu, &plan, &mut bufs, 1).unwrap();
+/// let c = bufs.c_host(&gpu).unwrap();
+/// assert!(run::verify_rows(&plan, &bufs, &c, &[0, 127]).ok());
+/// ```
 pub fn verify_rows(plan: &GemmPlan, bufs: &GemmBuffers, c: &[f32], rows: &[usize]) -> Comparison {
     let (n, k) = (plan.n as usize, plan.k as usize);
     let (want, scale) = reference_rows(&bufs.a_host, &bufs.b_host, n, k, rows);
@@ -198,6 +280,12 @@ pub fn verify_rows(plan: &GemmPlan, bufs: &GemmBuffers, c: &[f32], rows: &[usize
 }
 
 /// Compares two GPU results element by element (`|x - y| <= 1e-4 (1 + |y|)`).
+///
+/// ```
+/// use tessel_kernels::gemm::run::compare_results;
+/// assert!(compare_results(&[1.0, 2.0], &[1.0, 2.0], 2).ok());
+/// assert_eq!(compare_results(&[1.0, 2.5], &[1.0, 2.0], 2).bad, 1);
+/// ```
 pub fn compare_results(got: &[f32], want: &[f32], n: usize) -> Comparison {
     let want64: Vec<f64> = want.iter().map(|&x| f64::from(x)).collect();
     compare(
@@ -224,6 +312,15 @@ fn verified(what: &str, plan: &GemmPlan, cmp: &Comparison) -> GpuResult<()> {
 
 /// Runs the kernel once on poisoned C and checks it against the CPU reference on up to
 /// `max_rows` rows (every row when M <= max_rows). Returns the function and the comparison.
+///
+/// ```
+/// use tessel_kernels::gemm::{run, GemmPlan};
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+/// let plan = GemmPlan::new(256, 128, 64).unwrap();
+/// let mut bufs = run::GemmBuffers::new(&gpu, &plan, 7).unwrap();
+/// let (_func, cmp) = run::run_and_verify(&gpu, &plan, &mut bufs, 256).unwrap();
+/// assert!(cmp.ok());
+/// ```
 pub fn run_and_verify(
     gpu: &Gpu,
     plan: &GemmPlan,
@@ -241,6 +338,17 @@ pub fn run_and_verify(
 }
 
 /// Runs cuBLAS once on poisoned C and compares every element with `ours`.
+///
+/// ```
+/// use tessel_kernels::gemm::{run, GemmPlan};
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+/// let Ok(blas) = run::cublas(&gpu) else { return };
+/// let plan = GemmPlan::new(128, 128, 32).unwrap();
+/// let mut bufs = run::GemmBuffers::new(&gpu, &plan, 7).unwrap();
+/// run::run_and_verify(&gpu, &plan, &mut bufs, 8).unwrap();
+/// let ours = bufs.c_host(&gpu).unwrap();
+/// assert!(run::run_and_compare_cublas(&gpu, &blas, &plan, &mut bufs, &ours).unwrap().ok());
+/// ```
 pub fn run_and_compare_cublas(
     gpu: &Gpu,
     blas: &CudaBlas,
@@ -258,6 +366,11 @@ pub fn run_and_compare_cublas(
 }
 
 /// Largest dynamic shared memory a block may opt in to on this GPU, in bytes.
+///
+/// ```
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+/// assert!(tessel_kernels::gemm::run::max_smem_optin(&gpu).unwrap() >= 48 * 1024);
+/// ```
 pub fn max_smem_optin(gpu: &Gpu) -> GpuResult<i64> {
     cuda(
         "cuDeviceGetAttribute (max shared memory per block, opt-in)",
@@ -270,6 +383,12 @@ pub fn max_smem_optin(gpu: &Gpu) -> GpuResult<i64> {
 
 /// The configurations `tessel bench gemm` times: the default, and [`GemmConfig::LARGE`] where
 /// the GPU allows its shared memory.
+///
+/// ```
+/// use tessel_kernels::gemm::{run, GemmConfig};
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+/// assert_eq!(run::bench_configs(&gpu).unwrap()[0], GemmConfig::DEFAULT);
+/// ```
 pub fn bench_configs(gpu: &Gpu) -> GpuResult<Vec<GemmConfig>> {
     let limit = max_smem_optin(gpu)?;
     Ok([GemmConfig::DEFAULT, GemmConfig::LARGE]
@@ -279,6 +398,17 @@ pub fn bench_configs(gpu: &Gpu) -> GpuResult<Vec<GemmConfig>> {
 }
 
 /// One size of `tessel bench gemm`.
+///
+/// ```
+/// use tessel_kernels::gemm::{run, GemmConfig};
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+/// if !run::cublas_present() { return }
+/// let (mut out, mut log) = (Vec::new(), Vec::new());
+/// let rows = run::bench(&gpu, &[(128, 128, 32)], &[GemmConfig::DEFAULT], 2, true, &mut out, &mut log)
+///     .unwrap();
+/// assert_eq!(rows[0].size, (128, 128, 32));
+/// assert!(rows[0].ours_tflops > 0.0);
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct GemmRow {
     /// M, N, K.
@@ -306,6 +436,15 @@ fn io(r: std::io::Result<()>) -> GpuResult<()> {
 /// `tessel bench gemm`: for each `(M, N, K)` and configuration, verify ours against the CPU (64
 /// spread rows) and cuBLAS (every element), then time both with CUDA events (3 warm-ups, median
 /// of `repeats`; cuBLAS is timed again for every configuration, in the same run).
+///
+/// ```
+/// use tessel_kernels::gemm::{run, GemmConfig};
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+/// if !run::cublas_present() { return }
+/// let (mut out, mut log) = (Vec::new(), Vec::new());
+/// run::bench(&gpu, &[(256, 256, 64)], &[GemmConfig::DEFAULT], 2, false, &mut out, &mut log).unwrap();
+/// assert!(String::from_utf8(out).unwrap().contains("x_cublas"));
+/// ```
 pub fn bench(
     gpu: &Gpu,
     sizes: &[(i64, i64, i64)],
