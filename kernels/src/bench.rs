@@ -4,6 +4,12 @@
 //! element checked against a CPU reference before anything is timed; then CUDA-event medians of
 //! the kernel and of `cuMemcpyDtoD` on the same buffers, and the ratio of their bandwidths
 //! (bytes read + written).
+//!
+//! ```
+//! use tessel_kernels::bench::{parse_args, Suite};
+//! let a = parse_args(&["copy".into(), "--dtype".into(), "f16".into(), "--json".into()]).unwrap();
+//! assert_eq!((a.suite, a.dtypes.len(), a.json), (Suite::Copy, 1, true));
+//! ```
 
 use std::io::Write;
 
@@ -19,6 +25,15 @@ use crate::tiled::{TiledKind, TiledPlan};
 use crate::timing::{Timing, time_events};
 
 /// Which kernels to run.
+///
+/// ```
+/// use tessel_kernels::bench::{parse_args, Suite};
+/// assert_eq!(parse_args(&["conflicts".into()]).unwrap().suite, Suite::Conflicts);
+/// assert_eq!(parse_args(&[]).unwrap().suite, Suite::All);
+/// // The GEMM suite has its own default sizes.
+/// let g = parse_args(&["gemm".into()]).unwrap();
+/// assert_eq!((g.suite, g.sizes), (Suite::Gemm, vec![(4096, 4096), (8192, 8192)]));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Suite {
     /// The tiled copy.
@@ -34,6 +49,16 @@ pub enum Suite {
 }
 
 /// Parsed `tessel bench` arguments.
+///
+/// ```
+/// use tessel_kernels::{DType, bench::parse_args};
+/// let a = parse_args(&[]).unwrap();
+/// assert_eq!(a.sizes, [(8192, 8192), (16384, 16384)]);
+/// assert_eq!(a.dtypes, [DType::F32, DType::F16]);
+/// assert_eq!((a.json, a.profile, a.repeats, a.raster, a.min_blocks), (false, false, 30, None, None));
+/// let b = parse_args(&["--size".into(), "1000x1001".into(), "--raster".into(), "0".into()]).unwrap();
+/// assert_eq!((b.sizes, b.raster), (vec![(1000, 1001)], Some(0)));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BenchArgs {
     /// Which kernels.
@@ -56,6 +81,13 @@ pub struct BenchArgs {
 }
 
 /// Usage text.
+///
+/// ```
+/// use tessel_kernels::bench::{parse_args, USAGE};
+/// assert!(USAGE.starts_with("usage: tessel bench"));
+/// // Argument errors end with the usage text.
+/// assert!(parse_args(&["--bogus".into()]).unwrap_err().ends_with(USAGE));
+/// ```
 pub const USAGE: &str = "usage: tessel bench [copy|transpose|conflicts|all|gemm] [--size N|RxC] \
 [--dtype f32|f16] [--json] [--repeats K] [--raster G] [--min-blocks B] [--profile]";
 
@@ -160,6 +192,24 @@ pub fn parse_args(args: &[String]) -> Result<BenchArgs, String> {
 }
 
 /// One measured kernel.
+///
+/// ```
+/// use tessel_kernels::{DType, bench::Row, micro::{MicroKind, MicroPlan}};
+/// let plan = MicroPlan::new(MicroKind::Column).unwrap();
+/// let row = Row {
+///     kernel: plan.kind.to_string(),
+///     dtype: DType::F32,
+///     size: (32, 32),
+///     timing: None,
+///     bytes: 0,
+///     gbps: None,
+///     ratio: None,
+///     predicted: Some(plan.predict(1).unwrap()),
+/// };
+/// // The column read wastes 31 wavefronts; the row-by-row stores none.
+/// let p = row.predicted.unwrap();
+/// assert_eq!((p.ld - p.ld_ideal, p.st - p.st_ideal), (31, 0));
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
     /// Kernel name (`memcpy_dtod` for the reference).
@@ -182,6 +232,16 @@ pub struct Row {
 
 /// Runs the benchmark; the table (or JSON) goes to `out`, progress lines to `progress`.
 /// Without a GPU it writes one line saying why and returns `Ok`.
+///
+/// ```
+/// use tessel_kernels::bench::{parse_args, run};
+/// let args = parse_args(&["conflicts".into(), "--profile".into()]).unwrap();
+/// let (mut out, mut progress) = (Vec::new(), Vec::new());
+/// run(&args, &mut out, &mut progress).unwrap();
+/// let text = String::from_utf8(out).unwrap();
+/// // With a GPU: the verified microkernels and their predictions; without: why not.
+/// assert!(text.contains("conflict_vec128_strided_f32") || text.starts_with("no GPU: "), "{text}");
+/// ```
 pub fn run(args: &BenchArgs, out: &mut dyn Write, progress: &mut dyn Write) -> GpuResult<()> {
     let gpu = match Gpu::open(0) {
         Ok(g) => g,
@@ -428,6 +488,17 @@ fn opt(x: Option<f64>, digits: usize) -> String {
 }
 
 /// The result table: one line per kernel.
+///
+/// ```
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+/// use tessel_kernels::{DType, bench::{to_table, Row}};
+/// let row = Row { kernel: "memcpy_dtod".into(), dtype: DType::F16, size: (64, 32), timing: None,
+///                 bytes: 8192, gbps: None, ratio: None, predicted: None };
+/// let table = to_table(&gpu, &[row]);
+/// assert!(table.starts_with(&format!("device: {}\n", gpu.describe())));
+/// assert_eq!(table.lines().count(), 3); // device, header, one row
+/// assert!(table.lines().nth(2).unwrap().contains("64x32"));
+/// ```
 pub fn to_table(gpu: &Gpu, rows: &[Row]) -> String {
     let mut s = format!("device: {}\n", gpu.describe());
     s.push_str(&format!(
@@ -462,6 +533,17 @@ fn json_num(x: Option<f64>) -> String {
 }
 
 /// The results as JSON: `{"device": ..., "results": [{"kernel": ..., ...}]}`.
+///
+/// ```
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+/// use tessel_kernels::{DType, bench::{to_json, Row}};
+/// let row = Row { kernel: "memcpy_dtod".into(), dtype: DType::F32, size: (64, 32), timing: None,
+///                 bytes: 16384, gbps: None, ratio: None, predicted: None };
+/// let json = to_json(&gpu, &[row]);
+/// assert!(json.contains(&format!("\"arch\":\"{}\"", gpu.arch())));
+/// assert!(json.contains("\"kernel\":\"memcpy_dtod\",\"dtype\":\"f32\",\"rows\":64,\"cols\":32"));
+/// assert!(json.contains("\"median_ms\":null"));
+/// ```
 pub fn to_json(gpu: &Gpu, rows: &[Row]) -> String {
     let items: Vec<String> = rows
         .iter()
@@ -498,6 +580,12 @@ pub fn to_json(gpu: &Gpu, rows: &[Row]) -> String {
 
 /// Entry point for the CLI: parses `args` (after `bench`), runs, and returns the exit status
 /// (0 on success and when no GPU is present, 2 on bad arguments, 1 on a failed run).
+///
+/// ```
+/// use tessel_kernels::bench::main_with_args;
+/// assert_eq!(main_with_args(&["--repeats".into(), "0".into()]), 2);
+/// assert_eq!(main_with_args(&["copy".into(), "transpose".into()]), 2); // one suite at most
+/// ```
 pub fn main_with_args(args: &[String]) -> i32 {
     let parsed = match parse_args(args) {
         Ok(a) => a,

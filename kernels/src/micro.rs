@@ -1,4 +1,13 @@
 //! Bank-conflict microkernels: one warp, a 32x32 fp32 tile, one read pattern.
+//!
+//! ```
+//! use tessel_kernels::micro::{MicroKind, MicroPlan};
+//! // Padding and swizzling both remove the column read's 31 excess wavefronts.
+//! for kind in [MicroKind::ColumnPadded, MicroKind::ColumnSwizzled] {
+//!     let p = MicroPlan::new(kind).unwrap().predict(1).unwrap();
+//!     assert_eq!((p.ld, p.ld_ideal), (1, 1));
+//! }
+//! ```
 
 use std::fmt;
 
@@ -9,9 +18,21 @@ use crate::emit::{AnyLayout, PRELUDE, any_fns, index_fn};
 use crate::tiled::COMMON;
 
 /// The CUDA template of the microkernels.
+///
+/// ```
+/// use tessel_kernels::micro::TEMPLATE;
+/// for hole in ["{{HEADER}}", "{{COMMON}}", "{{FUNCS}}", "{{KERNEL}}", "{{SMEM_SIZE}}"] {
+///     assert!(TEMPLATE.contains(hole), "{hole}");
+/// }
+/// ```
 pub const TEMPLATE: &str = include_str!("../cuda/conflicts.cu");
 
 /// Which microkernel.
+///
+/// ```
+/// use tessel_kernels::micro::MicroKind;
+/// assert_eq!(MicroKind::Vec128.to_string(), "conflict_vec128_f32");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MicroKind {
     /// Column read of a row-major tile: all 32 lanes in one bank (32-way conflict).
@@ -28,6 +49,12 @@ pub enum MicroKind {
 
 impl MicroKind {
     /// All microkernels.
+    ///
+    /// ```
+    /// use tessel_kernels::micro::MicroKind;
+    /// let names: std::collections::BTreeSet<_> = MicroKind::ALL.iter().map(|k| k.name()).collect();
+    /// assert_eq!(names.len(), 5);
+    /// ```
     pub const ALL: [MicroKind; 5] = [
         MicroKind::Column,
         MicroKind::ColumnPadded,
@@ -37,6 +64,11 @@ impl MicroKind {
     ];
 
     /// Kernel name.
+    ///
+    /// ```
+    /// use tessel_kernels::micro::MicroKind;
+    /// assert_eq!(MicroKind::ColumnSwizzled.name(), "conflict_column_swizzled_f32");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             MicroKind::Column => "conflict_column_f32",
@@ -55,6 +87,13 @@ impl fmt::Display for MicroKind {
 }
 
 /// The layouts of one microkernel.
+///
+/// ```
+/// use tessel_kernels::micro::{MicroKind, MicroPlan};
+/// let p = MicroPlan::new(MicroKind::Vec128).unwrap();
+/// assert_eq!((p.vw, p.access.size()), (4, 256)); // 32 lanes x 8 steps of 4 words
+/// assert_eq!(p.smem.to_string(), "(32,32):(32,1)");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MicroPlan {
     /// Which one.
@@ -138,6 +177,14 @@ impl MicroPlan {
     }
 
     /// CUDA C++ source.
+    ///
+    /// ```
+    /// use tessel_kernels::micro::{MicroKind, MicroPlan};
+    /// let src = MicroPlan::new(MicroKind::ColumnSwizzled).unwrap().source().unwrap();
+    /// assert!(src.contains("conflict_column_swizzled_f32"));
+    /// assert!(src.contains("tile_crd(") && src.contains("access("));
+    /// assert!(!src.contains("{{"), "every template hole is filled");
+    /// ```
     pub fn source(&self) -> Result<String> {
         let funcs = format!(
             "// tile = {}\n{}// access = {}\n{}",
@@ -184,6 +231,14 @@ impl MicroPlan {
     }
 
     /// Predicted wavefronts of one launch with `reps` reads per lane.
+    ///
+    /// ```
+    /// use tessel_kernels::{bank::Prediction, micro::{MicroKind, MicroPlan}};
+    /// // One row per lane, 128 bits each: 8x the 4 ideal wavefronts; 32 one-wavefront row stores.
+    /// let p = MicroPlan::new(MicroKind::Vec128Strided).unwrap();
+    /// assert_eq!(p.predict(1).unwrap(), Prediction { ld: 32, ld_ideal: 4, st: 32, st_ideal: 32 });
+    /// assert_eq!(p.predict(10).unwrap().ld, 320);
+    /// ```
     pub fn predict(&self, reps: i64) -> Result<Prediction> {
         let mut p = Prediction::default();
         for r in 0..32 {
