@@ -13,12 +13,14 @@
 
 use std::io::Write;
 
+use cudarc::driver::CudaSlice;
+
 use crate::device::Gpu;
 use crate::dtype::{DType, Elem};
 use crate::error::{GpuError, GpuResult, cuda};
 use crate::exec::{
-    alloc, download, launch_micro, launch_tiled, poison, run_and_verify_micro,
-    run_and_verify_tiled, upload_random,
+    alloc, launch_micro, launch_tiled, run_and_verify_micro, run_and_verify_tiled, run_poisoned,
+    upload_random,
 };
 use crate::micro::{MicroKind, MicroPlan};
 use crate::tiled::{TiledKind, TiledPlan};
@@ -300,6 +302,16 @@ fn io(r: std::io::Result<()>) -> GpuResult<()> {
     r.map_err(|e| GpuError::InvalidArgument(format!("cannot write output: {e}")))
 }
 
+/// The reference copy every kernel's bandwidth is compared with.
+fn memcpy_dtod<E: Elem>(gpu: &Gpu, src: &CudaSlice<E>, dst: &mut CudaSlice<E>) -> GpuResult<()> {
+    cuda("cuMemcpyDtoD", gpu.stream().memcpy_dtod(src, dst))
+}
+
+/// Effective bandwidth in GB/s of moving `bytes` in the median time of `t`.
+fn gbps(bytes: i64, t: &Timing) -> f64 {
+    bytes as f64 / (t.median_ms * 1e6)
+}
+
 fn matrix_suite<E: Elem>(
     gpu: &Gpu,
     args: &BenchArgs,
@@ -320,9 +332,7 @@ fn matrix_suite<E: Elem>(
     let mut rows = Vec::new();
 
     // The reference: cuMemcpyDtoD, verified like a kernel.
-    poison(gpu, &mut dst)?;
-    cuda("cuMemcpyDtoD", gpu.stream().memcpy_dtod(&src, &mut dst))?;
-    if download(gpu, &dst)? != host {
+    if run_poisoned(gpu, &mut dst, |dst| memcpy_dtod(gpu, &src, dst))? != host {
         return Err(GpuError::Verify(
             "cuMemcpyDtoD result differs from its input".into(),
         ));
@@ -332,10 +342,10 @@ fn matrix_suite<E: Elem>(
     } else {
         io(writeln!(progress, "[{dtype} {m}x{n}] timing memcpy_dtod"))?;
         Some(time_events(gpu, 3, args.repeats, || {
-            cuda("cuMemcpyDtoD", gpu.stream().memcpy_dtod(&src, &mut dst))
+            memcpy_dtod(gpu, &src, &mut dst)
         })?)
     };
-    let base_gbps = memcpy.map(|t| bytes as f64 / (t.median_ms * 1e6));
+    let base_gbps = memcpy.map(|t| gbps(bytes, &t));
     rows.push(Row {
         kernel: "memcpy_dtod".into(),
         dtype,
@@ -387,7 +397,7 @@ fn matrix_suite<E: Elem>(
                 launch_tiled(gpu, &func, &plan, &src, &mut dst)
             })?)
         };
-        let gbps = timing.map(|t| bytes as f64 / (t.median_ms * 1e6));
+        let gbps = timing.map(|t| gbps(bytes, &t));
         let predicted = plan.predict()?;
         if args.profile {
             print_prediction(progress, &plan.kernel_name(), predicted)?;
@@ -410,9 +420,7 @@ fn matrix_suite<E: Elem>(
             progress,
             "[{dtype} {m}x{n}] timing memcpy_dtod again"
         ))?;
-        let again = time_events(gpu, 3, args.repeats, || {
-            cuda("cuMemcpyDtoD", gpu.stream().memcpy_dtod(&src, &mut dst))
-        })?;
+        let again = time_events(gpu, 3, args.repeats, || memcpy_dtod(gpu, &src, &mut dst))?;
         if let Some(first) = rows.first().and_then(|r| r.timing) {
             io(writeln!(
                 progress,
@@ -420,7 +428,7 @@ fn matrix_suite<E: Elem>(
                 first.median_ms, again.median_ms
             ))?;
             if again.median_ms < first.median_ms {
-                let base = bytes as f64 / (again.median_ms * 1e6);
+                let base = gbps(bytes, &again);
                 for r in rows.iter_mut() {
                     r.ratio = r.gbps.map(|g| g / base);
                 }

@@ -79,6 +79,19 @@ pub fn download<E: Elem>(gpu: &Gpu, buf: &CudaSlice<E>) -> GpuResult<Vec<E>> {
     cuda("cuMemcpyDtoH", gpu.stream().clone_dtoh(buf))
 }
 
+/// Poisons `out`, runs `launch` on it, waits for the GPU and downloads `out`: every verified run
+/// (kernels and the memcpy reference) before its comparison.
+pub(crate) fn run_poisoned<E: Elem>(
+    gpu: &Gpu,
+    out: &mut CudaSlice<E>,
+    launch: impl FnOnce(&mut CudaSlice<E>) -> GpuResult<()>,
+) -> GpuResult<Vec<E>> {
+    poison(gpu, out)?;
+    launch(out)?;
+    gpu.synchronize()?;
+    download(gpu, out)
+}
+
 /// Compiles (cached) and returns the plan's kernel.
 ///
 /// ```
@@ -274,10 +287,7 @@ pub fn run_and_verify_tiled<E: Elem>(
     dst: &mut CudaSlice<E>,
 ) -> GpuResult<CudaFunction> {
     let func = tiled_function(gpu, plan)?;
-    poison(gpu, dst)?;
-    launch_tiled(gpu, &func, plan, src, dst)?;
-    gpu.synchronize()?;
-    let out = download(gpu, dst)?;
+    let out = run_poisoned(gpu, dst, |dst| launch_tiled(gpu, &func, plan, src, dst))?;
     let n = host_src.len().min(out.len());
     verify_tiled(plan, &host_src[..n], &out[..n])?;
     Ok(func)
@@ -340,10 +350,7 @@ pub fn run_and_verify_micro(
     reps: i32,
 ) -> GpuResult<CudaFunction> {
     let func = gpu.function(&plan.source()?, plan.kind.name())?;
-    poison(gpu, out)?;
-    launch_micro(gpu, &func, out, reps)?;
-    gpu.synchronize()?;
-    let got = download(gpu, out)?;
+    let got = run_poisoned(gpu, out, |out| launch_micro(gpu, &func, out, reps))?;
     let want = plan.expected(i64::from(reps))?;
     if got.get(..32) != Some(&want[..]) {
         return Err(GpuError::Verify(format!(
