@@ -106,6 +106,18 @@ fn parse_size(s: &str) -> Result<(i64, i64), String> {
     }
 }
 
+/// The integer `value` of `flag` when it lies in `range`, else `"FLAG VALUE: expected A..=B"`.
+fn bounded<T>(flag: &str, value: &str, range: std::ops::RangeInclusive<T>) -> Result<T, String>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Debug,
+{
+    value
+        .parse()
+        .ok()
+        .filter(|v| range.contains(v))
+        .ok_or_else(|| format!("{flag} {value}: expected {range:?}"))
+}
+
 /// Parses the arguments after `bench`.
 ///
 /// ```
@@ -113,6 +125,10 @@ fn parse_size(s: &str) -> Result<(i64, i64), String> {
 /// let a = parse_args(&["transpose".into(), "--size".into(), "4096".into()]).unwrap();
 /// assert_eq!((a.suite, a.sizes.clone()), (Suite::Transpose, vec![(4096, 4096)]));
 /// assert!(parse_args(&["--dtype".into(), "f64".into()]).is_err());
+/// let err = |flag: &str, v: &str| parse_args(&[flag.into(), v.into()]).unwrap_err();
+/// assert_eq!(err("--repeats", "0"), "--repeats 0: expected 1..=10000");
+/// assert_eq!(err("--raster", "65"), "--raster 65: expected 0..=64");
+/// assert_eq!(err("--min-blocks", "x"), "--min-blocks x: expected 1..=32");
 /// ```
 pub fn parse_args(args: &[String]) -> Result<BenchArgs, String> {
     let mut a = BenchArgs {
@@ -158,31 +174,10 @@ pub fn parse_args(args: &[String]) -> Result<BenchArgs, String> {
             }
             "--json" => a.json = true,
             "--profile" => a.profile = true,
-            "--repeats" => {
-                let v = value("--repeats")?;
-                a.repeats = v
-                    .parse()
-                    .ok()
-                    .filter(|&r| (1..=10_000).contains(&r))
-                    .ok_or_else(|| format!("--repeats {v}: expected 1..=10000"))?;
-            }
-            "--raster" => {
-                let v = value("--raster")?;
-                a.raster = Some(
-                    v.parse()
-                        .ok()
-                        .filter(|&g| (0..=64).contains(&g))
-                        .ok_or_else(|| format!("--raster {v}: expected 0..=64"))?,
-                );
-            }
+            "--repeats" => a.repeats = bounded("--repeats", &value("--repeats")?, 1..=10_000)?,
+            "--raster" => a.raster = Some(bounded("--raster", &value("--raster")?, 0..=64)?),
             "--min-blocks" => {
-                let v = value("--min-blocks")?;
-                a.min_blocks = Some(
-                    v.parse()
-                        .ok()
-                        .filter(|&b| (1..=32).contains(&b))
-                        .ok_or_else(|| format!("--min-blocks {v}: expected 1..=32"))?,
-                );
+                a.min_blocks = Some(bounded("--min-blocks", &value("--min-blocks")?, 1..=32)?)
             }
             other => return Err(format!("unexpected argument {other:?}; {USAGE}")),
         }
