@@ -74,17 +74,16 @@ pub fn time_events(
         work()?;
     }
     gpu.synchronize()?;
-    let ctx = gpu.context();
+    let event = || {
+        cuda(
+            "cuEventCreate",
+            gpu.context()
+                .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)),
+        )
+    };
     let mut events = Vec::with_capacity(repeats);
     for _ in 0..repeats.max(1) {
-        let start = cuda(
-            "cuEventCreate",
-            ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)),
-        )?;
-        let stop = cuda(
-            "cuEventCreate",
-            ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)),
-        )?;
+        let (start, stop) = (event()?, event()?);
         cuda("cuEventRecord", start.record(gpu.stream()))?;
         work()?;
         cuda("cuEventRecord", stop.record(gpu.stream()))?;
