@@ -6,7 +6,8 @@
 //! model behind `tessel conflicts`; `tests/plans.rs` checks that both agree on the
 //! microkernels), applied here to each warp instruction of a kernel as its lanes' addresses,
 //! which also covers the 16-bit scalar accesses of the fp16 ladder kernels that the `lds/sts`
-//! ops of `tessel_layout::bank` (32/64/128 bits) do not describe.
+//! ops of `tessel_layout::bank` (32/64/128 bits) do not describe. The per-bank count itself is
+//! [`tessel_layout::bank::max_words_per_bank`], so both models share one rule.
 //!
 //! ```
 //! use tessel_kernels::bank::wavefronts;
@@ -14,7 +15,7 @@
 //! assert_eq!(wavefronts(&(0..32).map(|l| (l * 8, 8)).collect::<Vec<_>>()), (2, 2));
 //! ```
 
-use std::collections::BTreeSet;
+use tessel_layout::bank::{BANK_BYTES, WAVEFRONT_BYTES, max_words_per_bank};
 
 /// Wavefronts of one warp-wide access: `accesses` are `(byte address, bytes)` per lane.
 ///
@@ -28,19 +29,16 @@ use std::collections::BTreeSet;
 /// assert_eq!(wavefronts(&rows), (4, 4));
 /// ```
 pub fn wavefronts(accesses: &[(i64, i64)]) -> (i64, i64) {
-    let mut words = BTreeSet::new();
-    for &(addr, bytes) in accesses {
-        for w in 0..(bytes + 3) / 4 {
-            words.insert(addr / 4 + w);
-        }
-    }
-    let bytes = 4 * words.len() as i64;
-    let ideal = (bytes + 127) / 128;
-    let mut per_bank = [0i64; 32];
-    for w in &words {
-        per_bank[w.rem_euclid(32) as usize] += 1;
-    }
-    let worst = per_bank.iter().copied().max().unwrap_or(0);
+    let mut words: Vec<i64> = accesses
+        .iter()
+        .flat_map(|&(addr, bytes)| {
+            (0..(bytes + BANK_BYTES - 1) / BANK_BYTES).map(move |w| addr / BANK_BYTES + w)
+        })
+        .collect();
+    // Sorts and dedups `words`: afterwards it holds the distinct words the warp touches.
+    let worst = max_words_per_bank(&mut words);
+    let bytes = BANK_BYTES * words.len() as i64;
+    let ideal = (bytes + WAVEFRONT_BYTES - 1) / WAVEFRONT_BYTES;
     (ideal.max(worst), ideal)
 }
 
