@@ -38,3 +38,13 @@ pub fn nvrtc_or_skip(test: &str) -> bool {
     )
     .is_some()
 }
+
+/// What `tessel bench ARGS` writes to its output (progress lines dropped); panics on bad
+/// arguments or a failed run.
+pub fn bench_output(args: &[&str]) -> String {
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    let parsed = tessel_kernels::bench::parse_args(&args).unwrap();
+    let (mut out, mut progress) = (Vec::new(), Vec::new());
+    tessel_kernels::bench::run(&parsed, &mut out, &mut progress).unwrap();
+    String::from_utf8(out).unwrap()
+}
