@@ -8,8 +8,8 @@
 #   NCU           the ncu binary (default: ncu)
 #   OUTDIR        where the raw ncu CSV and logs go (default: a temporary folder)
 #
-# For every kernel it launches `tessel bench all --profile` once per kernel (verified, untimed)
-# under `ncu --clock-control none`, reads
+# For each dtype it runs `tessel bench all --profile` (every kernel launched once, verified,
+# untimed) under `ncu --clock-control none`, reads
 #   smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum / ..._op_st.sum
 # and prints measured, ideal and excess (measured - ideal, DESIGN.md) beside the prediction that
 # `tessel bench --profile` computes from the kernel's layouts with the bank model. When the
@@ -18,7 +18,8 @@
 set -euo pipefail
 
 SIZE=${1:-1024}
-BENCH=${TESSEL_BENCH:-target/release/tessel bench}
+# The command and its leading arguments, split on white space into an array (no globbing).
+read -r -a BENCH <<<"${TESSEL_BENCH:-target/release/tessel bench}"
 TESSEL=${TESSEL:-target/release/tessel}
 NCU=${NCU:-ncu}
 OUTDIR=${OUTDIR:-$(mktemp -d)}
@@ -30,14 +31,23 @@ if ! command -v "$NCU" >/dev/null 2>&1; then
   exit 0
 fi
 
+# Under `set -e` a failing step would end the script silently (its stderr goes to a file).
+failed() {
+  echo "$1 failed; its log ($2):" >&2
+  tail -n 20 "$2" >&2
+  exit 1
+}
+
 for dtype in f32 f16; do
   # Predictions (bank model over the kernels' own layouts); no profiler attached.
-  $BENCH all --profile --size "$SIZE" --dtype "$dtype" \
-    >"$OUTDIR/bench_$dtype.out" 2>"$OUTDIR/predict_$dtype.txt"
+  "${BENCH[@]}" all --profile --size "$SIZE" --dtype "$dtype" \
+    >"$OUTDIR/bench_$dtype.out" 2>"$OUTDIR/predict_$dtype.txt" ||
+    failed "tessel bench ($dtype)" "$OUTDIR/predict_$dtype.txt"
   # Measurement.
   "$NCU" --clock-control none --metrics "$METRICS" -k 'regex:^(copy|transpose|conflict)' \
-    --csv --page raw $BENCH all --profile --size "$SIZE" --dtype "$dtype" \
-    >"$OUTDIR/ncu_$dtype.csv" 2>"$OUTDIR/ncu_$dtype.err"
+    --csv --page raw "${BENCH[@]}" all --profile --size "$SIZE" --dtype "$dtype" \
+    >"$OUTDIR/ncu_$dtype.csv" 2>"$OUTDIR/ncu_$dtype.err" ||
+    failed "ncu ($dtype)" "$OUTDIR/ncu_$dtype.err"
 done
 
 python3 - "$OUTDIR" <<'PY'

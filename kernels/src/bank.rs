@@ -6,9 +6,16 @@
 //! model behind `tessel conflicts`; `tests/plans.rs` checks that both agree on the
 //! microkernels), applied here to each warp instruction of a kernel as its lanes' addresses,
 //! which also covers the 16-bit scalar accesses of the fp16 ladder kernels that the `lds/sts`
-//! ops of `tessel_layout::bank` (32/64/128 bits) do not describe.
+//! ops of `tessel_layout::bank` (32/64/128 bits) do not describe. The per-bank count itself is
+//! [`tessel_layout::bank::max_words_per_bank`], so both models share one rule.
+//!
+//! ```
+//! use tessel_kernels::bank::wavefronts;
+//! // A 64-bit load of 256 contiguous bytes: 2 wavefronts, the ideal.
+//! assert_eq!(wavefronts(&(0..32).map(|l| (l * 8, 8)).collect::<Vec<_>>()), (2, 2));
+//! ```
 
-use std::collections::BTreeSet;
+use tessel_layout::bank::{BANK_BYTES, WAVEFRONT_BYTES, max_words_per_bank};
 
 /// Wavefronts of one warp-wide access: `accesses` are `(byte address, bytes)` per lane.
 ///
@@ -22,24 +29,31 @@ use std::collections::BTreeSet;
 /// assert_eq!(wavefronts(&rows), (4, 4));
 /// ```
 pub fn wavefronts(accesses: &[(i64, i64)]) -> (i64, i64) {
-    let mut words = BTreeSet::new();
-    for &(addr, bytes) in accesses {
-        for w in 0..(bytes + 3) / 4 {
-            words.insert(addr / 4 + w);
-        }
-    }
-    let bytes = 4 * words.len() as i64;
-    let ideal = (bytes + 127) / 128;
-    let mut per_bank = [0i64; 32];
-    for w in &words {
-        per_bank[w.rem_euclid(32) as usize] += 1;
-    }
-    let worst = per_bank.iter().copied().max().unwrap_or(0);
+    let mut words: Vec<i64> = accesses
+        .iter()
+        .flat_map(|&(addr, bytes)| {
+            (0..(bytes + BANK_BYTES - 1) / BANK_BYTES).map(move |w| addr / BANK_BYTES + w)
+        })
+        .collect();
+    // Sorts and dedups `words`: afterwards it holds the distinct words the warp touches.
+    let worst = max_words_per_bank(&mut words);
+    let bytes = BANK_BYTES * words.len() as i64;
+    let ideal = (bytes + WAVEFRONT_BYTES - 1) / WAVEFRONT_BYTES;
     (ideal.max(worst), ideal)
 }
 
 /// Totals of a kernel's shared-memory traffic: `(loads, load ideal, stores, store ideal)` in
 /// wavefronts, summed over every warp-wide instruction of one launch.
+///
+/// ```
+/// use tessel_kernels::bank::Prediction;
+/// let mut p = Prediction::default();
+/// // A warp stores one row of a 32x32 fp32 row-major tile: one wavefront, the ideal.
+/// p.store(&(0..32).map(|l| (l * 4, 4)).collect::<Vec<_>>());
+/// // It reads one column: all 32 words in bank 0.
+/// p.load(&(0..32).map(|l| (l * 128, 4)).collect::<Vec<_>>());
+/// assert_eq!(p, Prediction { ld: 32, ld_ideal: 1, st: 1, st_ideal: 1 });
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Prediction {
     /// Load wavefronts.
@@ -54,6 +68,15 @@ pub struct Prediction {
 
 impl Prediction {
     /// Adds one warp-wide load.
+    ///
+    /// ```
+    /// use tessel_kernels::bank::Prediction;
+    /// // 16-bit column read of a 32x32 fp16 row-major tile (64-byte rows): the 32 words fall in
+    /// // banks 0 and 16 only, 16 each.
+    /// let mut p = Prediction::default();
+    /// p.load(&(0..32).map(|l| (l * 64, 2)).collect::<Vec<_>>());
+    /// assert_eq!((p.ld, p.ld_ideal), (16, 1));
+    /// ```
     pub fn load(&mut self, accesses: &[(i64, i64)]) {
         let (w, i) = wavefronts(accesses);
         self.ld += w;
@@ -61,6 +84,14 @@ impl Prediction {
     }
 
     /// Adds one warp-wide store.
+    ///
+    /// ```
+    /// use tessel_kernels::bank::Prediction;
+    /// // 16-bit row store: lanes 2k and 2k+1 share a word, 16 words in 16 banks.
+    /// let mut p = Prediction::default();
+    /// p.store(&(0..32).map(|l| (l * 2, 2)).collect::<Vec<_>>());
+    /// assert_eq!((p.st, p.st_ideal, p.ld), (1, 1, 0));
+    /// ```
     pub fn store(&mut self, accesses: &[(i64, i64)]) {
         let (w, i) = wavefronts(accesses);
         self.st += w;
@@ -68,6 +99,12 @@ impl Prediction {
     }
 
     /// Multiplies every count by `k` (e.g. blocks per launch).
+    ///
+    /// ```
+    /// use tessel_kernels::bank::Prediction;
+    /// let one = Prediction { ld: 32, ld_ideal: 1, st: 1, st_ideal: 1 };
+    /// assert_eq!(one.scaled(3), Prediction { ld: 96, ld_ideal: 3, st: 3, st_ideal: 3 });
+    /// ```
     pub fn scaled(self, k: i64) -> Prediction {
         Prediction {
             ld: self.ld * k,

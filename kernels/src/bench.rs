@@ -4,21 +4,38 @@
 //! element checked against a CPU reference before anything is timed; then CUDA-event medians of
 //! the kernel and of `cuMemcpyDtoD` on the same buffers, and the ratio of their bandwidths
 //! (bytes read + written).
+//!
+//! ```
+//! use tessel_kernels::bench::{parse_args, Suite};
+//! let a = parse_args(&["copy".into(), "--dtype".into(), "f16".into(), "--json".into()]).unwrap();
+//! assert_eq!((a.suite, a.dtypes.len(), a.json), (Suite::Copy, 1, true));
+//! ```
 
 use std::io::Write;
+
+use cudarc::driver::CudaSlice;
 
 use crate::device::Gpu;
 use crate::dtype::{DType, Elem};
 use crate::error::{GpuError, GpuResult, cuda};
 use crate::exec::{
-    alloc, download, launch_micro, launch_tiled, poison, run_and_verify_micro,
-    run_and_verify_tiled, upload_random,
+    alloc, launch_micro, launch_tiled, run_and_verify_micro, run_and_verify_tiled, run_poisoned,
+    upload_random,
 };
 use crate::micro::{MicroKind, MicroPlan};
 use crate::tiled::{TiledKind, TiledPlan};
 use crate::timing::{Timing, time_events};
 
 /// Which kernels to run.
+///
+/// ```
+/// use tessel_kernels::bench::{parse_args, Suite};
+/// assert_eq!(parse_args(&["conflicts".into()]).unwrap().suite, Suite::Conflicts);
+/// assert_eq!(parse_args(&[]).unwrap().suite, Suite::All);
+/// // The GEMM suite has its own default sizes.
+/// let g = parse_args(&["gemm".into()]).unwrap();
+/// assert_eq!((g.suite, g.sizes), (Suite::Gemm, vec![(4096, 4096), (8192, 8192)]));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Suite {
     /// The tiled copy.
@@ -34,6 +51,16 @@ pub enum Suite {
 }
 
 /// Parsed `tessel bench` arguments.
+///
+/// ```
+/// use tessel_kernels::{DType, bench::parse_args};
+/// let a = parse_args(&[]).unwrap();
+/// assert_eq!(a.sizes, [(8192, 8192), (16384, 16384)]);
+/// assert_eq!(a.dtypes, [DType::F32, DType::F16]);
+/// assert_eq!((a.json, a.profile, a.repeats, a.raster, a.min_blocks), (false, false, 30, None, None));
+/// let b = parse_args(&["--size".into(), "1000x1001".into(), "--raster".into(), "0".into()]).unwrap();
+/// assert_eq!((b.sizes, b.raster), (vec![(1000, 1001)], Some(0)));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BenchArgs {
     /// Which kernels.
@@ -56,6 +83,13 @@ pub struct BenchArgs {
 }
 
 /// Usage text.
+///
+/// ```
+/// use tessel_kernels::bench::{parse_args, USAGE};
+/// assert!(USAGE.starts_with("usage: tessel bench"));
+/// // Argument errors end with the usage text.
+/// assert!(parse_args(&["--bogus".into()]).unwrap_err().ends_with(USAGE));
+/// ```
 pub const USAGE: &str = "usage: tessel bench [copy|transpose|conflicts|all|gemm] [--size N|RxC] \
 [--dtype f32|f16] [--json] [--repeats K] [--raster G] [--min-blocks B] [--profile]";
 
@@ -72,6 +106,18 @@ fn parse_size(s: &str) -> Result<(i64, i64), String> {
     }
 }
 
+/// The integer `value` of `flag` when it lies in `range`, else `"FLAG VALUE: expected A..=B"`.
+fn bounded<T>(flag: &str, value: &str, range: std::ops::RangeInclusive<T>) -> Result<T, String>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Debug,
+{
+    value
+        .parse()
+        .ok()
+        .filter(|v| range.contains(v))
+        .ok_or_else(|| format!("{flag} {value}: expected {range:?}"))
+}
+
 /// Parses the arguments after `bench`.
 ///
 /// ```
@@ -79,6 +125,10 @@ fn parse_size(s: &str) -> Result<(i64, i64), String> {
 /// let a = parse_args(&["transpose".into(), "--size".into(), "4096".into()]).unwrap();
 /// assert_eq!((a.suite, a.sizes.clone()), (Suite::Transpose, vec![(4096, 4096)]));
 /// assert!(parse_args(&["--dtype".into(), "f64".into()]).is_err());
+/// let err = |flag: &str, v: &str| parse_args(&[flag.into(), v.into()]).unwrap_err();
+/// assert_eq!(err("--repeats", "0"), "--repeats 0: expected 1..=10000");
+/// assert_eq!(err("--raster", "65"), "--raster 65: expected 0..=64");
+/// assert_eq!(err("--min-blocks", "x"), "--min-blocks x: expected 1..=32");
 /// ```
 pub fn parse_args(args: &[String]) -> Result<BenchArgs, String> {
     let mut a = BenchArgs {
@@ -124,31 +174,10 @@ pub fn parse_args(args: &[String]) -> Result<BenchArgs, String> {
             }
             "--json" => a.json = true,
             "--profile" => a.profile = true,
-            "--repeats" => {
-                let v = value("--repeats")?;
-                a.repeats = v
-                    .parse()
-                    .ok()
-                    .filter(|&r| (1..=10_000).contains(&r))
-                    .ok_or_else(|| format!("--repeats {v}: expected 1..=10000"))?;
-            }
-            "--raster" => {
-                let v = value("--raster")?;
-                a.raster = Some(
-                    v.parse()
-                        .ok()
-                        .filter(|&g| (0..=64).contains(&g))
-                        .ok_or_else(|| format!("--raster {v}: expected 0..=64"))?,
-                );
-            }
+            "--repeats" => a.repeats = bounded("--repeats", &value("--repeats")?, 1..=10_000)?,
+            "--raster" => a.raster = Some(bounded("--raster", &value("--raster")?, 0..=64)?),
             "--min-blocks" => {
-                let v = value("--min-blocks")?;
-                a.min_blocks = Some(
-                    v.parse()
-                        .ok()
-                        .filter(|&b| (1..=32).contains(&b))
-                        .ok_or_else(|| format!("--min-blocks {v}: expected 1..=32"))?,
-                );
+                a.min_blocks = Some(bounded("--min-blocks", &value("--min-blocks")?, 1..=32)?)
             }
             other => return Err(format!("unexpected argument {other:?}; {USAGE}")),
         }
@@ -160,6 +189,24 @@ pub fn parse_args(args: &[String]) -> Result<BenchArgs, String> {
 }
 
 /// One measured kernel.
+///
+/// ```
+/// use tessel_kernels::{DType, bench::Row, micro::{MicroKind, MicroPlan}};
+/// let plan = MicroPlan::new(MicroKind::Column).unwrap();
+/// let row = Row {
+///     kernel: plan.kind.to_string(),
+///     dtype: DType::F32,
+///     size: (32, 32),
+///     timing: None,
+///     bytes: 0,
+///     gbps: None,
+///     ratio: None,
+///     predicted: Some(plan.predict(1).unwrap()),
+/// };
+/// // The column read wastes 31 wavefronts; the row-by-row stores none.
+/// let p = row.predicted.unwrap();
+/// assert_eq!((p.ld - p.ld_ideal, p.st - p.st_ideal), (31, 0));
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
     /// Kernel name (`memcpy_dtod` for the reference).
@@ -182,6 +229,16 @@ pub struct Row {
 
 /// Runs the benchmark; the table (or JSON) goes to `out`, progress lines to `progress`.
 /// Without a GPU it writes one line saying why and returns `Ok`.
+///
+/// ```
+/// use tessel_kernels::bench::{parse_args, run};
+/// let args = parse_args(&["conflicts".into(), "--profile".into()]).unwrap();
+/// let (mut out, mut progress) = (Vec::new(), Vec::new());
+/// run(&args, &mut out, &mut progress).unwrap();
+/// let text = String::from_utf8(out).unwrap();
+/// // With a GPU: the verified microkernels and their predictions; without: why not.
+/// assert!(text.contains("conflict_vec128_strided_f32") || text.starts_with("no GPU: "), "{text}");
+/// ```
 pub fn run(args: &BenchArgs, out: &mut dyn Write, progress: &mut dyn Write) -> GpuResult<()> {
     let gpu = match Gpu::open(0) {
         Ok(g) => g,
@@ -240,6 +297,16 @@ fn io(r: std::io::Result<()>) -> GpuResult<()> {
     r.map_err(|e| GpuError::InvalidArgument(format!("cannot write output: {e}")))
 }
 
+/// The reference copy every kernel's bandwidth is compared with.
+fn memcpy_dtod<E: Elem>(gpu: &Gpu, src: &CudaSlice<E>, dst: &mut CudaSlice<E>) -> GpuResult<()> {
+    cuda("cuMemcpyDtoD", gpu.stream().memcpy_dtod(src, dst))
+}
+
+/// Effective bandwidth in GB/s of moving `bytes` in the median time of `t`.
+fn gbps(bytes: i64, t: &Timing) -> f64 {
+    bytes as f64 / (t.median_ms * 1e6)
+}
+
 fn matrix_suite<E: Elem>(
     gpu: &Gpu,
     args: &BenchArgs,
@@ -260,9 +327,7 @@ fn matrix_suite<E: Elem>(
     let mut rows = Vec::new();
 
     // The reference: cuMemcpyDtoD, verified like a kernel.
-    poison(gpu, &mut dst)?;
-    cuda("cuMemcpyDtoD", gpu.stream().memcpy_dtod(&src, &mut dst))?;
-    if download(gpu, &dst)? != host {
+    if run_poisoned(gpu, &mut dst, |dst| memcpy_dtod(gpu, &src, dst))? != host {
         return Err(GpuError::Verify(
             "cuMemcpyDtoD result differs from its input".into(),
         ));
@@ -272,10 +337,10 @@ fn matrix_suite<E: Elem>(
     } else {
         io(writeln!(progress, "[{dtype} {m}x{n}] timing memcpy_dtod"))?;
         Some(time_events(gpu, 3, args.repeats, || {
-            cuda("cuMemcpyDtoD", gpu.stream().memcpy_dtod(&src, &mut dst))
+            memcpy_dtod(gpu, &src, &mut dst)
         })?)
     };
-    let base_gbps = memcpy.map(|t| bytes as f64 / (t.median_ms * 1e6));
+    let base_gbps = memcpy.map(|t| gbps(bytes, &t));
     rows.push(Row {
         kernel: "memcpy_dtod".into(),
         dtype,
@@ -327,7 +392,7 @@ fn matrix_suite<E: Elem>(
                 launch_tiled(gpu, &func, &plan, &src, &mut dst)
             })?)
         };
-        let gbps = timing.map(|t| bytes as f64 / (t.median_ms * 1e6));
+        let gbps = timing.map(|t| gbps(bytes, &t));
         let predicted = plan.predict()?;
         if args.profile {
             print_prediction(progress, &plan.kernel_name(), predicted)?;
@@ -350,9 +415,7 @@ fn matrix_suite<E: Elem>(
             progress,
             "[{dtype} {m}x{n}] timing memcpy_dtod again"
         ))?;
-        let again = time_events(gpu, 3, args.repeats, || {
-            cuda("cuMemcpyDtoD", gpu.stream().memcpy_dtod(&src, &mut dst))
-        })?;
+        let again = time_events(gpu, 3, args.repeats, || memcpy_dtod(gpu, &src, &mut dst))?;
         if let Some(first) = rows.first().and_then(|r| r.timing) {
             io(writeln!(
                 progress,
@@ -360,7 +423,7 @@ fn matrix_suite<E: Elem>(
                 first.median_ms, again.median_ms
             ))?;
             if again.median_ms < first.median_ms {
-                let base = bytes as f64 / (again.median_ms * 1e6);
+                let base = gbps(bytes, &again);
                 for r in rows.iter_mut() {
                     r.ratio = r.gbps.map(|g| g / base);
                 }
@@ -428,6 +491,17 @@ fn opt(x: Option<f64>, digits: usize) -> String {
 }
 
 /// The result table: one line per kernel.
+///
+/// ```
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+/// use tessel_kernels::{DType, bench::{to_table, Row}};
+/// let row = Row { kernel: "memcpy_dtod".into(), dtype: DType::F16, size: (64, 32), timing: None,
+///                 bytes: 8192, gbps: None, ratio: None, predicted: None };
+/// let table = to_table(&gpu, &[row]);
+/// assert!(table.starts_with(&format!("device: {}\n", gpu.describe())));
+/// assert_eq!(table.lines().count(), 3); // device, header, one row
+/// assert!(table.lines().nth(2).unwrap().contains("64x32"));
+/// ```
 pub fn to_table(gpu: &Gpu, rows: &[Row]) -> String {
     let mut s = format!("device: {}\n", gpu.describe());
     s.push_str(&format!(
@@ -462,6 +536,17 @@ fn json_num(x: Option<f64>) -> String {
 }
 
 /// The results as JSON: `{"device": ..., "results": [{"kernel": ..., ...}]}`.
+///
+/// ```
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+/// use tessel_kernels::{DType, bench::{to_json, Row}};
+/// let row = Row { kernel: "memcpy_dtod".into(), dtype: DType::F32, size: (64, 32), timing: None,
+///                 bytes: 16384, gbps: None, ratio: None, predicted: None };
+/// let json = to_json(&gpu, &[row]);
+/// assert!(json.contains(&format!("\"arch\":\"{}\"", gpu.arch())));
+/// assert!(json.contains("\"kernel\":\"memcpy_dtod\",\"dtype\":\"f32\",\"rows\":64,\"cols\":32"));
+/// assert!(json.contains("\"median_ms\":null"));
+/// ```
 pub fn to_json(gpu: &Gpu, rows: &[Row]) -> String {
     let items: Vec<String> = rows
         .iter()
@@ -498,6 +583,12 @@ pub fn to_json(gpu: &Gpu, rows: &[Row]) -> String {
 
 /// Entry point for the CLI: parses `args` (after `bench`), runs, and returns the exit status
 /// (0 on success and when no GPU is present, 2 on bad arguments, 1 on a failed run).
+///
+/// ```
+/// use tessel_kernels::bench::main_with_args;
+/// assert_eq!(main_with_args(&["--repeats".into(), "0".into()]), 2);
+/// assert_eq!(main_with_args(&["copy".into(), "transpose".into()]), 2); // one suite at most
+/// ```
 pub fn main_with_args(args: &[String]) -> i32 {
     let parsed = match parse_args(args) {
         Ok(a) => a,

@@ -1,4 +1,11 @@
 //! NVRTC compilation for an explicit GPU architecture, with the compile log in the error.
+//!
+//! ```
+//! use tessel_kernels::{Arch, GpuError, compile::compile_ptx};
+//! let err = compile_ptx("bad\0source", "k", Arch::new(8, 0).unwrap()).unwrap_err();
+//! // A NUL byte is refused, or NVRTC is missing altogether.
+//! assert!(matches!(err, GpuError::InvalidArgument(_) | GpuError::Unavailable(_)));
+//! ```
 
 use std::fmt;
 
@@ -24,6 +31,13 @@ pub struct Arch {
 
 impl Arch {
     /// The architecture of compute capability `major.minor` (major 3..=12, minor 0..=9).
+    ///
+    /// ```
+    /// use tessel_kernels::Arch;
+    /// assert_eq!(Arch::new(8, 9).unwrap().to_string(), "sm_89");
+    /// assert!(Arch::new(13, 0).is_err());
+    /// assert!(Arch::new(9, 10).is_err());
+    /// ```
     pub fn new(major: i32, minor: i32) -> GpuResult<Arch> {
         if !(3..=12).contains(&major) || !(0..=9).contains(&minor) {
             return Err(GpuError::InvalidArgument(format!(
@@ -34,6 +48,11 @@ impl Arch {
     }
 
     /// The NVRTC option selecting this architecture (never left unset).
+    ///
+    /// ```
+    /// use tessel_kernels::Arch;
+    /// assert_eq!(Arch::new(9, 0).unwrap().nvrtc_flag(), "--gpu-architecture=sm_90");
+    /// ```
     pub fn nvrtc_flag(&self) -> String {
         format!("--gpu-architecture={self}")
     }

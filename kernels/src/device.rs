@@ -3,6 +3,13 @@
 //! cudarc loads libcuda and libnvrtc lazily and panics when a library is missing, so every entry
 //! point here probes the libraries first and turns "no driver", "no NVRTC" and "no GPU" into
 //! [`GpuError::Unavailable`].
+//!
+//! ```
+//! match tessel_kernels::Gpu::open(usize::MAX) {
+//!     Ok(_) => unreachable!("no machine has that many GPUs"),
+//!     Err(e) => assert!(e.is_unavailable()),
+//! }
+//! ```
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -55,6 +62,13 @@ pub fn require_nvrtc() -> GpuResult<()> {
 }
 
 /// One GPU with a context, its default stream and a module cache keyed by CUDA source text.
+///
+/// ```
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+/// // Kernels are compiled for the device's own architecture.
+/// let arch = gpu.arch().to_string();
+/// assert!(arch.starts_with("sm_") && gpu.arch().nvrtc_flag().ends_with(&arch));
+/// ```
 pub struct Gpu {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
@@ -125,26 +139,57 @@ impl Gpu {
     }
 
     /// Device name, e.g. `NVIDIA H100 80GB HBM3`.
+    ///
+    /// ```
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+    /// assert!(!gpu.name().is_empty());
+    /// assert!(gpu.describe().starts_with(gpu.name()));
+    /// ```
     pub fn name(&self) -> &str {
         &self.name
     }
 
     /// The device's own architecture (what kernels are compiled for).
+    ///
+    /// ```
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+    /// use tessel_kernels::Arch;
+    /// let (major, minor) = gpu.context().compute_capability().unwrap();
+    /// assert_eq!(gpu.arch(), Arch::new(major, minor).unwrap());
+    /// ```
     pub fn arch(&self) -> Arch {
         self.arch
     }
 
     /// Number of streaming multiprocessors.
+    ///
+    /// ```
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+    /// assert!(gpu.sm_count() > 0);
+    /// ```
     pub fn sm_count(&self) -> i32 {
         self.sm_count
     }
 
     /// L2 cache size in bytes.
+    ///
+    /// ```
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+    /// assert!(gpu.l2_bytes() > 0);
+    /// assert!(gpu.describe().contains(&format!("{} MiB L2", gpu.l2_bytes() >> 20)));
+    /// ```
     pub fn l2_bytes(&self) -> i32 {
         self.l2_bytes
     }
 
     /// One line: name, arch, SMs, L2.
+    ///
+    /// ```
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+    /// let line = gpu.describe();
+    /// assert!(line.contains(&gpu.arch().to_string()));
+    /// assert!(line.contains(&format!("{} SMs", gpu.sm_count())));
+    /// ```
     pub fn describe(&self) -> String {
         format!(
             "{} ({}, {} SMs, {} MiB L2)",
@@ -156,16 +201,37 @@ impl Gpu {
     }
 
     /// The stream every launch and copy of this GPU goes to.
+    ///
+    /// ```
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+    /// let buf = gpu.stream().clone_htod(&[1u32, 2, 3]).unwrap();
+    /// assert_eq!(gpu.stream().clone_dtoh(&buf).unwrap(), [1, 2, 3]);
+    /// ```
     pub fn stream(&self) -> &Arc<CudaStream> {
         &self.stream
     }
 
     /// The CUDA context.
+    ///
+    /// ```
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+    /// assert_eq!(gpu.context().ordinal(), 0);
+    /// assert!(std::sync::Arc::ptr_eq(gpu.stream().context(), gpu.context()));
+    /// ```
     pub fn context(&self) -> &Arc<CudaContext> {
         &self.ctx
     }
 
     /// Compiles `source` for this device's arch (cached by source text) and loads `kernel`.
+    ///
+    /// ```
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+    /// let src = "extern \"C\" __global__ void fill(unsigned* x) { x[threadIdx.x] = 7u; }";
+    /// assert!(gpu.function(src, "fill").is_ok());
+    /// // A kernel the module does not define is an error naming it.
+    /// let err = gpu.function(src, "missing").unwrap_err();
+    /// assert!(err.to_string().contains("missing"), "{err}");
+    /// ```
     pub fn function(&self, source: &str, kernel: &str) -> GpuResult<CudaFunction> {
         let module = {
             let mut cache = self
@@ -189,11 +255,29 @@ impl Gpu {
     }
 
     /// Number of modules compiled so far (the cache's size).
+    ///
+    /// ```
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+    /// let src = "extern \"C\" __global__ void once(unsigned* x) { x[0] = 1u; }";
+    /// gpu.function(src, "once").unwrap();
+    /// let n = gpu.cached_modules();
+    /// gpu.function(src, "once").unwrap(); // same text: no second compile
+    /// assert_eq!(gpu.cached_modules(), n);
+    /// ```
     pub fn cached_modules(&self) -> usize {
         self.modules.lock().map(|m| m.len()).unwrap_or(0)
     }
 
     /// Waits for all work on the stream and reports any asynchronous error.
+    ///
+    /// ```
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+    /// use tessel_kernels::exec::{alloc, download, poison};
+    /// let mut buf = alloc::<u32>(&gpu, 8).unwrap();
+    /// poison(&gpu, &mut buf).unwrap(); // asynchronous
+    /// gpu.synchronize().unwrap();
+    /// assert_eq!(download(&gpu, &buf).unwrap(), [u32::MAX; 8]);
+    /// ```
     pub fn synchronize(&self) -> GpuResult<()> {
         cuda("cuStreamSynchronize", self.stream.synchronize())
     }

@@ -3,6 +3,12 @@
 //! Copies and transposes move bits, so the host keeps fp32 as `u32` and fp16 as `u16` bit
 //! patterns: verification is exact equality, and the poison value is a NaN pattern that random
 //! data never contains.
+//!
+//! ```
+//! use tessel_kernels::{DType, dtype::Elem};
+//! assert_eq!("fp32".parse::<DType>().unwrap(), <u32 as Elem>::DTYPE);
+//! assert_eq!(DType::F16.to_string(), "f16");
+//! ```
 
 use std::fmt;
 use std::str::FromStr;
@@ -30,6 +36,11 @@ pub enum DType {
 
 impl DType {
     /// Bytes per element.
+    ///
+    /// ```
+    /// use tessel_kernels::DType;
+    /// assert_eq!((DType::F32.bytes(), DType::F16.bytes()), (4, 2));
+    /// ```
     pub fn bytes(self) -> i64 {
         match self {
             DType::F32 => 4,
@@ -38,6 +49,12 @@ impl DType {
     }
 
     /// The raw CUDA type the kernels use (typedefs in `cuda/common.cuh`).
+    ///
+    /// ```
+    /// use tessel_kernels::{DType, tiled::COMMON};
+    /// assert_eq!(DType::F32.cuda_type(), "b32");
+    /// assert!(COMMON.contains(&format!("typedef unsigned short {};", DType::F16.cuda_type())));
+    /// ```
     pub fn cuda_type(self) -> &'static str {
         match self {
             DType::F32 => "b32",
@@ -46,6 +63,11 @@ impl DType {
     }
 
     /// Elements per 128-bit vector.
+    ///
+    /// ```
+    /// use tessel_kernels::DType;
+    /// assert_eq!((DType::F32.per_128_bits(), DType::F16.per_128_bits()), (4, 8));
+    /// ```
     pub fn per_128_bits(self) -> i64 {
         16 / self.bytes()
     }
@@ -74,6 +96,16 @@ impl FromStr for DType {
 }
 
 /// A host-side element: the bit pattern of an fp32 (`u32`) or fp16 (`u16`) value.
+///
+/// ```
+/// use tessel_kernels::{DType, dtype::Elem};
+/// assert_eq!((u32::DTYPE, u16::DTYPE), (DType::F32, DType::F16));
+/// // Random values are finite floats in [1, 2); the poison patterns are NaNs.
+/// let x = f32::from_bits(u32::from_random(u64::MAX));
+/// assert!((1.0..2.0).contains(&x));
+/// assert!(f32::from_bits(u32::POISON).is_nan());
+/// assert_eq!(u16::from_random(0), 0x3C00); // fp16 1.0
+/// ```
 pub trait Elem:
     DeviceRepr + ValidAsZeroBits + Copy + Eq + fmt::Debug + Send + Sync + 'static
 {

@@ -5,9 +5,17 @@
 //! domain index and `NAME_crd(c0, c1, ...)` for a coordinate, so that every offset a kernel
 //! computes is the value of a tessel layout. The emitter picks 32-bit arithmetic when every
 //! offset fits.
+//!
+//! ```
+//! let l: tessel_layout::Layout = "(8,4):(4,1)".parse().unwrap();
+//! let src = tessel_kernels::emit::coord_fn("g", &l).unwrap();
+//! assert!(src.contains("long long g(long long i)") && src.contains("g_crd("));
+//! ```
 
 use tessel_layout::codegen::{EmitOptions, SymComposedLayout, index_function};
 use tessel_layout::{ComposedLayout, Error, Layout, Result};
+
+use crate::tiled::COMMON;
 
 /// The guarded `TESSEL_FN` definition (`__device__ __forceinline__` under CUDA/NVRTC, `static
 /// inline` for host C). Every generated source starts with it.
@@ -16,6 +24,25 @@ use tessel_layout::{ComposedLayout, Error, Layout, Result};
 /// assert!(tessel_kernels::emit::PRELUDE.contains("#define TESSEL_FN"));
 /// ```
 pub const PRELUDE: &str = tessel_layout::codegen::PRELUDE;
+
+/// Instantiates a CUDA template: `{{HEADER}}` becomes `header`, `{{COMMON}}` the [`PRELUDE`]
+/// and the definitions of `cuda/common.cuh`, `{{FUNCS}}` the emitted index functions `funcs`,
+/// and every other `(hole, value)` of `holes` its value.
+pub(crate) fn instantiate(
+    template: &str,
+    header: &str,
+    funcs: &str,
+    holes: &[(&str, String)],
+) -> String {
+    let mut src = template
+        .replace("{{HEADER}}", header)
+        .replace("{{COMMON}}", &format!("{PRELUDE}{COMMON}"))
+        .replace("{{FUNCS}}", funcs);
+    for (hole, value) in holes {
+        src = src.replace(hole, value);
+    }
+    src
+}
 
 fn emit(name: &str, layout: SymComposedLayout, coordinates: bool) -> Result<String> {
     let opts = EmitOptions {
@@ -84,6 +111,16 @@ pub fn any_fns(name: &str, layout: &AnyLayout) -> Result<String> {
 }
 
 /// A shared-memory layout: plain, or swizzled.
+///
+/// ```
+/// use tessel_kernels::emit::AnyLayout;
+/// use tessel_layout::{ComposedLayout, Swizzle};
+/// let sw = AnyLayout::Swizzled(ComposedLayout::new(vec![Swizzle::new(5, 0, 5).unwrap()], 0,
+///                                                  "(32,32):(32,1)".parse().unwrap()));
+/// assert_eq!(sw.to_string(), "Sw<5,0,5> o (32,32):(32,1)");
+/// // Column 0: row r lands in bank r, not bank 0.
+/// assert_eq!(sw.offset2(3, 0).unwrap(), 3 * 32 + 3);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AnyLayout {
     /// `Shape:Stride`.
@@ -112,6 +149,14 @@ impl AnyLayout {
     }
 
     /// The plain layout under any swizzle.
+    ///
+    /// ```
+    /// use tessel_kernels::emit::AnyLayout;
+    /// use tessel_layout::{ComposedLayout, Swizzle};
+    /// let sw = AnyLayout::Swizzled(ComposedLayout::new(vec![Swizzle::new(5, 0, 5).unwrap()], 0,
+    ///                                                  "(32,32):(32,1)".parse().unwrap()));
+    /// assert_eq!(sw.inner().to_string(), "(32,32):(32,1)");
+    /// ```
     pub fn inner(&self) -> &Layout {
         match self {
             AnyLayout::Plain(l) => l,
@@ -120,6 +165,13 @@ impl AnyLayout {
     }
 
     /// Number of elements the layout's storage spans (max offset + 1, swizzles included).
+    ///
+    /// ```
+    /// use tessel_kernels::emit::AnyLayout;
+    /// // A pitch of 33: the last element is at 31 * 33 + 31.
+    /// let padded = AnyLayout::Plain("(32,32):(33,1)".parse().unwrap());
+    /// assert_eq!(padded.storage().unwrap(), 31 * 33 + 31 + 1);
+    /// ```
     pub fn storage(&self) -> Result<i64> {
         let offsets = match self {
             AnyLayout::Plain(l) => l.offsets(),

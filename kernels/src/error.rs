@@ -3,6 +3,12 @@
 //! Layout problems keep their [`tessel_layout::Error`]; CUDA problems carry the failing call and
 //! the driver's message; a missing driver, library or GPU is [`GpuError::Unavailable`] so that
 //! callers (tests, `tessel bench`) can skip with the reason instead of failing.
+//!
+//! ```
+//! use tessel_kernels::{DType, GpuError};
+//! let e = "f8".parse::<DType>().unwrap_err();
+//! assert!(matches!(e, GpuError::InvalidArgument(_)) && !e.is_unavailable());
+//! ```
 
 use std::fmt;
 
@@ -64,6 +70,16 @@ impl From<tessel_layout::Error> for GpuError {
 }
 
 /// Result of the GPU runtime.
+///
+/// ```
+/// use tessel_kernels::{GpuError, GpuResult};
+/// // Layout errors convert with `?`.
+/// fn parse(text: &str) -> GpuResult<tessel_layout::Layout> {
+///     Ok(text.parse()?)
+/// }
+/// assert_eq!(parse("8:1").unwrap().size(), 8);
+/// assert!(matches!(parse("(4,"), Err(GpuError::Layout(_))));
+/// ```
 pub type GpuResult<T> = std::result::Result<T, GpuError>;
 
 /// Wraps a driver result: `cuda(call_name, result)` turns a driver error into

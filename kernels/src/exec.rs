@@ -1,4 +1,13 @@
 //! Launching generated kernels: buffers, poisoning, launch, download and verification.
+//!
+//! ```
+//! let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+//! use tessel_kernels::{DType, exec::*, tiled::{TiledKind, TiledPlan}};
+//! let plan = TiledPlan::new(TiledKind::Copy, DType::F32, 1000, 1001).unwrap();
+//! let (host, src) = upload_random::<u32>(&gpu, 1000 * 1001, 3).unwrap();
+//! let mut dst = alloc::<u32>(&gpu, 1000 * 1001).unwrap();
+//! run_and_verify_tiled(&gpu, &plan, &host, &src, &mut dst).unwrap();
+//! ```
 
 use cudarc::driver::{CudaFunction, CudaSlice, DevicePtrMut, LaunchConfig, PushKernelArg};
 
@@ -9,6 +18,14 @@ use crate::micro::MicroPlan;
 use crate::tiled::TiledPlan;
 
 /// Uploads `len` random non-zero elements; returns the host copy and the device buffer.
+///
+/// ```
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+/// use tessel_kernels::{dtype::random_data, exec::{download, upload_random}};
+/// let (host, dev) = upload_random::<u16>(&gpu, 1000, 7).unwrap();
+/// assert_eq!(host, random_data::<u16>(1000, 7));
+/// assert_eq!(download(&gpu, &dev).unwrap(), host);
+/// ```
 pub fn upload_random<E: Elem>(
     gpu: &Gpu,
     len: usize,
@@ -20,12 +37,26 @@ pub fn upload_random<E: Elem>(
 }
 
 /// Allocates `len` elements on the device (contents undefined until poisoned or written).
+///
+/// ```
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+/// use tessel_kernels::exec::alloc;
+/// assert_eq!(alloc::<u32>(&gpu, 100).unwrap().len(), 100);
+/// ```
 pub fn alloc<E: Elem>(gpu: &Gpu, len: usize) -> GpuResult<CudaSlice<E>> {
     // SAFETY: the buffer is poisoned or fully written before it is read.
     cuda("cuMemAlloc", unsafe { gpu.stream().alloc::<E>(len) })
 }
 
 /// Fills `buf` with 0xFF bytes (the [`Elem::POISON`] NaN pattern of both dtypes).
+///
+/// ```
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+/// use tessel_kernels::{dtype::Elem, exec::{alloc, download, poison}};
+/// let mut buf = alloc::<u16>(&gpu, 10).unwrap();
+/// poison(&gpu, &mut buf).unwrap();
+/// assert!(download(&gpu, &buf).unwrap().iter().all(|&x| x == u16::POISON));
+/// ```
 pub fn poison<E: Elem>(gpu: &Gpu, buf: &mut CudaSlice<E>) -> GpuResult<()> {
     let bytes = buf.num_bytes();
     let stream = gpu.stream().clone();
@@ -37,16 +68,52 @@ pub fn poison<E: Elem>(gpu: &Gpu, buf: &mut CudaSlice<E>) -> GpuResult<()> {
 }
 
 /// Downloads a device buffer.
+///
+/// ```
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+/// use tessel_kernels::exec::download;
+/// let dev = gpu.stream().clone_htod(&[5u32, 6]).unwrap();
+/// assert_eq!(download(&gpu, &dev).unwrap(), [5, 6]);
+/// ```
 pub fn download<E: Elem>(gpu: &Gpu, buf: &CudaSlice<E>) -> GpuResult<Vec<E>> {
     cuda("cuMemcpyDtoH", gpu.stream().clone_dtoh(buf))
 }
 
+/// Poisons `out`, runs `launch` on it, waits for the GPU and downloads `out`: every verified run
+/// (kernels and the memcpy reference) before its comparison.
+pub(crate) fn run_poisoned<E: Elem>(
+    gpu: &Gpu,
+    out: &mut CudaSlice<E>,
+    launch: impl FnOnce(&mut CudaSlice<E>) -> GpuResult<()>,
+) -> GpuResult<Vec<E>> {
+    poison(gpu, out)?;
+    launch(out)?;
+    gpu.synchronize()?;
+    download(gpu, out)
+}
+
 /// Compiles (cached) and returns the plan's kernel.
+///
+/// ```
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+/// use tessel_kernels::{DType, exec::{function_info, tiled_function}, tiled::{TiledKind, TiledPlan}};
+/// let plan = TiledPlan::new(TiledKind::Swizzled, DType::F32, 64, 64).unwrap();
+/// let func = tiled_function(&gpu, &plan).unwrap();
+/// assert!(function_info(&func, 256).ends_with("blocks/SM"));
+/// ```
 pub fn tiled_function(gpu: &Gpu, plan: &TiledPlan) -> GpuResult<CudaFunction> {
     gpu.function(&plan.source()?, &plan.kernel_name())
 }
 
 /// Registers, local memory and resident blocks per SM of a compiled kernel, for progress lines.
+///
+/// ```
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+/// use tessel_kernels::exec::function_info;
+/// let func = gpu.function("extern \"C\" __global__ void k(int* x) { x[0] = 1; }", "k").unwrap();
+/// let info = function_info(&func, 32);
+/// assert!(info.contains(" regs, ") && info.contains(" B local, "), "{info}");
+/// ```
 pub fn function_info(func: &CudaFunction, threads: u32) -> String {
     let regs = func.num_regs().map_or("?".into(), |r| r.to_string());
     let local = func
@@ -59,6 +126,22 @@ pub fn function_info(func: &CudaFunction, threads: u32) -> String {
 }
 
 /// Launches a tiled kernel `src -> dst` (both `m * n` elements).
+///
+/// ```
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+/// use tessel_kernels::{DType, exec::*, tiled::{TiledKind, TiledPlan}};
+/// let plan = TiledPlan::new(TiledKind::Vectorized, DType::F32, 100, 70).unwrap();
+/// let func = tiled_function(&gpu, &plan).unwrap();
+/// let (host, src) = upload_random::<u32>(&gpu, 100 * 70, 1).unwrap();
+/// let mut dst = alloc::<u32>(&gpu, 100 * 70).unwrap();
+/// launch_tiled(&gpu, &func, &plan, &src, &mut dst).unwrap();
+/// gpu.synchronize().unwrap();
+/// verify_tiled(&plan, &host, &download(&gpu, &dst).unwrap()).unwrap();
+/// // Buffers of the wrong element type are refused before launching.
+/// let half = alloc::<u16>(&gpu, 100 * 70).unwrap();
+/// let mut half_dst = alloc::<u16>(&gpu, 100 * 70).unwrap();
+/// assert!(launch_tiled(&gpu, &func, &plan, &half, &mut half_dst).is_err());
+/// ```
 pub fn launch_tiled<E: Elem>(
     gpu: &Gpu,
     func: &CudaFunction,
@@ -96,6 +179,25 @@ pub fn launch_tiled<E: Elem>(
 
 /// Checks every element of `out` against the CPU reference of `plan` applied to `src`
 /// (copy: `out = src`; transpose: `out[n * M + m] = src[m * N + n]`).
+///
+/// ```
+/// use tessel_kernels::{DType, dtype::random_data, exec::verify_tiled, tiled::{TiledKind, TiledPlan}};
+/// let (m, n) = (3, 5);
+/// let src: Vec<u32> = random_data(m * n, 1);
+/// let copy = TiledPlan::new(TiledKind::Copy, DType::F32, 3, 5).unwrap();
+/// verify_tiled(&copy, &src, &src).unwrap();
+/// let transpose = TiledPlan::new(TiledKind::Padded, DType::F32, 3, 5).unwrap();
+/// let mut out = vec![0u32; m * n];
+/// for r in 0..m {
+///     for c in 0..n {
+///         out[c * m + r] = src[r * n + c];
+///     }
+/// }
+/// verify_tiled(&transpose, &src, &out).unwrap();
+/// // The untransposed input is wrong almost everywhere.
+/// let err = verify_tiled(&transpose, &src, &src).unwrap_err();
+/// assert!(err.to_string().contains("transpose_padded_f32 on 3 x 5"), "{err}");
+/// ```
 pub fn verify_tiled<E: Elem>(plan: &TiledPlan, src: &[E], out: &[E]) -> GpuResult<()> {
     let (m, n) = (plan.m as usize, plan.n as usize);
     if src.len() != m * n || out.len() != m * n {
@@ -166,6 +268,17 @@ pub fn verify_tiled<E: Elem>(plan: &TiledPlan, src: &[E], out: &[E]) -> GpuResul
 
 /// Compiles, launches (poisoned output) and verifies one tiled kernel on `src`; returns the
 /// compiled function for timing.
+///
+/// ```
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+/// use tessel_kernels::{DType, exec::*, tiled::{TiledKind, TiledPlan}};
+/// let (host, src) = upload_random::<u16>(&gpu, 1000 * 1001, 2).unwrap();
+/// let mut dst = alloc::<u16>(&gpu, 1000 * 1001).unwrap();
+/// for kind in TiledKind::LADDER {
+///     let plan = TiledPlan::new(kind, DType::F16, 1000, 1001).unwrap();
+///     run_and_verify_tiled(&gpu, &plan, &host, &src, &mut dst).unwrap();
+/// }
+/// ```
 pub fn run_and_verify_tiled<E: Elem>(
     gpu: &Gpu,
     plan: &TiledPlan,
@@ -174,16 +287,27 @@ pub fn run_and_verify_tiled<E: Elem>(
     dst: &mut CudaSlice<E>,
 ) -> GpuResult<CudaFunction> {
     let func = tiled_function(gpu, plan)?;
-    poison(gpu, dst)?;
-    launch_tiled(gpu, &func, plan, src, dst)?;
-    gpu.synchronize()?;
-    let out = download(gpu, dst)?;
+    let out = run_poisoned(gpu, dst, |dst| launch_tiled(gpu, &func, plan, src, dst))?;
     let n = host_src.len().min(out.len());
     verify_tiled(plan, &host_src[..n], &out[..n])?;
     Ok(func)
 }
 
 /// Launches a microkernel with `reps` reads per lane into `out` (32 words).
+///
+/// ```
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+/// use tessel_kernels::{exec::*, micro::{MicroKind, MicroPlan}};
+/// let plan = MicroPlan::new(MicroKind::ColumnPadded).unwrap();
+/// let func = gpu.function(&plan.source().unwrap(), plan.kind.name()).unwrap();
+/// let mut out = alloc::<u32>(&gpu, 32).unwrap();
+/// launch_micro(&gpu, &func, &mut out, 3).unwrap();
+/// gpu.synchronize().unwrap();
+/// assert_eq!(download(&gpu, &out).unwrap(), plan.expected(3).unwrap());
+/// // Fewer than 32 output words is refused.
+/// let mut short = alloc::<u32>(&gpu, 31).unwrap();
+/// assert!(launch_micro(&gpu, &func, &mut short, 1).is_err());
+/// ```
 pub fn launch_micro(
     gpu: &Gpu,
     func: &CudaFunction,
@@ -210,6 +334,15 @@ pub fn launch_micro(
 }
 
 /// Compiles, runs and verifies a microkernel with `reps` reads; returns the function.
+///
+/// ```
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+/// use tessel_kernels::{exec::{alloc, run_and_verify_micro}, micro::{MicroKind, MicroPlan}};
+/// let mut out = alloc::<u32>(&gpu, 32).unwrap();
+/// for kind in MicroKind::ALL {
+///     run_and_verify_micro(&gpu, &MicroPlan::new(kind).unwrap(), &mut out, 7).unwrap();
+/// }
+/// ```
 pub fn run_and_verify_micro(
     gpu: &Gpu,
     plan: &MicroPlan,
@@ -217,10 +350,7 @@ pub fn run_and_verify_micro(
     reps: i32,
 ) -> GpuResult<CudaFunction> {
     let func = gpu.function(&plan.source()?, plan.kind.name())?;
-    poison(gpu, out)?;
-    launch_micro(gpu, &func, out, reps)?;
-    gpu.synchronize()?;
-    let got = download(gpu, out)?;
+    let got = run_poisoned(gpu, out, |out| launch_micro(gpu, &func, out, reps))?;
     let want = plan.expected(i64::from(reps))?;
     if got.get(..32) != Some(&want[..]) {
         return Err(GpuError::Verify(format!(

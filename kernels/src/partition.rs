@@ -6,6 +6,12 @@
 //! derives them from a thread layout and a value layout (raked_product + right_inverse) was still
 //! scaffolding when this was written, so the three arrangements the kernels use are spelled out
 //! here and every one is checked to be a bijection onto the tile ([`check_tv`]).
+//!
+//! ```
+//! use tessel_kernels::partition::{check_tv, rows_raked};
+//! let tv = rows_raked(32, 32, 1, 256).unwrap();
+//! check_tv(&tv, 256, 32 * 32).unwrap();
+//! ```
 
 use tessel_layout::{Error, IntTuple, Layout, Result};
 

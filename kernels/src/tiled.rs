@@ -5,21 +5,43 @@
 //! permutation between them — plus vector widths. [`TiledPlan::source`] turns it into CUDA C++
 //! through the emitter; [`TiledPlan::validate`] checks on the host that the partitions are
 //! bijections and that every vector access is contiguous and aligned under the layouts.
+//!
+//! ```
+//! use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
+//! let p = TiledPlan::new(TiledKind::Swizzled, DType::F32, 4096, 4096).unwrap();
+//! assert_eq!(p.smem.as_ref().unwrap().to_string(), "Sw<5,0,5> o (32,32):(32,1)");
+//! assert!(p.source().unwrap().contains("__global__"));
+//! ```
 
 use std::fmt;
 
 use tessel_layout::{ComposedLayout, Error, Layout, Result, Swizzle};
 
 use crate::dtype::DType;
-use crate::emit::{AnyLayout, PRELUDE, any_fns, coord_fn, index_fn};
+use crate::emit::{AnyLayout, any_fns, coord_fn, index_fn, instantiate};
 use crate::partition::{blocks, check_tv, cols_raked, rows_raked};
 
 /// The CUDA template of every tiled kernel.
+///
+/// ```
+/// use tessel_kernels::tiled::TEMPLATE;
+/// assert!(TEMPLATE.contains("{{FUNCS}}") && TEMPLATE.contains("#define TM {{TM}}LL"));
+/// ```
 pub const TEMPLATE: &str = include_str!("../cuda/tiled_copy.cu");
 /// Definitions shared by all templates.
+///
+/// ```
+/// use tessel_kernels::tiled::COMMON;
+/// assert!(COMMON.contains("typedef unsigned int b32;"));
+/// ```
 pub const COMMON: &str = include_str!("../cuda/common.cuh");
 
 /// What a tiled kernel computes.
+///
+/// ```
+/// use tessel_kernels::tiled::TiledKind;
+/// assert_eq!(TiledKind::Padded.to_string(), "transpose_padded");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TiledKind {
     /// `dst = src` through shared memory, 128-bit vectors.
@@ -41,6 +63,12 @@ pub enum TiledKind {
 
 impl TiledKind {
     /// Every kind of the transpose ladder, in order.
+    ///
+    /// ```
+    /// use tessel_kernels::tiled::TiledKind;
+    /// assert!(TiledKind::LADDER.iter().all(|k| k.is_transpose()));
+    /// assert_eq!(TiledKind::LADDER.last(), Some(&TiledKind::Vectorized));
+    /// ```
     pub const LADDER: [TiledKind; 6] = [
         TiledKind::NaiveRead,
         TiledKind::NaiveWrite,
@@ -51,6 +79,11 @@ impl TiledKind {
     ];
 
     /// Short name used in kernel names, tables and JSON.
+    ///
+    /// ```
+    /// use tessel_kernels::tiled::TiledKind;
+    /// assert_eq!(TiledKind::Vectorized.name(), "transpose_vec128");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             TiledKind::Copy => "copy",
@@ -64,6 +97,11 @@ impl TiledKind {
     }
 
     /// True for the transposes.
+    ///
+    /// ```
+    /// use tessel_kernels::tiled::TiledKind;
+    /// assert!(!TiledKind::Copy.is_transpose() && TiledKind::NaiveRead.is_transpose());
+    /// ```
     pub fn is_transpose(self) -> bool {
         self != TiledKind::Copy
     }
@@ -76,6 +114,15 @@ impl fmt::Display for TiledKind {
 }
 
 /// Every layout and width a tiled kernel is generated from.
+///
+/// ```
+/// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
+/// let p = TiledPlan::new(TiledKind::Padded, DType::F16, 100, 70).unwrap();
+/// assert_eq!((p.tm, p.tn, p.threads), (32, 32, 256));
+/// // One 32-bit word of padding per row is two fp16 elements.
+/// assert_eq!(p.smem.as_ref().unwrap().to_string(), "(32,32):(34,1)");
+/// assert_eq!(p.g_dst.to_string(), "(100,70):(1,100)");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TiledPlan {
     /// What it computes.
@@ -151,6 +198,12 @@ pub fn raster_layout(ty: i64, tx: i64, group: i64) -> Result<Layout> {
 
 /// Default raster group of the transposes: 2x2 tiles (an H200 sweep of 0, 2, 8, 16 put 2 first;
 /// see docs/performance.md).
+///
+/// ```
+/// use tessel_kernels::{DType, tiled::*};
+/// let p = TiledPlan::new(TiledKind::Smem, DType::F32, 256, 256).unwrap();
+/// assert_eq!(p.raster, raster_layout(8, 8, TRANSPOSE_RASTER_GROUP).unwrap());
+/// ```
 pub const TRANSPOSE_RASTER_GROUP: i64 = 2;
 
 fn log2(x: i64) -> i64 {
@@ -295,6 +348,13 @@ impl TiledPlan {
     }
 
     /// Changes the block order (see [`raster_layout`]); `0` is plain row order.
+    ///
+    /// ```
+    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
+    /// let mut p = TiledPlan::new(TiledKind::Smem, DType::F32, 64, 96).unwrap();
+    /// p.set_raster_group(0).unwrap();
+    /// assert_eq!(p.raster.to_string(), "(3,2):(2,1)");
+    /// ```
     pub fn set_raster_group(&mut self, group: i64) -> Result<()> {
         let (ty, tx) = self.tile_counts();
         if ty.checked_mul(tx).is_none_or(|b| b > i64::from(i32::MAX)) {
@@ -308,6 +368,12 @@ impl TiledPlan {
     }
 
     /// Tiles along rows and along columns (ragged edges included).
+    ///
+    /// ```
+    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
+    /// let p = TiledPlan::new(TiledKind::Swizzled, DType::F32, 100, 70).unwrap();
+    /// assert_eq!(p.tile_counts(), (4, 3)); // ceil(100 / 32), ceil(70 / 32)
+    /// ```
     pub fn tile_counts(&self) -> (i64, i64) {
         (
             (self.m + self.tm - 1) / self.tm,
@@ -349,28 +415,62 @@ impl TiledPlan {
     }
 
     /// Values each thread moves.
+    ///
+    /// ```
+    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
+    /// let p = TiledPlan::new(TiledKind::Vectorized, DType::F16, 1024, 1024).unwrap();
+    /// assert_eq!(p.values_per_thread(), 128 * 128 / 256);
+    /// ```
     pub fn values_per_thread(&self) -> i64 {
         self.tm * self.tn / self.threads
     }
 
     /// Kernel entry-point name, e.g. `transpose_vec128_f32`.
+    ///
+    /// ```
+    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
+    /// let p = TiledPlan::new(TiledKind::Vectorized, DType::F16, 64, 64).unwrap();
+    /// assert_eq!(p.kernel_name(), "transpose_vec128_f16");
+    /// assert!(p.source().unwrap().contains("transpose_vec128_f16"));
+    /// ```
     pub fn kernel_name(&self) -> String {
         format!("{}_{}", self.kind, self.dtype)
     }
 
     /// Grid `(x, y)`: one block per tile, linear in `x` (the raster layout orders them).
+    ///
+    /// ```
+    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
+    /// let p = TiledPlan::new(TiledKind::Padded, DType::F32, 100, 70).unwrap();
+    /// assert_eq!(p.grid(), (4 * 3, 1));
+    /// ```
     pub fn grid(&self) -> (u32, u32) {
         let (ty, tx) = self.tile_counts();
         (u32::try_from(ty * tx).unwrap_or(u32::MAX), 1)
     }
 
     /// Bytes of global memory the kernel must move (read + write).
+    ///
+    /// ```
+    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
+    /// let p = TiledPlan::new(TiledKind::Copy, DType::F16, 100, 70).unwrap();
+    /// assert_eq!(p.bytes_moved(), 2 * 100 * 70 * 2); // read once, written once
+    /// ```
     pub fn bytes_moved(&self) -> i64 {
         2 * self.m * self.n * self.dtype.bytes()
     }
 
     /// Checks the partitions are bijections onto the tile and that every shared-memory vector is
     /// contiguous and aligned under the tile layout (global vectors are checked by construction).
+    ///
+    /// ```
+    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
+    /// let mut p = TiledPlan::new(TiledKind::Padded, DType::F32, 64, 64).unwrap();
+    /// p.validate().unwrap();
+    /// // A load partition where all four values of a thread hit the same element is no bijection.
+    /// p.tv_ld = "(256,4):(1,0)".parse().unwrap();
+    /// assert!(p.validate().is_err());
+    /// ```
     pub fn validate(&self) -> Result<()> {
         let size = self.tm * self.tn;
         check_tv(&self.tv_ld, self.threads, size)?;
@@ -418,20 +518,25 @@ impl TiledPlan {
     /// ```
     pub fn source(&self) -> Result<String> {
         let mut funcs = String::new();
-        funcs.push_str(&format!("// g_src = {}\n", self.g_src));
-        funcs.push_str(&coord_fn("g_src", &self.g_src)?);
-        funcs.push_str(&format!("// g_dst = {}\n", self.g_dst));
-        funcs.push_str(&coord_fn("g_dst", &self.g_dst)?);
-        if let Some(smem) = &self.smem {
-            funcs.push_str(&format!("// smem = {smem}\n"));
-            funcs.push_str(&any_fns("smem", smem)?);
+        for (name, layout) in [("g_src", &self.g_src), ("g_dst", &self.g_dst)] {
+            funcs.push_str(&format!(
+                "// {name} = {layout}\n{}",
+                coord_fn(name, layout)?
+            ));
         }
-        funcs.push_str(&format!("// tv_ld = {}\n", self.tv_ld));
-        funcs.push_str(&index_fn("tv_ld", &self.tv_ld)?);
-        funcs.push_str(&format!("// tv_st = {}\n", self.tv_st));
-        funcs.push_str(&index_fn("tv_st", &self.tv_st)?);
-        funcs.push_str(&format!("// reg_w = {}\n", self.reg_w));
-        funcs.push_str(&index_fn("reg_w", &self.reg_w)?);
+        if let Some(smem) = &self.smem {
+            funcs.push_str(&format!("// smem = {smem}\n{}", any_fns("smem", smem)?));
+        }
+        for (name, layout) in [
+            ("tv_ld", &self.tv_ld),
+            ("tv_st", &self.tv_st),
+            ("reg_w", &self.reg_w),
+        ] {
+            funcs.push_str(&format!(
+                "// {name} = {layout}\n{}",
+                index_fn(name, layout)?
+            ));
+        }
         funcs.push_str(&index_fn("raster", &self.raster)?);
         for (name, layout) in self.tile_layouts()? {
             funcs.push_str(&index_fn(name, &layout)?);
@@ -444,7 +549,7 @@ impl TiledPlan {
             "// {} {} for a {} x {} matrix: generated by tessel-kernels from the layouts below.",
             self.kind, self.dtype, self.m, self.n
         );
-        let replacements: [(&str, String); 18] = [
+        let holes = [
             (
                 "{{LAUNCH_BOUNDS}}",
                 match self.min_blocks {
@@ -452,9 +557,6 @@ impl TiledPlan {
                     None => self.threads.to_string(),
                 },
             ),
-            ("{{HEADER}}", header),
-            ("{{COMMON}}", format!("{PRELUDE}{COMMON}")),
-            ("{{FUNCS}}", funcs),
             ("{{KERNEL}}", self.kernel_name()),
             ("{{T}}", self.dtype.cuda_type().to_string()),
             ("{{M}}", self.m.to_string()),
@@ -470,11 +572,7 @@ impl TiledPlan {
             ("{{USE_SMEM}}", i32::from(self.smem.is_some()).to_string()),
             ("{{SMEM_SIZE}}", storage.to_string()),
         ];
-        let mut src = TEMPLATE.to_string();
-        for (key, value) in replacements {
-            src = src.replace(key, &value);
-        }
-        Ok(src)
+        Ok(instantiate(TEMPLATE, &header, &funcs, &holes))
     }
 }
 

@@ -1,4 +1,10 @@
 //! CUDA-event timing: warm-up, then the median of many timed repeats.
+//!
+//! ```
+//! use tessel_kernels::timing::median;
+//! assert_eq!(median(&mut [5.0, 1.0, 9.0, 3.0, 7.0]), 5.0);
+//! assert_eq!(median(&mut []), 0.0);
+//! ```
 
 use cudarc::driver::sys::CUevent_flags;
 
@@ -6,6 +12,15 @@ use crate::device::Gpu;
 use crate::error::{GpuResult, cuda};
 
 /// Summary of repeated timings, in milliseconds.
+///
+/// ```
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+/// use tessel_kernels::{exec::{alloc, poison}, timing::time_events};
+/// let mut buf = alloc::<u32>(&gpu, 1 << 20).unwrap();
+/// let t = time_events(&gpu, 1, 5, || poison(&gpu, &mut buf)).unwrap();
+/// assert_eq!(t.repeats, 5);
+/// assert!(t.min_ms <= t.median_ms && t.median_ms <= t.max_ms);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Timing {
     /// Median over the repeats.
@@ -39,6 +54,16 @@ pub fn median(samples: &mut [f64]) -> f64 {
 
 /// Runs `work` `warmup` times, then times each of `repeats` runs with a pair of CUDA events on
 /// the GPU's stream, and returns the median (events are read after one final synchronize).
+///
+/// ```
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+/// use tessel_kernels::{exec::{alloc, poison}, timing::time_events};
+/// let mut buf = alloc::<u16>(&gpu, 1 << 20).unwrap();
+/// let mut runs = 0;
+/// let t = time_events(&gpu, 2, 3, || { runs += 1; poison(&gpu, &mut buf) }).unwrap();
+/// assert_eq!((runs, t.repeats), (2 + 3, 3));
+/// assert!(t.min_ms <= t.max_ms);
+/// ```
 pub fn time_events(
     gpu: &Gpu,
     warmup: usize,
@@ -49,17 +74,16 @@ pub fn time_events(
         work()?;
     }
     gpu.synchronize()?;
-    let ctx = gpu.context();
+    let event = || {
+        cuda(
+            "cuEventCreate",
+            gpu.context()
+                .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)),
+        )
+    };
     let mut events = Vec::with_capacity(repeats);
     for _ in 0..repeats.max(1) {
-        let start = cuda(
-            "cuEventCreate",
-            ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)),
-        )?;
-        let stop = cuda(
-            "cuEventCreate",
-            ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)),
-        )?;
+        let (start, stop) = (event()?, event()?);
         cuda("cuEventRecord", start.record(gpu.stream()))?;
         work()?;
         cuda("cuEventRecord", stop.record(gpu.stream()))?;

@@ -98,17 +98,7 @@ fn gpu_bench_runs_small() {
     let Some(_gpu) = common::gpu_or_skip("gpu_bench_runs_small") else {
         return;
     };
-    let args = tessel_kernels::bench::parse_args(&[
-        "all".into(),
-        "--size".into(),
-        "1000x1001".into(),
-        "--repeats".into(),
-        "3".into(),
-    ])
-    .unwrap();
-    let (mut out, mut progress) = (Vec::new(), Vec::new());
-    tessel_kernels::bench::run(&args, &mut out, &mut progress).unwrap();
-    let table = String::from_utf8(out).unwrap();
+    let table = common::bench_output(&["all", "--size", "1000x1001", "--repeats", "3"]);
     assert!(table.contains("transpose_vec128_f16"), "{table}");
     assert!(table.contains("memcpy_dtod"), "{table}");
 }

@@ -2,25 +2,13 @@
 //! a reason when libnvrtc cannot be loaded, failing instead under `TESSEL_REQUIRE_NVRTC=1`). Also checks the PTX for what performance relies
 //! on: 128-bit global and shared accesses in the vectorized kernels, no local-memory arrays.
 
+mod common;
+
+use common::nvrtc_or_skip;
 use tessel_kernels::compile::compile_ptx;
-use tessel_kernels::device::require_nvrtc;
 use tessel_kernels::micro::{MicroKind, MicroPlan};
 use tessel_kernels::tiled::{TiledKind, TiledPlan};
 use tessel_kernels::{Arch, DType};
-
-fn nvrtc_or_skip() -> bool {
-    match require_nvrtc() {
-        Ok(()) => true,
-        Err(e) => {
-            assert!(
-                std::env::var("TESSEL_REQUIRE_NVRTC").as_deref() != Ok("1"),
-                "TESSEL_REQUIRE_NVRTC=1 but {e}"
-            );
-            eprintln!("nvrtc_compile: skipped: {e}");
-            false
-        }
-    }
-}
 
 fn all_kinds() -> Vec<TiledKind> {
     let mut k = vec![TiledKind::Copy];
@@ -53,21 +41,21 @@ fn compile_all_tiled(arch: Arch) {
 
 #[test]
 fn every_tiled_kernel_compiles_for_sm80() {
-    if nvrtc_or_skip() {
+    if nvrtc_or_skip("nvrtc_compile") {
         compile_all_tiled(Arch::new(8, 0).unwrap());
     }
 }
 
 #[test]
 fn every_tiled_kernel_compiles_for_sm90() {
-    if nvrtc_or_skip() {
+    if nvrtc_or_skip("nvrtc_compile") {
         compile_all_tiled(Arch::new(9, 0).unwrap());
     }
 }
 
 #[test]
 fn vectorized_kernels_use_128_bit_accesses() {
-    if !nvrtc_or_skip() {
+    if !nvrtc_or_skip("nvrtc_compile") {
         return;
     }
     let arch = Arch::new(9, 0).unwrap();
@@ -91,7 +79,7 @@ fn vectorized_kernels_use_128_bit_accesses() {
 
 #[test]
 fn every_microkernel_compiles_for_sm80_and_sm90() {
-    if !nvrtc_or_skip() {
+    if !nvrtc_or_skip("nvrtc_compile") {
         return;
     }
     for arch in [Arch::new(8, 0).unwrap(), Arch::new(9, 0).unwrap()] {
@@ -105,7 +93,7 @@ fn every_microkernel_compiles_for_sm80_and_sm90() {
 
 #[test]
 fn compile_errors_carry_the_log() {
-    if !nvrtc_or_skip() {
+    if !nvrtc_or_skip("nvrtc_compile") {
         return;
     }
     let err = compile_ptx(
@@ -123,7 +111,7 @@ fn compile_errors_carry_the_log() {
 
 #[test]
 fn gemm_kernel_compiles_for_sm80_and_sm90() {
-    if !nvrtc_or_skip() {
+    if !nvrtc_or_skip("nvrtc_compile") {
         return;
     }
     for arch in [Arch::new(8, 0).unwrap(), Arch::new(9, 0).unwrap()] {

@@ -551,8 +551,17 @@ fn instruction_name(k: usize, count: usize) -> String {
     }
 }
 
-/// Max over banks of the number of distinct words (sorts and dedups `words`).
-fn max_words_per_bank(words: &mut Vec<i64>) -> i64 {
+/// Max over banks of the number of distinct words (sorts and dedups `words`): the wavefronts one
+/// phase of a warp's accesses to these 32-bit words needs, bandwidth aside.
+///
+/// ```
+/// use tessel_layout::bank::max_words_per_bank;
+/// // Words 0, 32 and 64 share bank 0; the repeated word 32 is a broadcast.
+/// let mut words = vec![64, 0, 32, 1, 32];
+/// assert_eq!(max_words_per_bank(&mut words), 3);
+/// assert_eq!(words, [0, 1, 32, 64]);
+/// ```
+pub fn max_words_per_bank(words: &mut Vec<i64>) -> i64 {
     words.sort_unstable();
     words.dedup();
     let mut per_bank = [0i64; BANKS as usize];

@@ -1,19 +1,50 @@
-//! Shared by the GPU tests: open the GPU or explain the skip.
+//! Shared by the GPU and NVRTC tests: open the GPU or load NVRTC, or explain the skip.
 
-/// The GPU, or `None` after printing why the test is skipped. Panics (fails the test) when
-/// `TESSEL_REQUIRE_GPU=1` and no GPU is available.
-pub fn gpu_or_skip(test: &str) -> Option<tessel_kernels::Gpu> {
-    match tessel_kernels::Gpu::open(0) {
-        Ok(gpu) => {
-            eprintln!("{test}: running on {}", gpu.describe());
-            Some(gpu)
-        }
+// Each test binary uses only some of these helpers.
+#![allow(dead_code)]
+
+use tessel_kernels::{Gpu, GpuResult};
+
+/// `Some(value)`, or `None` after printing why `test` is skipped. Panics (fails the test) when
+/// the environment variable `require` is `1`.
+fn found_or_skip<T>(test: &str, require: &str, found: GpuResult<T>) -> Option<T> {
+    match found {
+        Ok(value) => Some(value),
         Err(e) => {
-            if std::env::var("TESSEL_REQUIRE_GPU").as_deref() == Ok("1") {
-                panic!("{test}: TESSEL_REQUIRE_GPU=1 but {e}");
+            if std::env::var(require).as_deref() == Ok("1") {
+                panic!("{test}: {require}=1 but {e}");
             }
             eprintln!("{test}: skipped: {e}");
             None
         }
     }
+}
+
+/// The GPU, or `None` after printing why the test is skipped. Panics (fails the test) when
+/// `TESSEL_REQUIRE_GPU=1` and no GPU is available.
+pub fn gpu_or_skip(test: &str) -> Option<Gpu> {
+    let gpu = found_or_skip(test, "TESSEL_REQUIRE_GPU", Gpu::open(0))?;
+    eprintln!("{test}: running on {}", gpu.describe());
+    Some(gpu)
+}
+
+/// True when NVRTC can be loaded; otherwise false after printing why the test is skipped.
+/// Panics (fails the test) when `TESSEL_REQUIRE_NVRTC=1` and NVRTC is missing.
+pub fn nvrtc_or_skip(test: &str) -> bool {
+    found_or_skip(
+        test,
+        "TESSEL_REQUIRE_NVRTC",
+        tessel_kernels::device::require_nvrtc(),
+    )
+    .is_some()
+}
+
+/// What `tessel bench ARGS` writes to its output (progress lines dropped); panics on bad
+/// arguments or a failed run.
+pub fn bench_output(args: &[&str]) -> String {
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    let parsed = tessel_kernels::bench::parse_args(&args).unwrap();
+    let (mut out, mut progress) = (Vec::new(), Vec::new());
+    tessel_kernels::bench::run(&parsed, &mut out, &mut progress).unwrap();
+    String::from_utf8(out).unwrap()
 }
