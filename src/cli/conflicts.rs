@@ -98,16 +98,10 @@ pub fn render_tour_step(step: &Step) -> String {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let outcome = Flags::parse(
-        "conflicts",
-        &args,
-        &["smem", "elem-bytes", "op", "access"],
-        &[],
-    )
-    .and_then(|f| request(&f))
-    .and_then(|r| compute(&r));
-    match outcome {
-        Ok(report) => text.push_str(&format!("  {report}\n")),
+    // The step runs the subcommand itself, so the tour shows exactly what `tessel conflicts` prints.
+    let mut printed = Vec::new();
+    match run(&args, &mut printed) {
+        Ok(()) => text.push_str(&format!("  {}", String::from_utf8_lossy(&printed))),
         Err(e) => text.push_str(&format!("  {} error: {e}\n", super::tour::UNEXPECTED)),
     }
     text
