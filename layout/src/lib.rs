@@ -151,6 +151,7 @@
 //! assert_eq!(raked.to_string(), "((3,2),(4,5)):((10,5),(30,1))");
 //! // Both are 6x20 matrices that use every offset 0..120 exactly once.
 //! assert!(tessel_layout::is_bijective(&blocked).unwrap());
+//! assert!(tessel_layout::is_bijective(&raked).unwrap());
 //! ```
 //!
 //! ## Swizzle
