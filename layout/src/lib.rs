@@ -91,7 +91,7 @@
 //! let v: Layout = "20:2".parse().unwrap();
 //! let m: Layout = "(5,4):(4,1)".parse().unwrap();
 //! assert_eq!(composition(&v, &m).unwrap().to_string(), "(5,4):(8,2)");
-//! // CuTe C++ answers (2,3):(6,3) here, which is wrong at index 2 (CUTLASS issue 3177);
+//! // CuTe C++ answers (2,3):(6,3) here, whose value at index 2 is wrong (CUTLASS issue 3177);
 //! // tessel says which condition fails instead.
 //! let a: Layout = "(4,6,8):(2,3,5)".parse().unwrap();
 //! let err = composition(&a, &"6:3".parse().unwrap()).unwrap_err();
