@@ -1,6 +1,6 @@
 //! # tessel-layout
 //!
-//! CuTe's layout algebra in Rust, with nothing hidden and nothing unchecked: hierarchical
+//! CuTe's layout algebra in Rust, every operation checked: hierarchical
 //! [`IntTuple`]s, [`Layout`]s written `Shape:Stride`, the operations CuTe defines on them
 //! (coalesce, composition, complement, divides, products, inverses, ...), XOR [`Swizzle`]s and
 //! [`ComposedLayout`]s, the shared-memory bank model, a swizzle search, and one emitter that
