@@ -6,7 +6,7 @@
 mod common;
 
 use common::{brute_injective, ext_eval, image, l};
-use tessel_layout::{ErrorKind, coalesce, complement, composition, left_inverse, right_inverse};
+use tessel_layout::{coalesce, complement, composition, left_inverse, right_inverse};
 
 /// pycute `test_composition.py`, written in CuTe notation (`Layout((4,3))` is `(4,3):(1,4)`).
 const COMPOSITIONS: &[(&str, &str)] = &[

@@ -235,7 +235,12 @@ fn compose_leaf(ext: &Extended, s: i64, d: i64, usage: &mut Usage) -> Result<(In
 }
 
 /// `A o s:d` for a leaf with `s > 1` and `d > 0`.
-fn positive_leaf(ext: &Extended, s: i64, d: i64, usage: &mut Usage) -> Result<(IntTuple, IntTuple)> {
+fn positive_leaf(
+    ext: &Extended,
+    s: i64,
+    d: i64,
+    usage: &mut Usage,
+) -> Result<(IntTuple, IntTuple)> {
     let what = "the strides of the composition";
     let mut out: Vec<Mode> = Vec::new();
     let mut r = d; // stride still to divide out

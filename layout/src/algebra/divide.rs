@@ -11,9 +11,9 @@
 //! ```
 
 use super::Tiler;
-use super::tiler::{Grouping, by_mode, regroup};
 use super::coalesce::filtered_modes;
 use super::flat::layout_of_modes;
+use super::tiler::{Grouping, by_mode, regroup};
 use super::{coalesce, complement_to_shape, composition};
 use crate::{Error, Layout, Result, checked_mul};
 

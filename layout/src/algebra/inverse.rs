@@ -190,8 +190,8 @@ pub fn nullspace(layout: &Layout) -> Result<Layout> {
     }
     let mixed = moving.iter().any(|m| m.0.1 > 0) && moving.iter().any(|m| m.0.1 < 0);
     if mixed {
-        let zeros = cancelling_indices(&moving)
-            .map_err(|e| e.context(format!("nullspace of {layout}")))?;
+        let zeros =
+            cancelling_indices(&moving).map_err(|e| e.context(format!("nullspace of {layout}")))?;
         let extra = layout_of_set(&zeros).ok_or_else(|| {
             Error::inadmissible(format!(
                 "nullspace of {layout}: the {} domain indices whose non-zero-stride coordinates \
@@ -252,7 +252,10 @@ fn layout_of_set(set: &[i64]) -> Option<Vec<Mode>> {
             let shift = step.checked_mul(extent)?;
             let next: Option<Vec<i64>> = reached.iter().map(|x| x.checked_add(shift)).collect();
             let next = next?;
-            if !next.iter().all(|x| members.contains(x) && !reached.contains(x)) {
+            if !next
+                .iter()
+                .all(|x| members.contains(x) && !reached.contains(x))
+            {
                 break;
             }
             extent += 1;
