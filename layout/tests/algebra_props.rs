@@ -120,7 +120,7 @@ proptest! {
                 // complement.cpp also asserts cosize((A, R)) >= cotarget for its inputs; where a
                 // gap was rounded down the top copy of A's gap stays empty and that can fail,
                 // e.g. A = (2,2):(3,11), cotarget 62, R = (3,3):(1,22).)
-                let span = both.flat_modes().iter().map(|x| x.0 * x.1).max().unwrap_or(1);
+                let span = both.flat_modes().iter().map(|x| x.0 * x.1).max().unwrap_or(1).max(1);
                 prop_assert!(span >= m, "({}, {}) spans {} < {}", fa, r, span, m);
                 // Without gaps to round, (filter(A), R) tiles 0..size exactly.
                 let mut modes = fa.flat_modes();

@@ -197,3 +197,11 @@ fn non_injective_rejected() {
         );
     }
 }
+
+#[test]
+fn evaluator_takes_a_shape_cotarget() {
+    let r = tessel_layout::expr::eval("complement(4:2, (2,2))").unwrap();
+    assert_eq!(r.to_string(), "2:1");
+    let r = tessel_layout::expr::eval("complement(4:2, 24)").unwrap();
+    assert_eq!(r.to_string(), "(2,3):(1,8)");
+}

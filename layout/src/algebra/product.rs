@@ -185,10 +185,12 @@ fn rank_matched_product(a: &Layout, b: &Layout, block_first: bool, name: &str) -
 /// mode. Both are padded to the same rank `R`; mode `i` of the result is `(A_i, B*_i)` where
 /// `B*` is `B` with each element replaced by a repetition of `A`. The result has rank `R`.
 ///
-/// The modes are not coalesced, as in the CuTe documentation's example below. Current CuTe
-/// (`include/cute/layout.hpp`) coalesces each mode of the blocked and raked products
-/// (`coalesce(.., (1,...,1))`): the same function with the same mode sizes, which
-/// [`coalesce_profile`](crate::coalesce_profile) with a profile of ones gives.
+/// The modes are not coalesced, as in the CuTe documentation's example below and in
+/// `include/cute/layout.hpp` since CUTLASS 3.8 (earlier versions coalesced each mode with
+/// `coalesce(.., (1,...,1))`: the same function with the same mode sizes, which
+/// [`coalesce_profile`](crate::coalesce_profile) with a profile of ones gives). A rank-1
+/// operand that is a single leaf is one mode as a whole, so the result of two such operands
+/// has rank 1 and size `size(A)*size(B)`.
 ///
 /// ```
 /// use tessel_layout::{blocked_product, coalesce_profile, IntTuple, Layout};
@@ -197,9 +199,13 @@ fn rank_matched_product(a: &Layout, b: &Layout, block_first: bool, name: &str) -
 /// let b: Layout = "(3,4):(1,3)".parse().unwrap();
 /// let r = blocked_product(&a, &b).unwrap();
 /// assert_eq!(r.to_string(), "((2,3),(5,4)):((5,10),(1,30))");
-/// // Current CuTe's form: mode 0 continues itself (2*5 = 10) and becomes 6:5.
+/// // The coalesced form of CUTLASS before 3.8: mode 0 continues itself (2*5 = 10), 6:5.
 /// let by_mode = coalesce_profile(&r, &IntTuple::from_ints([1, 1])).unwrap();
 /// assert_eq!(by_mode.to_string(), "(6,(5,4)):(5,(1,30))");
+/// // Rank 1: four copies of 3:2 at the offsets of complement(3:2, 12) = (2,2):(1,6).
+/// let r = blocked_product(&"3:2".parse().unwrap(), &"4:1".parse().unwrap()).unwrap();
+/// assert_eq!(r.to_string(), "((3,(2,2))):((2,(1,6)))");
+/// assert_eq!(r.size(), 12);
 /// ```
 pub fn blocked_product(a: &Layout, b: &Layout) -> Result<Layout> {
     rank_matched_product(a, b, true, "blocked_product")
@@ -207,7 +213,7 @@ pub fn blocked_product(a: &Layout, b: &Layout) -> Result<Layout> {
 
 /// CuTe's `raked_product`: like [`blocked_product`] but each mode pairs `B`'s part first, so
 /// the repetitions of `A` are interleaved ("raked", a cyclic distribution). Its modes are not
-/// coalesced either (see [`blocked_product`] for current CuTe's coalesced form).
+/// coalesced either (see [`blocked_product`]).
 ///
 /// ```
 /// use tessel_layout::{raked_product, Layout};
