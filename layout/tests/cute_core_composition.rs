@@ -156,3 +156,26 @@ fn inadmissible_cases_stay_rejected() {
     let e = composition(&a, &b).unwrap_err();
     assert!(e.message().contains("sign condition"), "{e}");
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+
+    /// Strides of any sign on both sides: an accepted composition is `A(B(c))` at every `c`
+    /// (CuTe's evaluation at negative indices), a rejected one is inadmissible or overflows.
+    #[test]
+    fn signed_compositions_are_exact(a in common::signed_layout(), b in common::signed_layout()) {
+        match composition(&a, &b) {
+            Ok(r) => {
+                proptest::prop_assert!(compatible(b.shape(), r.shape()), "{} o {} = {}", a, b, r);
+                for c in 0..b.size() {
+                    proptest::prop_assert_eq!(
+                        ext_eval(&r, c),
+                        ext_eval(&a, ext_eval(&b, c)),
+                        "{} o {} = {} at {}", a, b, r, c
+                    );
+                }
+            }
+            Err(e) => proptest::prop_assert!(common::documented_rejection(e.kind()), "{}", e),
+        }
+    }
+}

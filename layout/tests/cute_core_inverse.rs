@@ -125,3 +125,41 @@ fn left_inverse_rejects_strides_of_both_signs() {
         assert_eq!(e.kind(), ErrorKind::Inadmissible, "{layout}: {e}");
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+
+    /// Strides of any sign: an accepted left inverse satisfies CuTe's property (and inverts an
+    /// injective layout); a layout whose non-zero strides have one sign and satisfy CuTe's left
+    /// inverse divisibility condition (sorted by magnitude, each a multiple of the previous and
+    /// at least the previous extent*stride) is accepted.
+    #[test]
+    fn signed_left_inverses(a in common::signed_layout()) {
+        let mut nonzero: Vec<(i64, i64)> =
+            a.flat_modes().into_iter().filter(|m| m.1 != 0 && m.0 > 1).collect();
+        let one_sign = nonzero.iter().all(|m| m.1 > 0) || nonzero.iter().all(|m| m.1 < 0);
+        nonzero.sort_by_key(|m| m.1.abs());
+        let divisible = nonzero.windows(2).all(|w| {
+            let (p, n) = ((w[0].0, w[0].1.abs()), w[1].1.abs());
+            n % p.1 == 0 && n >= p.0 * p.1
+        });
+        match left_inverse(&a) {
+            Ok(inv) => {
+                let one_to_one = injective(&a);
+                for i in 0..a.size() {
+                    let y = ext_eval(&a, i);
+                    let back = ext_eval(&inv, y);
+                    proptest::prop_assert_eq!(ext_eval(&a, back), y, "{} inv {} at {}", a, inv, i);
+                    if one_to_one {
+                        proptest::prop_assert_eq!(back, i, "{} inv {} at {}", a, inv, i);
+                    }
+                }
+            }
+            Err(e) => {
+                proptest::prop_assert_eq!(e.kind(), ErrorKind::Inadmissible);
+                proptest::prop_assert!(!(one_sign && divisible), "{} rejected: {}", a, e);
+                proptest::prop_assert!(e.message().contains(&a.to_string()), "{}", e);
+            }
+        }
+    }
+}

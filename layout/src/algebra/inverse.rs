@@ -104,10 +104,15 @@ pub fn right_inverse(layout: &Layout) -> Result<Layout> {
 /// assert_eq!(left_inverse(&"4:-1".parse().unwrap()).unwrap().to_string(), "4:-1");
 /// ```
 pub fn left_inverse(layout: &Layout) -> Result<Layout> {
+    left_inverse_named(layout, layout)
+}
+
+/// [`left_inverse`] of `layout`, naming `shown` (the caller's operand) in errors.
+fn left_inverse_named(layout: &Layout, shown: &Layout) -> Result<Layout> {
     let sorted = sorted_with_domain_strides(layout);
     let fail = |why: String| {
         Err(Error::inadmissible(format!(
-            "left_inverse of {layout}: the modes with a non-zero stride must be injective with \
+            "left_inverse of {shown}: the modes with a non-zero stride must be injective with \
              coalesced strides that, sorted, are each a multiple of the previous stride and at \
              least the previous extent*stride (left inverse divisibility condition); {why}"
         )))
@@ -120,7 +125,7 @@ pub fn left_inverse(layout: &Layout) -> Result<Layout> {
                  of both signs have no left inverse)"
             ));
         }
-        return negate_strides(&left_inverse(&negate_strides(layout)?)?);
+        return negate_strides(&left_inverse_named(&negate_strides(layout)?, shown)?);
     }
     let Some(&((last_extent, _), _)) = sorted.last() else {
         return Layout::vector(1, 0);
