@@ -2,31 +2,37 @@
 //!
 //! ```
 //! use tessel_layout::{complement, Layout};
-//! // DESIGN.md: complement(4:2, 24) = (2,3):(1,8).
+//! // CuTe docs (02_layout_algebra.md): complement(4:2, 24) = (2,3):(1,8).
 //! let l: Layout = "4:2".parse().unwrap();
 //! assert_eq!(complement(&l, 24).unwrap().to_string(), "(2,3):(1,8)");
 //! ```
 
 use super::coalesce::filtered_modes;
 use super::flat::{Mode, ceil_div, coalesce_modes, layout_of_modes};
-use crate::{Error, Layout, Result, checked_mul};
+use crate::{Error, IntTuple, Layout, Result, checked_mul};
 
 /// CuTe's `complement(A, cotarget)`: a layout `R` that "fills the holes" of `A` and repeats it
 /// up to `cotarget`.
 ///
-/// With `filter(A) = (a0,a1,...):(d0,d1,...)` sorted by stride, `R` is the coalesced
-/// `(d0, d1/(a0*d0), ..., ceil(cotarget/(a_n*d_n))) : (1, a0*d0, ..., a_n*d_n)`. Then
+/// With `filter(A) = (a0,a1,...,an):(d0,d1,...,dn)` sorted by stride, `R` is the coalesced
+/// `(d0, d1/(a0*d0), ..., dn/(a(n-1)*d(n-1)), ceil(cotarget/(an*dn))) : (1, a0*d0, ..., an*dn)`
+/// where every quotient is rounded down (CuTe's definition). Then
 /// - `R` is ordered: its strides increase and `R(i) < R(i+1)`;
-/// - `R`'s image meets `A`'s image only at 0, and `(A, R)` is injective — in fact a bijection
-///   from its domain onto `0..size(filter(A))*size(R)`;
-/// - `size(filter(A)) * size(R) >= cotarget`.
+/// - `R`'s image meets `A`'s image only at 0, and `(A, R)` is injective;
+/// - `size(filter(A)) * size(R) >= cotarget` and `cosize(R)` is at most `cotarget` rounded up
+///   to a multiple of `cosize(A)`.
+///
+/// When every sorted stride is a multiple of the previous `extent*stride` (no quotient is
+/// rounded), `(filter(A), R)` is moreover a bijection onto `0..size(filter(A))*size(R)`; when a
+/// quotient is rounded (`A` has a gap that is not a whole number of its lower modes, e.g.
+/// `(4,2):(1,10)`), the offsets of the gap that no whole copy of the lower modes fits into stay
+/// uncovered. The divides check which case they got (see
+/// [`logical_divide`](crate::logical_divide)).
 ///
 /// Preconditions (checked, [`ErrorKind::Inadmissible`](crate::ErrorKind) otherwise): the strides
 /// of `A` are non-negative, and after sorting the modes of `filter(A)` by stride every stride is
-/// a multiple of the previous mode's `extent*stride` (the complement divisibility condition,
-/// which implies that `A` is injective). `cotarget` must be at least 1. (CuTe C++ also accepts
-/// strides that are not such multiples, rounding the hole sizes down; tessel rejects them so that
-/// `(A, R)` always tiles its codomain exactly.)
+/// at least the previous mode's `extent*stride` (otherwise the modes overlap and there is no hole
+/// to fill; CuTe's "non-injective layout" assertion). `cotarget` must be at least 1.
 ///
 /// ```
 /// use tessel_layout::{complement, Layout};
@@ -38,19 +44,67 @@ use crate::{Error, Layout, Result, checked_mul};
 /// assert_eq!(c("4:2", 24), "(2,3):(1,8)");
 /// assert_eq!(c("(2,4):(1,6)", 24), "3:2");
 /// assert_eq!(c("(2,2):(1,6)", 24), "(3,2):(2,12)");
+/// // A gap of 10-4 = 6 offsets holds one more copy of the 4 lower ones (CuTe rounds down).
+/// assert_eq!(c("(4,2):(1,10)", 14), "2:4");
 /// ```
 pub fn complement(layout: &Layout, cotarget: i64) -> Result<Layout> {
+    complement_to_shape(layout, &IntTuple::Int(cotarget))
+}
+
+/// CuTe's `complement(A, cotarget)` with a shape as the cotarget: like [`complement`], with the
+/// last mode's extent `ceil(cotarget / (an*dn))` computed by CuTe's `ceil_div` of a shape by an
+/// integer. That divides the shape's modes from the left, `ceil(s0/m)`, then `s1` by
+/// `ceil(m/s0)`, and so on; its product is the extent. It can exceed
+/// `ceil(size(cotarget) / (an*dn))`: `(3,3)` divided by 2 is `(2,3)`, 6 rather than 5. An
+/// integer cotarget is the same as [`complement`].
+///
+/// [`logical_divide`](crate::logical_divide) takes the complement of the tiler with the shape of
+/// the coalesced layout as the cotarget, as CuTe does.
+///
+/// ```
+/// use tessel_layout::{complement_to_shape, IntTuple, Layout};
+/// // CuTe test/unit/cute/core/complement.cpp: complement(4:2, (2,2)).
+/// let l: Layout = "4:2".parse().unwrap();
+/// let r = complement_to_shape(&l, &IntTuple::from_ints([2, 2])).unwrap();
+/// assert_eq!(r.to_string(), "2:1");
+/// // (3,3) divided by 2 is (2,3): 6 copies of 2:1.
+/// let l: Layout = "2:1".parse().unwrap();
+/// let r = complement_to_shape(&l, &IntTuple::from_ints([3, 3])).unwrap();
+/// assert_eq!(r.to_string(), "6:2");
+/// ```
+pub fn complement_to_shape(layout: &Layout, cotarget: &IntTuple) -> Result<Layout> {
     let context = |e: Error| e.context(format!("complement of {layout} with cotarget {cotarget}"));
     complement_modes(layout, cotarget)
         .and_then(|modes| layout_of_modes(&modes))
         .map_err(context)
 }
 
+/// CuTe's `ceil_div(shape, m)` for a shape and a positive integer, as the product of the
+/// resulting shape: the modes are divided from the left, each by what the previous ones left
+/// of `m`.
+fn shape_ceil_div_size(shape: &IntTuple, m: i64) -> Result<i64> {
+    fn go(shape: &IntTuple, m: i64) -> Result<i64> {
+        match shape {
+            IntTuple::Int(s) => Ok(ceil_div(*s, m)),
+            IntTuple::Tuple(items) => {
+                let mut rest = m;
+                let mut size = 1i64;
+                for item in items {
+                    size = checked_mul(size, go(item, rest)?, "the complement's extent")?;
+                    rest = ceil_div(rest, item.product()?);
+                }
+                Ok(size)
+            }
+        }
+    }
+    go(shape, m)
+}
+
 /// The coalesced flat modes of the complement.
-fn complement_modes(layout: &Layout, cotarget: i64) -> Result<Vec<Mode>> {
-    if cotarget < 1 {
+fn complement_modes(layout: &Layout, cotarget: &IntTuple) -> Result<Vec<Mode>> {
+    if let Some(bad) = cotarget.leaves().into_iter().find(|&v| v < 1) {
         return Err(Error::invalid(format!(
-            "the cotarget {cotarget} must be at least 1"
+            "the cotarget {cotarget} has the extent {bad}; its extents must be at least 1"
         )));
     }
     let mut modes = filtered_modes(layout);
@@ -63,21 +117,17 @@ fn complement_modes(layout: &Layout, cotarget: i64) -> Result<Vec<Mode>> {
     let mut out: Vec<Mode> = Vec::with_capacity(modes.len() + 1);
     let mut covered = 1i64; // extent*stride of the previous mode: the codomain filled so far
     for &(s, d) in &modes {
-        if d % covered != 0 {
-            let why = if d < covered {
-                "it overlaps the modes below it, so A is not injective in this form"
-            } else {
-                "the hole below it cannot be filled by a layout"
-            };
+        if d < covered {
             return Err(Error::inadmissible(format!(
-                "the complement divisibility condition fails: sorted by stride, the modes of \
-                 filter(A) must each have a stride that is a multiple of the previous mode's \
-                 extent*stride, but stride {d} (mode {s}:{d}) is not a multiple of {covered}; {why}"
+                "the complement condition fails: sorted by stride, the modes of filter(A) must \
+                 each have a stride at least the previous mode's extent*stride, but stride {d} \
+                 (mode {s}:{d}) is below {covered}, so the modes overlap (A is not injective in \
+                 this form) and leave no hole to fill"
             )));
         }
         out.push((d / covered, covered));
         covered = checked_mul(s, d, "the complement's strides")?;
     }
-    out.push((ceil_div(cotarget, covered), covered));
+    out.push((shape_ceil_div_size(cotarget, covered)?, covered));
     Ok(coalesce_modes(out))
 }

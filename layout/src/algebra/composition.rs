@@ -75,8 +75,14 @@ impl Extended {
 /// the condition and both operands; tessel never returns a layout that disagrees with
 /// `A(B(c))`. (CuTe C++ only checks `r < a_k` and returns the wrong `(2,3):(6,3)` for
 /// `(4,6,8):(2,3,5) o 6:3`, CUTLASS issue 3177.) Stride-0 leaves of `B` give stride-0 leaves.
-/// Leaves of `B` with a negative stride (and extent > 1) are rejected: they index before `A`'s
-/// domain.
+///
+/// **Negative strides in `B`.** A leaf `s:-d` of `B` maps into negative indices of `A`. CuTe
+/// evaluates `A` at a negative index `-x` by C++'s truncating division, which gives every
+/// coordinate of `x` negated, so `A(-x) == -A(x)`; the leaf's result is the result for `s:d`
+/// with its strides negated (`4:1 o 4:-1 = 4:-1`). When `B` has leaves of both signs, the sum
+/// of a positive and a negative index borrows between `A`'s modes, so such a `B` is admissible
+/// only where no leaf reaches a bounded mode of `A` (the **sign condition**; e.g. `A` with a
+/// single mode). CuTe does not check this.
 ///
 /// ```
 /// use tessel_layout::{composition, ErrorKind, Layout};
@@ -97,6 +103,11 @@ impl Extended {
 /// let a: Layout = "(4,4):(1,10)".parse().unwrap();
 /// let err = composition(&a, &"(2,2):(2,2)".parse().unwrap()).unwrap_err();
 /// assert!(err.message().contains("disjointness"));
+/// // CuTe test/unit/cute/core/composition.cpp: negative strides in B.
+/// let a: Layout = "4:1".parse().unwrap();
+/// assert_eq!(composition(&a, &"4:-1".parse().unwrap()).unwrap().to_string(), "4:-1");
+/// let a: Layout = "(1,(2,4)):(0,(-1,512))".parse().unwrap();
+/// assert_eq!(composition(&a, &"4:-1".parse().unwrap()).unwrap().to_string(), "(2,2):(1,-512)");
 /// ```
 pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
     let ext = Extended::of(a);
@@ -114,11 +125,23 @@ pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
             ),
         )
     };
-    let mut usage = vec![0i64; ext.inner.len()];
+    let mut usage = Usage {
+        reach: vec![0i64; ext.inner.len()],
+        positive: false,
+        negative: false,
+    };
     let (shape, stride) =
         compose_node(&ext, b.shape(), b.stride(), &mut usage).map_err(describe)?;
     check_disjoint(&ext, &usage).map_err(describe)?;
     Layout::new(shape, stride).map_err(describe)
+}
+
+/// What the leaves of `B` occupy in `A`: per bounded mode of `A` the largest coordinate they
+/// add up to, and the signs of the leaves that reach past index 0.
+struct Usage {
+    reach: Vec<i64>,
+    positive: bool,
+    negative: bool,
 }
 
 /// Composes `A` with every leaf of the node `shape:stride` of `B`, keeping `B`'s nesting.
@@ -126,7 +149,7 @@ fn compose_node(
     ext: &Extended,
     shape: &IntTuple,
     stride: &IntTuple,
-    usage: &mut [i64],
+    usage: &mut Usage,
 ) -> Result<(IntTuple, IntTuple)> {
     match (shape, stride) {
         (IntTuple::Int(s), IntTuple::Int(d)) => compose_leaf(ext, *s, *d, usage),
@@ -145,11 +168,11 @@ fn compose_node(
 }
 
 /// Checks that the leaves of `B` never carry into each other in `A`'s coordinates: for every
-/// bounded mode `k` of `A`, the largest coordinate the leaves can add up to, `usage[k]`, stays
-/// below its extent. Then `A(B(c))` is the sum over `B`'s leaves of `A(B_leaf(c_leaf))`, which
-/// is what the by-leaf result computes.
-fn check_disjoint(ext: &Extended, usage: &[i64]) -> Result<()> {
-    for (k, (&(a_k, _), &used)) in ext.inner.iter().zip(usage).enumerate() {
+/// bounded mode `k` of `A`, the largest coordinate the leaves can add up to stays below its
+/// extent, and leaves of both signs only meet in `A`'s unbounded last mode. Then `A(B(c))` is
+/// the sum over `B`'s leaves of `A(B_leaf(c_leaf))`, which is what the by-leaf result computes.
+fn check_disjoint(ext: &Extended, usage: &Usage) -> Result<()> {
+    for (k, (&(a_k, _), &used)) in ext.inner.iter().zip(&usage.reach).enumerate() {
         if used >= a_k {
             return Err(Error::inadmissible(format!(
                 "the disjointness condition fails: together the modes of B reach coordinate \
@@ -158,21 +181,29 @@ fn check_disjoint(ext: &Extended, usage: &[i64]) -> Result<()> {
                  coordinates of A; B is not injective or overlaps itself in A)"
             )));
         }
+        if used > 0 && usage.positive && usage.negative {
+            return Err(Error::inadmissible(format!(
+                "the sign condition fails: B has modes with positive and with negative strides \
+                 and they reach mode {k} of A (extent {a_k}), so a positive and a negative index \
+                 borrow between A's modes and A(B(c)) is not the sum of A over B's modes (modes \
+                 of both signs may only meet in A's last mode)"
+            )));
+        }
     }
     Ok(())
 }
 
 /// Records that a piece of `count` steps of `step` occupies mode `k` of `A`.
-fn occupy(usage: &mut [i64], k: usize, count: i64, step: i64) -> Result<()> {
+fn occupy(usage: &mut Usage, k: usize, count: i64, step: i64) -> Result<()> {
     let reach = checked_mul(count - 1, step, "the coordinates of the composition")?;
-    if let Some(u) = usage.get_mut(k) {
+    if let Some(u) = usage.reach.get_mut(k) {
         *u = u.saturating_add(reach);
     }
     Ok(())
 }
 
 /// `A o s:d` for one leaf of `B`; records the coordinates of `A` it occupies in `usage`.
-fn compose_leaf(ext: &Extended, s: i64, d: i64, usage: &mut [i64]) -> Result<(IntTuple, IntTuple)> {
+fn compose_leaf(ext: &Extended, s: i64, d: i64, usage: &mut Usage) -> Result<(IntTuple, IntTuple)> {
     let what = "the strides of the composition";
     if d == 0 {
         return Ok((IntTuple::Int(s), IntTuple::Int(0)));
@@ -187,11 +218,30 @@ fn compose_leaf(ext: &Extended, s: i64, d: i64, usage: &mut [i64]) -> Result<(In
         return Ok((IntTuple::Int(1), IntTuple::Int(stride)));
     }
     if d < 0 {
-        return Err(Error::inadmissible(format!(
-            "the mode {s}:{d} of B has a negative stride, so B maps into negative indices \
-             outside the domain of A (B must map into non-negative indices)"
-        )));
+        // CuTe: A(-x) == -A(x), so s:d composes as s:|d| with its strides negated.
+        usage.negative = true;
+        let magnitude = d.checked_neg().ok_or_else(|| {
+            Error::overflow(format!("the stride {d} of B cannot be negated in i64"))
+        })?;
+        let (shape, stride) = positive_leaf(ext, s, magnitude, usage)?;
+        let stride = stride.map_leaves(&mut |x| {
+            x.checked_neg()
+                .ok_or_else(|| Error::overflow("the strides of the composition overflow i64"))
+        })?;
+        return Ok((shape, stride));
     }
+    usage.positive = true;
+    positive_leaf(ext, s, d, usage)
+}
+
+/// `A o s:d` for a leaf with `s > 1` and `d > 0`.
+fn positive_leaf(
+    ext: &Extended,
+    s: i64,
+    d: i64,
+    usage: &mut Usage,
+) -> Result<(IntTuple, IntTuple)> {
+    let what = "the strides of the composition";
     let mut out: Vec<Mode> = Vec::new();
     let mut r = d; // stride still to divide out
     let mut m = s; // elements still to place

@@ -11,16 +11,24 @@
 //! ```
 
 use super::Tiler;
+use super::coalesce::filtered_modes;
+use super::flat::layout_of_modes;
 use super::tiler::{Grouping, by_mode, regroup};
-use super::{complement, composition};
-use crate::{Layout, Result};
+use super::{coalesce, complement_to_shape, composition};
+use crate::{Error, Layout, Result, checked_mul};
 
-/// CuTe's `logical_divide(A, B) = A o (B, complement(B, size(A)))`: mode 0 of the result is
-/// `A o B` (one tile), mode 1 iterates over the tiles. With a by-mode tiler `[T0, T1, ...]` each
-/// mode `i` of `A` is divided by `Ti` (`None` keeps the mode); modes past the tiler are kept.
+/// CuTe's `logical_divide(A, B) = A o (B, complement(B, shape(coalesce(A))))`: mode 0 of the
+/// result is `A o B` (one tile), mode 1 iterates over the tiles. With a by-mode tiler
+/// `[T0, T1, ...]` each mode `i` of `A` is divided by `Ti` (`None` keeps the mode); modes past
+/// the tiler are kept.
 ///
-/// When `size(B)` does not divide `size(A)` the complement is rounded up, so the last tiles
-/// run past `A`'s domain (CuTe's convention; composition extends `A`'s last mode).
+/// When `size(B)` does not divide `size(A)` the complement is rounded up
+/// ([`complement_to_shape`](crate::complement_to_shape)), so the last tiles run past `A`'s
+/// domain (CuTe's convention; composition extends `A`'s last mode). tessel checks that the
+/// tiles cover `A`'s domain exactly once: the modes of `filter(B)` and of the complement must
+/// form a bijection onto `0..n` with `n >= size(A)` ([`ErrorKind::Inadmissible`](crate::ErrorKind)
+/// otherwise, e.g. for `B = (4,2):(1,10)`, whose complement leaves the offsets 8 and 9 out).
+/// Stride-0 modes of `B` repeat elements within a tile, as in CuTe.
 ///
 /// ```
 /// use tessel_layout::{logical_divide, Layout, Tiler};
@@ -28,6 +36,9 @@ use crate::{Layout, Result};
 /// let a: Layout = "(4,2,3):(2,1,8)".parse().unwrap();
 /// let b = Tiler::Layout("4:2".parse().unwrap());
 /// assert_eq!(logical_divide(&a, &b).unwrap().to_string(), "((2,2),(2,3)):((4,1),(2,8))");
+/// // The complement of (4,2):(1,10) skips the offsets 8 and 9: no tiling of 0..16.
+/// let b = Tiler::Layout("(4,2):(1,10)".parse().unwrap());
+/// assert!(logical_divide(&"16:1".parse().unwrap(), &b).is_err());
 /// ```
 pub fn logical_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
     match tiler {
@@ -39,8 +50,41 @@ pub fn logical_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
 }
 
 fn divide_by_layout(a: &Layout, b: &Layout) -> Result<Layout> {
-    let rest = complement(b, a.size())?;
+    let cotarget = coalesce(a)?.shape().clone();
+    let rest = complement_to_shape(b, &cotarget)?;
+    check_tiles_cover(a, b, &rest)?;
     composition(a, &Layout::from_modes([b.clone(), rest])?)
+}
+
+/// The divide re-indexes `A`'s domain by `(B, rest)`: the modes of `filter(B)` and `rest`,
+/// sorted by stride, must be the compact chain `1, s0, s0*s1, ...` (a bijection onto `0..n`),
+/// with `n >= size(A)`. A complement that skipped part of a gap of `B` leaves indices of `A`
+/// in no tile.
+fn check_tiles_cover(a: &Layout, b: &Layout, rest: &Layout) -> Result<()> {
+    let mut modes = filtered_modes(b);
+    modes.extend(rest.flat_modes().into_iter().filter(|m| m.0 > 1));
+    modes.sort_by_key(|m| m.1);
+    let mut next = 1i64;
+    for &(s, d) in &modes {
+        if d != next {
+            return Err(Error::inadmissible(format!(
+                "the tiles do not cover A's domain: (filter(B), complement) = {} must be a \
+                 bijection onto 0..n with n >= size(A) = {}, but sorted by stride its mode {s}:{d} \
+                 does not continue at {next} (B has a gap that is not a whole number of copies of \
+                 its lower modes)",
+                layout_of_modes(&modes)?,
+                a.size()
+            )));
+        }
+        next = checked_mul(s, d, "the size of the tiles")?;
+    }
+    if next < a.size() {
+        return Err(Error::inadmissible(format!(
+            "the tiles do not cover A's domain: they reach 0..{next}, short of size(A) = {}",
+            a.size()
+        )));
+    }
+    Ok(())
 }
 
 /// CuTe's `zipped_divide`: [`logical_divide`], then the tiles of all divided modes are gathered

@@ -93,3 +93,12 @@ pub(crate) fn map_modes(
     let stride = layout.stride().with_leaves(&strides).ok_or_else(internal)?;
     Layout::new(shape, stride)
 }
+
+/// The layout with every stride negated (checked: `i64::MIN` has no negation).
+pub(crate) fn negate_strides(layout: &Layout) -> Result<Layout> {
+    map_modes(layout, |s, d| {
+        d.checked_neg()
+            .map(|n| (s, n))
+            .ok_or_else(|| Error::overflow(format!("the stride {d} of {layout} cannot be negated")))
+    })
+}

@@ -9,7 +9,7 @@
 //! assert!((0..r.size()).all(|i| l.offset(r.offset(i).unwrap()).unwrap() == i));
 //! ```
 
-use super::flat::{Mode, coalesce_modes, layout_of_modes};
+use super::flat::{Mode, coalesce_modes, layout_of_modes, negate_strides};
 use crate::{Error, IntTuple, Layout, Result, checked_mul};
 
 /// The flat modes of `coalesce(layout)` paired with the exclusive prefix product of their
@@ -61,17 +61,29 @@ pub fn right_inverse(layout: &Layout) -> Result<Layout> {
     layout_of_modes(&coalesce_modes(out))
 }
 
-/// A left inverse: a layout `L` with `L(layout(i)) == i` for every `i` in the domain. The
-/// layout must be injective in CuTe's sense: after coalescing and sorting by stride, the strides
-/// are positive and each is a multiple of the previous stride and at least the previous
-/// `extent*stride` ([`ErrorKind::Inadmissible`](crate::ErrorKind) otherwise).
+/// CuTe's `left_inverse`: a layout `L` with `layout(L(layout(i))) == layout(i)` for every `i`
+/// in the domain, so `L(layout(i)) == i` when the layout is injective.
 ///
-/// Canonical form (C++ CuTe's): with the sorted coalesced modes `(a0,...,an):(d0,...,dn)` and
-/// their domain strides `p_k`, `L = coalesce((d0, d1/d0, ..., dn/d(n-1), an) : (0, p0, ..., pn))`.
-/// Offsets that the layout never produces map wherever this formula sends them (the leading
-/// stride-0 mode sends offsets below `d0` to 0). pycute instead returns
-/// `right_inverse((layout, complement(layout)))`, which differs off the image; both satisfy the
-/// defining property. `size(L) = dn*an >= cosize(layout)`.
+/// Stride-0 modes are skipped: `L` sends an offset to the domain index whose coordinates in the
+/// stride-0 modes are 0. The other modes, after coalescing and sorting by stride, must have
+/// strides that are each a multiple of the previous stride and at least the previous
+/// `extent*stride` (the left inverse divisibility condition, which makes them injective;
+/// [`ErrorKind::Inadmissible`](crate::ErrorKind) otherwise).
+///
+/// Canonical form (C++ CuTe's): with those sorted modes `(a0,...,an):(d0,...,dn)` and their
+/// domain strides `p_k`, `L = coalesce((d0, d1/d0, ..., dn/d(n-1), an) : (0, p0, ..., pn))`
+/// (`an:0` for the extent of the last sorted mode when every stride is 0). Offsets that the
+/// layout never produces map wherever this formula sends them (the leading stride-0 mode sends
+/// offsets below `d0` to 0). pycute instead returns `right_inverse((layout, complement(layout)))`,
+/// which differs off the image; both satisfy the defining property.
+///
+/// **Negative strides.** If every non-zero stride is negative, the layout's offsets are
+/// negative and `L` is evaluated at negative offsets the way CuTe evaluates a layout at a
+/// negative index (C++ truncating division: `L(-x) == -L(x)`); `L` is the left inverse of the
+/// layout with its strides negated, with its own strides negated (`4:-1` gives `4:-1`; CuTe
+/// writes the same function with a negative extent, `(-1,4):(0,1)`, which tessel's shapes do
+/// not allow). Strides of both signs are rejected: no layout inverts them under that
+/// evaluation (CuTe's own tests leave them out).
 ///
 /// ```
 /// use tessel_layout::{left_inverse, Layout};
@@ -81,28 +93,47 @@ pub fn right_inverse(layout: &Layout) -> Result<Layout> {
 /// for i in 0..a.size() {
 ///     assert_eq!(inv.offset(a.offset(i).unwrap()).unwrap(), i);
 /// }
+/// // CuTe test/unit/cute/core/inverse_left.cpp: stride-0 modes are skipped.
+/// let a: Layout = "(2,4):(0,2)".parse().unwrap();
+/// let inv = left_inverse(&a).unwrap();
+/// assert_eq!(inv.to_string(), "(2,4):(0,2)");
+/// for i in 0..a.size() {
+///     let back = inv.offset(a.offset(i).unwrap()).unwrap();
+///     assert_eq!(a.offset(back).unwrap(), a.offset(i).unwrap());
+/// }
+/// assert_eq!(left_inverse(&"4:-1".parse().unwrap()).unwrap().to_string(), "4:-1");
 /// ```
 pub fn left_inverse(layout: &Layout) -> Result<Layout> {
+    left_inverse_named(layout, layout)
+}
+
+/// [`left_inverse`] of `layout`, naming `shown` (the caller's operand) in errors.
+fn left_inverse_named(layout: &Layout, shown: &Layout) -> Result<Layout> {
     let sorted = sorted_with_domain_strides(layout);
     let fail = |why: String| {
         Err(Error::inadmissible(format!(
-            "left_inverse of {layout}: the layout must be injective with coalesced strides that, \
-             sorted, are positive and each a multiple of the previous stride and at least the \
-             previous extent*stride (left inverse divisibility condition); {why}"
+            "left_inverse of {shown}: the modes with a non-zero stride must be injective with \
+             coalesced strides that, sorted, are each a multiple of the previous stride and at \
+             least the previous extent*stride (left inverse divisibility condition); {why}"
         )))
     };
+    let negative = sorted.iter().any(|m| m.0.1 < 0);
+    if negative {
+        if let Some(&((s, d), _)) = sorted.iter().find(|m| m.0.1 > 0) {
+            return fail(format!(
+                "the mode {s}:{d} has a positive stride and another mode a negative one (strides \
+                 of both signs have no left inverse)"
+            ));
+        }
+        return negate_strides(&left_inverse_named(&negate_strides(layout)?, shown)?);
+    }
     let Some(&((last_extent, _), _)) = sorted.last() else {
         return Layout::vector(1, 0);
     };
     let mut shapes: Vec<i64> = Vec::with_capacity(sorted.len() + 1);
     let mut strides: Vec<i64> = vec![0];
     let mut prev: Option<Mode> = None;
-    for &((s, d), domain_stride) in &sorted {
-        if d <= 0 {
-            return fail(format!(
-                "the mode {s}:{d} has a stride that is not positive"
-            ));
-        }
+    for &((s, d), domain_stride) in sorted.iter().filter(|m| m.0.1 != 0) {
         let (below, reach) = match prev {
             None => (1, 1),
             Some((ps, pd)) => (pd, checked_mul(ps, pd, "left_inverse")?),
@@ -120,10 +151,19 @@ pub fn left_inverse(layout: &Layout) -> Result<Layout> {
     layout_of_modes(&coalesce_modes(shapes.into_iter().zip(strides)))
 }
 
-/// CuTe's `nullspace`: a layout `K` over the stride-0 leaves of `layout` with
-/// `layout(K(i)) == 0` for every `i`. `K` has one mode per stride-0 leaf (its extent, and the
-/// leaf's 1-D domain stride), so it is injective and
-/// `size(K) == size(layout) / size(filter(layout))`; `1:0` when no leaf has stride 0.
+/// The nullspace (kernel) of a layout: an injective layout `K` whose image is exactly the set of
+/// domain indices `i` with `layout(i) == 0`, so `layout(K(j)) == 0` for every `j` and
+/// `size(K)` is the number of such indices.
+///
+/// `K` has one mode per stride-0 leaf (its extent, and the leaf's 1-D domain stride), as CuTe's
+/// `nullspace` builds it; then `size(K) == size(layout) / size(filter(layout))`. When the
+/// non-zero strides have both signs, other coordinates can cancel out too (`(3,4):(-1,2)` maps
+/// the coordinate `(2,1)` to 0), which CuTe's construction misses. tessel finds those by
+/// enumerating the modes with a non-zero stride (at most
+/// [`INJECTIVITY_ENUMERATION_LIMIT`](crate::INJECTIVITY_ENUMERATION_LIMIT) coordinates,
+/// [`ErrorKind::InvalidArgument`](crate::ErrorKind) beyond) and appends the modes of the
+/// layout they form; if they do not form the image of a layout, the result is an
+/// [`ErrorKind::Inadmissible`](crate::ErrorKind) error. `1:0` when only index 0 maps to 0.
 ///
 /// ```
 /// use tessel_layout::{nullspace, Layout};
@@ -133,15 +173,114 @@ pub fn left_inverse(layout: &Layout) -> Result<Layout> {
 /// for i in 0..k.size() {
 ///     assert_eq!(a.offset(k.offset(i).unwrap()).unwrap(), 0);
 /// }
+/// // -2 + 2*1 = 0: index 2 + 3*1 = 5 is in the kernel as well as 0.
+/// let a: Layout = "(3,4):(-1,2)".parse().unwrap();
+/// assert_eq!(nullspace(&a).unwrap().to_string(), "2:5");
 /// ```
 pub fn nullspace(layout: &Layout) -> Result<Layout> {
     let modes = layout.flat_modes();
-    let domain_strides = IntTuple::from_ints(modes.iter().map(|m| m.0)).prefix_product()?;
-    let kernel: Vec<Mode> = modes
-        .iter()
-        .zip(domain_strides.leaves())
-        .filter(|((_, d), _)| *d == 0)
-        .map(|(&(s, _), p)| (s, p))
+    let domain_strides: Vec<i64> = IntTuple::from_ints(modes.iter().map(|m| m.0))
+        .prefix_product()?
+        .leaves()
+        .into_iter()
         .collect();
+    let mut kernel: Vec<Mode> = Vec::new();
+    let mut moving: Vec<(Mode, i64)> = Vec::new(); // non-zero stride leaves with their domain stride
+    for (&(s, d), &p) in modes.iter().zip(&domain_strides) {
+        if d == 0 {
+            kernel.push((s, p));
+        } else if s > 1 {
+            moving.push(((s, d), p));
+        }
+    }
+    let mixed = moving.iter().any(|m| m.0.1 > 0) && moving.iter().any(|m| m.0.1 < 0);
+    if mixed {
+        let zeros =
+            cancelling_indices(&moving).map_err(|e| e.context(format!("nullspace of {layout}")))?;
+        let extra = layout_of_set(&zeros).ok_or_else(|| {
+            Error::inadmissible(format!(
+                "nullspace of {layout}: the {} domain indices whose non-zero-stride coordinates \
+                 cancel out to offset 0 are not the image of a layout (the kernel must be a \
+                 layout)",
+                zeros.len()
+            ))
+        })?;
+        kernel.extend(extra);
+    }
     layout_of_modes(&kernel)
+}
+
+/// The sorted domain indices (as sums of coordinate times domain stride) of the coordinates of
+/// `moving` whose offsets add up to 0, by enumeration.
+fn cancelling_indices(moving: &[(Mode, i64)]) -> Result<Vec<i64>> {
+    let count = moving
+        .iter()
+        .try_fold(1i64, |acc, m| acc.checked_mul(m.0.0))
+        .filter(|&n| n <= crate::INJECTIVITY_ENUMERATION_LIMIT)
+        .ok_or_else(|| {
+            Error::invalid(format!(
+                "the modes with a non-zero stride have strides of both signs and more than {} \
+                 coordinates, too many to enumerate for the offsets that cancel out",
+                crate::INJECTIVITY_ENUMERATION_LIMIT
+            ))
+        })?;
+    let mut zeros = Vec::new();
+    for i in 0..count {
+        let (mut rest, mut offset, mut index) = (i, 0i64, 0i64);
+        for &((s, d), p) in moving {
+            let c = rest % s;
+            rest /= s;
+            // Every term is bounded by the layout's offsets and domain, which fit in i64.
+            offset = offset.saturating_add(c.saturating_mul(d));
+            index = index.saturating_add(c.saturating_mul(p));
+        }
+        if offset == 0 {
+            zeros.push(index);
+        }
+    }
+    zeros.sort_unstable();
+    Ok(zeros)
+}
+
+/// Flat modes of an injective layout whose image is exactly `set` (sorted, starting at 0), found
+/// greedily: the smallest element not yet reached becomes the next stride, with the largest
+/// extent that stays inside the set. `None` when that does not reach the whole set.
+fn layout_of_set(set: &[i64]) -> Option<Vec<Mode>> {
+    use std::collections::BTreeSet;
+    let members: BTreeSet<i64> = set.iter().copied().collect();
+    let mut reached: BTreeSet<i64> = BTreeSet::from([0]);
+    let mut modes = Vec::new();
+    while reached.len() < members.len() {
+        let step = *members.iter().find(|x| !reached.contains(x))?;
+        let mut extent = 1i64;
+        loop {
+            let shift = step.checked_mul(extent)?;
+            let next: Option<Vec<i64>> = reached.iter().map(|x| x.checked_add(shift)).collect();
+            let next = next?;
+            if !next
+                .iter()
+                .all(|x| members.contains(x) && !reached.contains(x))
+            {
+                break;
+            }
+            extent += 1;
+            if extent > members.len() as i64 {
+                return None;
+            }
+        }
+        if extent < 2 {
+            return None;
+        }
+        let mut grown = BTreeSet::new();
+        for j in 0..extent {
+            for x in &reached {
+                if !grown.insert(x + j * step) {
+                    return None; // not injective
+                }
+            }
+        }
+        reached = grown;
+        modes.push((extent, step));
+    }
+    (reached == members).then_some(modes)
 }

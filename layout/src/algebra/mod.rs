@@ -26,7 +26,7 @@ pub mod vector;
 
 pub use cast::{downcast, upcast};
 pub use coalesce::{coalesce, coalesce_profile, filter};
-pub use complement::complement;
+pub use complement::{complement, complement_to_shape};
 pub use composition::{compose_tiler, composition};
 pub use divide::{flat_divide, logical_divide, tiled_divide, zipped_divide};
 pub use inverse::{left_inverse, nullspace, right_inverse};

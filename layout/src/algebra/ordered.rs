@@ -95,10 +95,10 @@ fn ordered_strides(
 /// shapes are dynamic; tessel rejects a block that does not tile the target exactly).
 ///
 /// The result is the blocked product itself, as in the CuTe documentation's example
-/// `tile_to_shape((3,4):(1,3), (9,12)) = ((3,3),(4,3)):((1,12),(3,36))`. Current CuTe
-/// (`include/cute/layout.hpp`) additionally coalesces each mode (`coalesce(.., product_shape)`);
-/// that is the same function with the same mode sizes, and
-/// [`coalesce_profile`](crate::coalesce_profile) with the target shape as the profile gives it.
+/// `tile_to_shape((3,4):(1,3), (9,12)) = ((3,3),(4,3)):((1,12),(3,36))` and in
+/// `include/cute/layout.hpp` since CUTLASS 3.8 (earlier versions coalesced each mode,
+/// `coalesce(.., product_shape)`: the same function with the same mode sizes, which
+/// [`coalesce_profile`](crate::coalesce_profile) with the target shape as the profile gives).
 ///
 /// ```
 /// use tessel_layout::{coalesce_profile, tile_to_shape, IntTuple, Layout};
@@ -108,12 +108,15 @@ fn ordered_strides(
 /// assert_eq!(l.to_string(), "((3,3),(4,3)):((1,12),(3,36))");
 ///
 /// // A row-major 8x8 atom tiled to 32x16: mode 0 is 8 rows of stride 8, then 4 atoms
-/// // at stride 8*8 = 64, which current CuTe coalesces into 32:8.
+/// // at stride 8*8 = 64, which CUTLASS before 3.8 coalesced into 32:8.
 /// let block: Layout = "(8,8):(8,1)".parse().unwrap();
 /// let shape = IntTuple::from_ints([32, 16]);
 /// let l = tile_to_shape(&block, &shape).unwrap();
 /// assert_eq!(l.to_string(), "((8,4),(8,2)):((8,64),(1,256))");
 /// assert_eq!(coalesce_profile(&l, &shape).unwrap().to_string(), "(32,(8,2)):(8,(1,256))");
+/// // A rank-1 block keeps all of its repetitions: 4 copies of 3:2.
+/// let l = tile_to_shape(&"3:2".parse().unwrap(), &IntTuple::Int(12)).unwrap();
+/// assert_eq!(l.size(), 12);
 /// ```
 pub fn tile_to_shape(block: &Layout, shape: &IntTuple) -> Result<Layout> {
     let context = |e: Error| e.context(format!("tile_to_shape of {block} to {shape}"));

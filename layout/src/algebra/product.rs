@@ -19,12 +19,22 @@ use crate::{Layout, Result, checked_mul};
 /// mode 1 is `B` with every element replaced by a unique repetition of `A`. With a by-mode
 /// tiler each mode `i` of `A` is multiplied by `Ti` (`None` keeps the mode).
 ///
+/// tessel checks what makes the repetitions unique (an
+/// [`ErrorKind::Inadmissible`](crate::ErrorKind) error otherwise): `B`'s strides are
+/// non-negative, and the complement has room for all of `B` — `cosize(B) <= size(complement)`,
+/// or the complement's last mode lies above all of `A`'s offsets. That fails only where the
+/// complement rounded a gap of `A` down (CuTe returns overlapping copies there, e.g. for
+/// `(2,3):(20,4)` and `5:1`). The result has size `size(A)*size(B)`.
+///
 /// ```
 /// use tessel_layout::{logical_product, Layout, Tiler};
 /// // CuTe docs (02_layout_algebra.md), 1-D example.
 /// let a: Layout = "(2,2):(4,1)".parse().unwrap();
 /// let b = Tiler::Layout("6:1".parse().unwrap());
 /// assert_eq!(logical_product(&a, &b).unwrap().to_string(), "((2,2),(2,3)):((4,1),(2,8))");
+/// // The complement of (2,3):(20,4) under 30 is 4:1: a fifth copy would overlap A.
+/// let a: Layout = "(2,3):(20,4)".parse().unwrap();
+/// assert!(logical_product(&a, &Tiler::Layout("5:1".parse().unwrap())).is_err());
 /// ```
 pub fn logical_product(a: &Layout, b: &Tiler) -> Result<Layout> {
     match b {
@@ -35,9 +45,55 @@ pub fn logical_product(a: &Layout, b: &Tiler) -> Result<Layout> {
 }
 
 fn product_by_layout(a: &Layout, b: &Layout) -> Result<Layout> {
+    if let Some((s, d)) = b.flat_modes().into_iter().find(|m| m.0 > 1 && m.1 < 0) {
+        return Err(crate::Error::inadmissible(format!(
+            "the mode {s}:{d} of B has a negative stride (a product needs B's strides \
+             non-negative)"
+        )));
+    }
     let cotarget = checked_mul(a.size(), b.cosize(), "size(A)*cosize(B)")?;
     let rest = complement(a, cotarget)?;
-    Layout::from_modes([a.clone(), composition(&rest, b)?])
+    check_copies_disjoint(a, b, &rest)?;
+    let product = Layout::from_modes([a.clone(), composition(&rest, b)?])?;
+    check_product_size(a, b, &product)?;
+    Ok(product)
+}
+
+/// The copies of `A` at the offsets `rest(B(c))` are disjoint when `B` stays inside the domain
+/// of `rest = complement(A, size(A)*cosize(B))`, or when `rest`'s last mode lies above all of
+/// `A`'s offsets (so its extension past `size(rest)` does too). Neither holds only when the
+/// complement rounded a gap of `A` down and then had no room left for a last mode, e.g.
+/// `A = (2,3):(20,4)`, `B = 5:1`: the complement is `4:1`, and `B(4) = 4` would land on `A(0,1)`.
+fn check_copies_disjoint(a: &Layout, b: &Layout, rest: &Layout) -> Result<()> {
+    let above_a = super::coalesce::filtered_modes(a)
+        .iter()
+        .map(|&(s, d)| s.saturating_mul(d))
+        .max()
+        .unwrap_or(1);
+    let last_stride = rest.flat_modes().last().map_or(0, |m| m.1);
+    if b.cosize() > rest.size() && last_stride < above_a {
+        return Err(crate::Error::inadmissible(format!(
+            "the copies of A overlap: B reaches offset {} but complement(A, size(A)*cosize(B)) = \
+             {rest} has only {} elements and no mode above A's offsets to run on in (A has a gap \
+             the complement only partly fills)",
+            b.cosize() - 1,
+            rest.size()
+        )));
+    }
+    Ok(())
+}
+
+/// A product holds one copy of `A` per element of `B`: its size must be `size(A)*size(B)`.
+fn check_product_size(a: &Layout, b: &Layout, product: &Layout) -> Result<()> {
+    let expected = checked_mul(a.size(), b.size(), "size(A)*size(B)")?;
+    if product.size() != expected {
+        return Err(crate::Error::inadmissible(format!(
+            "the product has size {} but must have size(A)*size(B) = {expected} (one copy of \
+             A per element of B): {product}",
+            product.size()
+        )));
+    }
+    Ok(())
 }
 
 /// CuTe's `zipped_product`: [`logical_product`] with the modes regrouped as
@@ -98,9 +154,19 @@ fn rank_matched_product(a: &Layout, b: &Layout, block_first: bool, name: &str) -
         let pb = pad_to_rank(b, rank)?;
         let product = product_by_layout(&pa, &pb)?;
         let (block, tiles) = (product.mode(0)?, product.mode(1)?);
+        // Mode i of each half is the part that came from mode i of its operand. A rank-1
+        // operand that is a single leaf (`3:2`) is one mode as a whole, although the half built
+        // from it may be a tuple (`complement o 4:1` can be `(2,2):(1,6)`).
+        let mode_of = |half: &Layout, operand: &Layout, i: usize| {
+            if operand.shape().is_int() {
+                Ok(half.clone())
+            } else {
+                half.mode(i)
+            }
+        };
         let pairs = (0..rank)
             .map(|i| {
-                let (x, y) = (block.mode(i)?, tiles.mode(i)?);
+                let (x, y) = (mode_of(&block, &pa, i)?, mode_of(&tiles, &pb, i)?);
                 if block_first {
                     Layout::from_modes([x, y])
                 } else {
@@ -108,7 +174,9 @@ fn rank_matched_product(a: &Layout, b: &Layout, block_first: bool, name: &str) -
                 }
             })
             .collect::<Result<Vec<_>>>()?;
-        Layout::from_modes(pairs)
+        let product = Layout::from_modes(pairs)?;
+        check_product_size(a, b, &product)?;
+        Ok(product)
     };
     inner().map_err(|e| e.context(format!("{name} of {a} and {b}")))
 }
@@ -117,10 +185,12 @@ fn rank_matched_product(a: &Layout, b: &Layout, block_first: bool, name: &str) -
 /// mode. Both are padded to the same rank `R`; mode `i` of the result is `(A_i, B*_i)` where
 /// `B*` is `B` with each element replaced by a repetition of `A`. The result has rank `R`.
 ///
-/// The modes are not coalesced, as in the CuTe documentation's example below. Current CuTe
-/// (`include/cute/layout.hpp`) coalesces each mode of the blocked and raked products
-/// (`coalesce(.., (1,...,1))`): the same function with the same mode sizes, which
-/// [`coalesce_profile`](crate::coalesce_profile) with a profile of ones gives.
+/// The modes are not coalesced, as in the CuTe documentation's example below and in
+/// `include/cute/layout.hpp` since CUTLASS 3.8 (earlier versions coalesced each mode with
+/// `coalesce(.., (1,...,1))`: the same function with the same mode sizes, which
+/// [`coalesce_profile`](crate::coalesce_profile) with a profile of ones gives). A rank-1
+/// operand that is a single leaf is one mode as a whole, so the result of two such operands
+/// has rank 1 and size `size(A)*size(B)`.
 ///
 /// ```
 /// use tessel_layout::{blocked_product, coalesce_profile, IntTuple, Layout};
@@ -129,9 +199,13 @@ fn rank_matched_product(a: &Layout, b: &Layout, block_first: bool, name: &str) -
 /// let b: Layout = "(3,4):(1,3)".parse().unwrap();
 /// let r = blocked_product(&a, &b).unwrap();
 /// assert_eq!(r.to_string(), "((2,3),(5,4)):((5,10),(1,30))");
-/// // Current CuTe's form: mode 0 continues itself (2*5 = 10) and becomes 6:5.
+/// // The coalesced form of CUTLASS before 3.8: mode 0 continues itself (2*5 = 10), 6:5.
 /// let by_mode = coalesce_profile(&r, &IntTuple::from_ints([1, 1])).unwrap();
 /// assert_eq!(by_mode.to_string(), "(6,(5,4)):(5,(1,30))");
+/// // Rank 1: four copies of 3:2 at the offsets of complement(3:2, 12) = (2,2):(1,6).
+/// let r = blocked_product(&"3:2".parse().unwrap(), &"4:1".parse().unwrap()).unwrap();
+/// assert_eq!(r.to_string(), "((3,(2,2))):((2,(1,6)))");
+/// assert_eq!(r.size(), 12);
 /// ```
 pub fn blocked_product(a: &Layout, b: &Layout) -> Result<Layout> {
     rank_matched_product(a, b, true, "blocked_product")
@@ -139,7 +213,7 @@ pub fn blocked_product(a: &Layout, b: &Layout) -> Result<Layout> {
 
 /// CuTe's `raked_product`: like [`blocked_product`] but each mode pairs `B`'s part first, so
 /// the repetitions of `A` are interleaved ("raked", a cyclic distribution). Its modes are not
-/// coalesced either (see [`blocked_product`] for current CuTe's coalesced form).
+/// coalesced either (see [`blocked_product`]).
 ///
 /// ```
 /// use tessel_layout::{raked_product, Layout};

@@ -412,8 +412,12 @@ fn composition(a: &Args<'_>) -> Result<Value> {
 
 fn complement(a: &Args<'_>) -> Result<Value> {
     let l = a.layout(0)?;
-    let cotarget = if a.len() == 2 { a.int(1)? } else { l.cosize() };
-    layout(algebra::complement(&l, cotarget))
+    let cotarget = if a.len() == 2 {
+        a.int_tuple(1)?
+    } else {
+        crate::IntTuple::Int(l.cosize())
+    };
+    layout(algebra::complement_to_shape(&l, &cotarget))
 }
 
 fn right_inverse(a: &Args<'_>) -> Result<Value> {

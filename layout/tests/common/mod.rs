@@ -166,3 +166,22 @@ pub fn documented_rejection(kind: ErrorKind) -> bool {
 pub fn leaf_count(l: &Layout) -> usize {
     l.flat_modes().len()
 }
+
+/// CuTe's `cosize(L) = L(size(L) - 1) + 1` (one past the last offset, as CuTe's tests use it).
+pub fn cute_cosize(l: &Layout) -> i64 {
+    ext_eval(l, l.size() - 1) + 1
+}
+
+/// `size(filter(L))` computed from the leaves: the product of the extents whose stride is not 0.
+pub fn filtered_size(l: &Layout) -> i64 {
+    l.flat_modes()
+        .iter()
+        .filter(|m| m.1 != 0)
+        .map(|m| m.0)
+        .product()
+}
+
+/// The same function on the same domain: equal sizes and equal offsets at every index.
+pub fn same_function(a: &Layout, b: &Layout) -> bool {
+    a.size() == b.size() && (0..a.size()).all(|i| ext_eval(a, i) == ext_eval(b, i))
+}
