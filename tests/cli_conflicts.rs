@@ -4,8 +4,9 @@ mod cli_support;
 
 use cli_support::{failure, success};
 
-fn conflicts(smem: &str, elem: &str, op: &str, tv: &str) -> String {
-    success(&[
+/// `(wavefronts, ideal, excess)` of `tessel conflicts --json`, read with serde_json.
+fn conflicts(smem: &str, elem: &str, op: &str, tv: &str) -> (i64, i64, i64) {
+    let text = success(&[
         "conflicts",
         "--smem",
         smem,
@@ -16,18 +17,18 @@ fn conflicts(smem: &str, elem: &str, op: &str, tv: &str) -> String {
         "--access",
         tv,
         "--json",
-    ])
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&text).expect("one JSON value");
+    assert_eq!(v["op"], op, "{text}");
+    assert_eq!(v["elem_bytes"], elem.parse::<i64>().unwrap(), "{text}");
+    let field = |k: &str| v[k].as_i64().unwrap_or_else(|| panic!("{k} in {text}"));
+    (field("wavefronts"), field("ideal"), field("excess"))
 }
 
 #[test]
 fn conflicts_json_reproduces_design_cases() {
     // DESIGN.md: the 32-way column read, the padded tile, broadcast, the ldmatrix rows.
-    let json = |w: i64, i: i64| {
-        format!(
-            "{{\"wavefronts\":{w},\"ideal\":{i},\"excess\":{}}}\n",
-            w - i
-        )
-    };
+    let json = |w: i64, i: i64| (w, i, w - i);
     assert_eq!(
         conflicts("(32,32):(32,1)", "4", "lds.32", "32:1"),
         json(32, 1)
@@ -248,11 +249,13 @@ fn synth_finds_the_two_layer_swizzle() {
         "ldsm.x4 ((8,2,2),8,16):((256,2048,128),16,1)",
         "--json",
     ]);
-    assert!(
-        out.ends_with("\"wavefronts\":128,\"ideal\":128,\"excess\":0}\n"),
+    let v: serde_json::Value = serde_json::from_str(&out).expect("one JSON value");
+    assert_eq!(
+        (&v["wavefronts"], &v["ideal"], &v["excess"]),
+        (&128.into(), &128.into(), &0.into()),
         "{out}"
     );
-    assert_eq!(out.matches("Sw<").count(), 2, "{out}");
+    assert_eq!(v["swizzles"].as_array().map(Vec::len), Some(2), "{out}");
     let e = failure(&["synth", "--tile", "(32,32):(32,1)", "--elem-bytes", "4"]);
     assert!(e.contains("--access"), "{e}");
     failure(&[

@@ -1,0 +1,1 @@
+//! `--json` of every subcommand, parsed with serde_json (filled in below).
