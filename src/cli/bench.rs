@@ -106,6 +106,7 @@ pub struct BenchJson {
 /// One measured kernel of `bench --json`.
 #[derive(Debug, Serialize)]
 #[serde(untagged)]
+#[cfg_attr(not(feature = "kernels"), allow(dead_code))]
 pub enum Result_ {
     /// A copy, transpose or microkernel (or the memcpy reference).
     Kernel(KernelJson),
@@ -345,5 +346,29 @@ mod with_kernels {
                 results,
             },
         )
+    }
+}
+
+/// Run by `cargo test -p tessel --no-default-features --features cli --bin tessel`.
+#[cfg(all(test, not(feature = "kernels")))]
+mod without_kernels {
+    use clap::Parser;
+
+    use super::super::{Cli, Subcommand};
+
+    #[test]
+    fn bench_says_it_was_built_without_kernels() {
+        let Subcommand::Bench(args) = Cli::parse_from(["tessel", "bench", "--json"]).command else {
+            panic!("not bench");
+        };
+        let mut out = Vec::new();
+        super::run(&args, &mut out).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["device"], serde_json::Value::Null);
+        assert_eq!(
+            v["skipped"],
+            "this tessel was built without the 'kernels' feature"
+        );
+        assert_eq!(v["results"], serde_json::json!([]));
     }
 }

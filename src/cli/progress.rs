@@ -38,11 +38,13 @@ pub fn while_working<T>(message: &str, large: bool, work: impl FnOnce() -> T) ->
 
 /// Where line-by-line progress goes: a spinner whose message is the latest line on a terminal,
 /// the lines themselves on stderr otherwise.
+#[cfg_attr(not(feature = "kernels"), allow(dead_code))]
 pub struct Lines {
     bar: Option<ProgressBar>,
     pending: Vec<u8>,
 }
 
+#[cfg_attr(not(feature = "kernels"), allow(dead_code))]
 impl Lines {
     /// Progress for `what` (the spinner's first message).
     pub fn new(what: &str) -> Lines {
