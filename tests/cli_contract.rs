@@ -396,3 +396,36 @@ fn completions_cover_every_subcommand_and_option() {
         "{e}"
     );
 }
+
+#[test]
+fn long_work_reports_progress_as_plain_lines_on_stderr_when_not_a_terminal() {
+    // A 128x128 tile (16384 elements) announces its synthesis; the result is still on stdout.
+    let out = cli_support::tessel(&[
+        "synth",
+        "--tile",
+        "(128,128):(128,1)",
+        "--elem-bytes",
+        "4",
+        "--access",
+        "lds.32 (32,1,4):(128,0,4096)",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr,
+        "synth: searching swizzles for (128,128):(128,1)...\n",
+        "no spinner escapes when stderr is a pipe"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.starts_with("(128,128):(128,1)\n"), "{stdout}");
+    // A small tile stays quiet.
+    success(&[
+        "synth",
+        "--tile",
+        "(32,32):(32,1)",
+        "--elem-bytes",
+        "4",
+        "--access",
+        "lds.32 32:1",
+    ]);
+}

@@ -21,13 +21,14 @@ fn spinner(message: &str) -> ProgressBar {
     bar
 }
 
-/// Runs `work`; on a terminal a spinner shows `message` meanwhile, and otherwise, when `large`,
-/// one plain line `message...` is written to stderr first.
+/// Runs `work`; when it is `large`, a spinner shows `message` meanwhile on a terminal, and
+/// otherwise one plain line `message...` is written to stderr first. Small work runs quietly.
 pub fn while_working<T>(message: &str, large: bool, work: impl FnOnce() -> T) -> T {
+    if !large {
+        return work();
+    }
     if !io::stderr().is_terminal() {
-        if large {
-            let _ = writeln!(io::stderr().lock(), "{message}...");
-        }
+        let _ = writeln!(io::stderr().lock(), "{message}...");
         return work();
     }
     let bar = spinner(message);
