@@ -412,8 +412,7 @@ fn long_work_reports_progress_as_plain_lines_on_stderr_when_not_a_terminal() {
     assert_eq!(out.status.code(), Some(0));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
-        stderr,
-        "synth: searching swizzles for (128,128):(128,1)...\n",
+        stderr, "synth: searching swizzles for (128,128):(128,1)...\n",
         "no spinner escapes when stderr is a pipe"
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
