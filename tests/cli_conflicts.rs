@@ -4,8 +4,9 @@ mod cli_support;
 
 use cli_support::{failure, success};
 
-fn conflicts(smem: &str, elem: &str, op: &str, tv: &str) -> String {
-    success(&[
+/// `(wavefronts, ideal, excess)` of `tessel conflicts --json`, read with serde_json.
+fn conflicts(smem: &str, elem: &str, op: &str, tv: &str) -> (i64, i64, i64) {
+    let text = success(&[
         "conflicts",
         "--smem",
         smem,
@@ -16,18 +17,18 @@ fn conflicts(smem: &str, elem: &str, op: &str, tv: &str) -> String {
         "--access",
         tv,
         "--json",
-    ])
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&text).expect("one JSON value");
+    assert_eq!(v["op"], op, "{text}");
+    assert_eq!(v["elem_bytes"], elem.parse::<i64>().unwrap(), "{text}");
+    let field = |k: &str| v[k].as_i64().unwrap_or_else(|| panic!("{k} in {text}"));
+    (field("wavefronts"), field("ideal"), field("excess"))
 }
 
 #[test]
 fn conflicts_json_reproduces_design_cases() {
     // DESIGN.md: the 32-way column read, the padded tile, broadcast, the ldmatrix rows.
-    let json = |w: i64, i: i64| {
-        format!(
-            "{{\"wavefronts\":{w},\"ideal\":{i},\"excess\":{}}}\n",
-            w - i
-        )
-    };
+    let json = |w: i64, i: i64| (w, i, w - i);
     assert_eq!(
         conflicts("(32,32):(32,1)", "4", "lds.32", "32:1"),
         json(32, 1)
@@ -177,6 +178,8 @@ fn show_writes_svg_pictures() {
     let svg = std::fs::read_to_string(&grid).unwrap();
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
     assert!(svg.contains(">bank 31<") && svg.contains(">455<"));
+    // Each cell names its bank: offset 455 of 2-byte elements is byte 910, bank 227 % 32 = 3.
+    assert!(svg.contains(">b3<") && svg.contains(">b31<"));
     let tv = dir.join("tv.svg");
     success(&[
         "show",
@@ -248,11 +251,13 @@ fn synth_finds_the_two_layer_swizzle() {
         "ldsm.x4 ((8,2,2),8,16):((256,2048,128),16,1)",
         "--json",
     ]);
-    assert!(
-        out.ends_with("\"wavefronts\":128,\"ideal\":128,\"excess\":0}\n"),
+    let v: serde_json::Value = serde_json::from_str(&out).expect("one JSON value");
+    assert_eq!(
+        (&v["wavefronts"], &v["ideal"], &v["excess"]),
+        (&128.into(), &128.into(), &0.into()),
         "{out}"
     );
-    assert_eq!(out.matches("Sw<").count(), 2, "{out}");
+    assert_eq!(v["swizzles"].as_array().map(Vec::len), Some(2), "{out}");
     let e = failure(&["synth", "--tile", "(32,32):(32,1)", "--elem-bytes", "4"]);
     assert!(e.contains("--access"), "{e}");
     failure(&[
@@ -288,4 +293,48 @@ fn synth_finds_the_two_layer_swizzle() {
         "(32,1,1099511627776):(1,0,0)",
     ]);
     assert!(e.contains("instructions"), "{e}");
+}
+
+#[test]
+fn swizzle_tables_wider_than_the_line_are_folded() {
+    // Sw<3,3,3>: 8 rows of 64 columns, 3-digit cells: 6 characters a column, too wide for the
+    // 100 columns used when stdout is not a terminal.
+    let out = success(&["swizzle", "3", "3", "3"]);
+    assert!(out.lines().all(|l| l.len() <= 100), "{out}");
+    // Cell (r, c) of a block still holds Sw<3,3,3>(64r + c), by definition
+    // x ^ ((x & 0b111_000_000) >> 3), and every column appears in one block header.
+    let mut seen = Vec::new();
+    let mut header: Vec<i64> = Vec::new();
+    for line in out.lines().skip(1) {
+        if line.trim_start().starts_with('+') || line.trim().is_empty() {
+            continue;
+        }
+        if !line.contains('|') {
+            header = line
+                .split_whitespace()
+                .map(|w| w.parse().unwrap())
+                .collect();
+            seen.extend(header.iter().copied());
+            continue;
+        }
+        let (label, cells) = line.split_once(' ').unwrap();
+        let r: i64 = label.trim().parse().unwrap();
+        let values: Vec<i64> = cells
+            .split('|')
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .map(|v| v.parse().unwrap())
+            .collect();
+        assert_eq!(values.len(), header.len(), "{line}");
+        for (&c, &v) in header.iter().zip(&values) {
+            let x = 64 * r + c;
+            assert_eq!(v, x ^ ((x & 0b111_000_000) >> 3), "({r},{c})");
+        }
+    }
+    assert_eq!(seen, (0..64).collect::<Vec<_>>());
+    // --width folds narrower; a width below one column still shows one column per block.
+    let narrow = success(&["swizzle", "3", "3", "3", "--width", "40"]);
+    assert!(narrow.lines().skip(1).all(|l| l.len() <= 40), "{narrow}");
+    let one = success(&["swizzle", "1", "0", "1", "--width", "1"]);
+    assert_eq!(one.matches("+---+\n").count(), 6, "{one}");
 }

@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 
 use codegen_support::{Case, Rng, random_case};
 use cudarc::nvrtc::{CompileOptions, compile_ptx_with_opts};
+use tessel_kernels::cudarc;
 
 /// Whether libnvrtc can be loaded; cudarc panics on first use when it cannot, so probe first.
 fn nvrtc_available() -> bool {

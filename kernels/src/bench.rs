@@ -7,8 +7,8 @@
 //!
 //! ```
 //! use tessel_kernels::bench::{parse_args, Suite};
-//! let a = parse_args(&["copy".into(), "--dtype".into(), "f16".into(), "--json".into()]).unwrap();
-//! assert_eq!((a.suite, a.dtypes.len(), a.json), (Suite::Copy, 1, true));
+//! let a = parse_args(&["copy".into(), "--dtype".into(), "f16".into()]).unwrap();
+//! assert_eq!((a.suite, a.dtypes.len()), (Suite::Copy, 1));
 //! ```
 
 use std::io::Write;
@@ -57,7 +57,7 @@ pub enum Suite {
 /// let a = parse_args(&[]).unwrap();
 /// assert_eq!(a.sizes, [(8192, 8192), (16384, 16384)]);
 /// assert_eq!(a.dtypes, [DType::F32, DType::F16]);
-/// assert_eq!((a.json, a.profile, a.repeats, a.raster, a.min_blocks), (false, false, 30, None, None));
+/// assert_eq!((a.profile, a.repeats, a.raster, a.min_blocks), (false, 30, None, None));
 /// let b = parse_args(&["--size".into(), "1000x1001".into(), "--raster".into(), "0".into()]).unwrap();
 /// assert_eq!((b.sizes, b.raster), (vec![(1000, 1001)], Some(0)));
 /// ```
@@ -69,8 +69,6 @@ pub struct BenchArgs {
     pub sizes: Vec<(i64, i64)>,
     /// Element types.
     pub dtypes: Vec<DType>,
-    /// Print JSON instead of a table.
-    pub json: bool,
     /// Launch each kernel once (verified) and print bank-model predictions; no timing. For
     /// profilers (`scripts/ncu_conflicts.sh`).
     pub profile: bool,
@@ -91,7 +89,7 @@ pub struct BenchArgs {
 /// assert!(parse_args(&["--bogus".into()]).unwrap_err().ends_with(USAGE));
 /// ```
 pub const USAGE: &str = "usage: tessel bench [copy|transpose|conflicts|all|gemm] [--size N|RxC] \
-[--dtype f32|f16] [--json] [--repeats K] [--raster G] [--min-blocks B] [--profile]";
+[--dtype f32|f16] [--repeats K] [--raster G] [--min-blocks B] [--profile]";
 
 fn parse_size(s: &str) -> Result<(i64, i64), String> {
     let one = |t: &str| {
@@ -135,7 +133,6 @@ pub fn parse_args(args: &[String]) -> Result<BenchArgs, String> {
         suite: Suite::All,
         sizes: vec![(8192, 8192), (16384, 16384)],
         dtypes: vec![DType::F32, DType::F16],
-        json: false,
         profile: false,
         repeats: 30,
         raster: None,
@@ -172,7 +169,6 @@ pub fn parse_args(args: &[String]) -> Result<BenchArgs, String> {
                         .map_err(|e: GpuError| e.to_string())?,
                 ]
             }
-            "--json" => a.json = true,
             "--profile" => a.profile = true,
             "--repeats" => a.repeats = bounded("--repeats", &value("--repeats")?, 1..=10_000)?,
             "--raster" => a.raster = Some(bounded("--raster", &value("--raster")?, 0..=64)?),
@@ -227,7 +223,7 @@ pub struct Row {
     pub predicted: Option<crate::bank::Prediction>,
 }
 
-/// Runs the benchmark; the table (or JSON) goes to `out`, progress lines to `progress`.
+/// Runs the benchmark; the table goes to `out`, progress lines to `progress`.
 /// Without a GPU it writes one line saying why and returns `Ok`.
 ///
 /// ```
@@ -243,15 +239,7 @@ pub fn run(args: &BenchArgs, out: &mut dyn Write, progress: &mut dyn Write) -> G
     let gpu = match Gpu::open(0) {
         Ok(g) => g,
         Err(e) if e.is_unavailable() => {
-            if args.json {
-                io(writeln!(
-                    out,
-                    "{{\"device\":null,\"skipped\":{},\"results\":[]}}",
-                    json_str(&e.to_string())
-                ))?;
-            } else {
-                io(writeln!(out, "no GPU: {e}; nothing to benchmark"))?;
-            }
+            io(writeln!(out, "no GPU: {e}; nothing to benchmark"))?;
             return Ok(());
         }
         Err(e) => return Err(e),
@@ -260,37 +248,39 @@ pub fn run(args: &BenchArgs, out: &mut dyn Write, progress: &mut dyn Write) -> G
     if args.suite == Suite::Gemm {
         let sizes: Vec<_> = args.sizes.iter().map(|&(r, c)| (r, c, c)).collect();
         let configs = crate::gemm::run::bench_configs(&gpu)?;
-        crate::gemm::run::bench(
-            &gpu,
-            &sizes,
-            &configs,
-            args.repeats,
-            args.json,
-            out,
-            progress,
-        )?;
+        crate::gemm::run::bench(&gpu, &sizes, &configs, args.repeats, out, progress)?;
         return Ok(());
     }
+    let rows = measure(&gpu, args, progress)?;
+    io(write!(out, "{}", to_table(&gpu, &rows)))
+}
+
+/// Verifies and times the copy, transpose and microkernel suites `args` selects (not
+/// [`Suite::Gemm`]: see `gemm::run::bench`) on `gpu` and returns one [`Row`] per kernel.
+///
+/// ```
+/// use tessel_kernels::bench::{measure, parse_args};
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+/// let args = parse_args(&["conflicts".into(), "--profile".into()]).unwrap();
+/// let rows = measure(&gpu, &args, &mut Vec::new()).unwrap();
+/// assert!(rows.iter().all(|r| r.predicted.is_some()));
+/// ```
+pub fn measure(gpu: &Gpu, args: &BenchArgs, progress: &mut dyn Write) -> GpuResult<Vec<Row>> {
     let mut rows = Vec::new();
     for &dtype in &args.dtypes {
         if matches!(args.suite, Suite::Copy | Suite::Transpose | Suite::All) {
             for &size in &args.sizes {
                 match dtype {
-                    DType::F32 => rows.extend(matrix_suite::<u32>(&gpu, args, size, progress)?),
-                    DType::F16 => rows.extend(matrix_suite::<u16>(&gpu, args, size, progress)?),
+                    DType::F32 => rows.extend(matrix_suite::<u32>(gpu, args, size, progress)?),
+                    DType::F16 => rows.extend(matrix_suite::<u16>(gpu, args, size, progress)?),
                 }
             }
         }
     }
     if matches!(args.suite, Suite::Conflicts | Suite::All) {
-        rows.extend(micro_suite(&gpu, args, progress)?);
+        rows.extend(micro_suite(gpu, args, progress)?);
     }
-    if args.json {
-        io(writeln!(out, "{}", to_json(&gpu, &rows)))?;
-    } else {
-        io(write!(out, "{}", to_table(&gpu, &rows)))?;
-    }
-    Ok(())
+    Ok(rows)
 }
 
 fn io(r: std::io::Result<()>) -> GpuResult<()> {
@@ -524,61 +514,6 @@ pub fn to_table(gpu: &Gpu, rows: &[Row]) -> String {
         ));
     }
     s
-}
-
-fn json_str(s: &str) -> String {
-    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
-}
-
-fn json_num(x: Option<f64>) -> String {
-    x.filter(|v| v.is_finite())
-        .map_or("null".into(), |v| format!("{v:.6}"))
-}
-
-/// The results as JSON: `{"device": ..., "results": [{"kernel": ..., ...}]}`.
-///
-/// ```
-/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
-/// use tessel_kernels::{DType, bench::{to_json, Row}};
-/// let row = Row { kernel: "memcpy_dtod".into(), dtype: DType::F32, size: (64, 32), timing: None,
-///                 bytes: 16384, gbps: None, ratio: None, predicted: None };
-/// let json = to_json(&gpu, &[row]);
-/// assert!(json.contains(&format!("\"arch\":\"{}\"", gpu.arch())));
-/// assert!(json.contains("\"kernel\":\"memcpy_dtod\",\"dtype\":\"f32\",\"rows\":64,\"cols\":32"));
-/// assert!(json.contains("\"median_ms\":null"));
-/// ```
-pub fn to_json(gpu: &Gpu, rows: &[Row]) -> String {
-    let items: Vec<String> = rows
-        .iter()
-        .map(|r| {
-            let pred = r.predicted.map_or("null".into(), |p| {
-                format!(
-                    "{{\"ld\":{},\"ld_ideal\":{},\"st\":{},\"st_ideal\":{}}}",
-                    p.ld, p.ld_ideal, p.st, p.st_ideal
-                )
-            });
-            format!(
-                "{{\"kernel\":{},\"dtype\":{},\"rows\":{},\"cols\":{},\"median_ms\":{},\"min_ms\":{},\"repeats\":{},\"bytes\":{},\"gbps\":{},\"ratio_to_memcpy\":{},\"predicted_wavefronts\":{}}}",
-                json_str(&r.kernel),
-                json_str(&r.dtype.to_string()),
-                r.size.0,
-                r.size.1,
-                json_num(r.timing.map(|t| t.median_ms)),
-                json_num(r.timing.map(|t| t.min_ms)),
-                r.timing.map_or(0, |t| t.repeats),
-                r.bytes,
-                json_num(r.gbps),
-                json_num(r.ratio),
-                pred
-            )
-        })
-        .collect();
-    format!(
-        "{{\"device\":{},\"arch\":{},\"results\":[{}]}}",
-        json_str(gpu.name()),
-        json_str(&gpu.arch().to_string()),
-        items.join(",")
-    )
 }
 
 /// Entry point for the CLI: parses `args` (after `bench`), runs, and returns the exit status

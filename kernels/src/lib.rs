@@ -34,6 +34,12 @@ pub mod tiled;
 pub mod timing;
 
 pub use compile::Arch;
+/// The cudarc this crate is built on, for callers that use NVRTC or the driver directly.
+///
+/// ```
+/// let _opts = tessel_kernels::cudarc::nvrtc::CompileOptions::default();
+/// ```
+pub use cudarc;
 pub use device::Gpu;
 pub use dtype::DType;
 pub use error::{GpuError, GpuResult};

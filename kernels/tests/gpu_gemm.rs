@@ -211,6 +211,7 @@ const GPU_SIZES: [(i64, i64, i64); 4] = [
 ];
 
 #[test]
+#[ignore = "needs a GPU: run with -- --ignored"]
 fn gpu_gemm_matches_cpu_reference() {
     let Some(gpu) = common::gpu_or_skip("gpu_gemm_matches_cpu_reference") else {
         return;
@@ -238,6 +239,7 @@ fn gpu_gemm_matches_cpu_reference() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run with -- --ignored"]
 fn gpu_gemm_matches_cublas() {
     let Some(gpu) = common::gpu_or_skip("gpu_gemm_matches_cublas") else {
         return;
@@ -263,6 +265,7 @@ fn gpu_gemm_matches_cublas() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run with -- --ignored"]
 fn gpu_bench_gemm_runs_small() {
     let Some(_gpu) = common::gpu_or_skip("gpu_bench_gemm_runs_small") else {
         return;

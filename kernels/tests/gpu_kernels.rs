@@ -35,6 +35,7 @@ fn check_all<E: Elem>(gpu: &Gpu, kinds: &[TiledKind]) {
 }
 
 #[test]
+#[ignore = "needs a GPU: run with -- --ignored"]
 fn gpu_copy_f32_and_f16() {
     let Some(gpu) = common::gpu_or_skip("gpu_copy_f32_and_f16") else {
         return;
@@ -44,6 +45,7 @@ fn gpu_copy_f32_and_f16() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run with -- --ignored"]
 fn gpu_transpose_ladder_f32() {
     let Some(gpu) = common::gpu_or_skip("gpu_transpose_ladder_f32") else {
         return;
@@ -52,6 +54,7 @@ fn gpu_transpose_ladder_f32() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run with -- --ignored"]
 fn gpu_transpose_ladder_f16() {
     let Some(gpu) = common::gpu_or_skip("gpu_transpose_ladder_f16") else {
         return;
@@ -60,6 +63,7 @@ fn gpu_transpose_ladder_f16() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run with -- --ignored"]
 fn gpu_conflict_microkernels() {
     let Some(gpu) = common::gpu_or_skip("gpu_conflict_microkernels") else {
         return;
@@ -76,6 +80,7 @@ fn gpu_conflict_microkernels() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run with -- --ignored"]
 fn gpu_module_cache_reuses_compiled_source() {
     let Some(gpu) = common::gpu_or_skip("gpu_module_cache") else {
         return;
@@ -94,6 +99,7 @@ fn gpu_module_cache_reuses_compiled_source() {
 }
 
 #[test]
+#[ignore = "needs a GPU: run with -- --ignored"]
 fn gpu_bench_runs_small() {
     let Some(_gpu) = common::gpu_or_skip("gpu_bench_runs_small") else {
         return;

@@ -269,7 +269,6 @@ impl FromStr for SmemOp {
 ///
 /// ```
 /// let r = tessel_layout::bank::BankReport { wavefronts: 8, ideal: 1, excess: 7 };
-/// assert_eq!(r.to_json(), r#"{"wavefronts":8,"ideal":1,"excess":7}"#);
 /// assert_eq!(r.to_string(), "wavefronts 8, ideal 1, excess 7");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -283,18 +282,6 @@ pub struct BankReport {
 }
 
 impl BankReport {
-    /// The report as one-line JSON `{"wavefronts":W,"ideal":I,"excess":E}`.
-    ///
-    /// ```
-    /// assert!(tessel_layout::bank::BankReport::default().to_json().starts_with("{\"wavefronts\":0"));
-    /// ```
-    pub fn to_json(&self) -> String {
-        format!(
-            "{{\"wavefronts\":{},\"ideal\":{},\"excess\":{}}}",
-            self.wavefronts, self.ideal, self.excess
-        )
-    }
-
     fn add(&mut self, wavefronts: i64, ideal: i64) {
         self.wavefronts += wavefronts;
         self.ideal += ideal;

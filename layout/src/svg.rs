@@ -1,6 +1,7 @@
 //! Pictures of layouts as SVG text (no dependency): the 2-D grid of offsets (CuTe's
-//! `print_layout`) coloured by shared-memory bank, and TV layouts labelled `T{t}V{v}` per cell
-//! (CuTe's `print_latex`).
+//! `print_layout`) coloured by shared-memory bank, each cell also naming its bank (`b7`), and
+//! TV layouts labelled `T{t}V{v}` per cell (CuTe's `print_latex`). A grid wider than
+//! [`MAX_WIDTH`] pixels is wrapped: its columns are drawn in blocks stacked top to bottom.
 //!
 //! ```
 //! use tessel_layout::{svg::layout_svg, Layout};
@@ -27,7 +28,23 @@ use crate::layout::Layout;
 /// ```
 pub const MAX_CELLS: i64 = 1 << 16;
 
+/// Pictures are wrapped to at most this many pixels across (unless one block of columns, the
+/// title or the legend needs more).
+///
+/// ```
+/// use tessel_layout::{svg::{layout_svg, MAX_WIDTH}, ComposedLayout};
+/// // An 8x64 fp16 tile: 64 columns are drawn as two blocks of 32.
+/// let c: ComposedLayout = "Sw<3,3,3> o (8,64):(64,1)".parse().unwrap();
+/// let svg = layout_svg(&c, Some(2)).unwrap();
+/// let width: i64 = svg.split("width=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
+/// assert!(width <= MAX_WIDTH, "{width}");
+/// ```
+pub const MAX_WIDTH: i64 = 1280;
+
 const CELL_H: i64 = 26;
+/// Cell height when a cell has a second line (its bank).
+const CELL_H_TWO_LINES: i64 = 36;
+const BLOCK_GAP: i64 = 20;
 const HEADER: i64 = 36;
 const MARGIN: i64 = 16;
 const TITLE_H: i64 = 30;
@@ -39,8 +56,9 @@ const THREAD_COLORS: [&str; 8] = [
 ];
 
 /// The grid of a layout: rows = mode 0, columns = the rest (a rank-1 layout is one column);
-/// each cell shows the offset. With `elem_bytes`, cells are coloured by the bank of their
-/// element (`offset * elem_bytes / 4 mod 32`) and a legend lists the banks.
+/// each cell shows the offset. With `elem_bytes`, each cell is coloured by the bank of its
+/// element (`offset * elem_bytes / 4 mod 32`) and names it under the offset (`b3`), and a
+/// legend lists the banks' colours.
 ///
 /// ```
 /// use tessel_layout::{ComposedLayout, svg::layout_svg};
@@ -49,6 +67,8 @@ const THREAD_COLORS: [&str; 8] = [
 /// assert!(svg.starts_with("<svg"));
 /// assert!(svg.contains("Sw&lt;1,0,1&gt;"));
 /// assert!(svg.contains(">bank 3<"));
+/// // Offset 3 (the cell (1,0) after the swizzle) is in bank 3.
+/// assert!(svg.contains(">b3<"));
 /// ```
 pub fn layout_svg(layout: &impl OffsetMap, elem_bytes: Option<i64>) -> Result<String> {
     let c = layout.to_composed();
@@ -62,6 +82,13 @@ pub fn layout_svg(layout: &impl OffsetMap, elem_bytes: Option<i64>) -> Result<St
     let (rows, cols) = grid_shape(c.layout())?;
     let offsets = c.offsets();
     let labels: Vec<String> = offsets.iter().map(i64::to_string).collect();
+    let sublabels: Vec<String> = match elem_bytes {
+        Some(b) => offsets
+            .iter()
+            .map(|&o| format!("b{}", bank_of(o, b)))
+            .collect(),
+        None => Vec::new(),
+    };
     let fills: Vec<String> = offsets
         .iter()
         .map(|&o| match elem_bytes {
@@ -70,7 +97,7 @@ pub fn layout_svg(layout: &impl OffsetMap, elem_bytes: Option<i64>) -> Result<St
         })
         .collect();
     let title = match elem_bytes {
-        Some(b) => format!("{c}  ({b}-byte elements, coloured by bank)"),
+        Some(b) => format!("{c}  ({b}-byte elements; cell: offset, bN = bank N)"),
         None => c.to_string(),
     };
     let legend: Vec<(String, String)> = if elem_bytes.is_some() {
@@ -85,6 +112,7 @@ pub fn layout_svg(layout: &impl OffsetMap, elem_bytes: Option<i64>) -> Result<St
         rows,
         cols,
         labels,
+        sublabels,
         fills,
         legend,
     }))
@@ -139,6 +167,7 @@ pub fn tv_svg(tv: &Layout, rows: i64, cols: i64) -> Result<String> {
         rows,
         cols,
         labels,
+        sublabels: Vec::new(),
         fills,
         legend: Vec::new(),
     }))
@@ -185,23 +214,48 @@ fn tile_cells(rows: i64, cols: i64) -> Result<i64> {
     }
 }
 
-/// What to draw: labels and fills in column-major cell order.
+/// What to draw: labels, second-line labels (none when empty) and fills in column-major cell
+/// order.
 struct Grid {
     title: String,
     rows: i64,
     cols: i64,
     labels: Vec<String>,
+    sublabels: Vec<String>,
     fills: Vec<String>,
     legend: Vec<(String, String)>,
+}
+
+/// How many columns one block of a wrapped grid holds: all of them when they fit in
+/// [`MAX_WIDTH`], else the largest power of two that fits (at least one).
+fn block_columns(cols: i64, cell_w: i64, left: i64) -> i64 {
+    let fit = ((MAX_WIDTH - left - MARGIN) / cell_w).max(1);
+    if cols <= fit {
+        return cols;
+    }
+    let mut block = 1;
+    while block * 2 <= fit {
+        block *= 2;
+    }
+    block
 }
 
 fn draw(g: &Grid) -> String {
     let longest = g.labels.iter().map(String::len).max().unwrap_or(1) as i64;
     let cell_w = (longest * CHAR_W + 12).max(34);
+    let cell_h = if g.sublabels.is_empty() {
+        CELL_H
+    } else {
+        CELL_H_TWO_LINES
+    };
     let left = MARGIN + HEADER;
-    let top = MARGIN + TITLE_H + HEADER;
-    let grid_w = cell_w * g.cols;
-    let grid_h = CELL_H * g.rows;
+    let block_cols = block_columns(g.cols, cell_w, left);
+    let blocks = (g.cols + block_cols - 1) / block_cols;
+    // Each block: its column header, then the rows.
+    let block_h = HEADER + cell_h * g.rows;
+    let top = MARGIN + TITLE_H;
+    let grid_w = cell_w * block_cols;
+    let grid_h = blocks * block_h + (blocks - 1) * BLOCK_GAP;
     let legend_cols = 8;
     let legend_rows = (g.legend.len() as i64 + legend_cols - 1) / legend_cols;
     let legend_top = top + grid_h + MARGIN;
@@ -213,6 +267,13 @@ fn draw(g: &Grid) -> String {
         })
         .max(MARGIN * 2 + g.title.len() as i64 * 9); // 14px bold monospace: about 9px a character
     let height = legend_top + legend_rows * 22 + MARGIN;
+    // The top-left corner of cell (m, n).
+    let origin = |m: i64, n: i64| {
+        let block = n / block_cols;
+        let x = left + (n % block_cols) * cell_w;
+        let y = top + block * (block_h + BLOCK_GAP) + HEADER + m * cell_h;
+        (x, y)
+    };
     let mut s = String::new();
     // Writing to a String cannot fail.
     let _ = writeln!(
@@ -232,23 +293,34 @@ fn draw(g: &Grid) -> String {
     );
     let _ = writeln!(s, r##"<g fill="#555555" text-anchor="middle">"##);
     for n in 0..g.cols {
-        let x = left + n * cell_w + cell_w / 2;
-        let _ = writeln!(s, r#"<text x="{x}" y="{}">{n}</text>"#, top - 10);
+        let (x, y) = origin(0, n);
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="{}">{n}</text>"#,
+            x + cell_w / 2,
+            y - 10
+        );
     }
-    for m in 0..g.rows {
-        let y = top + m * CELL_H + CELL_H / 2 + 4;
-        let _ = writeln!(s, r#"<text x="{}" y="{y}">{m}</text>"#, left - 16);
+    for block in 0..blocks {
+        for m in 0..g.rows {
+            let (_, y) = origin(m, block * block_cols);
+            let _ = writeln!(
+                s,
+                r#"<text x="{}" y="{}">{m}</text>"#,
+                left - 16,
+                y + CELL_H / 2 + 4
+            );
+        }
     }
     let _ = writeln!(s, "</g>");
     let _ = writeln!(s, r##"<g stroke="#333333" stroke-width="1">"##);
     for n in 0..g.cols {
         for m in 0..g.rows {
             let cell = (m + g.rows * n) as usize;
+            let (x, y) = origin(m, n);
             let _ = writeln!(
                 s,
-                r#"<rect x="{}" y="{}" width="{cell_w}" height="{CELL_H}" fill="{}"/>"#,
-                left + n * cell_w,
-                top + m * CELL_H,
+                r#"<rect x="{x}" y="{y}" width="{cell_w}" height="{cell_h}" fill="{}"/>"#,
                 g.fills.get(cell).map_or("#ffffff", String::as_str)
             );
         }
@@ -259,20 +331,44 @@ fn draw(g: &Grid) -> String {
         for m in 0..g.rows {
             let cell = (m + g.rows * n) as usize;
             let label = g.labels.get(cell).map_or("", String::as_str);
+            let (x, y) = origin(m, n);
             if !label.is_empty() {
                 let _ = writeln!(
                     s,
                     r#"<text x="{}" y="{}">{}</text>"#,
-                    left + n * cell_w + cell_w / 2,
-                    top + m * CELL_H + CELL_H / 2 + 4,
+                    x + cell_w / 2,
+                    y + CELL_H / 2 + 4,
                     escape(label)
                 );
             }
         }
     }
     let _ = writeln!(s, "</g>");
+    if !g.sublabels.is_empty() {
+        let _ = writeln!(
+            s,
+            r##"<g class="bank" text-anchor="middle" font-size="9" fill="#333333">"##
+        );
+        for n in 0..g.cols {
+            for m in 0..g.rows {
+                let cell = (m + g.rows * n) as usize;
+                let label = g.sublabels.get(cell).map_or("", String::as_str);
+                let (x, y) = origin(m, n);
+                if !label.is_empty() {
+                    let _ = writeln!(
+                        s,
+                        r#"<text x="{}" y="{}">{}</text>"#,
+                        x + cell_w / 2,
+                        y + cell_h - 6,
+                        escape(label)
+                    );
+                }
+            }
+        }
+        let _ = writeln!(s, "</g>");
+    }
     if !g.legend.is_empty() {
-        let _ = writeln!(s, "<g>");
+        let _ = writeln!(s, r#"<g class="legend">"#);
         for (k, (fill, name)) in g.legend.iter().enumerate() {
             let k = k as i64;
             let x = MARGIN + (k % legend_cols) * 84;

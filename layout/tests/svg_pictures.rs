@@ -217,3 +217,97 @@ fn snapshot_of_a_small_swizzled_tile() {
     let c: ComposedLayout = "Sw<1,1,2> o (4,4):(4,1)".parse().unwrap();
     insta::assert_snapshot!(layout_svg(&c, Some(4)).unwrap());
 }
+
+/// The bank of an element offset by the model's definition (32 banks of 4 bytes), computed
+/// here independently of `tessel_layout::svg::bank_of`.
+fn bank(offset: i64, elem_bytes: i64) -> i64 {
+    (offset * elem_bytes / 4) % 32
+}
+
+fn attr<'a>(e: &'a Element, key: &str) -> &'a str {
+    e.attrs
+        .iter()
+        .find(|(k, _)| k == key)
+        .map_or("", |(_, v)| v.as_str())
+}
+
+/// Each cell (a `rect` of the grid) with the offset label and the bank label drawn inside it.
+fn cells(xml: &[Element]) -> Vec<(i64, String)> {
+    let num = |e: &Element, k: &str| attr(e, k).parse::<i64>().unwrap();
+    let rects: Vec<&Element> = xml
+        .iter()
+        .filter(|e| e.name == "rect" && attr(e, "stroke").is_empty() && attr(e, "x") != "0")
+        .collect();
+    let texts: Vec<&Element> = xml.iter().filter(|e| e.name == "text").collect();
+    rects
+        .iter()
+        .map(|r| {
+            let (x, y) = (num(r, "x"), num(r, "y"));
+            let (w, h) = (num(r, "width"), num(r, "height"));
+            let inside: Vec<&str> = texts
+                .iter()
+                .filter(|t| {
+                    let (tx, ty) = (num(t, "x"), num(t, "y"));
+                    tx > x && tx < x + w && ty > y && ty < y + h
+                })
+                .map(|t| t.text.as_str())
+                .collect();
+            assert_eq!(inside.len(), 2, "cell at ({x},{y}) holds {inside:?}");
+            (inside[0].parse().unwrap(), inside[1].to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn every_cell_names_its_bank_under_its_offset() {
+    // The 8x64 fp16 tile with CuTe's Sw<3,3,3> (the 128-byte swizzle).
+    let c: ComposedLayout = "Sw<3,3,3> o (8,64):(64,1)".parse().unwrap();
+    let xml = parse_xml(&layout_svg(&c, Some(2)).unwrap());
+    let cells = cells(&xml);
+    assert_eq!(cells.len(), 512);
+    for (offset, label) in &cells {
+        assert_eq!(*label, format!("b{}", bank(*offset, 2)), "offset {offset}");
+    }
+    // Every offset 0..512 is drawn once (a bijection).
+    let mut offsets: Vec<i64> = cells.iter().map(|c| c.0).collect();
+    offsets.sort();
+    assert_eq!(offsets, (0..512).collect::<Vec<_>>());
+    // The legend names all 32 banks, with a swatch each.
+    let legend = texts(&xml);
+    for k in 0..32 {
+        assert!(legend.contains(&format!("bank {k}").as_str()), "bank {k}");
+    }
+}
+
+#[test]
+fn a_wide_tile_is_wrapped_into_blocks_of_columns() {
+    let c: ComposedLayout = "Sw<3,3,3> o (8,64):(64,1)".parse().unwrap();
+    let svg = layout_svg(&c, Some(2)).unwrap();
+    let xml = parse_xml(&svg);
+    let width: i64 = attr(&xml[0], "width").parse().unwrap();
+    assert!(width <= tessel_layout::svg::MAX_WIDTH, "{width}");
+    // Two blocks of 32 columns: the cells of column 32 lie below those of column 0, at the
+    // same x; column headers 0..64 are all present.
+    let rects: Vec<(i64, i64)> = xml
+        .iter()
+        .filter(|e| e.name == "rect" && attr(e, "stroke").is_empty() && attr(e, "x") != "0")
+        .map(|e| (attr(e, "x").parse().unwrap(), attr(e, "y").parse().unwrap()))
+        .collect();
+    // Cells are listed column-major, 8 per column.
+    let (col0, col32) = (rects[0], rects[32 * 8]);
+    assert_eq!(col0.0, col32.0);
+    assert!(col32.1 > rects[7].1, "{col0:?} {col32:?}");
+    let labels = texts(&xml);
+    for n in 0..64 {
+        assert!(labels.contains(&n.to_string().as_str()), "column {n}");
+    }
+    // A narrow tile is not wrapped: one row of cells per row of the layout.
+    let narrow: Layout = "(4,8):(8,1)".parse().unwrap();
+    let xml = parse_xml(&layout_svg(&narrow, Some(4)).unwrap());
+    let ys: std::collections::BTreeSet<&str> = xml
+        .iter()
+        .filter(|e| e.name == "rect" && attr(e, "stroke").is_empty() && attr(e, "x") != "0")
+        .map(|e| attr(e, "y"))
+        .collect();
+    assert_eq!(ys.len(), 4);
+}

@@ -1,31 +1,374 @@
-//! `tessel bench`: the GPU benchmarks of tessel-kernels (all logic lives in
-//! `tessel_kernels::bench`; this file only adapts it to the command table).
+//! `tessel bench`: the GPU benchmarks of tessel-kernels (the kernels, their verification and
+//! timing live in `tessel_kernels::bench`; this file parses the options, shows progress and
+//! writes the JSON). A `tessel` built without the `kernels` feature says so and exits 0.
 
 use std::io::Write;
 
-use tessel::{Error, Result};
+use serde::Serialize;
+use tessel::Result;
 
-use super::Command;
+use super::json::print_json;
+use super::print;
 
-pub const COMMAND: Command = Command {
-    name: "bench",
-    usage: "[copy|transpose|conflicts|all|gemm] [--size N|RxC] [--dtype f32|f16] [--json] [--repeats K] [--raster G] [--min-blocks B] [--profile]",
-    summary: "verify and time the GPU kernels against cudaMemcpy device-to-device",
-    help: "Runs the tiled copy, the transpose ladder and the bank-conflict microkernels on GPU 0.\n\
-        Each kernel is first checked element by element against a CPU reference (random\n\
-        non-zero input, poisoned output), then timed with CUDA events (median of --repeats,\n\
-        default 30) next to cuMemcpyDtoD on the same buffers: the table gives time, effective\n\
-        GB/s (bytes read + written) and the ratio to memcpy. Default sizes 8192^2 and 16384^2,\n\
-        both dtypes. --profile launches each kernel once, untimed, and prints the bank-model\n\
-        predictions (for scripts/ncu_conflicts.sh). `gemm` verifies the tensor-core GEMM against\n\
-        the CPU and cuBLAS and times both (default 4096^3 and 8192^3; --size N runs N^3).\n\
-        Without a GPU it says so and exits 0.",
-    run,
-};
+/// Which kernels `tessel bench` runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Suite {
+    /// The tiled copy
+    Copy,
+    /// The transpose ladder
+    Transpose,
+    /// The bank-conflict microkernels
+    Conflicts,
+    /// Copy, transposes and microkernels
+    All,
+    /// The tensor-core GEMM next to cuBLAS
+    Gemm,
+}
 
-fn run(args: &[String], out: &mut dyn Write) -> Result<()> {
-    let parsed = tessel_kernels::bench::parse_args(args).map_err(Error::invalid)?;
-    let stderr = std::io::stderr();
-    tessel_kernels::bench::run(&parsed, out, &mut stderr.lock())
-        .map_err(|e| Error::invalid(e.to_string()))
+/// Element types of the copy and transpose kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Dtype {
+    /// 4-byte elements
+    F32,
+    /// 2-byte elements
+    F16,
+}
+
+/// Options of `tessel bench`.
+#[derive(Debug, clap::Args)]
+#[command(
+    about = "Verify and time the GPU kernels against cudaMemcpy device-to-device",
+    long_about = "Runs the tiled copy, the transpose ladder and the bank-conflict \
+microkernels on GPU 0. Each kernel is first checked element by element against a CPU reference \
+(random non-zero input, poisoned output), then timed with CUDA events (median of --repeats) next \
+to cuMemcpyDtoD on the same buffers: the table gives time, effective GB/s (bytes read + written) \
+and the ratio to memcpy. Default sizes 8192^2 and 16384^2, both dtypes. 'gemm' verifies the \
+tensor-core GEMM against the CPU and cuBLAS and times both (default 4096^3 and 8192^3; --size N \
+runs N^3). Progress goes to stderr. Without a GPU (or in a tessel built without the 'kernels' \
+feature) it says so and exits 0."
+)]
+pub struct Args {
+    /// Which kernels
+    #[arg(value_enum, value_name = "SUITE", default_value = "all")]
+    pub suite: Suite,
+    /// Matrix size: N (square) or RxC, 1 <= N <= 65536
+    #[arg(long, value_name = "N|RxC", value_parser = parse_size)]
+    pub size: Option<(i64, i64)>,
+    /// Element type (default: both)
+    #[arg(long, value_enum, value_name = "f32|f16")]
+    pub dtype: Option<Dtype>,
+    /// Timed repeats per kernel
+    #[arg(long, value_name = "K", default_value_t = 30, value_parser = clap::value_parser!(u16).range(1..=10_000))]
+    pub repeats: u16,
+    /// Raster group of the transposes' block order (default: the tuned one)
+    #[arg(long, value_name = "G", value_parser = clap::value_parser!(i64).range(0..=64))]
+    pub raster: Option<i64>,
+    /// Minimum blocks per SM in every tiled kernel's __launch_bounds__
+    #[arg(long, value_name = "B", value_parser = clap::value_parser!(i64).range(1..=32))]
+    pub min_blocks: Option<i64>,
+    /// Launch each kernel once, untimed, and print the bank-model predictions (for
+    /// scripts/ncu_conflicts.sh)
+    #[arg(long)]
+    pub profile: bool,
+    /// Print the results as JSON (schema: docs/cli.md)
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Parses `N` or `RxC`, the value of `--size`.
+fn parse_size(text: &str) -> std::result::Result<(i64, i64), String> {
+    let one = |t: &str| {
+        t.parse::<i64>()
+            .ok()
+            .filter(|v| (1..=65536).contains(v))
+            .ok_or_else(|| format!("expected N or RxC with 1 <= N <= 65536, got '{text}'"))
+    };
+    match text.split_once('x') {
+        Some((r, c)) => Ok((one(r)?, one(c)?)),
+        None => one(text).map(|v| (v, v)),
+    }
+}
+
+/// `tessel bench --json`: the device and one result per kernel (`device` is null and `skipped`
+/// says why when nothing ran).
+#[derive(Debug, Serialize)]
+pub struct BenchJson {
+    /// The GPU's name, or null.
+    pub device: Option<String>,
+    /// Its architecture (`sm_90`), or null.
+    pub arch: Option<String>,
+    /// Why nothing ran, or null.
+    pub skipped: Option<String>,
+    /// The measured kernels.
+    pub results: Vec<Result_>,
+}
+
+/// One measured kernel of `bench --json`.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+#[cfg_attr(not(feature = "kernels"), allow(dead_code))]
+pub enum Result_ {
+    /// A copy, transpose or microkernel (or the memcpy reference).
+    Kernel(KernelJson),
+    /// A GEMM configuration next to cuBLAS.
+    Gemm(GemmJson),
+}
+
+/// A copy, transpose or microkernel result.
+#[derive(Debug, Serialize)]
+pub struct KernelJson {
+    /// Kernel name (`memcpy_dtod` for the reference).
+    pub kernel: String,
+    /// `f32` or `f16`.
+    pub dtype: String,
+    /// Matrix rows.
+    pub rows: i64,
+    /// Matrix columns.
+    pub cols: i64,
+    /// Median time in ms (null with --profile).
+    pub median_ms: Option<f64>,
+    /// Fastest repeat in ms.
+    pub min_ms: Option<f64>,
+    /// Timed repeats (0 with --profile).
+    pub repeats: usize,
+    /// Bytes read + written per run (0 for microkernels).
+    pub bytes: i64,
+    /// Effective bandwidth in GB/s.
+    pub gbps: Option<f64>,
+    /// Bandwidth over memcpy's in the same run.
+    pub ratio_to_memcpy: Option<f64>,
+    /// The bank model's shared-memory wavefronts per launch.
+    pub predicted_wavefronts: Option<Predicted>,
+}
+
+/// Predicted wavefronts of a kernel's shared-memory loads and stores.
+#[derive(Debug, Serialize)]
+pub struct Predicted {
+    /// Load wavefronts.
+    pub ld: i64,
+    /// Load wavefronts without conflicts.
+    pub ld_ideal: i64,
+    /// Store wavefronts.
+    pub st: i64,
+    /// Store wavefronts without conflicts.
+    pub st_ideal: i64,
+}
+
+/// A GEMM result.
+#[derive(Debug, Serialize)]
+pub struct GemmJson {
+    /// Always `gemm_tn_f16_f32`.
+    pub kernel: String,
+    /// Block tile and stages, e.g. `128x128x32s3`.
+    pub config: String,
+    /// M.
+    pub m: i64,
+    /// N.
+    pub n: i64,
+    /// K.
+    pub k: i64,
+    /// Median time of tessel's kernel in ms.
+    pub median_ms: f64,
+    /// Its TFLOP/s.
+    pub tflops: f64,
+    /// Median time of cuBLAS in ms.
+    pub cublas_median_ms: f64,
+    /// cuBLAS's TFLOP/s.
+    pub cublas_tflops: f64,
+    /// `tflops / cublas_tflops`.
+    pub ratio_to_cublas: f64,
+    /// Relative error against the CPU reference.
+    pub rel_err_cpu: f64,
+    /// Relative difference from cuBLAS.
+    pub rel_err_cublas: f64,
+}
+
+/// The line (and JSON `skipped`) of a run where nothing can be benchmarked.
+fn skipped(out: &mut dyn Write, json: bool, reason: String) -> Result<()> {
+    if json {
+        return print_json(
+            out,
+            &BenchJson {
+                device: None,
+                arch: None,
+                skipped: Some(reason),
+                results: Vec::new(),
+            },
+        );
+    }
+    print(out, &format!("{reason}; nothing to benchmark\n"))
+}
+
+/// Runs the benchmarks.
+#[cfg(not(feature = "kernels"))]
+pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
+    skipped(
+        out,
+        args.json,
+        "this tessel was built without the 'kernels' feature".to_string(),
+    )
+}
+
+/// Runs the benchmarks.
+#[cfg(feature = "kernels")]
+pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
+    with_kernels::run(args, out)
+}
+
+#[cfg(feature = "kernels")]
+mod with_kernels {
+    use std::io::Write;
+
+    use tessel::kernels::bench::{self as kb, BenchArgs};
+    use tessel::kernels::{DType, Gpu, GpuError};
+    use tessel::{Error, Result};
+
+    use super::super::json::print_json;
+    use super::super::progress;
+    use super::{Args, BenchJson, Dtype, GemmJson, KernelJson, Predicted, Result_, Suite};
+
+    fn gpu_error(e: GpuError) -> Error {
+        Error::invalid(e.to_string())
+    }
+
+    /// The kernels crate's arguments.
+    fn bench_args(args: &Args) -> BenchArgs {
+        let suite = match args.suite {
+            Suite::Copy => kb::Suite::Copy,
+            Suite::Transpose => kb::Suite::Transpose,
+            Suite::Conflicts => kb::Suite::Conflicts,
+            Suite::All => kb::Suite::All,
+            Suite::Gemm => kb::Suite::Gemm,
+        };
+        let default_sizes = if suite == kb::Suite::Gemm {
+            vec![(4096, 4096), (8192, 8192)]
+        } else {
+            vec![(8192, 8192), (16384, 16384)]
+        };
+        BenchArgs {
+            suite,
+            sizes: args.size.map_or(default_sizes, |s| vec![s]),
+            dtypes: match args.dtype {
+                None => vec![DType::F32, DType::F16],
+                Some(Dtype::F32) => vec![DType::F32],
+                Some(Dtype::F16) => vec![DType::F16],
+            },
+            profile: args.profile,
+            repeats: usize::from(args.repeats),
+            raster: args.raster,
+            min_blocks: args.min_blocks,
+        }
+    }
+
+    pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
+        let parsed = bench_args(args);
+        let mut lines = progress::Lines::new("tessel bench: opening GPU 0");
+        let result = if args.json {
+            json(&parsed, out, &mut lines)
+        } else {
+            kb::run(&parsed, out, &mut lines).map_err(gpu_error)
+        };
+        lines.finish();
+        result
+    }
+
+    fn json(args: &BenchArgs, out: &mut dyn Write, progress: &mut dyn Write) -> Result<()> {
+        let gpu = match Gpu::open(0) {
+            Ok(g) => g,
+            Err(e) if e.is_unavailable() => {
+                return super::skipped(out, true, format!("no GPU: {e}"));
+            }
+            Err(e) => return Err(gpu_error(e)),
+        };
+        let _ = writeln!(progress, "device: {}", gpu.describe());
+        let results = if args.suite == kb::Suite::Gemm {
+            let sizes: Vec<_> = args.sizes.iter().map(|&(r, c)| (r, c, c)).collect();
+            let configs = tessel::kernels::gemm::run::bench_configs(&gpu).map_err(gpu_error)?;
+            let rows = tessel::kernels::gemm::run::bench(
+                &gpu,
+                &sizes,
+                &configs,
+                args.repeats,
+                &mut std::io::sink(),
+                progress,
+            )
+            .map_err(gpu_error)?;
+            rows.into_iter()
+                .map(|r| {
+                    Result_::Gemm(GemmJson {
+                        kernel: "gemm_tn_f16_f32".into(),
+                        config: r.cfg.to_string(),
+                        m: r.size.0,
+                        n: r.size.1,
+                        k: r.size.2,
+                        median_ms: r.ours.median_ms,
+                        tflops: r.ours_tflops,
+                        cublas_median_ms: r.cublas.median_ms,
+                        cublas_tflops: r.cublas_tflops,
+                        ratio_to_cublas: r.ours_tflops / r.cublas_tflops,
+                        rel_err_cpu: r.rel_err_cpu,
+                        rel_err_cublas: r.rel_err_cublas,
+                    })
+                })
+                .collect()
+        } else {
+            kb::measure(&gpu, args, progress)
+                .map_err(gpu_error)?
+                .into_iter()
+                .map(|r| {
+                    Result_::Kernel(KernelJson {
+                        kernel: r.kernel,
+                        dtype: r.dtype.to_string(),
+                        rows: r.size.0,
+                        cols: r.size.1,
+                        median_ms: r.timing.map(|t| t.median_ms),
+                        min_ms: r.timing.map(|t| t.min_ms),
+                        repeats: r.timing.map_or(0, |t| t.repeats),
+                        bytes: r.bytes,
+                        gbps: r.gbps,
+                        ratio_to_memcpy: r.ratio,
+                        predicted_wavefronts: r.predicted.map(|p| Predicted {
+                            ld: p.ld,
+                            ld_ideal: p.ld_ideal,
+                            st: p.st,
+                            st_ideal: p.st_ideal,
+                        }),
+                    })
+                })
+                .collect()
+        };
+        print_json(
+            out,
+            &BenchJson {
+                device: Some(gpu.name().to_string()),
+                arch: Some(gpu.arch().to_string()),
+                skipped: None,
+                results,
+            },
+        )
+    }
+}
+
+/// Run by `cargo test -p tessel --no-default-features --features cli --bin tessel`.
+#[cfg(all(test, not(feature = "kernels")))]
+mod without_kernels {
+    use clap::Parser;
+
+    use super::super::{Cli, Subcommand};
+
+    #[test]
+    fn bench_says_it_was_built_without_kernels() {
+        let Subcommand::Bench(args) = Cli::parse_from(["tessel", "bench", "--json"]).command else {
+            panic!("not bench");
+        };
+        let mut out = Vec::new();
+        super::run(&args, &mut out).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["device"], serde_json::Value::Null);
+        assert_eq!(
+            v["skipped"],
+            "this tessel was built without the 'kernels' feature"
+        );
+        assert_eq!(v["results"], serde_json::json!([]));
+    }
 }

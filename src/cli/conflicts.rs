@@ -2,73 +2,86 @@
 
 use std::io::Write;
 
-use tessel::bank::{BankReport, SmemOp, analyze};
-use tessel::{ComposedLayout, Layout, Result};
+use serde::Serialize;
+use tessel::Result;
+use tessel::bank::{SmemOp, analyze};
 
-use super::flags::Flags;
+use super::json::{Report, print_json};
 use super::tour::{Chapter, Step};
-use super::{Command, print};
+use super::{print, values};
 
-pub const COMMAND: Command = Command {
-    name: "conflicts",
-    usage: "--smem 'LAYOUT' --elem-bytes N --op OP --access 'TV' [--json]",
-    summary: "count shared-memory wavefronts and bank conflicts of a warp access",
-    help: "Runs the bank model (32 banks x 4 bytes, broadcast of identical words) for one or more\n\
-        warp-wide instructions and prints wavefronts, the ideal and the excess (conflicts).\n\n\
-        --smem 'LAYOUT'   shared-memory layout, maybe swizzled: domain index -> element offset\n\
-        --elem-bytes N    element size in bytes (a power of two)\n\
-        --op OP           lds.32 lds.64 lds.128 sts.32 sts.64 sts.128 ldsm.x1 ldsm.x2 ldsm.x4\n\
-        \x20                 stsm.x1 stsm.x2 stsm.x4 (ldsm/stsm optionally with .trans)\n\
-        --access 'TV'     (lane, value, instruction...) -> index into the smem domain. lds/sts:\n\
-        \x20                 32 lanes, each lane's values are its one vector. ldsm/stsm: lane l gives\n\
-        \x20                 row l%8 of matrix l/8, its values are the row's 16 bytes. Further\n\
-        \x20                 modes enumerate instructions; their wavefronts add up.\n\
-        --json            print {\"wavefronts\":W,\"ideal\":I,\"excess\":E}\n\n\
-        A vector that is not contiguous and aligned after the layout is an error. Example:\n\n\
-        \x20 tessel conflicts --smem '(32,32):(32,1)' --elem-bytes 4 --op lds.32 --access '32:1'",
-    run,
-};
-
-/// The parsed request.
-struct Request {
-    smem: ComposedLayout,
-    elem_bytes: i64,
-    op: SmemOp,
-    access: Layout,
+/// Options of `tessel conflicts`.
+#[derive(Debug, clap::Args)]
+#[command(
+    about = "Count shared-memory wavefronts and bank conflicts of a warp access",
+    long_about = "Runs the bank model (32 banks x 4 bytes, broadcast of identical words) for one \
+or more warp-wide instructions and prints wavefronts, the ideal and the excess (conflicts). A \
+vector that is not contiguous and aligned after the layout is an error.",
+    after_help = "Example:\n  tessel conflicts --smem '(32,32):(32,1)' --elem-bytes 4 --op lds.32 --access '32:1'"
+)]
+pub struct Args {
+    /// Shared-memory layout, maybe swizzled: domain index -> element offset
+    #[arg(long, value_name = "LAYOUT", required = true)]
+    pub smem: String,
+    /// Element size in bytes (a power of two)
+    #[arg(long, value_name = "N", required = true)]
+    pub elem_bytes: i64,
+    /// lds.32 lds.64 lds.128 sts.32 sts.64 sts.128 ldsm.x1 ldsm.x2 ldsm.x4 stsm.x1 stsm.x2
+    /// stsm.x4 (ldsm/stsm optionally with .trans)
+    #[arg(long, value_name = "OP", required = true)]
+    pub op: String,
+    /// (lane, value, instruction...) -> index into the smem domain. lds/sts: 32 lanes, each
+    /// lane's values are its one vector. ldsm/stsm: lane l gives row l%8 of matrix l/8, its
+    /// values are the row's 16 bytes. Further modes enumerate instructions; their wavefronts add
+    /// up
+    #[arg(long, value_name = "TV", required = true)]
+    pub access: String,
+    /// Print the result as JSON (schema: docs/cli.md)
+    #[arg(long)]
+    pub json: bool,
 }
 
-fn request(flags: &Flags) -> Result<Request> {
-    flags.only_options()?;
-    let smem = flags.composed("smem")?;
-    let elem_bytes = flags.required_int("elem-bytes")?;
-    let op: SmemOp = flags.required("op")?.parse()?;
-    let access = flags.layout("access")?;
-    Ok(Request {
-        smem,
-        elem_bytes,
-        op,
-        access,
-    })
+/// `tessel conflicts --json`: the request (normalised) and the bank report.
+#[derive(Debug, Serialize)]
+pub struct ConflictsJson {
+    /// The shared-memory layout in CuTe notation.
+    pub smem: String,
+    /// Element size in bytes.
+    pub elem_bytes: i64,
+    /// The instruction.
+    pub op: String,
+    /// The TV layout in CuTe notation.
+    pub access: String,
+    /// Wavefronts the instructions take.
+    pub wavefronts: i64,
+    /// Wavefronts without conflicts.
+    pub ideal: i64,
+    /// `wavefronts - ideal`.
+    pub excess: i64,
 }
 
-fn compute(r: &Request) -> Result<BankReport> {
-    analyze(&r.smem, r.elem_bytes, r.op, &r.access)
-}
-
-fn run(args: &[String], out: &mut dyn Write) -> Result<()> {
-    let flags = Flags::parse(
-        "conflicts",
-        args,
-        &["smem", "elem-bytes", "op", "access"],
-        &["json"],
-    )?;
-    let r = request(&flags)?;
-    let report = compute(&r)?;
-    if flags.switch("json") {
-        print(out, &format!("{}\n", report.to_json()))
-    } else {
-        print(out, &format!("{report}\n"))
+/// Analyzes and prints.
+pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
+    let smem = values::composed("smem", &args.smem)?;
+    let op: SmemOp = args.op.parse()?;
+    let access = values::layout("access", &args.access)?;
+    let report = analyze(&smem, args.elem_bytes, op, &access)?;
+    if args.json {
+        let r = Report::from(report);
+        return print_json(
+            out,
+            &ConflictsJson {
+                smem: smem.to_string(),
+                elem_bytes: args.elem_bytes,
+                op: op.to_string(),
+                access: access.to_string(),
+                wavefronts: r.wavefronts,
+                ideal: r.ideal,
+                excess: r.excess,
+            },
+        );
     }
+    print(out, &format!("{report}\n"))
 }
 
 /// A tour step running `conflicts`: `expr` is `SMEM | ELEM_BYTES | OP | TV`.
@@ -85,19 +98,16 @@ pub fn render_tour_step(step: &Step) -> String {
         "  # {}\n  $ tessel conflicts --smem '{smem}' --elem-bytes {elem} --op {op} --access '{tv}'\n",
         step.note
     );
-    let args: Vec<String> = [
-        "--smem",
-        smem,
-        "--elem-bytes",
-        elem,
-        "--op",
-        op,
-        "--access",
-        tv,
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    let Ok(elem_bytes) = elem.parse() else {
+        return format!("  {} bad element size {elem}\n", super::tour::UNEXPECTED);
+    };
+    let args = Args {
+        smem: smem.to_string(),
+        elem_bytes,
+        op: op.to_string(),
+        access: tv.to_string(),
+        json: false,
+    };
     // The step runs the subcommand itself, so the tour shows exactly what `tessel conflicts` prints.
     let mut printed = Vec::new();
     match run(&args, &mut printed) {

@@ -1,53 +1,70 @@
-//! Subcommand dispatch, help and the error contract of the `tessel` tool.
+//! The `tessel` command line: the grammar ([`Cli`], derived with clap), dispatch, and the error
+//! contract.
 //!
-//! A subcommand is a [`Command`] row in [`COMMANDS`] plus its own module: adding one is a `mod`
-//! line and a row.
+//! A subcommand is a module with an `Args` struct (its options, `#[derive(clap::Args)]`) and a
+//! `run(&Args, out)`, plus one variant of [`Subcommand`] and one arm in [`dispatch`].
+//!
+//! The contract: results go to stdout with exit status 0; bad input exits with status 2 and
+//! prints exactly one line starting with `error:` on stderr (clap's multi-line messages are
+//! folded into that line by [`errors::fold`]); a failed write to stdout exits with status 1;
+//! the tool never panics.
 
 mod bench;
 mod codegen;
+mod completions;
 mod conflicts;
+mod errors;
 mod eval;
-mod flags;
+mod help;
+mod json;
+mod progress;
 mod show;
 mod svg;
 mod swizzle;
 mod synth;
 mod tour;
+mod values;
 
 use std::ffi::OsString;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
+use clap::{CommandFactory, Parser};
 use tessel::{Error, Result};
 
-/// What a subcommand's `run` receives: its arguments (after the subcommand name) and stdout.
-pub type Run = fn(&[String], &mut dyn Write) -> Result<()>;
-
-/// One subcommand.
-pub struct Command {
-    /// The name typed after `tessel`.
-    pub name: &'static str,
-    /// The argument synopsis, e.g. `'EXPR' [--svg FILE]`.
-    pub usage: &'static str,
-    /// One line for the command list.
-    pub summary: &'static str,
-    /// Longer help printed by `tessel help NAME` / `tessel NAME --help`.
-    pub help: &'static str,
-    /// The implementation.
-    pub run: Run,
+/// The command line of `tessel`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "tessel",
+    version,
+    about = "tessel - a CuTe-style layout algebra",
+    disable_help_subcommand = true,
+    term_width = 100,
+    subcommand_required = true,
+    after_help = "'tessel help SUBCOMMAND' explains one subcommand; 'tessel help functions' lists the \
+functions of the expression language. Results go to stdout; bad input exits with status 2 and one \
+'error:' line on stderr."
+)]
+pub struct Cli {
+    /// The subcommand.
+    #[command(subcommand)]
+    pub command: Subcommand,
 }
 
 /// Every subcommand, in the order `tessel help` lists them.
-const COMMANDS: &[Command] = &[
-    eval::COMMAND,
-    show::COMMAND,
-    conflicts::COMMAND,
-    codegen::COMMAND,
-    swizzle::COMMAND,
-    synth::COMMAND,
-    tour::COMMAND,
-    bench::COMMAND,
-];
+#[derive(Debug, clap::Subcommand)]
+pub enum Subcommand {
+    Eval(eval::Args),
+    Show(show::Args),
+    Conflicts(conflicts::Args),
+    Codegen(codegen::Args),
+    Swizzle(swizzle::Args),
+    Synth(synth::Args),
+    Tour(tour::Args),
+    Bench(bench::Args),
+    Completions(completions::Args),
+    Help(help::Args),
+}
 
 /// Runs the tool on the arguments after the program name and returns the exit status:
 /// 0 on success, 2 on bad input (with one `error:` line on stderr), 1 if output failed.
@@ -57,7 +74,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         inner: stdout.lock(),
         failed: None,
     };
-    let result = to_strings(args).and_then(|args| dispatch(&args, &mut out));
+    let result = to_strings(args).and_then(|args| run(&args, &mut out));
     let _ = out.flush();
     if let Some(e) = out.failed {
         if e.kind() == io::ErrorKind::BrokenPipe {
@@ -126,40 +143,42 @@ fn to_strings(args: Vec<OsString>) -> Result<Vec<String>> {
         .collect()
 }
 
-fn dispatch(args: &[String], out: &mut dyn Write) -> Result<()> {
-    let Some((name, rest)) = args.split_first() else {
+/// The subcommand names, comma-separated.
+fn command_names() -> String {
+    let cli = Cli::command();
+    let names: Vec<&str> = cli.get_subcommands().map(|c| c.get_name()).collect();
+    names.join(", ")
+}
+
+/// Parses the arguments (after the program name) and runs the subcommand.
+fn run(args: &[String], out: &mut dyn Write) -> Result<()> {
+    if args.is_empty() {
         return Err(Error::invalid(format!(
             "no subcommand given; try 'tessel help' (subcommands: {})",
             command_names()
         )));
-    };
-    match name.as_str() {
-        "help" | "--help" | "-h" => return help(rest, out),
-        "--version" | "-V" => {
-            return print(out, &format!("tessel {}\n", env!("CARGO_PKG_VERSION")));
-        }
-        _ => {}
     }
-    let command = find(name)?;
-    if rest.iter().any(|a| a == "--help" || a == "-h") {
-        return print(out, &command_help(command));
+    let argv = std::iter::once("tessel").chain(args.iter().map(String::as_str));
+    match Cli::try_parse_from(argv) {
+        Ok(cli) => dispatch(&cli.command, out),
+        Err(e) => errors::answer(&e, out),
     }
-    (command.run)(rest, out)
 }
 
-fn find(name: &str) -> Result<&'static Command> {
-    COMMANDS.iter().find(|c| c.name == name).ok_or_else(|| {
-        Error::invalid(format!(
-            "unknown subcommand '{name}'; the subcommands are {} (see 'tessel help')",
-            command_names()
-        ))
-    })
-}
-
-/// The subcommand names, comma-separated.
-fn command_names() -> String {
-    let names: Vec<_> = COMMANDS.iter().map(|c| c.name).collect();
-    names.join(", ")
+/// Runs one parsed subcommand.
+fn dispatch(command: &Subcommand, out: &mut dyn Write) -> Result<()> {
+    match command {
+        Subcommand::Eval(a) => eval::run(a, out),
+        Subcommand::Show(a) => show::run(a, out),
+        Subcommand::Conflicts(a) => conflicts::run(a, out),
+        Subcommand::Codegen(a) => codegen::run(a, out),
+        Subcommand::Swizzle(a) => swizzle::run(a, out),
+        Subcommand::Synth(a) => synth::run(a, out),
+        Subcommand::Tour(a) => tour::run(a, out),
+        Subcommand::Bench(a) => bench::run(a, out),
+        Subcommand::Completions(a) => completions::run(a, out),
+        Subcommand::Help(a) => help::run(a, out),
+    }
 }
 
 /// Writes `text` to the output.
@@ -169,48 +188,11 @@ pub fn print(out: &mut dyn Write, text: &str) -> Result<()> {
     Ok(())
 }
 
-fn command_help(c: &Command) -> String {
-    format!(
-        "usage: tessel {} {}\n\n{}\n",
-        c.name,
-        c.usage,
-        c.help.trim_end()
-    )
-}
-
-fn help(args: &[String], out: &mut dyn Write) -> Result<()> {
-    match args.first().map(String::as_str) {
-        None => print(out, &overview()),
-        Some("functions") => print(out, &eval::function_list()),
-        Some(name) => print(out, &command_help(find(name)?)),
-    }
-}
-
-fn overview() -> String {
-    let mut text = String::from(
-        "tessel - a CuTe-style layout algebra\n\nusage: tessel <subcommand> [arguments]\n\n",
-    );
-    for c in COMMANDS {
-        text.push_str(&format!("  {:<9} {}\n", c.name, c.summary));
-    }
-    text.push_str(
-        "\n'tessel help <subcommand>' explains one subcommand;\n'tessel help functions' lists the \
-         functions of the expression language.\nResults go to stdout; bad input exits with \
-         status 2 and one 'error:' line on stderr.\n",
-    );
-    text
-}
-
-/// The single expression argument of `eval`/`show` (several words are joined with spaces).
+/// The expression of `eval`/`show`/`codegen` (several words are joined with spaces).
 pub fn expression(command: &str, words: &[String]) -> Result<String> {
     if words.is_empty() {
         return Err(Error::invalid(format!(
             "{command} needs an expression, e.g. tessel {command} '(4,8):(8,1)'"
-        )));
-    }
-    if let Some(flag) = words.iter().find(|w| w.starts_with("--")) {
-        return Err(Error::invalid(format!(
-            "{command} does not know the option '{flag}' (see 'tessel help {command}')"
         )));
     }
     Ok(words.join(" "))

@@ -2,68 +2,85 @@
 
 use std::io::Write;
 
+use serde::Serialize;
 use tessel::expr::{Value, eval};
 use tessel::render::Table;
 use tessel::{Error, Result};
 
-use super::{Command, expression, print, svg};
+use super::json::print_json;
+use super::{expression, print, svg};
 
-pub const COMMAND: Command = Command {
-    name: "show",
-    usage: "'EXPR' [--svg FILE]",
-    summary: "print the table of offsets of a layout (rows = mode 0, columns = mode 1)",
-    help: "Evaluates EXPR (see 'tessel help eval') to a layout of rank 1 or 2 and prints the\n\
-        offset of every coordinate: row r, column c holds L(r, c), with hierarchical modes\n\
-        indexed by their 1-D index; a rank-1 layout is one column.\n\n\
-        --svg FILE       also write the layout as an SVG picture\n\
-        --elem-bytes N   colour the picture's cells by shared-memory bank (N-byte elements)\n\
-        --tv RxC         draw EXPR as a TV layout over an R x C tile, cells labelled T{t}V{v}",
-    run,
-};
-
-/// Parsed arguments of `show`.
-struct Options {
-    expr: String,
-    svg: Option<String>,
-    picture: svg::SvgOptions,
+/// Options of `tessel show`.
+#[derive(Debug, clap::Args)]
+#[command(
+    about = "Print the table of offsets of a layout (rows = mode 0, columns = mode 1)",
+    long_about = "Evaluates EXPR (see 'tessel help eval') to a layout of rank 1 or 2 and \
+prints the offset of every coordinate: row r, column c holds L(r, c), with hierarchical modes \
+indexed by their 1-D index; a rank-1 layout is one column."
+)]
+pub struct Args {
+    /// The expression (quote it for the shell)
+    #[arg(value_name = "EXPR", allow_negative_numbers = true)]
+    pub expr: Vec<String>,
+    /// Also write the layout as an SVG picture to FILE
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<String>,
+    /// Colour the picture's cells by shared-memory bank of N-byte elements, numbered
+    #[arg(long, value_name = "N", requires = "svg")]
+    pub elem_bytes: Option<i64>,
+    /// Draw EXPR as a TV layout over an R x C tile, cells labelled T{t}V{v}
+    #[arg(long, value_name = "RxC", requires = "svg", conflicts_with = "elem_bytes", value_parser = svg::parse_tile)]
+    pub tv: Option<(i64, i64)>,
+    /// Print the table as JSON (schema: docs/cli.md)
+    #[arg(long)]
+    pub json: bool,
 }
 
-fn options(args: &[String]) -> Result<Options> {
-    let mut words = Vec::new();
-    let mut svg = None;
-    let mut picture = svg::SvgOptions::default();
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        if arg == "--svg" {
-            let file = it
-                .next()
-                .ok_or_else(|| Error::invalid("--svg needs a file name: --svg FILE"))?;
-            svg = Some(file.clone());
-        } else if let Some(file) = arg.strip_prefix("--svg=") {
-            svg = Some(file.to_string());
-        } else if picture.take(arg, &mut it)? {
-        } else {
-            words.push(arg.clone());
+/// `tessel show --json`: the layout and its offsets, one array per row.
+#[derive(Debug, Serialize)]
+pub struct ShowJson {
+    /// The layout in CuTe notation (the table's title).
+    pub layout: String,
+    /// Number of rows (the size of mode 0).
+    pub rows: usize,
+    /// Number of columns (the size of mode 1; 1 for rank 1).
+    pub cols: usize,
+    /// `offsets[r][c]` = L(r, c).
+    pub offsets: Vec<Vec<i64>>,
+}
+
+impl ShowJson {
+    /// The JSON of a table.
+    pub fn of(table: &Table) -> ShowJson {
+        ShowJson {
+            layout: table.title().to_string(),
+            rows: table.rows(),
+            cols: table.cols(),
+            offsets: (0..table.rows())
+                .map(|r| {
+                    (0..table.cols())
+                        .map(|c| table.get(r, c).unwrap_or_default())
+                        .collect()
+                })
+                .collect(),
         }
     }
-    if svg.is_none() && picture.any() {
-        return Err(Error::invalid(
-            "--elem-bytes and --tv only apply with --svg FILE",
-        ));
-    }
-    Ok(Options {
-        expr: expression("show", &words)?,
-        svg,
-        picture,
-    })
 }
 
-fn run(args: &[String], out: &mut dyn Write) -> Result<()> {
-    let opts = options(args)?;
-    let value = eval(&opts.expr)?;
+/// Evaluates, writes the picture if asked, prints the table.
+pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
+    let text = expression("show", &args.expr)?;
+    let value = eval(&text)?;
     let table = table(&value)?;
-    if let Some(path) = &opts.svg {
-        svg::write(&value, path, &opts.picture)?;
+    if let Some(path) = &args.svg {
+        let picture = svg::SvgOptions {
+            elem_bytes: args.elem_bytes,
+            tv_tile: args.tv,
+        };
+        svg::write(&value, path, &picture)?;
+    }
+    if args.json {
+        return print_json(out, &ShowJson::of(&table));
     }
     print(out, &table.render())
 }

@@ -13,54 +13,12 @@ pub struct SvgOptions {
     pub tv_tile: Option<(i64, i64)>,
 }
 
-impl SvgOptions {
-    /// Consumes `arg` (and its value from `rest`) if it is a picture option.
-    pub fn take<'a>(
-        &mut self,
-        arg: &str,
-        rest: &mut impl Iterator<Item = &'a String>,
-    ) -> Result<bool> {
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_string())),
-            None => (arg, None),
-        };
-        if name != "--elem-bytes" && name != "--tv" {
-            return Ok(false);
-        }
-        let value = match inline {
-            Some(v) => v,
-            None => rest
-                .next()
-                .cloned()
-                .ok_or_else(|| Error::invalid(format!("{name} needs a value")))?,
-        };
-        if name == "--elem-bytes" {
-            let n = value.parse::<i64>().map_err(|_| {
-                Error::invalid(format!("--elem-bytes takes an integer, got '{value}'"))
-            })?;
-            self.elem_bytes = Some(n);
-        } else {
-            self.tv_tile = Some(tile(&value)?);
-        }
-        Ok(true)
-    }
-
-    /// Whether any option was given.
-    pub fn any(&self) -> bool {
-        self.elem_bytes.is_some() || self.tv_tile.is_some()
-    }
-}
-
-/// Parses `RxC` (or `R,C`).
-fn tile(text: &str) -> Result<(i64, i64)> {
+/// Parses `RxC` (or `R,C`), the value of `--tv`.
+pub fn parse_tile(text: &str) -> std::result::Result<(i64, i64), String> {
     let parsed = text
         .split_once(['x', ','])
         .and_then(|(r, c)| Some((r.trim().parse().ok()?, c.trim().parse().ok()?)));
-    parsed.ok_or_else(|| {
-        Error::invalid(format!(
-            "--tv takes the tile as ROWSxCOLS (e.g. 16x8), got '{text}'"
-        ))
-    })
+    parsed.ok_or_else(|| format!("the tile is ROWSxCOLS (e.g. 16x8), got '{text}'"))
 }
 
 /// Writes the picture of `value` to `path`.

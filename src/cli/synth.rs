@@ -2,31 +2,78 @@
 
 use std::io::Write;
 
+use serde::Serialize;
 use tessel::bank::BankReport;
 use tessel::expr::eval;
 use tessel::synth::{Access, Options, synthesize};
 use tessel::{Error, Layout, Result};
 
-use super::flags::Flags;
-use super::{Command, print};
+use super::json::{Report, print_json};
+use super::{print, progress, values};
 
-pub const COMMAND: Command = Command {
-    name: "synth",
-    usage: "--tile 'LAYOUT' --elem-bytes N --access 'OP TV' [--access ...] [--layers K] [--json]",
-    summary: "find the swizzle (one or two layers) that makes every access conflict-free",
-    help: "Searches Sw<B,M,S> and chains of two that keep the tile a bijection and minimise the\n\
-        total wavefronts of the accesses (see 'tessel help conflicts' for OP and TV), then proves\n\
-        the winner with the bank analyzer. Ties go to fewer layers, then fewer swizzle bits.\n\n\
-        --tile 'LAYOUT'   the unswizzled shared-memory tile: domain index -> element offset\n\
-        --elem-bytes N    element size in bytes\n\
-        --access 'OP TV'  an instruction and its TV layout; repeat for several access patterns\n\
-        --layers K        longest chain to try: 0, 1 or 2 (default 2)\n\
-        --json            print {\"layout\":\"...\",\"wavefronts\":W,\"ideal\":I,\"excess\":E}\n\n\
-        Example (the 32x32 fp32 transpose tile, row writes and column reads):\n\n\
-        \x20 tessel synth --tile '(32,32):(32,1)' --elem-bytes 4 \\\n\
-        \x20   --access 'sts.32 (32,1,32):(32,0,1)' --access 'lds.32 (32,1,32):(1,0,32)'",
-    run,
-};
+/// Options of `tessel synth`.
+#[derive(Debug, clap::Args)]
+#[command(
+    about = "Find the swizzle (one or two layers) that makes every access conflict-free",
+    long_about = "Searches Sw<B,M,S> and chains of two that keep the tile a bijection and \
+minimise the total wavefronts of the accesses (see 'tessel help conflicts' for OP and TV), then \
+proves the winner with the bank analyzer. Ties go to fewer layers, then fewer swizzle bits.",
+    after_help = "Example (the 32x32 fp32 transpose tile, row writes and column reads):\n  \
+tessel synth --tile '(32,32):(32,1)' --elem-bytes 4 \\\n    \
+--access 'sts.32 (32,1,32):(32,0,1)' --access 'lds.32 (32,1,32):(1,0,32)'"
+)]
+pub struct Args {
+    /// The unswizzled shared-memory tile: domain index -> element offset
+    #[arg(long, value_name = "LAYOUT", required = true)]
+    pub tile: String,
+    /// Element size in bytes
+    #[arg(long, value_name = "N", required = true)]
+    pub elem_bytes: i64,
+    /// An instruction and its TV layout; repeat for several access patterns
+    #[arg(long, value_name = "OP TV", required = true)]
+    pub access: Vec<String>,
+    /// Longest chain to try: 0, 1 or 2
+    #[arg(long, value_name = "K", default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=2))]
+    pub layers: u8,
+    /// Print the result as JSON (schema: docs/cli.md)
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `tessel synth --json`: the swizzled tile, the totals with and without the swizzle, and the
+/// same per access.
+#[derive(Debug, Serialize)]
+pub struct SynthJson {
+    /// The tile with the chosen swizzle chain, in CuTe notation.
+    pub layout: String,
+    /// The swizzles of the chain, outermost first (empty when none helps).
+    pub swizzles: Vec<String>,
+    /// Total wavefronts with the swizzle.
+    pub wavefronts: i64,
+    /// Total ideal wavefronts.
+    pub ideal: i64,
+    /// Total excess with the swizzle.
+    pub excess: i64,
+    /// The totals of the unswizzled tile.
+    pub without_swizzle: Report,
+    /// One entry per `--access`, in the order given.
+    pub accesses: Vec<AccessJson>,
+    /// How many candidate chains were evaluated.
+    pub candidates: usize,
+}
+
+/// One access of `synth --json`.
+#[derive(Debug, Serialize)]
+pub struct AccessJson {
+    /// The instruction.
+    pub op: String,
+    /// Its TV layout in CuTe notation.
+    pub tv: String,
+    /// The report with the swizzle.
+    pub report: Report,
+    /// The report of the unswizzled tile.
+    pub without_swizzle: Report,
+}
 
 /// Parses `OP TV`.
 fn access(text: &str) -> Result<Access> {
@@ -42,43 +89,51 @@ fn access(text: &str) -> Result<Access> {
     Ok(Access::new(op.parse()?, tv))
 }
 
-fn run(args: &[String], out: &mut dyn Write) -> Result<()> {
-    let flags = Flags::parse_repeating(
-        "synth",
-        args,
-        &["tile", "elem-bytes", "access", "layers"],
-        &["access"],
-        &["json"],
-    )?;
-    flags.only_options()?;
-    let tile = flags.layout("tile")?;
-    let elem_bytes = flags.required_int("elem-bytes")?;
-    let accesses = flags
-        .values("access")
-        .into_iter()
-        .map(access)
+/// Searches and prints.
+pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
+    let tile = values::layout("tile", &args.tile)?;
+    let accesses = args
+        .access
+        .iter()
+        .map(|a| access(a))
         .collect::<Result<Vec<_>>>()?;
-    if accesses.is_empty() {
-        return Err(Error::invalid("synth needs at least one --access 'OP TV'"));
-    }
-    let max_layers = match flags.int("layers")? {
-        None => 2,
-        Some(k @ 0..=2) => k as usize,
-        Some(k) => {
-            return Err(Error::invalid(format!(
-                "synth: --layers takes 0, 1 or 2, got {k}"
-            )));
-        }
+    let options = Options {
+        max_layers: usize::from(args.layers),
     };
-    let found = synthesize(&tile, elem_bytes, &accesses, Options { max_layers })?;
+    let found = progress::while_working(
+        &format!("synth: searching swizzles for {tile}"),
+        tile.size() >= progress::LARGE_TILE,
+        || synthesize(&tile, args.elem_bytes, &accesses, options),
+    )?;
     let total = found.total();
-    if flags.switch("json") {
-        return print(
+    if args.json {
+        let before = found.baseline_total();
+        return print_json(
             out,
-            &format!(
-                "{{\"layout\":\"{}\",\"wavefronts\":{},\"ideal\":{},\"excess\":{}}}\n",
-                found.layout, total.wavefronts, total.ideal, total.excess
-            ),
+            &SynthJson {
+                layout: found.layout.to_string(),
+                swizzles: found
+                    .layout
+                    .swizzles()
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect(),
+                wavefronts: total.wavefronts,
+                ideal: total.ideal,
+                excess: total.excess,
+                without_swizzle: before.into(),
+                accesses: accesses
+                    .iter()
+                    .zip(found.reports.iter().zip(&found.baseline))
+                    .map(|(a, (r, b))| AccessJson {
+                        op: a.op.to_string(),
+                        tv: a.tv.to_string(),
+                        report: (*r).into(),
+                        without_swizzle: (*b).into(),
+                    })
+                    .collect(),
+                candidates: found.candidates,
+            },
         );
     }
     let mut text = format!("{}\n", found.layout);

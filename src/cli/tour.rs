@@ -5,20 +5,80 @@
 
 use std::io::Write;
 
+use serde::Serialize;
 use tessel::expr::eval;
 use tessel::{Error, Result};
 
+use super::json::print_json;
+use super::print;
 use super::show::table;
-use super::{Command, print};
 
-pub const COMMAND: Command = Command {
-    name: "tour",
-    usage: "[CHAPTER | --list]",
-    summary: "a guided tour of the layout algebra with live examples",
-    help: "Prints every chapter of the tour, or only chapter CHAPTER (a number from --list).\n\
-        Every result shown is computed by 'tessel eval' / 'tessel show' as the tour runs.",
-    run,
-};
+/// Options of `tessel tour`.
+#[derive(Debug, clap::Args)]
+#[command(
+    about = "A guided tour of the layout algebra with live examples",
+    long_about = "Prints every chapter of the tour, or only chapter CHAPTER (a number from \
+--list). Every result shown is computed by 'tessel eval' / 'tessel show' / 'tessel conflicts' as \
+the tour runs."
+)]
+pub struct Args {
+    /// Print only this chapter
+    #[arg(value_name = "CHAPTER", conflicts_with = "list")]
+    pub chapter: Option<usize>,
+    /// List the chapters
+    #[arg(long)]
+    pub list: bool,
+    /// Print the chapters (or the list) as JSON (schema: docs/cli.md)
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `tessel tour --list --json`: the chapters.
+#[derive(Debug, Serialize)]
+pub struct ListJson {
+    /// Every chapter, in order.
+    pub chapters: Vec<ChapterTitle>,
+}
+
+/// A chapter's number and title.
+#[derive(Debug, Serialize)]
+pub struct ChapterTitle {
+    /// The number `tessel tour N` takes.
+    pub number: usize,
+    /// The title.
+    pub title: String,
+}
+
+/// `tessel tour [N] --json`: the chapters with their computed steps.
+#[derive(Debug, Serialize)]
+pub struct TourJson {
+    /// The chapters shown.
+    pub chapters: Vec<ChapterJson>,
+}
+
+/// One chapter of `tour --json`.
+#[derive(Debug, Serialize)]
+pub struct ChapterJson {
+    /// The number `tessel tour N` takes.
+    pub number: usize,
+    /// The title.
+    pub title: String,
+    /// The introduction.
+    pub intro: String,
+    /// The examples.
+    pub steps: Vec<StepJson>,
+}
+
+/// One example of `tour --json`.
+#[derive(Debug, Serialize)]
+pub struct StepJson {
+    /// What the example shows.
+    pub note: String,
+    /// The command line that computes it (`tessel eval '...'`).
+    pub command: String,
+    /// What that command prints (an error line for a rejected expression).
+    pub output: String,
+}
 
 /// What a step does with its expression.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -327,51 +387,93 @@ const SWIZZLE: Chapter = Chapter {
     ],
 };
 
-/// Parsed arguments of `tour`.
-enum Selection {
-    All,
-    One(usize),
-    List,
-}
-
-fn selection(args: &[String], count: usize) -> Result<Selection> {
-    match args {
-        [] => Ok(Selection::All),
-        [flag] if flag == "--list" => Ok(Selection::List),
-        [n] => match n.parse::<usize>() {
-            Ok(k) if (1..=count).contains(&k) => Ok(Selection::One(k)),
-            _ => Err(Error::invalid(format!(
-                "tour takes a chapter number from 1 to {count} or --list, got '{n}'"
-            ))),
-        },
-        _ => Err(Error::invalid(
-            "tour takes at most one argument: a chapter number or --list",
-        )),
-    }
-}
-
-fn run(args: &[String], out: &mut dyn Write) -> Result<()> {
+/// Prints the tour, one chapter, or the list.
+pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
     let chapters = chapters();
-    match selection(args, chapters.len())? {
-        Selection::List => {
-            let mut text = String::new();
-            for (i, c) in chapters.iter().enumerate() {
-                text.push_str(&format!("{:>2}. {}\n", i + 1, c.title));
-            }
-            print(out, &text)
+    if args.list {
+        if args.json {
+            let chapters = chapters
+                .iter()
+                .enumerate()
+                .map(|(i, c)| ChapterTitle {
+                    number: i + 1,
+                    title: c.title.to_string(),
+                })
+                .collect();
+            return print_json(out, &ListJson { chapters });
         }
-        Selection::One(k) => print(out, &render_chapter(k, &chapters[k - 1])),
-        Selection::All => {
-            print(
-                out,
-                "A tour of tessel's layout algebra. Every result below is computed as you read it.\n\
-                 Run any line yourself: tessel eval '...' or tessel show '...'.\n\n",
-            )?;
-            for (i, c) in chapters.iter().enumerate() {
-                print(out, &render_chapter(i + 1, c))?;
-            }
-            Ok(())
+        let mut text = String::new();
+        for (i, c) in chapters.iter().enumerate() {
+            text.push_str(&format!("{:>2}. {}\n", i + 1, c.title));
         }
+        return print(out, &text);
+    }
+    let selected: Vec<(usize, &Chapter)> = match args.chapter {
+        None => chapters
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (i + 1, c))
+            .collect(),
+        Some(k) if (1..=chapters.len()).contains(&k) => vec![(k, &chapters[k - 1])],
+        Some(k) => {
+            return Err(Error::invalid(format!(
+                "tour takes a chapter number from 1 to {} or --list, got '{k}'",
+                chapters.len()
+            )));
+        }
+    };
+    if args.json {
+        let chapters = selected
+            .iter()
+            .map(|&(number, c)| chapter_json(number, c))
+            .collect();
+        return print_json(out, &TourJson { chapters });
+    }
+    if args.chapter.is_none() {
+        print(
+            out,
+            "A tour of tessel's layout algebra. Every result below is computed as you read it.\n\
+             Run any line yourself: tessel eval '...' or tessel show '...'.\n\n",
+        )?;
+    }
+    for (number, c) in selected {
+        print(out, &render_chapter(number, c))?;
+    }
+    Ok(())
+}
+
+/// A chapter with its steps computed, for `--json`.
+fn chapter_json(number: usize, chapter: &Chapter) -> ChapterJson {
+    let steps = chapter
+        .steps
+        .iter()
+        .map(|step| {
+            // The rendered step is "  # NOTE", "  $ COMMAND", then the output lines.
+            let text = render_step(step);
+            let mut lines = text.lines().map(|l| l.strip_prefix("  ").unwrap_or(l));
+            let note = lines
+                .next()
+                .unwrap_or("")
+                .trim_start_matches("# ")
+                .to_string();
+            let command = lines
+                .next()
+                .unwrap_or("")
+                .trim_start_matches("$ ")
+                .to_string();
+            let output: Vec<&str> = lines.collect();
+            StepJson {
+                note,
+                command,
+                output: output.join("\n"),
+            }
+        })
+        .collect();
+    ChapterJson {
+        number,
+        title: chapter.title.to_string(),
+        intro: chapter.intro.to_string(),
+        steps,
     }
 }
 

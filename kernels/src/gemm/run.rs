@@ -404,7 +404,7 @@ pub fn bench_configs(gpu: &Gpu) -> GpuResult<Vec<GemmConfig>> {
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
 /// if !run::cublas_present() { return }
 /// let (mut out, mut log) = (Vec::new(), Vec::new());
-/// let rows = run::bench(&gpu, &[(128, 128, 32)], &[GemmConfig::DEFAULT], 2, true, &mut out, &mut log)
+/// let rows = run::bench(&gpu, &[(128, 128, 32)], &[GemmConfig::DEFAULT], 2, &mut out, &mut log)
 ///     .unwrap();
 /// assert_eq!(rows[0].size, (128, 128, 32));
 /// assert!(rows[0].ours_tflops > 0.0);
@@ -442,7 +442,7 @@ fn io(r: std::io::Result<()>) -> GpuResult<()> {
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
 /// if !run::cublas_present() { return }
 /// let (mut out, mut log) = (Vec::new(), Vec::new());
-/// run::bench(&gpu, &[(256, 256, 64)], &[GemmConfig::DEFAULT], 2, false, &mut out, &mut log).unwrap();
+/// run::bench(&gpu, &[(256, 256, 64)], &[GemmConfig::DEFAULT], 2, &mut out, &mut log).unwrap();
 /// assert!(String::from_utf8(out).unwrap().contains("x_cublas"));
 /// ```
 pub fn bench(
@@ -450,7 +450,6 @@ pub fn bench(
     sizes: &[(i64, i64, i64)],
     configs: &[GemmConfig],
     repeats: usize,
-    json: bool,
     out: &mut dyn Write,
     progress: &mut dyn Write,
 ) -> GpuResult<Vec<GemmRow>> {
@@ -503,55 +502,34 @@ pub fn bench(
             rel_err_cublas: vs.rel_err,
         });
     }
-    if json {
-        let items: Vec<String> = rows
-            .iter()
-            .map(|r| {
-                format!(
-                    "{{\"kernel\":\"gemm_tn_f16_f32\",\"config\":\"{}\",\"m\":{},\"n\":{},\"k\":{},\"median_ms\":{:.6},\"tflops\":{:.3},\"cublas_median_ms\":{:.6},\"cublas_tflops\":{:.3},\"ratio_to_cublas\":{:.4},\"rel_err_cpu\":{:.3e},\"rel_err_cublas\":{:.3e}}}",
-                    r.cfg, r.size.0, r.size.1, r.size.2, r.ours.median_ms, r.ours_tflops,
-                    r.cublas.median_ms, r.cublas_tflops, r.ours_tflops / r.cublas_tflops,
-                    r.rel_err_cpu, r.rel_err_cublas
-                )
-            })
-            .collect();
+    io(writeln!(out, "device: {}", gpu.describe()))?;
+    io(writeln!(
+        out,
+        "{:<18} {:<14} {:>10} {:>9} {:>12} {:>9} {:>9} {:>10} {:>10}",
+        "gemm (fp16->fp32)",
+        "tile",
+        "ms",
+        "TFLOP/s",
+        "cublas_ms",
+        "TFLOP/s",
+        "x_cublas",
+        "err_cpu",
+        "err_cublas"
+    ))?;
+    for r in &rows {
         io(writeln!(
             out,
-            "{{\"device\":\"{}\",\"arch\":\"{}\",\"results\":[{}]}}",
-            gpu.name().replace('"', "'"),
-            gpu.arch(),
-            items.join(",")
+            "{:<18} {:<14} {:>10.4} {:>9.1} {:>12.4} {:>9.1} {:>9.3} {:>10.2e} {:>10.2e}",
+            format!("{}x{}x{}", r.size.0, r.size.1, r.size.2),
+            r.cfg.to_string(),
+            r.ours.median_ms,
+            r.ours_tflops,
+            r.cublas.median_ms,
+            r.cublas_tflops,
+            r.ours_tflops / r.cublas_tflops,
+            r.rel_err_cpu,
+            r.rel_err_cublas
         ))?;
-    } else {
-        io(writeln!(out, "device: {}", gpu.describe()))?;
-        io(writeln!(
-            out,
-            "{:<18} {:<14} {:>10} {:>9} {:>12} {:>9} {:>9} {:>10} {:>10}",
-            "gemm (fp16->fp32)",
-            "tile",
-            "ms",
-            "TFLOP/s",
-            "cublas_ms",
-            "TFLOP/s",
-            "x_cublas",
-            "err_cpu",
-            "err_cublas"
-        ))?;
-        for r in &rows {
-            io(writeln!(
-                out,
-                "{:<18} {:<14} {:>10.4} {:>9.1} {:>12.4} {:>9.1} {:>9.3} {:>10.2e} {:>10.2e}",
-                format!("{}x{}x{}", r.size.0, r.size.1, r.size.2),
-                r.cfg.to_string(),
-                r.ours.median_ms,
-                r.ours_tflops,
-                r.cublas.median_ms,
-                r.cublas_tflops,
-                r.ours_tflops / r.cublas_tflops,
-                r.rel_err_cpu,
-                r.rel_err_cublas
-            ))?;
-        }
     }
     Ok(rows)
 }
