@@ -72,14 +72,11 @@ fn eval_node(expr: &Expr) -> Result<Value> {
             .map(Value::Swizzle)
             .map_err(at),
         ExprKind::Compose(chain) => {
-            let mut values = chain.iter().map(eval_expr).collect::<Result<Vec<_>>>()?;
-            let mut acc = values
-                .pop()
-                .ok_or_else(|| at(Error::invalid("an empty 'o' chain")))?;
-            while let Some(left) = values.pop() {
-                acc = compose(&left, &acc)?;
+            let values = chain.iter().map(eval_expr).collect::<Result<Vec<_>>>()?;
+            if values.is_empty() {
+                return Err(at(Error::invalid("an empty 'o' chain")));
             }
-            Ok(acc)
+            compose_chain(values)
         }
         ExprKind::Call { name, args } => call(name, args, expr.pos),
     }
@@ -125,11 +122,16 @@ fn call(name: &str, args: &[Expr], pos: usize) -> Result<Value> {
 }
 
 /// A tuple literal's value: a tuple of integer tuples, or (when some element is a layout) the
-/// layout whose modes are the elements (shapes and integers become layouts).
+/// layout whose modes are the elements (shapes and integers become layouts); a rank-1 tuple of
+/// a swizzled layout is that swizzled layout with its inner layout as the one mode.
 fn tuple_value(values: Vec<Value>) -> Result<Value> {
     let ints: Option<Vec<_>> = values.iter().map(Value::as_int_tuple).collect();
     if let Some(items) = ints {
         return Ok(Value::Tuple(crate::IntTuple::Tuple(items)));
+    }
+    if let [Value::Composed(c)] = values.as_slice() {
+        // `(Sw o L)` is rank 1 like `(L)`: the swizzles and offset stay outside the mode.
+        return map_inner(c, |l| Layout::from_modes([l.clone()]));
     }
     let modes = values
         .iter()
@@ -213,6 +215,39 @@ pub fn compose(left: &Value, right: &Value) -> Result<Value> {
             other.describe()
         ))),
     }
+}
+
+/// `v0 o v1 o ... o vn` (at least one value), folded from the right with [`compose`]. A run of swizzles in front of a
+/// layout is prepended in one step, so a chain of `n` swizzles costs `O(n)` rather than the
+/// `O(n^2)` of prepending (and copying the chain) one swizzle at a time.
+fn compose_chain(mut values: Vec<Value>) -> Result<Value> {
+    let Some(mut acc) = values.pop() else {
+        return Err(Error::invalid("an empty 'o' chain"));
+    };
+    while let Some(left) = values.pop() {
+        let Value::Swizzle(innermost) = left else {
+            acc = compose(&left, &acc)?;
+            continue;
+        };
+        let Some(inner) = acc.as_composed() else {
+            // not a layout on the right: compose names the problem
+            return compose(&left, &acc);
+        };
+        let inner = inner?;
+        let mut run = vec![innermost];
+        while let Some(Value::Swizzle(sw)) = values.last() {
+            run.push(*sw);
+            values.pop();
+        }
+        run.reverse(); // outermost first
+        run.extend_from_slice(inner.swizzles());
+        acc = Value::Composed(ComposedLayout::new(
+            run,
+            inner.base_offset(),
+            inner.layout().clone(),
+        ));
+    }
+    Ok(acc)
 }
 
 /// `a o tiler`: composition with a layout, or by-mode composition.
