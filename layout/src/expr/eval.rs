@@ -151,14 +151,20 @@ fn tuple_value(values: Vec<Value>) -> Result<Value> {
 /// - `Sw<B,M,S> o L` puts a swizzle in front of a (possibly already swizzled) layout;
 /// - `n o L` adds the offset `n` (only directly in front of the layout);
 /// - `A o B` with a layout `A` is the composition `A o B` (`B` a layout or tiler); a swizzled `A`
-///   keeps its swizzles and offset and composes its inner layout.
+///   keeps its swizzles and offset and composes its inner layout;
+/// - `A o B` with a swizzled `B` moves `B`'s swizzles through `A`'s layout, as CuTe does
+///   ([`ComposedLayout::compose_composed`]), or is an error naming why that is not representable.
 ///
 /// ```
-/// use tessel_layout::expr::{compose, Value};
-/// let sw = tessel_layout::expr::eval("Sw<3,3,3>").unwrap();
-/// let l = tessel_layout::expr::eval("(8,64):(64,1)").unwrap();
+/// use tessel_layout::expr::{compose, eval, Value};
+/// let sw = eval("Sw<3,3,3>").unwrap();
+/// let l = eval("(8,64):(64,1)").unwrap();
 /// assert_eq!(compose(&sw, &l).unwrap().to_string(), "Sw<3,3,3> o (8,64):(64,1)");
 /// assert_eq!(compose(&Value::Int(32), &l).unwrap().to_string(), "32 o (8,64):(64,1)");
+/// // CuTe test/unit/cute/core/composition.cpp: a transpose moves the swizzle's bits.
+/// let t = eval("(8,8):(8,1)").unwrap();
+/// let b = eval("Sw<2,0,-3> o (8,8):(8,1)").unwrap();
+/// assert_eq!(compose(&t, &b).unwrap().to_string(), "Sw<2,0,3> o (8,8):(1,8)");
 /// ```
 pub fn compose(left: &Value, right: &Value) -> Result<Value> {
     let right_layout = || {
