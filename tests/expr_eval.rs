@@ -119,8 +119,8 @@ fn conversions_and_type_errors() {
         "logical_divide expects a layout or tiler as argument 2, got the swizzle Sw<1,0,1>"
     );
     assert_eq!(
-        err("right_inverse(Sw<1,0,1> o 4:1)").to_string(),
-        "right_inverse expects a layout without swizzle or offset as argument 1, got the swizzled layout Sw<1,0,1> o 4:1"
+        err("nullspace(Sw<1,0,1> o 4:1)").to_string(),
+        "nullspace expects a layout without swizzle or offset as argument 1, got the swizzled layout Sw<1,0,1> o 4:1"
     );
     assert_eq!(
         err("upcast(8:1, (2,2))").to_string(),

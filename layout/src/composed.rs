@@ -17,6 +17,9 @@ use crate::layout::{Layout, SliceCoord};
 use crate::parse::{Cursor, parse_whole};
 use crate::swizzle::Swizzle;
 
+mod conjugate;
+mod inverse;
+
 /// Anything that maps a 1-D domain index to an offset: a plain [`Layout`] or a
 /// [`ComposedLayout`]. Analyses (verification, bank conflicts, pictures) take either.
 ///
@@ -259,11 +262,18 @@ impl ComposedLayout {
         ))
     }
 
-    /// `self o inner` for two composed layouts, where representable: either `self` has offset 0
-    /// and an inner layout that is the identity on the values of `inner` (then the swizzle chains
-    /// concatenate: a multi-layer swizzle), or `inner` has no swizzle and offset 0 (then this is
-    /// [`ComposedLayout::compose`]). Anything else (a swizzle followed by a non-identity layout)
-    /// is not a composed layout and is an error.
+    /// `self o inner` for two composed layouts, where representable:
+    /// - `inner` without swizzle and offset: [`ComposedLayout::compose`];
+    /// - `self` the identity with offset 0 (its layout maps every index to itself): the swizzle
+    ///   chains concatenate (a multi-layer swizzle);
+    /// - otherwise, as CuTe's `composition(Layout, ComposedLayout)` does, `inner`'s swizzles are
+    ///   moved through `self`'s layout `A` (`A o Sw = Sw' o A`, the swizzle's bits mapped through
+    ///   `A`) and the result is `self's swizzles o Sw' o (A o B)`. The move is proved or checked
+    ///   on every value of `B`; `inner` must have offset 0 (as in CuTe), and an offset of `self`
+    ///   must not end up between two swizzles.
+    ///
+    /// Anything else is an [`ErrorKind::Inadmissible`](crate::ErrorKind) error naming the
+    /// condition; adjacent equal swizzles of the result cancel (every swizzle is an involution).
     ///
     /// ```
     /// use tessel_layout::ComposedLayout;
@@ -271,39 +281,71 @@ impl ComposedLayout {
     /// let inner: ComposedLayout = "Sw<3,3,5> o (16,256):(256,1)".parse().unwrap();
     /// let both = outer.compose_composed(&inner).unwrap();
     /// assert_eq!(both.to_string(), "Sw<1,3,3> o Sw<3,3,5> o (16,256):(256,1)");
+    /// // CuTe test/unit/cute/core/composition.cpp ("Swizzle composition"): the transpose moves
+    /// // the swizzle's bits, Sw<2,0,-3> becomes Sw<2,0,3>.
+    /// let a: ComposedLayout = "(8,8):(8,1)".parse().unwrap();
+    /// let b: ComposedLayout = "Sw<2,0,-3> o (8,8):(8,1)".parse().unwrap();
+    /// let r = a.compose_composed(&b).unwrap();
+    /// assert_eq!(r.to_string(), "Sw<2,0,3> o (8,8):(1,8)");
+    /// for i in 0..64 {
+    ///     assert_eq!(r.offset(i).unwrap(), a.offset(b.offset(i).unwrap()).unwrap());
+    /// }
     /// ```
     pub fn compose_composed(&self, inner: &ComposedLayout) -> Result<ComposedLayout> {
         if inner.swizzles.is_empty() && inner.offset == 0 {
             return self.compose(&inner.layout);
         }
-        let not_representable = |why: &str| {
-            Error::invalid(format!(
+        let not_representable = |why: String| {
+            Error::inadmissible(format!(
                 "composition {self} o {inner} is not a composed layout: {why}"
             ))
         };
-        if self.offset != 0 {
-            return Err(not_representable(
-                "the outer offset would sit between two swizzles",
+        if self.offset == 0 && is_identity_function(&self.layout) {
+            let (lo, _) = inner.value_range()?;
+            if lo < 0 {
+                return Err(not_representable(format!(
+                    "the right operand reaches the negative value {lo}, outside the domain of \
+                     the left one"
+                )));
+            }
+            let mut swizzles = self.swizzles.clone();
+            swizzles.extend_from_slice(&inner.swizzles);
+            return Ok(ComposedLayout::new(
+                conjugate::simplify_chain(swizzles),
+                inner.offset,
+                inner.layout.clone(),
             ));
         }
-        if !self.layout.flatten().is_compact_col_major() {
-            return Err(not_representable(
-                "the layout of the outer map is not the identity (a layout would follow a swizzle)",
-            ));
+        if inner.offset != 0 {
+            return Err(not_representable(format!(
+                "the offset {} of the right operand would have to pass through the layout {} of \
+                 the left one (CuTe requires the offset of a swizzled right operand to be 0)",
+                inner.offset, self.layout
+            )));
         }
-        let (lo, hi) = inner.value_range()?;
-        if lo < 0 || hi >= self.size() {
-            return Err(not_representable(&format!(
-                "the values {lo}..={hi} of the inner map leave the domain 0..{} of the outer one",
-                self.size()
+        let composed = crate::composition(&self.layout, &inner.layout)
+            .map_err(|e| not_representable(e.message().to_string()))?;
+        let moved =
+            conjugate::move_through(&self.layout, &inner.swizzles, &inner.layout, &composed)
+                .map_err(|e| {
+                    Error::new(
+                        e.kind(),
+                        not_representable(e.message().to_string()).message(),
+                    )
+                })?;
+        if self.offset != 0 && !moved.is_empty() {
+            return Err(not_representable(format!(
+                "the offset {} of the left operand would sit between its swizzles and the \
+                 swizzles moved through its layout",
+                self.offset
             )));
         }
         let mut swizzles = self.swizzles.clone();
-        swizzles.extend_from_slice(&inner.swizzles);
+        swizzles.extend(moved);
         Ok(ComposedLayout::new(
-            swizzles,
-            inner.offset,
-            inner.layout.clone(),
+            conjugate::simplify_chain(swizzles),
+            self.offset,
+            composed,
         ))
     }
 
@@ -444,6 +486,12 @@ impl FromStr for ComposedLayout {
     fn from_str(s: &str) -> Result<Self> {
         parse_whole(s, ComposedLayout::parse)
     }
+}
+
+/// Whether the layout, read as a function on all non-negative integers (CuTe's convention),
+/// maps every index to itself.
+fn is_identity_function(layout: &Layout) -> bool {
+    conjugate::ExtendedLayout::of(layout).is_identity()
 }
 
 /// Writes `Sw<..> o ... o [OFFSET o] LAYOUT` (the offset only when it is not 0): the notation

@@ -421,11 +421,17 @@ fn complement(a: &Args<'_>) -> Result<Value> {
 }
 
 fn right_inverse(a: &Args<'_>) -> Result<Value> {
-    layout(algebra::right_inverse(&a.layout(0)?))
+    match a.value(0)? {
+        Value::Composed(c) => c.right_inverse().map(Value::from_composed),
+        _ => layout(algebra::right_inverse(&a.layout(0)?)),
+    }
 }
 
 fn left_inverse(a: &Args<'_>) -> Result<Value> {
-    layout(algebra::left_inverse(&a.layout(0)?))
+    match a.value(0)? {
+        Value::Composed(c) => c.left_inverse().map(Value::from_composed),
+        _ => layout(algebra::left_inverse(&a.layout(0)?)),
+    }
 }
 
 fn nullspace(a: &Args<'_>) -> Result<Value> {

@@ -72,14 +72,11 @@ fn eval_node(expr: &Expr) -> Result<Value> {
             .map(Value::Swizzle)
             .map_err(at),
         ExprKind::Compose(chain) => {
-            let mut values = chain.iter().map(eval_expr).collect::<Result<Vec<_>>>()?;
-            let mut acc = values
-                .pop()
-                .ok_or_else(|| at(Error::invalid("an empty 'o' chain")))?;
-            while let Some(left) = values.pop() {
-                acc = compose(&left, &acc)?;
+            let values = chain.iter().map(eval_expr).collect::<Result<Vec<_>>>()?;
+            if values.is_empty() {
+                return Err(at(Error::invalid("an empty 'o' chain")));
             }
-            Ok(acc)
+            compose_chain(values)
         }
         ExprKind::Call { name, args } => call(name, args, expr.pos),
     }
@@ -125,11 +122,16 @@ fn call(name: &str, args: &[Expr], pos: usize) -> Result<Value> {
 }
 
 /// A tuple literal's value: a tuple of integer tuples, or (when some element is a layout) the
-/// layout whose modes are the elements (shapes and integers become layouts).
+/// layout whose modes are the elements (shapes and integers become layouts); a rank-1 tuple of
+/// a swizzled layout is that swizzled layout with its inner layout as the one mode.
 fn tuple_value(values: Vec<Value>) -> Result<Value> {
     let ints: Option<Vec<_>> = values.iter().map(Value::as_int_tuple).collect();
     if let Some(items) = ints {
         return Ok(Value::Tuple(crate::IntTuple::Tuple(items)));
+    }
+    if let [Value::Composed(c)] = values.as_slice() {
+        // `(Sw o L)` is rank 1 like `(L)`: the swizzles and offset stay outside the mode.
+        return map_inner(c, |l| Layout::from_modes([l.clone()]));
     }
     let modes = values
         .iter()
@@ -149,14 +151,20 @@ fn tuple_value(values: Vec<Value>) -> Result<Value> {
 /// - `Sw<B,M,S> o L` puts a swizzle in front of a (possibly already swizzled) layout;
 /// - `n o L` adds the offset `n` (only directly in front of the layout);
 /// - `A o B` with a layout `A` is the composition `A o B` (`B` a layout or tiler); a swizzled `A`
-///   keeps its swizzles and offset and composes its inner layout.
+///   keeps its swizzles and offset and composes its inner layout;
+/// - `A o B` with a swizzled `B` moves `B`'s swizzles through `A`'s layout, as CuTe does
+///   ([`ComposedLayout::compose_composed`]), or is an error naming why that is not representable.
 ///
 /// ```
-/// use tessel_layout::expr::{compose, Value};
-/// let sw = tessel_layout::expr::eval("Sw<3,3,3>").unwrap();
-/// let l = tessel_layout::expr::eval("(8,64):(64,1)").unwrap();
+/// use tessel_layout::expr::{compose, eval, Value};
+/// let sw = eval("Sw<3,3,3>").unwrap();
+/// let l = eval("(8,64):(64,1)").unwrap();
 /// assert_eq!(compose(&sw, &l).unwrap().to_string(), "Sw<3,3,3> o (8,64):(64,1)");
 /// assert_eq!(compose(&Value::Int(32), &l).unwrap().to_string(), "32 o (8,64):(64,1)");
+/// // CuTe test/unit/cute/core/composition.cpp: a transpose moves the swizzle's bits.
+/// let t = eval("(8,8):(8,1)").unwrap();
+/// let b = eval("Sw<2,0,-3> o (8,8):(8,1)").unwrap();
+/// assert_eq!(compose(&t, &b).unwrap().to_string(), "Sw<2,0,3> o (8,8):(1,8)");
 /// ```
 pub fn compose(left: &Value, right: &Value) -> Result<Value> {
     let right_layout = || {
@@ -213,6 +221,39 @@ pub fn compose(left: &Value, right: &Value) -> Result<Value> {
             other.describe()
         ))),
     }
+}
+
+/// `v0 o v1 o ... o vn` (at least one value), folded from the right with [`compose`]. A run of swizzles in front of a
+/// layout is prepended in one step, so a chain of `n` swizzles costs `O(n)` rather than the
+/// `O(n^2)` of prepending (and copying the chain) one swizzle at a time.
+fn compose_chain(mut values: Vec<Value>) -> Result<Value> {
+    let Some(mut acc) = values.pop() else {
+        return Err(Error::invalid("an empty 'o' chain"));
+    };
+    while let Some(left) = values.pop() {
+        let Value::Swizzle(innermost) = left else {
+            acc = compose(&left, &acc)?;
+            continue;
+        };
+        let Some(inner) = acc.as_composed() else {
+            // not a layout on the right: compose names the problem
+            return compose(&left, &acc);
+        };
+        let inner = inner?;
+        let mut run = vec![innermost];
+        while let Some(Value::Swizzle(sw)) = values.last() {
+            run.push(*sw);
+            values.pop();
+        }
+        run.reverse(); // outermost first
+        run.extend_from_slice(inner.swizzles());
+        acc = Value::Composed(ComposedLayout::new(
+            run,
+            inner.base_offset(),
+            inner.layout().clone(),
+        ));
+    }
+    Ok(acc)
 }
 
 /// `a o tiler`: composition with a layout, or by-mode composition.
