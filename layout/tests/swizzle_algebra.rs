@@ -67,14 +67,22 @@ fn assert_right_inverse(l: &ComposedLayout, r: &ComposedLayout) {
     }
 }
 
-/// The defining property of a left inverse, `r(l(i)) == i`, which implies CuTe's test property
-/// `l(r(l(i))) == l(i)`.
+/// CuTe's test property of a left inverse, `l(r(l(i))) == l(i)` for every `i` of `l`'s domain
+/// (test/unit/cute/core/inverse_left.cpp); where `l` is injective that is the defining identity
+/// `r(l(i)) == i`, checked as well. A layout with stride-0 modes has a left inverse in CuTe's
+/// sense (it skips those modes) but no exact one.
 fn assert_left_inverse(l: &ComposedLayout, r: &ComposedLayout) {
-    for i in 0..l.size() {
-        let y = value(l, i);
+    let images: Vec<i64> = (0..l.size()).map(|i| value(l, i)).collect();
+    let mut distinct = images.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let injective = distinct.len() == images.len();
+    for (i, &y) in images.iter().enumerate() {
         assert!((0..r.size()).contains(&y), "{l}({i}) = {y} outside {r}");
-        assert_eq!(value(r, y), i, "{r} o {l} at {i}");
-        assert_eq!(value(l, value(r, y)), y);
+        assert_eq!(value(l, value(r, y)), y, "{l} o {r} o {l} at {i}");
+        if injective {
+            assert_eq!(value(r, y), i as i64, "{r} o {l} at {i}");
+        }
     }
 }
 
