@@ -24,7 +24,7 @@ pub mod product;
 pub mod tiler;
 pub mod vector;
 
-pub use cast::{downcast, upcast};
+pub use cast::{downcast, recast, upcast};
 pub use coalesce::{coalesce, coalesce_profile, filter};
 pub use complement::complement;
 pub use composition::{compose_tiler, composition};
