@@ -123,14 +123,8 @@ pub fn downcast(layout: &Layout, factor: i64) -> Result<Layout> {
 /// assert_eq!(recast(&"12:1".parse().unwrap(), 16, 24).unwrap().to_string(), "8:1");
 /// ```
 pub fn recast(layout: &Layout, old_bits: i64, new_bits: i64) -> Result<Layout> {
-    if old_bits < 1 || new_bits < 1 {
-        return Err(Error::invalid(format!(
-            "recast of {layout} from {old_bits}-bit to {new_bits}-bit elements: element widths \
-             must be at least 1 bit"
-        )));
-    }
-    let g = gcd(old_bits, new_bits);
-    let (num, den) = (new_bits / g, old_bits / g);
+    let (num, den) =
+        recast_ratio(old_bits, new_bits).map_err(|e| e.context(format!("recast of {layout}")))?;
     let wide = if num == 1 {
         layout.clone()
     } else {
@@ -141,6 +135,26 @@ pub fn recast(layout: &Layout, old_bits: i64, new_bits: i64) -> Result<Layout> {
     } else {
         downcast(&wide, den)
     }
+}
+
+/// The factors of [`recast`]: `new_bits / old_bits` in lowest terms, `(upcast by, downcast by)`.
+/// Both widths must be at least 1 bit.
+///
+/// ```
+/// use tessel_layout::algebra::cast::recast_ratio;
+/// assert_eq!(recast_ratio(16, 24).unwrap(), (3, 2));
+/// assert_eq!(recast_ratio(32, 8).unwrap(), (1, 4));
+/// assert!(recast_ratio(0, 8).is_err());
+/// ```
+pub fn recast_ratio(old_bits: i64, new_bits: i64) -> Result<(i64, i64)> {
+    if old_bits < 1 || new_bits < 1 {
+        return Err(Error::invalid(format!(
+            "recast from {old_bits}-bit to {new_bits}-bit elements: element widths must be at \
+             least 1 bit"
+        )));
+    }
+    let g = gcd(old_bits, new_bits);
+    Ok((new_bits / g, old_bits / g))
 }
 
 fn gcd(mut a: i64, mut b: i64) -> i64 {

@@ -82,6 +82,7 @@ fn eval_node(expr: &Expr) -> Result<Value> {
             Ok(acc)
         }
         ExprKind::Call { name, args } => call(name, args, expr.pos),
+        ExprKind::Underscore => Ok(Value::Slice(crate::SliceCoord::All)),
     }
 }
 
@@ -127,6 +128,9 @@ fn call(name: &str, args: &[Expr], pos: usize) -> Result<Value> {
 /// A tuple literal's value: a tuple of integer tuples, or (when some element is a layout) the
 /// layout whose modes are the elements (shapes and integers become layouts).
 fn tuple_value(values: Vec<Value>) -> Result<Value> {
+    if let Some(slice) = Value::slice_tuple(&values) {
+        return Ok(slice);
+    }
     let ints: Option<Vec<_>> = values.iter().map(Value::as_int_tuple).collect();
     if let Some(items) = ints {
         return Ok(Value::Tuple(crate::IntTuple::Tuple(items)));
