@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 use common::{l, layout_strategy};
 use proptest::prelude::*;
 use tessel_layout::{
-    ComposedLayout, Layout, downcast, is_injective, max_common_layout, max_common_vector, recast,
-    right_inverse, upcast, verify,
+    ComposedLayout, IntTuple, Layout, SliceCoord, Tiler, downcast, is_injective, local_partition,
+    local_tile, max_common_layout, max_common_vector, recast, right_inverse, upcast, verify,
 };
 
 fn composed(s: &str) -> ComposedLayout {
@@ -209,4 +209,123 @@ fn recast_is_upcast_then_downcast_by_the_reduced_ratio() {
         downcast(&upcast(&b, 3).unwrap(), 2).unwrap()
     );
     assert!(recast(&a, 0, 8).is_err());
+}
+
+// ---- layout manipulation by CuTe's names ----
+
+#[test]
+fn concatenation_and_sublayouts_match_the_cute_docs() {
+    // CuTe media/docs/cpp/cute/01_layout.md, "Concatenation", "Sublayouts", "Grouping".
+    let a = l("3:1");
+    let b = l("4:3");
+    let ab = a.append(&b).unwrap();
+    assert_eq!(ab.to_string(), "(3,4):(1,3)");
+    assert_eq!(a.prepend(&b).unwrap().to_string(), "(4,3):(3,1)");
+    let c = ab.append(&ab).unwrap();
+    assert_eq!(c.to_string(), "(3,4,(3,4)):(1,3,(1,3))");
+    assert_eq!(c.replace(2, &b).unwrap().to_string(), "(3,4,4):(1,3,3)");
+    assert!(c.replace(3, &b).is_err());
+    let d = l("(2,3,5,7):(1,2,6,30)");
+    assert_eq!(
+        d.select(&[0, 1, 3]).unwrap().to_string(),
+        "(2,3,7):(1,2,30)"
+    );
+    assert_eq!(d.take(1, 4).unwrap().to_string(), "(3,5,7):(2,6,30)");
+    assert_eq!(
+        d.group(0, 2).unwrap().to_string(),
+        "((2,3),5,7):((1,2),6,30)"
+    );
+    assert!(d.select(&[4]).is_err());
+    let e = l("(4,(3,6)):(1,(4,12))");
+    assert_eq!(e.get(&[0]).unwrap().to_string(), "4:1");
+    assert_eq!(e.get(&[1, 1]).unwrap().to_string(), "6:12");
+    assert!(e.get(&[0, 1]).is_err());
+}
+
+fn by_mode(sizes: &[i64]) -> Tiler {
+    Tiler::ByMode(
+        sizes
+            .iter()
+            .map(|&n| Some(Tiler::Layout(Layout::vector(n, 1).unwrap())))
+            .collect(),
+    )
+}
+
+#[test]
+fn slicing_follows_cute_lift_slice() {
+    // CuTe media/docs/cpp/cute/03_tensor.md, "Slicing a Tensor": tensor D = A((_,_),5) has
+    // rank 2, C = A(_,5) rank 1; the offset is A at the coordinate with `_` as 0.
+    let a = l("((3,2),(2,5,2)):((4,1),(2,13,100))");
+    let d = SliceCoord::Tuple(vec![
+        SliceCoord::Tuple(vec![SliceCoord::All, SliceCoord::All]),
+        SliceCoord::Index(5),
+    ]);
+    let (sub, off) = a.slice(&d).unwrap();
+    assert_eq!(sub.to_string(), "(3,2):(4,1)");
+    assert_eq!(off, a.crd2idx(&IntTuple::from_ints([0, 5])).unwrap());
+}
+
+proptest! {
+    /// Every tile of a tiling that divides the layout, taken at its offset, together covers
+    /// the layout's offsets exactly (as a multiset), and tile (i,j) element (x,y) is
+    /// L(i*tm + x, j*tn + y).
+    #[test]
+    fn local_tiles_partition_the_layout(
+        (tm, rm) in (1i64..=4, 1i64..=3),
+        (tn, rn) in (1i64..=4, 1i64..=3),
+        d0 in -5i64..=5, d1 in -20i64..=20,
+    ) {
+        let full = Layout::new(
+            IntTuple::from_ints([tm * rm, tn * rn]),
+            IntTuple::from_ints([d0, d1]),
+        ).unwrap();
+        let mut seen = Vec::new();
+        for i in 0..rm {
+            for j in 0..rn {
+                let coord = SliceCoord::from(&IntTuple::from_ints([i, j]));
+                let (tile, off) = local_tile(&full, &by_mode(&[tm, tn]), &coord).unwrap();
+                for x in 0..tm {
+                    for y in 0..tn {
+                        let here = off + tile.crd2idx(&IntTuple::from_ints([x, y])).unwrap();
+                        let want = full.crd2idx(&IntTuple::from_ints([i * tm + x, j * tn + y])).unwrap();
+                        prop_assert_eq!(here, want);
+                        seen.push(here);
+                    }
+                }
+            }
+        }
+        prop_assert_eq!(multiset(seen), multiset(full.offsets()));
+    }
+
+    /// Thread t of a compact thread layout gets the elements L(c0 + p0*r0, c1 + p1*r1), where
+    /// (c0,c1) is the coordinate the thread layout maps to t and (p0,p1) its shape.
+    #[test]
+    fn local_partitions_deal_out_the_layout(
+        (p0, r0) in (1i64..=4, 1i64..=3),
+        (p1, r1) in (1i64..=4, 1i64..=3),
+        row_major in any::<bool>(),
+        d0 in 1i64..=5, d1 in 1i64..=30,
+    ) {
+        let full = Layout::new(
+            IntTuple::from_ints([p0 * r0, p1 * r1]),
+            IntTuple::from_ints([d0, d1]),
+        ).unwrap();
+        let shape = IntTuple::from_ints([p0, p1]);
+        let thr = if row_major { Layout::row_major(&shape) } else { Layout::col_major(&shape) }.unwrap();
+        let mut seen = Vec::new();
+        for t in 0..p0 * p1 {
+            let (part, off) = local_partition(&full, &thr, t).unwrap();
+            let (c0, c1) = if row_major { (t / p1, t % p1) } else { (t % p0, t / p0) };
+            prop_assert_eq!(thr.crd2idx(&IntTuple::from_ints([c0, c1])).unwrap(), t);
+            for a in 0..r0 {
+                for b in 0..r1 {
+                    let here = off + part.crd2idx(&IntTuple::from_ints([a, b])).unwrap();
+                    let want = full.crd2idx(&IntTuple::from_ints([c0 + p0 * a, c1 + p1 * b])).unwrap();
+                    prop_assert_eq!(here, want);
+                    seen.push(here);
+                }
+            }
+        }
+        prop_assert_eq!(multiset(seen), multiset(full.offsets()));
+    }
 }
