@@ -62,9 +62,9 @@ pub fn upcast(layout: &Layout, factor: i64) -> Result<Layout> {
 ///
 /// C++ CuTe grows every stride-±1 leaf, which is only right when there is exactly one: for
 /// `(1,8):(1,1)` by 4 it gives `(4,32):(1,1)`, 128 indices for 32 narrow elements; tessel gives
-/// `(1,32):(4,1)`. Errors (CuTe: "downcast requires adjacent elements") when no leaf has stride
-/// 1. A layout whose only unit stride is -1 is an error too: growing that leaf would walk the
-/// narrow elements of each wide element backwards, `N*layout(c) - j`, not `+ j`.
+/// `(1,32):(4,1)`. Errors (CuTe: "downcast requires adjacent elements") when no leaf has
+/// stride 1. A layout whose only unit stride is -1 is an error too: growing that leaf would walk
+/// the narrow elements of each wide element backwards, `N*layout(c) - j`, not `+ j`.
 ///
 /// ```
 /// use tessel_layout::{downcast, Layout};

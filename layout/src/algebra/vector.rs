@@ -87,8 +87,8 @@ fn prefix_max(r: &Layout, n: i64) -> Option<i64> {
             })
     };
     let mut best = r.offset(n - 1).ok()?;
-    for k in 0..modes.len() {
-        if digits[k] > 0 {
+    for (k, &digit) in digits.iter().enumerate() {
+        if digit > 0 {
             best = best.max(value(k)?);
         }
     }

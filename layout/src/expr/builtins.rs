@@ -3,6 +3,18 @@
 //! One row per function; the implementations below convert arguments through [`Args`] and call
 //! the algebra in [`crate::algebra`].
 //!
+//! Functions that return a part of a layout starting elsewhere than at offset 0 (`at` with a
+//! `_` in the coordinate, CuTe's `slice_and_offset`; `local_tile`; `local_partition`) return
+//! a layout at an offset, written `OFFSET o LAYOUT` like any offset in tessel notation
+//! (`4 o (4):(1)`: offsets 4, 5, 6, 7); at offset 0 it is the plain layout.
+//!
+//! ```
+//! use tessel_layout::expr::eval;
+//! assert_eq!(eval("at((4,8):(1,4), (_,1))").unwrap().to_string(), "4 o (4):(1)");
+//! assert_eq!(eval("at((4,8):(1,4), (3,1))").unwrap().to_string(), "7");
+//! assert_eq!(eval("local_tile((8,24):(1,8), (4,8), (1,2))").unwrap().to_string(), "132 o (4,8):(1,8)");
+//! ```
+//!
 //! ```
 //! use tessel_layout::expr::{builtins::FUNCTIONS, eval};
 //! assert!(FUNCTIONS.iter().any(|f| f.name == "complement"));
