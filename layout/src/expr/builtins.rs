@@ -319,10 +319,10 @@ pub const FUNCTIONS: &[Function] = &[
     ),
     f(
         "make_layout",
-        "(shape[, stride]) | (L0, L1, ...)",
+        "(S[, D] | L0, L1, ...)",
         1,
         16,
-        "a layout from a shape (column-major) and a stride, or the layout with modes L0, L1, ...",
+        "shape S with stride D (default column-major), or the layout with modes L0, L1, ...",
         make_layout,
     ),
     f(
@@ -391,15 +391,15 @@ pub const FUNCTIONS: &[Function] = &[
     ),
     f(
         "recast",
-        "(L, old_bits, new_bits)",
+        "(L, old, new)",
         3,
         3,
-        "L in units of new_bits-wide elements instead of old_bits-wide (CuTe's recast_layout)",
+        "L in units of new-bit elements instead of old-bit ones (CuTe's recast_layout)",
         recast,
     ),
     f(
         "recast_layout",
-        "(L, old_bits, new_bits)",
+        "(L, old, new)",
         3,
         3,
         "CuTe's name for recast",
