@@ -156,9 +156,10 @@ fn gcd(mut a: i64, mut b: i64) -> i64 {
 ///
 /// Computed as CuTe does, from the leading stride-1 extent of `coalesce(a o R)` (at least 1),
 /// then cut to the prefix where `R(j)` stays inside the domain of `a` (the composition extends
-/// `a`'s last mode, so C++ CuTe answers 64 for `32:1` and `64:1`, counting offsets `a` does not
-/// have). Where that composition is inadmissible for some mode of `R`, only the modes before it
-/// count (the result is then a lower bound).
+/// `a`'s last mode, so that formula alone gives 64 for `32:1` and `64:1`, counting offsets `a`
+/// does not have), and to a prefix that is itself a layout, so that `n` is the size of
+/// [`max_common_layout`]. Where the composition is inadmissible for some mode of `R`, only the
+/// modes before it count (the result is then a lower bound).
 ///
 /// ```
 /// use tessel_layout::{max_common_vector, Layout};
