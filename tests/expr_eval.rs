@@ -388,3 +388,17 @@ fn values_describe_themselves() {
     .unwrap();
     assert!(long.describe().ends_with("..."));
 }
+
+#[test]
+fn issue_9_wrong_answers_are_fixed() {
+    // Offset 3, then 4:-1: offsets 3,2,1,0, exactly 0..size.
+    assert_eq!(ok("is_bijective(3 o 4:-1)"), "true");
+    assert_eq!(ok("is_bijective(4:-1)"), "false");
+    // Only one unit-stride leaf takes the narrow sub-elements: 32 narrow elements, one-to-one.
+    assert_eq!(ok("downcast((1,8):(1,1), 4)"), "(1,32):(4,1)");
+    assert_eq!(ok("is_injective(downcast((1,8):(1,1), 4))"), "true");
+    // CuTe include/cute/layout.hpp: a(b.get_1d_coord(n)) == n for n < N, and 32:1 has 32
+    // elements.
+    assert_eq!(ok("max_common_vector(32:1, 64:1)"), "32");
+    assert_eq!(ok("max_common_layout(32:1, 64:1)"), "32:1");
+}

@@ -226,8 +226,8 @@ fn parse_errors_give_position_and_expectation() {
             "at 5: expected '(' after the function name 'size' but found the integer 8",
         ),
         (
-            "(4,_)",
-            "at 3: '_' may only stand for a mode of a tiler [..]",
+            "8:_",
+            "at 2: '_' may only stand for a mode of a tiler [..] or of a coordinate (..)",
         ),
         ("8 % 2", "at 2: unexpected character '%'"),
         (

@@ -222,6 +222,26 @@ impl IntTuple {
         })
     }
 
+    /// The product of every top-level mode (CuTe's `product_each`): a tuple of the mode sizes,
+    /// an integer for an integer.
+    ///
+    /// ```
+    /// use tessel_layout::IntTuple;
+    /// let t: IntTuple = "(4,(2,3),(5))".parse().unwrap();
+    /// assert_eq!(t.product_each().unwrap().to_string(), "(4,6,5)");
+    /// assert_eq!(IntTuple::Int(7).product_each().unwrap(), IntTuple::Int(7));
+    /// ```
+    pub fn product_each(&self) -> Result<IntTuple> {
+        match self {
+            IntTuple::Int(_) => Ok(self.clone()),
+            IntTuple::Tuple(items) => items
+                .iter()
+                .map(|m| m.product().map(IntTuple::Int))
+                .collect::<Result<Vec<_>>>()
+                .map(IntTuple::Tuple),
+        }
+    }
+
     /// Sum of all leaves, checked for overflow.
     ///
     /// ```

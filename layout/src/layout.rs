@@ -56,6 +56,49 @@ pub enum SliceCoord {
     Tuple(Vec<SliceCoord>),
 }
 
+impl fmt::Display for SliceCoord {
+    /// CuTe notation: `_` for a kept mode, `(c0,c1,...)` for a tuple.
+    ///
+    /// ```
+    /// use tessel_layout::SliceCoord::{All, Index, Tuple};
+    /// assert_eq!(Tuple(vec![All, Tuple(vec![Index(1), All])]).to_string(), "(_,(1,_))");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SliceCoord::Index(i) => write!(f, "{i}"),
+            SliceCoord::All => f.write_str("_"),
+            SliceCoord::Tuple(parts) => {
+                f.write_str("(")?;
+                for (k, p) in parts.iter().enumerate() {
+                    if k > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{p}")?;
+                }
+                f.write_str(")")
+            }
+        }
+    }
+}
+
+impl From<&IntTuple> for SliceCoord {
+    /// A coordinate without `_`: every integer fixes its mode.
+    ///
+    /// ```
+    /// use tessel_layout::{IntTuple, SliceCoord};
+    /// let c = SliceCoord::from(&IntTuple::from_ints([1, 2]));
+    /// assert_eq!(c.to_string(), "(1,2)");
+    /// ```
+    fn from(t: &IntTuple) -> Self {
+        match t {
+            IntTuple::Int(i) => SliceCoord::Index(*i),
+            IntTuple::Tuple(items) => {
+                SliceCoord::Tuple(items.iter().map(SliceCoord::from).collect())
+            }
+        }
+    }
+}
+
 /// Checks that every extent of `shape` is at least 1 and that its size fits in `i64`: the shape
 /// conditions of [`Layout::new`] (and of the symbolic layouts of codegen).
 pub(crate) fn check_extents(shape: &Shape) -> Result<()> {
@@ -351,6 +394,75 @@ impl Layout {
         Layout::from_modes(modes)
     }
 
+    /// Replaces top-level mode `i` by `mode` (CuTe's `replace<I>`).
+    ///
+    /// ```
+    /// // CuTe media/docs/cpp/cute/01_layout.md: replace<2>((3,4,(3,4)):(1,3,(1,3)), 4:3).
+    /// let c: tessel_layout::Layout = "(3,4,(3,4)):(1,3,(1,3))".parse().unwrap();
+    /// let b: tessel_layout::Layout = "4:3".parse().unwrap();
+    /// assert_eq!(c.replace(2, &b).unwrap().to_string(), "(3,4,4):(1,3,3)");
+    /// ```
+    pub fn replace(&self, i: usize, mode: &Layout) -> Result<Layout> {
+        let mut modes = self.modes();
+        let slot = modes.get_mut(i).ok_or_else(|| {
+            Error::invalid(format!(
+                "replace: mode {i} does not exist in {self} of rank {}",
+                self.rank()
+            ))
+        })?;
+        *slot = mode.clone();
+        Layout::from_modes(modes)
+    }
+
+    /// The layout of the top-level modes `indices`, in that order (CuTe's `select<I...>`).
+    ///
+    /// ```
+    /// // CuTe media/docs/cpp/cute/01_layout.md: select<1,3> and select<2> of (2,3,5,7).
+    /// let a: tessel_layout::Layout = "(2,3,5,7):(1,2,6,30)".parse().unwrap();
+    /// assert_eq!(a.select(&[1, 3]).unwrap().to_string(), "(3,7):(2,30)");
+    /// assert_eq!(a.select(&[2]).unwrap().to_string(), "(5):(6)");
+    /// ```
+    pub fn select(&self, indices: &[usize]) -> Result<Layout> {
+        let modes = indices
+            .iter()
+            .map(|&i| self.mode(i))
+            .collect::<Result<Vec<_>>>()
+            .map_err(|e| e.context("select"))?;
+        Layout::from_modes(modes)
+    }
+
+    /// The layout of the top-level modes `begin..end`, `begin < end` (CuTe's `take<B,E>`).
+    ///
+    /// ```
+    /// // CuTe media/docs/cpp/cute/01_layout.md: take<1,3>((2,3,5,7)).
+    /// let a: tessel_layout::Layout = "(2,3,5,7):(1,2,6,30)".parse().unwrap();
+    /// assert_eq!(a.take(1, 3).unwrap().to_string(), "(3,5):(2,6)");
+    /// assert!(a.take(1, 1).is_err());
+    /// ```
+    pub fn take(&self, begin: usize, end: usize) -> Result<Layout> {
+        if begin >= end || end > self.rank() {
+            return Err(Error::invalid(format!(
+                "take({begin},{end}) of {self}: needs begin < end <= rank {} (an empty layout \
+                 is not allowed)",
+                self.rank()
+            )));
+        }
+        Layout::from_modes(self.modes().drain(begin..end))
+    }
+
+    /// The sub-layout at the mode path `path` (CuTe's `get<I0,I1,...>` / `layout<I...>`): mode
+    /// `path[0]`, then its mode `path[1]`, ... An empty path is the layout itself.
+    ///
+    /// ```
+    /// // CuTe media/docs/cpp/cute/01_layout.md: layout<1,0> of (4,(3,6)):(1,(4,12)) is 3:4.
+    /// let a: tessel_layout::Layout = "(4,(3,6)):(1,(4,12))".parse().unwrap();
+    /// assert_eq!(a.get(&[1, 0]).unwrap().to_string(), "3:4");
+    /// assert_eq!(a.get(&[1]).unwrap().to_string(), "(3,6):(4,12)");
+    /// ```
+    pub fn get(&self, path: &[usize]) -> Result<Layout> {
+        path.iter().try_fold(self.clone(), |l, &i| l.mode(i))
+    }
+
     /// The offset of the 1-D domain index `index` (`0 <= index < size`).
     ///
     /// ```
@@ -442,7 +554,19 @@ impl Layout {
 
     /// Fixes the modes given by an index and keeps those given by [`SliceCoord::All`]. Returns
     /// the layout of the kept modes and the offset contributed by the fixed ones (CuTe's
-    /// `slice_and_offset`).
+    /// `slice_and_offset`). As in CuTe, the result has one top-level mode per `_`: a `_` keeps
+    /// its whole mode as one mode, and the modes kept inside a sub-tuple of the coordinate join
+    /// the enclosing level (`A((_,1),(0,_,1))` has rank 2).
+    ///
+    /// ```
+    /// use tessel_layout::{Layout, SliceCoord::{All, Index, Tuple}};
+    /// // CuTe media/docs/cpp/cute/03_tensor.md, "Slicing a Tensor".
+    /// let a: Layout = "((3,2),(2,5,2)):((4,1),(2,13,100))".parse().unwrap();
+    /// let e = Tuple(vec![Tuple(vec![All, Index(1)]), Tuple(vec![Index(0), All, Index(1)])]);
+    /// assert_eq!(a.slice(&e).unwrap().0.to_string(), "(3,5):(4,13)");
+    /// let c = Tuple(vec![All, Index(5)]);
+    /// assert_eq!(a.slice(&c).unwrap().0.to_string(), "((3,2)):((4,1))");
+    /// ```
     ///
     /// ```
     /// use tessel_layout::SliceCoord;
@@ -523,10 +647,10 @@ fn slice_modes(coord: &SliceCoord, shape: &IntTuple, stride: &IntTuple) -> Resul
                 out.offset = checked_add(out.offset, off, "slice offset")?;
             }
             SliceCoord::Tuple(_) => {
+                // CuTe's lift_slice: the modes kept inside a sub-tuple join this level.
                 let inner = slice_modes(c, s, d)?;
                 out.offset = checked_add(out.offset, inner.offset, "slice offset")?;
-                let (ss, dd) = inner.kept.into_iter().unzip();
-                out.kept.push((IntTuple::Tuple(ss), IntTuple::Tuple(dd)));
+                out.kept.extend(inner.kept);
             }
         }
     }

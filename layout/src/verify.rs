@@ -54,7 +54,10 @@ pub fn is_injective(map: &impl OffsetMap) -> Result<bool> {
     }
 }
 
-/// Whether the offsets are exactly `0..size` (each once).
+/// Whether the map is a bijection from its domain onto `0..size`: the offsets (swizzles,
+/// base offset and negative strides included) are exactly `0..size`, each once. This is
+/// tessel's definition (CuTe names no such predicate); a map that is one-to-one onto some other
+/// range is [`is_injective`] but not bijective.
 ///
 /// ```
 /// use tessel_layout::{ComposedLayout, Layout, verify};
@@ -62,12 +65,16 @@ pub fn is_injective(map: &impl OffsetMap) -> Result<bool> {
 /// assert!(!verify::is_bijective(&"(4,8):(16,1)".parse::<Layout>().unwrap()).unwrap());
 /// let c: ComposedLayout = "Sw<1,3,3> o Sw<3,3,5> o (16,256):(256,1)".parse().unwrap();
 /// assert!(verify::is_bijective(&c).unwrap());
+/// // Offset 3, then 4:-1: the offsets are 3,2,1,0.
+/// assert!(verify::is_bijective(&"3 o 4:-1".parse::<ComposedLayout>().unwrap()).unwrap());
+/// assert!(!verify::is_bijective(&"4:-1".parse::<Layout>().unwrap()).unwrap());
 /// ```
 pub fn is_bijective(map: &impl OffsetMap) -> Result<bool> {
     let c = map.to_composed();
     if c.swizzles().is_empty() {
-        // Onto 0..size needs the smallest offset at 0, so a non-zero offset never is.
-        return Ok(c.base_offset() == 0 && crate::algebra::is_bijective(c.layout())?);
+        // A shift of the plain layout's offsets: decided analytically, the base offset and the
+        // reach of negative strides included.
+        return crate::algebra::vector::is_bijective_at(c.layout(), c.base_offset());
     }
     match affine_map(&c)? {
         Some(m) => Ok(m.is_bijective_onto_domain()),

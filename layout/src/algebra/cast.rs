@@ -53,34 +53,113 @@ pub fn upcast(layout: &Layout, factor: i64) -> Result<Layout> {
     })
 }
 
-/// CuTe's `downcast<N>`: the layout in units of elements `N` times narrower. Leaf by leaf: a
-/// stride `±1` leaf keeps its stride and its extent grows `N` times; every other stride is
-/// multiplied by `N`. The layout needs a stride-`±1` leaf (CuTe: "downcast requires adjacent
-/// elements"). `upcast(downcast(l, n), n) == l`.
+/// CuTe's `downcast<N>`: the layout in units of elements `N` times narrower. Element `c` of
+/// `layout` becomes the `N` narrow elements at offsets `N*layout(c) + j`, `j < N`: one leaf of
+/// stride 1 takes the sub-element index `j` as its fastest part (its extent grows `N` times, its
+/// coordinate `c'` standing for `c = c' / N`, `j = c' % N`), and every other stride is
+/// multiplied by `N`. The leaf is the first stride-1 leaf of extent > 1, else the first stride-1
+/// leaf. `upcast(downcast(l, n), n) == l`.
+///
+/// C++ CuTe grows every stride-±1 leaf, which is only right when there is exactly one: for
+/// `(1,8):(1,1)` by 4 it gives `(4,32):(1,1)`, 128 indices for 32 narrow elements; tessel gives
+/// `(1,32):(4,1)`. Errors (CuTe: "downcast requires adjacent elements") when no leaf has
+/// stride 1. A layout whose only unit stride is -1 is an error too: growing that leaf would walk
+/// the narrow elements of each wide element backwards, `N*layout(c) - j`, not `+ j`.
 ///
 /// ```
 /// use tessel_layout::{downcast, Layout};
 /// let l: Layout = "(4,4):(1,4)".parse().unwrap();
 /// assert_eq!(downcast(&l, 2).unwrap().to_string(), "(8,4):(1,8)");
+/// let two_unit: Layout = "(1,8):(1,1)".parse().unwrap();
+/// assert_eq!(downcast(&two_unit, 4).unwrap().to_string(), "(1,32):(4,1)");
+/// assert!(downcast(&"8:-1".parse().unwrap(), 2).is_err());
 /// ```
 pub fn downcast(layout: &Layout, factor: i64) -> Result<Layout> {
     check_factor("downcast", layout, factor)?;
-    if !layout
-        .flat_modes()
-        .iter()
-        .any(|m| m.1.saturating_abs() == 1)
-    {
-        return Err(Error::inadmissible(format!(
-            "downcast of {layout} by {factor}: the layout has no stride-1 mode (downcast \
-             requires adjacent elements)"
-        )));
+    if factor == 1 {
+        return Ok(layout.clone());
     }
+    let leaves = layout.flat_modes();
+    let grown = leaves
+        .iter()
+        .position(|&(s, d)| d == 1 && s > 1)
+        .or_else(|| leaves.iter().position(|&(_, d)| d == 1));
+    let Some(grown) = grown else {
+        let why = if leaves.iter().any(|&(_, d)| d == -1) {
+            "its only unit strides are -1, and growing such a leaf would order the narrow \
+             elements inside each element backwards"
+        } else {
+            "the layout has no stride-1 leaf (downcast requires adjacent elements)"
+        };
+        return Err(Error::inadmissible(format!(
+            "downcast of {layout} by {factor}: {why}"
+        )));
+    };
     let what = format!("downcast of {layout} by {factor}");
+    let mut k = 0usize;
     map_modes(layout, |s, d| {
-        if d.saturating_abs() == 1 {
+        let here = k;
+        k += 1;
+        if here == grown {
             Ok((checked_mul(s, factor, &what)?, d))
         } else {
             Ok((s, checked_mul(d, factor, &what)?))
         }
     })
+}
+
+/// CuTe's `recast_layout<Old, New>` for element widths given in bits: with
+/// `new_bits / old_bits = num / den` in lowest terms, the layout [`upcast`] by `num`, then
+/// [`downcast`] by `den` (either step skipped when its factor is 1). Both widths must be at
+/// least 1.
+///
+/// ```
+/// use tessel_layout::{recast, Layout};
+/// // A row-major 8x8 tile of 16-bit elements as 32-bit words, and as bytes.
+/// let l: Layout = "(8,8):(8,1)".parse().unwrap();
+/// assert_eq!(recast(&l, 16, 32).unwrap().to_string(), "(8,4):(4,1)");
+/// assert_eq!(recast(&l, 16, 8).unwrap().to_string(), "(8,16):(16,1)");
+/// // 16 -> 24 bits: upcast by 3 then downcast by 2.
+/// assert_eq!(recast(&"12:1".parse().unwrap(), 16, 24).unwrap().to_string(), "8:1");
+/// ```
+pub fn recast(layout: &Layout, old_bits: i64, new_bits: i64) -> Result<Layout> {
+    let (num, den) =
+        recast_ratio(old_bits, new_bits).map_err(|e| e.context(format!("recast of {layout}")))?;
+    let wide = if num == 1 {
+        layout.clone()
+    } else {
+        upcast(layout, num)?
+    };
+    if den == 1 {
+        Ok(wide)
+    } else {
+        downcast(&wide, den)
+    }
+}
+
+/// The factors of [`recast`]: `new_bits / old_bits` in lowest terms, `(upcast by, downcast by)`.
+/// Both widths must be at least 1 bit.
+///
+/// ```
+/// use tessel_layout::algebra::cast::recast_ratio;
+/// assert_eq!(recast_ratio(16, 24).unwrap(), (3, 2));
+/// assert_eq!(recast_ratio(32, 8).unwrap(), (1, 4));
+/// assert!(recast_ratio(0, 8).is_err());
+/// ```
+pub fn recast_ratio(old_bits: i64, new_bits: i64) -> Result<(i64, i64)> {
+    if old_bits < 1 || new_bits < 1 {
+        return Err(Error::invalid(format!(
+            "recast from {old_bits}-bit to {new_bits}-bit elements: element widths must be at \
+             least 1 bit"
+        )));
+    }
+    let g = gcd(old_bits, new_bits);
+    Ok((new_bits / g, old_bits / g))
+}
+
+fn gcd(mut a: i64, mut b: i64) -> i64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
 }

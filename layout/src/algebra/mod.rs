@@ -19,17 +19,19 @@ pub mod composition;
 pub mod divide;
 mod flat;
 pub mod inverse;
+pub mod local;
 pub mod ordered;
 pub mod product;
 pub mod tiler;
 pub mod vector;
 
-pub use cast::{downcast, upcast};
+pub use cast::{downcast, recast, upcast};
 pub use coalesce::{coalesce, coalesce_profile, filter};
 pub use complement::{complement, complement_to_shape};
 pub use composition::{compose_tiler, composition};
 pub use divide::{flat_divide, logical_divide, tiled_divide, zipped_divide};
 pub use inverse::{left_inverse, nullspace, right_inverse};
+pub use local::{local_partition, local_tile};
 pub use ordered::{make_ordered_layout, tile_to_shape};
 pub use product::{
     blocked_product, flat_product, logical_product, raked_product, tiled_product, zipped_product,

@@ -45,11 +45,121 @@ fn common_run(a: &Layout, b: &Layout) -> Result<(i64, Layout)> {
     Ok((run, inv_b))
 }
 
+/// The largest `n <= limit` such that `max(r(0), ..., r(n-1)) < bound`, for a layout `r` with
+/// non-negative strides. The prefix maximum grows with `n`, so a binary search finds it.
+fn prefix_below(r: &Layout, limit: i64, bound: i64) -> i64 {
+    let (mut lo, mut hi) = (0i64, limit); // prefix_max(lo) < bound holds; answer in lo..=hi
+    while lo < hi {
+        let mid = lo + (hi - lo + 1) / 2;
+        if prefix_max(r, mid).is_some_and(|m| m < bound) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
+}
+
+/// `max(r(0), ..., r(n-1))` for `1 <= n <= size(r)` and non-negative strides, without
+/// enumerating: any `i < n` other than `n-1` first differs from `n-1` (from the most significant
+/// digit down) at some digit `k` where it is smaller; the best such `i` takes digit `k` one
+/// below that of `n-1` and every lower digit at its maximum. `None` on overflow.
+fn prefix_max(r: &Layout, n: i64) -> Option<i64> {
+    let modes = r.flat_modes();
+    let mut digits = Vec::with_capacity(modes.len());
+    let mut rest = n - 1;
+    for &(s, _) in &modes {
+        digits.push(rest % s);
+        rest /= s;
+    }
+    let value = |k: usize| -> Option<i64> {
+        // digits above k as in n-1, digit k one less, digits below k at their maximum
+        modes
+            .iter()
+            .enumerate()
+            .try_fold(0i64, |acc, (j, &(s, d))| {
+                let digit = match j.cmp(&k) {
+                    std::cmp::Ordering::Less => s - 1,
+                    std::cmp::Ordering::Equal => digits[j] - 1,
+                    std::cmp::Ordering::Greater => digits[j],
+                };
+                acc.checked_add(digit.checked_mul(d)?)
+            })
+    };
+    let mut best = r.offset(n - 1).ok()?;
+    for (k, &digit) in digits.iter().enumerate() {
+        if digit > 0 {
+            best = best.max(value(k)?);
+        }
+    }
+    Some(best)
+}
+
+/// The common vector length `n` and the right inverse `R` of `b`: the leading stride-1 run of
+/// `coalesce(a o R)`, cut where `R` leaves the domain of `a`.
+fn common_vector(a: &Layout, b: &Layout) -> Result<(i64, Layout)> {
+    let (run, inv_b) = common_run(a, b)?;
+    // The composition extends `a` past its last mode, so the run may count offsets that `a`
+    // only reaches outside its domain: keep the prefix whose indices R(j) lie inside it.
+    let limit = run.min(a.size()).min(b.size()).min(inv_b.size());
+    let inside = prefix_below(&inv_b, limit, a.size()).max(1);
+    Ok((layout_prefix(&inv_b, inside), inv_b))
+}
+
+/// The largest `m <= n` whose prefix `r(0..m)` is itself a layout, `r o m:1`: whole leading
+/// modes of `coalesce(r)` times a divisor of the next extent. A prefix cut inside a mode at a
+/// non-divisor (e.g. 6 of `(4,2):(2,1)`, offsets 0,2,4,6,1,3) has no layout, so neither
+/// `max_common_layout` nor its size can describe it.
+fn layout_prefix(r: &Layout, n: i64) -> i64 {
+    let mut whole = 1i64; // the product of the leading modes taken so far
+    for (s, _) in coalesce_modes(r.flat_modes()) {
+        let q = n / whole;
+        if q >= s {
+            whole *= s;
+            continue;
+        }
+        return whole * largest_divisor_at_most(s, q);
+    }
+    whole
+}
+
+/// The largest divisor of `s` that is at most `q` (`1 <= q < s`). Trial division up to
+/// `2^20`; past that bound the answer may be a smaller divisor (`gcd(s, q)` at least).
+fn largest_divisor_at_most(s: i64, q: i64) -> i64 {
+    let mut best = gcd(s, q);
+    let mut d = 1i64;
+    while d <= (1 << 20) && d.saturating_mul(d) <= s {
+        if s % d == 0 {
+            for candidate in [d, s / d] {
+                if candidate <= q {
+                    best = best.max(candidate);
+                }
+            }
+        }
+        d += 1;
+    }
+    best
+}
+
+fn gcd(mut a: i64, mut b: i64) -> i64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
 /// CuTe's `max_common_vector(a, b)`: the largest `n` such that the offsets `0..n` are reached by
-/// `b` at domain indices where `a` gives the same offsets — computed as the leading stride-1
-/// extent of `coalesce(a o right_inverse(b))` (at least 1). For every `j < n`,
-/// `a(right_inverse(b)(j)) == j == b(right_inverse(b)(j))`. Where that composition is
-/// inadmissible for some mode, only the modes before it count (the result is then a lower bound).
+/// `b` at domain indices where `a` gives the same offsets. With `R = right_inverse(b)`, for every
+/// `j < n`: `R(j)` is a domain index of both layouts (`R(j) < min(size(a), size(b))`) and
+/// `a(R(j)) == j == b(R(j))` — CuTe's postcondition `a(b.get_1d_coord(j)) == j`. So
+/// `1 <= n <= min(size(a), size(b))`.
+///
+/// Computed as CuTe does, from the leading stride-1 extent of `coalesce(a o R)` (at least 1),
+/// then cut to the prefix where `R(j)` stays inside the domain of `a` (the composition extends
+/// `a`'s last mode, so that formula alone gives 64 for `32:1` and `64:1`, counting offsets `a`
+/// does not have), and to a prefix that is itself a layout, so that `n` is the size of
+/// [`max_common_layout`]. Where the composition is inadmissible for some mode of `R`, only the
+/// modes before it count (the result is then a lower bound).
 ///
 /// ```
 /// use tessel_layout::{max_common_vector, Layout};
@@ -58,9 +168,13 @@ fn common_run(a: &Layout, b: &Layout) -> Result<(i64, Layout)> {
 /// assert_eq!(max_common_vector(&a, &b).unwrap(), 8);
 /// let c: Layout = "(8,4):(4,1)".parse().unwrap();
 /// assert_eq!(max_common_vector(&a, &c).unwrap(), 1);
+/// // Never more than either layout has elements.
+/// let short: Layout = "32:1".parse().unwrap();
+/// let long: Layout = "64:1".parse().unwrap();
+/// assert_eq!(max_common_vector(&short, &long).unwrap(), 32);
 /// ```
 pub fn max_common_vector(a: &Layout, b: &Layout) -> Result<i64> {
-    common_run(a, b)
+    common_vector(a, b)
         .map(|(n, _)| n)
         .map_err(|e| e.context(format!("max_common_vector of {a} and {b}")))
 }
@@ -74,10 +188,13 @@ pub fn max_common_vector(a: &Layout, b: &Layout) -> Result<i64> {
 /// let a: Layout = "(4,8):(8,1)".parse().unwrap();
 /// let b: Layout = "(4,8):(8,1)".parse().unwrap();
 /// assert_eq!(max_common_layout(&a, &b).unwrap().to_string(), "(8,4):(4,1)");
+/// let short: Layout = "32:1".parse().unwrap();
+/// let long: Layout = "64:1".parse().unwrap();
+/// assert_eq!(max_common_layout(&short, &long).unwrap().to_string(), "32:1");
 /// ```
 pub fn max_common_layout(a: &Layout, b: &Layout) -> Result<Layout> {
     let inner = || -> Result<Layout> {
-        let (n, inv_b) = common_run(a, b)?;
+        let (n, inv_b) = common_vector(a, b)?;
         if n == 1 {
             return Layout::vector(1, 0);
         }
@@ -146,8 +263,14 @@ pub fn is_injective(layout: &Layout) -> Result<bool> {
     Ok(offsets.windows(2).all(|w| w[0] != w[1]))
 }
 
-/// Whether the layout is a bijection from its domain onto `0..size`: its coalesced modes,
-/// sorted by stride, have strides `1, s0, s0*s1, ...` (a permutation of a compact layout).
+/// Whether the layout is a bijection from its domain onto `0..size`: every offset in
+/// `0..size` is reached exactly once (tessel's definition; CuTe names no such predicate).
+/// Equivalently: its coalesced modes, sorted by the magnitude of their strides, have strides
+/// `±1, ±s0, ±s0*s1, ...` (a permutation of a compact layout), and no mode of extent > 1 has a
+/// negative stride (such a mode reaches below 0). A layout that is a bijection onto another
+/// range, e.g. `4:-1` onto `-3..=0`, is [`is_injective`] but not bijective; with the offset
+/// that moves its smallest offset to 0 it is (`3 o 4:-1`, see
+/// [`verify::is_bijective`](crate::verify::is_bijective)).
 ///
 /// ```
 /// use tessel_layout::{is_bijective, Layout};
@@ -155,16 +278,25 @@ pub fn is_injective(layout: &Layout) -> Result<bool> {
 /// assert!(ok("(4,8):(8,1)"));
 /// assert!(!ok("(4,8):(1,8)"));
 /// assert!(!ok("(3,2):(2,3)"));
+/// assert!(!ok("4:-1")); // offsets 0,-1,-2,-3
 /// ```
 pub fn is_bijective(layout: &Layout) -> Result<bool> {
+    is_bijective_at(layout, 0)
+}
+
+/// Whether `offset + layout(i)` maps the domain onto `0..size` exactly once each: the stride
+/// magnitudes form a compact chain and the smallest offset, `offset` plus the reach of the
+/// negative-stride modes, is 0.
+pub(crate) fn is_bijective_at(layout: &Layout, offset: i64) -> Result<bool> {
     let mut modes: Vec<Mode> = coalesce_modes(layout.flat_modes());
-    modes.sort_by_key(|m| m.1);
+    modes.sort_by_key(|m| m.1.saturating_abs());
     let mut next = 1i64;
-    for (s, d) in modes {
-        if d != next {
+    for &(s, d) in &modes {
+        if d.saturating_abs() != next {
             return Ok(false);
         }
-        next = s.saturating_mul(d);
+        next = s.saturating_mul(next);
     }
-    Ok(true)
+    let (lowest, _) = layout.offset_range()?;
+    Ok(offset.checked_add(lowest) == Some(0))
 }

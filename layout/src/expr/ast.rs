@@ -58,6 +58,9 @@ pub enum ExprKind {
     },
     /// A chain `X0 o X1 o ... o Xn` (at least two operands), applied right to left.
     Compose(Vec<Expr>),
+    /// `_` as an element of a tuple or an argument: CuTe's underscore in a slicing coordinate
+    /// such as `(_,1)` (keep that mode).
+    Underscore,
     /// A function call `name(arg, ...)`.
     Call {
         /// The function name as written.

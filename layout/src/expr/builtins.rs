@@ -3,6 +3,18 @@
 //! One row per function; the implementations below convert arguments through [`Args`] and call
 //! the algebra in [`crate::algebra`].
 //!
+//! Functions that return a part of a layout starting elsewhere than at offset 0 (`at` with a
+//! `_` in the coordinate, CuTe's `slice_and_offset`; `local_tile`; `local_partition`) return
+//! a layout at an offset, written `OFFSET o LAYOUT` like any offset in tessel notation
+//! (`4 o (4):(1)`: offsets 4, 5, 6, 7); at offset 0 it is the plain layout.
+//!
+//! ```
+//! use tessel_layout::expr::eval;
+//! assert_eq!(eval("at((4,8):(1,4), (_,1))").unwrap().to_string(), "4 o (4):(1)");
+//! assert_eq!(eval("at((4,8):(1,4), (3,1))").unwrap().to_string(), "7");
+//! assert_eq!(eval("local_tile((8,24):(1,8), (4,8), (1,2))").unwrap().to_string(), "132 o (4,8):(1,8)");
+//! ```
+//!
 //! ```
 //! use tessel_layout::expr::{builtins::FUNCTIONS, eval};
 //! assert!(FUNCTIONS.iter().any(|f| f.name == "complement"));
@@ -16,6 +28,7 @@ use super::value::Value;
 use crate::algebra;
 use crate::composed::ComposedLayout;
 use crate::error::{Error, Result};
+use crate::int_tuple::IntTuple;
 use crate::layout::Layout;
 use crate::swizzle::Swizzle;
 
@@ -84,7 +97,7 @@ pub const FUNCTIONS: &[Function] = &[
         "(L, coord)",
         2,
         2,
-        "the offset L(coord) of a 1-D, flat or nested coordinate",
+        "the offset L(coord); with '_' in coord, the kept modes at their offset: OFFSET o LAYOUT",
         at,
     ),
     f(
@@ -288,6 +301,126 @@ pub const FUNCTIONS: &[Function] = &[
         "whether L maps its domain onto 0..size",
         is_bijective,
     ),
+    f(
+        "shape",
+        "(L[, i, ...])",
+        1,
+        9,
+        "the shape of L (of its mode at the index path i, ...)",
+        shape,
+    ),
+    f(
+        "stride",
+        "(L[, i, ...])",
+        1,
+        9,
+        "the stride of L (of its mode at the index path i, ...)",
+        stride,
+    ),
+    f(
+        "make_layout",
+        "(S[, D] | L0, L1, ...)",
+        1,
+        16,
+        "shape S with stride D (default column-major), or the layout with modes L0, L1, ...",
+        make_layout,
+    ),
+    f(
+        "layout",
+        "(L, i, ...)",
+        2,
+        9,
+        "the sub-layout at the index path i, ... (CuTe's layout<I...>)",
+        mode,
+    ),
+    f(
+        "append",
+        "(A, B)",
+        2,
+        2,
+        "A with B added as its last top-level mode",
+        append,
+    ),
+    f(
+        "prepend",
+        "(A, B)",
+        2,
+        2,
+        "A with B added as its first top-level mode",
+        prepend,
+    ),
+    f(
+        "replace",
+        "(A, i, B)",
+        3,
+        3,
+        "A with its top-level mode i replaced by B (CuTe's replace<i>(A, B))",
+        replace,
+    ),
+    f(
+        "group",
+        "(A, b, e)",
+        3,
+        3,
+        "A with its top-level modes b..e grouped into one mode (CuTe's group<b,e>)",
+        group,
+    ),
+    f(
+        "select",
+        "(A, i, ...)",
+        2,
+        16,
+        "the top-level modes i, ... of A, in that order (CuTe's select<I...>)",
+        select,
+    ),
+    f(
+        "take",
+        "(A, b, e)",
+        3,
+        3,
+        "the top-level modes b..e of A, b < e (CuTe's take<b,e>)",
+        take,
+    ),
+    f(
+        "product_each",
+        "(S)",
+        1,
+        1,
+        "the size of every top-level mode of the shape S",
+        product_each,
+    ),
+    f(
+        "recast",
+        "(L, old, new)",
+        3,
+        3,
+        "L in units of new-bit elements instead of old-bit ones (CuTe's recast_layout)",
+        recast,
+    ),
+    f(
+        "recast_layout",
+        "(L, old, new)",
+        3,
+        3,
+        "CuTe's name for recast",
+        recast,
+    ),
+    f(
+        "local_tile",
+        "(L, tiler, coord)",
+        3,
+        3,
+        "the tile coord of zipped_divide(L, tiler), at its offset: OFFSET o TILE",
+        local_tile,
+    ),
+    f(
+        "local_partition",
+        "(L, thr, i)",
+        3,
+        3,
+        "thread i's elements of every thr-shaped tile of L, at its offset: OFFSET o LAYOUT",
+        local_partition,
+    ),
 ];
 
 /// A layout result as a value.
@@ -385,7 +518,11 @@ fn flatten(a: &Args<'_>) -> Result<Value> {
 
 fn at(a: &Args<'_>) -> Result<Value> {
     let c: ComposedLayout = a.composed(0)?;
-    c.at(&a.int_tuple(1)?).map(Value::Int)
+    match a.value(1)? {
+        // CuTe's slice_and_offset: the kept modes at the offset of the fixed ones.
+        Value::Slice(coord) => c.slice(coord).map(Value::from_composed),
+        _ => c.at(&a.int_tuple(1)?).map(Value::Int),
+    }
 }
 
 fn coalesce(a: &Args<'_>) -> Result<Value> {
@@ -506,6 +643,206 @@ fn is_bijective(a: &Args<'_>) -> Result<Value> {
         _ => algebra::is_bijective(&a.layout(0)?),
     }
     .map(Value::Bool)
+}
+
+/// The index path given by the arguments from `first` on.
+fn path(a: &Args<'_>, first: usize) -> Result<Vec<usize>> {
+    (first..a.len()).map(|i| index(a, i)).collect()
+}
+
+/// Whether argument `i` is an integer or a tuple (not a layout).
+fn is_int_tuple(a: &Args<'_>, i: usize) -> Result<bool> {
+    Ok(matches!(a.value(i)?, Value::Int(_) | Value::Tuple(_)))
+}
+
+/// The sub-tuple of `t` at `path`.
+fn tuple_at(t: IntTuple, path: &[usize]) -> Result<IntTuple> {
+    path.iter().try_fold(t, |t, &k| {
+        t.mode(k).cloned().ok_or_else(|| {
+            Error::invalid(format!(
+                "mode {k} does not exist in {t} of rank {}",
+                t.rank()
+            ))
+        })
+    })
+}
+
+fn shape(a: &Args<'_>) -> Result<Value> {
+    let whole = if is_int_tuple(a, 0)? {
+        a.int_tuple(0)?
+    } else {
+        a.composed(0)?.layout().shape().clone()
+    };
+    tuple_at(whole, &path(a, 1)?).map(Value::from_int_tuple)
+}
+
+fn stride(a: &Args<'_>) -> Result<Value> {
+    let c = a.composed(0)?;
+    if !c.swizzles().is_empty() {
+        return Err(Error::invalid(format!(
+            "stride of {c}: a swizzled layout has no stride (its offsets are not linear)"
+        )));
+    }
+    tuple_at(c.layout().stride().clone(), &path(a, 1)?).map(Value::from_int_tuple)
+}
+
+fn make_layout(a: &Args<'_>) -> Result<Value> {
+    let all_ints = (0..a.len())
+        .map(|i| is_int_tuple(a, i))
+        .collect::<Result<Vec<_>>>()?;
+    match (all_ints.iter().all(|&b| b), a.len()) {
+        (true, 1) => layout(Layout::col_major(&a.int_tuple(0)?)),
+        (true, 2) => layout(Layout::new(a.int_tuple(0)?, a.int_tuple(1)?)),
+        (true, n) => Err(Error::invalid(format!(
+            "make_layout of integers takes a shape and optionally a stride, got {n} arguments"
+        ))),
+        _ => {
+            let modes = (0..a.len())
+                .map(|i| match a.value(i)? {
+                    Value::Layout(l) => Ok(l.clone()),
+                    _ => Err(a.mismatch(i, "a layout (make_layout of layouts concatenates them)")),
+                })
+                .collect::<Result<Vec<_>>>()?;
+            layout(Layout::from_modes(modes))
+        }
+    }
+}
+
+/// The top-level modes of a tuple argument (an integer is its own only mode).
+fn tuple_modes(a: &Args<'_>, i: usize) -> Result<Vec<IntTuple>> {
+    Ok(a.int_tuple(i)?.modes().to_vec())
+}
+
+fn append(a: &Args<'_>) -> Result<Value> {
+    if is_int_tuple(a, 0)? && is_int_tuple(a, 1)? {
+        let mut modes = tuple_modes(a, 0)?;
+        modes.push(a.int_tuple(1)?);
+        return Ok(Value::Tuple(IntTuple::Tuple(modes)));
+    }
+    layout(a.layout(0)?.append(&a.layout(1)?))
+}
+
+fn prepend(a: &Args<'_>) -> Result<Value> {
+    if is_int_tuple(a, 0)? && is_int_tuple(a, 1)? {
+        let mut modes = vec![a.int_tuple(1)?];
+        modes.extend(tuple_modes(a, 0)?);
+        return Ok(Value::Tuple(IntTuple::Tuple(modes)));
+    }
+    layout(a.layout(0)?.prepend(&a.layout(1)?))
+}
+
+fn replace(a: &Args<'_>) -> Result<Value> {
+    let i = index(a, 1)?;
+    if is_int_tuple(a, 0)? && is_int_tuple(a, 2)? {
+        let mut modes = tuple_modes(a, 0)?;
+        let rank = modes.len();
+        let slot = modes.get_mut(i).ok_or_else(|| {
+            Error::invalid(format!(
+                "replace: mode {i} does not exist in {} of rank {rank}",
+                a.int_tuple(0).map(|t| t.to_string()).unwrap_or_default()
+            ))
+        })?;
+        *slot = a.int_tuple(2)?;
+        return Ok(Value::Tuple(IntTuple::Tuple(modes)));
+    }
+    layout(a.layout(0)?.replace(i, &a.layout(2)?))
+}
+
+fn group(a: &Args<'_>) -> Result<Value> {
+    let (b, e) = (index(a, 1)?, index(a, 2)?);
+    if is_int_tuple(a, 0)? {
+        let mut modes = tuple_modes(a, 0)?;
+        if b > e || e > modes.len() {
+            return Err(Error::invalid(format!(
+                "group({b},{e}) is outside the {} modes of {}",
+                modes.len(),
+                a.int_tuple(0)?
+            )));
+        }
+        let tail = modes.split_off(e);
+        let grouped = modes.split_off(b);
+        modes.push(IntTuple::Tuple(grouped));
+        modes.extend(tail);
+        return Ok(Value::Tuple(IntTuple::Tuple(modes)));
+    }
+    layout(a.layout(0)?.group(b, e))
+}
+
+fn select(a: &Args<'_>) -> Result<Value> {
+    let picks = path(a, 1)?;
+    if is_int_tuple(a, 0)? {
+        let t = a.int_tuple(0)?;
+        let modes = picks
+            .iter()
+            .map(|&k| tuple_at(t.clone(), &[k]))
+            .collect::<Result<Vec<_>>>()?;
+        return Ok(Value::Tuple(IntTuple::Tuple(modes)));
+    }
+    layout(a.layout(0)?.select(&picks))
+}
+
+fn take(a: &Args<'_>) -> Result<Value> {
+    let (b, e) = (index(a, 1)?, index(a, 2)?);
+    if is_int_tuple(a, 0)? {
+        let t = a.int_tuple(0)?;
+        let modes = t.modes();
+        if b >= e || e > modes.len() {
+            return Err(Error::invalid(format!(
+                "take({b},{e}) of {t}: needs begin < end <= rank {} (an empty tuple is not allowed)",
+                modes.len()
+            )));
+        }
+        return Ok(Value::Tuple(IntTuple::Tuple(modes[b..e].to_vec())));
+    }
+    layout(a.layout(0)?.take(b, e))
+}
+
+fn product_each(a: &Args<'_>) -> Result<Value> {
+    a.int_tuple(0)?.product_each().map(Value::from_int_tuple)
+}
+
+fn recast(a: &Args<'_>) -> Result<Value> {
+    let (old_bits, new_bits) = (a.int(1)?, a.int(2)?);
+    match a.value(0)? {
+        Value::Composed(_) => {
+            // upcast then downcast by the reduced ratio, as for plain layouts.
+            let c = a.composed(0)?;
+            let (num, den) = algebra::cast::recast_ratio(old_bits, new_bits)?;
+            let wide = if num == 1 { c } else { c.upcast(num)? };
+            let narrow = if den == 1 { wide } else { wide.downcast(den)? };
+            Ok(Value::from_composed(narrow))
+        }
+        _ => layout(algebra::recast(&a.layout(0)?, old_bits, new_bits)),
+    }
+}
+
+/// A slicing coordinate argument: an integer, a tuple, or a coordinate with `_`.
+fn slice_coord(a: &Args<'_>, i: usize) -> Result<crate::SliceCoord> {
+    a.value(i)?
+        .as_slice()
+        .ok_or_else(|| a.mismatch(i, "a coordinate (integers, tuples and '_')"))
+}
+
+/// A sub-layout at an offset of a (possibly swizzled) layout: the offset joins the base offset.
+fn at_offset(c: &ComposedLayout, (inner, offset): (Layout, i64)) -> Result<Value> {
+    let total = crate::checked_add(c.base_offset(), offset, "the offset")?;
+    Ok(Value::from_composed(ComposedLayout::new(
+        c.swizzles().to_vec(),
+        total,
+        inner,
+    )))
+}
+
+fn local_tile(a: &Args<'_>) -> Result<Value> {
+    let c = a.composed(0)?;
+    let part = algebra::local_tile(c.layout(), &a.tiler(1)?, &slice_coord(a, 2)?)?;
+    at_offset(&c, part)
+}
+
+fn local_partition(a: &Args<'_>) -> Result<Value> {
+    let c = a.composed(0)?;
+    let part = algebra::local_partition(c.layout(), &a.layout(1)?, a.int(2)?)?;
+    at_offset(&c, part)
 }
 
 #[cfg(test)]

@@ -79,6 +79,7 @@ fn eval_node(expr: &Expr) -> Result<Value> {
             compose_chain(values)
         }
         ExprKind::Call { name, args } => call(name, args, expr.pos),
+        ExprKind::Underscore => Ok(Value::Slice(crate::SliceCoord::All)),
     }
 }
 
@@ -125,6 +126,9 @@ fn call(name: &str, args: &[Expr], pos: usize) -> Result<Value> {
 /// layout whose modes are the elements (shapes and integers become layouts); a rank-1 tuple of
 /// a swizzled layout is that swizzled layout with its inner layout as the one mode.
 fn tuple_value(values: Vec<Value>) -> Result<Value> {
+    if let Some(slice) = Value::slice_tuple(&values) {
+        return Ok(slice);
+    }
     let ints: Option<Vec<_>> = values.iter().map(Value::as_int_tuple).collect();
     if let Some(items) = ints {
         return Ok(Value::Tuple(crate::IntTuple::Tuple(items)));

@@ -69,17 +69,33 @@ pub fn lookup(name: &str) -> Option<&'static Function> {
     all().find(|f| f.name == name)
 }
 
-/// The known function whose name is closest to `name` (edit distance).
+/// The known function whose name is closest to `name` (edit distance), if it is a plausible
+/// typo: at most [`suggestion_cutoff`] edits away. Ties go to the earlier table row.
 ///
 /// ```
 /// use tessel_layout::expr::functions::nearest;
 /// assert_eq!(nearest("logical_divid"), Some("logical_divide"));
+/// assert_eq!(nearest("make_layot"), Some("make_layout"));
+/// assert_eq!(nearest("frobnicate"), None);
 /// ```
 pub fn nearest(name: &str) -> Option<&'static str> {
     all()
         .map(|f| (edit_distance(name, f.name), f.name))
         .min_by_key(|&(d, _)| d)
+        .filter(|&(d, _)| d <= suggestion_cutoff(name))
         .map(|(_, n)| n)
+}
+
+/// The most edits a suggestion may be away from the unknown `name`: a third of its length,
+/// at least 1 (`sise` -> `size`, `make_layot` -> `make_layout`, but `xyz` suggests nothing).
+///
+/// ```
+/// use tessel_layout::expr::functions::suggestion_cutoff;
+/// assert_eq!(suggestion_cutoff("sise"), 1);
+/// assert_eq!(suggestion_cutoff("make_layot"), 3);
+/// ```
+pub fn suggestion_cutoff(name: &str) -> usize {
+    (name.chars().count() / 3).max(1)
 }
 
 /// Levenshtein distance between two strings, by characters.

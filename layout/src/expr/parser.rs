@@ -6,10 +6,11 @@
 //! expr    := layout ('o' layout)*              composition chain, applied right to left
 //! layout  := primary (':' primary)?            shape:stride
 //! primary := INT
-//!          | '(' [expr (',' expr)*] ')'        tuple; (x) is rank 1, not a grouping
+//!          | '(' [item (',' item)*] ')'        tuple; (x) is rank 1, not a grouping;
+//!                                              item := '_' | expr ('_' in a coordinate)
 //!          | '[' elem (',' elem)* ']'          by-mode tiler, elem := '_' | expr
 //!          | ('Sw' | 'Swizzle') '<' INT ',' INT ',' INT '>'
-//!          | NAME '(' [expr (',' expr)*] ')'   function call
+//!          | NAME '(' [item (',' item)*] ')'   function call
 //! ```
 //!
 //! Nesting is capped at [`MAX_DEPTH`] levels so no input can exhaust the stack.
@@ -189,7 +190,9 @@ impl Parser {
             Token::Underscore => {
                 return Err(Error::new(
                     ErrorKind::Parse,
-                    format!("at {pos}: '_' may only stand for a mode of a tiler [..]"),
+                    format!(
+                        "at {pos}: '_' may only stand for a mode of a tiler [..] or of a coordinate (..)"
+                    ),
                 ));
             }
             _ => return Err(self.error("a layout, an integer, '(', '[', 'Sw<' or a function name")),
@@ -203,7 +206,16 @@ impl Parser {
         let mut items = Vec::new();
         if !self.eat(close) {
             loop {
-                items.push(self.expr()?);
+                let item_pos = self.peek().pos;
+                if self.eat(&Token::Underscore) {
+                    // `_` in a coordinate such as (_,1): CuTe's slicing underscore.
+                    items.push(Expr {
+                        pos: item_pos,
+                        kind: ExprKind::Underscore,
+                    });
+                } else {
+                    items.push(self.expr()?);
+                }
                 if self.eat(close) {
                     break;
                 }

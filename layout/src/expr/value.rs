@@ -16,7 +16,7 @@ use crate::algebra::Tiler;
 use crate::composed::ComposedLayout;
 use crate::error::Result;
 use crate::int_tuple::IntTuple;
-use crate::layout::Layout;
+use crate::layout::{Layout, SliceCoord};
 use crate::swizzle::Swizzle;
 
 /// The result of evaluating an expression.
@@ -42,6 +42,9 @@ pub enum Value {
     Tiler(Tiler),
     /// A truth value.
     Bool(bool),
+    /// A slicing coordinate with at least one `_` (CuTe's `Underscore`), e.g. `(_,1)`: it keeps
+    /// the modes marked `_` and fixes the others (see `at`).
+    Slice(SliceCoord),
 }
 
 impl Value {
@@ -103,6 +106,7 @@ impl Value {
             Value::Swizzle(_) => "the swizzle",
             Value::Tiler(_) => "the tiler",
             Value::Bool(_) => "the boolean",
+            Value::Slice(_) => "the slicing coordinate",
         };
         let mut text = self.to_string();
         const LIMIT: usize = 80;
@@ -130,6 +134,44 @@ impl Value {
             Value::Tuple(t) => Some(t.clone()),
             _ => None,
         }
+    }
+
+    /// The slicing coordinate this value stands for: a `_` or a tuple holding one is a
+    /// [`Value::Slice`]; an integer or tuple fixes every mode. `None` for other values.
+    ///
+    /// ```
+    /// use tessel_layout::expr::{eval, Value};
+    /// assert_eq!(eval("(_,(1,_))").unwrap().as_slice().unwrap().to_string(), "(_,(1,_))");
+    /// assert_eq!(Value::Int(3).as_slice().unwrap().to_string(), "3");
+    /// assert!(Value::Bool(true).as_slice().is_none());
+    /// ```
+    pub fn as_slice(&self) -> Option<SliceCoord> {
+        match self {
+            Value::Slice(c) => Some(c.clone()),
+            other => other.as_int_tuple().map(|t| SliceCoord::from(&t)),
+        }
+    }
+
+    /// The value of a tuple literal whose elements include a `_` or a slicing coordinate:
+    /// `Some(Value::Slice)` when every element is an integer, a tuple or a slicing coordinate
+    /// and at least one is a slicing coordinate, `None` otherwise (the tuple is then not a
+    /// slicing coordinate).
+    ///
+    /// ```
+    /// use tessel_layout::{SliceCoord, expr::Value};
+    /// let v = Value::slice_tuple(&[Value::Slice(SliceCoord::All), Value::Int(1)]).unwrap();
+    /// assert_eq!(v.to_string(), "(_,1)");
+    /// assert!(Value::slice_tuple(&[Value::Int(2), Value::Int(1)]).is_none());
+    /// ```
+    pub fn slice_tuple(items: &[Value]) -> Option<Value> {
+        if !items.iter().any(|v| matches!(v, Value::Slice(_))) {
+            return None;
+        }
+        items
+            .iter()
+            .map(Value::as_slice)
+            .collect::<Option<Vec<_>>>()
+            .map(|parts| Value::Slice(SliceCoord::Tuple(parts)))
     }
 
     /// The layout this value stands for: `n` is `n:1`, a tuple is its compact column-major
@@ -207,6 +249,7 @@ impl fmt::Display for Value {
             Value::Swizzle(s) => write!(f, "{s}"),
             Value::Tiler(t) => write!(f, "{t}"),
             Value::Bool(b) => write!(f, "{b}"),
+            Value::Slice(c) => write!(f, "{c}"),
         }
     }
 }
