@@ -90,10 +90,17 @@ fn codegen_rejects_deep_nesting_with_an_error_not_a_stack_overflow() {
     }
     let err = parse_source(&format!("4:{}", deep(MAX_DEPTH + 1, "ld"))).unwrap_err();
     assert_eq!(err.kind(), tessel::ErrorKind::Parse);
-    assert!(err.to_string().starts_with(&format!("at {}: nesting", 2 + MAX_DEPTH)), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with(&format!("at {}: nesting", 2 + MAX_DEPTH)),
+        "{err}"
+    );
     // At the limit, the symbolic literal still parses (a rank-1 tuple nested MAX_DEPTH deep).
     let at_limit = format!("{}:{}", deep(MAX_DEPTH, "4"), deep(MAX_DEPTH, "ld"));
-    assert_eq!(parse_source(&at_limit).unwrap().layout().symbols(), vec!["ld"]);
+    assert_eq!(
+        parse_source(&at_limit).unwrap().layout().symbols(),
+        vec!["ld"]
+    );
 }
 
 #[test]
@@ -102,7 +109,10 @@ fn codegen_rejects_a_base_offset_that_overflows_like_eval() {
     let eval = failure(&["eval", "9223372036854775807 o 2:1"]);
     let codegen = failure(&["codegen", "9223372036854775807 o 2:1"]);
     for error in [&eval, &codegen] {
-        assert!(error.contains("1 + 9223372036854775807 overflows i64"), "{error}");
+        assert!(
+            error.contains("1 + 9223372036854775807 overflows i64"),
+            "{error}"
+        );
     }
     let err = parse_source("9223372036854775807 o 2:1").unwrap_err();
     assert_eq!(err.kind(), tessel::ErrorKind::Overflow);
