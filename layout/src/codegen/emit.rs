@@ -185,6 +185,12 @@ fn precedence(e: &IndexExpr) -> u8 {
 ///     IndexExpr::Shr(Box::new(u), 3),
 /// ]);
 /// assert_eq!(emit(&e, Widths::uniform(Width::Bits32)), "((u & 7u) << 6) + (u >> 3)");
+/// // A negative stride in unsigned (modular) arithmetic is a subtraction of its magnitude.
+/// let u = IndexExpr::var("u", Ty::Unsigned);
+/// let neg = IndexExpr::Mul(Box::new(u.clone()), Box::new(IndexExpr::Const(-1073741824, Ty::Unsigned)));
+/// assert_eq!(emit(&neg, Widths::uniform(Width::Bits32)), "0u - u * 1073741824u");
+/// let sum = IndexExpr::Add(vec![neg, IndexExpr::Const(7, Ty::Unsigned)]);
+/// assert_eq!(emit(&sum, Widths::uniform(Width::Bits32)), "7u - u * 1073741824u");
 /// ```
 pub fn emit(e: &IndexExpr, w: Widths) -> String {
     match e {
