@@ -544,7 +544,8 @@ pub fn index_program(
 ///   a rank-0 layout takes `(void)`;
 ///
 /// where `SYMS` is `long long SYM` for every run-time symbol of the stride, in order of first
-/// appearance. Outside those ranges the result is unspecified. `TESSEL_FN` comes from
+/// appearance. Outside those ranges the result is unspecified (yet computed without undefined
+/// behaviour, see below). `TESSEL_FN` comes from
 /// [`PRELUDE`] (`__device__ __forceinline__` under `__CUDACC__`/`__CUDACC_RTC__`, otherwise
 /// `static inline`), so the text compiles as C99 and as CUDA C++, and several emitted functions
 /// can share a file. The arithmetic inside is 32- or 64-bit per [`IndexWidth`]; div/mod by powers
