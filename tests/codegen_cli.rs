@@ -72,3 +72,49 @@ fn codegen_errors_exit_2_with_one_error_line() {
     let error = failure(&["codegen", "composition((4,6,8):(2,3,5), 6:3)"]);
     assert!(error.contains("inadmissible"), "{error}");
 }
+
+#[test]
+fn codegen_rejects_deep_nesting_with_an_error_not_a_stack_overflow() {
+    // The single depth limit of every parser: MAX_DEPTH levels pass, one more is an error.
+    use tessel::expr::MAX_DEPTH;
+    let deep = |n: usize, leaf: &str| format!("{}{leaf}{}", "(".repeat(n), ")".repeat(n));
+    let shape_only = deep(20_000, "4");
+    let stride = format!("4:{}", deep(20_000, "ld"));
+    let both = format!("{}:{}", deep(20_000, "4"), deep(20_000, "1"));
+    for input in [&shape_only, &stride, &both] {
+        let error = failure(&["codegen", input]);
+        assert!(
+            error.contains(&format!("nesting deeper than {MAX_DEPTH} levels")),
+            "{error}"
+        );
+    }
+    let err = parse_source(&format!("4:{}", deep(MAX_DEPTH + 1, "ld"))).unwrap_err();
+    assert_eq!(err.kind(), tessel::ErrorKind::Parse);
+    assert!(
+        err.to_string()
+            .starts_with(&format!("at {}: nesting", 2 + MAX_DEPTH)),
+        "{err}"
+    );
+    // At the limit, the symbolic literal still parses (a rank-1 tuple nested MAX_DEPTH deep).
+    let at_limit = format!("{}:{}", deep(MAX_DEPTH, "4"), deep(MAX_DEPTH, "ld"));
+    assert_eq!(
+        parse_source(&at_limit).unwrap().layout().symbols(),
+        vec!["ld"]
+    );
+}
+
+#[test]
+fn codegen_rejects_a_base_offset_that_overflows_like_eval() {
+    // 9223372036854775807 o 2:1 maps index 1 to 2^63: eval and codegen both refuse it.
+    let eval = failure(&["eval", "9223372036854775807 o 2:1"]);
+    let codegen = failure(&["codegen", "9223372036854775807 o 2:1"]);
+    for error in [&eval, &codegen] {
+        assert!(
+            error.contains("1 + 9223372036854775807 overflows i64"),
+            "{error}"
+        );
+    }
+    let err = parse_source("9223372036854775807 o 2:1").unwrap_err();
+    assert_eq!(err.kind(), tessel::ErrorKind::Overflow);
+    assert!(parse_source("9223372036854775806 o 2:1").is_ok());
+}

@@ -122,3 +122,81 @@ fn algebra_calls_are_evaluated_at_compile_time() {
         cuda_index!(tiles, logical_divide((128,64):(64,1), [16:1, 16:1])).contains("tiles_crd")
     );
 }
+
+// Integer literals are read by their value, in any base Rust allows.
+const HEX: ConstLayout = layout!((0x10, 1_000):(0b1, 0o20));
+const HEX_SW: ConstComposedLayout = layout!(Sw<0x3,0b11,3> o 0x20 o (8,64):(0x40,1));
+const HEX_SW_FN: ConstSwizzle = swizzle!(0x3, 0b100, 0o3);
+
+#[test]
+fn integer_literals_mean_their_value_in_any_base() {
+    assert_eq!(HEX.to_string(), "(16,1000):(1,16)");
+    assert_eq!(HEX_SW.to_string(), "Sw<3,3,3> o 32 o (8,64):(64,1)");
+    assert_eq!(HEX_SW_FN.to_string(), "Sw<3,4,3>");
+    assert_eq!(
+        cuda_index!(f, (0x10, 8):(1, 0x10)),
+        cuda_index!(f, (16, 8):(1, 16))
+    );
+}
+
+// Exactly tessel::expr::MAX_DEPTH (64) nested groups: accepted.
+const DEEPEST: ConstLayout = layout!(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((4)))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))):((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1)))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))));
+
+#[test]
+fn nesting_up_to_the_depth_limit_is_accepted() {
+    assert_eq!(tessel::expr::MAX_DEPTH, 64);
+    assert_eq!(DEEPEST.size(), 4);
+    assert_eq!(DEEPEST.offset(3), 3);
+}
+
+// The largest base offset that keeps every offset in i64 (one more is a compile error, see
+// tests/ui/layout_offset_overflow.rs).
+const EDGE: ConstComposedLayout = layout!(9223372036854775806 o 2:1);
+const EDGE_LAST: i64 = EDGE.offset(1);
+const MIN_EDGE: ConstLayout = layout!((2,2):(-4611686018427387904,-4611686018427387904));
+
+#[test]
+fn const_offsets_are_exact_at_the_i64_limits_and_checked_elsewhere() {
+    assert_eq!(EDGE_LAST, i64::MAX);
+    assert_eq!(MIN_EDGE.offset(3), i64::MIN);
+    same_offsets(&EDGE, &EDGE.to_composed().unwrap());
+    // Out of range: None from checked_offset, a panic (not a wrapped value) from offset.
+    for l in [NESTED, NEGATIVE, MIN_EDGE] {
+        assert_eq!(l.checked_offset(l.size()), None);
+        assert_eq!(l.checked_offset(-1), None);
+        assert!(std::panic::catch_unwind(|| l.offset(l.size())).is_err());
+    }
+    assert_eq!(EDGE.checked_offset(2), None);
+    assert_eq!(SWIZZLED.checked_offset(512), None);
+    // Hand-written values the macros would refuse: never a wrapped number.
+    use tessel::constant::ConstIntTuple as T;
+    let over = ConstComposedLayout {
+        swizzles: &[],
+        offset: i64::MAX,
+        layout: ConstLayout {
+            shape: T::Int(2),
+            stride: T::Int(1),
+        },
+    };
+    assert_eq!(over.checked_offset(0), Some(i64::MAX));
+    assert_eq!(over.checked_offset(1), None);
+    assert!(over.to_composed().unwrap().offset(1).is_err());
+    let far = ConstLayout {
+        shape: T::Int(3),
+        stride: T::Int(i64::MAX),
+    };
+    assert_eq!(far.checked_offset(1), Some(i64::MAX));
+    assert_eq!(far.checked_offset(2), None);
+    let zero = ConstLayout {
+        shape: T::Tuple(&[T::Int(4), T::Int(0)]),
+        stride: T::Tuple(&[T::Int(1), T::Int(4)]),
+    };
+    assert_eq!(zero.checked_offset(0), None);
+    let bad_sw = ConstSwizzle {
+        bits: 3,
+        base: 0,
+        shift: 1,
+    };
+    assert_eq!(bad_sw.checked_apply(5), None);
+    assert!(bad_sw.to_swizzle().is_err());
+}

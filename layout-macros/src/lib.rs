@@ -31,8 +31,13 @@ use text::TokenText;
 ///
 /// Expands to a `tessel::constant::ConstLayout` (no swizzle, no offset) or a
 /// `tessel::constant::ConstComposedLayout`, usable in `const` and `static` items; convert with
-/// `to_layout()` / `to_composed()`. Non-congruent shapes and strides, bad swizzle parameters
-/// and syntax errors are compile errors at the offending tokens.
+/// `to_layout()` / `to_composed()`. Non-congruent shapes and strides, bad swizzle parameters,
+/// offsets that overflow `i64` (checked as `tessel eval` checks them) and syntax errors are
+/// compile errors at the offending tokens.
+///
+/// Integer literals mean their value in any base Rust allows (`0x40`, `0b11`, `1_024`); a type
+/// suffix (`64i64`) is an error. Groups nest at most `tessel::expr::MAX_DEPTH` levels, the limit
+/// of every tessel parser; deeper input is a compile error at the first group beyond it.
 ///
 /// ```
 /// use tessel::constant::{ConstComposedLayout, ConstLayout};
@@ -42,11 +47,12 @@ use text::TokenText;
 /// assert_eq!(L.size(), 64);
 /// assert_eq!(L.to_layout().unwrap().to_string(), "(8,(2,4)):(1,(64,8))");
 /// assert_eq!(AT, 455); // DESIGN.md: coordinate (7,63) -> 455
+/// const HEX: ConstLayout = tessel::layout!((0x8, 1_0):(0b1, 0x8));
+/// assert_eq!(HEX.to_string(), "(8,10):(1,8)");
 /// ```
 #[proc_macro]
 pub fn layout(input: TokenStream) -> TokenStream {
-    let text = TokenText::new(input.into());
-    match layout_value(&text) {
+    match TokenText::new(input.into()).and_then(|text| layout_value(&text)) {
         Ok(c) => expand::composed(&c).into(),
         Err(e) => e.into_compile_error().into(),
     }
@@ -76,8 +82,7 @@ fn layout_value(text: &TokenText) -> syn::Result<ComposedLayout> {
 /// ```
 #[proc_macro]
 pub fn swizzle(input: TokenStream) -> TokenStream {
-    let text = TokenText::new(input.into());
-    match swizzle_value(&text) {
+    match TokenText::new(input.into()).and_then(|text| swizzle_value(&text)) {
         Ok(sw) => {
             let tokens = expand::swizzle(&sw);
             quote::quote!({
@@ -108,8 +113,9 @@ fn swizzle_value(text: &TokenText) -> syn::Result<Swizzle> {
 /// `cuda_index!(NAME, LAYOUT)`: a `&'static str` with the C/CUDA functions `NAME(i, SYMS)` and
 /// `NAME_crd(c0, ..., SYMS)` computing the layout's offset, produced by the same emitter as
 /// `tessel codegen` (`tessel::codegen::index_function` with default options; see there for the
-/// exact signatures). Identifiers in the stride are run-time symbols and become trailing
-/// `long long` parameters.
+/// exact signatures and the guarantee of no undefined behaviour). Identifiers in the stride are
+/// run-time symbols and become trailing `long long` parameters. Literals and nesting are read as
+/// in `layout!`.
 ///
 /// ```
 /// const SMEM: &str = tessel::cuda_index!(smem_off, Sw<3,3,3> o (8,64):(64,1));
@@ -165,7 +171,7 @@ fn cuda_index_source(input: TokenStream2) -> syn::Result<String> {
             ));
         }
     }
-    let text = TokenText::new(trees.collect());
+    let text = TokenText::new(trees.collect())?;
     let source: SymComposedLayout = parse_source(text.text()).map_err(|e| text.error_from(&e))?;
     index_function(&name.to_string(), &source, &EmitOptions::default()).map_err(|e| {
         let shown = format!("{}: {e}", e.kind().name());

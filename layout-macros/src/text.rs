@@ -1,7 +1,14 @@
 //! Macro input as notation text, with a map from byte positions back to the tokens they came
 //! from, so an error `at N: ...` of the layout parser lands on the offending token.
+//!
+//! Rendering checks two things at the token itself: groups nest at most
+//! [`MAX_DEPTH`](tessel_layout::expr::MAX_DEPTH) levels (the one limit of every tessel parser; the
+//! walk checks the depth before it recurses, so no input can exhaust the stack), and integer
+//! literals are read by their value (`0x10`, `0b1_0000` and `16` are all 16) and must have no
+//! type suffix (`16i64` is an error: notation integers are untyped `i64` values).
 
-use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Literal, Span, TokenStream, TokenTree};
+use tessel_layout::expr::MAX_DEPTH;
 
 /// One token tree and the byte range of its text; a group also holds its inner pieces.
 struct Piece {
@@ -23,15 +30,17 @@ fn is_word_char(c: char) -> bool {
 }
 
 impl TokenText {
-    /// Renders `tokens` as text: no spaces except between two word-like tokens.
-    pub fn new(tokens: TokenStream) -> TokenText {
+    /// Renders `tokens` as text: no spaces except between two word-like tokens, integer
+    /// literals in decimal. Fails at a group nested deeper than `MAX_DEPTH` and at an integer
+    /// literal with a suffix.
+    pub fn new(tokens: TokenStream) -> syn::Result<TokenText> {
         let mut text = String::new();
-        let pieces = render(tokens.clone(), &mut text);
-        TokenText {
+        let pieces = render(tokens.clone(), &mut text, 1)?;
+        Ok(TokenText {
             text,
             pieces,
             whole: tokens,
-        }
+        })
     }
 
     /// The notation text.
@@ -82,7 +91,8 @@ impl TokenText {
     }
 }
 
-fn render(tokens: TokenStream, text: &mut String) -> Vec<Piece> {
+/// Renders `tokens`, which sit inside `depth - 1` groups.
+fn render(tokens: TokenStream, text: &mut String, depth: usize) -> syn::Result<Vec<Piece>> {
     let mut pieces = Vec::new();
     for tree in tokens {
         let start_word = match &tree {
@@ -95,6 +105,12 @@ fn render(tokens: TokenStream, text: &mut String) -> Vec<Piece> {
         let start = text.len();
         let children = match &tree {
             TokenTree::Group(g) => {
+                if depth > MAX_DEPTH {
+                    return Err(syn::Error::new(
+                        g.span_open(),
+                        format!("parse error: nesting deeper than {MAX_DEPTH} levels"),
+                    ));
+                }
                 let (open, close) = match g.delimiter() {
                     Delimiter::Parenthesis => ("(", ")"),
                     Delimiter::Bracket => ("[", "]"),
@@ -102,7 +118,7 @@ fn render(tokens: TokenStream, text: &mut String) -> Vec<Piece> {
                     Delimiter::None => ("", ""),
                 };
                 text.push_str(open);
-                let inner = render(g.stream(), text);
+                let inner = render(g.stream(), text, depth + 1)?;
                 text.push_str(close);
                 inner
             }
@@ -115,7 +131,7 @@ fn render(tokens: TokenStream, text: &mut String) -> Vec<Piece> {
                 Vec::new()
             }
             TokenTree::Literal(l) => {
-                text.push_str(&l.to_string());
+                text.push_str(&literal_text(l)?);
                 Vec::new()
             }
         };
@@ -126,7 +142,25 @@ fn render(tokens: TokenStream, text: &mut String) -> Vec<Piece> {
             children,
         });
     }
-    pieces
+    Ok(pieces)
+}
+
+/// The notation text of a literal: an integer by its decimal value, anything else as written
+/// (the layout parser then reports it).
+fn literal_text(l: &Literal) -> syn::Result<String> {
+    match syn::Lit::new(l.clone()) {
+        syn::Lit::Int(i) if !i.suffix().is_empty() => Err(syn::Error::new(
+            l.span(),
+            format!(
+                "parse error: the integer literal {l} has the type suffix '{}'; layout notation \
+                 takes plain integers (write {})",
+                i.suffix(),
+                i.base10_digits()
+            ),
+        )),
+        syn::Lit::Int(i) => Ok(i.base10_digits().to_string()),
+        _ => Ok(l.to_string()),
+    }
 }
 
 fn find_ident(pieces: &[Piece], name: &str) -> Option<TokenTree> {

@@ -29,6 +29,16 @@ impl Case {
         }
     }
 
+    /// The case, or `None` when `notation` is not a valid layout.
+    pub fn parse(name: &str, notation: &str) -> Option<Case> {
+        Some(Case {
+            name: name.to_string(),
+            layout: notation.parse().ok()?,
+            symbols: Vec::new(),
+            width: IndexWidth::Auto,
+        })
+    }
+
     pub fn with_symbols(mut self, symbols: &[(&str, i64)]) -> Case {
         self.symbols = symbols.iter().map(|(s, v)| (s.to_string(), *v)).collect();
         self
@@ -180,7 +190,7 @@ pub fn compile_and_run(stem: &str, src: &str, lang: Lang) -> Vec<i64> {
             "-Wextra",
             "-Werror",
             "-fsanitize=undefined",
-            "-fno-sanitize-recover=undefined",
+            "-fno-sanitize-recover=all",
         ])
         .arg(&source)
         .arg("-o")
@@ -274,13 +284,84 @@ const EXTENTS: &[i64] = &[1, 2, 2, 3, 4, 4, 5, 6, 8, 8, 16];
 const STRIDES: &[i64] = &[
     0, 1, 1, 2, 3, 4, 8, 8, 16, 32, 64, 96, 128, -1, -2, -3, -8, 5, 7, 12,
 ];
+/// Strides at the edges of `int` and near the `long long` limits.
+const BIG_STRIDES: &[i64] = &[
+    1,
+    -1,
+    i32::MAX as i64,
+    -(i32::MAX as i64),
+    i32::MIN as i64,
+    1 << 31,
+    1 << 30,
+    -(1 << 30),
+    (1 << 30) + 1,
+    -(1 << 30) - 1,
+    1 << 32,
+    -(1 << 40) - 3,
+    1 << 61,
+    -(1 << 61),
+    (1 << 62) - 1,
+    -(1 << 62),
+    i64::MAX / 3,
+    i64::MIN / 3,
+];
+/// Base offsets at the edges of `int` and `long long`.
+const BIG_OFFSETS: &[i64] = &[
+    i32::MAX as i64,
+    i32::MIN as i64,
+    -(1 << 31) - 1,
+    1 << 62,
+    -(1 << 62),
+    i64::MAX - 4096,
+    i64::MIN + 4096,
+];
+
+/// How strides are drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Strides {
+    Small,
+    Symbolic,
+    /// Multiples of 2^33: 64-bit offsets.
+    Huge,
+    /// Near the 32- and 64-bit limits (and offsets there too).
+    Big,
+}
 
 /// A random layout notation: up to 4 top-level modes, some nested, size at most `max_size`,
 /// optionally swizzled (up to 2 layers, either shift sign), offset, with symbolic strides
-/// (`ld`, `k`) or strides that need 64-bit arithmetic.
+/// (`ld`, `k`), strides that need 64-bit arithmetic, or strides and offsets near the limits of
+/// `int` and `long long` (only valid layouts: those whose offsets fit in `i64`).
 pub fn random_case(rng: &mut Rng, name: &str, max_size: i64) -> Case {
-    let symbolic = rng.below(5) == 0;
-    let huge = !symbolic && rng.below(8) == 0;
+    let strides = match rng.below(40) {
+        0..8 => Strides::Symbolic,
+        8..12 => Strides::Huge,
+        12..17 => Strides::Big,
+        _ => Strides::Small,
+    };
+    random_case_of(rng, name, max_size, strides)
+}
+
+/// A random case (as [`random_case`]) whose strides and offsets lie near the limits of `int`
+/// and `long long`.
+pub fn random_big_case(rng: &mut Rng, name: &str, max_size: i64) -> Case {
+    random_case_of(rng, name, max_size, Strides::Big)
+}
+
+/// A random case (as [`random_case`]) with symbolic strides `ld` and `k`.
+pub fn random_symbolic_case(rng: &mut Rng, name: &str, max_size: i64) -> Case {
+    random_case_of(rng, name, max_size, Strides::Symbolic)
+}
+
+fn random_case_of(rng: &mut Rng, name: &str, max_size: i64, strides: Strides) -> Case {
+    loop {
+        if let Some(case) = random_attempt(rng, name, max_size, strides) {
+            return case;
+        }
+    }
+}
+
+fn random_attempt(rng: &mut Rng, name: &str, max_size: i64, kind: Strides) -> Option<Case> {
+    let symbolic = kind == Strides::Symbolic;
     let mut size = 1i64;
     let mut modes = Vec::new();
     for _ in 0..1 + rng.below(4) {
@@ -300,8 +381,10 @@ pub fn random_case(rng: &mut Rng, name: &str, max_size: i64) -> Case {
             shapes.push(e.to_string());
             let stride = if symbolic && rng.below(3) == 0 {
                 rng.pick(&["ld", "k"]).to_string()
-            } else if huge && rng.below(2) == 0 {
+            } else if kind == Strides::Huge && rng.below(2) == 0 {
                 (rng.pick(STRIDES) << 33).to_string()
+            } else if kind == Strides::Big && rng.below(3) != 0 {
+                rng.pick(BIG_STRIDES).to_string()
             } else {
                 rng.pick(STRIDES).to_string()
             };
@@ -333,16 +416,21 @@ pub fn random_case(rng: &mut Rng, name: &str, max_size: i64) -> Case {
     match rng.below(4) {
         0 => prefix.push_str("32 o "),
         1 => prefix.push_str("-16 o "),
+        2 if kind == Strides::Big => {
+            prefix.push_str(&format!("{} o ", rng.pick(BIG_OFFSETS)));
+        }
         _ => {}
     }
-    let mut case = Case::new(name, &format!("{prefix}{layout}"));
+    let mut case = Case::parse(name, &format!("{prefix}{layout}"))?;
     if symbolic {
-        let ld = rng.pick(&[1i64, 9, 64, 100, -7, 1 << 20]);
-        let k = rng.pick(&[0i64, 3, 128, -64]);
+        let ld = rng.pick(&[1i64, 9, 64, 100, -7, 1 << 20, 1 << 40, -(1 << 33) - 1]);
+        let k = rng.pick(&[0i64, 3, 128, -64, i32::MAX as i64, i32::MIN as i64]);
         case = case.with_symbols(&[("ld", ld), ("k", k)]);
     }
     if rng.below(6) == 0 {
         case = case.wide();
     }
-    case
+    // Only layouts whose every offset fits in i64 (for those symbol values) are valid.
+    case.layout.bind(&|s| case.value(s)).ok()?;
+    Some(case)
 }

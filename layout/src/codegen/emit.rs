@@ -34,11 +34,11 @@ impl Width {
     /// assert_eq!(Width::Bits64.c_type(Ty::Unsigned), "unsigned long long");
     /// ```
     pub fn c_type(self, ty: Ty) -> &'static str {
-        match (self, ty) {
-            (Width::Bits32, Ty::Unsigned) => "unsigned int",
-            (Width::Bits32, Ty::Signed) => "int",
-            (Width::Bits64, Ty::Unsigned) => "unsigned long long",
-            (Width::Bits64, Ty::Signed) => "long long",
+        match (self, ty.is_unsigned()) {
+            (Width::Bits32, true) => "unsigned int",
+            (Width::Bits32, false) => "int",
+            (Width::Bits64, true) => "unsigned long long",
+            (Width::Bits64, false) => "long long",
         }
     }
 
@@ -51,14 +51,28 @@ impl Width {
     /// assert_eq!(Width::Bits64.literal(-3, Ty::Signed), "-3");
     /// assert_eq!(Width::Bits64.literal(1 << 40, Ty::Signed), "1099511627776ll");
     /// assert_eq!(Width::Bits64.literal(i64::MIN, Ty::Signed), "(-9223372036854775807ll - 1)");
+    /// assert_eq!(Width::Bits32.literal(i64::from(i32::MIN), Ty::Signed), "(-2147483647 - 1)");
     /// ```
     pub fn literal(self, v: i64, ty: Ty) -> String {
         match (self, ty) {
-            (Width::Bits32, Ty::Unsigned) => format!("{v}u"),
-            (Width::Bits64, Ty::Unsigned) => format!("{v}ull"),
+            (_, Ty::Unsigned | Ty::UnsignedOffset) => self.magnitude(v.unsigned_abs()),
             (_, Ty::Signed) if v == i64::MIN => "(-9223372036854775807ll - 1)".to_string(),
+            (_, Ty::Signed) if v == i64::from(i32::MIN) => "(-2147483647 - 1)".to_string(),
             (_, Ty::Signed) if i32::try_from(v).is_ok() => format!("{v}"),
             (_, Ty::Signed) => format!("{v}ll"),
+        }
+    }
+
+    /// An unsigned C literal of value `m`.
+    ///
+    /// ```
+    /// use tessel_layout::codegen::Width;
+    /// assert_eq!(Width::Bits64.magnitude(1 << 63), "9223372036854775808ull");
+    /// ```
+    pub fn magnitude(self, m: u64) -> String {
+        match self {
+            Width::Bits32 => format!("{m}u"),
+            Width::Bits64 => format!("{m}ull"),
         }
     }
 }
@@ -98,7 +112,7 @@ impl Widths {
     fn of(self, ty: Ty) -> Width {
         match ty {
             Ty::Unsigned => self.index,
-            Ty::Signed => self.offset,
+            Ty::Signed | Ty::UnsignedOffset => self.offset,
         }
     }
 
@@ -136,9 +150,20 @@ impl Widths {
     }
 }
 
+/// A negative constant of an unsigned type, or a product with one: emitted as a subtraction
+/// of its magnitude (`0u - x * 4u`), since the C literal of a residue would be unreadable.
+fn is_negated(e: &IndexExpr) -> bool {
+    match e {
+        IndexExpr::Const(v, ty) => *v < 0 && ty.is_unsigned(),
+        IndexExpr::Mul(_, c) => matches!(**c, IndexExpr::Const(v, ty) if v < 0 && ty.is_unsigned()),
+        _ => false,
+    }
+}
+
 /// Binding strength of a node's top operator (higher binds tighter).
 fn precedence(e: &IndexExpr) -> u8 {
     match e {
+        _ if is_negated(e) => 70,
         IndexExpr::Const(v, _) if *v < 0 => 85,
         IndexExpr::Const(..) | IndexExpr::Var(..) => 100,
         IndexExpr::Cast(..) => 90,
@@ -160,9 +185,16 @@ fn precedence(e: &IndexExpr) -> u8 {
 ///     IndexExpr::Shr(Box::new(u), 3),
 /// ]);
 /// assert_eq!(emit(&e, Widths::uniform(Width::Bits32)), "((u & 7u) << 6) + (u >> 3)");
+/// // A negative stride in unsigned (modular) arithmetic is a subtraction of its magnitude.
+/// let u = IndexExpr::var("u", Ty::Unsigned);
+/// let neg = IndexExpr::Mul(Box::new(u.clone()), Box::new(IndexExpr::Const(-1073741824, Ty::Unsigned)));
+/// assert_eq!(emit(&neg, Widths::uniform(Width::Bits32)), "0u - u * 1073741824u");
+/// let sum = IndexExpr::Add(vec![neg, IndexExpr::Const(7, Ty::Unsigned)]);
+/// assert_eq!(emit(&sum, Widths::uniform(Width::Bits32)), "7u - u * 1073741824u");
 /// ```
 pub fn emit(e: &IndexExpr, w: Widths) -> String {
     match e {
+        _ if is_negated(e) => emit_sum(std::slice::from_ref(e), w),
         IndexExpr::Const(v, t) => w.literal(*v, *t),
         IndexExpr::Var(name, _) => name.clone(),
         IndexExpr::Cast(t, x) => {
@@ -174,7 +206,6 @@ pub fn emit(e: &IndexExpr, w: Widths) -> String {
             }
         }
         IndexExpr::Add(terms) => emit_sum(terms, w),
-        IndexExpr::Mul(x, y) if y.is_const(-1) => format!("-{}", emit_operand(x, w, 90)),
         IndexExpr::Mul(x, y) => binary(e, x, "*", &emit_operand(y, w, 81), w),
         IndexExpr::Div(x, n) => binary(e, x, "/", &w.literal(*n, Ty::Unsigned), w),
         IndexExpr::Rem(x, n) => binary(e, x, "%", &w.literal(*n, Ty::Unsigned), w),
@@ -212,31 +243,43 @@ fn emit_operand(e: &IndexExpr, w: Widths, min: u8) -> String {
     }
 }
 
-/// A sum, with negative constants and negatively scaled terms written as subtractions.
+/// A sum. In an unsigned type (where addition is modular, so order and form do not change the
+/// value) negative constants and products with negative constants are written as subtractions
+/// of their magnitudes, after the other terms (`0u - ...` when there are none). A signed sum is
+/// written term by term, each partial sum exactly as in the IR.
 fn emit_sum(terms: &[IndexExpr], w: Widths) -> String {
-    let mut out = String::new();
-    for (i, t) in terms.iter().enumerate() {
-        let (negated, text) = match t {
-            IndexExpr::Const(v, ty) if i > 0 && *v < 0 && *v != i64::MIN => {
-                (true, w.literal(-v, *ty))
-            }
-            IndexExpr::Mul(x, c) if i > 0 => match **c {
-                IndexExpr::Const(-1, _) => (true, emit_operand(x, w, 81)),
-                IndexExpr::Const(v, ty) if v < 0 && v != i64::MIN => {
-                    let positive = IndexExpr::Mul(x.clone(), Box::new(IndexExpr::Const(-v, ty)));
-                    (true, emit(&positive, w))
-                }
-                _ => (false, emit(t, w)),
-            },
-            _ => (false, emit_operand(t, w, 71)),
-        };
-        if i > 0 {
-            out.push_str(if negated { " - " } else { " + " });
-        }
-        out.push_str(&text);
+    let Some(first) = terms.first() else {
+        return "0".to_string();
+    };
+    if !first.ty().is_unsigned() {
+        let texts: Vec<String> = terms.iter().map(|t| emit_operand(t, w, 71)).collect();
+        return texts.join(" + ");
     }
-    if terms.is_empty() {
-        out.push('0');
+    let ty = first.ty();
+    let (minus, plus): (Vec<&IndexExpr>, Vec<&IndexExpr>) =
+        terms.iter().partition(|t| is_negated(t));
+    let mut out = if plus.is_empty() {
+        w.literal(0, ty)
+    } else {
+        let texts: Vec<String> = plus.iter().map(|t| emit_operand(t, w, 71)).collect();
+        texts.join(" + ")
+    };
+    let magnitude = |v: i64| w.of(ty).magnitude(v.unsigned_abs());
+    for t in minus {
+        let text = match t {
+            IndexExpr::Const(v, _) => magnitude(*v),
+            IndexExpr::Mul(x, c) if c.is_const(-1) => emit_operand(x, w, 71),
+            IndexExpr::Mul(x, c) => match **c {
+                IndexExpr::Const(v, _) => {
+                    let positive = IndexExpr::Mul(x.clone(), Box::new(IndexExpr::Const(1, ty)));
+                    binary(&positive, x, "*", &magnitude(v), w)
+                }
+                _ => emit_operand(t, w, 71),
+            },
+            _ => emit_operand(t, w, 71),
+        };
+        out.push_str(" - ");
+        out.push_str(&text);
     }
     out
 }

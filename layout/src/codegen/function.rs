@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 
 use super::emit::{Width, Widths, emit};
 use super::ir::{IndexExpr, Ty};
-use super::lower::{lower_coords, lower_index, swizzle_term};
+use super::lower::{lower_coords, lower_index, sum_type, swizzle_term};
 use super::simplify::{Bounds, simplify};
 use super::symbolic::{SymComposedLayout, SymLayout};
 use crate::error::{Error, Result, checked_add};
@@ -48,7 +48,8 @@ pub enum IndexWidth {
     /// `size <= 2^31` and every swizzle mask lies below bit 31; offsets in `int` when in
     /// addition the layout has no symbols and every offset (before and after the base offset
     /// and the swizzles) fits in `int`; `long long` otherwise (e.g. 32-bit coordinates scaled
-    /// by a 64-bit leading dimension `ld`).
+    /// by a 64-bit leading dimension `ld`). Either way the offset sum is unsigned and converted
+    /// to signed once (see [`index_function`]).
     #[default]
     Auto,
     /// Always 64-bit (`long long`/`unsigned long long`).
@@ -226,9 +227,10 @@ fn bit_ceiling(v: u64) -> u64 {
 /// The range `(lo, hi)` of every value a function computes: the layout's offsets, the offsets
 /// plus the base offset, and the results of each swizzle. `None` when strides are symbolic.
 fn value_range(c: &SymComposedLayout) -> Result<Option<(i64, i64)>> {
-    let Ok(bound) = c.bind(&|_| None) else {
+    if !c.layout().symbols().is_empty() {
         return Ok(None);
-    };
+    }
+    let bound = c.bind(&|_| None)?;
     let (lo, hi) = bound.layout().offset_range()?;
     let what = format!("the offsets of {c}");
     let (mut lo_all, mut hi_all) = (lo, hi);
@@ -272,14 +274,6 @@ fn choose_widths(c: &SymComposedLayout, choice: IndexWidth) -> Result<Widths> {
         index: width(small_index),
         offset: width(small_offset),
     })
-}
-
-/// The largest unsigned index value that converts to the offset type unchanged.
-fn unsigned_limit(w: Widths) -> i64 {
-    match w.index {
-        Width::Bits32 => i64::from(i32::MAX),
-        Width::Bits64 => i64::MAX,
-    }
 }
 
 /// One emitted function: `TESSEL_FN long long NAME(params) { body }`, as IR.
@@ -478,9 +472,12 @@ pub fn index_program(
     let symbols = layout.layout().symbols();
     check_names(name, &symbols)?;
     let widths = choose_widths(&layout, opts.width)?;
-    let limit = unsigned_limit(widths);
     let inner = layout.layout();
-    let base = IndexExpr::Const(layout.base_offset(), Ty::Signed);
+    let base = IndexExpr::Const(layout.base_offset(), sum_type(widths));
+    // The offset sum is unsigned; its one conversion to signed is exact (see `index_function`).
+    let finish = |sum: IndexExpr, bounds: &Bounds| {
+        simplify(IndexExpr::Cast(Ty::Signed, Box::new(sum)), bounds)
+    };
     let o = IndexExpr::var("o", Ty::Signed);
     let swizzle_steps: Vec<(Swizzle, IndexExpr)> = layout
         .swizzles()
@@ -499,11 +496,11 @@ pub fn index_program(
 
     let u = IndexExpr::var("u", Ty::Unsigned);
     let bounds = Bounds::from([("u".to_string(), (inner.size() - 1) as u128)]);
-    let offset = IndexExpr::Add(vec![lower_index(inner, u, limit), base.clone()]);
+    let offset = IndexExpr::Add(vec![lower_index(inner, u, widths), base.clone()]);
     let index = function(
         name.to_string(),
         vec![("i".to_string(), "u".to_string())],
-        simplify(offset, &bounds),
+        finish(offset, &bounds),
     );
 
     let coords = opts.coordinate_function.then(|| {
@@ -518,14 +515,14 @@ pub fn index_program(
             .iter()
             .map(|l| IndexExpr::var(l, Ty::Unsigned))
             .collect();
-        let offset = IndexExpr::Add(vec![lower_coords(inner, &vars, limit), base]);
+        let offset = IndexExpr::Add(vec![lower_coords(inner, &vars, widths), base]);
         function(
             format!("{name}_crd"),
             (0..sizes.len())
                 .map(|k| format!("c{k}"))
                 .zip(locals)
                 .collect(),
-            simplify(offset, &bounds),
+            finish(offset, &bounds),
         )
     });
     Ok(IndexProgram {
@@ -547,13 +544,25 @@ pub fn index_program(
 ///   a rank-0 layout takes `(void)`;
 ///
 /// where `SYMS` is `long long SYM` for every run-time symbol of the stride, in order of first
-/// appearance. Outside those ranges the result is unspecified. `TESSEL_FN` comes from
+/// appearance. Outside those ranges the result is unspecified (yet computed without undefined
+/// behaviour, see below). `TESSEL_FN` comes from
 /// [`PRELUDE`] (`__device__ __forceinline__` under `__CUDACC__`/`__CUDACC_RTC__`, otherwise
 /// `static inline`), so the text compiles as C99 and as CUDA C++, and several emitted functions
 /// can share a file. The arithmetic inside is 32- or 64-bit per [`IndexWidth`]; div/mod by powers
 /// of two are shifts and masks on unsigned values, swizzles are `o ^= ((o & YYY) >> S)` steps
 /// (innermost first), and the result equals [`ComposedLayout::offset`](crate::ComposedLayout::offset)
 /// bit for bit.
+///
+/// **No undefined behaviour.** The offset (coordinates times strides, plus the base offset) is
+/// summed in unsigned arithmetic, modulo `2^32` or `2^64`, with negative strides and symbols as
+/// their two's-complement residues, and converted to the signed type once; the swizzles then
+/// only mask, shift (unsigned) and XOR. So no emitted operation can overflow a signed type, for
+/// any argument and any symbol value. (The final conversion of a value above the signed maximum
+/// is implementation-defined in C; gcc, clang, nvcc/NVRTC and MSVC define it as two's-complement
+/// wrap-around, and C++20 requires that.) The result is exact whenever the true offset fits the
+/// signed type: for a layout without symbols, at every index in range (the widths are chosen
+/// from its whole value range); with symbols, at every index whose true offset for the given
+/// symbol values fits in `long long`, however large the products and partial sums on the way.
 ///
 /// Fails when `name` or a symbol is not a usable C identifier, or when the base offset pushes
 /// an offset out of `i64`.

@@ -1,9 +1,12 @@
 //! `IndexExpr`: the small integer-expression IR between layouts and C text.
 //!
 //! Every node has a [`Ty`]: index arithmetic (coordinates, div/mod, shifts, masks) runs on
-//! non-negative values in the unsigned type, offsets (which may be negative, or scaled by a
-//! negative or symbolic stride) in the signed type. Bit operations only ever see unsigned
-//! operands; [`IndexExpr::Cast`] moves between the two.
+//! non-negative values in the unsigned index type; the offset sum (products of coordinates and
+//! strides, the base offset) runs in an unsigned type too, modulo `2^bits`, where negative
+//! strides and symbols are simply their two's-complement residues; only the finished value is
+//! converted to the signed type. So no emitted operation can overflow a signed type: unsigned
+//! arithmetic wraps by definition in C and C++, and the one conversion to signed is exact
+//! whenever the true offset fits. [`IndexExpr::Cast`] moves between the types.
 //!
 //! ```
 //! use tessel_layout::codegen::{IndexExpr, Ty};
@@ -14,23 +17,40 @@
 //! assert_eq!(e.vars(), vec!["i".to_string()]);
 //! ```
 
-/// The two value types of emitted code (their C spelling depends on the chosen width).
+/// The value types of emitted code (their C spelling depends on the chosen widths).
 ///
 /// ```
 /// use tessel_layout::codegen::{IndexExpr, Ty};
 /// assert_eq!(IndexExpr::var("u", Ty::Unsigned).ty(), Ty::Unsigned);
+/// assert!(Ty::UnsignedOffset.is_unsigned() && !Ty::Signed.is_unsigned());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Ty {
-    /// `unsigned int` or `unsigned long long`: indices and coordinates.
+    /// `unsigned int` or `unsigned long long` at the index width: indices and coordinates (and
+    /// the offset sum when the offset has the same width).
     Unsigned,
-    /// `int` or `long long`: offsets and symbols.
+    /// `int` or `long long` at the offset width: the finished offset and the symbols.
     Signed,
+    /// `unsigned int` or `unsigned long long` at the offset width: the offset sum, modulo
+    /// `2^bits`, when the offset is wider than the index arithmetic.
+    UnsignedOffset,
+}
+
+impl Ty {
+    /// Whether values of the type are unsigned (their arithmetic wraps modulo `2^bits`).
+    ///
+    /// ```
+    /// assert!(tessel_layout::codegen::Ty::Unsigned.is_unsigned());
+    /// ```
+    pub fn is_unsigned(self) -> bool {
+        self != Ty::Signed
+    }
 }
 
 /// An integer expression. Division, remainder, shifts and masks take unsigned operands and
-/// non-negative constants; [`IndexExpr::Add`], [`IndexExpr::Mul`] and [`IndexExpr::Xor`] take
-/// operands of one type.
+/// non-negative constants, and have their operand's type; [`IndexExpr::Add`],
+/// [`IndexExpr::Mul`] and [`IndexExpr::Xor`] take operands of one type. A negative constant of
+/// an unsigned type stands for its residue modulo `2^bits` (it is emitted as a subtraction).
 ///
 /// ```
 /// use tessel_layout::codegen::{IndexExpr, Ty};
@@ -76,18 +96,22 @@ impl IndexExpr {
         IndexExpr::Var(name.to_string(), ty)
     }
 
-    /// `self` converted to `ty` (no node when it already has that type).
+    /// `self` converted to `ty` (no node when it already has that type). A constant becomes a
+    /// constant of `ty`: a non-negative one keeps its value, and a negative unsigned one (a
+    /// residue) converted to signed is the negative value, as the C conversion gives it wherever
+    /// that value fits the signed type.
     ///
     /// ```
     /// use tessel_layout::codegen::{IndexExpr, Ty};
     /// let u = IndexExpr::var("u", Ty::Unsigned);
     /// assert_eq!(u.clone().cast(Ty::Unsigned), u);
     /// assert_eq!(u.cast(Ty::Signed).ty(), Ty::Signed);
+    /// assert_eq!(IndexExpr::Const(-16, Ty::Unsigned).cast(Ty::Signed), IndexExpr::Const(-16, Ty::Signed));
     /// ```
     pub fn cast(self, ty: Ty) -> IndexExpr {
         match self {
             _ if self.ty() == ty => self,
-            IndexExpr::Const(v, _) if v >= 0 => IndexExpr::Const(v, ty),
+            IndexExpr::Const(v, _) if v >= 0 || ty == Ty::Signed => IndexExpr::Const(v, ty),
             other => IndexExpr::Cast(ty, Box::new(other)),
         }
     }
@@ -102,12 +126,13 @@ impl IndexExpr {
         match self {
             IndexExpr::Const(_, t) | IndexExpr::Var(_, t) | IndexExpr::Cast(t, _) => *t,
             IndexExpr::Add(terms) => terms.first().map_or(Ty::Signed, IndexExpr::ty),
-            IndexExpr::Mul(a, _) | IndexExpr::Xor(a, _) => a.ty(),
-            IndexExpr::Div(..)
-            | IndexExpr::Rem(..)
-            | IndexExpr::Shl(..)
-            | IndexExpr::Shr(..)
-            | IndexExpr::And(..) => Ty::Unsigned,
+            IndexExpr::Mul(a, _)
+            | IndexExpr::Xor(a, _)
+            | IndexExpr::Div(a, _)
+            | IndexExpr::Rem(a, _)
+            | IndexExpr::Shl(a, _)
+            | IndexExpr::Shr(a, _)
+            | IndexExpr::And(a, _) => a.ty(),
         }
     }
 
@@ -171,11 +196,11 @@ use super::emit::Widths;
 
 impl IndexExpr {
     /// Evaluates the expression with the semantics of the emitted C at the widths `w`:
-    /// unsigned arithmetic wraps, a conversion to signed reinterprets two's complement (what
-    /// gcc, clang and nvcc define), and anything C leaves undefined or that would change the
-    /// type of an operation (signed overflow, a shift by the width or more, a constant that
-    /// does not fit its type, operands of different types) gives `None`. Variables come from
-    /// `env`.
+    /// unsigned arithmetic wraps (a negative unsigned constant is its residue), a conversion to
+    /// signed reinterprets two's complement (what gcc, clang, nvcc and MSVC define, and C++20
+    /// requires), and anything C leaves undefined or that would change the type of an operation
+    /// (signed overflow, a shift by the width or more, a constant that does not fit its type,
+    /// operands of different types) gives `None`. Variables come from `env`.
     ///
     /// ```
     /// use tessel_layout::codegen::{IndexExpr, Ty, Width, Widths};
@@ -192,18 +217,19 @@ impl IndexExpr {
     pub fn eval_c(&self, w: Widths, env: &dyn Fn(&str) -> Option<i128>) -> Option<i128> {
         let modulus = |ty: Ty| 1i128 << w.bits(ty);
         let fit = |v: i128, ty: Ty| match ty {
-            Ty::Unsigned => Some(v.rem_euclid(modulus(ty))),
             Ty::Signed => (-(modulus(ty) / 2)..modulus(ty) / 2)
                 .contains(&v)
                 .then_some(v),
+            _ => Some(v.rem_euclid(modulus(ty))),
         };
         let unsigned_operand =
-            |x: &IndexExpr| (x.ty() == Ty::Unsigned).then(|| x.eval_c(w, env)).flatten();
+            |x: &IndexExpr| (x.ty().is_unsigned()).then(|| x.eval_c(w, env)).flatten();
         let in_type = |c: i64, ty: Ty| match ty {
-            Ty::Unsigned => (c >= 0 && i128::from(c) < modulus(ty)).then_some(i128::from(c)),
             Ty::Signed => fit(i128::from(c), ty),
+            _ => (i128::from(c).abs() < modulus(ty)).then(|| i128::from(c).rem_euclid(modulus(ty))),
         };
-        let ubits = w.bits(Ty::Unsigned);
+        let divisor = |n: i64, ty: Ty| (n > 0).then(|| in_type(n, ty)).flatten();
+        let ubits = w.bits(self.ty());
         match self {
             IndexExpr::Const(v, ty) => in_type(*v, *ty),
             IndexExpr::Var(name, ty) => env(name).and_then(|v| fit(v, *ty)),
@@ -211,9 +237,8 @@ impl IndexExpr {
                 let m = modulus(*ty);
                 let wrapped = x.eval_c(w, env)?.rem_euclid(m);
                 Some(match ty {
-                    Ty::Unsigned => wrapped,
                     Ty::Signed if wrapped >= m / 2 => wrapped - m,
-                    Ty::Signed => wrapped,
+                    _ => wrapped,
                 })
             }
             IndexExpr::Add(terms) => {
@@ -236,12 +261,13 @@ impl IndexExpr {
                     _ => fit(x ^ y, ty),
                 }
             }
-            IndexExpr::Div(x, n) => unsigned_operand(x)?.checked_div(in_type(*n, Ty::Unsigned)?),
-            IndexExpr::Rem(x, n) => unsigned_operand(x)?.checked_rem(in_type(*n, Ty::Unsigned)?),
-            IndexExpr::Shl(x, k) if *k < ubits => fit(unsigned_operand(x)? << k, Ty::Unsigned),
+            IndexExpr::Div(x, n) => unsigned_operand(x)?.checked_div(divisor(*n, x.ty())?),
+            IndexExpr::Rem(x, n) => unsigned_operand(x)?.checked_rem(divisor(*n, x.ty())?),
+            IndexExpr::Shl(x, k) if *k < ubits => fit(unsigned_operand(x)? << k, x.ty()),
             IndexExpr::Shr(x, k) if *k < ubits => Some(unsigned_operand(x)? >> k),
             IndexExpr::Shl(..) | IndexExpr::Shr(..) => None,
-            IndexExpr::And(x, m) => Some(unsigned_operand(x)? & in_type(*m, Ty::Unsigned)?),
+            IndexExpr::And(x, m) if *m >= 0 => Some(unsigned_operand(x)? & in_type(*m, x.ty())?),
+            IndexExpr::And(..) => None,
         }
     }
 }

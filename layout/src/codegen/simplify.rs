@@ -31,7 +31,9 @@ fn log2_exact(n: i64) -> Option<u32> {
     (n > 0 && n & (n - 1) == 0).then(|| n.trailing_zeros())
 }
 
-/// An inclusive upper bound of an unsigned expression, when one is known.
+/// An inclusive upper bound of an unsigned index expression, when one is known. The bound is
+/// that of the exact value, so it is meaningful for index arithmetic (which never wraps); a
+/// negative constant (a residue) or anything of another type has no bound.
 ///
 /// ```
 /// use tessel_layout::codegen::{IndexExpr, Ty, simplify::{Bounds, upper_bound}};
@@ -144,7 +146,7 @@ fn mul(x: IndexExpr, y: IndexExpr, bounds: &Bounds) -> IndexExpr {
         },
         (_, IndexExpr::Const(0, _)) => IndexExpr::Const(0, ty),
         (_, IndexExpr::Const(1, _)) => x,
-        (_, IndexExpr::Const(c, Ty::Unsigned)) => match log2_exact(*c) {
+        (_, IndexExpr::Const(c, t)) if t.is_unsigned() => match log2_exact(*c) {
             Some(k) => shl(x, k, bounds),
             None => IndexExpr::Mul(Box::new(x), Box::new(y)),
         },

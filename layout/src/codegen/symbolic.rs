@@ -16,6 +16,7 @@ use std::str::FromStr;
 
 use crate::composed::{ComposedLayout, write_composed};
 use crate::error::{Error, ErrorKind, Result};
+use crate::expr::MAX_DEPTH;
 use crate::int_tuple::{IntTuple, Shape, write_seq};
 use crate::layout::{Layout, check_extents};
 use crate::parse::{Cursor, parse_whole};
@@ -337,19 +338,22 @@ impl SymComposedLayout {
         &self.layout
     }
 
-    /// The concrete composed layout obtained by giving every symbol a value.
+    /// The concrete composed layout obtained by giving every symbol a value. Fails, as the
+    /// expression evaluator does, unless every offset (with and without the base offset) fits
+    /// in `i64`.
     ///
     /// ```
     /// let c: tessel_layout::codegen::SymComposedLayout = "Sw<1,0,1> o (2,2):(1,ld)".parse().unwrap();
     /// let bound = c.bind(&|_| Some(2)).unwrap();
     /// assert_eq!(bound.offsets(), vec![0, 1, 3, 2]);
+    /// let edge: tessel_layout::codegen::SymComposedLayout = "9223372036854775806 o 2:ld".parse().unwrap();
+    /// assert!(edge.bind(&|_| Some(1)).is_ok());
+    /// assert_eq!(edge.bind(&|_| Some(2)).unwrap_err().kind(), tessel_layout::ErrorKind::Overflow);
     /// ```
     pub fn bind(&self, value: &dyn Fn(&str) -> Option<i64>) -> Result<ComposedLayout> {
-        Ok(ComposedLayout::new(
-            self.swizzles.clone(),
-            self.offset,
-            self.layout.bind(value)?,
-        ))
+        let c = ComposedLayout::new(self.swizzles.clone(), self.offset, self.layout.bind(value)?);
+        c.check_offsets()?;
+        Ok(c)
     }
 }
 
@@ -417,7 +421,8 @@ fn identifier(c: &mut Cursor<'_>) -> Option<String> {
     Some(ident)
 }
 
-/// Parses a stride tuple whose leaves are integers or identifiers.
+/// Parses a stride tuple whose leaves are integers or identifiers, nested at most
+/// [`MAX_DEPTH`] levels (deeper input is a parse error, never a stack overflow).
 ///
 /// ```
 /// let mut c = tessel_layout::parse::Cursor::new("(ld,(1,k))");
@@ -425,13 +430,49 @@ fn identifier(c: &mut Cursor<'_>) -> Option<String> {
 /// assert_eq!(t.to_string(), "(ld,(1,k))");
 /// ```
 pub fn parse_sym_tuple(c: &mut Cursor<'_>) -> Result<SymTuple> {
+    sym_tuple_at_depth(c, 0)
+}
+
+/// The error for a group opened at byte `pos` at nesting level `depth` beyond [`MAX_DEPTH`].
+fn too_deep(pos: usize) -> Error {
+    Error::new(
+        ErrorKind::Parse,
+        format!("at {pos}: nesting deeper than {MAX_DEPTH} levels"),
+    )
+}
+
+/// Fails at the first '(' nested more than [`MAX_DEPTH`] levels deep in the rest of the input
+/// (so the recursive parsers below never recurse deeper).
+fn check_nesting(c: &Cursor<'_>) -> Result<()> {
+    let mut depth = 0usize;
+    for (k, ch) in c.rest().char_indices() {
+        match ch {
+            '(' | '[' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Err(too_deep(c.position() + k));
+                }
+            }
+            ')' | ']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn sym_tuple_at_depth(c: &mut Cursor<'_>, depth: usize) -> Result<SymTuple> {
+    c.skip_ws();
+    let start = c.position();
     if c.eat('(') {
+        if depth >= MAX_DEPTH {
+            return Err(too_deep(start));
+        }
         let mut items = Vec::new();
         if c.eat(')') {
             return Ok(SymTuple::Tuple(items));
         }
         loop {
-            items.push(parse_sym_tuple(c)?);
+            items.push(sym_tuple_at_depth(c, depth + 1)?);
             if c.eat(')') {
                 return Ok(SymTuple::Tuple(items));
             }
@@ -450,6 +491,7 @@ pub fn parse_sym_tuple(c: &mut Cursor<'_>) -> Result<SymTuple> {
 }
 
 /// Parses `shape:stride` with symbols allowed in the stride, or a bare shape (column-major).
+/// Brackets nested more than [`MAX_DEPTH`](crate::expr::MAX_DEPTH) levels deep are a parse error.
 ///
 /// ```
 /// let mut c = tessel_layout::parse::Cursor::new("(128,64):(ld,1)");
@@ -458,6 +500,7 @@ pub fn parse_sym_tuple(c: &mut Cursor<'_>) -> Result<SymTuple> {
 /// ```
 pub fn parse_sym_layout(c: &mut Cursor<'_>) -> Result<SymLayout> {
     c.skip_ws();
+    check_nesting(c)?;
     let start = c.position();
     let shape = c.int_tuple()?;
     let stride = if c.eat(':') {
@@ -493,6 +536,8 @@ pub fn parse_sym_composed(c: &mut Cursor<'_>) -> Result<SymComposedLayout> {
     }
     let mut offset = 0;
     let mut probe = c.clone();
+    probe.skip_ws();
+    let offset_pos = probe.position();
     if matches!(probe.peek(), Some(ch) if ch == '-' || ch.is_ascii_digit()) {
         let value = probe.integer()?;
         if eat_compose(&mut probe) {
@@ -501,7 +546,14 @@ pub fn parse_sym_composed(c: &mut Cursor<'_>) -> Result<SymComposedLayout> {
         }
     }
     let layout = parse_sym_layout(c)?;
-    Ok(SymComposedLayout::new(swizzles, offset, layout))
+    let composed = SymComposedLayout::new(swizzles, offset, layout);
+    if composed.layout().symbols().is_empty() {
+        // Only the base offset can push a valid layout's offsets out of i64.
+        composed
+            .bind(&|_| None)
+            .map_err(|e| e.context(format!("at {offset_pos}")))?;
+    }
+    Ok(composed)
 }
 
 /// Consumes the composition operator `o` (a lone identifier `o`) if it is next.
