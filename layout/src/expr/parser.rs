@@ -12,8 +12,7 @@
 //!          | NAME '(' [expr (',' expr)*] ')'   function call
 //! ```
 //!
-//! Nesting is capped at [`MAX_DEPTH`] levels (the one limit of the crate's parsers, defined in
-//! [`crate::parse`]) so no input can exhaust the stack.
+//! Nesting is capped at [`MAX_DEPTH`] levels so no input can exhaust the stack.
 
 use super::ast::{Expr, ExprKind};
 use super::lexer::{Spanned, Token, tokenize};
