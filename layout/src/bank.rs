@@ -70,18 +70,24 @@ pub const WAVEFRONT_BYTES: i64 = 128;
 /// assert!(analyze(&tile, 4, "lds.32".parse().unwrap(), &"16:1".parse().unwrap()).is_err());
 /// ```
 pub const WARP: usize = 32;
-/// The most instructions (modes beyond lane and value) one analysis enumerates.
+/// The most element addresses (instructions x lanes x values) one analysis resolves.
+///
+/// It bounds the time and memory of [`analyze`] (and, summed over the accesses, of
+/// [`crate::synth::synthesize`]) whatever the TV layout asks for: 2^18 addresses are 256 KiB of
+/// 1-byte elements, more than the shared memory of any GPU, so a real access never reaches it.
 ///
 /// ```
-/// use tessel_layout::{bank::{analyze, MAX_INSTRUCTIONS}, Layout};
+/// use tessel_layout::{bank::{analyze, MAX_ELEMENTS}, Layout};
 /// let tile: Layout = "1024:1".parse().unwrap();
 /// let op = "lds.32".parse().unwrap();
-/// let too_many: Layout = format!("(32,1,{}):(1,0,0)", MAX_INSTRUCTIONS + 1).parse().unwrap();
+/// // 32 lanes x 1 value x (MAX_ELEMENTS / 32 + 1) instructions: one instruction too many.
+/// let too_many: Layout = format!("(32,1,{}):(1,0,0)", MAX_ELEMENTS / 32 + 1).parse().unwrap();
 /// let err = analyze(&tile, 4, op, &too_many).unwrap_err();
-/// assert!(err.to_string().contains(&format!("at most {MAX_INSTRUCTIONS} are analysed")), "{err}");
-/// assert_eq!(analyze(&tile, 4, op, &"(32,1,4):(1,0,32)".parse().unwrap()).unwrap().wavefronts, 4);
+/// assert!(err.to_string().contains(&format!("more than the limit MAX_ELEMENTS = {MAX_ELEMENTS}")), "{err}");
+/// let most: Layout = format!("(32,1,{}):(1,0,0)", MAX_ELEMENTS / 32).parse().unwrap();
+/// assert_eq!(analyze(&tile, 4, op, &most).unwrap().wavefronts, MAX_ELEMENTS / 32);
 /// ```
-pub const MAX_INSTRUCTIONS: i64 = 1 << 20;
+pub const MAX_ELEMENTS: i64 = 1 << 18;
 
 /// The kind of shared-memory instruction.
 ///
@@ -336,7 +342,7 @@ pub fn analyze(
     let smem = smem.to_composed();
     let plan = AccessPlan::new(smem.layout(), elem_bytes, op, tv)
         .map_err(|e| e.context(format!("{op} through {tv} on {smem}")))?;
-    plan.evaluate(&|x| smem.apply_outer(x), true, i64::MAX)
+    plan.evaluate(&|x| smem.apply_outer(x), true, i64::MAX, &mut 0)
         .map_err(|e| e.context(format!("{op} through {tv} on {smem}")))
 }
 
@@ -387,17 +393,23 @@ impl AccessPlan {
             )));
         }
         let instructions = repeats.as_ref().map_or(1, Layout::size);
-        if instructions > MAX_INSTRUCTIONS {
+        let addresses = instructions
+            .checked_mul((used * vec_elems) as i64)
+            .filter(|&n| n <= MAX_ELEMENTS);
+        let Some(addresses) = addresses else {
             return Err(Error::invalid(format!(
-                "the access enumerates {instructions} instructions; at most {MAX_INSTRUCTIONS} \
-                 are analysed"
+                "the access enumerates {instructions} instructions of {used} lanes x {vec_elems} \
+                 values: {} element addresses, more than the limit MAX_ELEMENTS = {MAX_ELEMENTS}",
+                i128::from(instructions) * (used * vec_elems) as i128
             )));
-        }
+        };
         let lane_offsets = lanes.offsets();
         let value_offsets = values.map_or_else(|| vec![0], |v| v.offsets());
         let repeat_offsets = repeats.map_or_else(|| vec![0], |r| r.offsets());
         let domain = inner.size();
-        let mut elements = Vec::with_capacity(repeat_offsets.len() * used * vec_elems);
+        // The same function with the fewest modes: each offset costs one step per mode.
+        let inner = crate::coalesce(inner)?;
+        let mut elements = Vec::with_capacity(addresses as usize);
         for (k, &r) in repeat_offsets.iter().enumerate() {
             for (lane, &l) in lane_offsets.iter().take(used).enumerate() {
                 for &v in &value_offsets {
@@ -422,6 +434,12 @@ impl AccessPlan {
         })
     }
 
+    /// Lane addresses one evaluation maps: instructions x lanes used (the first element of each
+    /// vector).
+    pub(crate) fn lane_addresses(&self) -> i64 {
+        (self.instructions * self.op.lanes_used()) as i64
+    }
+
     /// Elements per vector.
     pub(crate) fn vec_elems(&self) -> usize {
         self.vec_elems
@@ -430,12 +448,13 @@ impl AccessPlan {
     /// Evaluates the model with `outer` mapping inner offsets to element offsets. With
     /// `check_vectors == false` only the first element of each vector is mapped and the vector is
     /// assumed contiguous and aligned (the caller has proven it). Stops early (with a partial
-    /// report) once the wavefronts exceed `budget`.
+    /// report) once the wavefronts exceed `budget`. Adds the elements it maps to `work`.
     pub(crate) fn evaluate(
         &self,
         outer: &impl Fn(i64) -> i64,
         check_vectors: bool,
         budget: i64,
+        work: &mut i64,
     ) -> Result<BankReport> {
         let op = self.op;
         let used = op.lanes_used();
@@ -444,7 +463,9 @@ impl AccessPlan {
         let words_per_vector = vector_bytes / BANK_BYTES;
         let mut report = BankReport::default();
         let mut words: Vec<i64> = Vec::with_capacity(WARP * 4);
+        let per_instruction = (used * if check_vectors { self.vec_elems } else { 1 }) as i64;
         for k in 0..self.instructions {
+            *work += per_instruction;
             let mut wavefronts = 0;
             for phase in 0..used / phase_lanes {
                 words.clear();
