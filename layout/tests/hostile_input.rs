@@ -126,3 +126,216 @@ fn walks_over_the_deepest_values_fit_a_small_stack() {
         .join()
         .unwrap();
 }
+
+// ---- Work and memory bounds -------------------------------------------------------------
+
+use tessel_layout::bank::{MAX_ELEMENTS, analyze};
+use tessel_layout::render::{MAX_CELLS, Table};
+use tessel_layout::synth::{Access, MAX_SEARCH_WORK, Options, synthesize, synthesize_within};
+use tessel_layout::verify;
+
+fn access(op: &str, tv: &str) -> Access {
+    Access::new(op.parse().unwrap(), tv.parse().unwrap())
+}
+
+fn layout(text: &str) -> Layout {
+    text.parse().unwrap()
+}
+
+/// The 100-byte request of issue 9 that ran for minutes: 65536 warp instructions over a
+/// 2^32-element tile. Its TV layout alone has 32 * 65536 elements.
+#[test]
+fn synthesis_rejects_a_request_resolving_too_many_elements() {
+    let tile = layout("(65536,65536):(65536,1)");
+    let read = access("lds.32", "(32,1,65536):(65536,0,1)");
+    let err = synthesize(&tile, 4, &[read], Options::default()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidArgument, "{err}");
+    let elements = 32 * 65536;
+    assert!(
+        err.to_string().contains(&format!(
+            "1 accesses' TV layouts have {elements} elements in all, more than the limit \
+             MAX_ELEMENTS = {MAX_ELEMENTS}"
+        )),
+        "{err}"
+    );
+}
+
+/// Repeating an access pattern cannot multiply the work past the limit either: the limit is on
+/// the elements of all accesses together.
+#[test]
+fn synthesis_bounds_the_elements_of_all_accesses_together() {
+    let tile = layout("(32,32):(32,1)");
+    let column = access("lds.32", "32:1");
+    let fits = (MAX_ELEMENTS / 32) as usize;
+    let many = vec![column; fits + 1];
+    let err = synthesize(&tile, 4, &many, Options::default()).unwrap_err();
+    let elements = 32 * (fits + 1);
+    assert!(
+        err.to_string().contains(&format!(
+            "{} accesses' TV layouts have {elements} elements in all",
+            fits + 1
+        )),
+        "{err}"
+    );
+    // At the limit the search runs; the column read needs one swizzle whatever the count.
+    let s = synthesize(&tile, 4, &many[..64], Options::default()).unwrap();
+    assert_eq!(s.total().excess, 0, "{s}");
+    assert_eq!(s.reports.len(), 64);
+}
+
+/// The single swizzles are scored fully, so their work is known before the search starts.
+#[test]
+fn synthesis_rejects_a_one_layer_search_over_the_work_limit_before_it_starts() {
+    // 2048 instructions of 32 lanes down the columns of a 2^20-element tile.
+    let tile = layout("(1024,1024):(1024,1)");
+    let read = access("lds.32", "(32,1,2048):(1,0,32)");
+    let err = synthesize(&tile, 4, &[read], Options { max_layers: 1 }).unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.contains("the one-layer search would evaluate"),
+        "{err}"
+    );
+    assert!(
+        message.contains(&format!("x {} lane addresses", 2048 * 32)),
+        "{err}"
+    );
+    assert!(
+        message.contains(&format!("MAX_SEARCH_WORK = {MAX_SEARCH_WORK}")),
+        "{err}"
+    );
+    // With no layers to search there is no search: only the baseline is analysed.
+    let s = synthesize(
+        &tile,
+        4,
+        &[access("lds.32", "(32,1,2048):(1,0,32)")],
+        Options { max_layers: 0 },
+    )
+    .unwrap();
+    assert_eq!(s.baseline_total().wavefronts, 2048 * 32);
+}
+
+/// The two-layer search stops as soon as its evaluations pass the limit. The problem: 128-bit
+/// row writes and 32-bit column reads of a 128x128 fp32 tile (no swizzle can make both
+/// conflict-free, so the pairs are evaluated to the end). The whole search fits the default
+/// limit (about 0.2 s in a release build); a limit of 2^20 stops it early.
+#[test]
+fn synthesis_stops_a_two_layer_search_at_the_work_limit() {
+    let tile = layout("(128,128):(128,1)");
+    let write = access("sts.128", "((8,4),4,8):((512,1),128,4)");
+    let read = access("lds.32", "(32,1,4):(1,0,128)");
+    let accesses = [write, read];
+    let limit = 1 << 20;
+    let err = synthesize_within(&tile, 4, &accesses, Options::default(), limit).unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.contains("the two-layer search stopped after"),
+        "{err}"
+    );
+    assert!(
+        message.contains(&format!("more than the given limit of {limit}")),
+        "{err}"
+    );
+    // The work it reports is past the limit by at most one chain's evaluation (re-checking
+    // every vector: 8 + 4 instructions of 32 lanes x 4 values).
+    let work: i64 = message
+        .split(" lane addresses, more than")
+        .next()
+        .and_then(|head| head.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no work count in {message}"));
+    let one_chain = (8 + 4) * 32 * 4;
+    assert!(work > limit && work <= limit + one_chain, "{work}");
+    // The one-layer search of the same problem fits: the best single swizzle leaves 3 excess
+    // wavefronts per column read (its lowest two offset bits belong to the 128-bit vector, so
+    // the 32 words reach only 8 banks).
+    let s = synthesize_within(&tile, 4, &accesses, Options { max_layers: 1 }, limit).unwrap();
+    assert_eq!(
+        (s.reports[0].excess, s.reports[1].excess),
+        (0, 3 * 4),
+        "{s}"
+    );
+}
+
+/// The shortcut: when the tile is already conflict-free, nothing is searched and the tile
+/// stays as it is.
+#[test]
+fn conflict_free_requests_are_answered_without_a_search() {
+    // Row reads of a row-major fp32 tile: lane = column, every lane in its own bank.
+    // 2 x 4096 instructions of 32 lanes: exactly MAX_ELEMENTS element addresses.
+    let tile = layout("(4096,64):(64,1)");
+    let rows = access("lds.32", "(32,1,(2,4096)):(4096,0,(131072,1))");
+    assert_eq!(rows.tv.size(), MAX_ELEMENTS);
+    let s = synthesize(&tile, 4, &[rows], Options::default()).unwrap();
+    assert_eq!(s.candidates, 1, "{s}");
+    assert!(s.layout.swizzles().is_empty(), "{s}");
+    assert_eq!((s.total().wavefronts, s.total().excess), (8192, 0), "{s}");
+}
+
+/// Real tiles stay well inside the limits: a 128x128 fp16 GEMM tile written with 128-bit
+/// stores and read whole with ldmatrix.x4 (CUTLASS's SM80 fp16 pattern).
+#[test]
+fn a_whole_128x128_fp16_tile_is_synthesized() {
+    let tile = layout("(128,128):(128,1)");
+    // sts.128: lane t writes row t/16 + 2 * (t%2)... as 16 rows x 2 chunks per instruction.
+    let write = access("sts.128", "((16,2),8,64):((1024,1),128,2)");
+    // ldmatrix.x4: lane l addresses row l%16 of a 16x16 block at column 8*(l/16).
+    let read = access("ldsm.x4", "((16,2),8,(8,8)):((1,1024),128,(16,2048))");
+    let s = synthesize(&tile, 2, &[write.clone(), read.clone()], Options::default()).unwrap();
+    assert!(s.baseline_total().excess > 0, "{s}");
+    for a in [&write, &read] {
+        assert_eq!(
+            analyze(&s.layout, 2, a.op, &a.tv).unwrap().excess,
+            0,
+            "{a} on {s}"
+        );
+    }
+    assert!(verify::is_bijective(&s.layout).unwrap(), "{s}");
+}
+
+#[test]
+fn bank_analysis_bounds_the_elements_of_one_access() {
+    let smem = layout("(512,512):(1,512)");
+    // lds.128 of 1-byte elements: 32 lanes x 16 values per instruction.
+    let per_instruction = 32 * 16;
+    let fits = MAX_ELEMENTS / per_instruction;
+    let ok = layout(&format!("(32,16,{fits}):(16,1,512)"));
+    let op = "lds.128".parse().unwrap();
+    assert_eq!(analyze(&smem, 1, op, &ok).unwrap().wavefronts, 4 * fits);
+    // A hostile access: 2^40 instructions, all on element 0.
+    let huge = layout("(32,16,1099511627776):(0,0,0)");
+    let err = analyze(&smem, 1, op, &huge).unwrap_err();
+    assert!(
+        err.to_string().contains(&format!(
+            "1099511627776 instructions of 32 lanes x 16 values: {} element addresses, more \
+             than the limit MAX_ELEMENTS = {MAX_ELEMENTS}",
+            1099511627776i128 * 512
+        )),
+        "{err}"
+    );
+}
+
+/// A tile of many size-1 modes costs no more than its coalesced form.
+#[test]
+fn bank_analysis_of_a_tile_with_hundreds_of_modes() {
+    let ones = vec!["1"; 400].join(",");
+    let zeros = vec!["0"; 400].join(",");
+    let smem = layout(&format!("({ones},32,32):({zeros},32,1)"));
+    let column = layout("(32,1,256):(1,0,0)");
+    let r = analyze(&smem, 4, "lds.32".parse().unwrap(), &column).unwrap();
+    // Every lane of the column read hits bank 0: 32 wavefronts per instruction.
+    assert_eq!(r.wavefronts, 32 * 256);
+}
+
+#[test]
+fn tables_are_bounded() {
+    let err = Table::of_layout(&layout("(100000,100000)")).unwrap_err();
+    assert!(
+        err.to_string().contains(&format!(
+            "10000000000 cells; a table shows at most {MAX_CELLS}"
+        )),
+        "{err}"
+    );
+    let c: ComposedLayout = "Sw<3,3,3> o (100000,100000):(100000,1)".parse().unwrap();
+    assert!(Table::of_composed(&c).is_err());
+    assert_eq!(Table::of_layout(&layout("(256,256)")).unwrap().rows(), 256);
+}
