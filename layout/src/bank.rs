@@ -460,15 +460,19 @@ impl AccessPlan {
         let used = op.lanes_used();
         let phase_lanes = op.phase_lanes();
         let vector_bytes = op.vector_bytes();
-        let words_per_vector = vector_bytes / BANK_BYTES;
+        // A vector is aligned (checked here, or proven by the caller), so its words fill the
+        // banks of one group of `vector_bytes / 4` banks, and two vectors share words exactly
+        // when they are the same vector: the distinct words in a bank are the distinct vectors
+        // in its group (one word per bank when vectors are 32 bits).
+        let groups = WAVEFRONT_BYTES / vector_bytes;
         let mut report = BankReport::default();
-        let mut words: Vec<i64> = Vec::with_capacity(WARP * 4);
+        let mut vectors: Vec<i64> = Vec::with_capacity(WARP);
         let per_instruction = (used * if check_vectors { self.vec_elems } else { 1 }) as i64;
         for k in 0..self.instructions {
             *work += per_instruction;
             let mut wavefronts = 0;
             for phase in 0..used / phase_lanes {
-                words.clear();
+                vectors.clear();
                 for lane in phase * phase_lanes..(phase + 1) * phase_lanes {
                     let at = (k * used + lane) * self.vec_elems;
                     let first = outer(self.elements[at]);
@@ -481,10 +485,9 @@ impl AccessPlan {
                             outer,
                         )?;
                     }
-                    let word = first.wrapping_mul(self.elem_bytes).div_euclid(BANK_BYTES);
-                    words.extend((0..words_per_vector).map(|w| word + w));
+                    vectors.push(first.wrapping_mul(self.elem_bytes).div_euclid(vector_bytes));
                 }
-                let conflicts = max_words_per_bank(&mut words);
+                let conflicts = max_distinct_per_group(&mut vectors, groups);
                 wavefronts += if op.is_matrix() {
                     conflicts
                 } else {
@@ -583,11 +586,52 @@ fn instruction_name(k: usize, count: usize) -> String {
 /// assert_eq!(words, [0, 1, 32, 64]);
 /// ```
 pub fn max_words_per_bank(words: &mut Vec<i64>) -> i64 {
-    words.sort_unstable();
-    words.dedup();
-    let mut per_bank = [0i64; BANKS as usize];
-    for &w in words.iter() {
-        per_bank[w.rem_euclid(BANKS) as usize] += 1;
+    max_distinct_per_group(words, BANKS)
+}
+
+/// Max over the `groups` (1 to 32) residue classes `x mod groups` of the number of distinct
+/// values (sorts and dedups `values`): with 32 groups and words, the busiest bank of
+/// [`max_words_per_bank`]; with `128 / V` groups and aligned `V`-byte vectors (numbered in units
+/// of `V` bytes), the same count, since each vector fills one group of `V / 4` banks.
+fn max_distinct_per_group(values: &mut Vec<i64>, groups: i64) -> i64 {
+    values.sort_unstable();
+    values.dedup();
+    let mut per_group = [0i64; BANKS as usize];
+    for &v in values.iter() {
+        per_group[v.rem_euclid(groups) as usize] += 1;
     }
-    per_bank.iter().copied().max().unwrap_or(0)
+    per_group.iter().copied().max().unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The vector count equals the word count of the same aligned vectors, for every vector
+    /// width and random vector sets (a deterministic linear congruential sequence).
+    #[test]
+    fn counting_vectors_is_counting_their_words() {
+        let mut seed = 12345u64;
+        let mut next = move |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for vector_bytes in [4i64, 8, 16] {
+            let words_per_vector = vector_bytes / BANK_BYTES;
+            for _ in 0..2000 {
+                let count = 1 + next(32) as usize;
+                let span = 1 + next(4096);
+                let mut vectors: Vec<i64> = (0..count).map(|_| next(span) as i64).collect();
+                let mut words: Vec<i64> = vectors
+                    .iter()
+                    .flat_map(|&v| (0..words_per_vector).map(move |w| v * words_per_vector + w))
+                    .collect();
+                let by_words = max_words_per_bank(&mut words);
+                let groups = WAVEFRONT_BYTES / vector_bytes;
+                assert_eq!(max_distinct_per_group(&mut vectors, groups), by_words);
+            }
+        }
+    }
 }

@@ -294,6 +294,19 @@ pub fn synthesize_within(
     } else {
         options.max_layers
     };
+    if layers >= 1 && tile.size() > verify::EXHAUSTIVE_LIMIT {
+        let plain = ComposedLayout::from_layout(tile.clone());
+        if verify::affine_map(&plain).map_err(ctx)?.is_none() {
+            return Err(ctx(Error::invalid(format!(
+                "no swizzle of this tile can be verified: its map is not GF(2)-affine \
+                 (extents and strides not powers of two on disjoint bits), so a swizzled tile \
+                 is checked by enumeration, and its size {} exceeds the enumeration limit \
+                 EXHAUSTIVE_LIMIT = {}",
+                tile.size(),
+                verify::EXHAUSTIVE_LIMIT
+            ))));
+        }
+    }
     let addresses: i64 = plans.iter().map(AccessPlan::lane_addresses).sum();
     let singles = if layers >= 1 {
         single_swizzles(offset_bits, &search.vec_bits, elem_bytes)

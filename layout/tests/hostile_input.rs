@@ -339,3 +339,25 @@ fn tables_are_bounded() {
     assert!(Table::of_composed(&c).is_err());
     assert_eq!(Table::of_layout(&layout("(256,256)")).unwrap().rows(), 256);
 }
+
+/// A tile whose swizzles could only be verified by enumerating more than the enumeration limit
+/// is refused before the search (which could only end in that verification error).
+#[test]
+fn synthesis_refuses_tiles_whose_swizzles_cannot_be_verified() {
+    // Extents 3, 5, 7, ... are not powers of two: not GF(2)-affine; size 3*5*7*...*23 > 2^22.
+    let tile = layout("(3,5,7,11,13,17,19,23):(1,3,15,105,1155,15015,255255,4849845)");
+    assert!(tile.size() > verify::EXHAUSTIVE_LIMIT);
+    let read = access("lds.32", "(32,1,64):(96,0,3)");
+    let err = synthesize(&tile, 4, std::slice::from_ref(&read), Options::default()).unwrap_err();
+    assert!(
+        err.to_string().contains(&format!(
+            "its size {} exceeds the enumeration limit EXHAUSTIVE_LIMIT = {}",
+            tile.size(),
+            verify::EXHAUSTIVE_LIMIT
+        )),
+        "{err}"
+    );
+    // Without layers there is nothing to verify: the baseline is the answer.
+    let s = synthesize(&tile, 4, &[read], Options { max_layers: 0 }).unwrap();
+    assert!(s.layout.swizzles().is_empty());
+}
