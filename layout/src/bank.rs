@@ -70,18 +70,24 @@ pub const WAVEFRONT_BYTES: i64 = 128;
 /// assert!(analyze(&tile, 4, "lds.32".parse().unwrap(), &"16:1".parse().unwrap()).is_err());
 /// ```
 pub const WARP: usize = 32;
-/// The most instructions (modes beyond lane and value) one analysis enumerates.
+/// The most element addresses (instructions x lanes x values) one analysis resolves.
+///
+/// It bounds the time and memory of [`analyze`] (and, summed over the accesses, of
+/// [`crate::synth::synthesize`]) whatever the TV layout asks for: 2^18 addresses are 256 KiB of
+/// 1-byte elements, more than the shared memory of any GPU, so a real access never reaches it.
 ///
 /// ```
-/// use tessel_layout::{bank::{analyze, MAX_INSTRUCTIONS}, Layout};
+/// use tessel_layout::{bank::{analyze, MAX_ELEMENTS}, Layout};
 /// let tile: Layout = "1024:1".parse().unwrap();
 /// let op = "lds.32".parse().unwrap();
-/// let too_many: Layout = format!("(32,1,{}):(1,0,0)", MAX_INSTRUCTIONS + 1).parse().unwrap();
+/// // 32 lanes x 1 value x (MAX_ELEMENTS / 32 + 1) instructions: one instruction too many.
+/// let too_many: Layout = format!("(32,1,{}):(1,0,0)", MAX_ELEMENTS / 32 + 1).parse().unwrap();
 /// let err = analyze(&tile, 4, op, &too_many).unwrap_err();
-/// assert!(err.to_string().contains(&format!("at most {MAX_INSTRUCTIONS} are analysed")), "{err}");
-/// assert_eq!(analyze(&tile, 4, op, &"(32,1,4):(1,0,32)".parse().unwrap()).unwrap().wavefronts, 4);
+/// assert!(err.to_string().contains(&format!("more than the limit MAX_ELEMENTS = {MAX_ELEMENTS}")), "{err}");
+/// let most: Layout = format!("(32,1,{}):(1,0,0)", MAX_ELEMENTS / 32).parse().unwrap();
+/// assert_eq!(analyze(&tile, 4, op, &most).unwrap().wavefronts, MAX_ELEMENTS / 32);
 /// ```
-pub const MAX_INSTRUCTIONS: i64 = 1 << 20;
+pub const MAX_ELEMENTS: i64 = 1 << 18;
 
 /// The kind of shared-memory instruction.
 ///
@@ -323,7 +329,7 @@ pub fn analyze(
     let smem = smem.to_composed();
     let plan = AccessPlan::new(smem.layout(), elem_bytes, op, tv)
         .map_err(|e| e.context(format!("{op} through {tv} on {smem}")))?;
-    plan.evaluate(&|x| smem.apply_outer(x), true, i64::MAX)
+    plan.evaluate(&|x| smem.apply_outer(x), true, i64::MAX, &mut 0)
         .map_err(|e| e.context(format!("{op} through {tv} on {smem}")))
 }
 
@@ -374,17 +380,23 @@ impl AccessPlan {
             )));
         }
         let instructions = repeats.as_ref().map_or(1, Layout::size);
-        if instructions > MAX_INSTRUCTIONS {
+        let addresses = instructions
+            .checked_mul((used * vec_elems) as i64)
+            .filter(|&n| n <= MAX_ELEMENTS);
+        let Some(addresses) = addresses else {
             return Err(Error::invalid(format!(
-                "the access enumerates {instructions} instructions; at most {MAX_INSTRUCTIONS} \
-                 are analysed"
+                "the access enumerates {instructions} instructions of {used} lanes x {vec_elems} \
+                 values: {} element addresses, more than the limit MAX_ELEMENTS = {MAX_ELEMENTS}",
+                i128::from(instructions) * (used * vec_elems) as i128
             )));
-        }
+        };
         let lane_offsets = lanes.offsets();
         let value_offsets = values.map_or_else(|| vec![0], |v| v.offsets());
         let repeat_offsets = repeats.map_or_else(|| vec![0], |r| r.offsets());
         let domain = inner.size();
-        let mut elements = Vec::with_capacity(repeat_offsets.len() * used * vec_elems);
+        // The same function with the fewest modes: each offset costs one step per mode.
+        let inner = crate::coalesce(inner)?;
+        let mut elements = Vec::with_capacity(addresses as usize);
         for (k, &r) in repeat_offsets.iter().enumerate() {
             for (lane, &l) in lane_offsets.iter().take(used).enumerate() {
                 for &v in &value_offsets {
@@ -409,6 +421,12 @@ impl AccessPlan {
         })
     }
 
+    /// Lane addresses one evaluation maps: instructions x lanes used (the first element of each
+    /// vector).
+    pub(crate) fn lane_addresses(&self) -> i64 {
+        (self.instructions * self.op.lanes_used()) as i64
+    }
+
     /// Elements per vector.
     pub(crate) fn vec_elems(&self) -> usize {
         self.vec_elems
@@ -417,24 +435,31 @@ impl AccessPlan {
     /// Evaluates the model with `outer` mapping inner offsets to element offsets. With
     /// `check_vectors == false` only the first element of each vector is mapped and the vector is
     /// assumed contiguous and aligned (the caller has proven it). Stops early (with a partial
-    /// report) once the wavefronts exceed `budget`.
+    /// report) once the wavefronts exceed `budget`. Adds the elements it maps to `work`.
     pub(crate) fn evaluate(
         &self,
         outer: &impl Fn(i64) -> i64,
         check_vectors: bool,
         budget: i64,
+        work: &mut i64,
     ) -> Result<BankReport> {
         let op = self.op;
         let used = op.lanes_used();
         let phase_lanes = op.phase_lanes();
         let vector_bytes = op.vector_bytes();
-        let words_per_vector = vector_bytes / BANK_BYTES;
+        // A vector is aligned (checked here, or proven by the caller), so its words fill the
+        // banks of one group of `vector_bytes / 4` banks, and two vectors share words exactly
+        // when they are the same vector: the distinct words in a bank are the distinct vectors
+        // in its group (one word per bank when vectors are 32 bits).
+        let groups = WAVEFRONT_BYTES / vector_bytes;
         let mut report = BankReport::default();
-        let mut words: Vec<i64> = Vec::with_capacity(WARP * 4);
+        let mut vectors: Vec<i64> = Vec::with_capacity(WARP);
+        let per_instruction = (used * if check_vectors { self.vec_elems } else { 1 }) as i64;
         for k in 0..self.instructions {
+            *work += per_instruction;
             let mut wavefronts = 0;
             for phase in 0..used / phase_lanes {
-                words.clear();
+                vectors.clear();
                 for lane in phase * phase_lanes..(phase + 1) * phase_lanes {
                     let at = (k * used + lane) * self.vec_elems;
                     let first = outer(self.elements[at]);
@@ -447,10 +472,9 @@ impl AccessPlan {
                             outer,
                         )?;
                     }
-                    let word = first.wrapping_mul(self.elem_bytes).div_euclid(BANK_BYTES);
-                    words.extend((0..words_per_vector).map(|w| word + w));
+                    vectors.push(first.wrapping_mul(self.elem_bytes).div_euclid(vector_bytes));
                 }
-                let conflicts = max_words_per_bank(&mut words);
+                let conflicts = max_distinct_per_group(&mut vectors, groups);
                 wavefronts += if op.is_matrix() {
                     conflicts
                 } else {
@@ -549,11 +573,52 @@ fn instruction_name(k: usize, count: usize) -> String {
 /// assert_eq!(words, [0, 1, 32, 64]);
 /// ```
 pub fn max_words_per_bank(words: &mut Vec<i64>) -> i64 {
-    words.sort_unstable();
-    words.dedup();
-    let mut per_bank = [0i64; BANKS as usize];
-    for &w in words.iter() {
-        per_bank[w.rem_euclid(BANKS) as usize] += 1;
+    max_distinct_per_group(words, BANKS)
+}
+
+/// Max over the `groups` (1 to 32) residue classes `x mod groups` of the number of distinct
+/// values (sorts and dedups `values`): with 32 groups and words, the busiest bank of
+/// [`max_words_per_bank`]; with `128 / V` groups and aligned `V`-byte vectors (numbered in units
+/// of `V` bytes), the same count, since each vector fills one group of `V / 4` banks.
+fn max_distinct_per_group(values: &mut Vec<i64>, groups: i64) -> i64 {
+    values.sort_unstable();
+    values.dedup();
+    let mut per_group = [0i64; BANKS as usize];
+    for &v in values.iter() {
+        per_group[v.rem_euclid(groups) as usize] += 1;
     }
-    per_bank.iter().copied().max().unwrap_or(0)
+    per_group.iter().copied().max().unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The vector count equals the word count of the same aligned vectors, for every vector
+    /// width and random vector sets (a deterministic linear congruential sequence).
+    #[test]
+    fn counting_vectors_is_counting_their_words() {
+        let mut seed = 12345u64;
+        let mut next = move |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for vector_bytes in [4i64, 8, 16] {
+            let words_per_vector = vector_bytes / BANK_BYTES;
+            for _ in 0..2000 {
+                let count = 1 + next(32) as usize;
+                let span = 1 + next(4096);
+                let mut vectors: Vec<i64> = (0..count).map(|_| next(span) as i64).collect();
+                let mut words: Vec<i64> = vectors
+                    .iter()
+                    .flat_map(|&v| (0..words_per_vector).map(move |w| v * words_per_vector + w))
+                    .collect();
+                let by_words = max_words_per_bank(&mut words);
+                let groups = WAVEFRONT_BYTES / vector_bytes;
+                assert_eq!(max_distinct_per_group(&mut vectors, groups), by_words);
+            }
+        }
+    }
 }

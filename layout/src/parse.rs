@@ -13,12 +13,51 @@
 //! let err = "(4,8]".parse::<Layout>().unwrap_err();
 //! assert!(err.to_string().starts_with("at 4: expected ',' or ')'"), "{err}");
 //! ```
+//!
+//! Nesting is capped at [`MAX_DEPTH`] levels, the one limit of every parser in the crate (this
+//! one, the expression parser and the parsers built on [`Cursor`]), so that no input can exhaust
+//! the stack of the parser or of any recursive walk over what it returns.
 
 use std::str::FromStr;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::int_tuple::IntTuple;
 use crate::layout::Layout;
+
+/// The deepest nesting of parentheses, brackets and calls any parser of the crate accepts.
+///
+/// The notation parser ([`Cursor`], `FromStr` of [`IntTuple`], [`Layout`] and
+/// [`ComposedLayout`](crate::ComposedLayout)) and the expression parser
+/// ([`crate::expr::parse`], which re-exports this constant as `tessel_layout::expr::MAX_DEPTH`)
+/// all stop at this depth with [`too_deep`]'s error. Real shapes nest a few levels; the cap keeps
+/// every recursive walk (display, comparison, drop, the algebra) far from the end of the stack.
+///
+/// ```
+/// use tessel_layout::{IntTuple, parse::MAX_DEPTH};
+/// let deepest = format!("{}8{}", "(".repeat(MAX_DEPTH), ")".repeat(MAX_DEPTH));
+/// assert_eq!(deepest.parse::<IntTuple>().unwrap().depth(), MAX_DEPTH);
+/// let deeper = format!("({deepest})");
+/// let err = deeper.parse::<IntTuple>().unwrap_err();
+/// assert_eq!(err.to_string(), format!("at {MAX_DEPTH}: nesting deeper than {MAX_DEPTH} levels"));
+/// assert_eq!(tessel_layout::expr::MAX_DEPTH, MAX_DEPTH);
+/// ```
+pub const MAX_DEPTH: usize = 64;
+
+/// The [`ErrorKind::Parse`] error for an opening bracket at byte `pos` that nests deeper than
+/// [`MAX_DEPTH`] levels: the one wording of the depth limit.
+///
+/// ```
+/// use tessel_layout::{ErrorKind, parse::too_deep};
+/// let e = too_deep(7);
+/// assert_eq!(e.kind(), ErrorKind::Parse);
+/// assert_eq!(e.to_string(), "at 7: nesting deeper than 64 levels");
+/// ```
+pub fn too_deep(pos: usize) -> Error {
+    Error::new(
+        ErrorKind::Parse,
+        format!("at {pos}: nesting deeper than {MAX_DEPTH} levels"),
+    )
+}
 
 /// A cursor over notation text that reports errors with their position.
 ///
@@ -33,6 +72,8 @@ use crate::layout::Layout;
 pub struct Cursor<'a> {
     text: &'a str,
     pos: usize,
+    /// How many [`Cursor::nested`] levels are open.
+    depth: usize,
 }
 
 impl<'a> Cursor<'a> {
@@ -42,7 +83,11 @@ impl<'a> Cursor<'a> {
     /// assert_eq!(tessel_layout::parse::Cursor::new("8").position(), 0);
     /// ```
     pub fn new(text: &'a str) -> Self {
-        Cursor { text, pos: 0 }
+        Cursor {
+            text,
+            pos: 0,
+            depth: 0,
+        }
     }
 
     /// The byte offset of the next unread character.
@@ -174,29 +219,76 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// Parses an integer or a parenthesised tuple of int tuples (`()` is the empty tuple).
+    /// Runs `inner` one nesting level deeper: a recursive parser built on the cursor calls it
+    /// after consuming an opening bracket at byte `open`, and fails with [`too_deep`]`(open)`
+    /// instead of recursing past [`MAX_DEPTH`] levels.
+    ///
+    /// ```
+    /// use tessel_layout::parse::{Cursor, MAX_DEPTH};
+    /// // A parser of nested brackets `[[[]]]` that returns its depth.
+    /// fn brackets(c: &mut Cursor<'_>) -> tessel_layout::Result<usize> {
+    ///     c.skip_ws();
+    ///     let open = c.position();
+    ///     if !c.eat('[') {
+    ///         return Ok(0);
+    ///     }
+    ///     let inside = c.nested(open, brackets)?;
+    ///     c.expect(']', "']'")?;
+    ///     Ok(inside + 1)
+    /// }
+    /// let ok = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+    /// assert_eq!(brackets(&mut Cursor::new(&ok)).unwrap(), MAX_DEPTH);
+    /// let err = brackets(&mut Cursor::new(&"[".repeat(20_000))).unwrap_err();
+    /// assert_eq!(err.to_string(), format!("at {MAX_DEPTH}: nesting deeper than {MAX_DEPTH} levels"));
+    /// ```
+    pub fn nested<T>(
+        &mut self,
+        open: usize,
+        inner: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<T> {
+        if self.depth >= MAX_DEPTH {
+            return Err(too_deep(open));
+        }
+        self.depth += 1;
+        let result = inner(self);
+        self.depth -= 1;
+        result
+    }
+
+    /// Parses an integer or a parenthesised tuple of int tuples (`()` is the empty tuple),
+    /// nested at most [`MAX_DEPTH`] levels.
     ///
     /// ```
     /// let mut c = tessel_layout::parse::Cursor::new("(4,(2,3))");
     /// assert_eq!(c.int_tuple().unwrap().to_string(), "(4,(2,3))");
+    /// let deep = "(".repeat(20_000);
+    /// let err = tessel_layout::parse::Cursor::new(&deep).int_tuple().unwrap_err();
+    /// assert!(err.to_string().ends_with("nesting deeper than 64 levels"), "{err}");
     /// ```
     pub fn int_tuple(&mut self) -> Result<IntTuple> {
+        self.skip_ws();
+        let open = self.pos;
         if self.eat('(') {
-            let mut items = Vec::new();
-            if self.eat(')') {
-                return Ok(IntTuple::Tuple(items));
-            }
-            loop {
-                items.push(self.int_tuple()?);
-                if self.eat(')') {
-                    return Ok(IntTuple::Tuple(items));
-                }
-                self.expect(',', "',' or ')'")?;
-            }
+            return self.nested(open, Cursor::tuple_rest);
         }
         match self.peek() {
             Some(c) if c == '-' || c.is_ascii_digit() => Ok(IntTuple::Int(self.integer()?)),
             _ => Err(self.error("an integer or '('")),
+        }
+    }
+
+    /// The elements and the closing `)` of a tuple whose `(` is consumed.
+    fn tuple_rest(&mut self) -> Result<IntTuple> {
+        let mut items = Vec::new();
+        if self.eat(')') {
+            return Ok(IntTuple::Tuple(items));
+        }
+        loop {
+            items.push(self.int_tuple()?);
+            if self.eat(')') {
+                return Ok(IntTuple::Tuple(items));
+            }
+            self.expect(',', "',' or ')'")?;
         }
     }
 

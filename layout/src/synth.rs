@@ -10,7 +10,13 @@
 //! at most [`EXHAUSTIVE_PAIRS`] singles, else the best [`BEAM`] singles combined with all
 //! others). Candidates are ranked by total wavefronts, then fewer layers, then fewer swizzle
 //! bits. The winner is re-checked by [`verify`] (still injective/bijective) and by
-//! the bank analyzer [`analyze`].
+//! the bank analyzer [`analyze`]. When the unswizzled tile already takes the ideal number of
+//! wavefronts nothing can beat it and no candidate is tried.
+//!
+//! Every request is bounded before the work is done: the accesses resolve at most
+//! [`MAX_ELEMENTS`] element addresses in all, and the search evaluates at most
+//! [`MAX_SEARCH_WORK`] lane addresses (candidate chains x lane addresses of the accesses);
+//! beyond either, [`synthesize`] fails with an error that names the limit and the value.
 //!
 //! ```
 //! use tessel_layout::{Layout, synth::{Access, Options, synthesize}};
@@ -21,9 +27,10 @@
 //! assert_eq!((s.baseline_total().excess, s.total().excess), (31, 0));
 //! ```
 
+use std::cell::Cell;
 use std::fmt;
 
-use crate::bank::{AccessPlan, BankReport, SmemOp, analyze};
+use crate::bank::{AccessPlan, BankReport, MAX_ELEMENTS, SmemOp, analyze};
 use crate::composed::ComposedLayout;
 use crate::error::{Error, Result};
 use crate::f2::exact_log2;
@@ -50,6 +57,26 @@ pub const EXHAUSTIVE_PAIRS: usize = 200;
 /// assert!(BEAM < EXHAUSTIVE_PAIRS);
 /// ```
 pub const BEAM: usize = 32;
+/// The most lane addresses a search evaluates: each candidate chain maps the lane addresses
+/// (instructions x lanes, x values where vectors are re-checked) of all accesses. It keeps every
+/// search well under a second; the problems of real tiles (a 128x128 fp16 tile read whole with
+/// ldmatrix and written with 128-bit stores) need a small fraction of it. The one-layer search
+/// is checked before it starts (it scores every single swizzle fully); the two-layer search,
+/// whose evaluations stop early once they cannot win, is checked as it goes.
+///
+/// ```
+/// use tessel_layout::{Layout, synth::{Access, Options, synthesize, MAX_SEARCH_WORK}};
+/// // A 1024x1024 fp32 tile read down its columns, 2048 instructions: too many lane addresses
+/// // for the hundreds of candidate swizzles of a 20-bit tile.
+/// let tile: Layout = "(1024,1024):(1024,1)".parse().unwrap();
+/// let columns = Access::new("lds.32".parse().unwrap(), "(32,1,2048):(1,0,32)".parse().unwrap());
+/// let err = synthesize(&tile, 4, &[columns.clone()], Options::default()).unwrap_err();
+/// assert!(err.to_string().contains(&format!("more than the limit MAX_SEARCH_WORK = {MAX_SEARCH_WORK}")), "{err}");
+/// // The same tile with a representative 8 of those instructions is searched.
+/// let few = Access::new(columns.op, "(32,1,8):(1,0,32)".parse().unwrap());
+/// assert_eq!(synthesize(&tile, 4, &[few], Options::default()).unwrap().total().excess, 0);
+/// ```
+pub const MAX_SEARCH_WORK: i64 = 1 << 24;
 
 /// One access pattern: an instruction and its TV layout (see [`crate::bank`]; modes beyond
 /// the first two enumerate instructions or warps).
@@ -197,9 +224,43 @@ pub fn synthesize(
     accesses: &[Access],
     options: Options,
 ) -> Result<Synthesis> {
+    synthesize_within(tile, elem_bytes, accesses, options, MAX_SEARCH_WORK)
+}
+
+/// [`synthesize`] with another bound than [`MAX_SEARCH_WORK`] on the lane addresses the search
+/// evaluates: for callers that can afford a longer search, or want a shorter one.
+///
+/// ```
+/// use tessel_layout::{Layout, synth::{Access, Options, synthesize_within}};
+/// let tile: Layout = "(32,32):(32,1)".parse().unwrap();
+/// let read = Access::new("lds.32".parse().unwrap(), "32:1".parse().unwrap());
+/// // The baseline (32 lane addresses) fits a limit of 100; scoring the single swizzles does not.
+/// let err = synthesize_within(&tile, 4, &[read.clone()], Options::default(), 100).unwrap_err();
+/// assert!(err.to_string().contains("x 32 lane addresses"), "{err}");
+/// assert!(err.to_string().contains("more than the given limit of 100"), "{err}");
+/// let s = synthesize_within(&tile, 4, &[read], Options::default(), 1 << 30).unwrap();
+/// assert_eq!(s.total().excess, 0);
+/// ```
+pub fn synthesize_within(
+    tile: &Layout,
+    elem_bytes: i64,
+    accesses: &[Access],
+    options: Options,
+    max_work: i64,
+) -> Result<Synthesis> {
     let ctx = |e: Error| e.context(format!("swizzle synthesis for {tile}"));
     if accesses.is_empty() {
         return Err(ctx(Error::invalid("no access pattern given")));
+    }
+    let elements = accesses
+        .iter()
+        .fold(0i64, |n, a| n.saturating_add(a.tv.size()));
+    if elements > MAX_ELEMENTS {
+        return Err(ctx(Error::invalid(format!(
+            "the {} accesses' TV layouts have {elements} elements in all, more than the limit \
+             MAX_ELEMENTS = {MAX_ELEMENTS}",
+            accesses.len()
+        ))));
     }
     let (lo, hi) = tile.offset_range()?;
     if lo < 0 || !verify::is_injective(tile).map_err(ctx)? {
@@ -220,23 +281,52 @@ pub fn synthesize(
             .iter()
             .map(|p| exact_log2(p.vec_elems() as i64).unwrap_or(0))
             .collect(),
+        work: Cell::new(0),
+        max_work,
     };
     let baseline = search.evaluate(&[], true, i64::MAX).map_err(ctx)?;
+    let ideal = sum(&baseline).ideal;
     let mut best = Candidate::new(Vec::new(), sum(&baseline).wavefronts);
     let mut candidates = 1;
-    let singles = single_swizzles(offset_bits, &search.vec_bits, elem_bytes);
-    let mut scored = Vec::new();
-    if options.max_layers >= 1 {
-        for &sw in &singles {
-            candidates += 1;
-            // Singles are scored fully: their scores order the pair search.
-            if let Some(total) = search.total(&[sw], i64::MAX) {
-                scored.push((total, sw));
-                best = best.better(Candidate::new(vec![sw], total));
-            }
+    // No chain takes fewer wavefronts than the ideal, and the identity wins ties.
+    let layers = if best.wavefronts == ideal {
+        0
+    } else {
+        options.max_layers
+    };
+    if layers >= 1 && tile.size() > verify::EXHAUSTIVE_LIMIT {
+        let plain = ComposedLayout::from_layout(tile.clone());
+        if verify::affine_map(&plain).map_err(ctx)?.is_none() {
+            return Err(ctx(Error::invalid(format!(
+                "no swizzle of this tile can be verified: its map is not GF(2)-affine \
+                 (extents and strides not powers of two on disjoint bits), so a swizzled tile \
+                 is checked by enumeration, and its size {} exceeds the enumeration limit \
+                 EXHAUSTIVE_LIMIT = {}",
+                tile.size(),
+                verify::EXHAUSTIVE_LIMIT
+            ))));
         }
     }
-    if options.max_layers >= 2 && best.wavefronts > sum(&baseline).ideal {
+    let addresses: i64 = plans.iter().map(AccessPlan::lane_addresses).sum();
+    let singles = if layers >= 1 {
+        single_swizzles(offset_bits, &search.vec_bits, elem_bytes)
+    } else {
+        Vec::new()
+    };
+    check_work("the one-layer search", singles.len(), addresses, max_work).map_err(ctx)?;
+    let mut scored = Vec::new();
+    for (k, &sw) in singles.iter().enumerate() {
+        candidates += 1;
+        // Singles are scored fully: their scores order the pair search.
+        if let Some(total) = search.total(&[sw], i64::MAX) {
+            scored.push((total, sw));
+            best = best.better(Candidate::new(vec![sw], total));
+        }
+        search
+            .within_budget("the one-layer search", k + 1, singles.len())
+            .map_err(ctx)?;
+    }
+    if layers >= 2 && best.wavefronts > ideal {
         scored.sort_by_key(|&(w, sw)| (w, sw.bits(), sw.base(), sw.shift()));
         let keep = if scored.len() <= EXHAUSTIVE_PAIRS {
             scored.len()
@@ -245,16 +335,19 @@ pub fn synthesize(
         };
         let firsts: Vec<Swizzle> = scored.iter().take(keep).map(|&(_, sw)| sw).collect();
         let feasible: Vec<Swizzle> = scored.iter().map(|&(_, sw)| sw).collect();
-        let ideal = sum(&baseline).ideal;
-        for chain in pairs(&firsts, &feasible) {
+        let chains = pairs(&firsts, &feasible);
+        for (k, chain) in chains.iter().enumerate() {
             let bits: u32 = chain.iter().map(Swizzle::bits).sum();
             if best.wavefronts == ideal && best.chain.len() == 2 && best.key().2 <= bits {
                 break; // sorted by bits: nothing later can beat the ideal with fewer bits
             }
             candidates += 1;
-            if let Some(total) = search.total(&chain, best.wavefronts) {
+            if let Some(total) = search.total(chain, best.wavefronts) {
                 best = best.better(Candidate::new(chain.to_vec(), total));
             }
+            search
+                .within_budget("the two-layer search", k + 1, chains.len())
+                .map_err(ctx)?;
         }
     }
     // Prove the winner with the public checks.
@@ -283,13 +376,58 @@ pub fn synthesize(
     })
 }
 
+/// Fails before a search when evaluating `chains` candidate chains over `addresses` lane
+/// addresses each exceeds `max_work`.
+fn check_work(search: &str, chains: usize, addresses: i64, max_work: i64) -> Result<()> {
+    let work = i128::from(addresses) * chains as i128;
+    if work <= i128::from(max_work) {
+        return Ok(());
+    }
+    Err(Error::invalid(format!(
+        "{search} would evaluate {chains} swizzle chains x {addresses} lane addresses = {work} \
+         lane addresses, more than {} ({SMALLER})",
+        work_limit(max_work)
+    )))
+}
+
+/// How to make a search smaller, for the errors of the work limit.
+const SMALLER: &str = "fewer instructions per access or fewer layers make the search smaller";
+
+/// The work limit named in errors: `MAX_SEARCH_WORK` when it is the default.
+fn work_limit(max_work: i64) -> String {
+    if max_work == MAX_SEARCH_WORK {
+        format!("the limit MAX_SEARCH_WORK = {MAX_SEARCH_WORK}")
+    } else {
+        format!("the given limit of {max_work}")
+    }
+}
+
 /// The resolved accesses and the vector width (in bits of element offset) of each.
 struct Search<'a> {
     plans: &'a [AccessPlan],
     vec_bits: Vec<u32>,
+    /// Elements mapped so far, by every evaluation (early exits make the pair search cheaper
+    /// than its chains x lane addresses, so it is bounded as it goes).
+    work: Cell<i64>,
+    /// The bound on `work`.
+    max_work: i64,
 }
 
 impl Search<'_> {
+    /// Fails once the evaluations so far (`done` of the `chains` chains of `search`) mapped
+    /// more than `max_work` elements.
+    fn within_budget(&self, search: &str, done: usize, chains: usize) -> Result<()> {
+        let work = self.work.get();
+        if work <= self.max_work {
+            return Ok(());
+        }
+        Err(Error::invalid(format!(
+            "{search} stopped after {done} of its {chains} swizzle chains: they evaluated {work} \
+             lane addresses, more than {} ({SMALLER})",
+            work_limit(self.max_work)
+        )))
+    }
+
     /// Reports per access under `chain` (outermost first). Vectors are only re-checked for the
     /// accesses whose vector bits the chain touches (otherwise they provably stay whole).
     fn evaluate(&self, chain: &[Swizzle], check_all: bool, budget: i64) -> Result<Vec<BankReport>> {
@@ -300,8 +438,15 @@ impl Search<'_> {
             let touches = chain
                 .iter()
                 .any(|sw| sw.lowest_bit().is_some_and(|m| m < bits));
-            let report =
-                plan.evaluate(&apply, check_all || touches, budget.saturating_sub(spent))?;
+            let mut work = self.work.get();
+            let report = plan.evaluate(
+                &apply,
+                check_all || touches,
+                budget.saturating_sub(spent),
+                &mut work,
+            );
+            self.work.set(work);
+            let report = report?;
             spent += report.wavefronts;
             reports.push(report);
             if spent > budget {

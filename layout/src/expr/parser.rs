@@ -18,14 +18,8 @@
 use super::ast::{Expr, ExprKind};
 use super::lexer::{Spanned, Token, tokenize};
 use crate::error::{Error, ErrorKind, Result};
-
-/// The deepest nesting of parentheses, brackets and calls the parser accepts.
-///
-/// ```
-/// use tessel_layout::expr::{MAX_DEPTH, parse};
-/// assert!(parse(&"(".repeat(MAX_DEPTH + 1)).unwrap_err().to_string().contains("nesting"));
-/// ```
-pub const MAX_DEPTH: usize = 64;
+pub use crate::parse::MAX_DEPTH;
+use crate::parse::too_deep;
 
 /// Parses a whole expression; anything after it is an error.
 ///
@@ -34,6 +28,10 @@ pub const MAX_DEPTH: usize = 64;
 /// assert!(parse("logical_divide((4,2,3):(2,1,8), 4:2)").is_ok());
 /// let err = parse("(4,8]").unwrap_err();
 /// assert_eq!(err.to_string(), "at 4: expected ',' or ')' but found ']'");
+/// // Nesting past MAX_DEPTH levels is an error, not a stack overflow.
+/// let deep = "size(".repeat(20_000);
+/// let err = parse(&deep).unwrap_err();
+/// assert_eq!(err.to_string(), "at 320: nesting deeper than 64 levels");
 /// ```
 pub fn parse(text: &str) -> Result<Expr> {
     let tokens = tokenize(text)?;
@@ -103,13 +101,10 @@ impl Parser {
     }
 
     fn enter(&mut self, pos: usize) -> Result<()> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            return Err(Error::new(
-                ErrorKind::Parse,
-                format!("at {pos}: nesting deeper than {MAX_DEPTH} levels"),
-            ));
+        if self.depth >= MAX_DEPTH {
+            return Err(too_deep(pos));
         }
+        self.depth += 1;
         Ok(())
     }
 
