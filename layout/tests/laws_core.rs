@@ -104,7 +104,13 @@ proptest! {
 fn composition_law(a: &Layout, b: &Layout, r: &Layout) -> Check {
     let am = leaves(a);
     let bm = leaves(b);
-    prop_assert!(compatible(b.shape(), r.shape()), "{} o {} = {}: shape not compatible with B", a, b, r);
+    prop_assert!(
+        compatible(b.shape(), r.shape()),
+        "{} o {} = {}: shape not compatible with B",
+        a,
+        b,
+        r
+    );
     prop_assert_eq!(size(r), size(b), "{} o {} = {}: size", a, b, r);
     let got = values(r);
     for (i, &g) in got.iter().enumerate() {
@@ -147,7 +153,7 @@ proptest! {
     #![proptest_config(config(200))]
 
     #[test]
-    fn composition_is_a_after_b(ab in inputs(|c| composition_case(c, false, 256))) {
+    fn composition_is_a_after_b(ab in inputs(|c| composition_case(c, false))) {
         let (a, b) = (ab.0.0, ab.1.0);
         let r = composition(&a, &b)
             .map_err(|e| TestCaseError::fail(format!("admissible {a} o {b} rejected: {e}")))?;
@@ -204,32 +210,80 @@ fn cute_complement_postconditions(a: &Layout, m: i64, r: &Layout) -> Check {
     // CuTe's helper bound: it holds for the cotargets CuTe's tests use (cosize(A)), not for any
     // cotarget: complement(2:4, 9) is (4,2):(1,8) in CuTe too, of cosize 12 > round_up(9, 5).
     if m == ca {
-        prop_assert!(cr <= ca, "{}: cosize(R) = {} > round_up({}, {})", what, cr, m, ca);
+        prop_assert!(
+            cr <= ca,
+            "{}: cosize(R) = {} > round_up({}, {})",
+            what,
+            cr,
+            m,
+            ca
+        );
     }
     let rv = values(r);
     let image: std::collections::HashSet<i64> = values(a).into_iter().collect();
     for i in 1..rv.len() {
         prop_assert!(rv[i - 1] < rv[i], "{}: not ordered at {}", what, i);
-        prop_assert!(!image.contains(&rv[i]), "{}: R({}) = {} is in A's image", what, i, rv[i]);
+        prop_assert!(
+            !image.contains(&rv[i]),
+            "{}: R({}) = {} is in A's image",
+            what,
+            i,
+            rv[i]
+        );
     }
     prop_assert!(size(r) <= cr, "{}: size > cosize", what);
-    prop_assert!(size(r) >= m / filtered, "{}: size(R) < {} / {}", what, m, filtered);
-    prop_assert!(cc <= cr + ca, "{}: cosize((A,R)) = {} > {} + {}", what, cc, cr, ca);
-    prop_assert!(cr >= m / filtered, "{}: cosize(R) < {} / {}", what, m, filtered);
-    let again = complement(&completed, cc)
-        .map_err(|e| TestCaseError::fail(format!("{what}: complement of (A,R) = {completed}: {e}")))?;
-    prop_assert_eq!(size(&again), 1, "{}: complement({}) = {}", what, completed, again);
+    prop_assert!(
+        size(r) >= m / filtered,
+        "{}: size(R) < {} / {}",
+        what,
+        m,
+        filtered
+    );
+    prop_assert!(
+        cc <= cr + ca,
+        "{}: cosize((A,R)) = {} > {} + {}",
+        what,
+        cc,
+        cr,
+        ca
+    );
+    prop_assert!(
+        cr >= m / filtered,
+        "{}: cosize(R) < {} / {}",
+        what,
+        m,
+        filtered
+    );
+    let again = complement(&completed, cc).map_err(|e| {
+        TestCaseError::fail(format!("{what}: complement of (A,R) = {completed}: {e}"))
+    })?;
+    prop_assert_eq!(
+        size(&again),
+        1,
+        "{}: complement({}) = {}",
+        what,
+        completed,
+        again
+    );
     let inner = complement(r, ca)
         .map_err(|e| TestCaseError::fail(format!("{what}: complement({r}, {ca}): {e}")))?;
     let twice = complement(&inner, m)
         .map_err(|e| TestCaseError::fail(format!("{what}: complement({inner}, {m}): {e}")))?;
-    same_function(&twice, &rv, &format!("{what}: complement(complement(R, {ca}), {m})"))?;
+    same_function(
+        &twice,
+        &rv,
+        &format!("{what}: complement(complement(R, {ca}), {m})"),
+    )?;
     Ok(())
 }
 
 /// A cotarget for `a`: its cosize (CuTe's one-argument complement) or any value up to twice it.
 fn cotarget(c: &mut Choices, a: &Layout) -> i64 {
-    if c.one_in(3) { cosize(a) } else { c.range(1, 2 * cosize(a) + 2) }
+    if c.one_in(3) {
+        cosize(a)
+    } else {
+        c.range(1, 2 * cosize(a) + 2)
+    }
 }
 
 proptest! {
@@ -340,13 +394,32 @@ proptest! {
 fn kernel_law(a: &Layout, k: &Layout) -> Check {
     let av = values(a);
     let kv = values(k);
-    prop_assert!(all_distinct(&kv), "nullspace({}) = {} is not injective", a, k);
+    prop_assert!(
+        all_distinct(&kv),
+        "nullspace({}) = {} is not injective",
+        a,
+        k
+    );
     for (i, &x) in kv.iter().enumerate() {
-        prop_assert!((0..av.len() as i64).contains(&x), "nullspace({}) = {}: K({}) = {} outside", a, k, i, x);
+        prop_assert!(
+            (0..av.len() as i64).contains(&x),
+            "nullspace({}) = {}: K({}) = {} outside",
+            a,
+            k,
+            i,
+            x
+        );
         prop_assert_eq!(av[x as usize], 0, "nullspace({}) = {}: A(K({}))", a, k, i);
     }
     let zeros = av.iter().filter(|&&v| v == 0).count();
-    prop_assert_eq!(kv.len(), zeros, "nullspace({}) = {}: the kernel has {} coordinates", a, k, zeros);
+    prop_assert_eq!(
+        kv.len(),
+        zeros,
+        "nullspace({}) = {}: the kernel has {} coordinates",
+        a,
+        k,
+        zeros
+    );
     Ok(())
 }
 

@@ -31,7 +31,8 @@ fn fail(what: String) -> TestCaseError {
 }
 
 fn mode(l: &Layout, i: usize) -> Result<Layout, TestCaseError> {
-    l.mode(i).map_err(|e| fail(format!("{l} has no mode {i}: {e}")))
+    l.mode(i)
+        .map_err(|e| fail(format!("{l} has no mode {i}: {e}")))
 }
 
 /// How a divide or product arranges its tile and rest modes (CuTe layout.hpp `zipped_divide`,
@@ -78,7 +79,11 @@ fn split_by_mode(r: &Layout, g: Grouping, t: usize, k: usize) -> Result<Split, T
 
 /// `(tile, rest)` of a result of the layout tiler `b` (for flat: `b`'s rank of modes when `b` is
 /// a tuple, else the fewest leading modes of `b`'s size).
-fn split_layout_tiler(r: &Layout, g: Grouping, b: &Layout) -> Result<(Layout, Layout), TestCaseError> {
+fn split_layout_tiler(
+    r: &Layout,
+    g: Grouping,
+    b: &Layout,
+) -> Result<(Layout, Layout), TestCaseError> {
     let tile_size = size(b);
     let m = r.modes();
     match g {
@@ -114,9 +119,27 @@ fn split_layout_tiler(r: &Layout, g: Grouping, b: &Layout) -> Result<(Layout, La
 fn divide_law(a: &Layout, b: &Layout, tile: &Layout, rest: &Layout, what: &str) -> Check {
     let inv = inverse_map(a);
     let (tv, rv, bv) = (values(tile), values(rest), values(b));
-    prop_assert_eq!(tv.len(), bv.len(), "{}: the tile {} has the wrong size", what, tile);
-    prop_assert_eq!(tv.len() * rv.len(), inv.len(), "{}: tile {} x rest {} is not size(A)", what, tile, rest);
-    prop_assert!(compatible(b.shape(), tile.shape()), "{}: tile {} not compatible with B", what, tile);
+    prop_assert_eq!(
+        tv.len(),
+        bv.len(),
+        "{}: the tile {} has the wrong size",
+        what,
+        tile
+    );
+    prop_assert_eq!(
+        tv.len() * rv.len(),
+        inv.len(),
+        "{}: tile {} x rest {} is not size(A)",
+        what,
+        tile,
+        rest
+    );
+    prop_assert!(
+        compatible(b.shape(), tile.shape()),
+        "{}: tile {} not compatible with B",
+        what,
+        tile
+    );
     let sigma = |x: usize, y: usize| {
         inv.get(&(tv[x] + rv[y]))
             .copied()
@@ -126,11 +149,26 @@ fn divide_law(a: &Layout, b: &Layout, tile: &Layout, rest: &Layout, what: &str) 
     let mut prev = -1;
     for y in 0..rv.len() {
         let origin = sigma(0, y)?;
-        prop_assert!(origin > prev, "{}: the rest mode {} is not ordered at {}", what, rest, y);
+        prop_assert!(
+            origin > prev,
+            "{}: the rest mode {} is not ordered at {}",
+            what,
+            rest,
+            y
+        );
         prev = origin;
         for (x, &bx) in bv.iter().enumerate() {
             let s = sigma(x, y)?;
-            prop_assert_eq!(s, bx + origin, "{}: tile {} index {} with rest {} index {}", what, tile, x, rest, y);
+            prop_assert_eq!(
+                s,
+                bx + origin,
+                "{}: tile {} index {} with rest {} index {}",
+                what,
+                tile,
+                x,
+                rest,
+                y
+            );
             prop_assert!(seen.insert(s), "{}: index {} reached twice", what, s);
         }
     }
@@ -254,11 +292,24 @@ proptest! {
 // zipped, tiled and flat products regroup the modes as the divides do.
 
 fn product_law(a: &Exact, b: &Layout, block: &Layout, tiles: &Layout, what: &str) -> Check {
-    same_function(block, &values(&a.layout), &format!("{what}: the block mode"))?;
+    same_function(
+        block,
+        &values(&a.layout),
+        &format!("{what}: the block mode"),
+    )?;
     let cm = a.complement(size(&a.layout) * cosize(b));
-    prop_assert!(compatible(b.shape(), tiles.shape()), "{}: {} not compatible with B", what, tiles);
+    prop_assert!(
+        compatible(b.shape(), tiles.shape()),
+        "{}: {} not compatible with B",
+        what,
+        tiles
+    );
     let want: Vec<i64> = values(b).iter().map(|&x| eval_ext(&cm, x)).collect();
-    same_function(tiles, &want, &format!("{what}: the tile mode complement(A) o B"))
+    same_function(
+        tiles,
+        &want,
+        &format!("{what}: the tile mode complement(A) o B"),
+    )
 }
 
 fn product_case(c: &mut Choices) -> (Exact, L) {
@@ -279,7 +330,12 @@ impl ByModeProduct {
     }
 
     fn tiler(&self) -> Tiler {
-        Tiler::ByMode(self.parts.iter().map(|p| p.clone().map(Tiler::Layout)).collect())
+        Tiler::ByMode(
+            self.parts
+                .iter()
+                .map(|p| p.clone().map(Tiler::Layout))
+                .collect(),
+        )
     }
 }
 
@@ -391,18 +447,29 @@ proptest! {
 // R(k) = sum_i A_i(x_i) + C(sum_i B_i(y_i)), C = complement(A, size(A)*cosize(B)) by construction.
 
 fn padded_mode(l: &Layout, i: usize) -> Layout {
-    if i < l.rank() { l.mode(i).unwrap() } else { Layout::vector(1, 0).unwrap() }
+    if i < l.rank() {
+        l.mode(i).unwrap()
+    } else {
+        Layout::vector(1, 0).unwrap()
+    }
 }
 
 fn rank_matched_law(a: &Exact, b: &Layout, r: &Layout, raked: bool, what: &str) -> Check {
     let rank = a.layout.rank().max(b.rank());
     prop_assert_eq!(r.rank(), rank, "{}: rank", what);
-    let am: Vec<Vec<Mode>> = (0..rank).map(|i| leaves(&padded_mode(&a.layout, i))).collect();
+    let am: Vec<Vec<Mode>> = (0..rank)
+        .map(|i| leaves(&padded_mode(&a.layout, i)))
+        .collect();
     let bm: Vec<Vec<Mode>> = (0..rank).map(|i| leaves(&padded_mode(b, i))).collect();
     let rm: Vec<Vec<Mode>> = (0..rank).map(|i| leaves(&padded_mode(r, i))).collect();
     for i in 0..rank {
-        prop_assert_eq!(size_of(&rm[i]), size_of(&am[i]) * size_of(&bm[i]),
-            "{}: mode {} has the wrong size", what, i);
+        prop_assert_eq!(
+            size_of(&rm[i]),
+            size_of(&am[i]) * size_of(&bm[i]),
+            "{}: mode {} has the wrong size",
+            what,
+            i
+        );
     }
     let cm = a.complement(size(&a.layout) * cosize(b));
     let total: i64 = rm.iter().map(|m| size_of(m)).product();
@@ -415,7 +482,11 @@ fn rank_matched_law(a: &Exact, b: &Layout, r: &Layout, raked: bool, what: &str) 
             rest /= n;
             got += eval(&rm[i], k);
             let (na, nb) = (size_of(&am[i]), size_of(&bm[i]));
-            let (x, y) = if raked { (k / nb, k % nb) } else { (k % na, k / na) };
+            let (x, y) = if raked {
+                (k / nb, k % nb)
+            } else {
+                (k % na, k / na)
+            };
             block += eval(&am[i], x);
             at += eval(&bm[i], y);
         }
@@ -432,7 +503,11 @@ fn rank1_product_case(c: &mut Choices) -> (Exact, L) {
     let u = n - 1 - c.below(n as u64 - 1) as usize;
     let used: Vec<bool> = (0..n).map(|k| k == u).collect();
     let (s, d) = col_major(&factors)[u];
-    let e = Exact { layout: Layout::vector(s, d).unwrap(), factors, used };
+    let e = Exact {
+        layout: Layout::vector(s, d).unwrap(),
+        factors,
+        used,
+    };
     let holes: i64 = e.complement_digits().iter().product();
     let b = Layout::vector(holes * c.range(1, 3), 1).unwrap();
     (e, L(b))
@@ -484,7 +559,11 @@ proptest! {
 fn tile_case(c: &mut Choices) -> (Exact, IntTuple) {
     let e = exact_layout_n(c, 3);
     let rank = e.layout.rank() + c.below(2) as usize;
-    let mut factors: Vec<i64> = e.complement_digits().into_iter().flat_map(|d| factorize(d, c)).collect();
+    let mut factors: Vec<i64> = e
+        .complement_digits()
+        .into_iter()
+        .flat_map(|d| factorize(d, c))
+        .collect();
     factors.extend((0..c.range(0, 2)).map(|_| c.range(2, 3)));
     factors.truncate(c.range(0, factors.len() as i64) as usize);
     let mut repeats = vec![1i64; rank];
@@ -497,7 +576,11 @@ fn tile_case(c: &mut Choices) -> (Exact, IntTuple) {
     }
     let modes: Vec<IntTuple> = (0..rank)
         .map(|i| {
-            let b = if i < e.layout.rank() { size(&e.layout.mode(i).unwrap()) } else { 1 };
+            let b = if i < e.layout.rank() {
+                size(&e.layout.mode(i).unwrap())
+            } else {
+                1
+            };
             let k = repeats[i];
             if b > 1 && k > 1 && c.one_in(3) {
                 IntTuple::from_ints([b, k])
@@ -554,7 +637,15 @@ fn ordered_case(c: &mut Choices) -> (IntTuple, IntTuple) {
     // Which sub-shapes get one order value: the whole shape, each mode, or each leaf of a mode.
     let whole = c.one_in(6);
     let split: Vec<bool> = shape.iter().map(|m| !m.is_int() && !c.one_in(2)).collect();
-    let count = if whole { 1 } else { shape.iter().zip(&split).map(|(m, &s)| if s { m.rank() } else { 1 }).sum() };
+    let count = if whole {
+        1
+    } else {
+        shape
+            .iter()
+            .zip(&split)
+            .map(|(m, &s)| if s { m.rank() } else { 1 })
+            .sum()
+    };
     let mut values: Vec<i64> = (0..count as i64).collect();
     c.shuffle(&mut values);
     let (scale, shift) = (c.range(1, 3), c.range(-2, 2));
@@ -568,7 +659,12 @@ fn ordered_case(c: &mut Choices) -> (IntTuple, IntTuple) {
                 .zip(&split)
                 .map(|(m, &s)| {
                     if s {
-                        IntTuple::Tuple(m.modes().iter().map(|_| IntTuple::Int(next.next().unwrap())).collect())
+                        IntTuple::Tuple(
+                            m.modes()
+                                .iter()
+                                .map(|_| IntTuple::Int(next.next().unwrap()))
+                                .collect(),
+                        )
                     } else {
                         IntTuple::Int(next.next().unwrap())
                     }

@@ -62,11 +62,22 @@ fn common_law(a: &Layout, b: &Layout, n: i64, r: &Layout) -> Check {
     let what = format!("max_common_vector({a}, {b}) = {n}, max_common_layout = {r}");
     let limit = size(a).min(size(b));
     prop_assert!(n >= 1 && n <= limit, "{}: outside 1..={}", what, limit);
-    prop_assert!(n <= common_prefix(a, b).max(1), "{}: more than the {} common elements", what, common_prefix(a, b));
+    prop_assert!(
+        n <= common_prefix(a, b).max(1),
+        "{}: more than the {} common elements",
+        what,
+        common_prefix(a, b)
+    );
     prop_assert_eq!(size(r), n, "{}: size of the common layout", what);
     let (am, bm) = (leaves(a), leaves(b));
     for (i, x) in values(r).into_iter().enumerate().skip(1) {
-        prop_assert!((0..limit).contains(&x), "{}: R({}) = {} outside both domains", what, i, x);
+        prop_assert!(
+            (0..limit).contains(&x),
+            "{}: R({}) = {} outside both domains",
+            what,
+            i,
+            x
+        );
         prop_assert_eq!(eval(&am, x), i as i64, "{}: a(R({}))", what, i);
         prop_assert_eq!(eval(&bm, x), i as i64, "{}: b(R({}))", what, i);
     }
@@ -150,8 +161,14 @@ fn downcast_case(c: &mut Choices) -> (L, i64) {
     let mut modes = leaves(&a);
     let k = c.below(modes.len() as u64) as usize;
     modes[k].1 = if c.one_in(3) { -1 } else { 1 };
-    let strides = a.stride().with_leaves(&modes.iter().map(|m| m.1).collect::<Vec<_>>()).unwrap();
-    (L(Layout::new(a.shape().clone(), strides).unwrap()), c.range(1, 4))
+    let strides = a
+        .stride()
+        .with_leaves(&modes.iter().map(|m| m.1).collect::<Vec<_>>())
+        .unwrap();
+    (
+        L(Layout::new(a.shape().clone(), strides).unwrap()),
+        c.range(1, 4),
+    )
 }
 
 proptest! {
@@ -222,7 +239,15 @@ proptest! {
 
 /// A compact layout of a random shape with its modes permuted and some strides negated.
 fn permuted_compact(c: &mut Choices) -> Layout {
-    let shape: Vec<i64> = (0..c.range(1, 4)).map(|_| if c.one_in(2) { 1 << c.range(0, 2) } else { c.range(1, 4) }).collect();
+    let shape: Vec<i64> = (0..c.range(1, 4))
+        .map(|_| {
+            if c.one_in(2) {
+                1 << c.range(0, 2)
+            } else {
+                c.range(1, 4)
+            }
+        })
+        .collect();
     let mut modes = col_major(&shape);
     c.shuffle(&mut modes);
     for m in &mut modes {
@@ -256,7 +281,11 @@ proptest! {
 // are distinct; bijective: the values are exactly 0..size (e.g. offset 3 then 4:-1 gives 3,2,1,0).
 
 fn swizzle_apply(sw: &Swizzle, x: i64) -> i64 {
-    let (b, m, s) = (i64::from(sw.bits()), i64::from(sw.base()), i64::from(sw.shift()));
+    let (b, m, s) = (
+        i64::from(sw.bits()),
+        i64::from(sw.base()),
+        i64::from(sw.shift()),
+    );
     let yyy = ((1i64 << b) - 1) << (m + s.max(0));
     let picked = x & yyy;
     x ^ if s >= 0 { picked >> s } else { picked << -s }
@@ -271,7 +300,11 @@ impl fmt::Debug for Composed {
 }
 
 fn composed_case(c: &mut Choices) -> Composed {
-    let l = if c.one_in(3) { any_layout(c, true) } else { permuted_compact(c) };
+    let l = if c.one_in(3) {
+        any_layout(c, true)
+    } else {
+        permuted_compact(c)
+    };
     let offset = match c.below(3) {
         0 => 0,
         1 => -values(&l).into_iter().min().unwrap_or(0),

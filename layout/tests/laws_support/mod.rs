@@ -273,7 +273,11 @@ fn group(items: Vec<(IntTuple, IntTuple)>, c: &mut Choices, depth: u32) -> (IntT
     let mut out = Vec::new();
     let mut it = items.into_iter().peekable();
     while it.peek().is_some() {
-        let take = if depth < 2 { 1 + c.below(3) as usize } else { 1 };
+        let take = if depth < 2 {
+            1 + c.below(3) as usize
+        } else {
+            1
+        };
         let chunk: Vec<_> = it.by_ref().take(take).collect();
         if chunk.len() == 1 {
             out.push(chunk.into_iter().next().unwrap());
@@ -355,11 +359,7 @@ pub fn any_layout(c: &mut Choices, signed: bool) -> Layout {
     let modes: Vec<Mode> = (0..n)
         .map(|_| {
             let s = c.range(1, 5);
-            let d = if signed {
-                c.signed(12)
-            } else {
-                c.range(0, 24)
-            };
+            let d = if signed { c.signed(12) } else { c.range(0, 24) };
             (s, d)
         })
         .collect();
@@ -452,7 +452,10 @@ impl Exact {
     pub fn complement(&self, cotarget: i64) -> Vec<Mode> {
         let compact = col_major(&self.factors);
         let top = self.used.iter().rposition(|&u| u).map_or(0, |k| k + 1);
-        let mut out: Vec<Mode> = (0..top).filter(|&k| !self.used[k]).map(|k| compact[k]).collect();
+        let mut out: Vec<Mode> = (0..top)
+            .filter(|&k| !self.used[k])
+            .map(|k| compact[k])
+            .collect();
         let p: i64 = self.factors[..top].iter().product();
         out.push(((cotarget + p - 1) / p, p));
         out
