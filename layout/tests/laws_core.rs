@@ -366,21 +366,39 @@ proptest! {
 
     #[test]
     fn left_inverse_law(a in inputs(left_invertible)) {
-        let a = a.0;
-        let r = left_inverse(&a)
-            .map_err(|e| TestCaseError::fail(format!("admissible left_inverse({a}) rejected: {e}")))?;
-        let (am, rm) = (leaves(&a), leaves(&r));
-        let injective = all_distinct(&values(&a));
-        for i in 0..size_of(&am) {
-            let y = eval(&am, i);
-            let x = eval_ext(&rm, y);
-            prop_assert!((0..size_of(&am)).contains(&x), "left_inverse({}) = {}: R(A({})) = {} outside", a, r, i, x);
-            prop_assert_eq!(eval(&am, x), y, "left_inverse({}) = {}: A(R(A({})))", a, r, i);
-            if injective {
-                prop_assert_eq!(x, i, "left_inverse({}) = {}: R(A({}))", a, r, i);
-            }
+        left_inverse_check(&a.0)?;
+    }
+}
+
+fn left_inverse_check(a: &Layout) -> Check {
+    let r = left_inverse(a)
+        .map_err(|e| TestCaseError::fail(format!("admissible left_inverse({a}) rejected: {e}")))?;
+    let (am, rm) = (leaves(a), leaves(&r));
+    let injective = all_distinct(&values(a));
+    for i in 0..size_of(&am) {
+        let y = eval(&am, i);
+        let x = eval_ext(&rm, y);
+        prop_assert!(
+            (0..size_of(&am)).contains(&x),
+            "left_inverse({}) = {}: R(A({})) = {} outside",
+            a,
+            r,
+            i,
+            x
+        );
+        prop_assert_eq!(
+            eval(&am, x),
+            y,
+            "left_inverse({}) = {}: A(R(A({})))",
+            a,
+            r,
+            i
+        );
+        if injective {
+            prop_assert_eq!(x, i, "left_inverse({}) = {}: R(A({}))", a, r, i);
         }
     }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------- nullspace
@@ -452,5 +470,56 @@ proptest! {
         if let Ok(k) = nullspace(&a) {
             kernel_law(&a, &k)?;
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------- known cases
+// The laws above on inputs named in tessel's issue 9 and in CuTe's unit tests, checked whatever
+// the generators draw.
+
+fn lay(s: &str) -> Layout {
+    s.parse().unwrap()
+}
+
+#[test]
+fn known_complements_with_gaps() {
+    // CuTe test/unit/cute/core/complement.cpp tests (4,2):(1,10), (3,6):(1,10) and (2,4):(1,6)
+    // with the cotarget cosize(A); CuTe layout.hpp's construction gives 2:4 for the first.
+    for (a, m) in [
+        ("(4,2):(1,10)", 14),
+        ("(3,6):(1,10)", 53),
+        ("(2,4):(1,6)", 20),
+    ] {
+        let a = lay(a);
+        let r = complement(&a, m)
+            .unwrap_or_else(|e| panic!("admissible complement({a}, {m}) rejected: {e}"));
+        cute_complement_postconditions(&a, m, &r).unwrap();
+    }
+    let r = complement(&lay("(4,2):(1,10)"), 14).unwrap();
+    same_function(&r, &[0, 4], "complement((4,2):(1,10), 14)").unwrap();
+}
+
+#[test]
+fn known_composition_with_a_negative_stride() {
+    // (4):(1) o (4):(-1) = 4:-1 (CuTe layout.hpp composition_impl: abs and signum of B's stride).
+    let (a, b) = (lay("(4):(1)"), lay("(4):(-1)"));
+    let r = composition(&a, &b).unwrap_or_else(|e| panic!("admissible {a} o {b} rejected: {e}"));
+    composition_law(&a, &b, &r).unwrap();
+}
+
+#[test]
+fn known_left_inverses_of_stride_0_layouts() {
+    // CuTe test/unit/cute/core/inverse_left.cpp: 4:0 and ((3,7)):((0,0)).
+    for a in ["4:0", "((3,7)):((0,0))", "(4,2):(0,1)"] {
+        left_inverse_check(&lay(a)).unwrap();
+    }
+}
+
+#[test]
+fn known_nullspace_of_a_non_injective_layout() {
+    // (3,4):(-1,2): the coordinate (2,1) maps to 0 as well as (0,0).
+    let a = lay("(3,4):(-1,2)");
+    if let Ok(k) = nullspace(&a) {
+        kernel_law(&a, &k).unwrap();
     }
 }

@@ -601,19 +601,28 @@ proptest! {
 
     #[test]
     fn tile_to_shape_law(case in inputs(tile_case)) {
-        let (e, shape) = case;
-        let what = format!("tile_to_shape({}, {shape})", e.layout);
-        let r = tile_to_shape(&e.layout, &shape).map_err(|err| fail(format!("admissible {what} rejected: {err}")))?;
-        prop_assert_eq!(r.rank(), shape.rank(), "{} = {}", what, r);
-        let mut repeats = Vec::new();
-        for (i, t) in shape.modes().iter().enumerate() {
-            let want: i64 = t.leaves().iter().product();
-            prop_assert_eq!(size(&mode(&r, i)?), want, "{} = {}: mode {}", what, r, i);
-            repeats.push(want / size(&padded_mode(&e.layout, i)));
-        }
-        let b = of_modes(col_major(&repeats).into_iter().map(|(s, d)| Layout::vector(s, d).unwrap()).collect());
-        rank_matched_law(&e, &b, &r, false, &format!("{what} = {r} (blocked by {b})"))?;
+        tile_to_shape_check(&case.0, &case.1)?;
     }
+}
+
+fn tile_to_shape_check(e: &Exact, shape: &IntTuple) -> Check {
+    let what = format!("tile_to_shape({}, {shape})", e.layout);
+    let r = tile_to_shape(&e.layout, shape)
+        .map_err(|err| fail(format!("admissible {what} rejected: {err}")))?;
+    prop_assert_eq!(r.rank(), shape.rank(), "{} = {}", what, r);
+    let mut repeats = Vec::new();
+    for (i, t) in shape.modes().iter().enumerate() {
+        let want: i64 = t.leaves().iter().product();
+        prop_assert_eq!(size(&mode(&r, i)?), want, "{} = {}: mode {}", what, r, i);
+        repeats.push(want / size(&padded_mode(&e.layout, i)));
+    }
+    let b = of_modes(
+        col_major(&repeats)
+            .into_iter()
+            .map(|(s, d)| Layout::vector(s, d).unwrap())
+            .collect(),
+    );
+    rank_matched_law(e, &b, &r, false, &format!("{what} = {r} (blocked by {b})"))
 }
 
 // ---------------------------------------------------------------------------------- make_ordered_layout
@@ -707,4 +716,38 @@ proptest! {
         prop_assert_eq!(got, want, "{} = {}: strides", what, r);
         prop_assert!(is_permutation(&values(&r)), "{} = {} is not a bijection onto 0..size", what, r);
     }
+}
+
+// ---------------------------------------------------------------------------------- known cases
+// The laws above on the rank-1 inputs named in tessel's issue 9, checked whatever the generators
+// draw. 3:2 is mode 1 of the compact (2,3):(1,2).
+
+fn three_by_two() -> Exact {
+    Exact {
+        layout: Layout::vector(3, 2).unwrap(),
+        factors: vec![2, 3],
+        used: vec![false, true],
+    }
+}
+
+#[test]
+fn known_rank_1_products() {
+    let b = Layout::vector(4, 1).unwrap();
+    let e = three_by_two();
+    let r = blocked_product(&e.layout, &b).unwrap();
+    rank_matched_law(
+        &e,
+        &b,
+        &r,
+        false,
+        &format!("blocked_product(3:2, 4:1) = {r}"),
+    )
+    .unwrap();
+    let r = raked_product(&e.layout, &b).unwrap();
+    rank_matched_law(&e, &b, &r, true, &format!("raked_product(3:2, 4:1) = {r}")).unwrap();
+}
+
+#[test]
+fn known_rank_1_tile_to_shape() {
+    tile_to_shape_check(&three_by_two(), &IntTuple::Int(12)).unwrap();
 }
