@@ -7,7 +7,7 @@
 //! defining formula with a brute-force evaluator written in the test.
 //!
 //! The run is deterministic (a fixed seed, no regression files). `TESSEL_PROPTEST_CASES=N` sets
-//! the number of cases per property (default 96, a few seconds in a debug build); a long run is
+//! the number of cases per property (default 256, a few seconds in a debug build); a long run is
 //! e.g. `TESSEL_PROPTEST_CASES=20000 cargo test -p tessel-layout --release --test laws_vector`.
 
 mod laws_support;

@@ -21,7 +21,7 @@ pub const SEED: u64 = 0x7e55_e1a9;
 
 /// Cases per property when `TESSEL_PROPTEST_CASES` is unset: small enough that each `laws_*`
 /// file runs in seconds in a debug build.
-pub const DEFAULT_CASES: u32 = 96;
+pub const DEFAULT_CASES: u32 = 256;
 
 /// The proptest configuration of the `laws_*` files: the fixed [`SEED`], no regression files, and
 /// `TESSEL_PROPTEST_CASES` cases (default [`DEFAULT_CASES`]), scaled by `percent` for properties
