@@ -145,10 +145,11 @@ proptest! {
     #[test]
     fn upcast_undoes_downcast(a in signed_layout(), n in 1i64..=4) {
         match downcast(&a, n) {
-            Ok(d) => prop_assert_eq!(upcast(&d, n).unwrap(), a),
+            // The same function back (an extent-1 leaf of stride -1 grows as stride 1).
+            Ok(d) => prop_assert_eq!(upcast(&d, n).unwrap().offsets(), a.offsets()),
             Err(e) => {
                 prop_assert_eq!(e.kind(), ErrorKind::Inadmissible);
-                prop_assert!(a.flat_modes().iter().all(|m| m.1 != 1));
+                prop_assert!(a.flat_modes().iter().all(|m| m.1 != 1 && *m != (1, -1)));
             }
         }
     }

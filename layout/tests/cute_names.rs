@@ -139,7 +139,8 @@ proptest! {
         if let Ok(d) = downcast(&l, n) {
             prop_assert_eq!(d.size(), n * l.size());
             prop_assert_eq!(multiset(d.offsets()), narrow_offsets(&l, n), "{} -> {}", l, d);
-            prop_assert_eq!(upcast(&d, n).unwrap(), l);
+            // Upcasting back gives the same function (an extent-1 leaf may change its stride).
+            prop_assert_eq!(upcast(&d, n).unwrap().offsets(), l.offsets());
         }
     }
 }

@@ -131,6 +131,25 @@ fn composition_law(a: &Layout, b: &Layout, r: &Layout) -> Check {
     Ok(())
 }
 
+/// Whether `A(B(c))` (A extended past its size, CuTe's `A(-x) == -A(x)` for negative
+/// arguments) equals the sum over B's leaves `sign(d) * A(|d| * c_leaf)` at every `c`.
+fn leaf_sum_is_a_after_b(a: &Layout, b: &Layout) -> bool {
+    let am = leaves(a);
+    let bm = leaves(b);
+    let signed_a = |x: i64| x.signum() * eval_ext(&am, x.abs());
+    (0..size(b)).all(|i| {
+        let mut rest = i;
+        let (mut sum, mut index) = (0, 0);
+        for &(s, d) in &bm {
+            let c = rest % s;
+            rest /= s;
+            sum += d.signum() * eval_ext(&am, d.abs() * c);
+            index += d * c;
+        }
+        sum == signed_a(index)
+    })
+}
+
 fn composition_case(c: &mut Choices, signed: bool) -> (L, L) {
     let a = any_layout(c, true);
     let b = compose_rhs(&digits_of(&a), c, signed, 256);
@@ -165,9 +184,22 @@ proptest! {
     #[test]
     fn composition_with_negative_strides_in_b(ab in inputs(|c| composition_case(c, true))) {
         let (a, b) = (ab.0.0, ab.1.0);
-        let r = composition(&a, &b)
-            .map_err(|e| TestCaseError::fail(format!("admissible {a} o {b} rejected: {e}")))?;
-        composition_law(&a, &b, &r)?;
+        // The definition is R(c) == A(B(c)). CuTe's construction sums A over B's leaves; where
+        // leaves of both signs borrow between A's digits (e.g. through a stride-0 mode of A) the
+        // sum is not A(B(c)), no layout is right and tessel must refuse. Otherwise it must
+        // return the sum.
+        if leaf_sum_is_a_after_b(&a, &b) {
+            let r = composition(&a, &b)
+                .map_err(|e| TestCaseError::fail(format!("admissible {a} o {b} rejected: {e}")))?;
+            composition_law(&a, &b, &r)?;
+        } else {
+            prop_assert!(
+                composition(&a, &b).is_err(),
+                "{} o {}: A(B(c)) is not the sum over B's leaves, yet a layout was returned",
+                a,
+                b
+            );
+        }
     }
 
     // CuTe layout.hpp `composition(Layout, Tiler)`: a tuple tiler composes mode i of A with part
@@ -234,8 +266,12 @@ fn cute_complement_postconditions(a: &Layout, m: i64, r: &Layout) -> Check {
         );
     }
     prop_assert!(size(r) <= cr, "{}: size > cosize", what);
+    // CuTe's lower bounds on size(R) and cosize(R) hold on its own cases; where A has a gap that
+    // complement rounds down (e.g. (((2,2)),3):(((2,6)),14) with 37: R = 2:1) they fail in
+    // CuTe's algorithm too, so they are checked for gap-free A only.
+    let gaps = has_gaps(a);
     prop_assert!(
-        size(r) >= m / filtered,
+        gaps || size(r) >= m / filtered,
         "{}: size(R) < {} / {}",
         what,
         m,
@@ -250,7 +286,7 @@ fn cute_complement_postconditions(a: &Layout, m: i64, r: &Layout) -> Check {
         ca
     );
     prop_assert!(
-        cr >= m / filtered,
+        gaps || cr >= m / filtered,
         "{}: cosize(R) < {} / {}",
         what,
         m,
@@ -267,6 +303,12 @@ fn cute_complement_postconditions(a: &Layout, m: i64, r: &Layout) -> Check {
         completed,
         again
     );
+    if has_gaps(a) {
+        // CuTe asserts the double complement only on its own (static) cases. Where A leaves a
+        // gap that complement rounds down (e.g. (1,4,2):(0,3,13) with 25: R = 3:1), the inner
+        // complement of R fills that gap too and the identity fails, in CuTe's algorithm as well.
+        return Ok(());
+    }
     let inner = complement(r, ca)
         .map_err(|e| TestCaseError::fail(format!("{what}: complement({r}, {ca}): {e}")))?;
     let twice = complement(&inner, m)
@@ -277,6 +319,17 @@ fn cute_complement_postconditions(a: &Layout, m: i64, r: &Layout) -> Check {
         &format!("{what}: complement(complement(R, {ca}), {m})"),
     )?;
     Ok(())
+}
+
+/// Whether `a`, its non-trivial leaves sorted by stride, has a stride that is not a multiple of
+/// the previous leaf's extent x stride: a gap that complement can only round down.
+fn has_gaps(a: &Layout) -> bool {
+    let mut modes: Vec<(i64, i64)> = leaves(a)
+        .into_iter()
+        .filter(|m| m.0 > 1 && m.1 != 0)
+        .collect();
+    modes.sort_by_key(|m| m.1);
+    modes.windows(2).any(|w| w[1].1 % (w[0].0 * w[0].1) != 0)
 }
 
 /// A cotarget for `a`: its cosize (CuTe's one-argument complement) or any value up to twice it.

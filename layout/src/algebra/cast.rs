@@ -12,6 +12,63 @@
 use super::flat::map_modes;
 use crate::{Error, Layout, Result, checked_mul};
 
+/// Enumeration bound for [`check_sub_element_leaves`].
+const SUB_ELEMENT_LIMIT: i64 = 1 << 20;
+
+/// Upcast maps each leaf on its own; leaves whose strides lie below one wide element (`0 < |d|`,
+/// `d` not a multiple of `factor`) must together reach exactly the wide elements their upcast
+/// leaves reach. Leaves with strides that are multiples of `factor` only shift by whole wide
+/// elements, so this decides the whole layout. `(3,2):(2,3)` by 6 (narrow offsets 0,2,4,3,5,7)
+/// reaches wide elements 0 and 1, but its leaves upcast to `(1,1):(1,1)`: an error, never a
+/// layout that silently drops element 1 (CuTe's upcast returns that layout).
+fn check_sub_element_leaves(layout: &Layout, factor: i64) -> Result<()> {
+    let sub: Vec<(i64, i64)> = layout
+        .flat_modes()
+        .into_iter()
+        .filter(|&(s, d)| s > 1 && d != 0 && d % factor != 0 && factor % d.saturating_abs() == 0)
+        .collect();
+    if sub.len() < 2 {
+        return Ok(());
+    }
+    let count = sub.iter().try_fold(1i64, |n, &(s, _)| n.checked_mul(s));
+    if count.is_none_or(|n| n > SUB_ELEMENT_LIMIT) {
+        return Err(Error::invalid(format!(
+            "upcast of {layout} by {factor}: its leaves with strides below one wide element \
+             have more than {SUB_ELEMENT_LIMIT} combinations, too many to check"
+        )));
+    }
+    let reached = |step: &dyn Fn(i64, i64, i64) -> i64| -> std::collections::BTreeSet<i64> {
+        let mut out = std::collections::BTreeSet::from([0i64]);
+        for &(s, d) in &sub {
+            out = out
+                .iter()
+                .flat_map(|&x| (0..s).map(move |c| (x, c)))
+                .map(|(x, c)| x + step(s, d, c))
+                .collect();
+        }
+        out
+    };
+    // Narrow offsets of the sub-element leaves, then the wide elements they fall in.
+    let narrow = reached(&|_, d, c| c * d);
+    let wide: std::collections::BTreeSet<i64> =
+        narrow.iter().map(|&x| x.div_euclid(factor)).collect();
+    // What the upcast leaves reach: extent ceil(s / (factor/|d|)) (or s when |d| > factor), unit stride.
+    let mapped = reached(&|s, d, c| {
+        let a = d.abs();
+        let per = factor / a;
+        let extent = s / per + i64::from(s % per != 0);
+        if c < extent { c * d.signum() } else { 0 }
+    });
+    if wide != mapped {
+        return Err(Error::inadmissible(format!(
+            "upcast of {layout} by {factor}: its leaves with strides below one wide element \
+             together reach wide elements {wide:?}, which upcasting each leaf on its own \
+             cannot represent (it would reach {mapped:?})"
+        )));
+    }
+    Ok(())
+}
+
 fn check_factor(op: &str, layout: &Layout, factor: i64) -> Result<()> {
     if factor < 1 {
         return Err(Error::invalid(format!(
@@ -35,6 +92,7 @@ fn check_factor(op: &str, layout: &Layout, factor: i64) -> Result<()> {
 /// ```
 pub fn upcast(layout: &Layout, factor: i64) -> Result<Layout> {
     check_factor("upcast", layout, factor)?;
+    check_sub_element_leaves(layout, factor)?;
     map_modes(layout, |s, d| {
         let a = d.saturating_abs();
         if d == 0 {
@@ -83,7 +141,9 @@ pub fn downcast(layout: &Layout, factor: i64) -> Result<Layout> {
     let grown = leaves
         .iter()
         .position(|&(s, d)| d == 1 && s > 1)
-        .or_else(|| leaves.iter().position(|&(_, d)| d == 1));
+        .or_else(|| leaves.iter().position(|&(_, d)| d == 1))
+        // An extent-1 leaf has no direction: its stride -1 is as good as 1 (it grows to `N:1`).
+        .or_else(|| leaves.iter().position(|&(s, d)| s == 1 && d == -1));
     let Some(grown) = grown else {
         let why = if leaves.iter().any(|&(_, d)| d == -1) {
             "its only unit strides are -1, and growing such a leaf would order the narrow \
@@ -101,7 +161,7 @@ pub fn downcast(layout: &Layout, factor: i64) -> Result<Layout> {
         let here = k;
         k += 1;
         if here == grown {
-            Ok((checked_mul(s, factor, &what)?, d))
+            Ok((checked_mul(s, factor, &what)?, d.abs()))
         } else {
             Ok((s, checked_mul(d, factor, &what)?))
         }

@@ -2,7 +2,7 @@
 //!
 //! ```
 //! use tessel_layout::{composition, ErrorKind, Layout};
-//! // DESIGN.md: 20:2 o (5,4):(4,1) = (5,4):(8,2).
+//! // CuTe docs (docs/semantics.md): 20:2 o (5,4):(4,1) = (5,4):(8,2).
 //! let a: Layout = "20:2".parse().unwrap();
 //! let b: Layout = "(5,4):(4,1)".parse().unwrap();
 //! assert_eq!(composition(&a, &b).unwrap().to_string(), "(5,4):(8,2)");
@@ -129,6 +129,8 @@ pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
         reach: vec![0i64; ext.inner.len()],
         positive: false,
         negative: false,
+        signs: vec![(false, false); ext.inner.len() + 1],
+        negative_now: false,
     };
     let (shape, stride) =
         compose_node(&ext, b.shape(), b.stride(), &mut usage).map_err(describe)?;
@@ -142,6 +144,11 @@ struct Usage {
     reach: Vec<i64>,
     positive: bool,
     negative: bool,
+    /// Per mode of `A` (the last, unbounded one included): whether a leaf of positive / of
+    /// negative stride moves its coordinate.
+    signs: Vec<(bool, bool)>,
+    /// The sign of the leaf being composed.
+    negative_now: bool,
 }
 
 /// Composes `A` with every leaf of the node `shape:stride` of `B`, keeping `B`'s nesting.
@@ -181,14 +188,20 @@ fn check_disjoint(ext: &Extended, usage: &Usage) -> Result<()> {
                  coordinates of A; B is not injective or overlaps itself in A)"
             )));
         }
-        if used > 0 && usage.positive && usage.negative {
-            return Err(Error::inadmissible(format!(
-                "the sign condition fails: B has modes with positive and with negative strides \
-                 and they reach mode {k} of A (extent {a_k}), so a positive and a negative index \
-                 borrow between A's modes and A(B(c)) is not the sum of A over B's modes (modes \
-                 of both signs may only meet in A's last mode)"
-            )));
-        }
+    }
+    // With A(-x) == -A(x), leaves of both signs that move one and the same mode of A (and no
+    // other) add and subtract inside that mode; once they move two modes, a negative index
+    // borrows from the next mode and A(B(c)) is no longer the sum of A over B's leaves.
+    let moved: Vec<usize> = (0..usage.signs.len())
+        .filter(|&k| usage.signs[k].0 || usage.signs[k].1)
+        .collect();
+    if usage.positive && usage.negative && moved.len() > 1 {
+        return Err(Error::inadmissible(format!(
+            "the sign condition fails: B has modes with positive and with negative strides \
+             and together they move modes {moved:?} of A, so a negative index borrows between \
+             A's modes and A(B(c)) is not the sum of A over B's modes (leaves of both signs \
+             must move one and the same mode of A)"
+        )));
     }
     Ok(())
 }
@@ -196,6 +209,15 @@ fn check_disjoint(ext: &Extended, usage: &Usage) -> Result<()> {
 /// Records that a piece of `count` steps of `step` occupies mode `k` of `A`.
 fn occupy(usage: &mut Usage, k: usize, count: i64, step: i64) -> Result<()> {
     let reach = checked_mul(count - 1, step, "the coordinates of the composition")?;
+    if reach > 0 {
+        let last = usage.signs.len() - 1;
+        let moved = &mut usage.signs[k.min(last)];
+        if usage.negative_now {
+            moved.1 = true;
+        } else {
+            moved.0 = true;
+        }
+    }
     if let Some(u) = usage.reach.get_mut(k) {
         *u = u.saturating_add(reach);
     }
@@ -220,6 +242,7 @@ fn compose_leaf(ext: &Extended, s: i64, d: i64, usage: &mut Usage) -> Result<(In
     if d < 0 {
         // CuTe: A(-x) == -A(x), so s:d composes as s:|d| with its strides negated.
         usage.negative = true;
+        usage.negative_now = true;
         let magnitude = d.checked_neg().ok_or_else(|| {
             Error::overflow(format!("the stride {d} of B cannot be negated in i64"))
         })?;
@@ -231,6 +254,7 @@ fn compose_leaf(ext: &Extended, s: i64, d: i64, usage: &mut Usage) -> Result<(In
         return Ok((shape, stride));
     }
     usage.positive = true;
+    usage.negative_now = false;
     positive_leaf(ext, s, d, usage)
 }
 
@@ -286,6 +310,7 @@ fn positive_leaf(
         )));
     }
     if m != 1 || out.is_empty() {
+        occupy(usage, ext.inner.len(), m, r)?;
         out.push((m, checked_mul(r, ext.last_stride, what)?));
     }
     Ok(node_of_modes(&out))

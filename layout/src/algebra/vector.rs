@@ -107,16 +107,21 @@ fn common_vector(a: &Layout, b: &Layout) -> Result<(i64, Layout)> {
 }
 
 /// The largest `m <= n` whose prefix `r(0..m)` is itself a layout, `r o m:1`: whole leading
-/// modes of `coalesce(r)` times a divisor of the next extent. A prefix cut inside a mode at a
-/// non-divisor (e.g. 6 of `(4,2):(2,1)`, offsets 0,2,4,6,1,3) has no layout, so neither
-/// `max_common_layout` nor its size can describe it.
+/// modes of `coalesce(r)` times a divisor of the next extent, or any count of the last mode
+/// (`5` of `6:1` is `5:1`). A prefix cut inside an inner mode at a non-divisor (e.g. 6 of
+/// `(4,2):(2,1)`, offsets 0,2,4,6,1,3) has no layout, so neither `max_common_layout` nor its
+/// size can describe it.
 fn layout_prefix(r: &Layout, n: i64) -> i64 {
+    let modes = coalesce_modes(r.flat_modes());
     let mut whole = 1i64; // the product of the leading modes taken so far
-    for (s, _) in coalesce_modes(r.flat_modes()) {
+    for (k, &(s, _)) in modes.iter().enumerate() {
         let q = n / whole;
         if q >= s {
             whole *= s;
             continue;
+        }
+        if k + 1 == modes.len() {
+            return whole * q;
         }
         return whole * largest_divisor_at_most(s, q);
     }
