@@ -95,6 +95,7 @@ fn to_json(expression: String, value: &Value) -> EvalJson {
         ),
         Value::Swizzle(_) => ("swizzle", None, None, None),
         Value::Tiler(_) => ("tiler", None, None, None),
+        Value::Slice(_) => ("slicing coordinate", None, None, None),
         Value::Bool(b) => ("boolean", None, Some(*b), None),
     };
     EvalJson {

@@ -2,7 +2,7 @@
 //! otherwise (so logs and pipes get text, and a terminal is not flooded).
 
 use std::io::{self, IsTerminal, Write};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -22,14 +22,25 @@ fn spinner(message: &str) -> ProgressBar {
 }
 
 /// Runs `work`; when it is `large`, a spinner shows `message` meanwhile on a terminal, and
-/// otherwise one plain line `message...` is written to stderr first. Small work runs quietly.
-pub fn while_working<T>(message: &str, large: bool, work: impl FnOnce() -> T) -> T {
+/// otherwise one plain line `message: done in S s` is written to stderr once the work has
+/// succeeded. A failure writes nothing here, so the error contract (exactly one `error:` line on
+/// stderr) holds. Small work runs quietly.
+pub fn while_working<T, E>(
+    message: &str,
+    large: bool,
+    work: impl FnOnce() -> Result<T, E>,
+) -> Result<T, E> {
     if !large {
         return work();
     }
     if !io::stderr().is_terminal() {
-        let _ = writeln!(io::stderr().lock(), "{message}...");
-        return work();
+        let start = Instant::now();
+        let result = work();
+        if result.is_ok() {
+            let seconds = start.elapsed().as_secs_f64();
+            let _ = writeln!(io::stderr().lock(), "{message}: done in {seconds:.2} s");
+        }
+        return result;
     }
     let bar = spinner(message);
     let result = work();
