@@ -42,11 +42,11 @@ fn layout_o_swizzled_layout() {
         ok("composition((8,8):(8,1), Sw<2,0,-3> o (8,8):(8,1))"),
         "Sw<2,0,3> o (8,8):(1,8)"
     );
-    // `(x)` is a rank-1 tuple in tessel's notation (not a grouping), so the parenthesized
-    // operand is Sw<2,0,-3> o ((8,8)):((8,1)), the same function with one outer mode.
+    // CuTe's own spelling, test/unit/cute/core/composition.cpp: parentheses around a swizzled
+    // layout group it.
     assert_eq!(
         ok("(8,8):(8,1) o (Sw<2,0,-3> o (8,8):(8,1))"),
-        "Sw<2,0,3> o ((8,8)):((1,8))"
+        "Sw<2,0,3> o (8,8):(1,8)"
     );
     let a = composed("(8,8):(8,1)");
     let b = composed("Sw<2,0,-3> o (8,8):(8,1)");

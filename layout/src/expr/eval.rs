@@ -4,7 +4,7 @@
 //!
 //! ```
 //! use tessel_layout::expr::{eval_expr, parse};
-//! // DESIGN.md: (4,6,8,10):(2,3,5,7) o 6:12 = (2,3):(9,5).
+//! // docs/semantics.md: (4,6,8,10):(2,3,5,7) o 6:12 = (2,3):(9,5).
 //! let e = parse("(4,6,8,10):(2,3,5,7) o 6:12").unwrap();
 //! assert_eq!(eval_expr(&e).unwrap().to_string(), "(2,3):(9,5)");
 //! ```
@@ -134,8 +134,9 @@ fn tuple_value(values: Vec<Value>) -> Result<Value> {
         return Ok(Value::Tuple(crate::IntTuple::Tuple(items)));
     }
     if let [Value::Composed(c)] = values.as_slice() {
-        // `(Sw o L)` is rank 1 like `(L)`: the swizzles and offset stay outside the mode.
-        return map_inner(c, |l| Layout::from_modes([l.clone()]));
+        // `(Sw o L)` groups, as in CuTe's `A o (Sw o L)`: a swizzle acts on the whole offset and
+        // cannot sit inside a mode, so a rank-1 wrapper would only add a level of nesting.
+        return Ok(Value::Composed(c.clone()));
     }
     let modes = values
         .iter()
