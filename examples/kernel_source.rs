@@ -26,7 +26,7 @@ const KERNEL: &str = concat!(
     "}\n",
 );
 
-/// The offset of coordinate (7,63), computed by the compiler (DESIGN.md: 455).
+/// The offset of coordinate (7,63), computed by the compiler (docs/semantics.md: 455).
 const LAST: i64 = SMEM.offset(7 + 8 * 63);
 
 fn main() {

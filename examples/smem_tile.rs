@@ -36,7 +36,7 @@ fn main() -> Result<(), tessel::Error> {
         verify::is_bijective(&swizzled)?
     );
 
-    // CuTe's fp16 128-byte swizzle Sw<3,3,3> solves it too (DESIGN.md: (7,63) -> 455).
+    // CuTe's fp16 128-byte swizzle Sw<3,3,3> solves it too (docs/semantics.md: (7,63) -> 455).
     let cute: tessel::ComposedLayout = "Sw<3,3,3> o (8,64):(64,1)".parse()?;
     println!(
         "{cute}: ldmatrix.x1 takes {}",

@@ -11,7 +11,7 @@
 # For each dtype it runs `tessel bench all --profile` (every kernel launched once, verified,
 # untimed) under `ncu --clock-control none`, reads
 #   smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum / ..._op_st.sum
-# and prints measured, ideal and excess (measured - ideal, DESIGN.md) beside the prediction that
+# and prints measured, ideal and excess (measured - ideal; docs/bank-model.md) beside the prediction
 # `tessel bench --profile` computes from the kernel's layouts with the bank model. When the
 # `tessel conflicts` subcommand is available it also prints its per-instruction prediction for
 # the microkernels' read instruction.

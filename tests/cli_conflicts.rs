@@ -1,4 +1,4 @@
-//! The `conflicts`, `swizzle` and `show --svg` subcommands (DESIGN.md command-line contract).
+//! The `conflicts`, `swizzle` and `show --svg` subcommands (the contract of docs/cli.md).
 
 mod cli_support;
 
@@ -27,7 +27,7 @@ fn conflicts(smem: &str, elem: &str, op: &str, tv: &str) -> (i64, i64, i64) {
 
 #[test]
 fn conflicts_json_reproduces_design_cases() {
-    // DESIGN.md: the 32-way column read, the padded tile, broadcast, the ldmatrix rows.
+    // docs/bank-model.md: the 32-way column read, the padded tile, broadcast, the ldmatrix rows.
     let json = |w: i64, i: i64| (w, i, w - i);
     assert_eq!(
         conflicts("(32,32):(32,1)", "4", "lds.32", "32:1"),
@@ -225,7 +225,7 @@ fn eval_knows_swizzled_layouts() {
         eval("Sw<1,3,3> o 4096:1 o Sw<3,3,5> o (16,256):(256,1)"),
         "Sw<1,3,3> o Sw<3,3,5> o (16,256):(256,1)\n"
     );
-    // DESIGN.md: Hopper's 128-byte swizzle is Sw<3,4,3> on bytes, Sw<3,3,3> on fp16 elements.
+    // docs/semantics.md: the 128-byte swizzle is Sw<3,4,3> on bytes, Sw<3,3,3> on fp16 elements.
     assert_eq!(
         eval("downcast(Sw<3,3,3> o (8,64):(64,1), 2)"),
         "Sw<3,4,3> o (8,128):(128,1)\n"

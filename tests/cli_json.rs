@@ -42,7 +42,7 @@ fn eval_json_has_the_kind_value_and_layout_facts() {
         v["layout"],
         json!({"shape": "(2,3)", "stride": "(1,8)", "size": 6, "cosize": 18, "rank": 2})
     );
-    // DESIGN.md / CuTe: Sw<3,3,3> o (8,64):(64,1) maps (7,63) to 455.
+    // CuTe (docs/semantics.md, reference values): Sw<3,3,3> o (8,64):(64,1) maps (7,63) to 455.
     let v = json_of(&["eval", "--json", "at(Sw<3,3,3> o (8,64):(64,1), (7,63))"]);
     assert_eq!(
         (&v["kind"], &v["integer"]),

@@ -1,4 +1,4 @@
-//! `tessel codegen`: the DESIGN.md contract (stdout, exit status 2 with one `error:` line) and
+//! `tessel codegen`: the docs/cli.md contract (stdout, exit status 2 with one `error:` line) and
 //! the same text as the library emitter, which compiles as C99 and matches the algebra.
 
 mod cli_support;

@@ -8,7 +8,7 @@ use codegen_support::{
 };
 use tessel::codegen::{EmitOptions, index_function};
 
-/// Layouts whose values are published CuTe facts (DESIGN.md, CuTe docs) plus the seed swizzles.
+/// Layouts whose values are published CuTe facts (docs/semantics.md) plus the seed swizzles.
 fn golden_cases() -> Vec<Case> {
     vec![
         // CuTe docs (layout algebra): (4,(2,3)):(1,(8,16)) and the composition results.

@@ -47,7 +47,7 @@ fn a_tuple_of_layouts_is_the_layout_of_those_modes() {
 
 #[test]
 fn swizzled_layouts_evaluate_as_published() {
-    // DESIGN.md (CuTe Swizzle<3,3,3> on a row-major 8x64 tile): (1,0) -> 72, (7,63) -> 455.
+    // docs/semantics.md (CuTe Swizzle<3,3,3> on a row-major 8x64 tile): (1,0) -> 72, (7,63) -> 455.
     assert_eq!(ok("Sw<3,3,3> o (8,64):(64,1)"), "Sw<3,3,3> o (8,64):(64,1)");
     assert_eq!(ok("at(Sw<3,3,3> o (8,64):(64,1), (1,0))"), "72");
     assert_eq!(ok("at(Sw<3,3,3> o (8,64):(64,1), (7,63))"), "455");
@@ -104,7 +104,7 @@ fn layout_queries() {
     assert_eq!(ok("flatten((4,(2,3)):(1,(8,16)))"), "(4,2,3):(1,8,16)");
     assert_eq!(ok("size((4,8))"), "32");
     assert_eq!(ok("rank(7)"), "1");
-    // SM80 16x8x16 C fragment TV layout (DESIGN.md): thread 1, value 0 is (m,n) = (0,2) of the
+    // SM80 16x8x16 C fragment (CuTe mma_traits_sm80.hpp): thread 1, value 0 is (m,n) = (0,2) of the
     // column-major 16x8 tile (PTX ISA: row = lane/4, col = 2*(lane%4)).
     assert_eq!(ok("size(((4,8),(2,2)):((32,1),(16,8)))"), "128");
     assert_eq!(ok("at(((4,8),(2,2)):((32,1),(16,8)), (1,0))"), "32");
@@ -196,7 +196,7 @@ fn offsets_past_i64_are_errors_not_wrapped_values() {
 
 #[test]
 fn every_contract_function_is_registered() {
-    // DESIGN.md, "The tessel command line": the functions `tessel eval` must know.
+    // docs/cli.md, `tessel eval`: the functions `tessel eval` must know.
     let contract = "size cosize rank depth coalesce filter composition complement right_inverse \
         left_inverse nullspace logical_divide zipped_divide tiled_divide flat_divide \
         logical_product zipped_product tiled_product flat_product blocked_product raked_product \
@@ -214,7 +214,7 @@ mod algebra {
 
     #[test]
     fn composition_matches_cute() {
-        // DESIGN.md / CuTe docs 02_layout_algebra "Composition".
+        // CuTe docs 02_layout_algebra "Composition" (docs/semantics.md, reference values).
         assert_eq!(ok("(6,2):(8,2) o (4,3):(3,1)"), "((2,2),3):((24,2),8)");
         assert_eq!(
             ok("composition((6,2):(8,2), (4,3):(3,1))"),
@@ -272,7 +272,7 @@ mod algebra {
 
     #[test]
     fn complement_matches_cute() {
-        // DESIGN.md and CuTe docs 02_layout_algebra "Complement Examples".
+        // CuTe docs 02_layout_algebra "Complement Examples" (docs/semantics.md).
         assert_eq!(ok("complement(4:2, 24)"), "(2,3):(1,8)");
         assert_eq!(ok("complement((2,4):(1,6), 24)"), "3:2");
         assert_eq!(ok("complement(4:1, 24)"), "6:4");
@@ -285,7 +285,7 @@ mod algebra {
 
     #[test]
     fn inverses_match_cute() {
-        // DESIGN.md.
+        // docs/semantics.md, reference values.
         assert_eq!(ok("right_inverse((2,4,6):(4,1,8))"), "(4,2,6):(2,1,8)");
         // Defining properties (CuTe docs): L o R and R' o L are the identity on 0..48.
         assert_eq!(
@@ -300,7 +300,7 @@ mod algebra {
 
     #[test]
     fn divides_match_cute() {
-        // DESIGN.md / CuTe docs "Logical Divide 1-D Example".
+        // CuTe docs "Logical Divide 1-D Example" (docs/semantics.md).
         assert_eq!(
             ok("logical_divide((4,2,3):(2,1,8), 4:2)"),
             "((2,2),(2,3)):((4,1),(2,8))"
@@ -367,7 +367,7 @@ mod algebra {
             ok("logical_product((2,2):(4,1), 6:1)"),
             "((2,2),(2,3)):((4,1),(2,8))"
         );
-        // DESIGN.md.
+        // docs/semantics.md, reference values.
         assert_eq!(
             ok("blocked_product((2,5):(5,1), (3,4):(1,3))"),
             "((2,3),(5,4)):((5,10),(1,30))"

@@ -25,7 +25,7 @@ fn same_offsets(c: &ConstComposedLayout, r: &ComposedLayout) {
 
 #[test]
 fn const_values_are_the_published_ones() {
-    // DESIGN.md: Sw<3,3,3> o (8,64):(64,1) maps (1,0) -> 72, (7,63) -> 455.
+    // docs/semantics.md: Sw<3,3,3> o (8,64):(64,1) maps (1,0) -> 72, (7,63) -> 455.
     assert_eq!((AT_1_0, AT_7_63), (72, 455));
     assert_eq!(NESTED_SIZE, 64);
 }
@@ -100,7 +100,7 @@ fn cuda_index_is_the_shared_emitter() {
     assert!(KERNEL.contains("__global__ void copy"));
 }
 
-// Algebra calls evaluated at compile time (DESIGN.md goldens).
+// Algebra calls evaluated at compile time (reference values of docs/semantics.md).
 const DIVIDED: ConstLayout = layout!(logical_divide((4,2,3):(2,1,8), 4:2));
 const COMPOSED: ConstLayout = layout!((6,2):(8,2) o (4,3):(3,1));
 const BLOCKED: ConstLayout = layout!(blocked_product((2,5):(5,1), (3,4):(1,3)));

@@ -1,4 +1,4 @@
-//! The shared-memory bank model of DESIGN.md, for predictions next to Nsight Compute.
+//! The shared-memory bank model of `docs/bank-model.md`, for predictions next to Nsight Compute.
 //!
 //! 32 banks of 4 bytes; one warp-wide LDS/STS of 32, 64 or 128 bits takes
 //! `max(ceil(bytes requested / 128), max over banks of distinct 32-bit words in that bank)`

@@ -114,7 +114,7 @@ fn layouts_are_bijections_onto_their_tiles() {
             assert_eq!(count as i64, op.rows * cfg.bk * cfg.stages / 8);
         }
         // The C partition covers the block tile exactly once; the fragment is the published
-        // SM80 16x8x16 C layout (DESIGN.md).
+        // SM80 16x8x16 C layout (CuTe mma_traits_sm80.hpp; docs/semantics.md#reference-values).
         assert_eq!(plan.c_frag.to_string(), "((4,8),(2,2)):((32,1),(16,8))");
         assert!(tessel_layout::is_bijective(&plan.c_frag).unwrap());
         assert!(tessel_layout::is_bijective(&plan.c_tv).unwrap(), "{cfg}");

@@ -78,7 +78,7 @@ fn conflict_free_kernels_predict_zero_excess() {
 
 #[test]
 fn microkernel_predictions_follow_the_bank_model() {
-    // DESIGN.md: ideal 1 wavefront for 32-bit, 4 for 128-bit accesses.
+    // docs/bank-model.md: ideal 1 wavefront for 32-bit, 4 for 128-bit accesses.
     let want = [
         (MicroKind::Column, 32, 1),
         (MicroKind::ColumnPadded, 1, 1),

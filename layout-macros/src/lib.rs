@@ -46,7 +46,7 @@ use text::TokenText;
 /// const AT: i64 = S.offset(7 + 63 * 8);
 /// assert_eq!(L.size(), 64);
 /// assert_eq!(L.to_layout().unwrap().to_string(), "(8,(2,4)):(1,(64,8))");
-/// assert_eq!(AT, 455); // DESIGN.md: coordinate (7,63) -> 455
+/// assert_eq!(AT, 455); // docs/semantics.md: coordinate (7,63) -> 455
 /// const HEX: ConstLayout = tessel::layout!((0x8, 1_0):(0b1, 0x8));
 /// assert_eq!(HEX.to_string(), "(8,10):(1,8)");
 /// ```

@@ -1,4 +1,4 @@
-//! The shared-memory bank model of DESIGN.md, for one or more warp-wide instructions.
+//! The shared-memory bank model of `docs/bank-model.md`, for one or more warp-wide instructions.
 //!
 //! Shared memory has 32 banks of 4 bytes; lanes that touch the same 32-bit word share one
 //! broadcast.
@@ -18,7 +18,7 @@
 //!
 //! ```
 //! use tessel_layout::{bank::analyze, Layout};
-//! // DESIGN.md: a warp reading a column of a 32x32 fp32 row-major tile hits one bank 32 times.
+//! // docs/bank-model.md: a warp reading a column of a 32x32 fp32 row-major tile: 32 wavefronts.
 //! let tile: Layout = "(32,32):(32,1)".parse().unwrap();
 //! let report = analyze(&tile, 4, "lds.32".parse().unwrap(), &"32:1".parse().unwrap()).unwrap();
 //! assert_eq!((report.wavefronts, report.ideal, report.excess), (32, 1, 31));

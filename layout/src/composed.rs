@@ -2,7 +2,7 @@
 //!
 //! ```
 //! use tessel_layout::{ComposedLayout, IntTuple};
-//! // DESIGN.md: Sw<3,3,3> o (8,64):(64,1) maps (1,0) to 72 and (7,63) to 455.
+//! // docs/semantics.md: Sw<3,3,3> o (8,64):(64,1) maps (1,0) to 72 and (7,63) to 455.
 //! let c: ComposedLayout = "Sw<3,3,3> o (8,64):(64,1)".parse().unwrap();
 //! assert_eq!(c.at(&IntTuple::from_ints([1, 0])).unwrap(), 72);
 //! assert_eq!(c.at(&IntTuple::from_ints([7, 63])).unwrap(), 455);

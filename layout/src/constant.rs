@@ -350,7 +350,7 @@ impl ConstSwizzle {
 ///     layout: ConstLayout { shape: T::Tuple(&[T::Int(8), T::Int(64)]), stride: T::Tuple(&[T::Int(64), T::Int(1)]) },
 /// };
 /// const AT1: i64 = C.offset(1);
-/// assert_eq!(AT1, 72); // coordinate (1,0), DESIGN.md
+/// assert_eq!(AT1, 72); // coordinate (1,0), docs/semantics.md
 /// assert_eq!(C.to_composed().unwrap().offset(7 + 63 * 8).unwrap(), 455);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

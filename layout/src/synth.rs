@@ -134,7 +134,7 @@ impl Default for Options {
 ///
 /// ```
 /// use tessel_layout::{Layout, synth::{Access, Options, synthesize}};
-/// // DESIGN.md: the column read of a 32x32 fp32 row-major tile takes 32 wavefronts.
+/// // docs/bank-model.md: the column read of a 32x32 fp32 row-major tile takes 32 wavefronts.
 /// let tile: Layout = "(32,32):(32,1)".parse().unwrap();
 /// let read = Access::new("lds.32".parse().unwrap(), "32:1".parse().unwrap());
 /// let s = synthesize(&tile, 4, &[read], Options::default()).unwrap();

@@ -1,6 +1,6 @@
 //! Golden vectors for the layout algebra, taken only from published CuTe facts. Each vector
 //! cites its source:
-//! - [DESIGN]: /work/shared/DESIGN.md "Some published facts" (CuTe docs / compiled CuTe).
+//! - [SPEC]: docs/semantics.md "Reference values" (each value with its public source).
 //! - [ALG]: CUTLASS `media/docs/cpp/cute/02_layout_algebra.md`.
 //! - [HPP]: comments in CUTLASS `include/cute/layout.hpp`.
 //! - [PYT]: CUTLASS `test/python/pycute/test_*.py` (inputs CuTe accepts; checked by property).
@@ -31,7 +31,7 @@ fn coalesce_golden() {
 
 #[test]
 fn composition_golden() {
-    // [DESIGN] and [ALG] "Composition" examples.
+    // [SPEC] and [ALG] "Composition" examples.
     let cases = [
         ("(6,2):(8,2)", "(4,3):(3,1)", "((2,2),3):((24,2),8)"),
         ("20:2", "(5,4):(4,1)", "(5,4):(8,2)"),
@@ -57,7 +57,7 @@ fn composition_golden() {
 
 #[test]
 fn composition_rejects_cutlass_issue_3177() {
-    // [DESIGN] CuTe C++ returns (2,3):(6,3) for (4,6,8):(2,3,5) o 6:3, which is wrong at
+    // [SPEC] CuTe C++ returns (2,3):(6,3) for (4,6,8):(2,3,5) o 6:3, which is wrong at
     // index 2 (CUTLASS issue 3177). tessel must reject it.
     let a = l("(4,6,8):(2,3,5)");
     let b = l("6:3");
@@ -89,7 +89,7 @@ fn by_mode_composition_golden() {
 
 #[test]
 fn complement_golden() {
-    // [ALG] "Complement" examples, and [DESIGN].
+    // [ALG] "Complement" examples, and [SPEC].
     let cases = [
         ("4:1", 24, "6:4"),
         ("6:4", 24, "4:1"),
@@ -111,7 +111,7 @@ fn complement_golden() {
 
 #[test]
 fn right_inverse_golden() {
-    // [DESIGN]
+    // [SPEC]
     assert_eq!(
         right_inverse(&l("(2,4,6):(4,1,8)")).unwrap().to_string(),
         "(4,2,6):(2,1,8)"
@@ -120,7 +120,7 @@ fn right_inverse_golden() {
 
 #[test]
 fn logical_divide_golden() {
-    // [DESIGN] / [ALG] 1-D example.
+    // [SPEC] / [ALG] 1-D example.
     let a = l("(4,2,3):(2,1,8)");
     let r = logical_divide(&a, &Tiler::Layout(l("4:2"))).unwrap();
     assert_eq!(r.to_string(), "((2,2),(2,3)):((4,1),(2,8))");
@@ -154,7 +154,7 @@ fn logical_product_golden() {
 
 #[test]
 fn blocked_and_raked_golden() {
-    // [DESIGN]
+    // [SPEC]
     let a = l("(2,5):(5,1)");
     let b = l("(3,4):(1,3)");
     assert_eq!(

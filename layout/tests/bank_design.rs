@@ -1,4 +1,4 @@
-//! The bank model of DESIGN.md ("Shared-memory bank model"), case by case.
+//! The bank model of docs/bank-model.md ("The rules"), case by case.
 
 use tessel_layout::bank::{BankReport, SmemOp, analyze};
 use tessel_layout::{ComposedLayout, ErrorKind, Layout, OffsetMap};
@@ -22,7 +22,7 @@ fn layout(text: &str) -> ComposedLayout {
 
 #[test]
 fn conflict_free_vectors_take_1_2_4_wavefronts() {
-    // DESIGN.md: ideal 1, 2, 4 wavefronts for 32, 64, 128-bit accesses.
+    // docs/bank-model.md: ideal 1, 2, 4 wavefronts for 32, 64, 128-bit accesses.
     let smem = layout("1024:1"); // fp32 elements
     assert_eq!(run(&smem, 4, "lds.32", "32:1"), report(1, 1));
     assert_eq!(run(&smem, 4, "lds.64", "(32,2):(2,1)"), report(2, 2));
@@ -35,7 +35,7 @@ fn conflict_free_vectors_take_1_2_4_wavefronts() {
 
 #[test]
 fn whole_warp_counts_together() {
-    // DESIGN.md: the whole warp counts together on Hopper. 64-bit loads of lanes 0..15 and
+    // docs/bank-model.md: the whole warp counts together on Hopper. 64-bit loads of lanes 0..15 and
     // 16..31 hitting the same banks in different words are still 2 wavefronts: the warp
     // requests 256 bytes spread over 2 words per bank.
     let smem = layout("4096:1");
@@ -49,7 +49,7 @@ fn whole_warp_counts_together() {
 
 #[test]
 fn ldmatrix_rows_at_128_byte_pitch() {
-    // DESIGN.md: rows at a 128-byte pitch without swizzle: 8/16/32 wavefronts for x1/x2/x4;
+    // docs/bank-model.md: rows at a 128-byte pitch without swizzle: 8/16/32 wavefronts (x1/x2/x4);
     // a 3-bit XOR swizzle of the 16-byte chunk index by the row gives the ideal.
     // fp16 tile of 32 rows x 64 columns, row-major: 128 bytes per row. Domain index =
     // row + 32*col; lane l reads row l, its 8 values are columns 0..7.
@@ -78,7 +78,7 @@ fn ldmatrix_rows_at_128_byte_pitch() {
 
 #[test]
 fn fp32_tile_column_reads() {
-    // DESIGN.md cases: the 32-way column read of a 32x32 fp32 tile, the padded tile, broadcast.
+    // docs/bank-model.md: the 32-way column read of a 32x32 fp32 tile, the padded tile, broadcast.
     let tile = layout("(32,32):(32,1)");
     assert_eq!(run(&tile, 4, "lds.32", "32:1"), report(32, 1));
     assert_eq!(

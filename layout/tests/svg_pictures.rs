@@ -178,7 +178,7 @@ fn unswizzled_column_shares_one_bank() {
 
 #[test]
 fn tv_picture_labels_threads_and_values() {
-    // DESIGN.md: the SM80 16x8x16 C fragment ((4,8),(2,2)):((32,1),(16,8)) over a 16x8 tile.
+    // CuTe mma_traits_sm80.hpp: the SM80 16x8x16 C fragment ((4,8),(2,2)):((32,1),(16,8)), 16x8.
     let tv: Layout = "((4,8),(2,2)):((32,1),(16,8))".parse().unwrap();
     let xml = parse_xml(&tv_svg(&tv, 16, 8).unwrap());
     let labels = texts(&xml);

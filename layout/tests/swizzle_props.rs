@@ -31,7 +31,7 @@ fn brute_bijective(offsets: &[i64]) -> bool {
 
 #[test]
 fn design_golden_values() {
-    // DESIGN.md: Sw<3,3,3> o (8,64):(64,1): coordinate (1,0) -> 72, (7,63) -> 455.
+    // docs/semantics.md: Sw<3,3,3> o (8,64):(64,1): coordinate (1,0) -> 72, (7,63) -> 455.
     let c: ComposedLayout = "Sw<3,3,3> o (8,64):(64,1)".parse().unwrap();
     assert_eq!(c.at(&IntTuple::from_ints([1, 0])).unwrap(), 72);
     assert_eq!(c.at(&IntTuple::from_ints([7, 63])).unwrap(), 455);
@@ -49,7 +49,7 @@ fn cute_comment_example() {
 
 #[test]
 fn hopper_swizzles_in_elements() {
-    // DESIGN.md: the GMMA 128B/64B/32B swizzles on bytes are Sw<3,4,3>, Sw<2,4,3>, Sw<1,4,3>;
+    // docs/semantics.md: the GMMA 128B/64B/32B swizzles on bytes are Sw<3,4,3>/<2,4,3>/<1,4,3>;
     // on fp16 element offsets they are <B,3,3>.
     for b in 1..=3 {
         let bytes = Swizzle::new(b, 4, 3).unwrap();

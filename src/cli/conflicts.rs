@@ -1,4 +1,4 @@
-//! `tessel conflicts`: the shared-memory bank model of DESIGN.md for one access.
+//! `tessel conflicts`: the shared-memory bank model of `docs/bank-model.md` for one access.
 
 use std::io::Write;
 

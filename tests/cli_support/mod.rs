@@ -1,4 +1,4 @@
-//! Shared helpers of the command-line tests: run the `tessel` binary and check the DESIGN.md
+//! Shared helpers of the command-line tests: run the `tessel` binary and check the docs/cli.md
 //! contract (results on stdout with exit status 0; bad input exits with status 2 and prints
 //! exactly one line starting with `error:` on stderr; never a panic).
 #![allow(dead_code)]

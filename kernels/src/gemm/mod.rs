@@ -480,7 +480,7 @@ impl GemmPlan {
             8 * bn,
             16 * bn
         ))?;
-        // The C fragment (DESIGN.md / CuTe SM80_16x8x16_F32F16F16F32_TN), lifted into the block
+        // The C fragment (SM80_16x8x16_F32F16F16F32_TN, docs/semantics.md), lifted into the block
         // tile by composing with the embedding of a 16 x 8 tile into the 128 x BN one.
         let c_frag = parse("((4,8),(2,2)):((32,1),(16,8))")?;
         let embed = parse(&format!("(16,8):(1,{BM})"))?;

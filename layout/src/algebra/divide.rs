@@ -2,7 +2,7 @@
 //!
 //! ```
 //! use tessel_layout::{logical_divide, zipped_divide, Layout, Tiler};
-//! // DESIGN.md: logical_divide((4,2,3):(2,1,8), 4:2) = ((2,2),(2,3)):((4,1),(2,8)).
+//! // CuTe docs: logical_divide((4,2,3):(2,1,8), 4:2) = ((2,2),(2,3)):((4,1),(2,8)).
 //! let a: Layout = "(4,2,3):(2,1,8)".parse().unwrap();
 //! let t = Tiler::Layout("4:2".parse().unwrap());
 //! assert_eq!(logical_divide(&a, &t).unwrap().to_string(), "((2,2),(2,3)):((4,1),(2,8))");

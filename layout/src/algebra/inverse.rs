@@ -2,7 +2,7 @@
 //!
 //! ```
 //! use tessel_layout::{right_inverse, Layout};
-//! // DESIGN.md: right_inverse((2,4,6):(4,1,8)) = (4,2,6):(2,1,8).
+//! // docs/semantics.md: right_inverse((2,4,6):(4,1,8)) = (4,2,6):(2,1,8).
 //! let l: Layout = "(2,4,6):(4,1,8)".parse().unwrap();
 //! let r = right_inverse(&l).unwrap();
 //! assert_eq!(r.to_string(), "(4,2,6):(2,1,8)");
@@ -41,7 +41,7 @@ fn sorted_with_domain_strides(layout: &Layout) -> Vec<(Mode, i64)> {
 ///
 /// ```
 /// use tessel_layout::{right_inverse, Layout};
-/// // DESIGN.md
+/// // docs/semantics.md, reference values
 /// let a: Layout = "(2,4,6):(4,1,8)".parse().unwrap();
 /// let r = right_inverse(&a).unwrap();
 /// assert_eq!(r.to_string(), "(4,2,6):(2,1,8)");

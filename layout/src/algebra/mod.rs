@@ -5,7 +5,7 @@
 //! layout.
 //!
 //! ```
-//! // DESIGN.md: (6,2):(8,2) o (4,3):(3,1) = ((2,2),3):((24,2),8).
+//! // CuTe docs (docs/semantics.md): (6,2):(8,2) o (4,3):(3,1) = ((2,2),3):((24,2),8).
 //! let a: tessel_layout::Layout = "(6,2):(8,2)".parse().unwrap();
 //! let b: tessel_layout::Layout = "(4,3):(3,1)".parse().unwrap();
 //! let r = tessel_layout::algebra::composition(&a, &b).unwrap();

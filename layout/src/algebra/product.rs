@@ -2,7 +2,7 @@
 //!
 //! ```
 //! use tessel_layout::{blocked_product, raked_product, Layout};
-//! // DESIGN.md: blocked and raked products of (2,5):(5,1) by (3,4):(1,3).
+//! // CuTe docs: blocked and raked products of (2,5):(5,1) by (3,4):(1,3).
 //! let a: Layout = "(2,5):(5,1)".parse().unwrap();
 //! let b: Layout = "(3,4):(1,3)".parse().unwrap();
 //! assert_eq!(blocked_product(&a, &b).unwrap().to_string(), "((2,3),(5,4)):((5,10),(1,30))");
@@ -194,7 +194,7 @@ fn rank_matched_product(a: &Layout, b: &Layout, block_first: bool, name: &str) -
 ///
 /// ```
 /// use tessel_layout::{blocked_product, coalesce_profile, IntTuple, Layout};
-/// // DESIGN.md / CuTe docs: a 2x5 row-major block tiled 3x4 column-major.
+/// // CuTe docs (docs/semantics.md): a 2x5 row-major block tiled 3x4 column-major.
 /// let a: Layout = "(2,5):(5,1)".parse().unwrap();
 /// let b: Layout = "(3,4):(1,3)".parse().unwrap();
 /// let r = blocked_product(&a, &b).unwrap();

@@ -391,7 +391,7 @@ impl IndexFunction {
 /// use tessel_layout::codegen::{EmitOptions, index_program};
 /// let c: tessel_layout::codegen::SymComposedLayout = "Sw<3,3,3> o (8,64):(64,1)".parse().unwrap();
 /// let p = index_program("smem", &c, &EmitOptions::default()).unwrap();
-/// assert_eq!(p.index.eval(&[1], &[]), Some(72)); // DESIGN.md
+/// assert_eq!(p.index.eval(&[1], &[]), Some(72)); // docs/semantics.md
 /// assert_eq!(p.coords.as_ref().unwrap().eval(&[7, 63], &[]), Some(455));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]

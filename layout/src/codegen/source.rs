@@ -8,7 +8,7 @@
 //!
 //! ```
 //! use tessel_layout::codegen::parse_source;
-//! // DESIGN.md: logical_divide((4,2,3):(2,1,8), 4:2) = ((2,2),(2,3)):((4,1),(2,8)).
+//! // CuTe docs: logical_divide((4,2,3):(2,1,8), 4:2) = ((2,2),(2,3)):((4,1),(2,8)).
 //! let c = parse_source("logical_divide((4,2,3):(2,1,8), 4:2)").unwrap();
 //! assert_eq!(c.to_string(), "((2,2),(2,3)):((4,1),(2,8))");
 //! assert_eq!(parse_source("(8,64):(ld,1)").unwrap().to_string(), "(8,64):(ld,1)");
@@ -58,7 +58,7 @@ pub fn split_position(message: &str) -> (Option<usize>, &str) {
 /// let c = parse_source("Sw<3,3,3> o (8,64):(ld,1)").unwrap();
 /// assert_eq!(c.to_string(), "Sw<3,3,3> o (8,64):(ld,1)");
 /// let d = parse_source("logical_divide((4,2,3):(2,1,8), 4:2)").unwrap();
-/// assert_eq!(d.to_string(), "((2,2),(2,3)):((4,1),(2,8))"); // DESIGN.md
+/// assert_eq!(d.to_string(), "((2,2),(2,3)):((4,1),(2,8))"); // CuTe docs
 /// let err = parse_source("(8,64):(64,1,2)").unwrap_err();
 /// assert!(err.to_string().starts_with("at 0: "));
 /// // CUTLASS issue 3177: rejected, located at the inner composition call.

@@ -18,7 +18,7 @@
 //! ```
 //! use tessel_layout::expr::{builtins::FUNCTIONS, eval};
 //! assert!(FUNCTIONS.iter().any(|f| f.name == "complement"));
-//! // DESIGN.md: complement(4:2, 24) = (2,3):(1,8).
+//! // CuTe docs (docs/semantics.md): complement(4:2, 24) = (2,3):(1,8).
 //! assert_eq!(eval("complement(4:2, 24)").unwrap().to_string(), "(2,3):(1,8)");
 //! ```
 
