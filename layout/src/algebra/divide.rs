@@ -23,7 +23,7 @@ use crate::{Error, Layout, Result, checked_mul};
 /// the tiler are kept.
 ///
 /// When `size(B)` does not divide `size(A)` the complement is rounded up
-/// ([`complement_to_shape`](crate::complement_to_shape)), so the last tiles run past `A`'s
+/// ([`complement_to_shape`]), so the last tiles run past `A`'s
 /// domain (CuTe's convention; composition extends `A`'s last mode). tessel checks that the
 /// tiles cover `A`'s domain exactly once: the modes of `filter(B)` and of the complement must
 /// form a bijection onto `0..n` with `n >= size(A)` ([`ErrorKind::Inadmissible`](crate::ErrorKind)

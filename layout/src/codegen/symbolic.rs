@@ -491,7 +491,7 @@ fn sym_tuple_at_depth(c: &mut Cursor<'_>, depth: usize) -> Result<SymTuple> {
 }
 
 /// Parses `shape:stride` with symbols allowed in the stride, or a bare shape (column-major).
-/// Brackets nested more than [`MAX_DEPTH`](crate::expr::MAX_DEPTH) levels deep are a parse error.
+/// Brackets nested more than [`MAX_DEPTH`] levels deep are a parse error.
 ///
 /// ```
 /// let mut c = tessel_layout::parse::Cursor::new("(128,64):(ld,1)");
