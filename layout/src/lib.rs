@@ -259,6 +259,7 @@
 
 pub mod algebra;
 pub mod bank;
+pub mod budget;
 pub mod codegen;
 pub mod composed;
 pub mod constant;

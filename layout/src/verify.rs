@@ -137,6 +137,7 @@ fn exhaustive(c: &ComposedLayout, what: &str) -> Result<Vec<i64>> {
             EXHAUSTIVE_LIMIT
         )));
     }
+    crate::budget::charge(c.size(), &format!("{what} of {c}"))?;
     Ok(c.offsets())
 }
 

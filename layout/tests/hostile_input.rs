@@ -361,3 +361,29 @@ fn synthesis_refuses_tiles_whose_swizzles_cannot_be_verified() {
     let s = synthesize(&tile, 4, &[read], Options { max_layers: 0 }).unwrap();
     assert!(s.layout.swizzles().is_empty());
 }
+
+/// 22 copies of an `is_injective` that enumerates 2^22 offsets: each is allowed on its own, but
+/// one evaluation shares one budget (tessel_layout::budget), so the 969-byte expression is
+/// refused instead of running for seconds.
+#[test]
+fn many_bounded_enumerations_share_one_budget() {
+    let one = "is_injective(Sw<1,0,1> o (3,1398101):(1,3))";
+    assert_eq!(tessel_layout::expr::eval(one).unwrap().to_string(), "true");
+    let many = format!("({})", vec![one; 22].join(","));
+    assert!(many.len() < 1024);
+    let err = tessel_layout::expr::eval(&many).unwrap_err();
+    assert!(err.to_string().contains("EVALUATION_LIMIT"), "{err}");
+}
+
+/// Locating the failing sub-expression re-evaluates sub-expressions; it spends the same budget,
+/// so 60 nested calls around an expensive argument answer at once with the real error.
+#[test]
+fn locating_an_error_shares_the_budget() {
+    let text = format!(
+        "{}is_injective(Sw<1,0,1> o (3,1398101):(1,3)){}",
+        "size(".repeat(60),
+        ")".repeat(60)
+    );
+    let err = tessel_layout::codegen::parse_source(&text).unwrap_err();
+    assert!(err.to_string().contains("size expects a layout"), "{err}");
+}

@@ -224,6 +224,7 @@ fn cancelling_indices(moving: &[(Mode, i64)]) -> Result<Vec<i64>> {
                 crate::INJECTIVITY_ENUMERATION_LIMIT
             ))
         })?;
+    crate::budget::charge(count, "the nullspace's search for cancelling offsets")?;
     let mut zeros = Vec::new();
     for i in 0..count {
         let (mut rest, mut offset, mut index) = (i, 0i64, 0i64);

@@ -255,6 +255,7 @@ pub fn is_injective(layout: &Layout) -> Result<bool> {
                 INJECTIVITY_ENUMERATION_LIMIT
             ))
         })?;
+    crate::budget::charge(size, &format!("is_injective of {layout}"))?;
     // i128: the sum of absolute offsets may exceed i64 even when the layout's offsets fit.
     let mut offsets: Vec<i128> = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
     offsets.push(0);

@@ -85,7 +85,9 @@ pub fn parse_source(text: &str) -> Result<SymComposedLayout> {
 
 fn evaluate(text: &str) -> Result<SymComposedLayout> {
     let expr = parse(text)?;
-    let value = eval_expr(&expr).map_err(|e| locate(&expr, e))?;
+    // One budget for the evaluation and the search for the failing sub-expression, which
+    // evaluates sub-expressions again (crate::budget).
+    let value = crate::budget::scope(|| eval_expr(&expr).map_err(|e| locate(&expr, e)))?;
     let describe = value.describe();
     match value {
         Value::Layout(l) => Ok((&l).into()),

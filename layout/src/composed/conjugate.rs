@@ -299,6 +299,7 @@ fn check_every_index(
             b.size()
         )));
     }
+    crate::budget::charge(b.size(), "checking a swizzle rewrite index by index")?;
     for i in 0..b.size() {
         let seen = chain
             .iter()

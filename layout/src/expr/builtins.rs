@@ -457,6 +457,7 @@ fn cosize(a: &Args<'_>) -> Result<Value> {
             c.size()
         )));
     }
+    crate::budget::charge(c.size(), &format!("cosize of {c}"))?;
     let max = c.offsets().into_iter().max().unwrap_or(0);
     crate::checked_add(max, 1, "cosize").map(Value::Int)
 }

@@ -26,7 +26,8 @@ use crate::swizzle::Swizzle;
 /// assert_eq!(eval_expr(&e).unwrap().to_string(), "2");
 /// ```
 pub fn eval_expr(expr: &Expr) -> Result<Value> {
-    let value = eval_node(expr)?;
+    // All enumerations of one evaluation share one work budget (crate::budget).
+    let value = crate::budget::scope(|| eval_node(expr))?;
     if let Value::Composed(c) = &value {
         // Like a plain layout's, a swizzled layout's offsets must fit in i64.
         c.check_offsets()
