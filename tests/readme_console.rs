@@ -7,7 +7,7 @@
 //! any text. A command whose output starts with `error:` must exit with status 2, any other with
 //! status 0.
 
-use std::process::Command;
+mod cli_support;
 
 /// One command of a console block and the output it should print.
 #[derive(Debug)]
@@ -166,7 +166,7 @@ fn check(example: &Example) -> Result<(), String> {
     let Some(("tessel", args)) = words.split_first().map(|(p, a)| (p.as_str(), a)) else {
         return Err(format!("not a tessel command: {}", example.command));
     };
-    let out = Command::new(env!("CARGO_BIN_EXE_tessel"))
+    let out = cli_support::command()
         .args(args)
         .output()
         .map_err(|e| format!("cannot run tessel: {e}"))?;
@@ -271,23 +271,9 @@ fn the_readme_table_of_subcommands_agrees_with_their_help() {
         .map(|synopsis| synopsis.split_once(' ').unwrap_or((synopsis, "")))
         .collect();
     let names: Vec<&str> = rows.iter().map(|(name, _)| *name).collect();
-    assert_eq!(
-        names,
-        [
-            "eval",
-            "show",
-            "conflicts",
-            "codegen",
-            "swizzle",
-            "synth",
-            "tour",
-            "bench",
-            "completions",
-            "help"
-        ]
-    );
+    assert_eq!(names, cli_support::SUBCOMMANDS);
     for (name, synopsis) in rows {
-        let out = Command::new(env!("CARGO_BIN_EXE_tessel"))
+        let out = cli_support::command()
             .args([name, "--help"])
             .output()
             .expect("tessel runs");

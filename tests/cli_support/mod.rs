@@ -5,6 +5,20 @@
 
 use std::process::{Command, Output};
 
+/// The subcommands, in the order `tessel help` lists them (and the README's table).
+pub const SUBCOMMANDS: [&str; 10] = [
+    "eval",
+    "show",
+    "conflicts",
+    "codegen",
+    "swizzle",
+    "synth",
+    "tour",
+    "bench",
+    "completions",
+    "help",
+];
+
 /// A `Command` for the `tessel` binary that cargo built for these tests.
 pub fn command() -> Command {
     Command::new(env!("CARGO_BIN_EXE_tessel"))

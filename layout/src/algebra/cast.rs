@@ -9,6 +9,8 @@
 //! assert_eq!(downcast(&words, 2).unwrap().size(), 64);
 //! ```
 
+use std::collections::BTreeSet;
+
 use super::flat::map_modes;
 use crate::{Error, Layout, Result, checked_mul};
 
@@ -37,28 +39,17 @@ fn check_sub_element_leaves(layout: &Layout, factor: i64) -> Result<()> {
              have more than {SUB_ELEMENT_LIMIT} combinations, too many to check"
         )));
     }
-    let reached = |step: &dyn Fn(i64, i64, i64) -> i64| -> std::collections::BTreeSet<i64> {
-        let mut out = std::collections::BTreeSet::from([0i64]);
-        for &(s, d) in &sub {
-            out = out
-                .iter()
-                .flat_map(|&x| (0..s).map(move |c| (x, c)))
-                .map(|(x, c)| x + step(s, d, c))
-                .collect();
-        }
-        out
-    };
     // Narrow offsets of the sub-element leaves, then the wide elements they fall in.
-    let narrow = reached(&|_, d, c| c * d);
-    let wide: std::collections::BTreeSet<i64> =
-        narrow.iter().map(|&x| x.div_euclid(factor)).collect();
-    // What the upcast leaves reach: extent ceil(s / (factor/|d|)) (or s when |d| > factor), unit stride.
-    let mapped = reached(&|s, d, c| {
-        let a = d.abs();
-        let per = factor / a;
-        let extent = s / per + i64::from(s % per != 0);
-        if c < extent { c * d.signum() } else { 0 }
-    });
+    let wide: BTreeSet<i64> = reachable(&sub)
+        .iter()
+        .map(|&x| x.div_euclid(factor))
+        .collect();
+    // What the upcast leaves reach.
+    let upcast_leaves: Vec<(i64, i64)> = sub
+        .iter()
+        .map(|&(s, d)| sub_element_upcast(s, d, factor))
+        .collect();
+    let mapped = reachable(&upcast_leaves);
     if wide != mapped {
         return Err(Error::inadmissible(format!(
             "upcast of {layout} by {factor}: its leaves with strides below one wide element \
@@ -67,6 +58,25 @@ fn check_sub_element_leaves(layout: &Layout, factor: i64) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// Upcast of a leaf `s:d` whose stride divides `factor`: `per = factor/|d|` of its elements
+/// share a wide element, so it becomes `ceil(s/per)` wide elements at unit stride of `d`'s sign.
+fn sub_element_upcast(s: i64, d: i64, factor: i64) -> (i64, i64) {
+    let per = factor / d.saturating_abs();
+    (s / per + i64::from(s % per != 0), d.signum())
+}
+
+/// Every offset `sum c_k * d_k` of the leaves `(s_k, d_k)`, `0 <= c_k < s_k`.
+fn reachable(leaves: &[(i64, i64)]) -> BTreeSet<i64> {
+    let mut out = BTreeSet::from([0i64]);
+    for &(s, d) in leaves {
+        out = out
+            .iter()
+            .flat_map(|&x| (0..s).map(move |c| x + c * d))
+            .collect();
+    }
+    out
 }
 
 fn check_factor(op: &str, layout: &Layout, factor: i64) -> Result<()> {
@@ -100,8 +110,7 @@ pub fn upcast(layout: &Layout, factor: i64) -> Result<Layout> {
         } else if a % factor == 0 {
             Ok((s, d / factor))
         } else if factor % a == 0 {
-            let per = factor / a;
-            Ok((s / per + i64::from(s % per != 0), d.signum()))
+            Ok(sub_element_upcast(s, d, factor))
         } else {
             Err(Error::inadmissible(format!(
                 "upcast of {layout} by {factor}: the stride {d} (mode {s}:{d}) is neither a \

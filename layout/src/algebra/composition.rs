@@ -127,8 +127,6 @@ pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
     };
     let mut usage = Usage {
         reach: vec![0i64; ext.inner.len()],
-        positive: false,
-        negative: false,
         signs: vec![(false, false); ext.inner.len() + 1],
         negative_now: false,
     };
@@ -142,8 +140,6 @@ pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
 /// add up to, and the signs of the leaves that reach past index 0.
 struct Usage {
     reach: Vec<i64>,
-    positive: bool,
-    negative: bool,
     /// Per mode of `A` (the last, unbounded one included): whether a leaf of positive / of
     /// negative stride moves its coordinate.
     signs: Vec<(bool, bool)>,
@@ -195,7 +191,9 @@ fn check_disjoint(ext: &Extended, usage: &Usage) -> Result<()> {
     let moved: Vec<usize> = (0..usage.signs.len())
         .filter(|&k| usage.signs[k].0 || usage.signs[k].1)
         .collect();
-    if usage.positive && usage.negative && moved.len() > 1 {
+    let positive = usage.signs.iter().any(|s| s.0);
+    let negative = usage.signs.iter().any(|s| s.1);
+    if positive && negative && moved.len() > 1 {
         return Err(Error::inadmissible(format!(
             "the sign condition fails: B has modes with positive and with negative strides \
              and together they move modes {moved:?} of A, so a negative index borrows between \
@@ -241,7 +239,6 @@ fn compose_leaf(ext: &Extended, s: i64, d: i64, usage: &mut Usage) -> Result<(In
     }
     if d < 0 {
         // CuTe: A(-x) == -A(x), so s:d composes as s:|d| with its strides negated.
-        usage.negative = true;
         usage.negative_now = true;
         let magnitude = d.checked_neg().ok_or_else(|| {
             Error::overflow(format!("the stride {d} of B cannot be negated in i64"))
@@ -253,7 +250,6 @@ fn compose_leaf(ext: &Extended, s: i64, d: i64, usage: &mut Usage) -> Result<(In
         })?;
         return Ok((shape, stride));
     }
-    usage.positive = true;
     usage.negative_now = false;
     positive_leaf(ext, s, d, usage)
 }
