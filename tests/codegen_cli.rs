@@ -2,6 +2,8 @@
 //! the same text as the library emitter, which compiles as C99 and matches the algebra.
 
 mod cli_support;
+// The codegen tests' shared helpers live with the emitter's own tests in tessel-layout.
+#[path = "../layout/tests/codegen_support/mod.rs"]
 mod codegen_support;
 
 use cli_support::{failure, success};

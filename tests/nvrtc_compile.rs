@@ -4,6 +4,8 @@
 //! `target/nvrtc-wheel` and puts on `LD_LIBRARY_PATH`. Without the library the test prints why
 //! it was skipped; with `TESSEL_REQUIRE_NVRTC=1` a missing library fails it.
 
+// The codegen tests' shared helpers live with the emitter's own tests in tessel-layout.
+#[path = "../layout/tests/codegen_support/mod.rs"]
 mod codegen_support;
 
 use std::fmt::Write as _;

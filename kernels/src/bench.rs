@@ -14,9 +14,10 @@
 use std::io::Write;
 
 use cudarc::driver::CudaSlice;
+use half::f16;
 
 use crate::device::Gpu;
-use crate::dtype::{DType, Elem};
+use crate::dtype::{DType, Elem, same_bits};
 use crate::error::{GpuError, GpuResult, cuda};
 use crate::exec::{
     alloc, launch_micro, launch_tiled, run_and_verify_micro, run_and_verify_tiled, run_poisoned,
@@ -272,7 +273,7 @@ pub fn measure(gpu: &Gpu, args: &BenchArgs, progress: &mut dyn Write) -> GpuResu
             for &size in &args.sizes {
                 match dtype {
                     DType::F32 => rows.extend(matrix_suite::<u32>(gpu, args, size, progress)?),
-                    DType::F16 => rows.extend(matrix_suite::<u16>(gpu, args, size, progress)?),
+                    DType::F16 => rows.extend(matrix_suite::<f16>(gpu, args, size, progress)?),
                 }
             }
         }
@@ -317,7 +318,10 @@ fn matrix_suite<E: Elem>(
     let mut rows = Vec::new();
 
     // The reference: cuMemcpyDtoD, verified like a kernel.
-    if run_poisoned(gpu, &mut dst, |dst| memcpy_dtod(gpu, &src, dst))? != host {
+    if !same_bits(
+        &run_poisoned(gpu, &mut dst, |dst| memcpy_dtod(gpu, &src, dst))?,
+        &host,
+    ) {
         return Err(GpuError::Verify(
             "cuMemcpyDtoD result differs from its input".into(),
         ));

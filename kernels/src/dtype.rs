@@ -1,19 +1,21 @@
-//! Element types of the kernels and their host-side bit patterns.
+//! Element types of the kernels and their host-side values.
 //!
-//! Copies and transposes move bits, so the host keeps fp32 as `u32` and fp16 as `u16` bit
-//! patterns: verification is exact equality, and the poison value is a NaN pattern that random
-//! data never contains.
+//! The host keeps fp16 as [`half::f16`] and fp32 as its `u32` bit pattern. Copies and transposes
+//! move bits, so verification compares bit patterns ([`Elem::bits`]) exactly, and the poison
+//! value is a NaN pattern that random data never contains.
 //!
 //! ```
+//! use half::f16;
 //! use tessel_kernels::{DType, dtype::Elem};
 //! assert_eq!("fp32".parse::<DType>().unwrap(), <u32 as Elem>::DTYPE);
-//! assert_eq!(DType::F16.to_string(), "f16");
+//! assert_eq!(<f16 as Elem>::DTYPE.to_string(), "f16");
 //! ```
 
 use std::fmt;
 use std::str::FromStr;
 
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+use half::f16;
 
 use crate::error::GpuError;
 
@@ -95,26 +97,32 @@ impl FromStr for DType {
     }
 }
 
-/// A host-side element: the bit pattern of an fp32 (`u32`) or fp16 (`u16`) value.
+/// A host-side element: an fp16 value ([`half::f16`]) or the bit pattern of an fp32 value
+/// (`u32`).
 ///
 /// ```
+/// use half::f16;
 /// use tessel_kernels::{DType, dtype::Elem};
-/// assert_eq!((u32::DTYPE, u16::DTYPE), (DType::F32, DType::F16));
+/// assert_eq!((u32::DTYPE, f16::DTYPE), (DType::F32, DType::F16));
 /// // Random values are finite floats in [1, 2); the poison patterns are NaNs.
 /// let x = f32::from_bits(u32::from_random(u64::MAX));
 /// assert!((1.0..2.0).contains(&x));
 /// assert!(f32::from_bits(u32::POISON).is_nan());
-/// assert_eq!(u16::from_random(0), 0x3C00); // fp16 1.0
+/// assert!(f16::POISON.is_nan());
+/// assert_eq!(f16::from_random(0), f16::ONE);
+/// assert_eq!(f16::POISON.bits(), 0xFFFF);
 /// ```
 pub trait Elem:
-    DeviceRepr + ValidAsZeroBits + Copy + Eq + fmt::Debug + Send + Sync + 'static
+    DeviceRepr + ValidAsZeroBits + Copy + PartialEq + fmt::Debug + Send + Sync + 'static
 {
-    /// The dtype this bit pattern stands for.
+    /// The dtype this value stands for.
     const DTYPE: DType;
     /// A NaN pattern written to outputs before a kernel runs; random data never contains it.
     const POISON: Self;
     /// A random finite non-zero value in [1, 2) from 64 random bits.
     fn from_random(bits: u64) -> Self;
+    /// The bit pattern, zero-extended: what verification compares (a NaN equals itself here).
+    fn bits(self) -> u32;
 }
 
 impl Elem for u32 {
@@ -123,14 +131,34 @@ impl Elem for u32 {
     fn from_random(bits: u64) -> u32 {
         0x3F80_0000 | ((bits >> 41) as u32 & 0x007F_FFFF)
     }
+    fn bits(self) -> u32 {
+        self
+    }
 }
 
-impl Elem for u16 {
+impl Elem for f16 {
     const DTYPE: DType = DType::F16;
-    const POISON: u16 = 0xFFFF;
-    fn from_random(bits: u64) -> u16 {
-        0x3C00 | ((bits >> 54) as u16 & 0x03FF)
+    const POISON: f16 = f16::from_bits(0xFFFF);
+    fn from_random(bits: u64) -> f16 {
+        f16::from_bits(0x3C00 | ((bits >> 54) as u16 & 0x03FF))
     }
+    fn bits(self) -> u32 {
+        u32::from(self.to_bits())
+    }
+}
+
+/// Whether `a` and `b` hold the same bit patterns: the exact comparison of a copy (NaN patterns
+/// equal themselves, `-0` differs from `+0`).
+///
+/// ```
+/// use half::f16;
+/// use tessel_kernels::dtype::{Elem, same_bits};
+/// assert!(same_bits(&[f16::POISON, f16::ONE], &[f16::POISON, f16::ONE]));
+/// assert!(!same_bits(&[f16::ZERO], &[f16::NEG_ZERO]));
+/// assert!(!same_bits(&[1u32, 2], &[1u32]));
+/// ```
+pub fn same_bits<E: Elem>(a: &[E], b: &[E]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.bits() == y.bits())
 }
 
 /// Deterministic random data: `n` elements from a xorshift64* stream seeded by `seed`.
@@ -140,6 +168,8 @@ impl Elem for u16 {
 /// let a: Vec<u32> = random_data(1000, 7);
 /// assert!(a.iter().all(|&x| x != 0 && x != 0xFFFF_FFFF));
 /// assert_ne!(a[0], a[1]);
+/// let h: Vec<half::f16> = random_data(1000, 7);
+/// assert!(h.iter().all(|x| (1.0..2.0).contains(&x.to_f32())));
 /// ```
 pub fn random_data<E: Elem>(n: usize, seed: u64) -> Vec<E> {
     let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;

@@ -21,10 +21,11 @@ use crate::tiled::TiledPlan;
 ///
 /// ```
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
-/// use tessel_kernels::{dtype::random_data, exec::{download, upload_random}};
-/// let (host, dev) = upload_random::<u16>(&gpu, 1000, 7).unwrap();
-/// assert_eq!(host, random_data::<u16>(1000, 7));
-/// assert_eq!(download(&gpu, &dev).unwrap(), host);
+/// use half::f16;
+/// use tessel_kernels::{dtype::{random_data, same_bits}, exec::{download, upload_random}};
+/// let (host, dev) = upload_random::<f16>(&gpu, 1000, 7).unwrap();
+/// assert!(same_bits(&host, &random_data::<f16>(1000, 7)));
+/// assert!(same_bits(&download(&gpu, &dev).unwrap(), &host));
 /// ```
 pub fn upload_random<E: Elem>(
     gpu: &Gpu,
@@ -52,10 +53,11 @@ pub fn alloc<E: Elem>(gpu: &Gpu, len: usize) -> GpuResult<CudaSlice<E>> {
 ///
 /// ```
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+/// use half::f16;
 /// use tessel_kernels::{dtype::Elem, exec::{alloc, download, poison}};
-/// let mut buf = alloc::<u16>(&gpu, 10).unwrap();
+/// let mut buf = alloc::<f16>(&gpu, 10).unwrap();
 /// poison(&gpu, &mut buf).unwrap();
-/// assert!(download(&gpu, &buf).unwrap().iter().all(|&x| x == u16::POISON));
+/// assert!(download(&gpu, &buf).unwrap().iter().all(|&x| x.bits() == f16::POISON.bits()));
 /// ```
 pub fn poison<E: Elem>(gpu: &Gpu, buf: &mut CudaSlice<E>) -> GpuResult<()> {
     let bytes = buf.num_bytes();
@@ -138,8 +140,8 @@ pub fn function_info(func: &CudaFunction, threads: u32) -> String {
 /// gpu.synchronize().unwrap();
 /// verify_tiled(&plan, &host, &download(&gpu, &dst).unwrap()).unwrap();
 /// // Buffers of the wrong element type are refused before launching.
-/// let half = alloc::<u16>(&gpu, 100 * 70).unwrap();
-/// let mut half_dst = alloc::<u16>(&gpu, 100 * 70).unwrap();
+/// let half = alloc::<half::f16>(&gpu, 100 * 70).unwrap();
+/// let mut half_dst = alloc::<half::f16>(&gpu, 100 * 70).unwrap();
 /// assert!(launch_tiled(&gpu, &func, &plan, &half, &mut half_dst).is_err());
 /// ```
 pub fn launch_tiled<E: Elem>(
@@ -231,9 +233,9 @@ pub fn verify_tiled<E: Elem>(plan: &TiledPlan, src: &[E], out: &[E]) -> GpuResul
                         let o = k * chunk + i;
                         for (j, &got) in row.iter().enumerate() {
                             let want = expected(o, j);
-                            if got != want {
+                            if got.bits() != want.bits() {
                                 bad += 1;
-                                if got == E::POISON {
+                                if got.bits() == E::POISON.bits() {
                                     poisoned += 1;
                                 }
                                 if examples.len() < 4 {
@@ -272,8 +274,8 @@ pub fn verify_tiled<E: Elem>(plan: &TiledPlan, src: &[E], out: &[E]) -> GpuResul
 /// ```
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
 /// use tessel_kernels::{DType, exec::*, tiled::{TiledKind, TiledPlan}};
-/// let (host, src) = upload_random::<u16>(&gpu, 1000 * 1001, 2).unwrap();
-/// let mut dst = alloc::<u16>(&gpu, 1000 * 1001).unwrap();
+/// let (host, src) = upload_random::<half::f16>(&gpu, 1000 * 1001, 2).unwrap();
+/// let mut dst = alloc::<half::f16>(&gpu, 1000 * 1001).unwrap();
 /// for kind in TiledKind::LADDER {
 ///     let plan = TiledPlan::new(kind, DType::F16, 1000, 1001).unwrap();
 ///     run_and_verify_tiled(&gpu, &plan, &host, &src, &mut dst).unwrap();

@@ -43,3 +43,11 @@ pub use cudarc;
 pub use device::Gpu;
 pub use dtype::DType;
 pub use error::{GpuError, GpuResult};
+/// The `half` crate whose `f16` is the host type of fp16 data (the one cudarc's `f16` feature
+/// moves to and from the device).
+///
+/// ```
+/// use tessel_kernels::{dtype::Elem, half::f16};
+/// assert_eq!(<f16 as Elem>::DTYPE, tessel_kernels::DType::F16);
+/// ```
+pub use half;

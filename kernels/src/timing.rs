@@ -58,7 +58,7 @@ pub fn median(samples: &mut [f64]) -> f64 {
 /// ```
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
 /// use tessel_kernels::{exec::{alloc, poison}, timing::time_events};
-/// let mut buf = alloc::<u16>(&gpu, 1 << 20).unwrap();
+/// let mut buf = alloc::<half::f16>(&gpu, 1 << 20).unwrap();
 /// let mut runs = 0;
 /// let t = time_events(&gpu, 2, 3, || { runs += 1; poison(&gpu, &mut buf) }).unwrap();
 /// assert_eq!((runs, t.repeats), (2 + 3, 3));

@@ -4,6 +4,7 @@
 
 mod common;
 
+use half::f16;
 use tessel_kernels::dtype::Elem;
 use tessel_kernels::exec::{alloc, run_and_verify_micro, run_and_verify_tiled, upload_random};
 use tessel_kernels::micro::{MicroKind, MicroPlan};
@@ -41,7 +42,7 @@ fn gpu_copy_f32_and_f16() {
         return;
     };
     check_all::<u32>(&gpu, &[TiledKind::Copy]);
-    check_all::<u16>(&gpu, &[TiledKind::Copy]);
+    check_all::<f16>(&gpu, &[TiledKind::Copy]);
 }
 
 #[test]
@@ -59,7 +60,7 @@ fn gpu_transpose_ladder_f16() {
     let Some(gpu) = common::gpu_or_skip("gpu_transpose_ladder_f16") else {
         return;
     };
-    check_all::<u16>(&gpu, &TiledKind::LADDER);
+    check_all::<f16>(&gpu, &TiledKind::LADDER);
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! Macro input as notation text, with a map from byte positions back to the tokens they came
-//! from, so an error `at N: ...` of the layout parser lands on the offending token.
+//! from, so an error of the layout parser lands on the tokens of its span
+//! ([`tessel_layout::Error::span`], byte offsets into this text).
 //!
 //! Rendering checks two things at the token itself: groups nest at most
 //! [`MAX_DEPTH`](tessel_layout::expr::MAX_DEPTH) levels (the one limit of every tessel parser; the
@@ -57,10 +58,17 @@ impl TokenText {
         }
     }
 
-    /// An error at the tokens that start at byte `pos`: the token there, extended over a call's
-    /// argument list, a `Sw<...>` parameter list, or a `shape:stride` pair that starts there.
-    pub fn error_at(&self, pos: usize, message: &str) -> syn::Error {
-        match anchor(&self.pieces, pos) {
+    /// An error at the tokens of the byte range `span` of the text: the tokens it overlaps, at
+    /// the innermost group that holds them all. An empty span (a position) is the token at that
+    /// position, extended over a call's argument list, a `Sw<...>` parameter list, or a
+    /// `shape:stride` pair that starts there; past the last token, the last token.
+    pub fn error_at(&self, span: tessel_layout::error::Span, message: &str) -> syn::Error {
+        let trees = if span.is_empty() {
+            anchor(&self.pieces, span.start)
+        } else {
+            covering(&self.pieces, span.start, span.end)
+        };
+        match trees {
             Some(trees) => {
                 syn::Error::new_spanned(trees.into_iter().collect::<TokenStream>(), message)
             }
@@ -79,13 +87,12 @@ impl TokenText {
         }
     }
 
-    /// Maps a layout-algebra error to a compile error: a message `at N: at M: ...` points at the
-    /// innermost position `M`; the text shown is the error kind and the message without positions.
+    /// Maps a layout-algebra error to a compile error at the tokens of its span (over the whole
+    /// input when it has none); the text shown is the error kind and the message.
     pub fn error_from(&self, err: &tessel_layout::Error) -> syn::Error {
-        let (pos, message) = tessel_layout::codegen::split_position(err.message());
-        let shown = format!("{}: {message}", err.kind().name());
-        match pos {
-            Some(p) => self.error_at(p, &shown),
+        let shown = format!("{}: {}", err.kind().name(), err.message());
+        match err.span() {
+            Some(span) => self.error_at(span, &shown),
             None => self.error_all(&shown),
         }
     }
@@ -174,7 +181,23 @@ fn is_punct(p: Option<&Piece>, ch: char) -> bool {
     matches!(p.map(|p| &p.tree), Some(TokenTree::Punct(q)) if q.as_char() == ch)
 }
 
-/// The token trees the error at `pos` should cover.
+/// The token trees overlapping the non-empty byte range `start..end`: inside the one group that
+/// holds the whole range if there is one, else at this level.
+fn covering(pieces: &[Piece], start: usize, end: usize) -> Option<Vec<TokenTree>> {
+    let hit: Vec<&Piece> = pieces
+        .iter()
+        .filter(|p| p.start < end && start < p.end)
+        .collect();
+    match hit.as_slice() {
+        [] => None,
+        [group] if !group.children.is_empty() && (start > group.start || end < group.end) => {
+            covering(&group.children, start, end).or_else(|| Some(vec![group.tree.clone()]))
+        }
+        _ => Some(hit.iter().map(|p| p.tree.clone()).collect()),
+    }
+}
+
+/// The token trees an error at the position `pos` should cover.
 fn anchor(pieces: &[Piece], pos: usize) -> Option<Vec<TokenTree>> {
     let k = pieces.iter().position(|p| pos < p.end)?;
     let piece = &pieces[k];

@@ -1,17 +1,113 @@
 //! The one error type of the layout algebra.
 //!
 //! Every fallible operation returns [`Result<T>`]. An [`Error`] carries a machine-readable
-//! [`ErrorKind`] and a human-readable message that names the violated condition and the operands,
-//! e.g. `composition (4,6,8):(2,3,5) o 6:3 is inadmissible: ...`.
+//! [`ErrorKind`], a human-readable message that names the violated condition and the operands,
+//! e.g. `composition (4,6,8):(2,3,5) o 6:3 is inadmissible: ...`, and, when it comes from
+//! parsing or evaluating text, the [`Span`] of the offending part of that text.
+//!
+//! The span is data, never part of the message: [`Error::message`] has no position, and
+//! [`Display`](fmt::Display) prints `at N: ` (`N` = the span's first byte) in front of the
+//! message, so a reader of the one-line form (the CLI's `error:` line) still sees where.
 //!
 //! ```
-//! use tessel_layout::{checked_mul, ErrorKind};
+//! use tessel_layout::{checked_mul, ErrorKind, Layout};
 //! let err = checked_mul(1 << 62, 4, "the size").unwrap_err();
 //! assert_eq!(err.kind(), ErrorKind::Overflow);
 //! assert!(err.message().contains("the size"), "{err}");
+//! assert_eq!(err.span(), None);
+//! // A parse error points at the offending character: byte 4 of "(4,8]".
+//! let err = "(4,8]".parse::<Layout>().unwrap_err();
+//! assert_eq!(err.span().map(|s| s.range()), Some(4..5));
+//! assert_eq!(err.message(), "expected ',' or ')' but found ']'");
+//! assert_eq!(err.to_string(), "at 4: expected ',' or ')' but found ']'");
 //! ```
 
 use std::fmt;
+use std::ops::Range;
+
+/// A byte range `start..end` of the text an error was found in (the expression, the notation).
+///
+/// `start` is the first byte of the offending token, literal or call, `end` one past its last
+/// byte; an empty span (`start == end`) is a position between bytes, e.g. the end of the input.
+/// Offsets are bytes of the text as given (for the CLI: the words of the expression joined with
+/// spaces; for the macros: the tokens rendered as text).
+///
+/// ```
+/// use tessel_layout::error::Span;
+/// let s = Span::new(3, 7);
+/// assert_eq!(s.range(), 3..7);
+/// assert_eq!(Span::from(3..7), s);
+/// assert!(Span::at(5).is_empty());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Span {
+    /// The first byte.
+    pub start: usize,
+    /// One past the last byte (`start` for an empty span).
+    pub end: usize,
+}
+
+impl Span {
+    /// The span `start..end` (an `end` before `start` is taken as `start`).
+    ///
+    /// ```
+    /// let s = tessel_layout::error::Span::new(2, 4);
+    /// assert_eq!((s.start, s.end), (2, 4));
+    /// ```
+    pub fn new(start: usize, end: usize) -> Span {
+        Span {
+            start,
+            end: end.max(start),
+        }
+    }
+
+    /// The empty span at byte `pos` (a position, e.g. the end of the input).
+    ///
+    /// ```
+    /// let s = tessel_layout::error::Span::at(9);
+    /// assert_eq!(s.range(), 9..9);
+    /// ```
+    pub fn at(pos: usize) -> Span {
+        Span::new(pos, pos)
+    }
+
+    /// The span as a range, for slicing the text: `&text[span.range()]`.
+    ///
+    /// ```
+    /// let text = "size(8:1)";
+    /// assert_eq!(&text[tessel_layout::error::Span::new(5, 8).range()], "8:1");
+    /// ```
+    pub fn range(self) -> Range<usize> {
+        self.start..self.end
+    }
+
+    /// Whether the span covers no byte.
+    ///
+    /// ```
+    /// use tessel_layout::error::Span;
+    /// assert!(Span::at(0).is_empty());
+    /// assert!(!Span::new(0, 1).is_empty());
+    /// ```
+    pub fn is_empty(self) -> bool {
+        self.start == self.end
+    }
+
+    /// The smallest span covering `self` and `other`.
+    ///
+    /// ```
+    /// use tessel_layout::error::Span;
+    /// assert_eq!(Span::new(2, 4).to(Span::new(6, 9)), Span::new(2, 9));
+    /// ```
+    pub fn to(self, other: Span) -> Span {
+        Span::new(self.start.min(other.start), self.end.max(other.end))
+    }
+}
+
+impl From<Range<usize>> for Span {
+    fn from(range: Range<usize>) -> Span {
+        Span::new(range.start, range.end)
+    }
+}
 
 /// What went wrong, in categories a caller can branch on.
 ///
@@ -22,7 +118,8 @@ use std::fmt;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ErrorKind {
-    /// Text that is not valid notation; the message gives the position and what was expected.
+    /// Text that is not valid notation; the message says what was expected and what was found,
+    /// the error's [`Span`] where.
     Parse,
     /// A shape and a stride (or two tuples an operation pairs up) do not have the same nesting.
     NotCongruent,
@@ -52,17 +149,25 @@ impl ErrorKind {
     }
 }
 
-/// An error of the layout algebra: a kind plus a message naming condition and operands.
+/// An error of the layout algebra: a kind, a message naming condition and operands, and
+/// optionally the [`Span`] of the input text it is about.
+///
+/// [`Display`](fmt::Display) prints `at N: MESSAGE` when there is a span (`N` its first byte),
+/// else `MESSAGE`.
 ///
 /// ```
 /// use tessel_layout::{Error, ErrorKind};
 /// let e = Error::new(ErrorKind::Inadmissible, "stride 3 does not divide shape 4");
 /// assert_eq!(e.to_string(), "stride 3 does not divide shape 4");
+/// let e = e.at(12..15);
+/// assert_eq!(e.to_string(), "at 12: stride 3 does not divide shape 4");
+/// assert_eq!(e.message(), "stride 3 does not divide shape 4");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Error {
     kind: ErrorKind,
     message: String,
+    span: Option<Span>,
 }
 
 impl Error {
@@ -76,6 +181,7 @@ impl Error {
         Error {
             kind,
             message: message.into(),
+            span: None,
         }
     }
 
@@ -119,16 +225,47 @@ impl Error {
         self.kind
     }
 
-    /// The full message (what [`Display`](fmt::Display) prints).
+    /// The message, without any position (the span is [`Error::span`]).
     ///
     /// ```
     /// assert_eq!(tessel_layout::Error::invalid("bad").message(), "bad");
+    /// assert_eq!(tessel_layout::Error::invalid("bad").at(3..4).message(), "bad");
     /// ```
     pub fn message(&self) -> &str {
         &self.message
     }
 
-    /// Prefixes the message with context, keeping the kind.
+    /// The part of the input text the error is about, if it came from parsing or evaluating
+    /// text.
+    ///
+    /// ```
+    /// use tessel_layout::expr::eval;
+    /// let text = "size(sise(8:1))";
+    /// let err = eval(text).unwrap_err();
+    /// assert_eq!(&text[err.span().unwrap().range()], "sise(8:1)");
+    /// ```
+    pub fn span(&self) -> Option<Span> {
+        self.span
+    }
+
+    /// Locates the error at `span` of the input, unless it already has a span: the innermost
+    /// position wins, so a parser can locate every error of a part at that part and keep the
+    /// more precise span a sub-part already gave.
+    ///
+    /// ```
+    /// use tessel_layout::{Error, error::Span};
+    /// let e = Error::invalid("bad").at(4..7);
+    /// assert_eq!(e.span(), Some(Span::new(4, 7)));
+    /// assert_eq!(e.at(0..20).span(), Some(Span::new(4, 7)));
+    /// ```
+    pub fn at(mut self, span: impl Into<Span>) -> Self {
+        if self.span.is_none() {
+            self.span = Some(span.into());
+        }
+        self
+    }
+
+    /// Prefixes the message with context, keeping the kind and the span.
     ///
     /// ```
     /// let e = tessel_layout::Error::invalid("bad").context("in logical_divide");
@@ -136,14 +273,17 @@ impl Error {
     /// ```
     pub fn context(self, context: impl fmt::Display) -> Self {
         Error {
-            kind: self.kind,
             message: format!("{context}: {}", self.message),
+            ..self
         }
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(span) = self.span {
+            write!(f, "at {}: ", span.start)?;
+        }
         f.write_str(&self.message)
     }
 }

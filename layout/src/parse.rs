@@ -1,8 +1,8 @@
 //! Parsing CuTe notation: integer tuples `(4,(2,3))` and layouts `(4,(2,3)):(1,(8,16))`.
 //!
-//! Errors carry the byte position and what was expected there, e.g.
-//! `at 5: expected ',' or ')' but found ']'`. A bare shape where a layout is expected is the
-//! compact column-major layout of that shape.
+//! Errors say what was expected and carry the [`Span`](crate::error::Span) of what was found
+//! (displayed as a leading byte position, e.g. `at 4: expected ',' or ')' but found ']'`). A
+//! bare shape where a layout is expected is the compact column-major layout of that shape.
 //!
 //! ```
 //! use tessel_layout::Layout;
@@ -44,19 +44,21 @@ use crate::layout::Layout;
 pub const MAX_DEPTH: usize = 64;
 
 /// The [`ErrorKind::Parse`] error for an opening bracket at byte `pos` that nests deeper than
-/// [`MAX_DEPTH`] levels: the one wording of the depth limit.
+/// [`MAX_DEPTH`] levels: the one wording of the depth limit, spanning the bracket.
 ///
 /// ```
 /// use tessel_layout::{ErrorKind, parse::too_deep};
 /// let e = too_deep(7);
 /// assert_eq!(e.kind(), ErrorKind::Parse);
+/// assert_eq!(e.span().unwrap().range(), 7..8);
 /// assert_eq!(e.to_string(), "at 7: nesting deeper than 64 levels");
 /// ```
 pub fn too_deep(pos: usize) -> Error {
     Error::new(
         ErrorKind::Parse,
-        format!("at {pos}: nesting deeper than {MAX_DEPTH} levels"),
+        format!("nesting deeper than {MAX_DEPTH} levels"),
     )
+    .at(pos..pos + 1)
 }
 
 /// A cursor over notation text that reports errors with their position.
@@ -182,22 +184,28 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// An [`ErrorKind::Parse`] error at the current position: "expected X but found Y".
+    /// An [`ErrorKind::Parse`] error at the current position: "expected X but found Y", spanning
+    /// the character found (empty at the end of the input).
     ///
     /// ```
     /// let mut c = tessel_layout::parse::Cursor::new("");
     /// assert_eq!(c.error("a layout").to_string(), "at 0: expected a layout but found the end of the input");
+    /// let mut c = tessel_layout::parse::Cursor::new(" ]");
+    /// assert_eq!(c.error("a layout").span().unwrap().range(), 1..2);
     /// ```
     pub fn error(&mut self, expected: &str) -> Error {
         self.skip_ws();
-        let found = match self.rest().chars().next() {
+        let next = self.rest().chars().next();
+        let found = match next {
             None => "the end of the input".to_string(),
             Some(c) => format!("'{c}'"),
         };
+        let end = self.pos + next.map_or(0, char::len_utf8);
         Error::new(
             ErrorKind::Parse,
-            format!("at {}: expected {expected} but found {found}", self.pos),
+            format!("expected {expected} but found {found}"),
         )
+        .at(self.pos..end)
     }
 
     /// Parses a (possibly negative) decimal integer that fits in `i64`.
@@ -292,20 +300,24 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// Parses `shape:stride`, or a bare shape (the compact column-major layout).
+    /// Parses `shape:stride`, or a bare shape (the compact column-major layout). An invalid
+    /// layout (not congruent, a zero extent, ...) is an error spanning the whole literal.
     ///
     /// ```
     /// let mut c = tessel_layout::parse::Cursor::new("(4,8)");
     /// assert_eq!(c.layout().unwrap().to_string(), "(4,8):(1,4)");
+    /// let mut c = tessel_layout::parse::Cursor::new(" (4,8):(1,4,2) ");
+    /// assert_eq!(c.layout().unwrap_err().span().unwrap().range(), 1..14);
     /// ```
     pub fn layout(&mut self) -> Result<Layout> {
+        self.skip_ws();
         let start = self.pos;
         let shape = self.int_tuple()?;
         if self.eat(':') {
             let stride = self.int_tuple()?;
-            Layout::new(shape, stride).map_err(|e| e.context(format!("at {start}")))
+            Layout::new(shape, stride).map_err(|e| e.at(start..self.pos))
         } else {
-            Layout::col_major(&shape).map_err(|e| e.context(format!("at {start}")))
+            Layout::col_major(&shape).map_err(|e| e.at(start..self.pos))
         }
     }
 
@@ -345,8 +357,9 @@ pub(crate) fn integer_literal(text: &str, start: usize) -> Result<Option<(i64, u
     let value = literal.parse::<i64>().map_err(|_| {
         Error::new(
             ErrorKind::Parse,
-            format!("at {start}: the integer {literal} does not fit in i64"),
+            format!("the integer {literal} does not fit in i64"),
         )
+        .at(start..end)
     })?;
     Ok(Some((value, end)))
 }

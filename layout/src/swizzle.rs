@@ -249,6 +249,7 @@ impl Swizzle {
     /// assert_eq!(tessel_layout::Swizzle::parse(&mut c).unwrap().shift(), -3);
     /// ```
     pub fn parse(cursor: &mut Cursor<'_>) -> Result<Swizzle> {
+        cursor.skip_ws();
         let start = cursor.position();
         if !cursor.eat_str("Sw<") {
             return Err(cursor.error("'Sw<'"));
@@ -259,7 +260,7 @@ impl Swizzle {
         cursor.expect(',', "','")?;
         let s = cursor.integer()?;
         cursor.expect('>', "'>'")?;
-        Swizzle::new(b, m, s).map_err(|e| e.context(format!("at {start}")))
+        Swizzle::new(b, m, s).map_err(|e| e.at(start..cursor.position()))
     }
 }
 

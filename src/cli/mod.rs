@@ -86,9 +86,18 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            report(e.message());
+            report(&error_line(&e));
             ExitCode::from(2)
         }
+    }
+}
+
+/// The text of the `error:` line of a rejected input: the message, after `at N: ` where the
+/// error has a span (`N` = its first byte in the expression, the words joined with spaces).
+fn error_line(e: &Error) -> String {
+    match e.span() {
+        Some(span) => format!("at {}: {}", span.start, e.message()),
+        None => e.message().to_string(),
     }
 }
 

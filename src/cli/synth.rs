@@ -83,7 +83,7 @@ fn access(text: &str) -> Result<Access> {
         ))
     })?;
     let tv: Layout = eval(tv)
-        .map_err(|e| e.context(format!("--access '{text}'")))?
+        .map_err(|e| values::in_option(&format!("--access '{text}'"), e))?
         .as_layout()
         .ok_or_else(|| Error::invalid(format!("--access '{text}': TV is not a layout")))??;
     Ok(Access::new(op.parse()?, tv))

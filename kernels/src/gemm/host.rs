@@ -2,56 +2,37 @@
 //! kernel's data movement through the plan's layouts.
 //!
 //! ```
-//! use tessel_kernels::gemm::host::{f16_to_f32, random_f16};
+//! use tessel_kernels::gemm::host::random_f16;
 //! let a = random_f16(64, 3);
-//! assert!(a.iter().all(|&x| f16_to_f32(x).abs() <= 1.0));
+//! assert!(a.iter().all(|&x| x.to_f32().abs() <= 1.0));
 //! ```
 
+use half::f16;
 use tessel_layout::{ComposedLayout, Error, Layout, Result};
 
 use super::{GemmPlan, LD_SMEM_HOISTED, LDSM_HOISTED, MI, NI, split_offset};
 
-/// The fp32 value of an fp16 bit pattern (normals, subnormals, zeros, infinities, NaN).
-///
-/// ```
-/// use tessel_kernels::gemm::host::f16_to_f32;
-/// assert_eq!(f16_to_f32(0x3C00), 1.0);
-/// assert_eq!(f16_to_f32(0xB800), -0.5);
-/// assert_eq!(f16_to_f32(0x0001), 2f32.powi(-24));
-/// ```
-pub fn f16_to_f32(bits: u16) -> f32 {
-    let sign = if bits & 0x8000 != 0 { -1.0f32 } else { 1.0 };
-    let exp = i32::from((bits >> 10) & 0x1F);
-    let man = f32::from(bits & 0x3FF);
-    match exp {
-        0 => sign * man * 2f32.powi(-24),
-        31 if man == 0.0 => sign * f32::INFINITY,
-        31 => f32::NAN,
-        e => sign * (1.0 + man / 1024.0) * 2f32.powi(e - 15),
-    }
-}
-
-/// The fp16 bits of `q / 1024` for `|q| <= 1024` (exactly representable).
-fn f16_of_q(q: i32) -> u16 {
+/// `q / 1024` for `|q| <= 1024` (exactly representable), built from its fp16 bit fields.
+fn f16_of_q(q: i32) -> f16 {
     let sign: u16 = if q < 0 { 0x8000 } else { 0 };
     let mag = q.unsigned_abs().min(1024);
     if mag == 0 {
-        return sign;
+        return f16::from_bits(sign);
     }
     let e = 31 - mag.leading_zeros(); // 0..=10
     let man = ((mag << (10 - e)) & 0x3FF) as u16;
-    sign | (((e + 5) as u16) << 10) | man
+    f16::from_bits(sign | (((e + 5) as u16) << 10) | man)
 }
 
 /// `len` random fp16 values `q / 1024`, `q` uniform in `-1024..=1024` (so in [-1, 1], exact).
 ///
 /// ```
-/// use tessel_kernels::gemm::host::{f16_to_f32, random_f16};
+/// use tessel_kernels::gemm::host::random_f16;
 /// let v = random_f16(1000, 3);
-/// assert!(v.iter().all(|&b| (-1.0..=1.0).contains(&f16_to_f32(b))));
-/// assert!(v.iter().any(|&b| f16_to_f32(b) < 0.0));
+/// assert!(v.iter().all(|x| (-1.0..=1.0).contains(&x.to_f32())));
+/// assert!(v.iter().any(|x| x.to_f32() < 0.0));
 /// ```
-pub fn random_f16(len: usize, seed: u64) -> Vec<u16> {
+pub fn random_f16(len: usize, seed: u64) -> Vec<f16> {
     let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     (0..len)
         .map(|_| {
@@ -68,21 +49,22 @@ pub fn random_f16(len: usize, seed: u64) -> Vec<u16> {
 /// of `|a b|` (the scale of the rounding error). `a` is `m x k`, `b` is `n x k`, both row-major.
 ///
 /// ```
+/// use half::f16;
 /// use tessel_kernels::gemm::host::reference_rows;
-/// // fp16 bits of 1..=6: A = [[1, 2]], B = [[3, 4], [5, 6]], so C = A B^T = [[11, 17]].
-/// let (one, two, three, four, five, six) = (0x3C00, 0x4000, 0x4200, 0x4400, 0x4500, 0x4600);
-/// let (vals, scale) = reference_rows(&[one, two], &[three, four, five, six], 2, 2, &[0]);
+/// // A = [[1, 2]], B = [[3, 4], [5, 6]], so C = A B^T = [[11, 17]].
+/// let h = |x: f32| f16::from_f32(x);
+/// let (vals, scale) = reference_rows(&[h(1.0), h(2.0)], &[h(3.0), h(4.0), h(5.0), h(6.0)], 2, 2, &[0]);
 /// assert_eq!(vals, vec![11.0, 17.0]);
 /// assert_eq!(scale, vec![11.0, 17.0]); // sum of |a b|
 /// ```
 pub fn reference_rows(
-    a: &[u16],
-    b: &[u16],
+    a: &[f16],
+    b: &[f16],
     n: usize,
     k: usize,
     rows: &[usize],
 ) -> (Vec<f64>, Vec<f64>) {
-    let bf: Vec<f32> = b.iter().map(|&x| f16_to_f32(x)).collect();
+    let bf: Vec<f32> = b.iter().map(|x| x.to_f32()).collect();
     let threads = std::thread::available_parallelism()
         .map(|p| p.get())
         .unwrap_or(1)
@@ -99,7 +81,7 @@ pub fn reference_rows(
                     for &r in rs {
                         let ar: Vec<f64> = a[r * k..(r + 1) * k]
                             .iter()
-                            .map(|&x| f64::from(f16_to_f32(x)))
+                            .map(|x| f64::from(x.to_f32()))
                             .collect();
                         for j in 0..n {
                             let bj = &bf[j * k..(j + 1) * k];
@@ -258,8 +240,8 @@ fn get<T: Copy>(v: &[T], i: i64, what: &str) -> Result<T> {
 /// `ldmatrix.x4` (non-transposed) for one warp: lane `l` hands the row address `rows[l]`; the
 /// result is `regs[lane][matrix]` = elements `2 (lane % 4)` and `+1` of row `lane / 4` of
 /// matrix `matrix` (whose rows come from lanes `8 matrix ..`), as (low, high) halves.
-fn ldmatrix_x4(smem: &[u16], rows: &[i64; 32]) -> Result<[[[u16; 2]; 4]; 32]> {
-    let mut regs = [[[0u16; 2]; 4]; 32];
+fn ldmatrix_x4(smem: &[f16], rows: &[i64; 32]) -> Result<[[[f16; 2]; 4]; 32]> {
+    let mut regs = [[[f16::ZERO; 2]; 4]; 32];
     for (lane, r) in regs.iter_mut().enumerate() {
         for (mat, reg) in r.iter_mut().enumerate() {
             let row = rows[8 * mat + lane / 4];
@@ -277,18 +259,18 @@ fn ldmatrix_x4(smem: &[u16], rows: &[i64; 32]) -> Result<[[[u16; 2]; 4]; 32]> {
 /// of register `r` half `h` of lane `l` is row `l/4 + 8 (r % 2)`, col `2 (l % 4) + h + 8 (r / 2)`;
 /// B (k x n) register `r` half `h`: k `2 (l % 4) + h + 8 r`, n `l / 4`; C value `v`: row
 /// `l / 4 + 8 (v / 2)`, col `2 (l % 4) + v % 2`.
-fn mma(acc: &mut [[f32; 4]; 32], a: &[[[u16; 2]; 4]; 32], b: &[[[u16; 2]; 2]; 32]) {
+fn mma(acc: &mut [[f32; 4]; 32], a: &[[[f16; 2]; 4]; 32], b: &[[[f16; 2]; 2]; 32]) {
     let mut am = [[0f32; 16]; 16];
     let mut bm = [[0f32; 8]; 16];
     for l in 0..32 {
         for r in 0..4 {
             for h in 0..2 {
-                am[l / 4 + 8 * (r % 2)][2 * (l % 4) + h + 8 * (r / 2)] = f16_to_f32(a[l][r][h]);
+                am[l / 4 + 8 * (r % 2)][2 * (l % 4) + h + 8 * (r / 2)] = a[l][r][h].to_f32();
             }
         }
         for r in 0..2 {
             for h in 0..2 {
-                bm[2 * (l % 4) + h + 8 * r][l / 4] = f16_to_f32(b[l][r][h]);
+                bm[2 * (l % 4) + h + 8 * r][l / 4] = b[l][r][h].to_f32();
             }
         }
     }
@@ -316,7 +298,7 @@ fn mma(acc: &mut [[f32; 4]; 32], a: &[[[u16; 2]; 4]; 32], b: &[[[u16; 2]; 2]; 32
 ///     assert!((f64::from(*x) - y).abs() < 1e-3);
 /// }
 /// ```
-pub fn simulate(plan: &GemmPlan, a: &[u16], b: &[u16]) -> Result<Vec<f32>> {
+pub fn simulate(plan: &GemmPlan, a: &[f16], b: &[f16]) -> Result<Vec<f32>> {
     let cfg = plan.cfg;
     let ops = [(&plan.a, a), (&plan.b, b)];
     let mut loads = Vec::new();
@@ -339,9 +321,11 @@ pub fn simulate(plan: &GemmPlan, a: &[u16], b: &[u16]) -> Result<Vec<f32>> {
         let ga = at_plain(&plan.g_a, &[m0, 0])?;
         let gb = at_plain(&plan.g_b, &[n0, 0])?;
         let gc = at_plain(&plan.g_c, &[m0, n0])?;
+        // Unwritten shared memory is a NaN pattern, so a read before a write shows in C.
+        let unwritten = f16::from_bits(0xFFFF);
         let mut smem = [
-            vec![0xFFFFu16; smem_len(plan.a.rows)],
-            vec![0xFFFFu16; smem_len(plan.b.rows)],
+            vec![unwritten; smem_len(plan.a.rows)],
+            vec![unwritten; smem_len(plan.b.rows)],
         ];
         let mut acc = vec![[[[0f32; 4]; 32]; (MI * NI) as usize]; (threads / 32) as usize];
         for kt in 0..plan.k_tiles() {
@@ -386,7 +370,7 @@ pub fn simulate(plan: &GemmPlan, a: &[u16], b: &[u16]) -> Result<Vec<f32>> {
                     }
                     for i in 0..MI as usize {
                         for j in 0..NI as usize {
-                            let mut bj = [[[0u16; 2]; 2]; 32];
+                            let mut bj = [[[f16::ZERO; 2]; 2]; 32];
                             for (l, x) in bj.iter_mut().enumerate() {
                                 *x = [bf[j / 2][l][2 * (j % 2)], bf[j / 2][l][2 * (j % 2) + 1]];
                             }
@@ -422,7 +406,14 @@ mod tests {
     #[test]
     fn f16_round_trip_of_the_random_grid() {
         for q in -1024..=1024 {
-            assert_eq!(f16_to_f32(f16_of_q(q)), q as f32 / 1024.0, "q = {q}");
+            let x = f16_of_q(q);
+            assert_eq!(x.to_f32(), q as f32 / 1024.0, "q = {q}");
+            // The bit fields agree with half's own rounding of the (exact) value.
+            assert_eq!(
+                x.to_bits(),
+                f16::from_f32(q as f32 / 1024.0).to_bits(),
+                "q = {q}"
+            );
         }
     }
 }

@@ -17,6 +17,7 @@ use cudarc::driver::sys::CUfunction_attribute;
 use cudarc::driver::{
     CudaFunction, CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg,
 };
+use half::f16;
 
 use super::host::{Comparison, compare, random_f16, reference_rows, tolerance};
 use super::{GemmConfig, GemmPlan};
@@ -35,14 +36,14 @@ use crate::timing::{Timing, time_events};
 /// assert_eq!((bufs.a.len(), bufs.c.len()), (128 * 32, 128 * 128));
 /// ```
 pub struct GemmBuffers {
-    /// Host copy of A (fp16 bits, M x K).
-    pub a_host: Vec<u16>,
-    /// Host copy of B (fp16 bits, N x K).
-    pub b_host: Vec<u16>,
+    /// Host copy of A (fp16, M x K).
+    pub a_host: Vec<f16>,
+    /// Host copy of B (fp16, N x K).
+    pub b_host: Vec<f16>,
     /// A on the device.
-    pub a: CudaSlice<u16>,
+    pub a: CudaSlice<f16>,
     /// B on the device.
-    pub b: CudaSlice<u16>,
+    pub b: CudaSlice<f16>,
     /// C on the device (fp32 bit patterns, M x N).
     pub c: CudaSlice<u32>,
 }

@@ -31,7 +31,7 @@ pub use function::{
     index_program,
 };
 pub use ir::{IndexExpr, Ty};
-pub use source::{parse_source, split_position};
+pub use source::parse_source;
 pub use symbolic::{
     SymComposedLayout, SymInt, SymLayout, SymTuple, parse_sym_composed, parse_sym_layout,
     parse_sym_tuple,

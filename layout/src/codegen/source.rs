@@ -2,9 +2,9 @@
 //! swizzled) layout, or any expression of the tessel expression language that evaluates to a
 //! layout (`logical_divide((128,64):(64,1), [16:1, 16:1])`, compositions, ...).
 //!
-//! Errors carry the byte position of the offending part as a leading `at N: `; an algebra error
-//! the evaluator reports without a position gets the position of the innermost failing call,
-//! composition or literal.
+//! Errors carry the [`Span`](crate::error::Span) of the offending part of the text
+//! ([`Error::span`]); an algebra error the evaluator reports without a span gets the span of the
+//! innermost failing call, composition or literal.
 //!
 //! ```
 //! use tessel_layout::codegen::parse_source;
@@ -15,37 +15,8 @@
 //! ```
 
 use super::symbolic::SymComposedLayout;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result, Span};
 use crate::expr::{Expr, ExprKind, Value, eval_expr, parse};
-
-/// Splits the leading `at N: ` prefixes off an error message: the innermost (last) `N`, and the
-/// message without them.
-///
-/// ```
-/// use tessel_layout::codegen::split_position;
-/// assert_eq!(split_position("at 0: at 12: bad"), (Some(12), "bad"));
-/// assert_eq!(split_position("bad"), (None, "bad"));
-/// ```
-pub fn split_position(message: &str) -> (Option<usize>, &str) {
-    let mut pos = None;
-    let mut rest = message;
-    while let Some(tail) = rest.strip_prefix("at ") {
-        let digits = tail
-            .find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(tail.len());
-        match (
-            tail[..digits].parse::<usize>(),
-            tail[digits..].strip_prefix(": "),
-        ) {
-            (Ok(n), Some(after)) => {
-                pos = Some(n);
-                rest = after;
-            }
-            _ => break,
-        }
-    }
-    (pos, rest)
-}
 
 /// Parses and evaluates the input of the code emitter.
 ///
@@ -60,9 +31,11 @@ pub fn split_position(message: &str) -> (Option<usize>, &str) {
 /// let d = parse_source("logical_divide((4,2,3):(2,1,8), 4:2)").unwrap();
 /// assert_eq!(d.to_string(), "((2,2),(2,3)):((4,1),(2,8))"); // CuTe docs
 /// let err = parse_source("(8,64):(64,1,2)").unwrap_err();
-/// assert!(err.to_string().starts_with("at 0: "));
+/// assert_eq!(err.span().unwrap().range(), 0..15);
 /// // CUTLASS issue 3177: rejected, located at the inner composition call.
-/// let err = parse_source("logical_divide(composition((4,6,8):(2,3,5), 6:3), 2:1)").unwrap_err();
+/// let text = "logical_divide(composition((4,6,8):(2,3,5), 6:3), 2:1)";
+/// let err = parse_source(text).unwrap_err();
+/// assert_eq!(&text[err.span().unwrap().range()], "composition((4,6,8):(2,3,5), 6:3)");
 /// assert!(err.to_string().starts_with("at 15: "), "{err}");
 /// ```
 pub fn parse_source(text: &str) -> Result<SymComposedLayout> {
@@ -73,10 +46,8 @@ pub fn parse_source(text: &str) -> Result<SymComposedLayout> {
     };
     match evaluate(text) {
         Ok(layout) => Ok(layout),
-        Err(e)
-            if e.kind() == ErrorKind::Parse
-                && split_position(literal_error.message()).0 > split_position(e.message()).0 =>
-        {
+        // The parser that read further before failing says more about the text.
+        Err(e) if e.kind() == ErrorKind::Parse && start(&literal_error) > start(&e) => {
             Err(literal_error)
         }
         Err(e) => Err(e),
@@ -95,26 +66,31 @@ fn evaluate(text: &str) -> Result<SymComposedLayout> {
         other => match other.as_layout() {
             Some(layout) => Ok((&layout?).into()),
             None => Err(Error::invalid(format!(
-                "at {}: expected a layout, but the expression is {describe}",
-                expr.pos
-            ))),
+                "expected a layout, but the expression is {describe}"
+            ))
+            .at(expr.span)),
         },
     }
 }
 
-/// Gives a position-less error the position of the innermost failing sub-expression.
-fn locate(expr: &Expr, err: Error) -> Error {
-    if split_position(err.message()).0.is_some() {
-        return err;
-    }
-    err.context(format!("at {}", failing_position(expr)))
+/// Where an error's span starts (`None` for an error without one).
+fn start(err: &Error) -> Option<usize> {
+    err.span().map(|span| span.start)
 }
 
-fn failing_position(expr: &Expr) -> usize {
+/// Gives an error without a span the span of the innermost failing sub-expression.
+fn locate(expr: &Expr, err: Error) -> Error {
+    if err.span().is_some() {
+        return err;
+    }
+    err.at(failing_span(expr))
+}
+
+fn failing_span(expr: &Expr) -> Span {
     children(expr)
         .into_iter()
         .find(|child| eval_expr(child).is_err())
-        .map_or(expr.pos, failing_position)
+        .map_or(expr.span, failing_span)
 }
 
 fn children(expr: &Expr) -> Vec<&Expr> {

@@ -15,11 +15,11 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::composed::{ComposedLayout, write_composed};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result, Span};
 use crate::expr::MAX_DEPTH;
 use crate::int_tuple::{IntTuple, Shape, write_seq};
 use crate::layout::{Layout, check_extents};
-use crate::parse::{Cursor, parse_whole};
+use crate::parse::{Cursor, parse_whole, too_deep};
 use crate::swizzle::Swizzle;
 
 /// A stride leaf: a known integer or a run-time symbol (a C identifier such as `ld`).
@@ -433,14 +433,6 @@ pub fn parse_sym_tuple(c: &mut Cursor<'_>) -> Result<SymTuple> {
     sym_tuple_at_depth(c, 0)
 }
 
-/// The error for a group opened at byte `pos` at nesting level `depth` beyond [`MAX_DEPTH`].
-fn too_deep(pos: usize) -> Error {
-    Error::new(
-        ErrorKind::Parse,
-        format!("at {pos}: nesting deeper than {MAX_DEPTH} levels"),
-    )
-}
-
 /// Fails at the first '(' nested more than [`MAX_DEPTH`] levels deep in the rest of the input
 /// (so the recursive parsers below never recurse deeper).
 fn check_nesting(c: &Cursor<'_>) -> Result<()> {
@@ -509,10 +501,11 @@ pub fn parse_sym_layout(c: &mut Cursor<'_>) -> Result<SymLayout> {
         SymTuple::from_int_tuple(
             &shape
                 .prefix_product()
-                .map_err(|e| e.context(format!("at {start}")))?,
+                .map_err(|e| e.at(start..c.position()))?,
         )
     };
-    SymLayout::new(shape, stride).map_err(|e| e.context(format!("at {start}")))
+    // An invalid layout is an error spanning the whole literal.
+    SymLayout::new(shape, stride).map_err(|e| e.at(start..c.position()))
 }
 
 /// Parses `Sw<B,M,S> o ... o [OFFSET o] LAYOUT` with symbols allowed in the layout's stride.
@@ -522,7 +515,8 @@ pub fn parse_sym_layout(c: &mut Cursor<'_>) -> Result<SymLayout> {
 /// let l = tessel_layout::codegen::parse_sym_composed(&mut c).unwrap();
 /// assert_eq!(l.swizzles().len(), 2);
 /// let mut bad = tessel_layout::parse::Cursor::new("Sw<3,3,2> o 8:1");
-/// assert!(tessel_layout::codegen::parse_sym_composed(&mut bad).unwrap_err().to_string().starts_with("at 0: "));
+/// let err = tessel_layout::codegen::parse_sym_composed(&mut bad).unwrap_err();
+/// assert_eq!(err.span().unwrap().range(), 0..9); // the swizzle Sw<3,3,2>
 /// ```
 pub fn parse_sym_composed(c: &mut Cursor<'_>) -> Result<SymComposedLayout> {
     let mut swizzles = Vec::new();
@@ -537,9 +531,11 @@ pub fn parse_sym_composed(c: &mut Cursor<'_>) -> Result<SymComposedLayout> {
     let mut offset = 0;
     let mut probe = c.clone();
     probe.skip_ws();
-    let offset_pos = probe.position();
+    // The offset literal, where an offset too large for the layout's offsets is reported.
+    let mut offset_span = Span::at(probe.position());
     if matches!(probe.peek(), Some(ch) if ch == '-' || ch.is_ascii_digit()) {
         let value = probe.integer()?;
+        offset_span.end = probe.position();
         if eat_compose(&mut probe) {
             offset = value;
             *c = probe;
@@ -549,9 +545,7 @@ pub fn parse_sym_composed(c: &mut Cursor<'_>) -> Result<SymComposedLayout> {
     let composed = SymComposedLayout::new(swizzles, offset, layout);
     if composed.layout().symbols().is_empty() {
         // Only the base offset can push a valid layout's offsets out of i64.
-        composed
-            .bind(&|_| None)
-            .map_err(|e| e.context(format!("at {offset_pos}")))?;
+        composed.bind(&|_| None).map_err(|e| e.at(offset_span))?;
     }
     Ok(composed)
 }

@@ -1,7 +1,7 @@
 //! The syntax tree of an algebra expression, as the parser produces it.
 //!
-//! Every node remembers the byte position where it starts, so the evaluator can point at the
-//! offending part of the input.
+//! Every node remembers the bytes of the input it was parsed from, so an error can carry the
+//! [`Span`] of the offending part.
 //!
 //! ```
 //! use tessel_layout::expr::{parse, ExprKind};
@@ -9,18 +9,21 @@
 //! assert!(matches!(e.kind, ExprKind::Call { .. }));
 //! ```
 
-/// One node of an expression, with the byte offset of its first character.
+use crate::error::Span;
+
+/// One node of an expression, with the bytes of the input it was parsed from.
 ///
 /// ```
 /// use tessel_layout::expr::{parse, ExprKind};
-/// let e = parse("size(8:1)").unwrap();
-/// assert_eq!(e.pos, 0);
+/// let e = parse(" size(8:1) ").unwrap();
+/// assert_eq!(e.span.range(), 1..10);
 /// assert!(matches!(e.kind, ExprKind::Call { .. }));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Expr {
-    /// Byte offset of the first character of this node in the input.
-    pub pos: usize,
+    /// The node's bytes in the input: from its first token to its last (a call's closing `)`,
+    /// a layout's stride, a composition's last operand).
+    pub span: Span,
     /// What the node is.
     pub kind: ExprKind,
 }

@@ -14,7 +14,7 @@ use super::functions::{Args, lookup, nearest};
 use super::value::Value;
 use crate::algebra::{Tiler, compose_tiler, composition};
 use crate::composed::ComposedLayout;
-use crate::error::{Error, Result, checked_add};
+use crate::error::{Error, Result, Span, checked_add};
 use crate::layout::Layout;
 use crate::swizzle::Swizzle;
 
@@ -30,14 +30,13 @@ pub fn eval_expr(expr: &Expr) -> Result<Value> {
     let value = crate::budget::scope(|| eval_node(expr))?;
     if let Value::Composed(c) = &value {
         // Like a plain layout's, a swizzled layout's offsets must fit in i64.
-        c.check_offsets()
-            .map_err(|e| e.context(format!("at {}", expr.pos)))?;
+        c.check_offsets().map_err(|e| e.at(expr.span))?;
     }
     Ok(value)
 }
 
 fn eval_node(expr: &Expr) -> Result<Value> {
-    let at = |e: Error| e.context(format!("at {}", expr.pos));
+    let at = |e: Error| e.at(expr.span);
     match &expr.kind {
         ExprKind::Int(v) => Ok(Value::Int(*v)),
         ExprKind::Tuple(items) => {
@@ -79,7 +78,7 @@ fn eval_node(expr: &Expr) -> Result<Value> {
             }
             compose_chain(values)
         }
-        ExprKind::Call { name, args } => call(name, args, expr.pos),
+        ExprKind::Call { name, args } => call(name, args, expr.span),
         ExprKind::Underscore => Ok(Value::Slice(crate::SliceCoord::All)),
     }
 }
@@ -88,23 +87,21 @@ fn tiler_mode(e: &Expr) -> Result<Tiler> {
     let value = eval_expr(e)?;
     value.as_tiler().ok_or_else(|| {
         Error::invalid(format!(
-            "at {}: a tiler mode must be a layout, a shape, a tiler or '_', got {}",
-            e.pos,
+            "a tiler mode must be a layout, a shape, a tiler or '_', got {}",
             value.describe()
         ))
+        .at(e.span)
     })?
 }
 
-/// Calls a function; errors about the call itself (name, arity) carry the position, errors of
+/// Calls a function; errors about the call itself (name, arity) carry the call's span, errors of
 /// the function name their operands themselves.
-fn call(name: &str, args: &[Expr], pos: usize) -> Result<Value> {
+fn call(name: &str, args: &[Expr], span: Span) -> Result<Value> {
     let Some(function) = lookup(name) else {
         let hint = nearest(name)
             .map(|n| format!("; the nearest known function is '{n}'"))
             .unwrap_or_default();
-        return Err(Error::invalid(format!(
-            "at {pos}: unknown function '{name}'{hint}"
-        )));
+        return Err(Error::invalid(format!("unknown function '{name}'{hint}")).at(span));
     };
     let count = args.len();
     if count < function.min_args || count > function.max_args {
@@ -115,9 +112,10 @@ fn call(name: &str, args: &[Expr], pos: usize) -> Result<Value> {
         };
         let plural = if function.max_args == 1 { "" } else { "s" };
         return Err(Error::invalid(format!(
-            "at {pos}: {}{} takes {wanted} argument{plural}, got {count}",
+            "{}{} takes {wanted} argument{plural}, got {count}",
             function.name, function.params
-        )));
+        ))
+        .at(span));
     }
     let values = args.iter().map(eval_expr).collect::<Result<Vec<_>>>()?;
     (function.call)(&Args::new(function, &values))

@@ -1,4 +1,4 @@
-//! Splits expression text into tokens, each with its byte position.
+//! Splits expression text into tokens, each with its byte span.
 //!
 //! ```
 //! use tessel_layout::expr::lexer::{tokenize, Token};
@@ -7,7 +7,7 @@
 //! assert_eq!(kinds, vec![Token::Int(4), Token::Colon, Token::Int(1), Token::End]);
 //! ```
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result, Span};
 use crate::parse::integer_literal;
 
 /// A token of the expression language.
@@ -75,18 +75,18 @@ impl Token {
     }
 }
 
-/// A token and the byte offset where it starts.
+/// A token and the bytes of the text it was read from.
 ///
 /// ```
 /// use tessel_layout::expr::lexer::tokenize;
-/// assert_eq!(tokenize("  8").unwrap()[0].pos, 2);
+/// assert_eq!(tokenize("  -8 ").unwrap()[0].span.range(), 2..4);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Spanned {
     /// The token.
     pub token: Token,
-    /// Byte offset of its first character.
-    pub pos: usize,
+    /// Its bytes in the text (empty for [`Token::End`], at the end of the text).
+    pub span: Span,
 }
 
 /// Splits `text` into tokens, ending with [`Token::End`].
@@ -96,6 +96,7 @@ pub struct Spanned {
 /// assert_eq!(tokenize("(4,-8)").unwrap().len(), 6);
 /// let err = tokenize("8 % 2").unwrap_err();
 /// assert_eq!(err.to_string(), "at 2: unexpected character '%'");
+/// assert_eq!(err.span().unwrap().range(), 2..3);
 /// ```
 pub fn tokenize(text: &str) -> Result<Vec<Spanned>> {
     let bytes = text.as_bytes();
@@ -120,7 +121,7 @@ pub fn tokenize(text: &str) -> Result<Vec<Spanned>> {
                 let (value, end) = integer(text, start)?;
                 out.push(Spanned {
                     token: Token::Int(value),
-                    pos: start,
+                    span: Span::new(start, end),
                 });
                 pos = end;
                 continue;
@@ -138,26 +139,30 @@ pub fn tokenize(text: &str) -> Result<Vec<Spanned>> {
                     "o" => Token::Compose,
                     _ => Token::Ident(word.to_string()),
                 };
-                out.push(Spanned { token, pos: start });
+                out.push(Spanned {
+                    token,
+                    span: Span::new(start, end),
+                });
                 pos = end;
                 continue;
             }
             other => {
                 return Err(Error::new(
                     ErrorKind::Parse,
-                    format!(
-                        "at {start}: unexpected character '{}'",
-                        other.escape_debug()
-                    ),
-                ));
+                    format!("unexpected character '{}'", other.escape_debug()),
+                )
+                .at(start..start + other.len_utf8()));
             }
         };
-        out.push(Spanned { token, pos: start });
         pos += ch.len_utf8();
+        out.push(Spanned {
+            token,
+            span: Span::new(start, pos),
+        });
     }
     out.push(Spanned {
         token: Token::End,
-        pos: text.len(),
+        span: Span::at(text.len()),
     });
     Ok(out)
 }
@@ -165,9 +170,6 @@ pub fn tokenize(text: &str) -> Result<Vec<Spanned>> {
 /// Reads an optionally negative decimal literal starting at `start`; returns it and its end.
 fn integer(text: &str, start: usize) -> Result<(i64, usize)> {
     integer_literal(text, start)?.ok_or_else(|| {
-        Error::new(
-            ErrorKind::Parse,
-            format!("at {start}: expected digits after '-'"),
-        )
+        Error::new(ErrorKind::Parse, "expected digits after '-'").at(start..start + 1)
     })
 }

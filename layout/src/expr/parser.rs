@@ -17,7 +17,7 @@
 
 use super::ast::{Expr, ExprKind};
 use super::lexer::{Spanned, Token, tokenize};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result, Span};
 pub use crate::parse::MAX_DEPTH;
 use crate::parse::too_deep;
 
@@ -28,6 +28,7 @@ use crate::parse::too_deep;
 /// assert!(parse("logical_divide((4,2,3):(2,1,8), 4:2)").is_ok());
 /// let err = parse("(4,8]").unwrap_err();
 /// assert_eq!(err.to_string(), "at 4: expected ',' or ')' but found ']'");
+/// assert_eq!(err.span().unwrap().range(), 4..5);
 /// // Nesting past MAX_DEPTH levels is an error, not a stack overflow.
 /// let deep = "size(".repeat(20_000);
 /// let err = parse(&deep).unwrap_err();
@@ -39,6 +40,7 @@ pub fn parse(text: &str) -> Result<Expr> {
         tokens,
         next: 0,
         depth: 0,
+        last_end: 0,
     };
     let expr = parser.expr()?;
     parser.expect(&Token::End, "an operator 'o' or the end of the input")?;
@@ -49,6 +51,8 @@ struct Parser {
     tokens: Vec<Spanned>,
     next: usize,
     depth: usize,
+    /// The end of the last consumed token: where the node being parsed ends so far.
+    last_end: usize,
 }
 
 impl Parser {
@@ -67,6 +71,7 @@ impl Parser {
         let tok = self.peek().clone();
         if tok.token != Token::End {
             self.next += 1;
+            self.last_end = tok.span.end;
         }
         tok
     }
@@ -84,12 +89,14 @@ impl Parser {
         let found = self.peek();
         Error::new(
             ErrorKind::Parse,
-            format!(
-                "at {}: expected {expected} but found {}",
-                found.pos,
-                found.token.describe()
-            ),
+            format!("expected {expected} but found {}", found.token.describe()),
         )
+        .at(found.span)
+    }
+
+    /// The span from `start` to the end of the last consumed token.
+    fn span_from(&self, start: Span) -> Span {
+        Span::new(start.start, self.last_end)
     }
 
     fn expect(&mut self, token: &Token, expected: &str) -> Result<()> {
@@ -100,9 +107,9 @@ impl Parser {
         }
     }
 
-    fn enter(&mut self, pos: usize) -> Result<()> {
+    fn enter(&mut self, open: Span) -> Result<()> {
         if self.depth >= MAX_DEPTH {
-            return Err(too_deep(pos));
+            return Err(too_deep(open.start));
         }
         self.depth += 1;
         Ok(())
@@ -117,13 +124,13 @@ impl Parser {
         if self.peek().token != Token::Compose {
             return Ok(first);
         }
-        let pos = first.pos;
+        let start = first.span;
         let mut chain = vec![first];
         while self.eat(&Token::Compose) {
             chain.push(self.layout()?);
         }
         Ok(Expr {
-            pos,
+            span: self.span_from(start),
             kind: ExprKind::Compose(chain),
         })
     }
@@ -135,7 +142,7 @@ impl Parser {
         }
         let stride = self.primary()?;
         Ok(Expr {
-            pos: shape.pos,
+            span: shape.span.to(stride.span),
             kind: ExprKind::Layout {
                 shape: Box::new(shape),
                 stride: Box::new(stride),
@@ -144,7 +151,7 @@ impl Parser {
     }
 
     fn primary(&mut self) -> Result<Expr> {
-        let Spanned { token, pos } = self.peek().clone();
+        let Spanned { token, span } = self.peek().clone();
         let kind = match token {
             Token::Int(v) => {
                 self.bump();
@@ -152,11 +159,11 @@ impl Parser {
             }
             Token::LParen => {
                 self.bump();
-                ExprKind::Tuple(self.list(pos, &Token::RParen, "')'")?)
+                ExprKind::Tuple(self.list(span, &Token::RParen, "')'")?)
             }
             Token::LBracket => {
                 self.bump();
-                ExprKind::Tiler(self.tiler(pos)?)
+                ExprKind::Tiler(self.tiler(span)?)
             }
             Token::Ident(name)
                 if (name == "Sw" || name == "Swizzle") && *self.peek_at(1) == Token::Lt =>
@@ -172,40 +179,43 @@ impl Parser {
                         return Err(Error::new(
                             ErrorKind::Parse,
                             format!(
-                                "at {pos}: unknown name '{name}' (functions are called as \
-                                 name(...), swizzles written Sw<B,M,S>)"
+                                "unknown name '{name}' (functions are called as name(...), \
+                                 swizzles written Sw<B,M,S>)"
                             ),
-                        ));
+                        )
+                        .at(span));
                     }
                     return Err(self.error(&format!("'(' after the function name '{name}'")));
                 }
-                let args = self.list(pos, &Token::RParen, "')'")?;
+                let args = self.list(span, &Token::RParen, "')'")?;
                 ExprKind::Call { name, args }
             }
             Token::Underscore => {
                 return Err(Error::new(
                     ErrorKind::Parse,
-                    format!(
-                        "at {pos}: '_' may only stand for a mode of a tiler [..] or of a coordinate (..)"
-                    ),
-                ));
+                    "'_' may only stand for a mode of a tiler [..] or of a coordinate (..)",
+                )
+                .at(span));
             }
             _ => return Err(self.error("a layout, an integer, '(', '[', 'Sw<' or a function name")),
         };
-        Ok(Expr { pos, kind })
+        Ok(Expr {
+            span: self.span_from(span),
+            kind,
+        })
     }
 
     /// Comma-separated expressions up to `close` (the opener is consumed); may be empty.
-    fn list(&mut self, pos: usize, close: &Token, close_name: &str) -> Result<Vec<Expr>> {
-        self.enter(pos)?;
+    fn list(&mut self, open: Span, close: &Token, close_name: &str) -> Result<Vec<Expr>> {
+        self.enter(open)?;
         let mut items = Vec::new();
         if !self.eat(close) {
             loop {
-                let item_pos = self.peek().pos;
+                let item = self.peek().span;
                 if self.eat(&Token::Underscore) {
                     // `_` in a coordinate such as (_,1): CuTe's slicing underscore.
                     items.push(Expr {
-                        pos: item_pos,
+                        span: item,
                         kind: ExprKind::Underscore,
                     });
                 } else {
@@ -221,8 +231,8 @@ impl Parser {
         Ok(items)
     }
 
-    fn tiler(&mut self, pos: usize) -> Result<Vec<Option<Expr>>> {
-        self.enter(pos)?;
+    fn tiler(&mut self, open: Span) -> Result<Vec<Option<Expr>>> {
+        self.enter(open)?;
         let mut items = Vec::new();
         loop {
             if self.eat(&Token::Underscore) {

@@ -1,4 +1,5 @@
-//! Shared helpers of the codegen tests: cases, a C harness that prints every offset, the host C
+//! Shared helpers of the codegen tests (here and, through `#[path]`, the root package's
+//! `codegen_cli` and `nvrtc_compile`): cases, a C harness that prints every offset, the host C
 //! compiler (through the `cc` crate), and a seeded generator of random layouts.
 #![allow(dead_code)]
 
@@ -6,7 +7,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::Command;
 
-use tessel::codegen::{EmitOptions, IndexWidth, SymComposedLayout, index_function};
+use tessel_layout::codegen::{EmitOptions, IndexWidth, SymComposedLayout, index_function};
 
 /// One emitted function pair and the symbol values to call it with.
 #[derive(Clone, Debug)]

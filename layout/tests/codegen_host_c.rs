@@ -6,7 +6,7 @@ mod codegen_support;
 use codegen_support::{
     Case, Lang, Rng, check_cases, compile_and_run, random_big_case, random_case,
 };
-use tessel::codegen::{EmitOptions, index_function};
+use tessel_layout::codegen::{EmitOptions, index_function};
 
 /// Layouts whose values are published CuTe facts (docs/semantics.md) plus the seed swizzles.
 fn golden_cases() -> Vec<Case> {
@@ -170,7 +170,7 @@ fn symbol_values_whose_partial_sums_overflow_still_give_every_offset_that_fits()
          printf(\"%lld\\n\", f(i, {ld}LL, {k}LL));\n  return 0;\n}}\n",
         index_function(
             "f",
-            layout.parse::<tessel::codegen::SymLayout>().unwrap(),
+            layout.parse::<tessel_layout::codegen::SymLayout>().unwrap(),
             &opts
         )
         .unwrap()

@@ -2,8 +2,8 @@
 //! `right_inverse(...)` / `left_inverse(...)` of swizzled layouts (golden cases from CuTe's unit
 //! tests, each result also checked by brute force), and long swizzle chains.
 
-use tessel::expr::{Value, eval};
-use tessel::{ComposedLayout, ErrorKind};
+use tessel_layout::expr::{Value, eval};
+use tessel_layout::{ComposedLayout, ErrorKind};
 
 fn composed(text: &str) -> ComposedLayout {
     match eval(text) {

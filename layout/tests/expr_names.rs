@@ -4,8 +4,8 @@
 //! the suggestions for misspelt names. Golden results are CuTe's published examples, each with
 //! its source; partitions are also checked element by element against their definitions.
 
-use tessel::Layout;
-use tessel::expr::{Value, eval, functions};
+use tessel_layout::Layout;
+use tessel_layout::expr::{Value, eval, functions};
 
 fn ok(text: &str) -> String {
     match eval(text) {
@@ -167,7 +167,7 @@ fn at_with_underscores_slices_like_cute() {
         let (sub, offset) = at_offset(&format!("at({a}, {coord})"));
         assert_eq!(sub.to_string(), golden, "{coord}");
         // The offset is the layout at the coordinate with every `_` at 0.
-        let zeroed: tessel::IntTuple = coord.replace('_', "0").parse().unwrap();
+        let zeroed: tessel_layout::IntTuple = coord.replace('_', "0").parse().unwrap();
         assert_eq!(offset, full.crd2idx(&zeroed).unwrap(), "{coord}");
     }
     // The layout at an offset prints as OFFSET o LAYOUT; offset 0 is the plain layout.
@@ -201,8 +201,8 @@ fn check_tile(l: &str, (tm, tn): (i64, i64), (i, j): (i64, i64)) {
     assert_eq!(tile.shape().to_string(), format!("({tm},{tn})"));
     for a in 0..tm {
         for b in 0..tn {
-            let c = tessel::IntTuple::from_ints([a, b]);
-            let whole = tessel::IntTuple::from_ints([i * tm + a, j * tn + b]);
+            let c = tessel_layout::IntTuple::from_ints([a, b]);
+            let whole = tessel_layout::IntTuple::from_ints([i * tm + a, j * tn + b]);
             assert_eq!(
                 offset + tile.crd2idx(&c).unwrap(),
                 full.crd2idx(&whole).unwrap(),
@@ -269,8 +269,8 @@ fn local_partition_gives_each_thread_its_elements() {
             let (t0, t1) = coord_of(t);
             for r0 in 0..2 {
                 for r1 in 0..3 {
-                    let c = tessel::IntTuple::from_ints([r0, r1]);
-                    let whole = tessel::IntTuple::from_ints([t0 + 4 * r0, t1 + 8 * r1]);
+                    let c = tessel_layout::IntTuple::from_ints([r0, r1]);
+                    let whole = tessel_layout::IntTuple::from_ints([t0 + 4 * r0, t1 + 8 * r1]);
                     assert_eq!(
                         offset + part.crd2idx(&c).unwrap(),
                         full.crd2idx(&whole).unwrap(),

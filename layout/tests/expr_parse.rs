@@ -2,8 +2,8 @@
 //! and no input (random bytes, random token soup, deep nesting) makes parser or evaluator panic.
 
 use proptest::prelude::*;
-use tessel::expr::{MAX_DEPTH, Value, eval, parse};
-use tessel::{ComposedLayout, ErrorKind, IntTuple, Layout, Swizzle, Tiler};
+use tessel_layout::expr::{MAX_DEPTH, Value, eval, parse};
+use tessel_layout::{ComposedLayout, ErrorKind, IntTuple, Layout, Swizzle, Tiler};
 
 /// Random integer tuples of depth <= 3 with small leaves (negative allowed).
 fn int_tuple(
@@ -107,7 +107,7 @@ proptest! {
         pick in any::<prop::sample::Index>(),
         args in prop::collection::vec(argument(), 0..4),
     ) {
-        let names: Vec<&str> = tessel::expr::functions::all().map(|f| f.name).collect();
+        let names: Vec<&str> = tessel_layout::expr::functions::all().map(|f| f.name).collect();
         let name = names[pick.index(names.len())];
         let text = format!("{name}({})", args.join(", "));
         let _ = eval(&text);

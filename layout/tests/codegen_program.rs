@@ -6,7 +6,7 @@ mod codegen_support;
 
 use codegen_support::{Case, Rng, random_big_case, random_case, random_symbolic_case};
 use proptest::prelude::*;
-use tessel::codegen::{EmitOptions, IndexWidth, index_program};
+use tessel_layout::codegen::{EmitOptions, IndexWidth, index_program};
 
 /// Checks `NAME` and `NAME_crd` of `case` at every index; returns a description of a mismatch.
 fn check(case: &Case, width: IndexWidth) -> Result<(), String> {
@@ -76,9 +76,9 @@ proptest! {
         prop_assume!(case.layout.layout().symbols().is_empty());
         let text = case.layout.to_string();
         let literal = case.layout.bind(&|_| None).unwrap();
-        let evaluated = match tessel::expr::eval(&text).unwrap() {
-            tessel::expr::Value::Layout(l) => tessel::ComposedLayout::new(vec![], 0, l),
-            tessel::expr::Value::Composed(c) => c,
+        let evaluated = match tessel_layout::expr::eval(&text).unwrap() {
+            tessel_layout::expr::Value::Layout(l) => tessel_layout::ComposedLayout::new(vec![], 0, l),
+            tessel_layout::expr::Value::Composed(c) => c,
             other => panic!("{text} evaluated to {other}"),
         };
         prop_assert_eq!(literal.offsets(), evaluated.offsets(), "{}", text);
@@ -96,7 +96,7 @@ proptest! {
 /// the value before the swizzles does not fit in `i64`), computed from the definition: the
 /// colexicographic coordinate times the strides, plus the base offset, then the swizzles.
 fn true_offset(case: &Case, i: i64, values: &dyn Fn(&str) -> i64) -> Option<i64> {
-    use tessel::codegen::SymInt;
+    use tessel_layout::codegen::SymInt;
     let l = case.layout.layout();
     let mut rest = i128::from(i);
     let mut sum = i128::from(case.layout.base_offset());

@@ -1,7 +1,7 @@
 //! Snapshots of the emitted code for the seed swizzles. A change in the emitted text shows up as
 //! a reviewable diff; correctness itself is tested in `codegen_host_c` and `nvrtc_compile`.
 
-use tessel::codegen::{EmitOptions, SymComposedLayout, index_function};
+use tessel_layout::codegen::{EmitOptions, SymComposedLayout, index_function};
 
 fn emitted(name: &str, notation: &str) -> String {
     let layout: SymComposedLayout = notation.parse().expect("valid notation");

@@ -1,8 +1,8 @@
 //! The evaluator: literals and conversions, the `o` operator, type/arity errors, and golden
 //! results of the algebra functions from published CuTe facts (sources cited per case).
 
-use tessel::ErrorKind;
-use tessel::expr::{Value, eval, functions};
+use tessel_layout::ErrorKind;
+use tessel_layout::expr::{Value, eval, functions};
 
 fn ok(text: &str) -> String {
     match eval(text) {
@@ -11,7 +11,7 @@ fn ok(text: &str) -> String {
     }
 }
 
-fn err(text: &str) -> tessel::Error {
+fn err(text: &str) -> tessel_layout::Error {
     match eval(text) {
         Ok(v) => panic!("{text} should fail, got {v}"),
         Err(e) => e,
@@ -210,7 +210,7 @@ fn every_contract_function_is_registered() {
 /// Golden results of the algebra, all from published CuTe facts.
 mod algebra {
     use super::{err, ok};
-    use tessel::ErrorKind;
+    use tessel_layout::ErrorKind;
 
     #[test]
     fn composition_matches_cute() {
