@@ -90,6 +90,21 @@ pub(crate) fn node_of_modes(modes: &[Mode]) -> (IntTuple, IntTuple) {
     }
 }
 
+/// The two top-level modes of a rank-2 layout, moved out of it (no copy of their tuples);
+/// `None` for any other rank.
+pub(crate) fn into_two_modes(layout: Layout) -> Option<(Layout, Layout)> {
+    let (IntTuple::Tuple(shapes), IntTuple::Tuple(strides)) = layout.into_parts() else {
+        return None;
+    };
+    let (Ok([s0, s1]), Ok([d0, d1])) = (
+        <[IntTuple; 2]>::try_from(shapes),
+        <[IntTuple; 2]>::try_from(strides),
+    ) else {
+        return None;
+    };
+    Some((Layout::new(s0, d0).ok()?, Layout::new(s1, d1).ok()?))
+}
+
 /// Pads `layout` with trailing `1:0` modes up to `rank` top-level modes (CuTe's `append<R>`);
 /// a layout that already has `rank` modes is returned unchanged.
 pub(crate) fn pad_to_rank(layout: &Layout, rank: usize) -> Result<Layout> {
