@@ -40,7 +40,11 @@ fn group<T>(c: &mut Criterion, name: &str, cases: Vec<(&str, T, &str)>, op: impl
 fn bench_composition(c: &mut Criterion) {
     let cases = vec![
         // CuTe docs (02_layout_algebra.md).
-        ("docs_2x2", ("(6,2):(8,2)", "(4,3):(3,1)"), "((2,2),3):((24,2),8)"),
+        (
+            "docs_2x2",
+            ("(6,2):(8,2)", "(4,3):(3,1)"),
+            "((2,2),3):((24,2),8)",
+        ),
         ("docs_20_2", ("20:2", "(5,4):(4,1)"), "(5,4):(8,2)"),
         // A typical tile reshape and the SM80 16x8 accumulator TV layout.
         (
@@ -124,14 +128,22 @@ fn bench_products(c: &mut Criterion) {
     group(c, "zipped_product", cases, |(a, t)| {
         zipped_product(a, t).unwrap()
     });
-    let docs = |expected| vec![("docs_2d", (layout("(2,5):(5,1)"), layout("(3,4):(1,3)")), expected)];
+    let docs = |expected| {
+        vec![(
+            "docs_2d",
+            (layout("(2,5):(5,1)"), layout("(3,4):(1,3)")),
+            expected,
+        )]
+    };
     // CuTe docs (02_layout_algebra.md).
     let blocked = docs("((2,3),(5,4)):((5,10),(1,30))");
     group(c, "blocked_product", blocked, |(a, b)| {
         blocked_product(a, b).unwrap()
     });
     let raked = docs("((3,2),(4,5)):((10,5),(30,1))");
-    group(c, "raked_product", raked, |(a, b)| raked_product(a, b).unwrap());
+    group(c, "raked_product", raked, |(a, b)| {
+        raked_product(a, b).unwrap()
+    });
 }
 
 fn bench_inverses(c: &mut Criterion) {
@@ -145,7 +157,9 @@ fn bench_inverses(c: &mut Criterion) {
             "(8,2,2,4):(4,64,32,1)",
         ),
     ];
-    group(c, "right_inverse", cases.clone(), |a| right_inverse(a).unwrap());
+    group(c, "right_inverse", cases.clone(), |a| {
+        right_inverse(a).unwrap()
+    });
     // Bijective inputs only: there pycute's left inverse equals CuTe's.
     group(c, "left_inverse", cases, |a| left_inverse(a).unwrap());
 }
@@ -155,7 +169,11 @@ fn bench_coalesce(c: &mut Criterion) {
         // CuTe docs (02_layout_algebra.md).
         ("docs", layout("(2,(1,6)):(1,(6,2))"), "12:1"),
         ("rowmajor_4x3", layout("(4,3):(3,1)"), "(4,3):(3,1)"),
-        ("tile_8192", layout("((8,16),(8,8)):((1,8),(128,1024))"), "8192:1"),
+        (
+            "tile_8192",
+            layout("((8,16),(8,8)):((1,8),(128,1024))"),
+            "8192:1",
+        ),
     ];
     group(c, "coalesce", cases, |a| coalesce(a).unwrap());
 }

@@ -187,7 +187,11 @@ impl IntTuple {
     }
 
     /// Folds `f` over the leaves left to right, stopping at the first `None`. Allocates nothing.
-    fn try_fold_leaves(&self, acc: i64, f: &mut impl FnMut(i64, i64) -> Option<i64>) -> Option<i64> {
+    fn try_fold_leaves(
+        &self,
+        acc: i64,
+        f: &mut impl FnMut(i64, i64) -> Option<i64>,
+    ) -> Option<i64> {
         match self {
             IntTuple::Int(v) => f(acc, *v),
             IntTuple::Tuple(items) => items

@@ -235,7 +235,9 @@ impl Layout {
     pub fn size(&self) -> i64 {
         // The product fits in i64: checked at construction.
         let mut size = 1i64;
-        for_each_leaf(&self.shape, &self.shape, &mut |s, _| size = size.wrapping_mul(s));
+        for_each_leaf(&self.shape, &self.shape, &mut |s, _| {
+            size = size.wrapping_mul(s)
+        });
         size
     }
 
@@ -841,10 +843,9 @@ fn is_valid_layout(shape: &IntTuple, stride: &IntTuple) -> bool {
                 }
                 Some(())
             }
-            (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) if ss.len() == ds.len() => ss
-                .iter()
-                .zip(ds)
-                .try_for_each(|(s, d)| go(s, d, acc)),
+            (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) if ss.len() == ds.len() => {
+                ss.iter().zip(ds).try_for_each(|(s, d)| go(s, d, acc))
+            }
             _ => None,
         }
     }

@@ -118,15 +118,31 @@ fn single_mode_results_do_not_allocate() {
     let d = layout("16:2");
     let e = layout("(4,2):(1,0)");
     type Op<'a> = Box<dyn Fn() -> Layout + 'a>;
-    let cases: Vec<(&str, Op, &str)> = vec![
+    let cases: Vec<(&str, Op<'_>, &str)> = vec![
         // CuTe docs (02_layout_algebra.md): coalesce((2,(1,6)):(1,(6,2))) = 12:1.
         ("coalesce", Box::new(|| coalesce(&a).unwrap()), "12:1"),
         // CuTe docs (02_layout_algebra.md): complement(4:1, 24) = 6:4.
-        ("complement", Box::new(|| complement(&c, 24).unwrap()), "6:4"),
+        (
+            "complement",
+            Box::new(|| complement(&c, 24).unwrap()),
+            "6:4",
+        ),
         // (4,8):(1,4) is 32:1 as a function, so composing with 16:2 gives 16:2.
-        ("composition", Box::new(|| composition(&b, &d).unwrap()), "16:2"),
-        ("right_inverse", Box::new(|| right_inverse(&b).unwrap()), "32:1"),
-        ("left_inverse", Box::new(|| left_inverse(&b).unwrap()), "32:1"),
+        (
+            "composition",
+            Box::new(|| composition(&b, &d).unwrap()),
+            "16:2",
+        ),
+        (
+            "right_inverse",
+            Box::new(|| right_inverse(&b).unwrap()),
+            "32:1",
+        ),
+        (
+            "left_inverse",
+            Box::new(|| left_inverse(&b).unwrap()),
+            "32:1",
+        ),
         // The stride-0 mode is dropped.
         ("filter", Box::new(|| filter(&e).unwrap()), "4:1"),
     ];
@@ -156,7 +172,7 @@ fn operations_allocate_only_the_result_tuples() {
     let (a3, t3) = (l("(2,2):(4,1)"), Tiler::Layout(l("6:1")));
     let (a4, t4) = (l("(4096,4096):(4096,1)"), tiler(&["128:1", "64:1"]));
     type Op<'a> = Box<dyn Fn() -> Layout + 'a>;
-    let cases: Vec<(&str, Op, &str)> = vec![
+    let cases: Vec<(&str, Op<'_>, &str)> = vec![
         // CuTe docs (02_layout_algebra.md) and docs/semantics.md reference values.
         (
             "composition",
@@ -202,7 +218,10 @@ fn operations_allocate_only_the_result_tuples() {
     }
     // Every result needs its tuple nodes; the operations below allocate nothing else.
     for &(name, n, nodes) in &report[..4] {
-        assert_eq!(n, nodes, "{name}: {n} allocations for {nodes} result tuple nodes");
+        assert_eq!(
+            n, nodes,
+            "{name}: {n} allocations for {nodes} result tuple nodes"
+        );
     }
     // The divides and products build their two halves, then the pair: a bounded overhead of
     // intermediate nodes (the `(B, complement)` tuple, the modes of a by-mode tiler).
