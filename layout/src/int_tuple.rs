@@ -15,7 +15,7 @@ use std::fmt;
 
 use smallvec::SmallVec;
 
-use crate::error::{Error, Result, checked_add, checked_mul};
+use crate::error::{Error, Result, checked_add};
 
 /// An integer or a (possibly nested, possibly empty) tuple of `IntTuple`s.
 ///
@@ -186,6 +186,20 @@ impl IntTuple {
         out
     }
 
+    /// Folds `f` over the leaves left to right, stopping at the first `None`. Allocates nothing.
+    fn try_fold_leaves(
+        &self,
+        acc: i64,
+        f: &mut impl FnMut(i64, i64) -> Option<i64>,
+    ) -> Option<i64> {
+        match self {
+            IntTuple::Int(v) => f(acc, *v),
+            IntTuple::Tuple(items) => items
+                .iter()
+                .try_fold(acc, |acc, t| t.try_fold_leaves(acc, f)),
+        }
+    }
+
     fn collect_leaves(&self, out: &mut Leaves) {
         match self {
             IntTuple::Int(v) => out.push(*v),
@@ -216,10 +230,8 @@ impl IntTuple {
     /// assert!(IntTuple::from_ints([1 << 40, 1 << 40]).product().is_err());
     /// ```
     pub fn product(&self) -> Result<i64> {
-        self.leaves().iter().try_fold(1i64, |acc, &v| {
-            acc.checked_mul(v)
-                .ok_or_else(|| Error::overflow(format!("the product of {self} overflows i64")))
-        })
+        self.try_fold_leaves(1i64, &mut |acc, v| acc.checked_mul(v))
+            .ok_or_else(|| Error::overflow(format!("the product of {self} overflows i64")))
     }
 
     /// The product of every top-level mode (CuTe's `product_each`): a tuple of the mode sizes,
@@ -302,7 +314,11 @@ impl IntTuple {
         let mut running = 1i64;
         self.map_leaves(&mut |v| {
             let here = running;
-            running = checked_mul(running, v, &format!("the prefix product of {self}"))?;
+            running = running.checked_mul(v).ok_or_else(|| {
+                Error::overflow(format!(
+                    "the prefix product of {self}: {running} * {v} overflows i64"
+                ))
+            })?;
             Ok(here)
         })
     }

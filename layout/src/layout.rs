@@ -120,6 +120,11 @@ impl Layout {
     /// assert_eq!(err.kind(), ErrorKind::NotCongruent);
     /// ```
     pub fn new(shape: Shape, stride: Stride) -> Result<Layout> {
+        // One pass that accepts exactly what the checks below accept; they run (and name the
+        // failed condition) only when it does not.
+        if is_valid_layout(&shape, &stride) {
+            return Ok(Layout { shape, stride });
+        }
         if !shape.congruent(&stride) {
             return Err(Error::new(
                 crate::ErrorKind::NotCongruent,
@@ -156,7 +161,11 @@ impl Layout {
         let mut running = 1i64;
         for (i, &s) in leaves.iter().enumerate().rev() {
             strides[i] = running;
-            running = checked_mul(running, s, &format!("the row-major stride of {shape}"))?;
+            running = running.checked_mul(s).ok_or_else(|| {
+                Error::overflow(format!(
+                    "the row-major stride of {shape}: {running} * {s} overflows i64"
+                ))
+            })?;
         }
         let stride = shape
             .with_leaves(&strides)
@@ -224,7 +233,12 @@ impl Layout {
     /// assert_eq!(l.size(), 32);
     /// ```
     pub fn size(&self) -> i64 {
-        self.shape.leaves().iter().product()
+        // The product fits in i64: checked at construction.
+        let mut size = 1i64;
+        for_each_leaf(&self.shape, &self.shape, &mut |s, _| {
+            size = size.wrapping_mul(s)
+        });
+        size
     }
 
     /// One past the largest offset: `max_c L(c) + 1` (equal to CuTe's `L(size-1) + 1` when no
@@ -252,10 +266,20 @@ impl Layout {
         let overflow = || Error::overflow(format!("the offsets of {self} overflow i64"));
         let mut lo = 0i64;
         let mut hi = 0i64;
-        for (s, d) in self.leaf_modes() {
-            let reach = (s - 1).checked_mul(d).ok_or_else(overflow)?;
+        let mut fits = true;
+        for_each_leaf(&self.shape, &self.stride, &mut |s, d| {
+            let Some(reach) = (s - 1).checked_mul(d) else {
+                fits = false;
+                return;
+            };
             let bound = if reach < 0 { &mut lo } else { &mut hi };
-            *bound = bound.checked_add(reach).ok_or_else(overflow)?;
+            match bound.checked_add(reach) {
+                Some(b) => *bound = b,
+                None => fits = false,
+            }
+        });
+        if !fits {
+            return Err(overflow());
         }
         hi.checked_add(1).ok_or_else(overflow)?;
         Ok((lo, hi))
@@ -327,6 +351,14 @@ impl Layout {
     /// ```
     pub fn flat_modes(&self) -> Vec<(i64, i64)> {
         self.leaf_modes().collect()
+    }
+
+    /// `(extent, stride)` of every leaf mode, left to right, without allocating for up to eight
+    /// leaves (the algebra's working form).
+    pub(crate) fn leaf_mode_list(&self) -> smallvec::SmallVec<[(i64, i64); 8]> {
+        let mut out = smallvec::SmallVec::new();
+        for_each_leaf(&self.shape, &self.stride, &mut |s, d| out.push((s, d)));
+        out
     }
 
     /// `(extent, stride)` of every leaf mode, without allocating for up to eight leaves.
@@ -471,13 +503,17 @@ impl Layout {
     /// assert!(l.offset(24).is_err());
     /// ```
     pub fn offset(&self, index: i64) -> Result<i64> {
-        let size = self.size();
-        if !(0..size).contains(&index) {
-            return Err(Error::invalid(format!(
-                "index {index} is outside the domain 0..{size} of {self}"
-            )));
+        if index >= 0 {
+            let (off, rest) = offset_and_rest(&self.shape, &self.stride, index);
+            // The index is in the domain iff it is left with nothing past the last mode.
+            if rest == 0 {
+                return Ok(off);
+            }
         }
-        Ok(self.offset_unchecked(index))
+        let size = self.size();
+        Err(Error::invalid(format!(
+            "index {index} is outside the domain 0..{size} of {self}"
+        )))
     }
 
     /// The offset of `index` without the range check; the caller guarantees `0 <= index < size`
@@ -488,13 +524,7 @@ impl Layout {
     /// assert_eq!(l.offset_unchecked(5), 8 + 1); // index 5 is coordinate (1,1)
     /// ```
     pub fn offset_unchecked(&self, index: i64) -> i64 {
-        let mut rest = index;
-        let mut off = 0i64;
-        for (s, d) in self.leaf_modes() {
-            off = off.wrapping_add((rest % s).wrapping_mul(d));
-            rest /= s;
-        }
-        off
+        offset_and_rest(&self.shape, &self.stride, index).0
     }
 
     /// Every offset, in domain order (`offsets()[i] == offset(i)`).
@@ -695,11 +725,19 @@ pub fn crd2idx(coord: &Coord, shape: &Shape, stride: &Stride) -> Result<i64> {
             }
             let mut rest = *c;
             let mut off = 0i64;
-            for (s, d) in shape.leaves().into_iter().zip(stride.leaves()) {
-                off = checked_add(off, checked_mul(rest % s, d, "crd2idx")?, "crd2idx")?;
-                rest /= s;
-            }
-            Ok(off)
+            let mut overflow = None;
+            for_each_leaf(shape, stride, &mut |s, d| {
+                if overflow.is_none() {
+                    match checked_mul(rest % s, d, "crd2idx")
+                        .and_then(|term| checked_add(off, term, "crd2idx"))
+                    {
+                        Ok(o) => off = o,
+                        Err(e) => overflow = Some(e),
+                    }
+                    rest /= s;
+                }
+            });
+            overflow.map_or(Ok(off), Err)
         }
         (IntTuple::Tuple(_), IntTuple::Tuple(_), IntTuple::Int(_)) => {
             Err(Error::invalid("internal: shape and stride not congruent"))
@@ -711,4 +749,106 @@ impl fmt::Display for Layout {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}", self.shape, self.stride)
     }
+}
+
+/// Calls `f(extent, stride)` for every leaf of the congruent `shape` and `stride`, left to right
+/// (a subtree where they are not congruent is skipped). Allocates nothing.
+#[inline]
+fn for_each_leaf(shape: &IntTuple, stride: &IntTuple, f: &mut impl FnMut(i64, i64)) {
+    match (shape, stride) {
+        (IntTuple::Int(s), IntTuple::Int(d)) => f(*s, *d),
+        (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) => {
+            for (s, d) in ss.iter().zip(ds) {
+                // Leaves directly, sub-tuples by recursion.
+                match (s, d) {
+                    (IntTuple::Int(s), IntTuple::Int(d)) => f(*s, *d),
+                    _ => for_each_leaf(s, d, f),
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The offset of the 1-D index `index` (split colexicographically over the leaves) and what is
+/// left of the index past the last leaf, `index / size` for `index >= 0`. The last leaf takes
+/// the whole rest without a division; for an index in the domain that is the same split.
+#[inline]
+fn offset_and_rest(shape: &IntTuple, stride: &IntTuple, index: i64) -> (i64, i64) {
+    if let (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) = (shape, stride) {
+        if let Some(flat) = flat_offset_and_rest(ss, ds, index) {
+            return flat;
+        }
+    }
+    let mut pending: Option<(i64, i64)> = None;
+    let mut rest = index;
+    let mut off = 0i64;
+    for_each_leaf(shape, stride, &mut |s, d| {
+        if let Some((ps, pd)) = pending.replace((s, d)) {
+            off = off.wrapping_add((rest % ps).wrapping_mul(pd));
+            rest /= ps;
+        }
+    });
+    match pending {
+        Some((s, d)) => last_leaf(off, rest, s, d),
+        None => (off, rest),
+    }
+}
+
+/// [`offset_and_rest`] for a flat tuple of leaves (most rank-1 and rank-2 layouts); `None` when
+/// a mode is itself a tuple.
+#[inline]
+fn flat_offset_and_rest(ss: &[IntTuple], ds: &[IntTuple], index: i64) -> Option<(i64, i64)> {
+    let (IntTuple::Int(s_last), IntTuple::Int(d_last)) = (ss.last()?, ds.last()?) else {
+        return None;
+    };
+    let mut rest = index;
+    let mut off = 0i64;
+    for (s, d) in ss[..ss.len() - 1].iter().zip(ds) {
+        let (IntTuple::Int(s), IntTuple::Int(d)) = (s, d) else {
+            return None;
+        };
+        off = off.wrapping_add((rest % s).wrapping_mul(*d));
+        rest /= s;
+    }
+    Some(last_leaf(off, rest, *s_last, *d_last))
+}
+
+/// The last leaf `s:d` of [`offset_and_rest`]: the rest below `s` is its coordinate (no
+/// division); a rest of `s` or more is outside the domain and reported as such.
+#[inline]
+fn last_leaf(off: i64, rest: i64, s: i64, d: i64) -> (i64, i64) {
+    if (0..s).contains(&rest) {
+        (off.wrapping_add(rest.wrapping_mul(d)), 0)
+    } else {
+        (off.wrapping_add((rest % s).wrapping_mul(d)), rest / s)
+    }
+}
+
+/// Whether `shape:stride` passes every check of [`Layout::new`] (congruent, extents at least 1,
+/// size and offsets within `i64`), in one pass that allocates nothing.
+fn is_valid_layout(shape: &IntTuple, stride: &IntTuple) -> bool {
+    fn go(shape: &IntTuple, stride: &IntTuple, acc: &mut (i64, i64, i64)) -> Option<()> {
+        match (shape, stride) {
+            (IntTuple::Int(s), IntTuple::Int(d)) => {
+                if *s < 1 {
+                    return None;
+                }
+                acc.0 = acc.0.checked_mul(*s)?;
+                let reach = (s - 1).checked_mul(*d)?;
+                if reach < 0 {
+                    acc.1 = acc.1.checked_add(reach)?;
+                } else {
+                    acc.2 = acc.2.checked_add(reach)?;
+                }
+                Some(())
+            }
+            (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) if ss.len() == ds.len() => {
+                ss.iter().zip(ds).try_for_each(|(s, d)| go(s, d, acc))
+            }
+            _ => None,
+        }
+    }
+    let mut acc = (1i64, 0i64, 0i64); // (size, lowest offset, highest offset)
+    go(shape, stride, &mut acc).is_some() && acc.2.checked_add(1).is_some()
 }

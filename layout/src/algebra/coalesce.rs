@@ -10,7 +10,7 @@
 //! assert_eq!(filter(&l).unwrap().to_string(), "4:1");
 //! ```
 
-use super::flat::{coalesce_modes, layout_of_modes};
+use super::flat::{Modes, coalesce_modes, layout_of_modes, modes_of};
 use crate::{Error, IntTuple, Layout, Result};
 
 /// CuTe's `coalesce`: flattens the layout, drops extent-1 modes and merges adjacent modes
@@ -29,7 +29,7 @@ use crate::{Error, IntTuple, Layout, Result};
 /// assert_eq!(coalesce(&l).unwrap().to_string(), "(4,3):(3,1)");
 /// ```
 pub fn coalesce(layout: &Layout) -> Result<Layout> {
-    layout_of_modes(&coalesce_modes(layout.flat_modes()))
+    layout_of_modes(&coalesce_modes(modes_of(layout)))
 }
 
 /// CuTe's `coalesce(layout, profile)`: coalesces by mode. Where `profile` is an integer the
@@ -79,6 +79,6 @@ pub fn filter(layout: &Layout) -> Result<Layout> {
 }
 
 /// The flat modes of `filter(layout)`.
-pub(crate) fn filtered_modes(layout: &Layout) -> Vec<(i64, i64)> {
-    coalesce_modes(layout.flat_modes().into_iter().filter(|&(_, d)| d != 0))
+pub(crate) fn filtered_modes(layout: &Layout) -> Modes {
+    coalesce_modes(modes_of(layout).into_iter().filter(|&(_, d)| d != 0))
 }

@@ -8,7 +8,7 @@
 //! ```
 
 use super::coalesce::filtered_modes;
-use super::flat::{Mode, ceil_div, coalesce_modes, layout_of_modes};
+use super::flat::{Modes, ceil_div, coalesce_modes, layout_of_modes};
 use crate::{Error, IntTuple, Layout, Result, checked_mul};
 
 /// CuTe's `complement(A, cotarget)`: a layout `R` that "fills the holes" of `A` and repeats it
@@ -100,21 +100,44 @@ fn shape_ceil_div_size(shape: &IntTuple, m: i64) -> Result<i64> {
     go(shape, m)
 }
 
+/// [`shape_ceil_div_size`] of a flat shape (or an integer) given by its extents: the same
+/// loop, without building the shape.
+pub(crate) fn flat_ceil_div_size(extents: &[i64], m: i64) -> Result<i64> {
+    let mut rest = m;
+    let mut size = 1i64;
+    for &s in extents {
+        size = checked_mul(size, ceil_div(s, rest), "the complement's extent")?;
+        rest = ceil_div(rest, s);
+    }
+    Ok(size)
+}
+
 /// The coalesced flat modes of the complement.
-fn complement_modes(layout: &Layout, cotarget: &IntTuple) -> Result<Vec<Mode>> {
+fn complement_modes(layout: &Layout, cotarget: &IntTuple) -> Result<Modes> {
     if let Some(bad) = cotarget.leaves().into_iter().find(|&v| v < 1) {
         return Err(Error::invalid(format!(
             "the cotarget {cotarget} has the extent {bad}; its extents must be at least 1"
         )));
     }
-    let mut modes = filtered_modes(layout);
+    complement_of_modes(filtered_modes(layout), |covered| {
+        shape_ceil_div_size(cotarget, covered)
+    })
+}
+
+/// The coalesced flat modes of the complement of a layout whose `filter`ed modes are `modes`;
+/// `last_extent(covered)` is the extent of the last mode, the cotarget divided by what the
+/// modes cover. Errors as [`complement_modes`] (whose cotarget check the caller has made).
+pub(crate) fn complement_of_modes(
+    mut modes: Modes,
+    last_extent: impl FnOnce(i64) -> Result<i64>,
+) -> Result<Modes> {
     if let Some(&(s, d)) = modes.iter().find(|m| m.1 < 0) {
         return Err(Error::inadmissible(format!(
             "the mode {s}:{d} has a negative stride (complement needs non-negative strides)"
         )));
     }
     modes.sort_by_key(|m| m.1);
-    let mut out: Vec<Mode> = Vec::with_capacity(modes.len() + 1);
+    let mut out = Modes::new();
     let mut covered = 1i64; // extent*stride of the previous mode: the codomain filled so far
     for &(s, d) in &modes {
         if d < covered {
@@ -128,6 +151,6 @@ fn complement_modes(layout: &Layout, cotarget: &IntTuple) -> Result<Vec<Mode>> {
         out.push((d / covered, covered));
         covered = checked_mul(s, d, "the complement's strides")?;
     }
-    out.push((shape_ceil_div_size(cotarget, covered)?, covered));
+    out.push((last_extent(covered)?, covered));
     Ok(coalesce_modes(out))
 }

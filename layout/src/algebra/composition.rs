@@ -13,7 +13,7 @@
 //! ```
 
 use super::Tiler;
-use super::flat::{Mode, ceil_div, continues, node_of_modes};
+use super::flat::{Modes, ceil_div, continues, modes_of, node_of_modes};
 use super::tiler::by_mode;
 use crate::{Error, IntTuple, Layout, Result, checked_mul};
 
@@ -21,7 +21,7 @@ use crate::{Error, IntTuple, Layout, Result, checked_mul};
 /// mode is unbounded (CuTe lets an index past `size(A)` run on in the last mode).
 pub(crate) struct Extended {
     /// Coalesced modes before the last one.
-    pub(crate) inner: Vec<Mode>,
+    pub(crate) inner: Modes,
     /// Stride of the last (unbounded) mode.
     pub(crate) last_stride: i64,
 }
@@ -30,10 +30,14 @@ impl Extended {
     /// Coalesces `a` the way CuTe's `coalesce_x` does: it keeps `a`'s value at every index,
     /// inside and past its domain.
     pub(crate) fn of(a: &Layout) -> Extended {
-        let mut modes = a.flat_modes();
+        Extended::of_modes(modes_of(a))
+    }
+
+    /// [`Extended::of`] the layout whose flat modes are `modes`.
+    pub(crate) fn of_modes(mut modes: Modes) -> Extended {
         let Some(last) = modes.pop() else {
             return Extended {
-                inner: Vec::new(),
+                inner: Modes::new(),
                 last_stride: 0,
             };
         };
@@ -111,7 +115,37 @@ impl Extended {
 /// ```
 pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
     let ext = Extended::of(a);
-    let describe = |e: Error| {
+    compose_extended(&ext, &[(b.shape(), b.stride())]).map_err(|e| describe(a, b, e))
+}
+
+/// `A o B` for `A` given by [`Extended::of`] and `B` given by its top-level nodes: one node is
+/// `B` itself, several are the modes of `B` (and the result has one mode per node). Errors are
+/// those of [`composition`] without its description of the operands.
+pub(crate) fn compose_extended(ext: &Extended, nodes: &[(&IntTuple, &IntTuple)]) -> Result<Layout> {
+    let mut usage = Usage {
+        reach: smallvec::smallvec![0i64; ext.inner.len()],
+        signs: smallvec::smallvec![(false, false); ext.inner.len() + 1],
+        negative_now: false,
+    };
+    let (shape, stride) = if let [(shape, stride)] = nodes {
+        compose_node(ext, shape, stride, &mut usage)?
+    } else {
+        let mut shapes = Vec::with_capacity(nodes.len());
+        let mut strides = Vec::with_capacity(nodes.len());
+        for (shape, stride) in nodes {
+            let (rs, rd) = compose_node(ext, shape, stride, &mut usage)?;
+            shapes.push(rs);
+            strides.push(rd);
+        }
+        (IntTuple::Tuple(shapes), IntTuple::Tuple(strides))
+    };
+    check_disjoint(ext, &usage)?;
+    Layout::new(shape, stride)
+}
+
+/// The error of `a o b`, naming both operands and `a` coalesced.
+fn describe(a: &Layout, b: &Layout, e: Error) -> Error {
+    {
         let what = match e.kind() {
             crate::ErrorKind::Overflow => "overflows",
             _ => "is inadmissible",
@@ -124,25 +158,16 @@ pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
                 e.message()
             ),
         )
-    };
-    let mut usage = Usage {
-        reach: vec![0i64; ext.inner.len()],
-        signs: vec![(false, false); ext.inner.len() + 1],
-        negative_now: false,
-    };
-    let (shape, stride) =
-        compose_node(&ext, b.shape(), b.stride(), &mut usage).map_err(describe)?;
-    check_disjoint(&ext, &usage).map_err(describe)?;
-    Layout::new(shape, stride).map_err(describe)
+    }
 }
 
 /// What the leaves of `B` occupy in `A`: per bounded mode of `A` the largest coordinate they
 /// add up to, and the signs of the leaves that reach past index 0.
 struct Usage {
-    reach: Vec<i64>,
+    reach: smallvec::SmallVec<[i64; 8]>,
     /// Per mode of `A` (the last, unbounded one included): whether a leaf of positive / of
     /// negative stride moves its coordinate.
-    signs: Vec<(bool, bool)>,
+    signs: smallvec::SmallVec<[(bool, bool); 8]>,
     /// The sign of the leaf being composed.
     negative_now: bool,
 }
@@ -188,12 +213,15 @@ fn check_disjoint(ext: &Extended, usage: &Usage) -> Result<()> {
     // With A(-x) == -A(x), leaves of both signs that move one and the same mode of A (and no
     // other) add and subtract inside that mode; once they move two modes, a negative index
     // borrows from the next mode and A(B(c)) is no longer the sum of A over B's leaves.
-    let moved: Vec<usize> = (0..usage.signs.len())
-        .filter(|&k| usage.signs[k].0 || usage.signs[k].1)
-        .collect();
     let positive = usage.signs.iter().any(|s| s.0);
     let negative = usage.signs.iter().any(|s| s.1);
-    if positive && negative && moved.len() > 1 {
+    let moved = || -> Vec<usize> {
+        (0..usage.signs.len())
+            .filter(|&k| usage.signs[k].0 || usage.signs[k].1)
+            .collect()
+    };
+    if positive && negative && moved().len() > 1 {
+        let moved = moved();
         return Err(Error::inadmissible(format!(
             "the sign condition fails: B has modes with positive and with negative strides \
              and together they move modes {moved:?} of A, so a negative index borrows between \
@@ -262,7 +290,7 @@ fn positive_leaf(
     usage: &mut Usage,
 ) -> Result<(IntTuple, IntTuple)> {
     let what = "the strides of the composition";
-    let mut out: Vec<Mode> = Vec::new();
+    let mut out = Modes::new();
     let mut r = d; // stride still to divide out
     let mut m = s; // elements still to place
     for (k, &(a_k, e_k)) in ext.inner.iter().enumerate() {

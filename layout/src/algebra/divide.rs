@@ -10,9 +10,13 @@
 //! assert_eq!(zipped_divide(&a, &t).unwrap(), logical_divide(&a, &t).unwrap());
 //! ```
 
+use smallvec::SmallVec;
+
 use super::Tiler;
 use super::coalesce::filtered_modes;
-use super::flat::layout_of_modes;
+use super::complement::{complement_of_modes, flat_ceil_div_size};
+use super::composition::{Extended, compose_extended};
+use super::flat::{Mode, coalesce_modes, layout_of_modes, modes_fit, modes_of, node_of_modes};
 use super::tiler::{Grouping, by_mode, regroup};
 use super::{coalesce, complement_to_shape, composition};
 use crate::{Error, Layout, Result, checked_mul};
@@ -50,10 +54,47 @@ pub fn logical_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
 }
 
 fn divide_by_layout(a: &Layout, b: &Layout) -> Result<Layout> {
+    // The same steps on flat mode lists; where any of them fails, the steps below run again on
+    // layouts and report the failure with its operands.
+    if let Ok(quotient) = divide_on_modes(a, b) {
+        return Ok(quotient);
+    }
     let cotarget = coalesce(a)?.shape().clone();
     let rest = complement_to_shape(b, &cotarget)?;
     check_tiles_cover(a, b, &rest)?;
     composition(a, &Layout::from_modes([b.clone(), rest])?)
+}
+
+/// [`divide_by_layout`] computed on flat mode lists: the cotarget, the complement and the
+/// checks without building their layouts, and `A o (B, rest)` without building `(B, rest)`.
+/// Fails (with an unspecific error) exactly where [`divide_by_layout`] fails.
+fn divide_on_modes(a: &Layout, b: &Layout) -> Result<Layout> {
+    let a_modes = modes_of(a);
+    // shape(coalesce(A)): its extents, `1` when every extent is 1.
+    let mut cotarget: SmallVec<[i64; 8]> = coalesce_modes(a_modes.iter().copied())
+        .iter()
+        .map(|m| m.0)
+        .collect();
+    if cotarget.is_empty() {
+        cotarget.push(1);
+    }
+    let b_filtered = filtered_modes(b);
+    let rest = complement_of_modes(b_filtered.clone(), |covered| {
+        flat_ceil_div_size(&cotarget, covered)
+    })?;
+    let rest_or_unit: &[Mode] = if rest.is_empty() { &[(1, 0)] } else { &rest };
+    // The layouts `rest` and `(B, rest)` must be valid layouts.
+    let mut b_and_rest = modes_of(b);
+    b_and_rest.extend_from_slice(rest_or_unit);
+    if !modes_fit(rest_or_unit) || !modes_fit(&b_and_rest) {
+        return Err(Error::invalid("the divide's complement does not fit"));
+    }
+    tiles_cover(a.size(), b_filtered, rest_or_unit).map_err(|_| Error::inadmissible(""))?;
+    let (rest_shape, rest_stride) = node_of_modes(&rest);
+    compose_extended(
+        &Extended::of_modes(a_modes),
+        &[(b.shape(), b.stride()), (&rest_shape, &rest_stride)],
+    )
 }
 
 /// The divide re-indexes `A`'s domain by `(B, rest)`: the modes of `filter(B)` and `rest`,
@@ -61,8 +102,13 @@ fn divide_by_layout(a: &Layout, b: &Layout) -> Result<Layout> {
 /// with `n >= size(A)`. A complement that skipped part of a gap of `B` leaves indices of `A`
 /// in no tile.
 fn check_tiles_cover(a: &Layout, b: &Layout, rest: &Layout) -> Result<()> {
-    let mut modes = filtered_modes(b);
-    modes.extend(rest.flat_modes().into_iter().filter(|m| m.0 > 1));
+    tiles_cover(a.size(), filtered_modes(b), &rest.flat_modes())
+}
+
+/// [`check_tiles_cover`] for `size(A)`, the modes of `filter(B)` and the flat modes of `rest`.
+fn tiles_cover(a_size: i64, b_filtered: super::flat::Modes, rest: &[Mode]) -> Result<()> {
+    let mut modes = b_filtered;
+    modes.extend(rest.iter().copied().filter(|m| m.0 > 1));
     modes.sort_by_key(|m| m.1);
     let mut next = 1i64;
     for &(s, d) in &modes {
@@ -73,15 +119,14 @@ fn check_tiles_cover(a: &Layout, b: &Layout, rest: &Layout) -> Result<()> {
                  does not continue at {next} (B has a gap that is not a whole number of copies of \
                  its lower modes)",
                 layout_of_modes(&modes)?,
-                a.size()
+                a_size
             )));
         }
         next = checked_mul(s, d, "the size of the tiles")?;
     }
-    if next < a.size() {
+    if next < a_size {
         return Err(Error::inadmissible(format!(
-            "the tiles do not cover A's domain: they reach 0..{next}, short of size(A) = {}",
-            a.size()
+            "the tiles do not cover A's domain: they reach 0..{next}, short of size(A) = {a_size}"
         )));
     }
     Ok(())

@@ -1,9 +1,20 @@
 //! Shared helpers on flat `(extent, stride)` mode lists (private to the algebra).
 
+use smallvec::SmallVec;
+
 use crate::{Error, IntTuple, Layout, Result};
 
 /// One flat mode: `(extent, stride)`.
 pub(crate) type Mode = (i64, i64);
+
+/// A list of flat modes, on the stack for up to eight modes: the algebra works on these and
+/// builds the result's tree once at the end.
+pub(crate) type Modes = SmallVec<[Mode; 8]>;
+
+/// The flat `(extent, stride)` modes of `layout`, left to right, without allocating.
+pub(crate) fn modes_of(layout: &Layout) -> Modes {
+    layout.leaf_mode_list()
+}
 
 /// `ceil(a / b)` for `a >= 0`, `b > 0`.
 pub(crate) fn ceil_div(a: i64, b: i64) -> i64 {
@@ -17,8 +28,8 @@ pub(crate) fn continues(prev: Mode, next_stride: i64) -> bool {
 
 /// CuTe's coalesce on flat modes: drop extent-1 modes, merge `s0:d0 ++ s1:s0*d0` into
 /// `s0*s1:d0`. The result never contains an extent-1 mode (it may be empty).
-pub(crate) fn coalesce_modes(modes: impl IntoIterator<Item = Mode>) -> Vec<Mode> {
-    let mut out: Vec<Mode> = Vec::new();
+pub(crate) fn coalesce_modes(modes: impl IntoIterator<Item = Mode>) -> Modes {
+    let mut out = Modes::new();
     for (s, d) in modes {
         if s == 1 {
             continue;
@@ -31,6 +42,27 @@ pub(crate) fn coalesce_modes(modes: impl IntoIterator<Item = Mode>) -> Vec<Mode>
         }
     }
     out
+}
+
+/// Whether the flat modes pass the checks of [`Layout::new`] for a layout with these leaves:
+/// extents at least 1, size and offsets within `i64`.
+pub(crate) fn modes_fit(modes: &[Mode]) -> bool {
+    let (mut size, mut lo, mut hi) = (1i64, 0i64, 0i64);
+    for &(s, d) in modes {
+        if s < 1 {
+            return false;
+        }
+        let (Some(next), Some(reach)) = (size.checked_mul(s), (s - 1).checked_mul(d)) else {
+            return false;
+        };
+        size = next;
+        let bound = if reach < 0 { &mut lo } else { &mut hi };
+        let Some(b) = bound.checked_add(reach) else {
+            return false;
+        };
+        *bound = b;
+    }
+    hi.checked_add(1).is_some()
 }
 
 /// The layout of flat modes: `1:0` when empty, `s:d` for one mode, a flat tuple otherwise.
@@ -58,6 +90,21 @@ pub(crate) fn node_of_modes(modes: &[Mode]) -> (IntTuple, IntTuple) {
     }
 }
 
+/// The two top-level modes of a rank-2 layout, moved out of it (no copy of their tuples);
+/// `None` for any other rank.
+pub(crate) fn into_two_modes(layout: Layout) -> Option<(Layout, Layout)> {
+    let (IntTuple::Tuple(shapes), IntTuple::Tuple(strides)) = layout.into_parts() else {
+        return None;
+    };
+    let (Ok([s0, s1]), Ok([d0, d1])) = (
+        <[IntTuple; 2]>::try_from(shapes),
+        <[IntTuple; 2]>::try_from(strides),
+    ) else {
+        return None;
+    };
+    Some((Layout::new(s0, d0).ok()?, Layout::new(s1, d1).ok()?))
+}
+
 /// Pads `layout` with trailing `1:0` modes up to `rank` top-level modes (CuTe's `append<R>`);
 /// a layout that already has `rank` modes is returned unchanged.
 pub(crate) fn pad_to_rank(layout: &Layout, rank: usize) -> Result<Layout> {
@@ -81,9 +128,9 @@ pub(crate) fn map_modes(
     layout: &Layout,
     mut f: impl FnMut(i64, i64) -> Result<Mode>,
 ) -> Result<Layout> {
-    let mut shapes = Vec::new();
-    let mut strides = Vec::new();
-    for (s, d) in layout.flat_modes() {
+    let mut shapes: SmallVec<[i64; 8]> = SmallVec::new();
+    let mut strides: SmallVec<[i64; 8]> = SmallVec::new();
+    for (s, d) in modes_of(layout) {
         let (s2, d2) = f(s, d)?;
         shapes.push(s2);
         strides.push(d2);

@@ -9,15 +9,17 @@
 //! assert!((0..r.size()).all(|i| l.offset(r.offset(i).unwrap()).unwrap() == i));
 //! ```
 
-use super::flat::{Mode, coalesce_modes, layout_of_modes, negate_strides};
+use smallvec::SmallVec;
+
+use super::flat::{Mode, Modes, coalesce_modes, layout_of_modes, modes_of, negate_strides};
 use crate::{Error, IntTuple, Layout, Result, checked_mul};
 
 /// The flat modes of `coalesce(layout)` paired with the exclusive prefix product of their
 /// extents (the domain index stride of each mode), sorted by stride (stable).
-fn sorted_with_domain_strides(layout: &Layout) -> Vec<(Mode, i64)> {
-    let modes = coalesce_modes(layout.flat_modes());
+fn sorted_with_domain_strides(layout: &Layout) -> SmallVec<[(Mode, i64); 8]> {
+    let modes = coalesce_modes(modes_of(layout));
     let mut running = 1i64;
-    let mut out: Vec<(Mode, i64)> = modes
+    let mut out: SmallVec<[(Mode, i64); 8]> = modes
         .into_iter()
         .map(|m| {
             let here = running;
@@ -50,7 +52,7 @@ fn sorted_with_domain_strides(layout: &Layout) -> Vec<(Mode, i64)> {
 /// }
 /// ```
 pub fn right_inverse(layout: &Layout) -> Result<Layout> {
-    let mut out: Vec<Mode> = Vec::new();
+    let mut out = Modes::new();
     let mut next = 1i64; // the next offset the chain must reach
     for ((s, d), domain_stride) in sorted_with_domain_strides(layout) {
         if d == next {
@@ -130,8 +132,8 @@ fn left_inverse_named(layout: &Layout, shown: &Layout) -> Result<Layout> {
     let Some(&((last_extent, _), _)) = sorted.last() else {
         return Layout::vector(1, 0);
     };
-    let mut shapes: Vec<i64> = Vec::with_capacity(sorted.len() + 1);
-    let mut strides: Vec<i64> = vec![0];
+    let mut shapes: SmallVec<[i64; 8]> = SmallVec::new();
+    let mut strides: SmallVec<[i64; 8]> = smallvec::smallvec![0];
     let mut prev: Option<Mode> = None;
     for &((s, d), domain_stride) in sorted.iter().filter(|m| m.0.1 != 0) {
         let (below, reach) = match prev {

@@ -10,7 +10,10 @@
 //! ```
 
 use super::Tiler;
-use super::flat::pad_to_rank;
+use super::coalesce::filtered_modes;
+use super::complement::complement_of_modes;
+use super::composition::{Extended, compose_extended};
+use super::flat::{Mode, Modes, ceil_div, modes_fit, modes_of, pad_to_rank};
 use super::tiler::{Grouping, by_mode, regroup};
 use super::{complement, composition};
 use crate::{Layout, Result, checked_mul};
@@ -45,18 +48,63 @@ pub fn logical_product(a: &Layout, b: &Tiler) -> Result<Layout> {
 }
 
 fn product_by_layout(a: &Layout, b: &Layout) -> Result<Layout> {
-    if let Some((s, d)) = b.flat_modes().into_iter().find(|m| m.0 > 1 && m.1 < 0) {
+    if let Some((s, d)) = modes_of(b).into_iter().find(|m| m.0 > 1 && m.1 < 0) {
         return Err(crate::Error::inadmissible(format!(
             "the mode {s}:{d} of B has a negative stride (a product needs B's strides \
              non-negative)"
         )));
     }
     let cotarget = checked_mul(a.size(), b.cosize(), "size(A)*cosize(B)")?;
+    // The same steps on flat mode lists; where any of them fails, the steps below run again on
+    // layouts and report the failure with its operands.
+    if let Ok(product) = product_on_modes(a, b, cotarget) {
+        return Ok(product);
+    }
     let rest = complement(a, cotarget)?;
     check_copies_disjoint(a, b, &rest)?;
     let product = Layout::from_modes([a.clone(), composition(&rest, b)?])?;
     check_product_size(a, b, &product)?;
     Ok(product)
+}
+
+/// The steps of [`product_by_layout`] after its cotarget on flat mode lists: the complement
+/// without building its layout, composed with `B` directly. Fails (with an unspecific error)
+/// exactly where they fail.
+fn product_on_modes(a: &Layout, b: &Layout, cotarget: i64) -> Result<Layout> {
+    if cotarget < 1 {
+        return Err(crate::Error::invalid("the cotarget must be at least 1"));
+    }
+    let a_filtered = filtered_modes(a);
+    let rest: Modes = complement_of_modes(a_filtered.clone(), |covered| {
+        Ok(ceil_div(cotarget, covered))
+    })?;
+    let rest_or_unit: &[Mode] = if rest.is_empty() { &[(1, 0)] } else { &rest };
+    if !modes_fit(rest_or_unit) {
+        return Err(crate::Error::invalid("the complement does not fit"));
+    }
+    let rest_size = rest_or_unit.iter().map(|m| m.0).product::<i64>();
+    let rest_last_stride = rest_or_unit.last().map_or(0, |m| m.1);
+    if copies_overlap(&a_filtered, b.cosize(), rest_size, rest_last_stride) {
+        return Err(crate::Error::inadmissible("the copies of A overlap"));
+    }
+    let copies = compose_extended(
+        &Extended::of_modes(rest_or_unit.iter().copied().collect()),
+        &[(b.shape(), b.stride())],
+    )?;
+    let product = Layout::from_modes([a.clone(), copies])?;
+    check_product_size(a, b, &product)?;
+    Ok(product)
+}
+
+/// Whether the copies of `A` overlap (see [`check_copies_disjoint`]), from the modes of
+/// `filter(A)`, `cosize(B)` and the size and last stride of the complement.
+fn copies_overlap(a_filtered: &[Mode], b_cosize: i64, rest_size: i64, last_stride: i64) -> bool {
+    let above_a = a_filtered
+        .iter()
+        .map(|&(s, d)| s.saturating_mul(d))
+        .max()
+        .unwrap_or(1);
+    b_cosize > rest_size && last_stride < above_a
 }
 
 /// The copies of `A` at the offsets `rest(B(c))` are disjoint when `B` stays inside the domain
@@ -65,13 +113,8 @@ fn product_by_layout(a: &Layout, b: &Layout) -> Result<Layout> {
 /// complement rounded a gap of `A` down and then had no room left for a last mode, e.g.
 /// `A = (2,3):(20,4)`, `B = 5:1`: the complement is `4:1`, and `B(4) = 4` would land on `A(0,1)`.
 fn check_copies_disjoint(a: &Layout, b: &Layout, rest: &Layout) -> Result<()> {
-    let above_a = super::coalesce::filtered_modes(a)
-        .iter()
-        .map(|&(s, d)| s.saturating_mul(d))
-        .max()
-        .unwrap_or(1);
     let last_stride = rest.flat_modes().last().map_or(0, |m| m.1);
-    if b.cosize() > rest.size() && last_stride < above_a {
+    if copies_overlap(&filtered_modes(a), b.cosize(), rest.size(), last_stride) {
         return Err(crate::Error::inadmissible(format!(
             "the copies of A overlap: B reaches offset {} but complement(A, size(A)*cosize(B)) = \
              {rest} has only {} elements and no mode above A's offsets to run on in (A has a gap \

@@ -118,7 +118,12 @@ pub(crate) fn unzip(
     match tiler {
         Tiler::Layout(_) => {
             let r = split(a, tiler)?;
-            Ok((r.mode(0)?, r.mode(1)?))
+            if r.rank() != 2 {
+                return Ok((r.mode(0)?, r.mode(1)?));
+            }
+            // Moves the halves out instead of copying them.
+            super::flat::into_two_modes(r)
+                .ok_or_else(|| crate::Error::invalid("internal: a rank-2 layout without 2 modes"))
         }
         Tiler::ByMode(parts) => {
             if parts.len() > a.rank() {

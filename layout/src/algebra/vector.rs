@@ -10,7 +10,7 @@
 //! assert!(is_injective(&b).unwrap() && !is_bijective(&b).unwrap());
 //! ```
 
-use super::flat::{Mode, coalesce_modes};
+use super::flat::{Mode, Modes, coalesce_modes, modes_of};
 use super::{coalesce, composition, right_inverse};
 use crate::{Error, ErrorKind, Layout, Result};
 
@@ -225,7 +225,7 @@ pub fn max_common_layout(a: &Layout, b: &Layout) -> Result<Layout> {
 /// assert!(!ok("(4,2):(1,0)"));
 /// ```
 pub fn is_injective(layout: &Layout) -> Result<bool> {
-    let mut modes: Vec<Mode> = coalesce_modes(layout.flat_modes());
+    let mut modes: Modes = coalesce_modes(modes_of(layout));
     if modes.iter().any(|m| m.1 == 0) {
         return Ok(false);
     }
@@ -294,7 +294,7 @@ pub fn is_bijective(layout: &Layout) -> Result<bool> {
 /// magnitudes form a compact chain and the smallest offset, `offset` plus the reach of the
 /// negative-stride modes, is 0.
 pub(crate) fn is_bijective_at(layout: &Layout, offset: i64) -> Result<bool> {
-    let mut modes: Vec<Mode> = coalesce_modes(layout.flat_modes());
+    let mut modes: Modes = coalesce_modes(modes_of(layout));
     modes.sort_by_key(|m| m.1.saturating_abs());
     let mut next = 1i64;
     for &(s, d) in &modes {
