@@ -34,10 +34,10 @@ pub fn nested(leaves: &[(i64, i64)], nest: u8) -> Layout {
             (3, n) if n >= 2 => {
                 let mut items = items;
                 let tail = items.split_off(n - 2);
-                items.push(IntTuple::Tuple(tail));
-                IntTuple::Tuple(items)
+                items.push(IntTuple::Tuple(tail.into()));
+                IntTuple::Tuple(items.into())
             }
-            _ => IntTuple::Tuple(items),
+            _ => IntTuple::Tuple(items.into()),
         }
     };
     Layout::new(group(shapes), group(strides)).expect("small layouts are valid")
