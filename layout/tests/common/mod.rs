@@ -25,7 +25,7 @@ pub fn nested(leaves: &[(i64, i64)], nest: u8) -> Layout {
     let strides = ints(leaves, |m| m.1);
     let group = |items: Vec<IntTuple>| -> IntTuple {
         match (nest, items.len()) {
-            (_, 1) if nest % 2 == 0 => items[0].clone(),
+            (_, 1) if nest.is_multiple_of(2) => items[0].clone(),
             (1, n) if n >= 2 => {
                 let mut it = items.into_iter();
                 let first = IntTuple::tuple(it.by_ref().take(2));
