@@ -462,7 +462,7 @@ impl IntTuple {
     /// ```
     /// use tessel_layout::IntTuple;
     /// assert_eq!(IntTuple::from_ints([4, 8]).product().unwrap(), 32);
-    /// assert_eq!(IntTuple::Tuple(vec![]).product().unwrap(), 1);
+    /// assert_eq!(IntTuple::tuple([]).product().unwrap(), 1);
     /// assert!(IntTuple::from_ints([1 << 40, 1 << 40]).product().is_err());
     /// ```
     pub fn product(&self) -> Result<i64> {
