@@ -7,11 +7,11 @@
 //!
 //! Run with `cargo run --example kernel_source`.
 
-use tessel::constant::ConstComposedLayout;
+use tessel::ComposedLayout;
 use tessel::{cuda_index, layout};
 
 /// The swizzled 8x64 fp16 shared-memory tile, evaluated at compile time.
-const SMEM: ConstComposedLayout = layout!(Sw<3,3,3> o (8,64):(64,1));
+static SMEM: ComposedLayout = layout!(Sw<3,3,3> o (8,64):(64,1));
 
 /// Loads an 8x64 tile of a row-major matrix with run-time leading dimension `ld` into the
 /// swizzled shared-memory tile, one element per thread.
@@ -27,7 +27,7 @@ const KERNEL: &str = concat!(
 );
 
 /// The offset of coordinate (7,63), computed by the compiler (docs/semantics.md: 455).
-const LAST: i64 = SMEM.offset(7 + 8 * 63);
+const LAST: i64 = SMEM.const_offset(7 + 8 * 63);
 
 fn main() {
     println!("Sw<3,3,3> o (8,64):(64,1) maps (7,63) to {LAST}");

@@ -17,9 +17,8 @@
 //!    compiles (`layout!`) or at run time (`parse`):
 //!
 //! ```
-//! const TILE: tessel::constant::ConstLayout = tessel::layout!((32,32):(32,1));
-//! let tile: tessel::Layout = TILE.to_layout().unwrap();
-//! assert_eq!(tile.offset(1).unwrap(), 32); // (1,0): row 1
+//! const TILE: tessel::Layout = tessel::layout!((32,32):(32,1));
+//! assert_eq!(TILE.offset(1).unwrap(), 32); // (1,0): row 1
 //! ```
 //!
 //! 2. **Prove it conflict-free.** A warp reading one column hits one bank 32 times; the

@@ -96,100 +96,36 @@ pub fn composed_fns(name: &str, layout: &ComposedLayout) -> Result<String> {
     emit(name, layout.into(), true)
 }
 
-/// Coordinate and index functions of either a plain or a swizzled layout under one name.
+/// The offset of coordinate `(r, c)` of a rank-2 (possibly swizzled) layout: the host-side
+/// twin of the emitted `NAME_crd`.
 ///
 /// ```
-/// use tessel_kernels::emit::{any_fns, AnyLayout};
-/// let l = AnyLayout::Plain("(32,32):(33,1)".parse().unwrap());
-/// assert!(any_fns("pad", &l).unwrap().contains("pad_crd"));
-/// ```
-pub fn any_fns(name: &str, layout: &AnyLayout) -> Result<String> {
-    match layout {
-        AnyLayout::Plain(l) => coord_fn(name, l),
-        AnyLayout::Swizzled(c) => composed_fns(name, c),
-    }
-}
-
-/// A shared-memory layout: plain, or swizzled.
-///
-/// ```
-/// use tessel_kernels::emit::AnyLayout;
-/// use tessel_layout::{ComposedLayout, Swizzle};
-/// let sw = AnyLayout::Swizzled(ComposedLayout::new(vec![Swizzle::new(5, 0, 5).unwrap()], 0,
-///                                                  "(32,32):(32,1)".parse().unwrap()));
-/// assert_eq!(sw.to_string(), "Sw<5,0,5> o (32,32):(32,1)");
+/// use tessel_kernels::emit::offset2;
+/// use tessel_layout::ComposedLayout;
+/// let sw: ComposedLayout = "Sw<5,0,5> o (32,32):(32,1)".parse().unwrap();
 /// // Column 0: row r lands in bank r, not bank 0.
-/// assert_eq!(sw.offset2(3, 0).unwrap(), 3 * 32 + 3);
+/// assert_eq!(offset2(&sw, 3, 0).unwrap(), 3 * 32 + 3);
+/// let padded: ComposedLayout = "(32,32):(33,1)".parse().unwrap();
+/// assert_eq!(offset2(&padded, 1, 2).unwrap(), 35);
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum AnyLayout {
-    /// `Shape:Stride`.
-    Plain(Layout),
-    /// `Sw<B,M,S> o off o Shape:Stride`.
-    Swizzled(ComposedLayout),
+pub fn offset2(layout: &ComposedLayout, r: i64, c: i64) -> Result<i64> {
+    layout.at(&tessel_layout::IntTuple::from_ints([r, c]))
 }
 
-impl AnyLayout {
-    /// The offset of coordinate `(r, c)` of a rank-2 layout (host-side twin of `NAME_crd`).
-    ///
-    /// ```
-    /// use tessel_kernels::emit::AnyLayout;
-    /// let l = AnyLayout::Plain("(32,32):(33,1)".parse().unwrap());
-    /// assert_eq!(l.offset2(1, 2).unwrap(), 35);
-    /// ```
-    pub fn offset2(&self, r: i64, c: i64) -> Result<i64> {
-        let inner = self.inner();
-        let rows = inner.mode(0)?.size();
-        let index =
-            tessel_layout::checked_add(r, tessel_layout::checked_mul(c, rows, "index")?, "index")?;
-        match self {
-            AnyLayout::Plain(l) => l.offset(index),
-            AnyLayout::Swizzled(c) => c.offset(index),
-        }
-    }
-
-    /// The plain layout under any swizzle.
-    ///
-    /// ```
-    /// use tessel_kernels::emit::AnyLayout;
-    /// use tessel_layout::{ComposedLayout, Swizzle};
-    /// let sw = AnyLayout::Swizzled(ComposedLayout::new(vec![Swizzle::new(5, 0, 5).unwrap()], 0,
-    ///                                                  "(32,32):(32,1)".parse().unwrap()));
-    /// assert_eq!(sw.inner().to_string(), "(32,32):(32,1)");
-    /// ```
-    pub fn inner(&self) -> &Layout {
-        match self {
-            AnyLayout::Plain(l) => l,
-            AnyLayout::Swizzled(c) => c.layout(),
-        }
-    }
-
-    /// Number of elements the layout's storage spans (max offset + 1, swizzles included).
-    ///
-    /// ```
-    /// use tessel_kernels::emit::AnyLayout;
-    /// // A pitch of 33: the last element is at 31 * 33 + 31.
-    /// let padded = AnyLayout::Plain("(32,32):(33,1)".parse().unwrap());
-    /// assert_eq!(padded.storage().unwrap(), 31 * 33 + 31 + 1);
-    /// ```
-    pub fn storage(&self) -> Result<i64> {
-        let offsets = match self {
-            AnyLayout::Plain(l) => l.offsets(),
-            AnyLayout::Swizzled(c) => c.offsets(),
-        };
-        offsets
-            .iter()
-            .max()
-            .map(|m| m + 1)
-            .ok_or_else(|| Error::invalid("empty layout has no storage"))
-    }
-}
-
-impl std::fmt::Display for AnyLayout {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            AnyLayout::Plain(l) => write!(f, "{l}"),
-            AnyLayout::Swizzled(c) => write!(f, "{c}"),
-        }
-    }
+/// Number of elements a shared-memory layout's storage spans: its largest value plus one,
+/// swizzles included.
+///
+/// ```
+/// use tessel_kernels::emit::storage;
+/// // A pitch of 33: the last element is at 31 * 33 + 31.
+/// let padded = "(32,32):(33,1)".parse().unwrap();
+/// assert_eq!(storage(&padded).unwrap(), 31 * 33 + 31 + 1);
+/// ```
+pub fn storage(layout: &ComposedLayout) -> Result<i64> {
+    layout
+        .offsets()
+        .iter()
+        .max()
+        .map(|m| m + 1)
+        .ok_or_else(|| Error::invalid("empty layout has no storage"))
 }

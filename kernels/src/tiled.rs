@@ -18,7 +18,7 @@ use std::fmt;
 use tessel_layout::{ComposedLayout, Error, Layout, Result, Swizzle};
 
 use crate::dtype::DType;
-use crate::emit::{AnyLayout, any_fns, coord_fn, index_fn, instantiate};
+use crate::emit::{composed_fns, coord_fn, index_fn, instantiate, offset2, storage};
 use crate::partition::{blocks, check_tv, cols_raked, rows_raked};
 
 /// The CUDA template of every tiled kernel.
@@ -144,7 +144,7 @@ pub struct TiledPlan {
     /// Destination `(m,n) -> offset`: row-major for the copy, `(M,N):(1,M)` for transposes.
     pub g_dst: Layout,
     /// Shared-memory tile `(r,c) -> offset`, or `None` when the kernel does not use it.
-    pub smem: Option<AnyLayout>,
+    pub smem: Option<ComposedLayout>,
     /// Load partition `(thread, value) -> r + TM * c`.
     pub tv_ld: Layout,
     /// Store partition `(thread, value) -> r + TM * c`.
@@ -247,7 +247,7 @@ impl TiledPlan {
             TiledKind::Copy => {
                 let (tm, tn) = (64, 8 * vec * 2);
                 let tv = rows_raked(tm, tn, vec, 256)?;
-                let smem = AnyLayout::Plain(parse(&format!("({tm},{tn}):({tn},1)"))?);
+                let smem = ComposedLayout::from_layout(parse(&format!("({tm},{tn}):({tn},1)"))?);
                 let reg = parse(&format!("({vec},{}):(1,{vec})", tm * tn / 256 / vec))?;
                 (tm, tn, 256, Some(smem), tv.clone(), tv, reg, vec, vec)
             }
@@ -271,16 +271,17 @@ impl TiledPlan {
             }
             TiledKind::Smem | TiledKind::Padded | TiledKind::Swizzled => {
                 let smem = match kind {
-                    TiledKind::Smem => AnyLayout::Plain(parse("(32,32):(32,1)")?),
+                    TiledKind::Smem => ComposedLayout::from_layout(parse("(32,32):(32,1)")?),
                     // Pad each row by one 32-bit word: 1 fp32 or 2 fp16 elements.
-                    TiledKind::Padded => {
-                        AnyLayout::Plain(parse(&format!("(32,32):({},1)", 32 + 4 / dtype.bytes()))?)
-                    }
-                    _ => AnyLayout::Swizzled(ComposedLayout::new(
+                    TiledKind::Padded => ComposedLayout::from_layout(parse(&format!(
+                        "(32,32):({},1)",
+                        32 + 4 / dtype.bytes()
+                    ))?),
+                    _ => ComposedLayout::new(
                         vec![Swizzle::new(5, 0, 5)?],
                         0,
                         parse("(32,32):(32,1)")?,
-                    )),
+                    ),
                 };
                 let (ld, st) = (rows_raked(32, 32, 1, 256)?, cols_raked(32, 32, 1, 256)?);
                 (32, 32, 256, Some(smem), ld, st, parse("(1,4):(0,1)")?, 1, 1)
@@ -288,11 +289,11 @@ impl TiledPlan {
             TiledKind::Vectorized => {
                 let tm = 16 * vec;
                 let tn = 16 * vec;
-                let smem = AnyLayout::Swizzled(ComposedLayout::new(
+                let smem = ComposedLayout::new(
                     vec![Swizzle::new(3, log2(vec), log2(tm))?],
                     0,
                     parse(&format!("({tm},{tn}):(1,{tm})"))?,
-                ));
+                );
                 let reg = parse(&format!("({vec},{vec}):({vec},1)"))?;
                 let st = cols_raked(tm, tn, vec, 256)?;
                 (
@@ -484,7 +485,7 @@ impl TiledPlan {
             )));
         }
         if let Some(smem) = &self.smem {
-            let tile = |idx: i64| smem.offset2(idx % self.tm, idx / self.tm);
+            let tile = |idx: i64| offset2(smem, idx % self.tm, idx / self.tm);
             for t in 0..self.threads {
                 for q in 0..lv / self.sw {
                     let offs: Result<Vec<i64>> = (0..self.sw)
@@ -525,7 +526,10 @@ impl TiledPlan {
             ));
         }
         if let Some(smem) = &self.smem {
-            funcs.push_str(&format!("// smem = {smem}\n{}", any_fns("smem", smem)?));
+            funcs.push_str(&format!(
+                "// smem = {smem}\n{}",
+                composed_fns("smem", smem)?
+            ));
         }
         for (name, layout) in [
             ("tv_ld", &self.tv_ld),
@@ -542,7 +546,7 @@ impl TiledPlan {
             funcs.push_str(&index_fn(name, &layout)?);
         }
         let storage = match &self.smem {
-            Some(s) => s.storage()?,
+            Some(s) => storage(s)?,
             None => 1,
         };
         let header = format!(
@@ -576,7 +580,7 @@ impl TiledPlan {
     }
 }
 
-fn check_run(offsets: &[i64], width: i64, what: &str, layout: &AnyLayout) -> Result<()> {
+fn check_run(offsets: &[i64], width: i64, what: &str, layout: &ComposedLayout) -> Result<()> {
     let first = offsets.first().copied().unwrap_or(0);
     let contiguous = offsets.iter().zip(first..).all(|(&o, want)| o == want);
     if !contiguous || first % width != 0 {
@@ -665,7 +669,7 @@ impl TiledPlan {
         let mut p = crate::bank::Prediction::default();
         let at = |tv: &Layout, t: i64, v: i64, width: i64| -> Result<(i64, i64)> {
             let idx = tv.offset(t + self.threads * v)?;
-            Ok((smem.offset2(idx % self.tm, idx / self.tm)? * b, width * b))
+            Ok((offset2(smem, idx % self.tm, idx / self.tm)? * b, width * b))
         };
         for warp in 0..self.threads / 32 {
             for q in 0..lv / self.sw {

@@ -191,7 +191,6 @@ fn microkernel_predictions_agree_with_the_shared_bank_model() {
     // tessel_layout::bank (the model behind `tessel conflicts`) on the same layouts, for the
     // first read instruction: lanes from the access layout's lane mode, each lane's values
     // along its row (tile index stride 32).
-    use tessel_kernels::emit::AnyLayout;
     use tessel_layout::Layout;
     use tessel_layout::bank::analyze;
     for kind in MicroKind::ALL {
@@ -201,11 +200,7 @@ fn microkernel_predictions_agree_with_the_shared_bank_model() {
         let op = if plan.vw == 1 { "lds.32" } else { "lds.128" }
             .parse()
             .unwrap();
-        let report = match &plan.smem {
-            AnyLayout::Plain(l) => analyze(l, 4, op, &tv),
-            AnyLayout::Swizzled(c) => analyze(c, 4, op, &tv),
-        }
-        .unwrap();
+        let report = analyze(&plan.smem, 4, op, &tv).unwrap();
         let ours = plan.predict(1).unwrap();
         assert_eq!(
             (report.wavefronts, report.ideal),

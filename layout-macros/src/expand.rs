@@ -1,15 +1,21 @@
-//! Validated layout values to the tokens of `::tessel::constant` constants.
+//! Validated layout values to the tokens of constant expressions of `tessel`'s own layout
+//! types: tuples in static storage, built with the `const fn` constructors
+//! (`Layout::from_const`, `Swizzle::from_const`, `ComposedLayout::from_const`).
 
 use proc_macro2::TokenStream;
 use quote::quote;
 use tessel_layout::{ComposedLayout, IntTuple, Layout, Swizzle};
 
+/// A tuple node's elements become a `const` slice, so every level lives in static storage.
 pub fn int_tuple(t: &IntTuple) -> TokenStream {
     match t {
-        IntTuple::Int(v) => quote!(::tessel::constant::ConstIntTuple::Int(#v)),
+        IntTuple::Int(v) => quote!(::tessel::IntTuple::Int(#v)),
         IntTuple::Tuple(items) => {
             let items = items.iter().map(int_tuple);
-            quote!(::tessel::constant::ConstIntTuple::Tuple(&[#(#items),*]))
+            quote!(::tessel::IntTuple::Tuple(::tessel::Modes::from_static({
+                const TESSEL_MODES: &[::tessel::IntTuple] = &[#(#items),*];
+                TESSEL_MODES
+            })))
         }
     }
 }
@@ -17,22 +23,22 @@ pub fn int_tuple(t: &IntTuple) -> TokenStream {
 pub fn layout(l: &Layout) -> TokenStream {
     let shape = int_tuple(l.shape());
     let stride = int_tuple(l.stride());
-    quote!(::tessel::constant::ConstLayout { shape: #shape, stride: #stride })
+    quote!(::tessel::Layout::from_const(#shape, #stride))
 }
 
 pub fn swizzle(sw: &Swizzle) -> TokenStream {
     let (bits, base, shift) = (sw.bits(), sw.base(), sw.shift());
-    quote!(::tessel::constant::ConstSwizzle { bits: #bits, base: #base, shift: #shift })
+    quote!(::tessel::Swizzle::from_const(#bits, #base, #shift))
 }
 
-/// A plain layout becomes a `ConstLayout`; one with swizzles or an offset a
-/// `ConstComposedLayout`. Wrapped in a block with a `const` item so the value is built at
+/// A plain layout becomes a `tessel::Layout`; one with swizzles or an offset a
+/// `tessel::ComposedLayout`. Wrapped in a block with a `const` item so the value is built at
 /// compile time in any context.
 pub fn composed(c: &ComposedLayout) -> TokenStream {
-    if c.swizzles().is_empty() && c.base_offset() == 0 {
+    if c.is_plain() {
         let l = layout(c.layout());
         return quote!({
-            const TESSEL_LAYOUT: ::tessel::constant::ConstLayout = #l;
+            const TESSEL_LAYOUT: ::tessel::Layout = #l;
             TESSEL_LAYOUT
         });
     }
@@ -40,12 +46,8 @@ pub fn composed(c: &ComposedLayout) -> TokenStream {
     let offset = c.base_offset();
     let l = layout(c.layout());
     quote!({
-        const TESSEL_LAYOUT: ::tessel::constant::ConstComposedLayout =
-            ::tessel::constant::ConstComposedLayout {
-                swizzles: &[#(#swizzles),*],
-                offset: #offset,
-                layout: #l,
-            };
+        const TESSEL_LAYOUT: ::tessel::ComposedLayout =
+            ::tessel::ComposedLayout::from_const(&[#(#swizzles),*], #offset, #l);
         TESSEL_LAYOUT
     })
 }

@@ -2,7 +2,8 @@
 //!
 //! Compile-time layouts and CUDA index math for tessel. A thin proc-macro layer over
 //! `tessel-layout`: the macros render their tokens as notation text, parse and validate it with
-//! the same code as the `tessel` command line, and expand to constants (`layout!`, `swizzle!`)
+//! the same code as the `tessel` command line, and expand to constant values of tessel's own
+//! layout types in static storage (`layout!`, `swizzle!`)
 //! or to the source text of the shared emitter (`cuda_index!`). Invalid input is a
 //! `compile_error!` at the offending token, naming the violated condition.
 //!
@@ -10,9 +11,10 @@
 //!
 //! ```
 //! use tessel::{cuda_index, layout};
-//! const TILE: tessel::constant::ConstComposedLayout = layout!(Sw<3,3,3> o (8,64):(64,1));
+//! static TILE: tessel::ComposedLayout = layout!(Sw<3,3,3> o (8,64):(64,1));
 //! const SRC: &str = cuda_index!(tile_off, Sw<3,3,3> o (8,64):(64,1));
-//! assert_eq!(TILE.offset(1), 72);
+//! const AT1: i64 = TILE.const_offset(1);
+//! assert_eq!(AT1, 72);
 //! assert!(SRC.contains("TESSEL_FN long long tile_off(long long i)"));
 //! ```
 
@@ -29,9 +31,12 @@ use text::TokenText;
 /// A layout known at compile time: literal notation `(8,(2,4)):(1,(64,8))`, a bare shape
 /// `(4,8)` (column-major), or a swizzled form `Sw<B,M,S> o ... o [OFFSET o] LAYOUT`.
 ///
-/// Expands to a `tessel::constant::ConstLayout` (no swizzle, no offset) or a
-/// `tessel::constant::ConstComposedLayout`, usable in `const` and `static` items; convert with
-/// `to_layout()` / `to_composed()`. Non-congruent shapes and strides, bad swizzle parameters,
+/// Expands to a `tessel::Layout` (no swizzle, no offset) or a `tessel::ComposedLayout` whose
+/// tuples live in static storage: the same types the rest of the algebra takes, built at
+/// compile time without a heap allocation. Put it in a `static` item to evaluate it in other
+/// constants with the `const fn`s `size`, `checked_offset` and `const_offset` (a layout may own
+/// heap memory in general, so constants cannot copy it into a `const fn`), or in a `const` item
+/// to use it as a value. Non-congruent shapes and strides, bad swizzle parameters,
 /// offsets that overflow `i64` (checked as `tessel eval` checks them) and syntax errors are
 /// compile errors at the offending tokens.
 ///
@@ -40,15 +45,18 @@ use text::TokenText;
 /// of every tessel parser; deeper input is a compile error at the first group beyond it.
 ///
 /// ```
-/// use tessel::constant::{ConstComposedLayout, ConstLayout};
-/// const L: ConstLayout = tessel::layout!((8,(2,4)):(1,(64,8)));
-/// static S: ConstComposedLayout = tessel::layout!(Sw<3,3,3> o (8,64):(64,1));
-/// const AT: i64 = S.offset(7 + 63 * 8);
-/// assert_eq!(L.size(), 64);
-/// assert_eq!(L.to_layout().unwrap().to_string(), "(8,(2,4)):(1,(64,8))");
+/// use tessel::{ComposedLayout, Layout};
+/// static L: Layout = tessel::layout!((8,(2,4)):(1,(64,8)));
+/// static S: ComposedLayout = tessel::layout!(Sw<3,3,3> o (8,64):(64,1));
+/// const SIZE: i64 = L.size();
+/// const AT: i64 = S.const_offset(7 + 63 * 8);
+/// assert_eq!(SIZE, 64);
+/// assert_eq!(L.to_string(), "(8,(2,4)):(1,(64,8))");
 /// assert_eq!(AT, 455); // docs/semantics.md: coordinate (7,63) -> 455
-/// const HEX: ConstLayout = tessel::layout!((0x8, 1_0):(0b1, 0x8));
+/// const HEX: Layout = tessel::layout!((0x8, 1_0):(0b1, 0x8));
 /// assert_eq!(HEX.to_string(), "(8,10):(1,8)");
+/// // The whole algebra takes it as it is.
+/// assert_eq!(tessel::coalesce(&L).unwrap().to_string(), "(8,2,4):(1,64,8)");
 /// ```
 #[proc_macro]
 pub fn layout(input: TokenStream) -> TokenStream {
@@ -72,12 +80,13 @@ fn layout_value(text: &TokenText) -> syn::Result<ComposedLayout> {
     source.bind(&|_| None).map_err(|e| text.error_from(&e))
 }
 
-/// `swizzle!(B, M, S)`: a `tessel::constant::ConstSwizzle`, checked at compile time
+/// `swizzle!(B, M, S)`: a `tessel::Swizzle`, checked at compile time
 /// (`|S| >= B`, non-negative `B` and `M`, at most 62 bits).
 ///
 /// ```
-/// const SW: tessel::constant::ConstSwizzle = tessel::swizzle!(3, 3, 3);
-/// assert_eq!(SW.apply(72), 64);
+/// const SW: tessel::Swizzle = tessel::swizzle!(3, 3, 3);
+/// const AT72: i64 = SW.apply(72);
+/// assert_eq!(AT72, 64);
 /// assert_eq!(tessel::swizzle!(1, 4, -1).to_string(), "Sw<1,4,-1>");
 /// ```
 #[proc_macro]
@@ -86,7 +95,7 @@ pub fn swizzle(input: TokenStream) -> TokenStream {
         Ok(sw) => {
             let tokens = expand::swizzle(&sw);
             quote::quote!({
-                const TESSEL_SWIZZLE: ::tessel::constant::ConstSwizzle = #tokens;
+                const TESSEL_SWIZZLE: ::tessel::Swizzle = #tokens;
                 TESSEL_SWIZZLE
             })
             .into()

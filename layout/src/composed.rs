@@ -8,12 +8,14 @@
 //! assert_eq!(c.at(&IntTuple::from_ints([7, 63])).unwrap(), 455);
 //! ```
 
+use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::error::{Error, Result, checked_add, checked_mul};
+use crate::error::{Error, Result, Span, checked_add, checked_mul};
 use crate::int_tuple::Coord;
 use crate::layout::{Layout, SliceCoord};
+use crate::leaf::Leaf;
 use crate::parse::{Cursor, parse_whole};
 use crate::swizzle::Swizzle;
 
@@ -59,8 +61,8 @@ impl OffsetMap for ComposedLayout {
     }
 }
 
-impl From<Layout> for ComposedLayout {
-    fn from(layout: Layout) -> ComposedLayout {
+impl<L: Leaf> From<Layout<L>> for ComposedLayout<L> {
+    fn from(layout: Layout<L>) -> ComposedLayout<L> {
         ComposedLayout::from_layout(layout)
     }
 }
@@ -76,14 +78,17 @@ impl From<Layout> for ComposedLayout {
 /// assert_eq!(c.offset(7 + 63 * 8).unwrap(), 455);   // coordinate (7,63)
 /// assert_eq!(c.to_string(), "Sw<3,3,3> o (8,64):(64,1)");
 /// ```
+///
+/// The stride leaves are a type parameter like [`Layout`]'s: `ComposedLayout<SymInt>` is
+/// [`SymComposedLayout`](crate::codegen::SymComposedLayout), the input of the code emitter.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct ComposedLayout {
-    swizzles: Vec<Swizzle>,
+pub struct ComposedLayout<L: Leaf = i64> {
+    swizzles: Cow<'static, [Swizzle]>,
     offset: i64,
-    layout: Layout,
+    layout: Layout<L>,
 }
 
-impl ComposedLayout {
+impl<L: Leaf> ComposedLayout<L> {
     /// `swizzles[0] o ... o swizzles[n-1] o offset o layout`.
     ///
     /// ```
@@ -91,9 +96,13 @@ impl ComposedLayout {
     /// let c = ComposedLayout::new(vec![], 32, Layout::vector(4, 1).unwrap());
     /// assert_eq!(c.offset(3).unwrap(), 35);
     /// ```
-    pub fn new(swizzles: Vec<Swizzle>, offset: i64, layout: Layout) -> ComposedLayout {
+    pub fn new(
+        swizzles: impl Into<Cow<'static, [Swizzle]>>,
+        offset: i64,
+        layout: Layout<L>,
+    ) -> ComposedLayout<L> {
         ComposedLayout {
-            swizzles,
+            swizzles: swizzles.into(),
             offset,
             layout,
         }
@@ -126,7 +135,7 @@ impl ComposedLayout {
     /// let c = ComposedLayout::new(vec![], 0, Layout::vector(4, 1).unwrap());
     /// assert_eq!(c.layout().to_string(), "4:1");
     /// ```
-    pub fn layout(&self) -> &Layout {
+    pub fn layout(&self) -> &Layout<L> {
         &self.layout
     }
 
@@ -136,10 +145,160 @@ impl ComposedLayout {
     /// use tessel_layout::{ComposedLayout, Layout};
     /// assert_eq!(ComposedLayout::new(vec![], 0, Layout::vector(4, 1).unwrap()).size(), 4);
     /// ```
-    pub fn size(&self) -> i64 {
+    pub const fn size(&self) -> i64 {
         self.layout.size()
     }
 
+    /// A plain layout seen as a composed layout (no swizzle, offset 0).
+    ///
+    /// ```
+    /// use tessel_layout::{ComposedLayout, Layout};
+    /// let c = ComposedLayout::from_layout("8:2".parse::<Layout>().unwrap());
+    /// assert_eq!(c.to_string(), "8:2");
+    /// ```
+    pub fn from_layout(layout: Layout<L>) -> ComposedLayout<L> {
+        ComposedLayout::new(Vec::new(), 0, layout)
+    }
+
+    /// Whether this is a plain layout: no swizzle and offset 0.
+    ///
+    /// ```
+    /// use tessel_layout::ComposedLayout;
+    /// assert!("(4,8):(8,1)".parse::<ComposedLayout>().unwrap().is_plain());
+    /// assert!(!"Sw<1,0,1> o 4:1".parse::<ComposedLayout>().unwrap().is_plain());
+    /// ```
+    pub fn is_plain(&self) -> bool {
+        self.swizzles.is_empty() && self.offset == 0
+    }
+
+    /// Parses `Sw<B,M,S> o ... o [OFFSET o] LAYOUT` (a bare layout is a composed layout
+    /// without swizzles) at the cursor: the one parser of swizzled layouts of every leaf type.
+    ///
+    /// ```
+    /// let mut c = tessel_layout::parse::Cursor::new("Sw<3,3,3> o 32 o (8,64):(64,1)");
+    /// let l = tessel_layout::ComposedLayout::<i64>::parse(&mut c).unwrap();
+    /// assert_eq!(l.base_offset(), 32);
+    /// ```
+    pub fn parse(cursor: &mut Cursor<'_>) -> Result<ComposedLayout<L>> {
+        let mut swizzles = Vec::new();
+        cursor.skip_ws();
+        while cursor.rest().starts_with("Sw<") {
+            swizzles.push(Swizzle::parse(cursor)?);
+            if !cursor.eat_word("o") {
+                return Err(cursor.error("the composition operator 'o'"));
+            }
+            cursor.skip_ws();
+        }
+        let mut offset = 0;
+        let mut probe = cursor.clone();
+        probe.skip_ws();
+        let mut offset_span = Span::at(probe.position());
+        if matches!(probe.peek(), Some(ch) if ch == '-' || ch.is_ascii_digit()) {
+            let value = probe.integer()?;
+            offset_span.end = probe.position();
+            if probe.eat_word("o") {
+                offset = value;
+                *cursor = probe;
+            }
+        }
+        let layout = cursor.layout_of()?;
+        let composed = ComposedLayout::new(swizzles, offset, layout);
+        if let Some(stride) = composed.layout.stride().known() {
+            // Only the base offset can push a valid layout's offsets out of i64.
+            let concrete = Layout::new(composed.layout.shape().clone(), stride)?;
+            ComposedLayout::new(composed.swizzles.clone(), offset, concrete)
+                .check_offsets()
+                .map_err(|e| e.at(offset_span))?;
+        }
+        Ok(composed)
+    }
+}
+
+/// Swizzled layouts built in constant expressions.
+impl ComposedLayout {
+    /// `swizzles[0] o ... o offset o layout` built in a constant expression, with the swizzles
+    /// in static storage (what the `layout!` macro of the `tessel` crate expands to). Checks
+    /// that every value fits in `i64` and panics otherwise, which in a `const` or `static` item
+    /// is a compile error.
+    ///
+    /// ```
+    /// use tessel_layout::{ComposedLayout, IntTuple, Layout, Swizzle, int_tuple::Modes};
+    /// static L: ComposedLayout = ComposedLayout::from_const(
+    ///     &[Swizzle::from_const(3, 3, 3)],
+    ///     0,
+    ///     Layout::from_const(
+    ///         IntTuple::Tuple(Modes::from_static(&[IntTuple::Int(8), IntTuple::Int(64)])),
+    ///         IntTuple::Tuple(Modes::from_static(&[IntTuple::Int(64), IntTuple::Int(1)])),
+    ///     ),
+    /// );
+    /// const AT1: i64 = L.const_offset(1);
+    /// assert_eq!(AT1, 72);
+    /// assert_eq!(L, "Sw<3,3,3> o (8,64):(64,1)".parse().unwrap());
+    /// ```
+    pub const fn from_const(
+        swizzles: &'static [Swizzle],
+        offset: i64,
+        layout: Layout,
+    ) -> ComposedLayout {
+        let composed = ComposedLayout {
+            swizzles: Cow::Borrowed(swizzles),
+            offset,
+            layout,
+        };
+        // offset + layout(i) fits for every i when it fits at the layout's extreme offsets.
+        let (lo, hi) = match composed.layout.const_offset_range() {
+            Some(range) => range,
+            None => panic!("ComposedLayout::from_const: the layout's offsets overflow i64"),
+        };
+        if lo.checked_add(offset).is_none() || hi.checked_add(offset).is_none() {
+            panic!("ComposedLayout::from_const: offset + layout(i) overflows i64");
+        }
+        composed
+    }
+
+    /// The value at the 1-D `index`, `None` outside `0..size`; a `const fn` (see
+    /// [`ComposedLayout::from_const`]).
+    ///
+    /// ```
+    /// let c: tessel_layout::ComposedLayout = "Sw<1,0,1> o 4:1".parse().unwrap();
+    /// assert_eq!(c.checked_offset(2), Some(3));
+    /// assert_eq!(c.checked_offset(4), None);
+    /// ```
+    pub const fn checked_offset(&self, index: i64) -> Option<i64> {
+        let Some(inner) = self.layout.checked_offset(index) else {
+            return None;
+        };
+        let Some(mut x) = inner.checked_add(self.offset) else {
+            return None;
+        };
+        let swizzles: &[Swizzle] = match &self.swizzles {
+            Cow::Borrowed(s) => s,
+            Cow::Owned(v) => v.as_slice(),
+        };
+        let mut k = swizzles.len();
+        while k > 0 {
+            k -= 1;
+            x = swizzles[k].apply(x);
+        }
+        Some(x)
+    }
+
+    /// [`ComposedLayout::checked_offset`] for constant expressions: panics outside `0..size`,
+    /// which in a `const` item is a compile error.
+    ///
+    /// ```
+    /// let c: tessel_layout::ComposedLayout = "Sw<1,0,1> o 4:1".parse().unwrap();
+    /// assert_eq!(c.const_offset(3), 2);
+    /// ```
+    pub const fn const_offset(&self, index: i64) -> i64 {
+        match self.checked_offset(index) {
+            Some(v) => v,
+            None => panic!("layout offset: index outside 0..size"),
+        }
+    }
+}
+
+impl ComposedLayout {
     /// Applies offset and swizzles to an offset produced by the inner layout. The addition
     /// wraps: it is exact for the values of a composed layout whose offsets fit in `i64` (which
     /// parsing and the expression evaluator check); [`offset`](Self::offset) checks it.
@@ -205,17 +364,6 @@ impl ComposedLayout {
 }
 
 impl ComposedLayout {
-    /// A plain layout seen as a composed layout (no swizzle, offset 0).
-    ///
-    /// ```
-    /// use tessel_layout::{ComposedLayout, Layout};
-    /// let c = ComposedLayout::from_layout("8:2".parse().unwrap());
-    /// assert_eq!(c.to_string(), "8:2");
-    /// ```
-    pub fn from_layout(layout: Layout) -> ComposedLayout {
-        ComposedLayout::new(Vec::new(), 0, layout)
-    }
-
     /// `swizzle o self`: the swizzle becomes the new outermost layer of the chain.
     ///
     /// ```
@@ -308,7 +456,7 @@ impl ComposedLayout {
                      the left one"
                 )));
             }
-            let mut swizzles = self.swizzles.clone();
+            let mut swizzles = self.swizzles.to_vec();
             swizzles.extend_from_slice(&inner.swizzles);
             return Ok(ComposedLayout::new(
                 conjugate::simplify_chain(swizzles),
@@ -340,7 +488,7 @@ impl ComposedLayout {
                 self.offset
             )));
         }
-        let mut swizzles = self.swizzles.clone();
+        let mut swizzles = self.swizzles.to_vec();
         swizzles.extend(moved);
         Ok(ComposedLayout::new(
             conjugate::simplify_chain(swizzles),
@@ -446,41 +594,9 @@ impl ComposedLayout {
         let layout = crate::downcast(&self.layout, factor).map_err(ctx)?;
         Ok(ComposedLayout::new(swizzles, offset, layout))
     }
-
-    /// Parses `Sw<B,M,S> o ... o [OFFSET o] LAYOUT` (a bare layout is a composed layout
-    /// without swizzles) at the cursor.
-    ///
-    /// ```
-    /// let mut c = tessel_layout::parse::Cursor::new("Sw<3,3,3> o 32 o (8,64):(64,1)");
-    /// let l = tessel_layout::ComposedLayout::parse(&mut c).unwrap();
-    /// assert_eq!(l.base_offset(), 32);
-    /// ```
-    pub fn parse(cursor: &mut Cursor<'_>) -> Result<ComposedLayout> {
-        let mut swizzles = Vec::new();
-        cursor.skip_ws();
-        while cursor.rest().starts_with("Sw<") {
-            swizzles.push(Swizzle::parse(cursor)?);
-            if !cursor.eat_str("o") {
-                return Err(cursor.error("'o' after a swizzle"));
-            }
-            cursor.skip_ws();
-        }
-        let mut offset = 0;
-        let mut ahead = cursor.clone();
-        if let Ok(value) = ahead.integer() {
-            if ahead.eat_str("o") {
-                offset = value;
-                *cursor = ahead;
-            }
-        }
-        let layout = cursor.layout()?;
-        let composed = ComposedLayout::new(swizzles, offset, layout);
-        composed.check_offsets()?;
-        Ok(composed)
-    }
 }
 
-impl FromStr for ComposedLayout {
+impl<L: Leaf> FromStr for ComposedLayout<L> {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Self> {
@@ -511,7 +627,7 @@ pub(crate) fn write_composed<S: fmt::Display>(
     write!(f, "{layout}")
 }
 
-impl fmt::Display for ComposedLayout {
+impl<L: Leaf> fmt::Display for ComposedLayout<L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write_composed(f, &self.swizzles, self.offset, &self.layout)
     }

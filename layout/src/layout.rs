@@ -19,6 +19,7 @@ use std::fmt;
 
 use crate::error::{Error, Result, checked_add, checked_mul};
 use crate::int_tuple::{Coord, IntTuple, Leaves, Shape, Stride};
+use crate::leaf::{Leaf, SymInt};
 
 /// A CuTe layout `Shape:Stride`. Shape and stride are congruent; every shape leaf is positive;
 /// size and the extreme offsets fit in `i64`.
@@ -32,9 +33,9 @@ use crate::int_tuple::{Coord, IntTuple, Leaves, Shape, Stride};
 /// assert_eq!(l.offset(1).unwrap(), 8); // index 1 is coordinate (1,0)
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Layout {
+pub struct Layout<L: Leaf = i64> {
     shape: Shape,
-    stride: Stride,
+    stride: IntTuple<L>,
 }
 
 /// One mode picked by a slicing coordinate: an index fixes it, `All` (`_` in CuTe) keeps it.
@@ -110,16 +111,16 @@ pub(crate) fn check_extents(shape: &Shape) -> Result<()> {
     shape.product().map(drop)
 }
 
-impl Layout {
+impl<L: Leaf> Layout<L> {
     /// Builds `shape:stride`, checking congruence, positive extents and that size and offsets fit
-    /// in `i64`.
+    /// in `i64` (the offsets once every stride leaf is known).
     ///
     /// ```
     /// use tessel_layout::{ErrorKind, IntTuple, Layout};
     /// let err = Layout::new(IntTuple::from_ints([4, 8]), IntTuple::Int(1)).unwrap_err();
     /// assert_eq!(err.kind(), ErrorKind::NotCongruent);
     /// ```
-    pub fn new(shape: Shape, stride: Stride) -> Result<Layout> {
+    pub fn new(shape: Shape, stride: IntTuple<L>) -> Result<Layout<L>> {
         // One pass that accepts exactly what the checks below accept; they run (and name the
         // failed condition) only when it does not.
         if is_valid_layout(&shape, &stride) {
@@ -133,10 +134,322 @@ impl Layout {
         }
         check_extents(&shape)?;
         let layout = Layout { shape, stride };
-        layout.offset_range()?;
+        if let Some(stride) = layout.stride.known() {
+            // With every stride known, the offsets must fit in i64.
+            Layout {
+                shape: layout.shape.clone(),
+                stride,
+            }
+            .offset_range()?;
+        }
         Ok(layout)
     }
 
+    /// The shape.
+    ///
+    /// ```
+    /// let l = tessel_layout::Layout::vector(8, 2).unwrap();
+    /// assert_eq!(l.shape().to_string(), "8");
+    /// ```
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    /// The stride.
+    ///
+    /// ```
+    /// let l = tessel_layout::Layout::vector(8, 2).unwrap();
+    /// assert_eq!(l.stride().to_string(), "2");
+    /// ```
+    pub fn stride(&self) -> &IntTuple<L> {
+        &self.stride
+    }
+
+    /// Splits into `(shape, stride)`.
+    ///
+    /// ```
+    /// let (s, d) = tessel_layout::Layout::vector(8, 2).unwrap().into_parts();
+    /// assert_eq!((s.as_int(), d.as_int()), (Some(8), Some(2)));
+    /// ```
+    pub fn into_parts(self) -> (Shape, IntTuple<L>) {
+        (self.shape, self.stride)
+    }
+
+    /// Number of coordinates in the domain (product of the shape). Validated at construction.
+    ///
+    /// ```
+    /// let l = tessel_layout::Layout::col_major(&tessel_layout::IntTuple::from_ints([4, 8])).unwrap();
+    /// assert_eq!(l.size(), 32);
+    /// ```
+    pub const fn size(&self) -> i64 {
+        // The constructors checked that the product fits in i64.
+        match self.shape.checked_product() {
+            Some(size) => size,
+            None => i64::MAX,
+        }
+    }
+
+    /// Number of top-level modes.
+    ///
+    /// ```
+    /// let l = tessel_layout::Layout::col_major(&tessel_layout::IntTuple::from_ints([4, 8])).unwrap();
+    /// assert_eq!(l.rank(), 2);
+    /// ```
+    pub fn rank(&self) -> usize {
+        self.shape.rank()
+    }
+
+    /// Nesting depth of the shape.
+    ///
+    /// ```
+    /// assert_eq!(tessel_layout::Layout::vector(8, 1).unwrap().depth(), 0);
+    /// ```
+    pub fn depth(&self) -> usize {
+        self.shape.depth()
+    }
+}
+
+impl Layout<SymInt> {
+    /// The distinct symbols of the stride, in order of first appearance.
+    ///
+    /// ```
+    /// let l: tessel_layout::codegen::SymLayout = "(4,8,2):(ld,1,ld)".parse().unwrap();
+    /// assert_eq!(l.symbols(), vec!["ld".to_string()]);
+    /// ```
+    pub fn symbols(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for leaf in self.stride.leaves() {
+            if let SymInt::Sym(s) = leaf {
+                if !out.contains(&s) {
+                    out.push(s);
+                }
+            }
+        }
+        out
+    }
+
+    /// The concrete layout obtained by giving every symbol a value.
+    ///
+    /// ```
+    /// let l: tessel_layout::codegen::SymLayout = "(4,8):(ld,1)".parse().unwrap();
+    /// assert_eq!(l.bind(&|_| Some(16)).unwrap().to_string(), "(4,8):(16,1)");
+    /// assert!(l.bind(&|_| None).is_err());
+    /// ```
+    pub fn bind(&self, value: &dyn Fn(&str) -> Option<i64>) -> Result<Layout> {
+        let stride = self.stride.map_to(&mut |leaf| match leaf {
+            SymInt::Int(v) => Ok(*v),
+            SymInt::Sym(name) => {
+                value(name).ok_or_else(|| Error::invalid(format!("the symbol {name} has no value")))
+            }
+        })?;
+        Layout::new(self.shape.clone(), stride)
+    }
+}
+
+impl From<&Layout> for Layout<SymInt> {
+    /// The same layout with every stride a known [`SymInt`].
+    ///
+    /// ```
+    /// use tessel_layout::{Layout, codegen::SymLayout};
+    /// let l: Layout = "(4,8):(8,1)".parse().unwrap();
+    /// assert_eq!(SymLayout::from(&l).to_string(), "(4,8):(8,1)");
+    /// ```
+    fn from(l: &Layout) -> Layout<SymInt> {
+        Layout {
+            shape: l.shape.clone(),
+            stride: l.stride.map(&mut |v| SymInt::Int(*v)),
+        }
+    }
+}
+
+/// Layouts built and evaluated in constant expressions.
+impl Layout {
+    /// A layout built in a constant expression, e.g. from tuples in static storage (what the
+    /// `layout!` macro of the `tessel` crate expands to). Checks what [`Layout::new`] checks and
+    /// panics when a check fails, which in a `const` or `static` item is a compile error.
+    ///
+    /// A layout's tuples may own heap memory, so a `const fn` can evaluate a layout only in
+    /// place: keep a compile-time layout in a `static` item to call the `const fn`s on it in
+    /// other constants.
+    ///
+    /// ```
+    /// use tessel_layout::{IntTuple, Layout, int_tuple::Modes};
+    /// static L: Layout = Layout::from_const(
+    ///     IntTuple::Tuple(Modes::from_static(&[IntTuple::Int(4), IntTuple::Int(8)])),
+    ///     IntTuple::Tuple(Modes::from_static(&[IntTuple::Int(8), IntTuple::Int(1)])),
+    /// );
+    /// const SIZE: i64 = L.size();
+    /// const AT5: i64 = L.const_offset(5);
+    /// assert_eq!((SIZE, AT5), (32, 9));
+    /// assert_eq!(L.checked_offset(32), None);
+    /// assert_eq!(L, "(4,8):(8,1)".parse().unwrap());
+    /// ```
+    pub const fn from_const(shape: Shape, stride: Stride) -> Layout {
+        let layout = Layout { shape, stride };
+        if !layout.is_valid_const() {
+            panic!(
+                "Layout::from_const: shape and stride not congruent, an extent below 1, or a size or offset beyond i64"
+            );
+        }
+        layout
+    }
+
+    /// The smallest and largest offset, `None` when they overflow `i64` (a `const fn`).
+    pub(crate) const fn const_offset_range(&self) -> Option<(i64, i64)> {
+        match reach_const(&self.shape, &self.stride, [0, 0]) {
+            Some([lo, hi]) => Some((lo, hi)),
+            None => None,
+        }
+    }
+
+    /// The checks of [`Layout::new`] as a `const fn`.
+    const fn is_valid_const(&self) -> bool {
+        congruent_const(&self.shape, &self.stride)
+            && extents_positive_const(&self.shape)
+            && self.shape.checked_product().is_some()
+            && self.const_offset_range().is_some()
+    }
+
+    /// The offset of the 1-D `index`, `None` when the index is outside `0..size`; a `const fn`,
+    /// so a layout in static storage is evaluated at compile time (see [`Layout::from_const`]).
+    ///
+    /// ```
+    /// let l: tessel_layout::Layout = "(4,8):(8,1)".parse().unwrap();
+    /// assert_eq!(l.checked_offset(5), Some(9));
+    /// assert_eq!(l.checked_offset(-1), None);
+    /// ```
+    pub const fn checked_offset(&self, index: i64) -> Option<i64> {
+        if index < 0 || index >= self.size() {
+            return None;
+        }
+        match offset_const(&self.shape, &self.stride, index) {
+            Some((offset, _)) => Some(offset),
+            None => None,
+        }
+    }
+
+    /// [`Layout::checked_offset`] for constant expressions: panics outside `0..size`, which in
+    /// a `const` item is a compile error.
+    ///
+    /// ```
+    /// let l: tessel_layout::Layout = "(4,8):(8,1)".parse().unwrap();
+    /// assert_eq!(l.const_offset(5), 9);
+    /// ```
+    pub const fn const_offset(&self, index: i64) -> i64 {
+        match self.checked_offset(index) {
+            Some(v) => v,
+            None => panic!("layout offset: index outside 0..size"),
+        }
+    }
+}
+
+/// Whether `stride` has the nesting of `shape` (a `const fn`).
+const fn congruent_const(shape: &IntTuple, stride: &IntTuple) -> bool {
+    match (shape, stride) {
+        (IntTuple::Int(_), IntTuple::Int(_)) => true,
+        (IntTuple::Tuple(a), IntTuple::Tuple(b)) => {
+            let (a, b) = (a.as_slice(), b.as_slice());
+            if a.len() != b.len() {
+                return false;
+            }
+            let mut k = 0;
+            while k < a.len() {
+                if !congruent_const(&a[k], &b[k]) {
+                    return false;
+                }
+                k += 1;
+            }
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Whether every extent of `shape` is at least 1 (a `const fn`).
+const fn extents_positive_const(shape: &IntTuple) -> bool {
+    match shape {
+        IntTuple::Int(v) => *v >= 1,
+        IntTuple::Tuple(items) => {
+            let items = items.as_slice();
+            let mut k = 0;
+            while k < items.len() {
+                if !extents_positive_const(&items[k]) {
+                    return false;
+                }
+                k += 1;
+            }
+            true
+        }
+    }
+}
+
+/// Adds each leaf's reach `(s-1)*d` to the negative or the positive total of `acc`; `None` on
+/// overflow, or when the largest offset plus one does not fit (a `const fn`).
+const fn reach_const(shape: &IntTuple, stride: &IntTuple, acc: [i64; 2]) -> Option<[i64; 2]> {
+    match (shape, stride) {
+        (IntTuple::Int(s), IntTuple::Int(d)) => {
+            let Some(reach) = (*s - 1).checked_mul(*d) else {
+                return None;
+            };
+            let [lo, hi] = acc;
+            let (lo, hi) = if reach < 0 {
+                (lo.checked_add(reach), Some(hi))
+            } else {
+                (Some(lo), hi.checked_add(reach))
+            };
+            match (lo, hi) {
+                (Some(lo), Some(hi)) if hi < i64::MAX => Some([lo, hi]),
+                _ => None,
+            }
+        }
+        (IntTuple::Tuple(a), IntTuple::Tuple(b)) => {
+            let (a, b) = (a.as_slice(), b.as_slice());
+            let mut acc = acc;
+            let mut k = 0;
+            while k < a.len() {
+                acc = match reach_const(&a[k], &b[k], acc) {
+                    Some(v) => v,
+                    None => return None,
+                };
+                k += 1;
+            }
+            Some(acc)
+        }
+        _ => None,
+    }
+}
+
+/// The offset of `index` within `shape:stride` (colexicographic) and the index left for the
+/// modes after it (a `const fn`; `None` on overflow).
+const fn offset_const(shape: &IntTuple, stride: &IntTuple, index: i64) -> Option<(i64, i64)> {
+    match (shape, stride) {
+        (IntTuple::Int(s), IntTuple::Int(d)) => match (index % *s).checked_mul(*d) {
+            Some(off) => Some((off, index / *s)),
+            None => None,
+        },
+        (IntTuple::Tuple(a), IntTuple::Tuple(b)) => {
+            let (a, b) = (a.as_slice(), b.as_slice());
+            let mut total = 0i64;
+            let mut rest = index;
+            let mut k = 0;
+            while k < a.len() {
+                let Some((off, next)) = offset_const(&a[k], &b[k], rest) else {
+                    return None;
+                };
+                total = match total.checked_add(off) {
+                    Some(v) => v,
+                    None => return None,
+                };
+                rest = next;
+                k += 1;
+            }
+            Some((total, rest))
+        }
+        _ => None,
+    }
+}
+
+impl Layout {
     /// The compact column-major layout of `shape` (stride = exclusive prefix product).
     ///
     /// ```
@@ -193,52 +506,10 @@ impl Layout {
     pub fn from_modes(modes: impl IntoIterator<Item = Layout>) -> Result<Layout> {
         let (shapes, strides): (Vec<_>, Vec<_>) =
             modes.into_iter().map(|m| (m.shape, m.stride)).unzip();
-        Layout::new(IntTuple::Tuple(shapes), IntTuple::Tuple(strides))
-    }
-
-    /// The shape.
-    ///
-    /// ```
-    /// let l = tessel_layout::Layout::vector(8, 2).unwrap();
-    /// assert_eq!(l.shape().to_string(), "8");
-    /// ```
-    pub fn shape(&self) -> &Shape {
-        &self.shape
-    }
-
-    /// The stride.
-    ///
-    /// ```
-    /// let l = tessel_layout::Layout::vector(8, 2).unwrap();
-    /// assert_eq!(l.stride().to_string(), "2");
-    /// ```
-    pub fn stride(&self) -> &Stride {
-        &self.stride
-    }
-
-    /// Splits into `(shape, stride)`.
-    ///
-    /// ```
-    /// let (s, d) = tessel_layout::Layout::vector(8, 2).unwrap().into_parts();
-    /// assert_eq!((s.as_int(), d.as_int()), (Some(8), Some(2)));
-    /// ```
-    pub fn into_parts(self) -> (Shape, Stride) {
-        (self.shape, self.stride)
-    }
-
-    /// Number of coordinates in the domain (product of the shape). Validated at construction.
-    ///
-    /// ```
-    /// let l = tessel_layout::Layout::col_major(&tessel_layout::IntTuple::from_ints([4, 8])).unwrap();
-    /// assert_eq!(l.size(), 32);
-    /// ```
-    pub fn size(&self) -> i64 {
-        // The product fits in i64: checked at construction.
-        let mut size = 1i64;
-        for_each_leaf(&self.shape, &self.shape, &mut |s, _| {
-            size = size.wrapping_mul(s)
-        });
-        size
+        Layout::new(
+            IntTuple::Tuple(shapes.into()),
+            IntTuple::Tuple(strides.into()),
+        )
     }
 
     /// One past the largest offset: `max_c L(c) + 1` (equal to CuTe's `L(size-1) + 1` when no
@@ -283,25 +554,6 @@ impl Layout {
         }
         hi.checked_add(1).ok_or_else(overflow)?;
         Ok((lo, hi))
-    }
-
-    /// Number of top-level modes.
-    ///
-    /// ```
-    /// let l = tessel_layout::Layout::col_major(&tessel_layout::IntTuple::from_ints([4, 8])).unwrap();
-    /// assert_eq!(l.rank(), 2);
-    /// ```
-    pub fn rank(&self) -> usize {
-        self.shape.rank()
-    }
-
-    /// Nesting depth of the shape.
-    ///
-    /// ```
-    /// assert_eq!(tessel_layout::Layout::vector(8, 1).unwrap().depth(), 0);
-    /// ```
-    pub fn depth(&self) -> usize {
-        self.shape.depth()
     }
 
     /// The `i`-th top-level mode as a layout.
@@ -615,9 +867,12 @@ impl Layout {
                 .map_err(|e| e.context(format!("slicing {self}")))?,
         };
         let offset = kept.offset;
-        let (shapes, strides) = kept.kept.into_iter().unzip();
+        let (shapes, strides): (Vec<_>, Vec<_>) = kept.kept.into_iter().unzip();
         Ok((
-            Layout::new(IntTuple::Tuple(shapes), IntTuple::Tuple(strides))?,
+            Layout::new(
+                IntTuple::Tuple(shapes.into()),
+                IntTuple::Tuple(strides.into()),
+            )?,
             offset,
         ))
     }
@@ -745,7 +1000,7 @@ pub fn crd2idx(coord: &Coord, shape: &Shape, stride: &Stride) -> Result<i64> {
     }
 }
 
-impl fmt::Display for Layout {
+impl<L: Leaf> fmt::Display for Layout<L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}", self.shape, self.stride)
     }
@@ -827,15 +1082,19 @@ fn last_leaf(off: i64, rest: i64, s: i64, d: i64) -> (i64, i64) {
 
 /// Whether `shape:stride` passes every check of [`Layout::new`] (congruent, extents at least 1,
 /// size and offsets within `i64`), in one pass that allocates nothing.
-fn is_valid_layout(shape: &IntTuple, stride: &IntTuple) -> bool {
-    fn go(shape: &IntTuple, stride: &IntTuple, acc: &mut (i64, i64, i64)) -> Option<()> {
+fn is_valid_layout<L: Leaf>(shape: &IntTuple, stride: &IntTuple<L>) -> bool {
+    fn go<L: Leaf>(shape: &IntTuple, stride: &IntTuple<L>, acc: &mut (i64, i64, i64)) -> Option<()> {
         match (shape, stride) {
             (IntTuple::Int(s), IntTuple::Int(d)) => {
                 if *s < 1 {
                     return None;
                 }
                 acc.0 = acc.0.checked_mul(*s)?;
-                let reach = (s - 1).checked_mul(*d)?;
+                // A symbol's reach is unknown until it is bound: only the known ones count.
+                let Some(d) = d.known() else {
+                    return Some(());
+                };
+                let reach = (s - 1).checked_mul(d)?;
                 if reach < 0 {
                     acc.1 = acc.1.checked_add(reach)?;
                 } else {

@@ -23,6 +23,7 @@ use std::str::FromStr;
 use crate::error::{Error, ErrorKind, Result};
 use crate::int_tuple::IntTuple;
 use crate::layout::Layout;
+use crate::leaf::Leaf;
 
 /// The deepest nesting of parentheses, brackets and calls any parser of the crate accepts.
 ///
@@ -274,27 +275,36 @@ impl<'a> Cursor<'a> {
     /// assert!(err.to_string().ends_with("nesting deeper than 64 levels"), "{err}");
     /// ```
     pub fn int_tuple(&mut self) -> Result<IntTuple> {
+        self.tuple_of()
+    }
+
+    /// Parses a leaf of type `L` or a parenthesised tuple of them (`()` is the empty tuple),
+    /// nested at most [`MAX_DEPTH`] levels: the one tuple parser of every leaf type.
+    ///
+    /// ```
+    /// use tessel_layout::{IntTuple, codegen::SymInt, parse::Cursor};
+    /// let t: IntTuple<SymInt> = Cursor::new("(ld,(1,k))").tuple_of().unwrap();
+    /// assert_eq!(t.to_string(), "(ld,(1,k))");
+    /// ```
+    pub fn tuple_of<L: Leaf>(&mut self) -> Result<IntTuple<L>> {
         self.skip_ws();
         let open = self.pos;
         if self.eat('(') {
             return self.nested(open, Cursor::tuple_rest);
         }
-        match self.peek() {
-            Some(c) if c == '-' || c.is_ascii_digit() => Ok(IntTuple::Int(self.integer()?)),
-            _ => Err(self.error("an integer or '('")),
-        }
+        Ok(IntTuple::Int(L::parse_leaf(self)?))
     }
 
     /// The elements and the closing `)` of a tuple whose `(` is consumed.
-    fn tuple_rest(&mut self) -> Result<IntTuple> {
+    fn tuple_rest<L: Leaf>(&mut self) -> Result<IntTuple<L>> {
         let mut items = Vec::new();
         if self.eat(')') {
-            return Ok(IntTuple::Tuple(items));
+            return Ok(IntTuple::Tuple(items.into()));
         }
         loop {
-            items.push(self.int_tuple()?);
+            items.push(self.tuple_of()?);
             if self.eat(')') {
-                return Ok(IntTuple::Tuple(items));
+                return Ok(IntTuple::Tuple(items.into()));
             }
             self.expect(',', "',' or ')'")?;
         }
@@ -310,14 +320,69 @@ impl<'a> Cursor<'a> {
     /// assert_eq!(c.layout().unwrap_err().span().unwrap().range(), 1..14);
     /// ```
     pub fn layout(&mut self) -> Result<Layout> {
+        self.layout_of()
+    }
+
+    /// Parses `shape:stride` whose stride leaves are of type `L`, or a bare shape (the compact
+    /// column-major layout): the one layout parser of every leaf type.
+    ///
+    /// ```
+    /// use tessel_layout::{Layout, codegen::SymInt, parse::Cursor};
+    /// let l: Layout<SymInt> = Cursor::new("(128,64):(ld,1)").layout_of().unwrap();
+    /// assert_eq!(l.to_string(), "(128,64):(ld,1)");
+    /// ```
+    pub fn layout_of<L: Leaf>(&mut self) -> Result<Layout<L>> {
         self.skip_ws();
         let start = self.pos;
         let shape = self.int_tuple()?;
-        if self.eat(':') {
-            let stride = self.int_tuple()?;
-            Layout::new(shape, stride).map_err(|e| e.at(start..self.pos))
+        let stride = if self.eat(':') {
+            self.tuple_of()?
         } else {
-            Layout::col_major(&shape).map_err(|e| e.at(start..self.pos))
+            shape
+                .prefix_product()
+                .map_err(|e| e.at(start..self.pos))?
+                .map(&mut |v| L::from_int(*v))
+        };
+        Layout::new(shape, stride).map_err(|e| e.at(start..self.pos))
+    }
+
+    /// The identifier at the cursor (`[A-Za-z_][A-Za-z0-9_]*`, after whitespace), consumed;
+    /// `None` (nothing consumed) if there is none.
+    ///
+    /// ```
+    /// let mut c = tessel_layout::parse::Cursor::new(" ld_2,1");
+    /// assert_eq!(c.identifier().as_deref(), Some("ld_2"));
+    /// assert_eq!(c.identifier(), None);
+    /// ```
+    pub fn identifier(&mut self) -> Option<String> {
+        self.skip_ws();
+        let rest = self.rest();
+        let first = rest.chars().next()?;
+        if !(first.is_ascii_alphabetic() || first == '_') {
+            return None;
+        }
+        let len = rest
+            .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
+            .unwrap_or(rest.len());
+        self.pos += len;
+        Some(rest[..len].to_string())
+    }
+
+    /// Consumes the word `word` (an identifier, so `o` does not match the start of `old`) if it
+    /// is next.
+    ///
+    /// ```
+    /// let mut c = tessel_layout::parse::Cursor::new(" o (4,8)");
+    /// assert!(c.eat_word("o"));
+    /// assert!(!tessel_layout::parse::Cursor::new("old").eat_word("o"));
+    /// ```
+    pub fn eat_word(&mut self, word: &str) -> bool {
+        let mut probe = self.clone();
+        if probe.identifier().as_deref() == Some(word) {
+            *self = probe;
+            true
+        } else {
+            false
         }
     }
 
@@ -376,18 +441,18 @@ pub(crate) fn parse_whole<'t, T>(
     Ok(value)
 }
 
-impl FromStr for IntTuple {
+impl<L: Leaf> FromStr for IntTuple<L> {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Self> {
-        parse_whole(s, Cursor::int_tuple)
+        parse_whole(s, Cursor::tuple_of)
     }
 }
 
-impl FromStr for Layout {
+impl<L: Leaf> FromStr for Layout<L> {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Self> {
-        parse_whole(s, Cursor::layout)
+        parse_whole(s, Cursor::layout_of)
     }
 }

@@ -37,6 +37,25 @@ pub struct Swizzle {
 }
 
 impl Swizzle {
+    /// `Swizzle<bits, base, shift>` built in a constant expression (what the `swizzle!` and
+    /// `layout!` macros of the `tessel` crate expand to). Checks what [`Swizzle::new`] checks
+    /// and panics when a check fails, which in a `const` or `static` item is a compile error.
+    ///
+    /// ```
+    /// use tessel_layout::Swizzle;
+    /// const SW: Swizzle = Swizzle::from_const(3, 3, 3);
+    /// const AT72: i64 = SW.apply(72);
+    /// assert_eq!(AT72, 72 ^ 8);
+    /// assert_eq!(SW, Swizzle::new(3, 3, 3).unwrap());
+    /// ```
+    pub const fn from_const(bits: u32, base: u32, shift: i32) -> Swizzle {
+        let reach = bits as u64 + base as u64 + shift.unsigned_abs() as u64;
+        if (shift.unsigned_abs() as u64) < bits as u64 || reach > 62 {
+            panic!("Swizzle::from_const: needs |S| >= B and B + M + |S| <= 62");
+        }
+        Swizzle { bits, base, shift }
+    }
+
     /// `Swizzle<bits, base, shift>`; needs `|shift| >= bits` and masks that fit in 62 bits.
     ///
     /// ```
@@ -77,7 +96,7 @@ impl Swizzle {
     /// ```
     /// assert_eq!(tessel_layout::Swizzle::new(2, 4, 3).unwrap().bits(), 2);
     /// ```
-    pub fn bits(&self) -> u32 {
+    pub const fn bits(&self) -> u32 {
         self.bits
     }
 
@@ -86,7 +105,7 @@ impl Swizzle {
     /// ```
     /// assert_eq!(tessel_layout::Swizzle::new(2, 4, 3).unwrap().base(), 4);
     /// ```
-    pub fn base(&self) -> u32 {
+    pub const fn base(&self) -> u32 {
         self.base
     }
 
@@ -95,7 +114,7 @@ impl Swizzle {
     /// ```
     /// assert_eq!(tessel_layout::Swizzle::new(2, 4, -3).unwrap().shift(), -3);
     /// ```
-    pub fn shift(&self) -> i32 {
+    pub const fn shift(&self) -> i32 {
         self.shift
     }
 
@@ -104,8 +123,9 @@ impl Swizzle {
     /// ```
     /// assert_eq!(tessel_layout::Swizzle::new(3, 3, 3).unwrap().yyy_mask(), 0b111_000_000);
     /// ```
-    pub fn yyy_mask(&self) -> i64 {
-        ((1i64 << self.bits) - 1) << (self.base as i32 + self.shift.max(0))
+    pub const fn yyy_mask(&self) -> i64 {
+        let up = if self.shift > 0 { self.shift } else { 0 };
+        ((1i64 << self.bits) - 1) << (self.base as i32 + up)
     }
 
     /// The target bits `ZZZ` that are flipped: `((1<<B)-1) << (M - min(0,S))`.
@@ -113,8 +133,9 @@ impl Swizzle {
     /// ```
     /// assert_eq!(tessel_layout::Swizzle::new(3, 3, 3).unwrap().zzz_mask(), 0b111_000);
     /// ```
-    pub fn zzz_mask(&self) -> i64 {
-        ((1i64 << self.bits) - 1) << (self.base as i32 - self.shift.min(0))
+    pub const fn zzz_mask(&self) -> i64 {
+        let down = if self.shift < 0 { self.shift } else { 0 };
+        ((1i64 << self.bits) - 1) << (self.base as i32 - down)
     }
 
     /// Applies the swizzle to an offset.
@@ -123,7 +144,7 @@ impl Swizzle {
     /// let sw = tessel_layout::Swizzle::new(1, 0, -1).unwrap(); // bit 0 flips bit 1
     /// assert_eq!(sw.apply(0b01), 0b11);
     /// ```
-    pub fn apply(&self, offset: i64) -> i64 {
+    pub const fn apply(&self, offset: i64) -> i64 {
         let picked = offset & self.yyy_mask();
         let moved = if self.shift >= 0 {
             picked >> self.shift

@@ -102,8 +102,8 @@ fn true_offset(case: &Case, i: i64, values: &dyn Fn(&str) -> i64) -> Option<i64>
     let mut sum = i128::from(case.layout.base_offset());
     for (s, d) in l.shape().leaves().into_iter().zip(l.stride().leaves()) {
         let d = match d {
-            SymInt::Int(v) => *v,
-            SymInt::Sym(name) => values(name),
+            SymInt::Int(v) => v,
+            SymInt::Sym(name) => values(&name),
         };
         sum += (rest % i128::from(s)) * i128::from(d);
         rest /= i128::from(s);

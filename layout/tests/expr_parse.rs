@@ -11,7 +11,7 @@ fn int_tuple(
 ) -> impl Strategy<Value = IntTuple> {
     leaf.prop_map(IntTuple::Int)
         .prop_recursive(3, 16, 4, |inner| {
-            prop::collection::vec(inner, 0..4).prop_map(IntTuple::Tuple)
+            prop::collection::vec(inner, 0..4).prop_map(|v| IntTuple::Tuple(v.into()))
         })
 }
 

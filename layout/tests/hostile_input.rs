@@ -41,9 +41,9 @@ fn notation_parsers_reject_hostile_nesting() {
     ] {
         // The 65th '(' is the first one too deep; "( " puts it at byte 2 * 64.
         let pos = text.match_indices('(').nth(MAX_DEPTH).unwrap().0;
-        assert_depth_error(IntTuple::from_str(&text), pos, &text);
-        assert_depth_error(Layout::from_str(&text), pos, &text);
-        assert_depth_error(ComposedLayout::from_str(&text), pos, &text);
+        assert_depth_error(<IntTuple>::from_str(&text), pos, &text);
+        assert_depth_error(<Layout>::from_str(&text), pos, &text);
+        assert_depth_error(<ComposedLayout>::from_str(&text), pos, &text);
         assert_depth_error(expr::parse(&text), pos, &text);
         assert_depth_error(expr::eval(&text), pos, &text);
     }
@@ -52,12 +52,12 @@ fn notation_parsers_reject_hostile_nesting() {
 #[test]
 fn hostile_nesting_in_the_stride_or_under_a_swizzle_is_the_same_error() {
     let stride = format!("8:{}", nest("(", "1", ")", HOSTILE));
-    assert_depth_error(Layout::from_str(&stride), 2 + MAX_DEPTH, &stride);
+    assert_depth_error(<Layout>::from_str(&stride), 2 + MAX_DEPTH, &stride);
     assert_depth_error(expr::eval(&stride), 2 + MAX_DEPTH, &stride);
     let prefix = "Sw<3,3,3> o 32 o ";
     let composed = format!("{prefix}{}", nest("(", "8", ")", HOSTILE));
     let pos = prefix.len() + MAX_DEPTH;
-    assert_depth_error(ComposedLayout::from_str(&composed), pos, &composed);
+    assert_depth_error(<ComposedLayout>::from_str(&composed), pos, &composed);
     assert_depth_error(expr::eval(&composed), pos, &composed);
     // The C/CUDA source parser reads the shape with the same cursor.
     assert_depth_error(
@@ -84,13 +84,13 @@ fn expressions_count_calls_tuples_and_tilers_alike() {
 #[test]
 fn exactly_max_depth_is_accepted_by_every_parser() {
     let deepest = nest("(", "8", ")", MAX_DEPTH);
-    let tuple = IntTuple::from_str(&deepest).unwrap();
+    let tuple = <IntTuple>::from_str(&deepest).unwrap();
     assert_eq!(tuple.depth(), MAX_DEPTH);
     let layout =
-        Layout::from_str(&format!("{deepest}:{}", nest("(", "1", ")", MAX_DEPTH))).unwrap();
+        <Layout>::from_str(&format!("{deepest}:{}", nest("(", "1", ")", MAX_DEPTH))).unwrap();
     assert_eq!(layout.depth(), MAX_DEPTH);
     assert_eq!(layout.size(), 8);
-    let composed = ComposedLayout::from_str(&format!("Sw<1,0,1> o {deepest}")).unwrap();
+    let composed = <ComposedLayout>::from_str(&format!("Sw<1,0,1> o {deepest}")).unwrap();
     assert_eq!(composed.layout().depth(), MAX_DEPTH);
     let value = expr::eval(&format!("depth({})", nest("(", "8:1", ")", MAX_DEPTH - 1))).unwrap();
     assert_eq!(value.to_string(), (MAX_DEPTH - 1).to_string());
@@ -104,8 +104,9 @@ fn walks_over_the_deepest_values_fit_a_small_stack() {
     let deepest = nest("(", "8", ")", MAX_DEPTH);
     let products = nest("blocked_product(", "8:1", ", 1:1)", MAX_DEPTH - 1);
     let work = move || {
-        let shape = IntTuple::from_str(&deepest).unwrap();
-        let layout = Layout::from_str(&format!("{deepest}:{}", deepest.replace('8', "1"))).unwrap();
+        let shape = <IntTuple>::from_str(&deepest).unwrap();
+        let layout =
+            <Layout>::from_str(&format!("{deepest}:{}", deepest.replace('8', "1"))).unwrap();
         assert_eq!(shape.to_string(), deepest);
         assert!(shape.congruent(layout.stride()));
         assert!(shape.weakly_congruent(layout.shape()));

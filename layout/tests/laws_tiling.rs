@@ -591,7 +591,7 @@ fn tile_case(c: &mut Choices) -> (Exact, IntTuple) {
         .collect();
     let shape = match (rank, modes[0].clone()) {
         (1, IntTuple::Int(t)) if !c.one_in(3) => IntTuple::Int(t),
-        _ => IntTuple::Tuple(modes),
+        _ => IntTuple::Tuple(modes.into()),
     };
     (e, shape)
 }
@@ -681,7 +681,7 @@ fn ordered_case(c: &mut Choices) -> (IntTuple, IntTuple) {
                 .collect(),
         )
     };
-    (IntTuple::Tuple(shape), order)
+    (IntTuple::Tuple(shape.into()), order)
 }
 
 /// `(order value, sub-shape leaves)` for every leaf of `order`, left to right.

@@ -401,7 +401,7 @@ fn composed_case(c: &mut Choices) -> Composed {
         1 => -values(&l).into_iter().min().unwrap_or(0),
         _ => c.signed(8),
     };
-    let swizzles = (0..c.below(3))
+    let swizzles: Vec<Swizzle> = (0..c.below(3))
         .map(|_| {
             let b = c.range(0, 2);
             let s = b + c.range(0, 1);

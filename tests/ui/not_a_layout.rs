@@ -1,3 +1,3 @@
-const L: tessel::constant::ConstLayout = tessel::layout!(is_bijective((4,8):(1,4)));
+const L: tessel::Layout = tessel::layout!(is_bijective((4,8):(1,4)));
 
 fn main() {}

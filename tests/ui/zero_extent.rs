@@ -1,3 +1,3 @@
-const L: tessel::constant::ConstLayout = tessel::layout!((8,0):(1,8));
+const L: tessel::Layout = tessel::layout!((8,0):(1,8));
 
 fn main() {}

@@ -189,7 +189,10 @@ fn compose_node(
                 shapes.push(rs);
                 strides.push(rd);
             }
-            Ok((IntTuple::Tuple(shapes), IntTuple::Tuple(strides)))
+            Ok((
+                IntTuple::Tuple(shapes.into()),
+                IntTuple::Tuple(strides.into()),
+            ))
         }
         _ => Err(Error::invalid("internal: shape and stride not congruent")),
     }

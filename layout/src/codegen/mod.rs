@@ -32,7 +32,4 @@ pub use function::{
 };
 pub use ir::{IndexExpr, Ty};
 pub use source::parse_source;
-pub use symbolic::{
-    SymComposedLayout, SymInt, SymLayout, SymTuple, parse_sym_composed, parse_sym_layout,
-    parse_sym_tuple,
-};
+pub use symbolic::{SymComposedLayout, SymInt, SymLayout, SymTuple};

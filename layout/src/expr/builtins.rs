@@ -718,7 +718,7 @@ fn append(a: &Args<'_>) -> Result<Value> {
     if is_int_tuple(a, 0)? && is_int_tuple(a, 1)? {
         let mut modes = tuple_modes(a, 0)?;
         modes.push(a.int_tuple(1)?);
-        return Ok(Value::Tuple(IntTuple::Tuple(modes)));
+        return Ok(Value::Tuple(IntTuple::Tuple(modes.into())));
     }
     layout(a.layout(0)?.append(&a.layout(1)?))
 }
@@ -727,7 +727,7 @@ fn prepend(a: &Args<'_>) -> Result<Value> {
     if is_int_tuple(a, 0)? && is_int_tuple(a, 1)? {
         let mut modes = vec![a.int_tuple(1)?];
         modes.extend(tuple_modes(a, 0)?);
-        return Ok(Value::Tuple(IntTuple::Tuple(modes)));
+        return Ok(Value::Tuple(IntTuple::Tuple(modes.into())));
     }
     layout(a.layout(0)?.prepend(&a.layout(1)?))
 }
@@ -744,7 +744,7 @@ fn replace(a: &Args<'_>) -> Result<Value> {
             ))
         })?;
         *slot = a.int_tuple(2)?;
-        return Ok(Value::Tuple(IntTuple::Tuple(modes)));
+        return Ok(Value::Tuple(IntTuple::Tuple(modes.into())));
     }
     layout(a.layout(0)?.replace(i, &a.layout(2)?))
 }
@@ -762,9 +762,9 @@ fn group(a: &Args<'_>) -> Result<Value> {
         }
         let tail = modes.split_off(e);
         let grouped = modes.split_off(b);
-        modes.push(IntTuple::Tuple(grouped));
+        modes.push(IntTuple::Tuple(grouped.into()));
         modes.extend(tail);
-        return Ok(Value::Tuple(IntTuple::Tuple(modes)));
+        return Ok(Value::Tuple(IntTuple::Tuple(modes.into())));
     }
     layout(a.layout(0)?.group(b, e))
 }
@@ -777,7 +777,7 @@ fn select(a: &Args<'_>) -> Result<Value> {
             .iter()
             .map(|&k| tuple_at(t.clone(), &[k]))
             .collect::<Result<Vec<_>>>()?;
-        return Ok(Value::Tuple(IntTuple::Tuple(modes)));
+        return Ok(Value::Tuple(IntTuple::Tuple(modes.into())));
     }
     layout(a.layout(0)?.select(&picks))
 }
@@ -793,7 +793,7 @@ fn take(a: &Args<'_>) -> Result<Value> {
                 modes.len()
             )));
         }
-        return Ok(Value::Tuple(IntTuple::Tuple(modes[b..e].to_vec())));
+        return Ok(Value::Tuple(IntTuple::Tuple((modes[b..e].to_vec()).into())));
     }
     layout(a.layout(0)?.take(b, e))
 }

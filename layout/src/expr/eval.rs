@@ -130,7 +130,7 @@ fn tuple_value(values: Vec<Value>) -> Result<Value> {
     }
     let ints: Option<Vec<_>> = values.iter().map(Value::as_int_tuple).collect();
     if let Some(items) = ints {
-        return Ok(Value::Tuple(crate::IntTuple::Tuple(items)));
+        return Ok(Value::Tuple(crate::IntTuple::Tuple(items.into())));
     }
     if let [Value::Composed(c)] = values.as_slice() {
         // `(Sw o L)` groups, as in CuTe's `A o (Sw o L)`: a swizzle acts on the whole offset and

@@ -25,7 +25,7 @@ pub fn nested(leaves: &[(i64, i64)], nest: u8) -> Layout {
     let strides = ints(leaves, |m| m.1);
     let group = |items: Vec<IntTuple>| -> IntTuple {
         match (nest, items.len()) {
-            (_, 1) if nest % 2 == 0 => items[0].clone(),
+            (_, 1) if nest.is_multiple_of(2) => items[0].clone(),
             (1, n) if n >= 2 => {
                 let mut it = items.into_iter();
                 let first = IntTuple::tuple(it.by_ref().take(2));
@@ -34,10 +34,10 @@ pub fn nested(leaves: &[(i64, i64)], nest: u8) -> Layout {
             (3, n) if n >= 2 => {
                 let mut items = items;
                 let tail = items.split_off(n - 2);
-                items.push(IntTuple::Tuple(tail));
-                IntTuple::Tuple(items)
+                items.push(IntTuple::Tuple(tail.into()));
+                IntTuple::Tuple(items.into())
             }
-            _ => IntTuple::Tuple(items),
+            _ => IntTuple::Tuple(items.into()),
         }
     };
     Layout::new(group(shapes), group(strides)).expect("small layouts are valid")
