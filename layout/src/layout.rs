@@ -1083,7 +1083,11 @@ fn last_leaf(off: i64, rest: i64, s: i64, d: i64) -> (i64, i64) {
 /// Whether `shape:stride` passes every check of [`Layout::new`] (congruent, extents at least 1,
 /// size and offsets within `i64`), in one pass that allocates nothing.
 fn is_valid_layout<L: Leaf>(shape: &IntTuple, stride: &IntTuple<L>) -> bool {
-    fn go<L: Leaf>(shape: &IntTuple, stride: &IntTuple<L>, acc: &mut (i64, i64, i64)) -> Option<()> {
+    fn go<L: Leaf>(
+        shape: &IntTuple,
+        stride: &IntTuple<L>,
+        acc: &mut (i64, i64, i64),
+    ) -> Option<()> {
         match (shape, stride) {
             (IntTuple::Int(s), IntTuple::Int(d)) => {
                 if *s < 1 {

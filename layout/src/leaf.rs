@@ -16,7 +16,7 @@
 //!
 //! Shapes are always integers (`IntTuple<i64>`); only strides take other leaves. One parser and
 //! one printer serve every leaf type: a leaf knows how to read itself at a
-//! [`Cursor`](crate::parse::Cursor) and how to print itself.
+//! [`Cursor`] and how to print itself.
 //!
 //! ```
 //! use tessel_layout::{Layout, codegen::SymInt, leaf::Leaf};

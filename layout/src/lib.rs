@@ -70,6 +70,29 @@
 //! codomain; a divide is a composition with a tiler and its complement; a product is the dual.
 //! A swizzle is an XOR bit permutation applied after a layout.
 //!
+//! ## One family of layouts
+//!
+//! [`IntTuple`], [`Layout`] and [`ComposedLayout`] are generic over their stride leaves, the way
+//! CuTe's tuples mix static and dynamic integers, and every operation is written once:
+//!
+//! - `Layout` (`Layout<i64>`): strides known now; the whole algebra works on these.
+//! - `Layout<SymInt>` ([`codegen::SymLayout`]): a stride may be a run-time symbol such as
+//!   `ld`; the code emitter takes these, and [`Layout::bind`] turns one into a `Layout`.
+//! - A `Layout` built at compile time (the `layout!` macro of the `tessel` crate): the same
+//!   type with its tuples in static storage, made by the `const fn` [`Layout::from_const`] and
+//!   evaluated by the `const fn`s [`Layout::size`] and [`Layout::checked_offset`].
+//!
+//! One parser ([`parse::Cursor::layout_of`]) and one printer serve all of them:
+//!
+//! ```
+//! use tessel_layout::{Layout, codegen::{SymInt, SymLayout}};
+//! let tile: SymLayout = "(128,64):(ld,1)".parse().unwrap();
+//! assert_eq!(tile.to_string(), "(128,64):(ld,1)");
+//! let bound: Layout = tile.bind(&|_| Some(72)).unwrap();
+//! assert_eq!(bound.offset(1).unwrap(), 72);
+//! assert_eq!(SymLayout::from(&bound), "(128,64):(72,1)".parse::<Layout<SymInt>>().unwrap());
+//! ```
+//!
 //! # Worked examples
 //!
 //! ## Composition
@@ -245,7 +268,7 @@
 //! | text tables and SVG pictures | [`render`], [`svg`] |
 //! | the expression language of `tessel eval` | [`expr`] |
 //! | C/CUDA index functions | [`codegen`] |
-//! | layouts as compile-time constants (what the macros expand to) | [`constant`] |
+//! | the leaf types (integers, run-time symbols); compile-time layouts in static storage | [`leaf`] ([`Leaf`]), [`Layout::from_const`], [`ComposedLayout::from_const`] |
 //!
 //! All operations are re-exported at the crate root (`tessel_layout::composition`, ...).
 //!

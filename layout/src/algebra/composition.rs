@@ -137,7 +137,10 @@ pub(crate) fn compose_extended(ext: &Extended, nodes: &[(&IntTuple, &IntTuple)])
             shapes.push(rs);
             strides.push(rd);
         }
-        (IntTuple::Tuple(shapes), IntTuple::Tuple(strides))
+        (
+            IntTuple::Tuple(shapes.into()),
+            IntTuple::Tuple(strides.into()),
+        )
     };
     check_disjoint(ext, &usage)?;
     Layout::new(shape, stride)

@@ -97,8 +97,8 @@ pub(crate) fn into_two_modes(layout: Layout) -> Option<(Layout, Layout)> {
         return None;
     };
     let (Ok([s0, s1]), Ok([d0, d1])) = (
-        <[IntTuple; 2]>::try_from(shapes),
-        <[IntTuple; 2]>::try_from(strides),
+        <[IntTuple; 2]>::try_from(shapes.into_vec()),
+        <[IntTuple; 2]>::try_from(strides.into_vec()),
     ) else {
         return None;
     };

@@ -2,7 +2,7 @@
 //! swizzled) layout, or any expression of the tessel expression language that evaluates to a
 //! layout (`logical_divide((128,64):(64,1), [16:1, 16:1])`, compositions, ...).
 //!
-//! Errors carry the [`Span`](crate::error::Span) of the offending part of the text
+//! Errors carry the [`Span`] of the offending part of the text
 //! ([`Error::span`]); an algebra error the evaluator reports without a span gets the span of the
 //! innermost failing call, composition or literal.
 //!
