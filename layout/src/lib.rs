@@ -281,6 +281,7 @@
 //! (every measurement).
 
 pub mod algebra;
+pub mod atom;
 pub mod bank;
 pub mod budget;
 pub mod codegen;
