@@ -297,6 +297,7 @@ pub mod render;
 pub mod svg;
 pub mod swizzle;
 pub mod synth;
+pub mod tiled;
 pub mod verify;
 
 pub use algebra::*;
