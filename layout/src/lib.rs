@@ -268,6 +268,9 @@
 //! | text tables and SVG pictures | [`render`], [`svg`] |
 //! | the expression language of `tessel eval` | [`expr`] |
 //! | C/CUDA index functions | [`codegen`] |
+//! | copy and MMA atoms as data: CuTe's traits layouts, PTX, asm operands, shared-memory access | [`atom`] |
+//! | TiledCopy / TiledMMA (make_tiled_copy, make_tiled_mma) and per-thread partitions | [`tiled`] |
+//! | host tensors: data and a layout, partitions, elementwise copy | [`tensor`] ([`Tensor`]) |
 //! | the leaf types (integers, run-time symbols); compile-time layouts in static storage | [`leaf`] ([`Leaf`]), [`Layout::from_const`], [`ComposedLayout::from_const`] |
 //!
 //! All operations are re-exported at the crate root (`tessel_layout::composition`, ...).
@@ -297,6 +300,7 @@ pub mod render;
 pub mod svg;
 pub mod swizzle;
 pub mod synth;
+pub mod tensor;
 pub mod tiled;
 pub mod verify;
 
@@ -307,3 +311,4 @@ pub use int_tuple::{Coord, IntTuple, Leaves, Modes, Shape, Stride};
 pub use layout::{Layout, SliceCoord, crd2idx};
 pub use leaf::Leaf;
 pub use swizzle::Swizzle;
+pub use tensor::Tensor;
