@@ -486,3 +486,23 @@ fn typed_views_divide_or_fail() {
         assert_eq!(copy_atom(&name).unwrap().name(), name);
     }
 }
+
+#[test]
+fn copy_atom_layouts_cover_their_bits() {
+    // Every RefLayout is a bijection onto the bits one instruction moves; Src and Dst reach
+    // exactly those bits (the LDSM .x1/.x2 sources repeat the used lanes' rows: CuTe's stride-0
+    // thread modes).
+    for name in copy_atom_names() {
+        let a = copy_atom(&name).unwrap();
+        let bits = a.ref_bits().size();
+        assert!(is_bijection_onto(a.ref_bits(), bits), "{name}");
+        assert_eq!(a.ref_bits().mode(0).unwrap().size(), a.threads(), "{name}");
+        for side in [a.src_bits(), a.dst_bits()] {
+            let mut image = side.offsets();
+            image.sort_unstable();
+            image.dedup();
+            assert_eq!(image, (0..bits).collect::<Vec<_>>(), "{name} {side}");
+            assert_eq!(side.mode(0).unwrap().size(), a.threads(), "{name}");
+        }
+    }
+}

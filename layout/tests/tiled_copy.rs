@@ -366,3 +366,27 @@ fn retile_views_the_mma_fragment_in_the_copys_value_order() {
         );
     }
 }
+
+fn compact(extents: [i64; 2], row_major: bool) -> Layout {
+    let shape = IntTuple::from_ints(extents);
+    if row_major {
+        Layout::row_major(&shape).unwrap()
+    } else {
+        Layout::col_major(&shape).unwrap()
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn make_tiled_copy_is_raked_for_any_compact_layouts(
+        tm in 0u32..4, tn in 0u32..4, vm in 1i64..5, vn in 1i64..5,
+        thr_rows: bool, val_rows: bool,
+    ) {
+        // One 16-bit value per atom, so any value count is whole atoms.
+        let atom = universal(16, 16);
+        let thr = compact([1 << tm, 1 << tn], thr_rows);
+        let val = compact([vm, vn], val_rows);
+        let copy = make_tiled_copy(&atom, &thr, &val).unwrap();
+        check_raked(&copy, &thr, &val);
+    }
+}
