@@ -390,3 +390,75 @@ proptest::proptest! {
         check_raked(&copy, &thr, &val);
     }
 }
+
+#[test]
+fn the_gemm_ldmatrix_addresses_are_make_tiled_copy_a() {
+    // kernels/src/gemm/mod.rs spells its ldmatrix.x4 reads of A by hand (BM = 128, BK = 32,
+    // 2 x 2 warps of 64 x 64): lane l of warp (wm, wn) addresses the 8 halves of row
+    // l % 16 + 64 wm + 16 mi at columns 8 (l / 16) + 16 kk + j. Re-derived here; it is the
+    // source partition of make_tiled_copy_A(SM75_U32x4_LDSM_N, the GEMM's tiled MMA).
+    let mma = make_tiled_mma(
+        &mma_atom("SM80_16x8x16_F32F16F16F32_TN").unwrap(),
+        &l("(2,2):(1,2)"),
+        &[Some(l("(16,2,4):(1,64,16)")), Some(l("(8,2,8):(1,64,8)"))],
+    )
+    .unwrap();
+    let ldsm = copy_atom("SM75_U32x4_LDSM_N").unwrap().typed(16).unwrap();
+    let copy = make_tiled_copy_a(&ldsm, &mma).unwrap();
+    let tile = l("(128,32):(1,128)");
+    for t in 0..128 {
+        let (lane, w) = (t % 32, t / 32);
+        let wm = w % 2;
+        let (p, off) = copy.get_slice(t).unwrap().partition_s(&tile).unwrap();
+        assert_eq!(p.size(), 8 * 4 * 2);
+        for kk in 0..2 {
+            for mi in 0..4 {
+                for j in 0..8 {
+                    let row = lane % 16 + 64 * wm + 16 * mi;
+                    let col = 8 * (lane / 16) + 16 * kk + j;
+                    let idx = j + 8 * (mi + 4 * kk);
+                    assert_eq!(
+                        off + p.offset(idx).unwrap(),
+                        row + 128 * col,
+                        "t{t} j{j} mi{mi} kk{kk}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_gemm_ldmatrix_addresses_of_b_are_make_tiled_copy_b() {
+    // kernels/src/gemm/mod.rs, B (BN = 128): lane l of warp (wm, wn) addresses the 8 halves of
+    // row l % 8 + 8 (l / 16) + 64 wn + 16 nj at columns 8 ((l / 8) % 2) + 16 kk + j.
+    let mma = make_tiled_mma(
+        &mma_atom("SM80_16x8x16_F32F16F16F32_TN").unwrap(),
+        &l("(2,2):(1,2)"),
+        &[Some(l("(16,2,4):(1,64,16)")), Some(l("(8,2,8):(1,64,8)"))],
+    )
+    .unwrap();
+    let ldsm = copy_atom("SM75_U32x4_LDSM_N").unwrap().typed(16).unwrap();
+    let copy = make_tiled_copy_b(&ldsm, &mma).unwrap();
+    let tile = l("(128,32):(1,128)");
+    for t in 0..128 {
+        let (lane, w) = (t % 32, t / 32);
+        let wn = w / 2;
+        let (p, off) = copy.get_slice(t).unwrap().partition_s(&tile).unwrap();
+        assert_eq!(p.size(), 8 * 4 * 2);
+        for kk in 0..2 {
+            for nj in 0..4 {
+                for j in 0..8 {
+                    let row = lane % 8 + 8 * (lane / 16) + 64 * wn + 16 * nj;
+                    let col = 8 * ((lane / 8) % 2) + 16 * kk + j;
+                    let idx = j + 8 * (nj + 4 * kk);
+                    assert_eq!(
+                        off + p.offset(idx).unwrap(),
+                        row + 128 * col,
+                        "t{t} j{j} nj{nj} kk{kk}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -223,3 +223,44 @@ fn thread_coordinates_and_errors() {
     assert!(err.message().contains("three modes"), "{err}");
     assert!(mma.thrfrg_c(&l("64:1")).is_err());
 }
+
+#[test]
+fn the_gemm_accumulator_layout_is_a_permuted_tiled_mma() {
+    // kernels/src/gemm/mod.rs spells its C fragments by hand: a 128 x 128 block tile, 2 x 2
+    // warps of 64 x 64, each warp 4 x 8 SM80 16x8 atoms; thread t = lane + 32 (wm + 2 wn),
+    // value (v, mi, ni) at row 16 mi + 64 wm + r, column 8 ni + 64 wn + c, where (r, c) is the
+    // atom's C fragment. Re-derived here; it is make_tiled_mma over (2,2) warps with M and N
+    // permuted so each warp's atoms are contiguous.
+    let atom = mma_atom("SM80_16x8x16_F32F16F16F32_TN").unwrap();
+    let mma = make_tiled_mma(
+        &atom,
+        &l("(2,2):(1,2)"),
+        &[Some(l("(16,2,4):(1,64,16)")), Some(l("(8,2,8):(1,64,8)"))],
+    )
+    .unwrap();
+    assert_eq!(
+        (mma.tile_size(0).unwrap(), mma.tile_size(1).unwrap()),
+        (128, 128)
+    );
+    let tile = l("(128,128):(1,128)");
+    for t in 0..128 {
+        let (lane, w) = (t % 32, t / 32);
+        let (wm, wn) = (w % 2, w / 2);
+        let (p, off) = mma.get_slice(t).unwrap().partition_c(&tile).unwrap();
+        assert_eq!(p.size(), 4 * 4 * 8);
+        for ni in 0..8 {
+            for mi in 0..4 {
+                for v in 0..4 {
+                    let (r, c) = atom_rc(atom.c_layout(), 16, lane, v);
+                    let (m, n) = (16 * mi + 64 * wm + r, 8 * ni + 64 * wn + c);
+                    let idx = v + 4 * (mi + 4 * ni);
+                    assert_eq!(
+                        off + p.offset(idx).unwrap(),
+                        m + 128 * n,
+                        "t{t} v{v} mi{mi} ni{ni}"
+                    );
+                }
+            }
+        }
+    }
+}
