@@ -268,6 +268,9 @@
 //! | text tables and SVG pictures | [`render`], [`svg`] |
 //! | the expression language of `tessel eval` | [`expr`] |
 //! | C/CUDA index functions | [`codegen`] |
+//! | copy and MMA atoms as data: CuTe's traits layouts, PTX, asm operands, shared-memory access | [`atom`] |
+//! | TiledCopy / TiledMMA (make_tiled_copy, make_tiled_mma) and per-thread partitions | [`tiled`] |
+//! | host tensors: data and a layout, partitions, elementwise copy | [`tensor`] ([`Tensor`]) |
 //! | the leaf types (integers, run-time symbols); compile-time layouts in static storage | [`leaf`] ([`Leaf`]), [`Layout::from_const`], [`ComposedLayout::from_const`] |
 //!
 //! All operations are re-exported at the crate root (`tessel_layout::composition`, ...).
@@ -281,6 +284,7 @@
 //! (every measurement).
 
 pub mod algebra;
+pub mod atom;
 pub mod bank;
 pub mod budget;
 pub mod codegen;
@@ -296,6 +300,8 @@ pub mod render;
 pub mod svg;
 pub mod swizzle;
 pub mod synth;
+pub mod tensor;
+pub mod tiled;
 pub mod verify;
 
 pub use algebra::*;
@@ -305,3 +311,4 @@ pub use int_tuple::{Coord, IntTuple, Leaves, Modes, Shape, Stride};
 pub use layout::{Layout, SliceCoord, crd2idx};
 pub use leaf::Leaf;
 pub use swizzle::Swizzle;
+pub use tensor::Tensor;
