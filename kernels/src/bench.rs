@@ -19,10 +19,8 @@ use half::f16;
 use crate::device::Gpu;
 use crate::dtype::{DType, Elem, same_bits};
 use crate::error::{GpuError, GpuResult, cuda};
-use crate::exec::{
-    alloc, launch_micro, launch_tiled, run_and_verify_micro, run_and_verify_tiled, run_poisoned,
-    upload_random,
-};
+use crate::exec::{alloc, run_poisoned, upload_random};
+use crate::kernel::Arg;
 use crate::micro::{MicroKind, MicroPlan};
 use crate::tiled::{TiledKind, TiledPlan};
 use crate::timing::{Timing, time_events};
@@ -366,12 +364,12 @@ fn matrix_suite<E: Elem>(
             "[{dtype} {m}x{n}] {}: compile + verify",
             plan.kernel_name()
         ))?;
-        let func = run_and_verify_tiled(gpu, &plan, &host, &src, &mut dst)?;
+        let kernel = crate::tiled::run_and_verify(gpu, &plan, &host, &src, &mut dst)?;
         io(writeln!(
             progress,
             "[{dtype} {m}x{n}] {}: {}, raster {}",
             plan.kernel_name(),
-            crate::exec::function_info(&func, plan.threads as u32),
+            kernel.info(),
             plan.raster
         ))?;
         let timing = if args.profile {
@@ -382,9 +380,11 @@ fn matrix_suite<E: Elem>(
                 "[{dtype} {m}x{n}] {}: timing",
                 plan.kernel_name()
             ))?;
-            Some(time_events(gpu, 3, args.repeats, || {
-                launch_tiled(gpu, &func, &plan, &src, &mut dst)
-            })?)
+            Some(kernel.time(
+                3,
+                args.repeats,
+                &mut [Arg::input(&src), Arg::output(&mut dst)],
+            )?)
         };
         let gbps = timing.map(|t| gbps(bytes, &t));
         let predicted = plan.predict()?;
@@ -454,13 +454,15 @@ fn micro_suite(gpu: &Gpu, args: &BenchArgs, progress: &mut dyn Write) -> GpuResu
     for kind in MicroKind::ALL {
         let plan = MicroPlan::new(kind)?;
         io(writeln!(progress, "[conflicts] {kind}: compile + verify"))?;
-        let func = run_and_verify_micro(gpu, &plan, &mut out, reps)?;
+        let kernel = crate::micro::run_and_verify(gpu, &plan, &mut out, reps)?;
         let timing = if args.profile {
             None
         } else {
-            Some(time_events(gpu, 2, args.repeats, || {
-                launch_micro(gpu, &func, &mut out, reps)
-            })?)
+            Some(kernel.time(
+                2,
+                args.repeats,
+                &mut [Arg::output(&mut out), Arg::I32(reps)],
+            )?)
         };
         let predicted = plan.predict(i64::from(reps))?;
         if args.profile {

@@ -28,6 +28,7 @@ pub mod emit;
 pub mod error;
 pub mod exec;
 pub mod gemm;
+pub mod kernel;
 pub mod micro;
 pub mod partition;
 pub mod tiled;
