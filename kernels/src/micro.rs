@@ -302,11 +302,15 @@ pub fn run_and_verify<'g>(
 ) -> GpuResult<Loaded<'g>> {
     let loaded = plan.kernel()?.load(gpu)?;
     let want = plan.expected(i64::from(reps))?;
-    loaded.run_verified(&mut [Arg::output(out), Arg::I32(reps)], 0, |got: &[u32]| {
-        let got = got.get(..32).ok_or_else(|| {
-            GpuError::InvalidArgument("microkernel output needs 32 words".into())
-        })?;
-        expect_bits(plan.kind.name(), got, |lane| want[lane])
-    })?;
+    loaded.run_verified(
+        &mut [Arg::output(out), Arg::I32(reps)],
+        0,
+        |got: &[u32]| {
+            let got = got.get(..32).ok_or_else(|| {
+                GpuError::InvalidArgument("microkernel output needs 32 words".into())
+            })?;
+            expect_bits(plan.kind.name(), got, |lane| want[lane])
+        },
+    )?;
     Ok(loaded)
 }

@@ -533,7 +533,11 @@ impl TiledPlan {
             self.kind, self.dtype, self.m, self.n
         );
         let len = usize::try_from(self.m * self.n).unwrap_or(usize::MAX);
-        let body = if self.smem.is_some() { BODY } else { DIRECT_BODY };
+        let body = if self.smem.is_some() {
+            BODY
+        } else {
+            DIRECT_BODY
+        };
         let mut b = KernelBuilder::new(&self.kernel_name(), body)
             .comment(&header)
             .alias("T", CType::of(self.dtype))
@@ -704,9 +708,11 @@ pub fn run_and_verify<'g, E: Elem>(
         )));
     }
     let loaded = plan.kernel()?.load(gpu)?;
-    loaded.run_verified(&mut [Arg::input(src), Arg::output(dst)], 1, |out: &[E]| {
-        plan.verify(host_src, out)
-    })?;
+    loaded.run_verified(
+        &mut [Arg::input(src), Arg::output(dst)],
+        1,
+        |out: &[E]| plan.verify(host_src, out),
+    )?;
     Ok(loaded)
 }
 

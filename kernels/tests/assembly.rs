@@ -66,7 +66,9 @@ fn a_missing_piece_is_an_error_naming_it_and_the_kernel() {
         let e = err(KernelBuilder::new("needs_more", body).threads(32));
         assert_eq!(
             e,
-            format!("invalid argument: kernel needs_more: the body refers to {ns}, which was not given"),
+            format!(
+                "invalid argument: kernel needs_more: the body refers to {ns}, which was not given"
+            ),
             "{body}"
         );
     }
@@ -86,13 +88,13 @@ fn an_unused_piece_is_an_error_naming_it() {
     let cases: Vec<(&str, KernelBuilder)> = vec![
         ("k::EXTRA", complete().int("EXTRA", 3)),
         ("ty::U", complete().alias("U", CType::B16)),
-        ("layout::spare", complete().index_layout("spare", &layout("4:1"))),
+        (
+            "layout::spare",
+            complete().index_layout("spare", &layout("4:1")),
+        ),
         (
             "layout::sw",
-            complete().composed_layout(
-                "sw",
-                &ComposedLayout::from_layout(layout("(4,4):(4,1)")),
-            ),
+            complete().composed_layout("sw", &ComposedLayout::from_layout(layout("(4,4):(4,1)"))),
         ),
         (
             "dev::two",
@@ -102,7 +104,9 @@ fn an_unused_piece_is_an_error_naming_it() {
     for (piece, b) in cases {
         let e = err(b);
         assert!(
-            e.contains(&format!("kernel complete: piece {piece} is given but never referred to")),
+            e.contains(&format!(
+                "kernel complete: piece {piece} is given but never referred to"
+            )),
             "{piece}: {e}"
         );
     }
@@ -111,7 +115,10 @@ fn an_unused_piece_is_an_error_naming_it() {
 #[test]
 fn an_unused_parameter_is_an_error() {
     let e = err(complete().param(Param::scalar("unused", Scalar::F32)));
-    assert!(e.contains("kernel complete: parameter unused is given but never referred to"), "{e}");
+    assert!(
+        e.contains("kernel complete: parameter unused is given but never referred to"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -136,7 +143,12 @@ fn references_in_comments_and_strings_do_not_count() {
     .threads(32);
     assert!(err(b).contains("piece k::N is given but never referred to"));
     // And a missing piece mentioned only in a comment is no error.
-    assert!(KernelBuilder::new("quiet2", "// k::MISSING").threads(32).build().is_ok());
+    assert!(
+        KernelBuilder::new("quiet2", "// k::MISSING")
+            .threads(32)
+            .build()
+            .is_ok()
+    );
 }
 
 #[test]
@@ -149,7 +161,10 @@ fn device_functions_count_as_referrers_but_not_of_themselves() {
     assert!(b.build().is_ok());
     // A device function that only calls itself is never referred to.
     let b = KernelBuilder::new("self_ref", "")
-        .device_fn("g", "__device__ int g(int n) { return n ? dev::g(n - 1) : 0; }")
+        .device_fn(
+            "g",
+            "__device__ int g(int n) { return n ? dev::g(n - 1) : 0; }",
+        )
         .threads(32);
     assert!(err(b).contains("piece dev::g is given but never referred to"));
     // Its code must define the name.
@@ -167,7 +182,9 @@ fn parameters_need_their_alias_and_names_must_be_identifiers() {
     assert!(err(b).contains("parameter x has element type ty::T, which was not given"));
     let b = KernelBuilder::new("bad name", "").threads(32);
     assert!(err(b).contains("not a C identifier"));
-    let b = KernelBuilder::new("bad_piece", "k::x;").int("2x", 1).threads(32);
+    let b = KernelBuilder::new("bad_piece", "k::x;")
+        .int("2x", 1)
+        .threads(32);
     assert!(err(b).contains("piece k::2x is not a C identifier"));
     assert!(err(KernelBuilder::new("no_threads", "")).contains("threads per block not set"));
 }

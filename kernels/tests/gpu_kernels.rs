@@ -102,10 +102,27 @@ fn gpu_module_cache_reuses_compiled_source() {
 #[test]
 #[ignore = "needs a GPU: run with -- --ignored"]
 fn gpu_bench_runs_small() {
-    let Some(_gpu) = common::gpu_or_skip("gpu_bench_runs_small") else {
+    let Some(gpu) = common::gpu_or_skip("gpu_bench_runs_small") else {
         return;
     };
-    let table = common::bench_output(&["all", "--size", "1000x1001", "--repeats", "3"]);
-    assert!(table.contains("transpose_vec128_f16"), "{table}");
-    assert!(table.contains("memcpy_dtod"), "{table}");
+    let opts = tessel_kernels::bench::BenchOptions {
+        sizes: vec![(1000, 1001)],
+        repeats: 3,
+        ..Default::default()
+    };
+    let rows = common::bench_rows(&gpu, &opts);
+    let names: Vec<&str> = rows.iter().map(|r| r.kernel.as_str()).collect();
+    for want in [
+        "memcpy_dtod",
+        "copy_f32",
+        "transpose_vec128_f16",
+        "conflict_vec128_f32",
+    ] {
+        assert!(names.contains(&want), "{want} missing from {names:?}");
+    }
+    // Every timed kernel row has a bandwidth and a ratio to memcpy; microkernels move no bytes.
+    for r in &rows {
+        assert!(r.timing.is_some(), "{r:?}");
+        assert_eq!(r.ratio.is_some(), r.bytes > 0, "{r:?}");
+    }
 }

@@ -19,23 +19,39 @@ fn write_ptx_snapshot() {
         for (m, n) in [(4096, 4096), (1000, 1001)] {
             for &kind in &kinds {
                 let plan = TiledPlan::new(kind, dtype, m, n).unwrap();
-                all.push((format!("{}_{m}x{n}", plan.kernel_name()), plan.kernel_name(), plan.source().unwrap()));
+                all.push((
+                    format!("{}_{m}x{n}", plan.kernel_name()),
+                    plan.kernel_name(),
+                    plan.source().unwrap(),
+                ));
             }
         }
     }
     let mut p = TiledPlan::new(TiledKind::Swizzled, DType::F32, 4096, 4096).unwrap();
     p.min_blocks = Some(2);
-    all.push(("transpose_swizzled_f32_4096x4096_minb2".into(), p.kernel_name(), p.source().unwrap()));
+    all.push((
+        "transpose_swizzled_f32_4096x4096_minb2".into(),
+        p.kernel_name(),
+        p.source().unwrap(),
+    ));
     for kind in MicroKind::ALL {
         let plan = MicroPlan::new(kind).unwrap();
-        all.push((kind.name().into(), kind.name().into(), plan.source().unwrap()));
+        all.push((
+            kind.name().into(),
+            kind.name().into(),
+            plan.source().unwrap(),
+        ));
     }
     let mut gemms = vec![GemmPlan::new(256, 384, 96).unwrap()];
     for cfg in GemmConfig::all() {
         gemms.push(GemmPlan::with_config(4096, 4096, 4096, cfg).unwrap());
     }
     for plan in gemms {
-        all.push((plan.kernel_name(), plan.kernel_name(), plan.source().unwrap()));
+        all.push((
+            plan.kernel_name(),
+            plan.kernel_name(),
+            plan.source().unwrap(),
+        ));
     }
     for (file, kernel, src) in all {
         let ptx = compile_ptx(&src, &kernel, arch).unwrap().to_src();

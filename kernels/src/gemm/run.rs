@@ -251,13 +251,7 @@ pub fn verify_rows(plan: &GemmPlan, bufs: &GemmBuffers, c: &[f32], rows: &[usize
     verify_rows_of(plan, &bufs.a_host, &bufs.b_host, c, rows)
 }
 
-fn verify_rows_of(
-    plan: &GemmPlan,
-    a: &[f16],
-    b: &[f16],
-    c: &[f32],
-    rows: &[usize],
-) -> Comparison {
+fn verify_rows_of(plan: &GemmPlan, a: &[f16], b: &[f16], c: &[f32], rows: &[usize]) -> Comparison {
     let (n, k) = (plan.n as usize, plan.k as usize);
     let (want, scale) = reference_rows(a, b, n, k, rows);
     let got: Vec<f32> = rows
@@ -398,8 +392,7 @@ pub fn bench_configs(gpu: &Gpu) -> GpuResult<Vec<GemmConfig>> {
 /// use tessel_kernels::gemm::{run, GemmConfig};
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
 /// if !run::cublas_present() { return }
-/// let (mut out, mut log) = (Vec::new(), Vec::new());
-/// let rows = run::bench(&gpu, &[(128, 128, 32)], &[GemmConfig::DEFAULT], 2, &mut out, &mut log)
+/// let rows = run::bench(&gpu, &[(128, 128, 32)], &[GemmConfig::DEFAULT], 2, &mut Vec::new())
 ///     .unwrap();
 /// assert_eq!(rows[0].size, (128, 128, 32));
 /// assert!(rows[0].ours_tflops > 0.0);
@@ -430,22 +423,22 @@ fn io(r: std::io::Result<()>) -> GpuResult<()> {
 
 /// `tessel bench gemm`: for each `(M, N, K)` and configuration, verify ours against the CPU (64
 /// spread rows) and cuBLAS (every element), then time both with CUDA events (3 warm-ups, median
-/// of `repeats`; cuBLAS is timed again for every configuration, in the same run).
+/// of `repeats`; cuBLAS is timed again for every configuration, in the same run). Returns one
+/// [`GemmRow`] per measurement (the CLI formats them).
 ///
 /// ```
 /// use tessel_kernels::gemm::{run, GemmConfig};
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
 /// if !run::cublas_present() { return }
-/// let (mut out, mut log) = (Vec::new(), Vec::new());
-/// run::bench(&gpu, &[(256, 256, 64)], &[GemmConfig::DEFAULT], 2, &mut out, &mut log).unwrap();
-/// assert!(String::from_utf8(out).unwrap().contains("x_cublas"));
+/// let rows = run::bench(&gpu, &[(256, 256, 64)], &[GemmConfig::DEFAULT], 2, &mut Vec::new())
+///     .unwrap();
+/// assert!(rows[0].rel_err_cublas < 1e-3);
 /// ```
 pub fn bench(
     gpu: &Gpu,
     sizes: &[(i64, i64, i64)],
     configs: &[GemmConfig],
     repeats: usize,
-    out: &mut dyn Write,
     progress: &mut dyn Write,
 ) -> GpuResult<Vec<GemmRow>> {
     let blas = cublas(gpu)?;
@@ -496,35 +489,6 @@ pub fn bench(
             rel_err_cpu: cpu.rel_err,
             rel_err_cublas: vs.rel_err,
         });
-    }
-    io(writeln!(out, "device: {}", gpu.describe()))?;
-    io(writeln!(
-        out,
-        "{:<18} {:<14} {:>10} {:>9} {:>12} {:>9} {:>9} {:>10} {:>10}",
-        "gemm (fp16->fp32)",
-        "tile",
-        "ms",
-        "TFLOP/s",
-        "cublas_ms",
-        "TFLOP/s",
-        "x_cublas",
-        "err_cpu",
-        "err_cublas"
-    ))?;
-    for r in &rows {
-        io(writeln!(
-            out,
-            "{:<18} {:<14} {:>10.4} {:>9.1} {:>12.4} {:>9.1} {:>9.3} {:>10.2e} {:>10.2e}",
-            format!("{}x{}x{}", r.size.0, r.size.1, r.size.2),
-            r.cfg.to_string(),
-            r.ours.median_ms,
-            r.ours_tflops,
-            r.cublas.median_ms,
-            r.cublas_tflops,
-            r.ours_tflops / r.cublas_tflops,
-            r.rel_err_cpu,
-            r.rel_err_cublas
-        ))?;
     }
     Ok(rows)
 }

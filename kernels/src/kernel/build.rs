@@ -351,7 +351,11 @@ impl KernelBuilder {
                         "the code of device function dev::{name} does not define {name}"
                     )));
                 }
-                used.extend(refs.qualified.into_iter().filter(|(ns, n)| !(ns == "dev" && n == name)));
+                used.extend(
+                    refs.qualified
+                        .into_iter()
+                        .filter(|(ns, n)| !(ns == "dev" && n == name)),
+                );
             }
         }
         for p in &self.params {
@@ -429,7 +433,11 @@ impl KernelBuilder {
             .iter()
             .map(|p| match p.kind() {
                 ParamKind::Buffer { elem, access, .. } => {
-                    let c = if *access == Access::Read { "const " } else { "" };
+                    let c = if *access == Access::Read {
+                        "const "
+                    } else {
+                        ""
+                    };
                     format!("{c}{}* __restrict__ {}", Self::elem_name(elem), p.name())
                 }
                 ParamKind::Scalar(s) => format!("{} {}", s.c_name(), p.name()),
@@ -477,7 +485,12 @@ impl KernelBuilder {
             }
         }
         let mut out = String::new();
-        for (ns, text) in [("ty", types), ("k", ints), ("layout", layouts), ("dev", devs)] {
+        for (ns, text) in [
+            ("ty", types),
+            ("k", ints),
+            ("layout", layouts),
+            ("dev", devs),
+        ] {
             if !text.is_empty() {
                 out.push_str(&format!("namespace {ns} {{\n{text}}}  // namespace {ns}\n"));
             }

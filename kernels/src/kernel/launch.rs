@@ -19,8 +19,10 @@
 
 use std::any::Any;
 
-use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg};
 use cudarc::driver::sys::CUfunction_attribute;
+use cudarc::driver::{
+    CudaFunction, CudaSlice, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg,
+};
 
 use super::build::Kernel;
 use super::piece::{Access, ParamKind, Scalar};
@@ -119,9 +121,17 @@ impl<'a> Arg<'a> {
 
     fn describe(&self) -> String {
         match self {
-            Arg::Input(b) => format!("a read buffer of {} x {} bytes", b.elements(), b.elem_bytes()),
+            Arg::Input(b) => format!(
+                "a read buffer of {} x {} bytes",
+                b.elements(),
+                b.elem_bytes()
+            ),
             Arg::Output(b) => {
-                format!("a written buffer of {} x {} bytes", b.elements(), b.elem_bytes())
+                format!(
+                    "a written buffer of {} x {} bytes",
+                    b.elements(),
+                    b.elem_bytes()
+                )
             }
             Arg::I32(_) => "an i32".into(),
             Arg::I64(_) => "an i64".into(),
@@ -144,9 +154,7 @@ fn check_args(kernel: &Kernel, args: &[Arg<'_>]) -> GpuResult<()> {
     }
     for (p, a) in params.iter().zip(args) {
         let ok = match (p.kind(), a) {
-            (ParamKind::Buffer { elem, access, len }, Arg::Input(b))
-                if *access == Access::Read =>
-            {
+            (ParamKind::Buffer { elem, access, len }, Arg::Input(b)) if *access == Access::Read => {
                 b.elem_bytes() == kernel.elem_bytes(elem) && len.is_none_or(|n| b.elements() >= n)
             }
             (ParamKind::Buffer { elem, access, len }, Arg::Output(b))
