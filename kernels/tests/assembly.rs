@@ -200,3 +200,42 @@ fn the_assembled_source_compiles_with_nvrtc() {
     let ptx = k.ptx(tessel_kernels::Arch::new(9, 0).unwrap()).unwrap();
     assert!(ptx.contains(".entry complete("), "{ptx}");
 }
+
+#[test]
+fn arguments_are_checked_against_the_parameters() {
+    use tessel_kernels::kernel::Arg;
+    let k = KernelBuilder::new("scalars", "(void)(a + b + c);")
+        .param(Param::scalar("a", Scalar::I32))
+        .param(Param::scalar("b", Scalar::I64))
+        .param(Param::scalar("c", Scalar::F32))
+        .threads(32)
+        .build()
+        .unwrap();
+    assert!(
+        k.check_args(&[Arg::I32(1), Arg::I64(2), Arg::F32(3.0)])
+            .is_ok()
+    );
+    let e = k
+        .check_args(&[Arg::I32(1), Arg::I64(2)])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("kernel scalars: 2 arguments for 3 parameters"),
+        "{e}"
+    );
+    let e = k
+        .check_args(&[Arg::I32(1), Arg::I32(2), Arg::F32(3.0)])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("parameter b") && e.contains("given an i32"),
+        "{e}"
+    );
+    // A buffer parameter refuses a scalar.
+    let k = complete().build().unwrap();
+    let e = k
+        .check_args(&[Arg::I32(0), Arg::I32(0), Arg::I32(0)])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("parameter in"), "{e}");
+}

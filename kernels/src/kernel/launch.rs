@@ -140,47 +140,61 @@ impl<'a> Arg<'a> {
     }
 }
 
-/// Checks `args` against the kernel's parameters: count, buffer or scalar, read or write,
-/// element size and minimum length.
-fn check_args(kernel: &Kernel, args: &[Arg<'_>]) -> GpuResult<()> {
-    let params = kernel.params();
-    if params.len() != args.len() {
-        return Err(GpuError::InvalidArgument(format!(
-            "kernel {}: {} arguments for {} parameters",
-            kernel.name(),
-            args.len(),
-            params.len()
-        )));
-    }
-    for (p, a) in params.iter().zip(args) {
-        let ok = match (p.kind(), a) {
-            (ParamKind::Buffer { elem, access, len }, Arg::Input(b)) if *access == Access::Read => {
-                b.elem_bytes() == kernel.elem_bytes(elem) && len.is_none_or(|n| b.elements() >= n)
-            }
-            (ParamKind::Buffer { elem, access, len }, Arg::Output(b))
-                if *access == Access::Write =>
-            {
-                b.elem_bytes() == kernel.elem_bytes(elem) && len.is_none_or(|n| b.elements() >= n)
-            }
-            (ParamKind::Scalar(Scalar::I32), Arg::I32(_))
-            | (ParamKind::Scalar(Scalar::I64), Arg::I64(_))
-            | (ParamKind::Scalar(Scalar::F32), Arg::F32(_)) => true,
-            _ => false,
-        };
-        if !ok {
+impl Kernel {
+    /// Checks `args` against the kernel's parameters: count, buffer or scalar, read or write,
+    /// element size and minimum length (what [`Loaded::launch`] does before every launch).
+    ///
+    /// ```
+    /// use tessel_kernels::kernel::{Arg, KernelBuilder, Param, Scalar};
+    /// let k = KernelBuilder::new("s", "(void)n;").param(Param::scalar("n", Scalar::I64))
+    ///     .threads(32).build().unwrap();
+    /// assert!(k.check_args(&[Arg::I64(5)]).is_ok());
+    /// let err = k.check_args(&[Arg::I32(5)]).unwrap_err();
+    /// assert!(err.to_string().contains("kernel s: parameter n"), "{err}");
+    /// ```
+    pub fn check_args(&self, args: &[Arg<'_>]) -> GpuResult<()> {
+        let kernel = self;
+        let params = kernel.params();
+        if params.len() != args.len() {
             return Err(GpuError::InvalidArgument(format!(
-                "kernel {}: parameter {} ({:?}) given {}",
+                "kernel {}: {} arguments for {} parameters",
                 kernel.name(),
-                p.name(),
-                p.kind(),
-                a.describe()
+                args.len(),
+                params.len()
             )));
         }
+        for (p, a) in params.iter().zip(args) {
+            let ok = match (p.kind(), a) {
+                (ParamKind::Buffer { elem, access, len }, Arg::Input(b))
+                    if *access == Access::Read =>
+                {
+                    b.elem_bytes() == kernel.elem_bytes(elem)
+                        && len.is_none_or(|n| b.elements() >= n)
+                }
+                (ParamKind::Buffer { elem, access, len }, Arg::Output(b))
+                    if *access == Access::Write =>
+                {
+                    b.elem_bytes() == kernel.elem_bytes(elem)
+                        && len.is_none_or(|n| b.elements() >= n)
+                }
+                (ParamKind::Scalar(Scalar::I32), Arg::I32(_))
+                | (ParamKind::Scalar(Scalar::I64), Arg::I64(_))
+                | (ParamKind::Scalar(Scalar::F32), Arg::F32(_)) => true,
+                _ => false,
+            };
+            if !ok {
+                return Err(GpuError::InvalidArgument(format!(
+                    "kernel {}: parameter {} ({:?}) given {}",
+                    kernel.name(),
+                    p.name(),
+                    p.kind(),
+                    a.describe()
+                )));
+            }
+        }
+        Ok(())
     }
-    Ok(())
-}
 
-impl Kernel {
     /// Compiles (through the GPU's module cache) and loads the kernel, raising its dynamic shared
     /// memory limit when it uses any.
     ///
@@ -276,7 +290,7 @@ impl Loaded<'_> {
     /// assert!(k.launch(&mut [Arg::output(&mut short)]).is_err()); // fewer than 32 elements
     /// ```
     pub fn launch(&self, args: &mut [Arg<'_>]) -> GpuResult<()> {
-        check_args(&self.kernel, args)?;
+        self.kernel.check_args(args)?;
         let l = self.kernel.launch();
         let cfg = LaunchConfig {
             grid_dim: l.grid,
