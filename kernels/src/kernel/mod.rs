@@ -22,6 +22,12 @@
 //! that every piece and parameter given is referred to, and that no name is given twice
 //! ([`scan`] reads the tokens, skipping comments and literals).
 //!
+//! Constants are emitted as enumerators (`enum : int { NT = 256 };` in `namespace k`), not as
+//! `constexpr` variables: NVRTC gives every namespace-scope `constexpr` variable a `.global`
+//! symbol in the PTX, while enumerators, like the `#define`s they replace, leave no trace there.
+//! The kernels moved onto this assembler compile to byte-identical sm_90 PTX (checked with the
+//! `ptx_snapshot` example of this crate).
+//!
 //! [`Kernel::load`] compiles it for the GPU (NVRTC, cached by source text in [`crate::Gpu`]);
 //! [`Loaded::launch`] checks typed [`Arg`]s against the declared parameters and launches;
 //! [`Loaded::run_verified`] poisons an output, launches, downloads it and hands it to a CPU
