@@ -49,14 +49,14 @@
 //!
 //! ```
 //! # #[cfg(feature = "kernels")] {
-//! use tessel::kernels::{DType, Gpu, exec::*, tiled::{TiledKind, TiledPlan}};
+//! use tessel::kernels::{DType, Gpu, exec::*, tiled::{run_and_verify, TiledKind, TiledPlan}};
 //! let plan = TiledPlan::new(TiledKind::Swizzled, DType::F32, 1000, 1500).unwrap();
 //! assert!(plan.source().unwrap().contains("__global__"));
 //! let Ok(gpu) = Gpu::open(0) else { return }; // no GPU here: nothing to launch
 //! // fp32 elements travel as their 32-bit patterns.
 //! let (host, src) = upload_random::<u32>(&gpu, 1000 * 1500, 1).unwrap();
 //! let mut dst = alloc::<u32>(&gpu, 1000 * 1500).unwrap();
-//! run_and_verify_tiled(&gpu, &plan, &host, &src, &mut dst).unwrap();
+//! run_and_verify(&gpu, &plan, &host, &src, &mut dst).unwrap();
 //! # }
 //! ```
 

@@ -1,86 +1,64 @@
-// tessel-kernels: tiled copy through shared memory, described entirely by layouts.
+// tessel-kernels: tiled copy / transpose through shared memory, described entirely by layouts
+// (the function body; tessel_kernels::tiled declares the pieces and the signature
+// (const ty::T* src, ty::T* dst)).
 //
-// Every index below comes from a generated function (see {{KERNEL}}'s header comment):
-//   raster(b)                         block b -> tile ty + TY * tx (the order blocks visit tiles)
-//   tile_m0(k), tile_n0(k)            tile k -> its first row / column
-//   g_src_crd(m, n), g_dst_crd(m, n)  global offsets of matrix element (m, n) (tile origins)
-//   g_src_tile(i), g_dst_tile(i)      offset of tile element i = r + TM * c from the tile origin
-//   tile_r(i), tile_c(i)              row / column of tile element i (edge predicates)
-//   smem(i)                           shared-memory offset of tile element i
-//   tv_ld(t + NT * v), tv_st(...)     (thread, value) -> tile element i
-//   reg_w(e + SW * q)                 which register is element e of shared-memory write vector q
-// Template parameters are substituted by tessel_kernels::tiled.
-{{HEADER}}
-{{COMMON}}
-typedef {{T}} T;
-#define M {{M}}LL
-#define N {{N}}LL
-#define TM {{TM}}LL
-#define TN {{TN}}LL
-#define NT {{NT}}
-#define LV {{LV}}
-#define GVL {{GVL}}
-#define SW {{SW}}
-#define SR {{SR}}
-#define GVS {{GVS}}
-#define USE_SMEM {{USE_SMEM}}
-{{FUNCS}}
-extern "C" __global__ void __launch_bounds__({{LAUNCH_BOUNDS}}) {{KERNEL}}(const T* __restrict__ src, T* __restrict__ dst) {
-#if USE_SMEM
-  __shared__ __align__(16) T tile_smem[{{SMEM_SIZE}}];
-#endif
+//   layout::raster(b)                 block b -> tile ty + TY * tx (the order blocks visit tiles)
+//   layout::tile_m0(k), tile_n0(k)    tile k -> its first row / column
+//   layout::g_src_crd(m, n), g_dst_crd(m, n)  global offsets of matrix element (m, n)
+//   layout::g_src_tile(i), g_dst_tile(i)      offset of tile element i = r + TM * c from the origin
+//   layout::tile_r(i), tile_c(i)      row / column of tile element i (edge predicates)
+//   layout::smem(i)                   shared-memory offset of tile element i
+//   layout::tv_ld(t + NT * v), tv_st  (thread, value) -> tile element i
+//   layout::reg_w(e + SW * q)         which register is element e of shared-memory write vector q
+//   k::M, k::N (matrix), k::TM, k::TN (tile), k::NT (threads), k::LV (values per thread),
+//   k::GVL, k::SW, k::SR, k::GVS (vector widths: global load, smem write, smem read, global store)
+  __shared__ __align__(16) ty::T tile_smem[k::SMEM_SIZE];
   const long long t = threadIdx.x;
-  const long long tile = raster((long long)blockIdx.x);
-  const long long m0 = tile_m0(tile);
-  const long long n0 = tile_n0(tile);
-  const T* __restrict__ src0 = src + g_src_crd(m0, n0);
-  T* __restrict__ dst0 = dst + g_dst_crd(m0, n0);
-  const bool full = (m0 + TM <= M) && (n0 + TN <= N);
-  __align__(16) T reg[LV];
+  const long long tile = layout::raster((long long)blockIdx.x);
+  const long long m0 = layout::tile_m0(tile);
+  const long long n0 = layout::tile_n0(tile);
+  const ty::T* __restrict__ src0 = src + layout::g_src_crd(m0, n0);
+  ty::T* __restrict__ dst0 = dst + layout::g_dst_crd(m0, n0);
+  const bool full = (m0 + k::TM <= k::M) && (n0 + k::TN <= k::N);
+  __align__(16) ty::T reg[k::LV];
   if (full) {
 #pragma unroll
-    for (int q = 0; q < LV / GVL; ++q) {
-      const long long idx = tv_ld(t + NT * (long long)(q * GVL));
-      tessel_load<T, GVL>(&reg[q * GVL], src0 + g_src_tile(idx));
+    for (int q = 0; q < k::LV / k::GVL; ++q) {
+      const long long idx = layout::tv_ld(t + k::NT * (long long)(q * k::GVL));
+      tessel_load<ty::T, k::GVL>(&reg[q * k::GVL], src0 + layout::g_src_tile(idx));
     }
   } else {
 #pragma unroll
-    for (int v = 0; v < LV; ++v) {
-      const long long idx = tv_ld(t + NT * (long long)v);
-      const bool in = m0 + tile_r(idx) < M && n0 + tile_c(idx) < N;
-      reg[v] = in ? src0[g_src_tile(idx)] : (T)0;
+    for (int v = 0; v < k::LV; ++v) {
+      const long long idx = layout::tv_ld(t + k::NT * (long long)v);
+      const bool in = m0 + layout::tile_r(idx) < k::M && n0 + layout::tile_c(idx) < k::N;
+      reg[v] = in ? src0[layout::g_src_tile(idx)] : (ty::T)0;
     }
   }
-#if USE_SMEM
 #pragma unroll
-  for (int q = 0; q < LV / SW; ++q) {
-    __align__(16) T w[SW];
+  for (int q = 0; q < k::LV / k::SW; ++q) {
+    __align__(16) ty::T w[k::SW];
 #pragma unroll
-    for (int e = 0; e < SW; ++e) w[e] = reg[reg_w(e + SW * q)];
-    const long long idx = tv_ld(t + NT * reg_w(SW * q));
-    tessel_store_shared<T, SW>(&tile_smem[smem(idx)], w);
+    for (int e = 0; e < k::SW; ++e) w[e] = reg[layout::reg_w(e + k::SW * q)];
+    const long long idx = layout::tv_ld(t + k::NT * layout::reg_w(k::SW * q));
+    tessel_store_shared<ty::T, k::SW>(&tile_smem[layout::smem(idx)], w);
   }
-  __syncthreads();
+  tessel_sync_block();
 #pragma unroll
-  for (int q = 0; q < LV / SR; ++q) {
-    const long long idx = tv_st(t + NT * (long long)(q * SR));
-    tessel_load<T, SR>(&reg[q * SR], &tile_smem[smem(idx)]);
+  for (int q = 0; q < k::LV / k::SR; ++q) {
+    const long long idx = layout::tv_st(t + k::NT * (long long)(q * k::SR));
+    tessel_load<ty::T, k::SR>(&reg[q * k::SR], &tile_smem[layout::smem(idx)]);
   }
-#define TV_OUT tv_st
-#else
-#define TV_OUT tv_ld
-#endif
   if (full) {
 #pragma unroll
-    for (int q = 0; q < LV / GVS; ++q) {
-      const long long idx = TV_OUT(t + NT * (long long)(q * GVS));
-      tessel_store_global<T, GVS>(dst0 + g_dst_tile(idx), &reg[q * GVS]);
+    for (int q = 0; q < k::LV / k::GVS; ++q) {
+      const long long idx = layout::tv_st(t + k::NT * (long long)(q * k::GVS));
+      tessel_store_global<ty::T, k::GVS>(dst0 + layout::g_dst_tile(idx), &reg[q * k::GVS]);
     }
   } else {
 #pragma unroll
-    for (int v = 0; v < LV; ++v) {
-      const long long idx = TV_OUT(t + NT * (long long)v);
-      if (m0 + tile_r(idx) < M && n0 + tile_c(idx) < N) dst0[g_dst_tile(idx)] = reg[v];
+    for (int v = 0; v < k::LV; ++v) {
+      const long long idx = layout::tv_st(t + k::NT * (long long)v);
+      if (m0 + layout::tile_r(idx) < k::M && n0 + layout::tile_c(idx) < k::N) dst0[layout::g_dst_tile(idx)] = reg[v];
     }
   }
-}

@@ -58,10 +58,10 @@ fn main() {
                 run_and_verify(&gpu, &plan, b, 64)?;
                 let ours = b.c_host(&gpu)?;
                 run_and_compare_cublas(&gpu, &blas, &plan, b, &ours)?;
-                let func = function(&gpu, &plan)?;
-                let t = time_events(&gpu, 3, 20, || launch(&gpu, &func, &plan, b))?;
+                let kernel = function(&gpu, &plan)?;
+                let t = time_events(&gpu, 3, 20, || launch(&kernel, b))?;
                 let c = time_events(&gpu, 3, 20, || launch_cublas(&gpu, &blas, &plan, b))?;
-                let info = tessel_kernels::exec::function_info(&func, plan.threads());
+                let info = kernel.info();
                 Ok::<_, tessel_kernels::GpuError>((t, c, info))
             })();
             match result {

@@ -50,12 +50,12 @@ impl DType {
         }
     }
 
-    /// The raw CUDA type the kernels use (typedefs in `cuda/common.cuh`).
+    /// The raw CUDA type the kernels use (typedefs in `cuda/tessel.cuh`).
     ///
     /// ```
-    /// use tessel_kernels::{DType, tiled::COMMON};
+    /// use tessel_kernels::{DType, kernel::TESSEL_CUH};
     /// assert_eq!(DType::F32.cuda_type(), "b32");
-    /// assert!(COMMON.contains(&format!("typedef unsigned short {};", DType::F16.cuda_type())));
+    /// assert!(TESSEL_CUH.contains(&format!("typedef unsigned short {};", DType::F16.cuda_type())));
     /// ```
     pub fn cuda_type(self) -> &'static str {
         match self {

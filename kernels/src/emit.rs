@@ -15,8 +15,6 @@
 use tessel_layout::codegen::{EmitOptions, SymComposedLayout, index_function};
 use tessel_layout::{ComposedLayout, Error, Layout, Result};
 
-use crate::tiled::COMMON;
-
 /// The guarded `TESSEL_FN` definition (`__device__ __forceinline__` under CUDA/NVRTC, `static
 /// inline` for host C). Every generated source starts with it.
 ///
@@ -24,25 +22,6 @@ use crate::tiled::COMMON;
 /// assert!(tessel_kernels::emit::PRELUDE.contains("#define TESSEL_FN"));
 /// ```
 pub const PRELUDE: &str = tessel_layout::codegen::PRELUDE;
-
-/// Instantiates a CUDA template: `{{HEADER}}` becomes `header`, `{{COMMON}}` the [`PRELUDE`]
-/// and the definitions of `cuda/common.cuh`, `{{FUNCS}}` the emitted index functions `funcs`,
-/// and every other `(hole, value)` of `holes` its value.
-pub(crate) fn instantiate(
-    template: &str,
-    header: &str,
-    funcs: &str,
-    holes: &[(&str, String)],
-) -> String {
-    let mut src = template
-        .replace("{{HEADER}}", header)
-        .replace("{{COMMON}}", &format!("{PRELUDE}{COMMON}"))
-        .replace("{{FUNCS}}", funcs);
-    for (hole, value) in holes {
-        src = src.replace(hole, value);
-    }
-    src
-}
 
 fn emit(name: &str, layout: SymComposedLayout, coordinates: bool) -> Result<String> {
     let opts = EmitOptions {

@@ -267,26 +267,21 @@ fn gpu_gemm_matches_cublas() {
 #[test]
 #[ignore = "needs a GPU: run with -- --ignored"]
 fn gpu_bench_gemm_runs_small() {
-    let Some(_gpu) = common::gpu_or_skip("gpu_bench_gemm_runs_small") else {
+    let Some(gpu) = common::gpu_or_skip("gpu_bench_gemm_runs_small") else {
         return;
     };
     if !cublas_present() {
         return;
     }
-    let args = tessel_kernels::bench::parse_args(&[
-        "gemm".into(),
-        "--size".into(),
-        "512".into(),
-        "--repeats".into(),
-        "3".into(),
-    ])
-    .unwrap();
-    let (mut out, mut progress) = (Vec::new(), Vec::new());
-    tessel_kernels::bench::run(&args, &mut out, &mut progress).unwrap();
-    let table = String::from_utf8(out).unwrap();
-    assert!(
-        table.contains("512x512x512") && table.contains("x_cublas"),
-        "{table}"
-    );
-    assert!(table.contains("128x128x32s3"), "{table}");
+    // What `tessel bench gemm --size 512 --repeats 3` measures.
+    let configs = tessel_kernels::gemm::run::bench_configs(&gpu).unwrap();
+    let rows =
+        tessel_kernels::gemm::run::bench(&gpu, &[(512, 512, 512)], &configs, 3, &mut Vec::new())
+            .unwrap();
+    assert_eq!(rows[0].size, (512, 512, 512));
+    assert_eq!(rows[0].cfg.to_string(), "128x128x32s3");
+    for r in &rows {
+        assert!(r.ours_tflops > 0.0 && r.cublas_tflops > 0.0, "{r:?}");
+        assert!(r.rel_err_cpu < 1e-5 && r.rel_err_cublas < 1e-3, "{r:?}");
+    }
 }

@@ -6,9 +6,9 @@ mod common;
 
 use half::f16;
 use tessel_kernels::dtype::Elem;
-use tessel_kernels::exec::{alloc, run_and_verify_micro, run_and_verify_tiled, upload_random};
-use tessel_kernels::micro::{MicroKind, MicroPlan};
-use tessel_kernels::tiled::{TiledKind, TiledPlan};
+use tessel_kernels::exec::{alloc, upload_random};
+use tessel_kernels::micro::{self, MicroKind, MicroPlan};
+use tessel_kernels::tiled::{self, TiledKind, TiledPlan};
 use tessel_kernels::{DType, Gpu};
 
 const SIZES: [(i64, i64); 7] = [
@@ -28,7 +28,7 @@ fn check_all<E: Elem>(gpu: &Gpu, kinds: &[TiledKind]) {
         let mut dst = alloc::<E>(gpu, len).unwrap();
         for &kind in kinds {
             let plan = TiledPlan::new(kind, E::DTYPE, m, n).unwrap();
-            if let Err(e) = run_and_verify_tiled(gpu, &plan, &host, &src, &mut dst) {
+            if let Err(e) = tiled::run_and_verify(gpu, &plan, &host, &src, &mut dst) {
                 panic!("{} {m}x{n}: {e}", plan.kernel_name());
             }
         }
@@ -73,7 +73,7 @@ fn gpu_conflict_microkernels() {
     for kind in MicroKind::ALL {
         let plan = MicroPlan::new(kind).unwrap();
         for reps in [1, 7, 100] {
-            if let Err(e) = run_and_verify_micro(&gpu, &plan, &mut out, reps) {
+            if let Err(e) = micro::run_and_verify(&gpu, &plan, &mut out, reps) {
                 panic!("{kind} reps {reps}: {e}");
             }
         }
@@ -102,10 +102,27 @@ fn gpu_module_cache_reuses_compiled_source() {
 #[test]
 #[ignore = "needs a GPU: run with -- --ignored"]
 fn gpu_bench_runs_small() {
-    let Some(_gpu) = common::gpu_or_skip("gpu_bench_runs_small") else {
+    let Some(gpu) = common::gpu_or_skip("gpu_bench_runs_small") else {
         return;
     };
-    let table = common::bench_output(&["all", "--size", "1000x1001", "--repeats", "3"]);
-    assert!(table.contains("transpose_vec128_f16"), "{table}");
-    assert!(table.contains("memcpy_dtod"), "{table}");
+    let opts = tessel_kernels::bench::BenchOptions {
+        sizes: vec![(1000, 1001)],
+        repeats: 3,
+        ..Default::default()
+    };
+    let rows = common::bench_rows(&gpu, &opts);
+    let names: Vec<&str> = rows.iter().map(|r| r.kernel.as_str()).collect();
+    for want in [
+        "memcpy_dtod",
+        "copy_f32",
+        "transpose_vec128_f16",
+        "conflict_vec128_f32",
+    ] {
+        assert!(names.contains(&want), "{want} missing from {names:?}");
+    }
+    // Every timed kernel row has a bandwidth and a ratio to memcpy; microkernels move no bytes.
+    for r in &rows {
+        assert!(r.timing.is_some(), "{r:?}");
+        assert_eq!(r.ratio.is_some(), r.bytes > 0, "{r:?}");
+    }
 }

@@ -1,4 +1,4 @@
-//! Every kernel template compiles with NVRTC for sm_80 and sm_90 (no GPU needed; skipped with
+//! Every kernel compiles with NVRTC for sm_80 and sm_90 (no GPU needed; skipped with
 //! a reason when libnvrtc cannot be loaded, failing instead under `TESSEL_REQUIRE_NVRTC=1`). Also checks the PTX for what performance relies
 //! on: 128-bit global and shared accesses in the vectorized kernels, no local-memory arrays.
 
@@ -17,7 +17,7 @@ fn all_kinds() -> Vec<TiledKind> {
 }
 
 /// Every tiled kernel of both dtypes for one arch, at a size with full and ragged tiles and
-/// unaligned rows (both code paths of the template).
+/// unaligned rows (both code paths of the body).
 fn compile_all_tiled(arch: Arch) {
     for dtype in [DType::F32, DType::F16] {
         for kind in all_kinds() {

@@ -1,6 +1,7 @@
 //! `tessel bench`: the GPU benchmarks of tessel-kernels (the kernels, their verification and
-//! timing live in `tessel_kernels::bench`; this file parses the options, shows progress and
-//! writes the JSON). A `tessel` built without the `kernels` feature says so and exits 0.
+//! timing live in `tessel_kernels::bench` and `tessel_kernels::gemm::run`, which return rows;
+//! this file parses the options, picks the kernels of the suite, shows progress and formats the
+//! rows as a table or JSON). A `tessel` built without the `kernels` feature says so and exits 0.
 
 use std::io::Write;
 
@@ -219,34 +220,28 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
 mod with_kernels {
     use std::io::Write;
 
-    use tessel::kernels::bench::{self as kb, BenchArgs};
+    use tessel::kernels::bench::{self as kb, BenchOptions, Row};
+    use tessel::kernels::gemm::run::{self as gemm, GemmRow};
+    use tessel::kernels::tiled::TiledKind;
     use tessel::kernels::{DType, Gpu, GpuError};
     use tessel::{Error, Result};
 
     use super::super::json::print_json;
-    use super::super::progress;
+    use super::super::{print, progress};
     use super::{Args, BenchJson, Dtype, GemmJson, KernelJson, Predicted, Result_, Suite};
 
     fn gpu_error(e: GpuError) -> Error {
         Error::invalid(e.to_string())
     }
 
-    /// The kernels crate's arguments.
-    fn bench_args(args: &Args) -> BenchArgs {
-        let suite = match args.suite {
-            Suite::Copy => kb::Suite::Copy,
-            Suite::Transpose => kb::Suite::Transpose,
-            Suite::Conflicts => kb::Suite::Conflicts,
-            Suite::All => kb::Suite::All,
-            Suite::Gemm => kb::Suite::Gemm,
-        };
-        let default_sizes = if suite == kb::Suite::Gemm {
+    /// The kernels crate's options.
+    fn options(args: &Args) -> BenchOptions {
+        let default_sizes = if args.suite == Suite::Gemm {
             vec![(4096, 4096), (8192, 8192)]
         } else {
-            vec![(8192, 8192), (16384, 16384)]
+            BenchOptions::default().sizes
         };
-        BenchArgs {
-            suite,
+        BenchOptions {
             sizes: args.size.map_or(default_sizes, |s| vec![s]),
             dtypes: match args.dtype {
                 None => vec![DType::F32, DType::F16],
@@ -260,40 +255,135 @@ mod with_kernels {
         }
     }
 
+    /// The tiled kernels of a suite (none for the microkernels and the GEMM).
+    fn tiled_kinds(suite: Suite) -> Vec<TiledKind> {
+        let mut kinds = Vec::new();
+        if matches!(suite, Suite::Copy | Suite::All) {
+            kinds.push(TiledKind::Copy);
+        }
+        if matches!(suite, Suite::Transpose | Suite::All) {
+            kinds.extend(TiledKind::LADDER);
+        }
+        kinds
+    }
+
+    /// What one run measured.
+    enum Rows {
+        Kernels(Vec<Row>),
+        Gemm(Vec<GemmRow>),
+    }
+
+    fn measure(gpu: &Gpu, args: &Args, progress: &mut dyn Write) -> Result<Rows> {
+        let opts = options(args);
+        if args.suite == Suite::Gemm {
+            let sizes: Vec<_> = opts.sizes.iter().map(|&(r, c)| (r, c, c)).collect();
+            let configs = gemm::bench_configs(gpu).map_err(gpu_error)?;
+            let rows = gemm::bench(gpu, &sizes, &configs, opts.repeats, progress);
+            return rows.map(Rows::Gemm).map_err(gpu_error);
+        }
+        let kinds = tiled_kinds(args.suite);
+        let mut rows = Vec::new();
+        if !kinds.is_empty() {
+            rows.extend(kb::matrix_rows(gpu, &opts, &kinds, progress).map_err(gpu_error)?);
+        }
+        if matches!(args.suite, Suite::Conflicts | Suite::All) {
+            rows.extend(kb::micro_rows(gpu, &opts, progress).map_err(gpu_error)?);
+        }
+        Ok(Rows::Kernels(rows))
+    }
+
     pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
-        let parsed = bench_args(args);
         let mut lines = progress::Lines::new("tessel bench: opening GPU 0");
-        let result = if args.json {
-            json(&parsed, out, &mut lines)
-        } else {
-            kb::run(&parsed, out, &mut lines).map_err(gpu_error)
-        };
+        let result = run_with(args, out, &mut lines);
         lines.finish();
         result
     }
 
-    fn json(args: &BenchArgs, out: &mut dyn Write, progress: &mut dyn Write) -> Result<()> {
+    fn run_with(args: &Args, out: &mut dyn Write, progress: &mut dyn Write) -> Result<()> {
         let gpu = match Gpu::open(0) {
             Ok(g) => g,
             Err(e) if e.is_unavailable() => {
-                return super::skipped(out, true, format!("no GPU: {e}"));
+                return super::skipped(out, args.json, format!("no GPU: {e}"));
             }
             Err(e) => return Err(gpu_error(e)),
         };
         let _ = writeln!(progress, "device: {}", gpu.describe());
-        let results = if args.suite == kb::Suite::Gemm {
-            let sizes: Vec<_> = args.sizes.iter().map(|&(r, c)| (r, c, c)).collect();
-            let configs = tessel::kernels::gemm::run::bench_configs(&gpu).map_err(gpu_error)?;
-            let rows = tessel::kernels::gemm::run::bench(
-                &gpu,
-                &sizes,
-                &configs,
-                args.repeats,
-                &mut std::io::sink(),
-                progress,
-            )
-            .map_err(gpu_error)?;
-            rows.into_iter()
+        let rows = measure(&gpu, args, progress)?;
+        if args.json {
+            return print_json(out, &json(&gpu, rows));
+        }
+        let table = match rows {
+            Rows::Kernels(rows) => kernel_table(&gpu.describe(), &rows),
+            Rows::Gemm(rows) => gemm_table(&gpu.describe(), &rows),
+        };
+        print(out, &table)
+    }
+
+    fn opt(x: Option<f64>, digits: usize) -> String {
+        x.map_or("-".into(), |v| format!("{v:.digits$}"))
+    }
+
+    /// One line per kernel: time, bandwidth, ratio to memcpy, predicted excess wavefronts.
+    fn kernel_table(device: &str, rows: &[Row]) -> String {
+        let mut s = format!("device: {device}\n");
+        s.push_str(&format!(
+            "{:<30} {:>5} {:>11} {:>10} {:>9} {:>9} {:>14}\n",
+            "kernel", "dtype", "size", "time_ms", "GB/s", "x_memcpy", "smem_excess"
+        ));
+        for r in rows {
+            let excess = r.predicted.map_or("-".into(), |p| {
+                format!("{}", (p.ld - p.ld_ideal) + (p.st - p.st_ideal))
+            });
+            s.push_str(&format!(
+                "{:<30} {:>5} {:>11} {:>10} {:>9} {:>9} {:>14}\n",
+                r.kernel,
+                r.dtype.to_string(),
+                format!("{}x{}", r.size.0, r.size.1),
+                opt(r.timing.map(|t| t.median_ms), 4),
+                opt(r.gbps, 1),
+                opt(r.ratio, 3),
+                excess
+            ));
+        }
+        s
+    }
+
+    /// One line per GEMM size and configuration, next to cuBLAS.
+    fn gemm_table(device: &str, rows: &[GemmRow]) -> String {
+        let mut s = format!("device: {device}\n");
+        s.push_str(&format!(
+            "{:<18} {:<14} {:>10} {:>9} {:>12} {:>9} {:>9} {:>10} {:>10}\n",
+            "gemm (fp16->fp32)",
+            "tile",
+            "ms",
+            "TFLOP/s",
+            "cublas_ms",
+            "TFLOP/s",
+            "x_cublas",
+            "err_cpu",
+            "err_cublas"
+        ));
+        for r in rows {
+            s.push_str(&format!(
+                "{:<18} {:<14} {:>10.4} {:>9.1} {:>12.4} {:>9.1} {:>9.3} {:>10.2e} {:>10.2e}\n",
+                format!("{}x{}x{}", r.size.0, r.size.1, r.size.2),
+                r.cfg.to_string(),
+                r.ours.median_ms,
+                r.ours_tflops,
+                r.cublas.median_ms,
+                r.cublas_tflops,
+                r.ours_tflops / r.cublas_tflops,
+                r.rel_err_cpu,
+                r.rel_err_cublas
+            ));
+        }
+        s
+    }
+
+    fn json(gpu: &Gpu, rows: Rows) -> BenchJson {
+        let results = match rows {
+            Rows::Gemm(rows) => rows
+                .into_iter()
                 .map(|r| {
                     Result_::Gemm(GemmJson {
                         kernel: "gemm_tn_f16_f32".into(),
@@ -310,10 +400,8 @@ mod with_kernels {
                         rel_err_cublas: r.rel_err_cublas,
                     })
                 })
-                .collect()
-        } else {
-            kb::measure(&gpu, args, progress)
-                .map_err(gpu_error)?
+                .collect(),
+            Rows::Kernels(rows) => rows
                 .into_iter()
                 .map(|r| {
                     Result_::Kernel(KernelJson {
@@ -335,17 +423,62 @@ mod with_kernels {
                         }),
                     })
                 })
-                .collect()
+                .collect(),
         };
-        print_json(
-            out,
-            &BenchJson {
-                device: Some(gpu.name().to_string()),
-                arch: Some(gpu.arch().to_string()),
-                skipped: None,
-                results,
-            },
-        )
+        BenchJson {
+            device: Some(gpu.name().to_string()),
+            arch: Some(gpu.arch().to_string()),
+            skipped: None,
+            results,
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use tessel::kernels::timing::Timing;
+
+        #[test]
+        fn suites_pick_their_kernels() {
+            assert_eq!(tiled_kinds(Suite::Copy), [TiledKind::Copy]);
+            assert_eq!(tiled_kinds(Suite::Transpose), TiledKind::LADDER);
+            assert_eq!(tiled_kinds(Suite::All).len(), 1 + TiledKind::LADDER.len());
+            assert!(
+                tiled_kinds(Suite::Conflicts).is_empty() && tiled_kinds(Suite::Gemm).is_empty()
+            );
+        }
+
+        #[test]
+        fn the_kernel_table_has_one_line_per_row() {
+            let t = Timing {
+                median_ms: 0.5,
+                min_ms: 0.4,
+                max_ms: 0.6,
+                repeats: 3,
+            };
+            let row = Row {
+                kernel: "memcpy_dtod".into(),
+                dtype: DType::F16,
+                size: (64, 32),
+                timing: Some(t),
+                bytes: 8192,
+                gbps: Some(8192.0 / 0.5e6),
+                ratio: Some(1.0),
+                predicted: None,
+            };
+            let table = kernel_table("test device", &[row]);
+            let lines: Vec<&str> = table.lines().collect();
+            assert_eq!(lines.len(), 3, "{table}");
+            assert_eq!(lines[0], "device: test device");
+            assert!(lines[1].starts_with("kernel") && lines[1].ends_with("smem_excess"));
+            // 0.5 ms, 8192 bytes: 0.016384 GB/s printed with one decimal.
+            assert!(
+                lines[2].contains("64x32")
+                    && lines[2].contains("0.5000")
+                    && lines[2].contains("1.000"),
+                "{table}"
+            );
+        }
     }
 }
 

@@ -13,17 +13,15 @@ use std::ffi::c_void;
 use std::io::Write;
 
 use cudarc::cublas::{CudaBlas, result::gemm_ex, sys as cublas_sys};
-use cudarc::driver::sys::CUfunction_attribute;
-use cudarc::driver::{
-    CudaFunction, CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg,
-};
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use half::f16;
 
 use super::host::{Comparison, compare, random_f16, reference_rows, tolerance};
 use super::{GemmConfig, GemmPlan};
 use crate::device::Gpu;
 use crate::error::{GpuError, GpuResult, cuda};
-use crate::exec::{alloc, download, function_info, poison};
+use crate::exec::{alloc, download, poison};
+use crate::kernel::{Arg, Loaded};
 use crate::timing::{Timing, time_events};
 
 /// The operands and output of one GEMM on the device (C as fp32 bit patterns).
@@ -111,7 +109,8 @@ fn check_buffers(plan: &GemmPlan, bufs: &GemmBuffers) -> GpuResult<()> {
     Ok(())
 }
 
-/// Compiles (cached) the plan's kernel and allows it the dynamic shared memory it needs.
+/// Compiles (cached) and loads the plan's kernel ([`GemmPlan::kernel`]; the runtime allows it
+/// the dynamic shared memory it declares).
 ///
 /// ```
 /// use tessel_kernels::gemm::{run, GemmConfig, GemmPlan};
@@ -119,50 +118,33 @@ fn check_buffers(plan: &GemmPlan, bufs: &GemmBuffers) -> GpuResult<()> {
 /// let plan = GemmPlan::with_config(128, 128, 64, GemmConfig { bn: 128, bk: 64, stages: 4 }).unwrap();
 /// assert!(run::function(&gpu, &plan).is_ok()); // 128 KiB of dynamic shared memory
 /// ```
-pub fn function(gpu: &Gpu, plan: &GemmPlan) -> GpuResult<CudaFunction> {
-    let func = gpu.function(&plan.source()?, &plan.kernel_name())?;
-    let bytes = i32::try_from(plan.cfg.smem_bytes()).unwrap_or(i32::MAX);
-    cuda(
-        "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)",
-        func.set_attribute(
-            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            bytes,
-        ),
-    )?;
-    Ok(func)
+pub fn function<'g>(gpu: &'g Gpu, plan: &GemmPlan) -> GpuResult<Loaded<'g>> {
+    plan.kernel()?.load(gpu)
 }
 
-/// Launches the GEMM kernel on `bufs`.
+/// The kernel's arguments `(A, B, C)` from `bufs`.
+fn args(bufs: &mut GemmBuffers) -> [Arg<'_>; 3] {
+    [
+        Arg::input(&bufs.a),
+        Arg::input(&bufs.b),
+        Arg::output(&mut bufs.c),
+    ]
+}
+
+/// Launches the loaded GEMM kernel on `bufs` (the runtime checks the buffers against the
+/// kernel's parameters).
 ///
 /// ```
 /// use tessel_kernels::gemm::{run, GemmPlan};
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
 /// let plan = GemmPlan::new(128, 128, 32).unwrap();
 /// let mut bufs = run::GemmBuffers::new(&gpu, &plan, 7).unwrap();
-/// let func = run::function(&gpu, &plan).unwrap();
-/// run::launch(&gpu, &func, &plan, &mut bufs).unwrap();
+/// let kernel = run::function(&gpu, &plan).unwrap();
+/// run::launch(&kernel, &mut bufs).unwrap();
 /// gpu.synchronize().unwrap();
 /// ```
-pub fn launch(
-    gpu: &Gpu,
-    func: &CudaFunction,
-    plan: &GemmPlan,
-    bufs: &mut GemmBuffers,
-) -> GpuResult<()> {
-    check_buffers(plan, bufs)?;
-    let cfg = LaunchConfig {
-        grid_dim: (plan.blocks(), 1, 1),
-        block_dim: (plan.threads(), 1, 1),
-        shared_mem_bytes: u32::try_from(plan.cfg.smem_bytes()).unwrap_or(0),
-    };
-    let mut builder = gpu.stream().launch_builder(func);
-    builder.arg(&bufs.a).arg(&bufs.b).arg(&mut bufs.c);
-    // SAFETY: the kernel takes (const b16* A, const b16* B, float* C) of M*K, N*K, M*N
-    // elements, checked above.
-    cuda(&format!("cuLaunchKernel({})", plan.kernel_name()), unsafe {
-        builder.launch(cfg)
-    })?;
-    Ok(())
+pub fn launch(kernel: &Loaded<'_>, bufs: &mut GemmBuffers) -> GpuResult<()> {
+    kernel.launch(&mut args(bufs))
 }
 
 /// True when libcublas can be loaded (cudarc panics on first use otherwise).
@@ -266,8 +248,12 @@ fn checked_rows(m: usize, max_rows: usize) -> Vec<usize> {
 /// assert!(run::verify_rows(&plan, &bufs, &c, &[0, 127]).ok());
 /// ```
 pub fn verify_rows(plan: &GemmPlan, bufs: &GemmBuffers, c: &[f32], rows: &[usize]) -> Comparison {
+    verify_rows_of(plan, &bufs.a_host, &bufs.b_host, c, rows)
+}
+
+fn verify_rows_of(plan: &GemmPlan, a: &[f16], b: &[f16], c: &[f32], rows: &[usize]) -> Comparison {
     let (n, k) = (plan.n as usize, plan.k as usize);
-    let (want, scale) = reference_rows(&bufs.a_host, &bufs.b_host, n, k, rows);
+    let (want, scale) = reference_rows(a, b, n, k, rows);
     let got: Vec<f32> = rows
         .iter()
         .flat_map(|&r| c.get(r * n..(r + 1) * n).unwrap_or(&[]).iter().copied())
@@ -312,30 +298,32 @@ fn verified(what: &str, plan: &GemmPlan, cmp: &Comparison) -> GpuResult<()> {
 }
 
 /// Runs the kernel once on poisoned C and checks it against the CPU reference on up to
-/// `max_rows` rows (every row when M <= max_rows). Returns the function and the comparison.
+/// `max_rows` rows (every row when M <= max_rows). Returns the loaded kernel and the comparison.
 ///
 /// ```
 /// use tessel_kernels::gemm::{run, GemmPlan};
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
 /// let plan = GemmPlan::new(256, 128, 64).unwrap();
 /// let mut bufs = run::GemmBuffers::new(&gpu, &plan, 7).unwrap();
-/// let (_func, cmp) = run::run_and_verify(&gpu, &plan, &mut bufs, 256).unwrap();
+/// let (_kernel, cmp) = run::run_and_verify(&gpu, &plan, &mut bufs, 256).unwrap();
 /// assert!(cmp.ok());
 /// ```
-pub fn run_and_verify(
-    gpu: &Gpu,
+pub fn run_and_verify<'g>(
+    gpu: &'g Gpu,
     plan: &GemmPlan,
     bufs: &mut GemmBuffers,
     max_rows: usize,
-) -> GpuResult<(CudaFunction, Comparison)> {
-    let func = function(gpu, plan)?;
-    poison(gpu, &mut bufs.c)?;
-    launch(gpu, &func, plan, bufs)?;
-    gpu.synchronize()?;
-    let c = bufs.c_host(gpu)?;
-    let cmp = verify_rows(plan, bufs, &c, &checked_rows(plan.m as usize, max_rows));
-    verified("vs CPU reference", plan, &cmp)?;
-    Ok((func, cmp))
+) -> GpuResult<(Loaded<'g>, Comparison)> {
+    let kernel = function(gpu, plan)?;
+    let (a_host, b_host) = (bufs.a_host.clone(), bufs.b_host.clone());
+    let cmp = kernel.run_verified(&mut args(bufs), 2, |c: &[u32]| {
+        let c: Vec<f32> = c.iter().map(|&x| f32::from_bits(x)).collect();
+        let rows = checked_rows(plan.m as usize, max_rows);
+        let cmp = verify_rows_of(plan, &a_host, &b_host, &c, &rows);
+        verified("vs CPU reference", plan, &cmp)?;
+        Ok(cmp)
+    })?;
+    Ok((kernel, cmp))
 }
 
 /// Runs cuBLAS once on poisoned C and compares every element with `ours`.
@@ -404,8 +392,7 @@ pub fn bench_configs(gpu: &Gpu) -> GpuResult<Vec<GemmConfig>> {
 /// use tessel_kernels::gemm::{run, GemmConfig};
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
 /// if !run::cublas_present() { return }
-/// let (mut out, mut log) = (Vec::new(), Vec::new());
-/// let rows = run::bench(&gpu, &[(128, 128, 32)], &[GemmConfig::DEFAULT], 2, &mut out, &mut log)
+/// let rows = run::bench(&gpu, &[(128, 128, 32)], &[GemmConfig::DEFAULT], 2, &mut Vec::new())
 ///     .unwrap();
 /// assert_eq!(rows[0].size, (128, 128, 32));
 /// assert!(rows[0].ours_tflops > 0.0);
@@ -436,22 +423,22 @@ fn io(r: std::io::Result<()>) -> GpuResult<()> {
 
 /// `tessel bench gemm`: for each `(M, N, K)` and configuration, verify ours against the CPU (64
 /// spread rows) and cuBLAS (every element), then time both with CUDA events (3 warm-ups, median
-/// of `repeats`; cuBLAS is timed again for every configuration, in the same run).
+/// of `repeats`; cuBLAS is timed again for every configuration, in the same run). Returns one
+/// [`GemmRow`] per measurement (the CLI formats them).
 ///
 /// ```
 /// use tessel_kernels::gemm::{run, GemmConfig};
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
 /// if !run::cublas_present() { return }
-/// let (mut out, mut log) = (Vec::new(), Vec::new());
-/// run::bench(&gpu, &[(256, 256, 64)], &[GemmConfig::DEFAULT], 2, &mut out, &mut log).unwrap();
-/// assert!(String::from_utf8(out).unwrap().contains("x_cublas"));
+/// let rows = run::bench(&gpu, &[(256, 256, 64)], &[GemmConfig::DEFAULT], 2, &mut Vec::new())
+///     .unwrap();
+/// assert!(rows[0].rel_err_cublas < 1e-3);
 /// ```
 pub fn bench(
     gpu: &Gpu,
     sizes: &[(i64, i64, i64)],
     configs: &[GemmConfig],
     repeats: usize,
-    out: &mut dyn Write,
     progress: &mut dyn Write,
 ) -> GpuResult<Vec<GemmRow>> {
     let blas = cublas(gpu)?;
@@ -477,17 +464,17 @@ pub fn bench(
             "[gemm {m}x{n}x{k}] upload, compile, verify"
         ))?;
         let mut bufs = GemmBuffers::new(gpu, &plan, 0x6e44 ^ (m as u64) << 16 ^ k as u64)?;
-        let (func, cpu) = run_and_verify(gpu, &plan, &mut bufs, 64)?;
+        let (kernel, cpu) = run_and_verify(gpu, &plan, &mut bufs, 64)?;
         let ours_c = bufs.c_host(gpu)?;
         let vs = run_and_compare_cublas(gpu, &blas, &plan, &mut bufs, &ours_c)?;
         io(writeln!(
             progress,
             "[gemm {m}x{n}x{k}] {name}: {}; rel err vs CPU {:.2e}, vs cuBLAS {:.2e}",
-            function_info(&func, plan.threads()),
+            kernel.info(),
             cpu.rel_err,
             vs.rel_err
         ))?;
-        let ours = time_events(gpu, 3, repeats, || launch(gpu, &func, &plan, &mut bufs))?;
+        let ours = kernel.time(3, repeats, &mut args(&mut bufs))?;
         let theirs = time_events(gpu, 3, repeats, || {
             launch_cublas(gpu, &blas, &plan, &mut bufs)
         })?;
@@ -502,35 +489,6 @@ pub fn bench(
             rel_err_cpu: cpu.rel_err,
             rel_err_cublas: vs.rel_err,
         });
-    }
-    io(writeln!(out, "device: {}", gpu.describe()))?;
-    io(writeln!(
-        out,
-        "{:<18} {:<14} {:>10} {:>9} {:>12} {:>9} {:>9} {:>10} {:>10}",
-        "gemm (fp16->fp32)",
-        "tile",
-        "ms",
-        "TFLOP/s",
-        "cublas_ms",
-        "TFLOP/s",
-        "x_cublas",
-        "err_cpu",
-        "err_cublas"
-    ))?;
-    for r in &rows {
-        io(writeln!(
-            out,
-            "{:<18} {:<14} {:>10.4} {:>9.1} {:>12.4} {:>9.1} {:>9.3} {:>10.2e} {:>10.2e}",
-            format!("{}x{}x{}", r.size.0, r.size.1, r.size.2),
-            r.cfg.to_string(),
-            r.ours.median_ms,
-            r.ours_tflops,
-            r.cublas.median_ms,
-            r.cublas_tflops,
-            r.ours_tflops / r.cublas_tflops,
-            r.rel_err_cpu,
-            r.rel_err_cublas
-        ))?;
     }
     Ok(rows)
 }

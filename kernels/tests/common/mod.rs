@@ -39,12 +39,17 @@ pub fn nvrtc_or_skip(test: &str) -> bool {
     .is_some()
 }
 
-/// What `tessel bench ARGS` writes to its output (progress lines dropped); panics on bad
-/// arguments or a failed run.
-pub fn bench_output(args: &[&str]) -> String {
-    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-    let parsed = tessel_kernels::bench::parse_args(&args).unwrap();
-    let (mut out, mut progress) = (Vec::new(), Vec::new());
-    tessel_kernels::bench::run(&parsed, &mut out, &mut progress).unwrap();
-    String::from_utf8(out).unwrap()
+/// The rows `tessel bench all` measures for `opts` (copy and transpose ladder, then the
+/// microkernels); panics on a failed run.
+pub fn bench_rows(
+    gpu: &Gpu,
+    opts: &tessel_kernels::bench::BenchOptions,
+) -> Vec<tessel_kernels::bench::Row> {
+    use tessel_kernels::tiled::TiledKind;
+    let mut kinds = vec![TiledKind::Copy];
+    kinds.extend(TiledKind::LADDER);
+    let mut progress = Vec::new();
+    let mut rows = tessel_kernels::bench::matrix_rows(gpu, opts, &kinds, &mut progress).unwrap();
+    rows.extend(tessel_kernels::bench::micro_rows(gpu, opts, &mut progress).unwrap());
+    rows
 }

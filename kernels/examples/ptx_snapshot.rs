@@ -1,0 +1,81 @@
+//! Regression check for source refactors: writes every kernel's sm_90 PTX (and its CUDA source)
+//! for a fixed set of plans to `DIR`, and with a second folder `BASELINE` compares the PTX
+//! instruction streams (comments, `.file` and `.loc` lines and blank lines ignored) file by file.
+//!
+//! `cargo run -p tessel-kernels --example ptx_snapshot -- DIR [BASELINE]` (needs NVRTC, no GPU).
+//! Exits 1 when a kernel's PTX differs from the baseline or is missing there.
+
+use tessel_kernels::gemm::{GemmConfig, GemmPlan};
+use tessel_kernels::micro::{MicroKind, MicroPlan};
+use tessel_kernels::tiled::{TiledKind, TiledPlan};
+use tessel_kernels::{Arch, DType, GpuResult, kernel::Kernel};
+
+/// `(file name, kernel)` of every plan in the snapshot.
+fn kernels() -> GpuResult<Vec<(String, Kernel)>> {
+    let mut all = Vec::new();
+    let mut kinds = vec![TiledKind::Copy];
+    kinds.extend(TiledKind::LADDER);
+    for dtype in [DType::F32, DType::F16] {
+        for (m, n) in [(4096, 4096), (1000, 1001)] {
+            for &kind in &kinds {
+                let plan = TiledPlan::new(kind, dtype, m, n)?;
+                all.push((format!("{}_{m}x{n}", plan.kernel_name()), plan.kernel()?));
+            }
+        }
+    }
+    let mut p = TiledPlan::new(TiledKind::Swizzled, DType::F32, 4096, 4096)?;
+    p.min_blocks = Some(2);
+    all.push(("transpose_swizzled_f32_4096x4096_minb2".into(), p.kernel()?));
+    for kind in MicroKind::ALL {
+        all.push((kind.name().into(), MicroPlan::new(kind)?.kernel()?));
+    }
+    let mut gemms = vec![GemmPlan::new(256, 384, 96)?];
+    for cfg in GemmConfig::all() {
+        gemms.push(GemmPlan::with_config(4096, 4096, 4096, cfg)?);
+    }
+    for plan in gemms {
+        all.push((plan.kernel_name(), plan.kernel()?));
+    }
+    Ok(all)
+}
+
+fn instructions(ptx: &str) -> Vec<String> {
+    ptx.lines()
+        .map(|l| l.split("//").next().unwrap_or("").trim_end().to_string())
+        .filter(|l| {
+            let t = l.trim_start();
+            !t.is_empty() && !t.starts_with(".file") && !t.starts_with(".loc")
+        })
+        .collect()
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(dir) = args.first() else {
+        eprintln!("usage: ptx_snapshot DIR [BASELINE]");
+        std::process::exit(2);
+    };
+    std::fs::create_dir_all(dir)?;
+    let arch = Arch::new(9, 0)?;
+    let mut differ = 0;
+    for (file, kernel) in kernels()? {
+        let ptx = kernel.ptx(arch)?;
+        std::fs::write(format!("{dir}/{file}.ptx"), &ptx)?;
+        std::fs::write(format!("{dir}/{file}.cu"), kernel.source())?;
+        if let Some(base) = args.get(1) {
+            let verdict = match std::fs::read_to_string(format!("{base}/{file}.ptx")) {
+                Ok(old) if old == ptx => "identical (byte for byte)",
+                Ok(old) if instructions(&old) == instructions(&ptx) => "identical instructions",
+                Ok(_) => "DIFFERENT",
+                Err(_) => "MISSING in the baseline",
+            };
+            differ += usize::from(verdict.starts_with(['D', 'M']));
+            println!("{file}: {verdict}");
+        }
+    }
+    if differ > 0 {
+        eprintln!("{differ} kernels differ from the baseline");
+        std::process::exit(1);
+    }
+    Ok(())
+}

@@ -1,0 +1,412 @@
+//! The one runtime path of every kernel: load (NVRTC through the GPU's module cache), launch with
+//! typed arguments checked against the declared parameters, verify an output against a CPU
+//! replay, and time with CUDA events.
+//!
+//! ```
+//! use tessel_kernels::kernel::{Arg, CType, KernelBuilder, Param};
+//! use tessel_kernels::exec::alloc;
+//! let kernel = KernelBuilder::new("iota", "out[threadIdx.x] = threadIdx.x;")
+//!     .param(Param::output("out", CType::B32.into()).len(32))
+//!     .threads(32).build().unwrap();
+//! let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+//! let loaded = kernel.load(&gpu).unwrap();
+//! let mut out = alloc::<u32>(&gpu, 32).unwrap();
+//! let want: Vec<u32> = (0..32).collect();
+//! loaded.run_verified(&mut [Arg::output(&mut out)], 0, |got: &[u32]| {
+//!     tessel_kernels::kernel::expect_bits("iota", got, |i| want[i])
+//! }).unwrap();
+//! ```
+
+use std::any::Any;
+
+use cudarc::driver::sys::CUfunction_attribute;
+use cudarc::driver::{
+    CudaFunction, CudaSlice, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg,
+};
+
+use super::build::Kernel;
+use super::piece::{Access, ParamKind, Scalar};
+use crate::device::Gpu;
+use crate::dtype::Elem;
+use crate::error::{GpuError, GpuResult, cuda};
+use crate::exec::{download, function_info, poison};
+use crate::timing::{Timing, time_events};
+
+/// A device buffer as a kernel argument: element size, length, and how to push it.
+/// Implemented for every `CudaSlice<T>`.
+///
+/// ```
+/// use tessel_kernels::kernel::Buffer;
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+/// let b = tessel_kernels::exec::alloc::<half::f16>(&gpu, 10).unwrap();
+/// assert_eq!((b.elem_bytes(), b.elements()), (2, 10));
+/// ```
+pub trait Buffer {
+    /// Bytes per element.
+    fn elem_bytes(&self) -> usize;
+    /// Number of elements.
+    fn elements(&self) -> usize;
+    /// Pushes the buffer as a read-only argument.
+    fn push_read<'a>(&'a self, args: &mut LaunchArgs<'a>);
+    /// Pushes the buffer as a written argument.
+    fn push_write<'a>(&'a mut self, args: &mut LaunchArgs<'a>);
+    /// Fills the buffer with 0xFF bytes.
+    fn poison(&mut self, gpu: &Gpu) -> GpuResult<()>;
+    /// For downloading with the concrete element type.
+    fn as_any(&self) -> &dyn Any;
+}
+
+impl<T: DeviceRepr + 'static> Buffer for CudaSlice<T> {
+    fn elem_bytes(&self) -> usize {
+        std::mem::size_of::<T>()
+    }
+    fn elements(&self) -> usize {
+        self.len()
+    }
+    fn push_read<'a>(&'a self, args: &mut LaunchArgs<'a>) {
+        args.arg(self);
+    }
+    fn push_write<'a>(&'a mut self, args: &mut LaunchArgs<'a>) {
+        args.arg(self);
+    }
+    fn poison(&mut self, gpu: &Gpu) -> GpuResult<()> {
+        poison(gpu, self)
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// One kernel argument, in signature order.
+///
+/// ```
+/// use tessel_kernels::kernel::Arg;
+/// assert!(matches!(Arg::I32(3), Arg::I32(3)));
+/// ```
+pub enum Arg<'a> {
+    /// A buffer the kernel reads.
+    Input(&'a dyn Buffer),
+    /// A buffer the kernel writes.
+    Output(&'a mut dyn Buffer),
+    /// An `int`.
+    I32(i32),
+    /// A `long long`.
+    I64(i64),
+    /// A `float`.
+    F32(f32),
+}
+
+impl<'a> Arg<'a> {
+    /// A read-only buffer argument.
+    ///
+    /// ```
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+    /// let b = tessel_kernels::exec::alloc::<u32>(&gpu, 4).unwrap();
+    /// assert!(matches!(tessel_kernels::kernel::Arg::input(&b), tessel_kernels::kernel::Arg::Input(_)));
+    /// ```
+    pub fn input<T: DeviceRepr + 'static>(buf: &'a CudaSlice<T>) -> Arg<'a> {
+        Arg::Input(buf)
+    }
+
+    /// A written buffer argument.
+    ///
+    /// ```
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+    /// let mut b = tessel_kernels::exec::alloc::<u32>(&gpu, 4).unwrap();
+    /// assert!(matches!(tessel_kernels::kernel::Arg::output(&mut b), tessel_kernels::kernel::Arg::Output(_)));
+    /// ```
+    pub fn output<T: DeviceRepr + 'static>(buf: &'a mut CudaSlice<T>) -> Arg<'a> {
+        Arg::Output(buf)
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Arg::Input(b) => format!(
+                "a read buffer of {} x {} bytes",
+                b.elements(),
+                b.elem_bytes()
+            ),
+            Arg::Output(b) => {
+                format!(
+                    "a written buffer of {} x {} bytes",
+                    b.elements(),
+                    b.elem_bytes()
+                )
+            }
+            Arg::I32(_) => "an i32".into(),
+            Arg::I64(_) => "an i64".into(),
+            Arg::F32(_) => "an f32".into(),
+        }
+    }
+}
+
+impl Kernel {
+    /// Checks `args` against the kernel's parameters: count, buffer or scalar, read or write,
+    /// element size and minimum length (what [`Loaded::launch`] does before every launch).
+    ///
+    /// ```
+    /// use tessel_kernels::kernel::{Arg, KernelBuilder, Param, Scalar};
+    /// let k = KernelBuilder::new("s", "(void)n;").param(Param::scalar("n", Scalar::I64))
+    ///     .threads(32).build().unwrap();
+    /// assert!(k.check_args(&[Arg::I64(5)]).is_ok());
+    /// let err = k.check_args(&[Arg::I32(5)]).unwrap_err();
+    /// assert!(err.to_string().contains("kernel s: parameter n"), "{err}");
+    /// ```
+    pub fn check_args(&self, args: &[Arg<'_>]) -> GpuResult<()> {
+        let kernel = self;
+        let params = kernel.params();
+        if params.len() != args.len() {
+            return Err(GpuError::InvalidArgument(format!(
+                "kernel {}: {} arguments for {} parameters",
+                kernel.name(),
+                args.len(),
+                params.len()
+            )));
+        }
+        for (p, a) in params.iter().zip(args) {
+            let ok = match (p.kind(), a) {
+                (ParamKind::Buffer { elem, access, len }, Arg::Input(b))
+                    if *access == Access::Read =>
+                {
+                    b.elem_bytes() == kernel.elem_bytes(elem)
+                        && len.is_none_or(|n| b.elements() >= n)
+                }
+                (ParamKind::Buffer { elem, access, len }, Arg::Output(b))
+                    if *access == Access::Write =>
+                {
+                    b.elem_bytes() == kernel.elem_bytes(elem)
+                        && len.is_none_or(|n| b.elements() >= n)
+                }
+                (ParamKind::Scalar(Scalar::I32), Arg::I32(_))
+                | (ParamKind::Scalar(Scalar::I64), Arg::I64(_))
+                | (ParamKind::Scalar(Scalar::F32), Arg::F32(_)) => true,
+                _ => false,
+            };
+            if !ok {
+                return Err(GpuError::InvalidArgument(format!(
+                    "kernel {}: parameter {} ({:?}) given {}",
+                    kernel.name(),
+                    p.name(),
+                    p.kind(),
+                    a.describe()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Compiles (through the GPU's module cache) and loads the kernel, raising its dynamic shared
+    /// memory limit when it uses any.
+    ///
+    /// ```
+    /// use tessel_kernels::kernel::KernelBuilder;
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+    /// let k = KernelBuilder::new("nothing", "").threads(32).build().unwrap();
+    /// assert!(k.load(&gpu).unwrap().info().ends_with("blocks/SM"));
+    /// ```
+    pub fn load<'g>(&self, gpu: &'g Gpu) -> GpuResult<Loaded<'g>> {
+        let func = gpu.function(self.source(), self.name())?;
+        let smem = self.launch().dynamic_smem;
+        if smem > 0 {
+            cuda(
+                "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)",
+                func.set_attribute(
+                    CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    i32::try_from(smem).unwrap_or(i32::MAX),
+                ),
+            )?;
+        }
+        Ok(Loaded {
+            gpu,
+            kernel: self.clone(),
+            func,
+        })
+    }
+}
+
+/// A compiled, loaded kernel on one GPU.
+///
+/// ```
+/// use tessel_kernels::kernel::{Arg, KernelBuilder, Param, Scalar};
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+/// let k = KernelBuilder::new("takes_int", "(void)n;").param(Param::scalar("n", Scalar::I32))
+///     .threads(32).build().unwrap().load(&gpu).unwrap();
+/// k.launch(&mut [Arg::I32(1)]).unwrap();
+/// // A wrong argument is refused before launching.
+/// assert!(k.launch(&mut [Arg::F32(1.0)]).is_err());
+/// ```
+pub struct Loaded<'g> {
+    gpu: &'g Gpu,
+    kernel: Kernel,
+    func: CudaFunction,
+}
+
+impl Loaded<'_> {
+    /// The declaration.
+    ///
+    /// ```
+    /// use tessel_kernels::kernel::KernelBuilder;
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+    /// let k = KernelBuilder::new("n0", "").threads(32).build().unwrap();
+    /// assert_eq!(k.load(&gpu).unwrap().kernel().name(), "n0");
+    /// ```
+    pub fn kernel(&self) -> &Kernel {
+        &self.kernel
+    }
+
+    /// The cudarc function (for attributes and occupancy queries).
+    ///
+    /// ```
+    /// use tessel_kernels::kernel::KernelBuilder;
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+    /// let k = KernelBuilder::new("n1", "").threads(32).build().unwrap().load(&gpu).unwrap();
+    /// assert!(k.function().num_regs().is_ok());
+    /// ```
+    pub fn function(&self) -> &CudaFunction {
+        &self.func
+    }
+
+    /// Registers, local memory and resident blocks per SM, for progress lines.
+    ///
+    /// ```
+    /// use tessel_kernels::kernel::KernelBuilder;
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+    /// let k = KernelBuilder::new("n2", "").threads(32).build().unwrap().load(&gpu).unwrap();
+    /// assert!(k.info().contains(" regs, "));
+    /// ```
+    pub fn info(&self) -> String {
+        function_info(&self.func, self.kernel.launch().threads())
+    }
+
+    /// Launches once (asynchronously) after checking `args` against the parameters.
+    ///
+    /// ```
+    /// use tessel_kernels::kernel::{Arg, CType, KernelBuilder, Param};
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+    /// let k = KernelBuilder::new("w", "x[threadIdx.x] = 1u;")
+    ///     .param(Param::output("x", CType::B32.into()).len(32)).threads(32).build().unwrap()
+    ///     .load(&gpu).unwrap();
+    /// let mut short = tessel_kernels::exec::alloc::<u32>(&gpu, 31).unwrap();
+    /// assert!(k.launch(&mut [Arg::output(&mut short)]).is_err()); // fewer than 32 elements
+    /// ```
+    pub fn launch(&self, args: &mut [Arg<'_>]) -> GpuResult<()> {
+        self.kernel.check_args(args)?;
+        let l = self.kernel.launch();
+        let cfg = LaunchConfig {
+            grid_dim: l.grid,
+            block_dim: l.block,
+            shared_mem_bytes: l.dynamic_smem,
+        };
+        let mut builder = self.gpu.stream().launch_builder(&self.func);
+        for a in args.iter_mut() {
+            match a {
+                Arg::Input(b) => b.push_read(&mut builder),
+                Arg::Output(b) => b.push_write(&mut builder),
+                Arg::I32(v) => {
+                    builder.arg(&*v);
+                }
+                Arg::I64(v) => {
+                    builder.arg(&*v);
+                }
+                Arg::F32(v) => {
+                    builder.arg(&*v);
+                }
+            }
+        }
+        // SAFETY: the arguments match the kernel's declared parameters in number, kind, element
+        // size and minimum length (checked above); the source was generated with exactly that
+        // signature.
+        cuda(&format!("cuLaunchKernel({})", self.kernel.name()), unsafe {
+            builder.launch(cfg)
+        })?;
+        Ok(())
+    }
+
+    /// Poisons output argument `output` (0xFF bytes), launches, waits, downloads it as `E` and
+    /// hands it to `check` (the CPU replay's comparison); returns what `check` returns.
+    ///
+    /// ```
+    /// use tessel_kernels::kernel::{expect_bits, Arg, CType, KernelBuilder, Param};
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+    /// let k = KernelBuilder::new("sq", "x[threadIdx.x] = threadIdx.x * threadIdx.x;")
+    ///     .param(Param::output("x", CType::B32.into()).len(32)).threads(32).build().unwrap()
+    ///     .load(&gpu).unwrap();
+    /// let mut x = tessel_kernels::exec::alloc::<u32>(&gpu, 32).unwrap();
+    /// k.run_verified(&mut [Arg::output(&mut x)], 0, |got: &[u32]| {
+    ///     expect_bits("sq", got, |i| (i * i) as u32)
+    /// }).unwrap();
+    /// ```
+    pub fn run_verified<E: Elem, R>(
+        &self,
+        args: &mut [Arg<'_>],
+        output: usize,
+        check: impl FnOnce(&[E]) -> GpuResult<R>,
+    ) -> GpuResult<R> {
+        let name = self.kernel.name();
+        match args.get_mut(output) {
+            Some(Arg::Output(b)) => b.poison(self.gpu)?,
+            _ => {
+                return Err(GpuError::InvalidArgument(format!(
+                    "kernel {name}: argument {output} is not an output buffer"
+                )));
+            }
+        }
+        self.launch(args)?;
+        self.gpu.synchronize()?;
+        let Some(Arg::Output(b)) = args.get(output) else {
+            unreachable!("checked above")
+        };
+        let slice = b.as_any().downcast_ref::<CudaSlice<E>>().ok_or_else(|| {
+            GpuError::InvalidArgument(format!(
+                "kernel {name}: output {output} is not a buffer of {}",
+                E::DTYPE
+            ))
+        })?;
+        check(&download(self.gpu, slice)?)
+    }
+
+    /// CUDA-event timing of `repeats` launches after `warmup` untimed ones.
+    ///
+    /// ```
+    /// use tessel_kernels::kernel::KernelBuilder;
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+    /// let k = KernelBuilder::new("t0", "").threads(32).build().unwrap().load(&gpu).unwrap();
+    /// assert_eq!(k.time(1, 3, &mut []).unwrap().repeats, 3);
+    /// ```
+    pub fn time(&self, warmup: usize, repeats: usize, args: &mut [Arg<'_>]) -> GpuResult<Timing> {
+        time_events(self.gpu, warmup, repeats, || self.launch(args))
+    }
+}
+
+/// Bit-exact comparison of `got` with a CPU replay `want(i)`; `Err(Verify)` names the kernel,
+/// the number of wrong (and never written) elements and the first few.
+///
+/// ```
+/// use tessel_kernels::{GpuError, kernel::expect_bits};
+/// assert!(expect_bits("k", &[1u32, 2], |i| i as u32 + 1).is_ok());
+/// let err = expect_bits("k", &[1u32, u32::MAX], |i| i as u32 + 1).unwrap_err();
+/// assert!(matches!(&err, GpuError::Verify(m) if m.contains("1 of 2") && m.contains("1 never written")), "{err}");
+/// ```
+pub fn expect_bits<E: Elem>(kernel: &str, got: &[E], want: impl Fn(usize) -> E) -> GpuResult<()> {
+    let (mut bad, mut poisoned, mut examples) = (0usize, 0usize, Vec::new());
+    for (i, &g) in got.iter().enumerate() {
+        let w = want(i);
+        if g.bits() != w.bits() {
+            bad += 1;
+            if g.bits() == E::POISON.bits() {
+                poisoned += 1;
+            }
+            if examples.len() < 4 {
+                examples.push(format!("[{i}] = {g:?}, expected {w:?}"));
+            }
+        }
+    }
+    if bad > 0 {
+        return Err(GpuError::Verify(format!(
+            "{kernel}: {bad} of {} elements wrong ({poisoned} never written); {}",
+            got.len(),
+            examples.join("; ")
+        )));
+    }
+    Ok(())
+}
