@@ -2,9 +2,9 @@
 //!
 //! Shared memory has 32 banks of 4 bytes; lanes that touch the same 32-bit word share one
 //! broadcast.
-//! - `lds`/`sts` of 32, 64 or 128 bits: the whole warp counts together;
+//! - `lds`/`sts` of 16, 32, 64 or 128 bits: the whole warp counts together;
 //!   `wavefronts = max(ceil(32 * vector bytes / 128), max over banks of the distinct words the
-//!   warp touches in that bank)`; ideal 1, 2, 4.
+//!   warp touches in that bank)`; ideal 1, 1, 2, 4. Two 16-bit accesses in one word share it.
 //! - `ldsm`/`stsm` `.x1/.x2/.x4` (`.trans` behaves the same): every 8x8 b16 matrix (the 16-byte
 //!   rows addressed by lanes `8k..8k+7`) is its own phase; `wavefronts = sum over matrices of the
 //!   max over banks of the distinct words among its rows`; ideal 1 per matrix.
@@ -99,9 +99,9 @@ pub const MAX_ELEMENTS: i64 = 1 << 18;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum OpKind {
-    /// `LDS`: a vector load per lane.
+    /// `LDS`: a scalar or vector load per lane.
     Lds,
-    /// `STS`: a vector store per lane.
+    /// `STS`: a scalar or vector store per lane.
     Sts,
     /// `ldmatrix`: 8x8 b16 matrices, 16-byte rows addressed by lanes.
     Ldsm,
@@ -109,7 +109,7 @@ pub enum OpKind {
     Stsm,
 }
 
-/// A shared-memory instruction: `lds.32`, `sts.128`, `ldsm.x4`, `stsm.x2.trans`, ...
+/// A shared-memory instruction: `lds.16`, `lds.32`, `sts.128`, `ldsm.x4`, `stsm.x2.trans`, ...
 ///
 /// ```
 /// use tessel_layout::bank::SmemOp;
@@ -127,11 +127,13 @@ pub struct SmemOp {
 }
 
 impl SmemOp {
-    /// An `lds`/`sts` of `bits` (32, 64, 128) or an `ldsm`/`stsm` of `width` (1, 2, 4) matrices.
+    /// An `lds`/`sts` of `bits` (16, 32, 64, 128) or an `ldsm`/`stsm` of `width` (1, 2, 4)
+    /// matrices.
     ///
     /// ```
     /// use tessel_layout::bank::{OpKind, SmemOp};
     /// assert_eq!(SmemOp::new(OpKind::Sts, 64, false).unwrap().to_string(), "sts.64");
+    /// assert_eq!(SmemOp::new(OpKind::Lds, 16, false).unwrap().vector_bytes(), 2);
     /// assert!(SmemOp::new(OpKind::Lds, 32, true).is_err());
     /// ```
     pub fn new(kind: OpKind, width: u32, trans: bool) -> Result<SmemOp> {
@@ -139,14 +141,14 @@ impl SmemOp {
         let ok = if matrix {
             matches!(width, 1 | 2 | 4)
         } else {
-            matches!(width, 32 | 64 | 128) && !trans
+            matches!(width, 16 | 32 | 64 | 128) && !trans
         };
         let op = SmemOp { kind, width, trans };
         if ok {
             Ok(op)
         } else {
             Err(Error::invalid(format!(
-                "{op} is not an instruction: lds/sts take 32, 64 or 128 bits, ldsm/stsm take \
+                "{op} is not an instruction: lds/sts take 16, 32, 64 or 128 bits, ldsm/stsm take \
                  x1, x2 or x4 (optionally .trans)"
             )))
         }
@@ -198,8 +200,8 @@ impl SmemOp {
         }
     }
 
-    /// The ideal number of wavefronts of one instruction: 1/2/4 for 32/64/128-bit lds/sts,
-    /// one per matrix for ldsm/stsm.
+    /// The ideal number of wavefronts of one instruction: 1/1/2/4 for 16/32/64/128-bit
+    /// lds/sts, one per matrix for ldsm/stsm.
     ///
     /// ```
     /// assert_eq!("sts.128".parse::<tessel_layout::bank::SmemOp>().unwrap().ideal(), 4);
@@ -244,8 +246,9 @@ impl FromStr for SmemOp {
     fn from_str(s: &str) -> Result<Self> {
         let unknown = || {
             Error::invalid(format!(
-                "unknown shared-memory op '{s}': expected lds.32 lds.64 lds.128 sts.32 sts.64 \
-                 sts.128 ldsm.x1 ldsm.x2 ldsm.x4 stsm.x1 stsm.x2 stsm.x4 (optionally .trans)"
+                "unknown shared-memory op '{s}': expected lds.16 lds.32 lds.64 lds.128 sts.16 \
+                 sts.32 sts.64 sts.128 ldsm.x1 ldsm.x2 ldsm.x4 stsm.x1 stsm.x2 stsm.x4 \
+                 (optionally .trans)"
             ))
         };
         let mut parts = s.trim().split('.');
@@ -293,6 +296,51 @@ impl BankReport {
         self.ideal += ideal;
         self.excess = self.wavefronts - self.ideal;
     }
+
+    /// Every count multiplied by `k`.
+    ///
+    /// ```
+    /// let r = tessel_layout::bank::BankReport { wavefronts: 8, ideal: 1, excess: 7 };
+    /// assert_eq!(r.scaled(2).to_string(), "wavefronts 16, ideal 2, excess 14");
+    /// ```
+    pub fn scaled(self, k: i64) -> BankReport {
+        BankReport {
+            wavefronts: self.wavefronts * k,
+            ideal: self.ideal * k,
+            excess: self.excess * k,
+        }
+    }
+}
+
+/// Adds the counts of two reports (instructions executed one after the other).
+///
+/// ```
+/// use tessel_layout::bank::BankReport;
+/// let mut r = BankReport { wavefronts: 8, ideal: 1, excess: 7 };
+/// r += BankReport { wavefronts: 1, ideal: 1, excess: 0 };
+/// assert_eq!(r, BankReport { wavefronts: 9, ideal: 2, excess: 7 });
+/// ```
+impl std::ops::AddAssign for BankReport {
+    fn add_assign(&mut self, other: BankReport) {
+        self.add(other.wavefronts, other.ideal);
+    }
+}
+
+/// The sum of reports.
+///
+/// ```
+/// use tessel_layout::bank::BankReport;
+/// let one = BankReport { wavefronts: 2, ideal: 1, excess: 1 };
+/// assert_eq!([one, one].into_iter().sum::<BankReport>(), one.scaled(2));
+/// ```
+impl std::iter::Sum for BankReport {
+    fn sum<I: Iterator<Item = BankReport>>(iter: I) -> BankReport {
+        let mut total = BankReport::default();
+        for r in iter {
+            total += r;
+        }
+        total
+    }
 }
 
 impl fmt::Display for BankReport {
@@ -333,6 +381,105 @@ pub fn analyze(
         .map_err(|e| e.context(format!("{op} through {tv} on {smem}")))
 }
 
+/// The bank model of every instruction of an access separately: one report per instruction
+/// (the modes of `tv` after lane and value), in colexicographic order. Their sum is
+/// [`analyze`]'s report.
+///
+/// ```
+/// use tessel_layout::{Layout, bank::{analyze, analyze_each, BankReport}};
+/// // A row-major 32x32 fp32 tile (domain index r + 32 c); instruction k reads row k.
+/// let tile: Layout = "(32,32):(32,1)".parse().unwrap();
+/// let op = "lds.32".parse().unwrap();
+/// let rows: Layout = "(32,1,2):(32,0,1)".parse().unwrap();
+/// let per = analyze_each(&tile, 4, op, &rows).unwrap();
+/// assert_eq!(per.iter().map(|r| r.wavefronts).collect::<Vec<_>>(), [1, 1]);
+/// // Instruction k reads column k: 32 wavefronts each.
+/// let columns: Layout = "(32,1,2):(1,0,32)".parse().unwrap();
+/// let per = analyze_each(&tile, 4, op, &columns).unwrap();
+/// assert_eq!(per.iter().map(|r| r.wavefronts).collect::<Vec<_>>(), [32, 32]);
+/// assert_eq!(per.into_iter().sum::<BankReport>(), analyze(&tile, 4, op, &columns).unwrap());
+/// ```
+pub fn analyze_each(
+    smem: &impl OffsetMap,
+    elem_bytes: i64,
+    op: SmemOp,
+    tv: &Layout,
+) -> Result<Vec<BankReport>> {
+    let smem = smem.to_composed();
+    let plan = AccessPlan::new(smem.layout(), elem_bytes, op, tv)
+        .map_err(|e| e.context(format!("{op} through {tv} on {smem}")))?;
+    plan.evaluate_each(&|x| smem.apply_outer(x))
+        .map_err(|e| e.context(format!("{op} through {tv} on {smem}")))
+}
+
+/// The bank model of instructions whose lanes' elements are listed one by one, for accesses that
+/// are not a single layout (a kernel's warps enumerated through its own partition): `indices`
+/// holds domain indices of `smem` ordered `[instruction][lane][value]`, with the lanes the
+/// instruction uses ([`SmemOp::lanes_used`]) and the elements of one vector per lane. Returns one
+/// report per instruction.
+///
+/// ```
+/// use tessel_layout::{Layout, bank::analyze_indices};
+/// // A warp of 16-bit loads down column 0 of a 32x32 fp16 row-major tile (64-byte rows):
+/// // the 32 words fall into banks 0 and 16, 16 distinct words each.
+/// let tile: Layout = "(32,32):(32,1)".parse().unwrap();
+/// let column: Vec<i64> = (0..32).collect();
+/// let r = analyze_indices(&tile, 2, "lds.16".parse().unwrap(), &column).unwrap();
+/// assert_eq!((r[0].wavefronts, r[0].ideal), (16, 1));
+/// // Lanes 2k and 2k+1 store the two halves of one word: 16 words in 16 banks, no conflict.
+/// let row: Vec<i64> = (0..32).map(|c| 32 * c).collect();
+/// let r = analyze_indices(&tile, 2, "sts.16".parse().unwrap(), &row).unwrap();
+/// assert_eq!(r[0].excess, 0);
+/// assert!(analyze_indices(&tile, 2, "sts.16".parse().unwrap(), &row[..31]).is_err());
+/// ```
+pub fn analyze_indices(
+    smem: &impl OffsetMap,
+    elem_bytes: i64,
+    op: SmemOp,
+    indices: &[i64],
+) -> Result<Vec<BankReport>> {
+    let smem = smem.to_composed();
+    let plan = AccessPlan::from_indices(smem.layout(), elem_bytes, op, indices)
+        .map_err(|e| e.context(format!("{op} on {smem}")))?;
+    plan.evaluate_each(&|x| smem.apply_outer(x))
+        .map_err(|e| e.context(format!("{op} on {smem}")))
+}
+
+/// A kernel's shared-memory traffic in wavefronts: its loads and its stores, each summed over
+/// instructions.
+///
+/// ```
+/// use tessel_layout::bank::{BankReport, SmemTraffic};
+/// let mut t = SmemTraffic::default();
+/// t.loads += BankReport { wavefronts: 32, ideal: 1, excess: 31 };
+/// t.stores += BankReport { wavefronts: 1, ideal: 1, excess: 0 };
+/// assert_eq!(t.scaled(3).loads, BankReport { wavefronts: 96, ideal: 3, excess: 93 });
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SmemTraffic {
+    /// Shared-memory loads.
+    pub loads: BankReport,
+    /// Shared-memory stores.
+    pub stores: BankReport,
+}
+
+impl SmemTraffic {
+    /// Every count multiplied by `k` (e.g. blocks per launch).
+    ///
+    /// ```
+    /// use tessel_layout::bank::{BankReport, SmemTraffic};
+    /// let one = BankReport { wavefronts: 2, ideal: 1, excess: 1 };
+    /// let t = SmemTraffic { loads: one, stores: one }.scaled(2);
+    /// assert_eq!((t.loads.wavefronts, t.stores.excess), (4, 2));
+    /// ```
+    pub fn scaled(self, k: i64) -> SmemTraffic {
+        SmemTraffic {
+            loads: self.loads.scaled(k),
+            stores: self.stores.scaled(k),
+        }
+    }
+}
+
 /// An access with the inner-layout offsets of every element resolved, ready to be evaluated
 /// under any chain of offset and swizzles (used by the synthesis search).
 #[derive(Clone, Debug)]
@@ -354,14 +501,7 @@ impl AccessPlan {
         op: SmemOp,
         tv: &Layout,
     ) -> Result<AccessPlan> {
-        if exact_log2(elem_bytes).is_none() || elem_bytes > op.vector_bytes() {
-            return Err(Error::invalid(format!(
-                "element size {elem_bytes} bytes: must be a power of two no wider than the \
-                 {}-byte vector of {op}",
-                op.vector_bytes()
-            )));
-        }
-        let vec_elems = (op.vector_bytes() / elem_bytes) as usize;
+        let vec_elems = elements_per_vector(elem_bytes, op)?;
         let (lanes, values, repeats) = split_tv(tv)?;
         let lane_count = lanes.size() as usize;
         let used = op.lanes_used();
@@ -380,44 +520,79 @@ impl AccessPlan {
             )));
         }
         let instructions = repeats.as_ref().map_or(1, Layout::size);
-        let addresses = instructions
-            .checked_mul((used * vec_elems) as i64)
-            .filter(|&n| n <= MAX_ELEMENTS);
-        let Some(addresses) = addresses else {
-            return Err(Error::invalid(format!(
-                "the access enumerates {instructions} instructions of {used} lanes x {vec_elems} \
-                 values: {} element addresses, more than the limit MAX_ELEMENTS = {MAX_ELEMENTS}",
-                i128::from(instructions) * (used * vec_elems) as i128
-            )));
-        };
+        let addresses = instructions.checked_mul((used * vec_elems) as i64);
+        check_address_count(addresses, instructions, used, vec_elems)?;
         let lane_offsets = lanes.offsets();
         let value_offsets = values.map_or_else(|| vec![0], |v| v.offsets());
         let repeat_offsets = repeats.map_or_else(|| vec![0], |r| r.offsets());
+        let mut indices = Vec::with_capacity(addresses.unwrap_or(0) as usize);
+        for &r in &repeat_offsets {
+            for &l in lane_offsets.iter().take(used) {
+                indices.extend(value_offsets.iter().map(|&v| r + l + v));
+            }
+        }
+        AccessPlan::resolve(inner, elem_bytes, op, vec_elems, indices)
+    }
+
+    /// An access given as domain indices ordered `[instruction][lane][value]`, with the lanes
+    /// the instruction uses and the elements of one vector per lane.
+    pub(crate) fn from_indices(
+        inner: &Layout,
+        elem_bytes: i64,
+        op: SmemOp,
+        indices: &[i64],
+    ) -> Result<AccessPlan> {
+        let vec_elems = elements_per_vector(elem_bytes, op)?;
+        let per_instruction = op.lanes_used() * vec_elems;
+        if indices.is_empty() || indices.len() % per_instruction != 0 {
+            return Err(Error::invalid(format!(
+                "{} indices do not make whole instructions: {op} of {elem_bytes}-byte elements \
+                 takes {} lanes x {vec_elems} values = {per_instruction} indices each",
+                indices.len(),
+                op.lanes_used()
+            )));
+        }
+        let instructions = (indices.len() / per_instruction) as i64;
+        check_address_count(
+            Some(indices.len() as i64),
+            instructions,
+            op.lanes_used(),
+            vec_elems,
+        )?;
+        AccessPlan::resolve(inner, elem_bytes, op, vec_elems, indices.to_vec())
+    }
+
+    /// Checks that every domain index is in `inner`'s domain and maps it to its inner offset.
+    fn resolve(
+        inner: &Layout,
+        elem_bytes: i64,
+        op: SmemOp,
+        vec_elems: usize,
+        mut elements: Vec<i64>,
+    ) -> Result<AccessPlan> {
+        let per_instruction = op.lanes_used() * vec_elems;
+        let instructions = elements.len() / per_instruction;
         let domain = inner.size();
         // The same function with the fewest modes: each offset costs one step per mode.
         let inner = crate::coalesce(inner)?;
-        let mut elements = Vec::with_capacity(addresses as usize);
-        for (k, &r) in repeat_offsets.iter().enumerate() {
-            for (lane, &l) in lane_offsets.iter().take(used).enumerate() {
-                for &v in &value_offsets {
-                    let index = r + l + v;
-                    if !(0..domain).contains(&index) {
-                        return Err(Error::invalid(format!(
-                            "lane {lane}{}: index {index} is outside the domain 0..{domain} of \
-                             the shared-memory layout",
-                            instruction_name(k, repeat_offsets.len())
-                        )));
-                    }
-                    elements.push(inner.offset_unchecked(index));
-                }
+        for (at, element) in elements.iter_mut().enumerate() {
+            let index = *element;
+            if !(0..domain).contains(&index) {
+                return Err(Error::invalid(format!(
+                    "lane {}{}: index {index} is outside the domain 0..{domain} of the \
+                     shared-memory layout",
+                    at % per_instruction / vec_elems,
+                    instruction_name(at / per_instruction, instructions)
+                )));
             }
+            *element = inner.offset_unchecked(index);
         }
         Ok(AccessPlan {
             op,
             elem_bytes,
             vec_elems,
             elements,
-            instructions: repeat_offsets.len(),
+            instructions,
         })
     }
 
@@ -443,6 +618,40 @@ impl AccessPlan {
         budget: i64,
         work: &mut i64,
     ) -> Result<BankReport> {
+        let mut report = BankReport::default();
+        let mut scratch = Vec::with_capacity(WARP);
+        for k in 0..self.instructions {
+            let wavefronts = self.instruction(k, outer, check_vectors, &mut scratch, work)?;
+            report.add(wavefronts, self.op.ideal());
+            if report.wavefronts > budget {
+                break;
+            }
+        }
+        Ok(report)
+    }
+
+    /// One report per instruction, in order.
+    pub(crate) fn evaluate_each(&self, outer: &impl Fn(i64) -> i64) -> Result<Vec<BankReport>> {
+        let mut scratch = Vec::with_capacity(WARP);
+        (0..self.instructions)
+            .map(|k| {
+                let wavefronts = self.instruction(k, outer, true, &mut scratch, &mut 0)?;
+                let mut report = BankReport::default();
+                report.add(wavefronts, self.op.ideal());
+                Ok(report)
+            })
+            .collect()
+    }
+
+    /// The wavefronts of instruction `k`.
+    fn instruction(
+        &self,
+        k: usize,
+        outer: &impl Fn(i64) -> i64,
+        check_vectors: bool,
+        units: &mut Vec<i64>,
+        work: &mut i64,
+    ) -> Result<i64> {
         let op = self.op;
         let used = op.lanes_used();
         let phase_lanes = op.phase_lanes();
@@ -450,43 +659,37 @@ impl AccessPlan {
         // A vector is aligned (checked here, or proven by the caller), so its words fill the
         // banks of one group of `vector_bytes / 4` banks, and two vectors share words exactly
         // when they are the same vector: the distinct words in a bank are the distinct vectors
-        // in its group (one word per bank when vectors are 32 bits).
-        let groups = WAVEFRONT_BYTES / vector_bytes;
-        let mut report = BankReport::default();
-        let mut vectors: Vec<i64> = Vec::with_capacity(WARP);
-        let per_instruction = (used * if check_vectors { self.vec_elems } else { 1 }) as i64;
-        for k in 0..self.instructions {
-            *work += per_instruction;
-            let mut wavefronts = 0;
-            for phase in 0..used / phase_lanes {
-                vectors.clear();
-                for lane in phase * phase_lanes..(phase + 1) * phase_lanes {
-                    let at = (k * used + lane) * self.vec_elems;
-                    let first = outer(self.elements[at]);
-                    if check_vectors {
-                        self.check_vector(
-                            k,
-                            lane,
-                            first,
-                            &self.elements[at..at + self.vec_elems],
-                            outer,
-                        )?;
-                    }
-                    vectors.push(first.wrapping_mul(self.elem_bytes).div_euclid(vector_bytes));
+        // in its group (one word per bank when vectors are 32 bits). A vector narrower than a
+        // word lies inside one word, and lanes in the same word share it: the unit counted is
+        // the word.
+        let unit = vector_bytes.max(BANK_BYTES);
+        let groups = WAVEFRONT_BYTES / unit;
+        *work += (used * if check_vectors { self.vec_elems } else { 1 }) as i64;
+        let mut wavefronts = 0;
+        for phase in 0..used / phase_lanes {
+            units.clear();
+            for lane in phase * phase_lanes..(phase + 1) * phase_lanes {
+                let at = (k * used + lane) * self.vec_elems;
+                let first = outer(self.elements[at]);
+                if check_vectors {
+                    self.check_vector(
+                        k,
+                        lane,
+                        first,
+                        &self.elements[at..at + self.vec_elems],
+                        outer,
+                    )?;
                 }
-                let conflicts = max_distinct_per_group(&mut vectors, groups);
-                wavefronts += if op.is_matrix() {
-                    conflicts
-                } else {
-                    conflicts.max(bandwidth_wavefronts(vector_bytes))
-                };
+                units.push(first.wrapping_mul(self.elem_bytes).div_euclid(unit));
             }
-            report.add(wavefronts, op.ideal());
-            if report.wavefronts > budget {
-                break;
-            }
+            let conflicts = max_distinct_per_group(units, groups);
+            wavefronts += if op.is_matrix() {
+                conflicts
+            } else {
+                conflicts.max(bandwidth_wavefronts(vector_bytes))
+            };
         }
-        Ok(report)
+        Ok(wavefronts)
     }
 
     fn check_vector(
@@ -527,6 +730,36 @@ impl AccessPlan {
                 self.op.vector_bytes()
             ))),
         }
+    }
+}
+
+/// Elements of `elem_bytes` bytes in one vector of `op`, or the error that names why the element
+/// size does not fit the instruction.
+fn elements_per_vector(elem_bytes: i64, op: SmemOp) -> Result<usize> {
+    if exact_log2(elem_bytes).is_none() || elem_bytes > op.vector_bytes() {
+        return Err(Error::invalid(format!(
+            "element size {elem_bytes} bytes: must be a power of two no wider than the \
+             {}-byte vector of {op}",
+            op.vector_bytes()
+        )));
+    }
+    Ok((op.vector_bytes() / elem_bytes) as usize)
+}
+
+/// Refuses an access of more than [`MAX_ELEMENTS`] element addresses (`None`: overflowed).
+fn check_address_count(
+    addresses: Option<i64>,
+    instructions: i64,
+    lanes: usize,
+    vec_elems: usize,
+) -> Result<()> {
+    match addresses {
+        Some(n) if n <= MAX_ELEMENTS => Ok(()),
+        _ => Err(Error::invalid(format!(
+            "the access enumerates {instructions} instructions of {lanes} lanes x {vec_elems} \
+             values: {} element addresses, more than the limit MAX_ELEMENTS = {MAX_ELEMENTS}",
+            i128::from(instructions) * (lanes * vec_elems) as i128
+        ))),
     }
 }
 
