@@ -544,7 +544,7 @@ impl AccessPlan {
     ) -> Result<AccessPlan> {
         let vec_elems = elements_per_vector(elem_bytes, op)?;
         let per_instruction = op.lanes_used() * vec_elems;
-        if indices.is_empty() || indices.len() % per_instruction != 0 {
+        if indices.is_empty() || !indices.len().is_multiple_of(per_instruction) {
             return Err(Error::invalid(format!(
                 "{} indices do not make whole instructions: {op} of {elem_bytes}-byte elements \
                  takes {} lanes x {vec_elems} values = {per_instruction} indices each",

@@ -144,12 +144,14 @@ fn op_names() {
         "stsm.x4",
         "ldsm.x4.trans",
         "stsm.x2.trans",
+        "lds.16",
+        "sts.16",
     ] {
         assert_eq!(name.parse::<SmemOp>().unwrap().to_string(), name);
     }
     for bad in [
         "lds",
-        "lds.16",
+        "lds.8",
         "ldsm.x3",
         "lds.32.trans",
         "ldsm.x4.t",

@@ -69,3 +69,43 @@ proptest! {
         prop_assert!(r.wavefronts <= 32 * v);
     }
 }
+
+/// 16-bit `lds`/`sts` by the rule's definition (docs/bank-model.md): the warp's 2-byte accesses
+/// touch words `byte / 4`; the wavefronts are the most distinct words in one bank, at least the
+/// one wavefront that 64 bytes need. Random lanes on a plain 1-D tile of fp16 elements.
+#[test]
+fn sixteen_bit_accesses_count_distinct_words_per_bank() {
+    use tessel_layout::bank::analyze_indices;
+    let tile: Layout = "4096:1".parse().unwrap();
+    let mut seed = 99u64;
+    let mut next = move |n: u64| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) % n
+    };
+    for op in ["lds.16", "sts.16"] {
+        for _ in 0..500 {
+            let span = 1 + next(4096);
+            let lanes: Vec<i64> = (0..32).map(|_| next(span) as i64).collect();
+            let mut per_bank: Vec<std::collections::BTreeSet<i64>> = vec![Default::default(); 32];
+            for &e in &lanes {
+                let word = e * 2 / 4;
+                per_bank[(word % 32) as usize].insert(word);
+            }
+            let expected = per_bank
+                .iter()
+                .map(|w| w.len() as i64)
+                .max()
+                .unwrap()
+                .max(1);
+            let r = analyze_indices(&tile, 2, op.parse().unwrap(), &lanes).unwrap();
+            assert_eq!(r.len(), 1);
+            assert_eq!(
+                (r[0].wavefronts, r[0].ideal),
+                (expected, 1),
+                "{op} {lanes:?}"
+            );
+        }
+    }
+}
