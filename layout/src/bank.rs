@@ -445,41 +445,6 @@ pub fn analyze_indices(
         .map_err(|e| e.context(format!("{op} on {smem}")))
 }
 
-/// A kernel's shared-memory traffic in wavefronts: its loads and its stores, each summed over
-/// instructions.
-///
-/// ```
-/// use tessel_layout::bank::{BankReport, SmemTraffic};
-/// let mut t = SmemTraffic::default();
-/// t.loads += BankReport { wavefronts: 32, ideal: 1, excess: 31 };
-/// t.stores += BankReport { wavefronts: 1, ideal: 1, excess: 0 };
-/// assert_eq!(t.scaled(3).loads, BankReport { wavefronts: 96, ideal: 3, excess: 93 });
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct SmemTraffic {
-    /// Shared-memory loads.
-    pub loads: BankReport,
-    /// Shared-memory stores.
-    pub stores: BankReport,
-}
-
-impl SmemTraffic {
-    /// Every count multiplied by `k` (e.g. blocks per launch).
-    ///
-    /// ```
-    /// use tessel_layout::bank::{BankReport, SmemTraffic};
-    /// let one = BankReport { wavefronts: 2, ideal: 1, excess: 1 };
-    /// let t = SmemTraffic { loads: one, stores: one }.scaled(2);
-    /// assert_eq!((t.loads.wavefronts, t.stores.excess), (4, 2));
-    /// ```
-    pub fn scaled(self, k: i64) -> SmemTraffic {
-        SmemTraffic {
-            loads: self.loads.scaled(k),
-            stores: self.stores.scaled(k),
-        }
-    }
-}
-
 /// An access with the inner-layout offsets of every element resolved, ready to be evaluated
 /// under any chain of offset and swizzles (used by the synthesis search).
 #[derive(Clone, Debug)]
