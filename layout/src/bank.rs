@@ -353,6 +353,74 @@ impl fmt::Display for BankReport {
     }
 }
 
+/// A kernel's shared-memory traffic under the bank model: the summed reports of its loads and of
+/// its stores (e.g. every warp-wide instruction of one launch), kept apart because Nsight Compute
+/// counts them apart (`smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld` and `_op_st`,
+/// see `docs/bank-model.md`).
+///
+/// ```
+/// use tessel_layout::{Layout, bank::{analyze, BankReport, SmemTraffic}};
+/// // A warp stores one row of a 32x32 fp32 row-major tile, then reads one column back.
+/// let tile: Layout = "(32,32):(32,1)".parse().unwrap();
+/// let mut t = SmemTraffic::default();
+/// t.stores += analyze(&tile, 4, "sts.32".parse().unwrap(), &"32:32".parse().unwrap()).unwrap();
+/// t.loads += analyze(&tile, 4, "lds.32".parse().unwrap(), &"32:1".parse().unwrap()).unwrap();
+/// assert_eq!(t.loads, BankReport { wavefronts: 32, ideal: 1, excess: 31 });
+/// assert_eq!(t.stores.excess, 0);
+/// assert_eq!(t.excess(), 31);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct SmemTraffic {
+    /// The loads (LDS, ldmatrix).
+    pub loads: BankReport,
+    /// The stores (STS, stmatrix, and the shared-memory side of cp.async).
+    pub stores: BankReport,
+}
+
+impl SmemTraffic {
+    /// Excess wavefronts of loads and stores together.
+    ///
+    /// ```
+    /// use tessel_layout::bank::{BankReport, SmemTraffic};
+    /// let r = BankReport { wavefronts: 3, ideal: 1, excess: 2 };
+    /// assert_eq!(SmemTraffic { loads: r, stores: r }.excess(), 4);
+    /// ```
+    pub fn excess(&self) -> i64 {
+        self.loads.excess + self.stores.excess
+    }
+
+    /// Every count multiplied by `k` (e.g. blocks per launch).
+    ///
+    /// ```
+    /// use tessel_layout::bank::{BankReport, SmemTraffic};
+    /// let r = BankReport { wavefronts: 3, ideal: 1, excess: 2 };
+    /// let t = SmemTraffic { loads: r, stores: BankReport::default() }.scaled(4);
+    /// assert_eq!((t.loads.wavefronts, t.loads.excess, t.stores.wavefronts), (12, 8, 0));
+    /// ```
+    pub fn scaled(self, k: i64) -> SmemTraffic {
+        SmemTraffic {
+            loads: self.loads.scaled(k),
+            stores: self.stores.scaled(k),
+        }
+    }
+}
+
+/// Adds the traffic of two kernels' phases (one after the other).
+///
+/// ```
+/// use tessel_layout::bank::{BankReport, SmemTraffic};
+/// let r = BankReport { wavefronts: 2, ideal: 1, excess: 1 };
+/// let mut t = SmemTraffic { loads: r, stores: r };
+/// t += SmemTraffic { loads: r, stores: BankReport::default() };
+/// assert_eq!((t.loads, t.stores), (r.scaled(2), r));
+/// ```
+impl std::ops::AddAssign for SmemTraffic {
+    fn add_assign(&mut self, other: SmemTraffic) {
+        self.loads += other.loads;
+        self.stores += other.stores;
+    }
+}
+
 /// Runs the bank model: `smem` maps a domain index to an element offset of `elem_bytes` bytes;
 /// `tv` maps `(lane, value, instruction...)` to a domain index (see the module docs).
 ///
