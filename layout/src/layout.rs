@@ -322,10 +322,7 @@ impl Layout {
         if index < 0 || index >= self.size() {
             return None;
         }
-        match offset_const(&self.shape, &self.stride, index) {
-            Some((offset, _)) => Some(offset),
-            None => None,
-        }
+        Some(offset_and_rest(&self.shape, &self.stride, index).0)
     }
 
     /// [`Layout::checked_offset`] for constant expressions: panics outside `0..size`, which in
@@ -414,36 +411,6 @@ const fn reach_const(shape: &IntTuple, stride: &IntTuple, acc: [i64; 2]) -> Opti
                 k += 1;
             }
             Some(acc)
-        }
-        _ => None,
-    }
-}
-
-/// The offset of `index` within `shape:stride` (colexicographic) and the index left for the
-/// modes after it (a `const fn`; `None` on overflow).
-const fn offset_const(shape: &IntTuple, stride: &IntTuple, index: i64) -> Option<(i64, i64)> {
-    match (shape, stride) {
-        (IntTuple::Int(s), IntTuple::Int(d)) => match (index % *s).checked_mul(*d) {
-            Some(off) => Some((off, index / *s)),
-            None => None,
-        },
-        (IntTuple::Tuple(a), IntTuple::Tuple(b)) => {
-            let (a, b) = (a.as_slice(), b.as_slice());
-            let mut total = 0i64;
-            let mut rest = index;
-            let mut k = 0;
-            while k < a.len() {
-                let Some((off, next)) = offset_const(&a[k], &b[k], rest) else {
-                    return None;
-                };
-                total = match total.checked_add(off) {
-                    Some(v) => v,
-                    None => return None,
-                };
-                rest = next;
-                k += 1;
-            }
-            Some((total, rest))
         }
         _ => None,
     }
@@ -1025,58 +992,74 @@ fn for_each_leaf(shape: &IntTuple, stride: &IntTuple, f: &mut impl FnMut(i64, i6
     }
 }
 
-/// The offset of the 1-D index `index` (split colexicographically over the leaves) and what is
-/// left of the index past the last leaf, `index / size` for `index >= 0`. The last leaf takes
-/// the whole rest without a division; for an index in the domain that is the same split.
+/// The offset of `index` in `shape:stride` (colexicographic) and the index left past the last
+/// mode: 0 exactly when `index` is in the domain. One `const fn` serves run-time offsets and
+/// layouts evaluated in constant expressions ([`Layout::checked_offset`]). Arithmetic wraps: the
+/// constructors proved that every in-domain offset fits in `i64`, and an out-of-domain index
+/// (reported through the rest) gives a meaningless but finite offset, never a panic.
 #[inline]
-fn offset_and_rest(shape: &IntTuple, stride: &IntTuple, index: i64) -> (i64, i64) {
+const fn offset_and_rest(shape: &IntTuple, stride: &IntTuple, index: i64) -> (i64, i64) {
     if let (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) = (shape, stride) {
-        if let Some(flat) = flat_offset_and_rest(ss, ds, index) {
+        if let Some(flat) = flat_offset_and_rest(ss.as_slice(), ds.as_slice(), index) {
             return flat;
         }
     }
-    let mut pending: Option<(i64, i64)> = None;
-    let mut rest = index;
-    let mut off = 0i64;
-    for_each_leaf(shape, stride, &mut |s, d| {
-        if let Some((ps, pd)) = pending.replace((s, d)) {
-            off = off.wrapping_add((rest % ps).wrapping_mul(pd));
-            rest /= ps;
-        }
-    });
-    match pending {
-        Some((s, d)) => last_leaf(off, rest, s, d),
-        None => (off, rest),
-    }
+    walk_offset(shape, stride, index, true)
 }
 
-/// [`offset_and_rest`] for a flat tuple of leaves (most rank-1 and rank-2 layouts); `None` when
-/// a mode is itself a tuple.
+/// [`offset_and_rest`] of a flat tuple of leaves (most rank-1 and rank-2 layouts) in one loop;
+/// `None` when a mode is itself a tuple.
 #[inline]
-fn flat_offset_and_rest(ss: &[IntTuple], ds: &[IntTuple], index: i64) -> Option<(i64, i64)> {
-    let (IntTuple::Int(s_last), IntTuple::Int(d_last)) = (ss.last()?, ds.last()?) else {
+const fn flat_offset_and_rest(ss: &[IntTuple], ds: &[IntTuple], index: i64) -> Option<(i64, i64)> {
+    let n = ss.len();
+    if n == 0 || ds.len() != n {
         return None;
-    };
-    let mut rest = index;
+    }
     let mut off = 0i64;
-    for (s, d) in ss[..ss.len() - 1].iter().zip(ds) {
-        let (IntTuple::Int(s), IntTuple::Int(d)) = (s, d) else {
+    let mut rest = index;
+    let mut k = 0;
+    while k < n {
+        let (IntTuple::Int(s), IntTuple::Int(d)) = (&ss[k], &ds[k]) else {
             return None;
         };
-        off = off.wrapping_add((rest % s).wrapping_mul(*d));
-        rest /= s;
+        if k + 1 == n && 0 <= rest && rest < *s {
+            // The last leaf takes the whole rest, without a division.
+            return Some((off.wrapping_add(rest.wrapping_mul(*d)), 0));
+        }
+        off = off.wrapping_add((rest % *s).wrapping_mul(*d));
+        rest /= *s;
+        k += 1;
     }
-    Some(last_leaf(off, rest, *s_last, *d_last))
+    Some((off, rest))
 }
 
-/// The last leaf `s:d` of [`offset_and_rest`]: the rest below `s` is its coordinate (no
-/// division); a rest of `s` or more is outside the domain and reported as such.
+/// [`offset_and_rest`] of one mode; `last` marks the mode that ends the layout, whose coordinate
+/// is the whole rest (no division) when the rest is below its extent.
 #[inline]
-fn last_leaf(off: i64, rest: i64, s: i64, d: i64) -> (i64, i64) {
-    if (0..s).contains(&rest) {
-        (off.wrapping_add(rest.wrapping_mul(d)), 0)
-    } else {
-        (off.wrapping_add((rest % s).wrapping_mul(d)), rest / s)
+const fn walk_offset(shape: &IntTuple, stride: &IntTuple, index: i64, last: bool) -> (i64, i64) {
+    match (shape, stride) {
+        (IntTuple::Int(s), IntTuple::Int(d)) => {
+            if last && 0 <= index && index < *s {
+                (index.wrapping_mul(*d), 0)
+            } else {
+                ((index % *s).wrapping_mul(*d), index / *s)
+            }
+        }
+        (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) => {
+            let (ss, ds) = (ss.as_slice(), ds.as_slice());
+            let mut off = 0i64;
+            let mut rest = index;
+            let mut k = 0;
+            while k < ss.len() && k < ds.len() {
+                let (o, r) = walk_offset(&ss[k], &ds[k], rest, last && k + 1 == ss.len());
+                off = off.wrapping_add(o);
+                rest = r;
+                k += 1;
+            }
+            (off, rest)
+        }
+        // Shape and stride are congruent in every constructed layout.
+        _ => (0, index),
     }
 }
 
