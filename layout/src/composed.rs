@@ -13,7 +13,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::error::{Error, Result, Span, checked_add, checked_mul};
-use crate::int_tuple::Coord;
+use crate::int_tuple::{Coord, IntTuple};
 use crate::layout::{Layout, SliceCoord};
 use crate::leaf::Leaf;
 use crate::parse::{Cursor, parse_whole};
@@ -574,6 +574,27 @@ impl ComposedLayout {
         }
         let layout = crate::upcast(&self.layout, factor).map_err(ctx)?;
         Ok(ComposedLayout::new(swizzles, self.offset / factor, layout))
+    }
+
+    /// CuTe's `tile_to_shape` of a composed layout: the inner layout repeated over `shape` by
+    /// [`tile_to_shape`](crate::tile_to_shape), under the same swizzles and offset (the swizzles
+    /// act on the larger offsets of the repeated tiles as on the first one's).
+    ///
+    /// ```
+    /// use tessel_layout::{ComposedLayout, IntTuple};
+    /// let atom: ComposedLayout = "Sw<3,3,3> o (8,64):(64,1)".parse().unwrap();
+    /// let stage = atom.tile_to_shape(&IntTuple::from_ints([64, 64])).unwrap();
+    /// assert_eq!(stage.to_string(), "Sw<3,3,3> o ((8,8),(64,1)):((64,512),(1,4096))");
+    /// assert!(atom.tile_to_shape(&IntTuple::from_ints([12, 64])).is_err());
+    /// ```
+    pub fn tile_to_shape(&self, shape: &IntTuple) -> Result<ComposedLayout> {
+        let layout = crate::tile_to_shape(&self.layout, shape)
+            .map_err(|e| e.context(format!("tile_to_shape of {self}")))?;
+        Ok(ComposedLayout::new(
+            self.swizzles.clone(),
+            self.offset,
+            layout,
+        ))
     }
 
     /// Re-expresses the layout in elements `factor` times narrower (CuTe's `downcast<N>`).

@@ -271,6 +271,7 @@
 //! | copy and MMA atoms as data: CuTe's traits layouts, PTX, asm operands, shared-memory access | [`atom`] |
 //! | TiledCopy / TiledMMA (make_tiled_copy, make_tiled_mma) and per-thread partitions | [`tiled`] |
 //! | host tensors: data and a layout, partitions, elementwise copy | [`tensor`] ([`Tensor`]) |
+//! | Hopper operands: GMMA layout atoms, wgmma descriptors, TMA box layouts | [`gmma`] |
 //! | the leaf types (integers, run-time symbols); compile-time layouts in static storage | [`leaf`] ([`Leaf`]), [`Layout::from_const`], [`ComposedLayout::from_const`] |
 //!
 //! All operations are re-exported at the crate root (`tessel_layout::composition`, ...).
@@ -292,6 +293,7 @@ pub mod composed;
 pub mod error;
 pub mod expr;
 pub mod f2;
+pub mod gmma;
 pub mod int_tuple;
 pub mod layout;
 pub mod leaf;
