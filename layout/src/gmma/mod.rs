@@ -12,7 +12,7 @@
 //!
 //! - [`SwizzleMode`]: none, 32B, 64B, 128B as tessel swizzles on byte addresses (`Sw<B,4,3>`).
 //! - [`smem_atom`] (module `smem_atom`): CuTe's `GMMA::Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom`,
-//!   defined in bits and upcast to the element type; [`ComposedLayout::tile_to_shape`] repeats one
+//!   defined in bits and upcast to the element type; [`crate::ComposedLayout::tile_to_shape`] repeats one
 //!   over a whole stage tile.
 //! - [`gmma_descriptor`] (module `descriptor`): the descriptor of one wgmma operand's layout,
 //!   verified element by element, or an error naming the first element no descriptor reaches.
