@@ -79,6 +79,7 @@ fn eval_node(expr: &Expr) -> Result<Value> {
             compose_chain(values)
         }
         ExprKind::Call { name, args } => call(name, args, expr.span),
+        ExprKind::Name(name) => super::atoms::atom_value(name).map_err(at),
         ExprKind::Underscore => Ok(Value::Slice(crate::SliceCoord::All)),
     }
 }
