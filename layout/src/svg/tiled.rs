@@ -243,13 +243,18 @@ fn check_cells(panels: &[Panel<'_>]) -> Result<()> {
     Ok(())
 }
 
-/// The cell width: room for the longest label `T{threads-1}V{values-1}`.
+/// The cell width: room for the longest label, `T{threads-1}V{values-1}` of some panel.
 fn width_of(panels: &[Panel<'_>]) -> i64 {
     let longest = panels
         .iter()
         .map(|p| {
-            let size = p.tv.size().max(1);
-            format!("T{size}V{size}").len() as i64
+            let threads = if p.tv.shape().is_int() {
+                p.tv.size()
+            } else {
+                p.tv.mode(0).map_or(p.tv.size(), |m| m.size())
+            };
+            let values = p.tv.size() / threads.max(1);
+            format!("T{}V{}", threads - 1, values - 1).len() as i64
         })
         .max()
         .unwrap_or(4);
