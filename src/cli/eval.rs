@@ -18,7 +18,9 @@ Literals: layouts (4,(2,3)):(1,(8,16)) and 8:1; a bare shape (4,8) where a layou
 compact column-major; integers; tuples (2,3); by-mode tilers [3:4, _, 8:2]; swizzles Sw<3,3,3>. \
 'o' composes: Sw<3,3,3> o 32 o (8,64):(64,1) is a swizzled layout with offset 32, \
 (6,2):(8,2) o (4,3):(3,1) is a composition. Functions use CuTe's names ('tessel help functions' \
-lists them). Several words are joined with spaces; put '--' before an expression that starts \
+lists them). Atoms are written by their CuTe names (SM75_U32x4_LDSM_N, UniversalCopy<uint128_t>; \
+'tessel atom --list'); make_tiled_copy(ATOM, thr, val[, bits]) and make_tiled_mma(ATOM, atoms) \
+build tiled copies and MMAs, partition_S/D/A/B/C(X, thread, L) partition a layout for a thread. Several words are joined with spaces; put '--' before an expression that starts \
 with '-'.",
     after_help = "Examples:\n  tessel eval 'logical_divide((4,2,3):(2,1,8), 4:2)'\n  \
 tessel eval 'at(Sw<3,3,3> o (8,64):(64,1), (7,63))'\n  tessel eval --json 'complement(4:2, 24)'"
@@ -220,7 +222,17 @@ pub fn function_list() -> String {
     let mut text = String::from("functions of the expression language:\n\n");
     for f in functions::all() {
         let call = format!("{}{}", f.name, f.params);
-        text.push_str(&format!("  {call:<34} {}\n", f.summary));
+        if call.len() > 34 {
+            // A long call gets its own line; the summary goes under it.
+            text.push_str(&format!("  {call}\n  {:<34} {}\n", "", f.summary));
+        } else {
+            text.push_str(&format!("  {call:<34} {}\n", f.summary));
+        }
     }
+    text.push_str(
+        "\nATOM is a copy or MMA atom by its CuTe name (SM75_U32x4_LDSM_N, \
+         UniversalCopy<uint128_t>, SM80_16x8x16_F32F16F16F32_TN; 'tessel atom --list' lists \
+         them);\nCOPY a tiled copy, MMA a tiled MMA or an MMA atom.\n",
+    );
     text
 }

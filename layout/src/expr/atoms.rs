@@ -496,6 +496,62 @@ fn tile_shape(a: &Args<'_>) -> Result<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::expr::eval;
+
+    /// The offsets of every element of `OFFSET o LAYOUT` (or a plain layout).
+    fn offsets(v: &Value) -> Vec<i64> {
+        let c = v.as_composed().unwrap().unwrap();
+        c.layout()
+            .offsets()
+            .into_iter()
+            .map(|o| o + c.base_offset())
+            .collect()
+    }
+
+    /// Partitions of all threads cover the tile exactly once (each element one thread's), for
+    /// the source and destination of a copy and A, B, C of an MMA: checked by enumeration.
+    #[test]
+    fn partitions_of_all_threads_tile_the_tensor_once() {
+        let cases = [
+            (
+                "make_tiled_copy(UniversalCopy<uint128_t>, (32,8), (4,1), 32)",
+                256,
+                &["partition_S", "partition_D"][..],
+                "(128,8):(1,128)",
+            ),
+            (
+                "make_tiled_copy(SM75_U32x1_LDSM_N, (8,4):(4,1), (1,2):(0,1))",
+                32,
+                &["partition_D"][..],
+                "(16,16):(16,1)",
+            ),
+            (
+                "make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN, (2,1):(1,0))",
+                64,
+                &["partition_C"][..],
+                "(64,16):(1,64)",
+            ),
+            (
+                "make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN, (2,1):(1,0))",
+                64,
+                &["partition_A"][..],
+                "(32,32):(32,1)",
+            ),
+        ];
+        for (tiled, threads, functions, tensor) in cases {
+            for function in functions {
+                let mut seen = Vec::new();
+                for t in 0..threads {
+                    let v = eval(&format!("{function}({tiled}, {t}, {tensor})")).unwrap();
+                    seen.extend(offsets(&v));
+                }
+                seen.sort_unstable();
+                let size = eval(&format!("size({tensor})")).unwrap();
+                let want: Vec<i64> = (0..size.to_string().parse::<i64>().unwrap()).collect();
+                assert_eq!(seen, want, "{function} of {tiled} over {tensor}");
+            }
+        }
+    }
 
     #[test]
     fn names_are_unique_across_tables() {
