@@ -24,6 +24,7 @@ mod svg;
 mod swizzle;
 mod synth;
 mod tour;
+mod tour_atoms;
 mod values;
 
 use std::ffi::OsString;
