@@ -181,6 +181,13 @@ fn bad_input_is_one_error_line_with_a_position() {
         "make_tiled_copy(UniversalCopy<uint32_t>, 32:1, 1:0, 64)",
     ]);
     assert!(line.contains("64-bit"), "{line}");
+    // A huge tiled MMA: finding a thread's coordinate is refused by the evaluation budget
+    // instead of enumerating 3.2e11 threads.
+    let line = failure(&[
+        "eval",
+        "partition_C(make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN, (100000,100000)), 5, (16,8))",
+    ]);
+    assert!(line.contains("EVALUATION_LIMIT"), "{line}");
     // Show's --json is for layouts.
     let line = failure(&["show", "--json", "SM80_16x8x8_F16F16F16F16_TN"]);
     assert!(line.contains("eval --json"), "{line}");
