@@ -9,6 +9,12 @@
 //! let picture = layout_svg(&l, Some(4)).unwrap();
 //! assert!(picture.starts_with("<svg") && picture.trim_end().ends_with("</svg>"));
 //! ```
+//!
+//! Tiled copies and tiled MMAs are drawn by [`tiled_copy_svg`] and [`tiled_mma_svg`].
+
+mod tiled;
+
+pub use tiled::{tiled_copy_svg, tiled_mma_svg};
 
 use std::fmt::Write;
 

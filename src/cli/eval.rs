@@ -18,7 +18,9 @@ Literals: layouts (4,(2,3)):(1,(8,16)) and 8:1; a bare shape (4,8) where a layou
 compact column-major; integers; tuples (2,3); by-mode tilers [3:4, _, 8:2]; swizzles Sw<3,3,3>. \
 'o' composes: Sw<3,3,3> o 32 o (8,64):(64,1) is a swizzled layout with offset 32, \
 (6,2):(8,2) o (4,3):(3,1) is a composition. Functions use CuTe's names ('tessel help functions' \
-lists them). Several words are joined with spaces; put '--' before an expression that starts \
+lists them). Atoms are written by their CuTe names (SM75_U32x4_LDSM_N, UniversalCopy<uint128_t>; \
+'tessel atom --list'); make_tiled_copy(ATOM, thr, val[, bits]) and make_tiled_mma(ATOM, atoms) \
+build tiled copies and MMAs, partition_S/D/A/B/C(X, thread, L) partition a layout for a thread. Several words are joined with spaces; put '--' before an expression that starts \
 with '-'.",
     after_help = "Examples:\n  tessel eval 'logical_divide((4,2,3):(2,1,8), 4:2)'\n  \
 tessel eval 'at(Sw<3,3,3> o (8,64):(64,1), (7,63))'\n  tessel eval --json 'complement(4:2, 24)'"
@@ -38,7 +40,8 @@ pub struct Args {
 pub struct EvalJson {
     /// The expression as given.
     pub expression: String,
-    /// `integer`, `tuple`, `layout`, `swizzled layout`, `swizzle`, `tiler` or `boolean`.
+    /// `integer`, `tuple`, `layout`, `swizzled layout`, `swizzle`, `tiler`, `slicing
+    /// coordinate`, `boolean`, `copy atom`, `mma atom`, `tiled copy` or `tiled mma`.
     pub kind: &'static str,
     /// The value in CuTe notation (what `tessel eval` prints).
     pub value: String,
@@ -51,6 +54,88 @@ pub struct EvalJson {
     /// Shape, stride, size, cosize and rank of the (unswizzled) layout.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub layout: Option<LayoutJson>,
+    /// The facts of a `tiled copy`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tiled_copy: Option<TiledCopyJson>,
+    /// The facts of a `tiled mma`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tiled_mma: Option<TiledMmaJson>,
+}
+
+/// Facts of a tiled copy.
+#[derive(Debug, Serialize)]
+pub struct TiledCopyJson {
+    /// The copy atom's name.
+    pub atom: String,
+    /// Bits per value the atom is typed for.
+    pub value_bits: i64,
+    /// Tiler_MN: the tile's extent per mode.
+    pub tiler: Vec<i64>,
+    /// TiledLayout_TV: (thread, value) -> tile index.
+    pub layout_tv: String,
+    /// get_layoutS_TV.
+    pub layout_s_tv: String,
+    /// get_layoutD_TV.
+    pub layout_d_tv: String,
+    /// Threads.
+    pub threads: i64,
+    /// Values per thread.
+    pub values: i64,
+}
+
+/// Facts of a tiled MMA.
+#[derive(Debug, Serialize)]
+pub struct TiledMmaJson {
+    /// The MMA atom's name.
+    pub atom: String,
+    /// ThrLayoutVMNK: (V, M, N, K) -> thread.
+    pub thr_layout_vmnk: String,
+    /// The permutation (tiler) of M, N and K.
+    pub permutation_mnk: Vec<String>,
+    /// The tile (M, N, K).
+    pub tile_mnk: Vec<i64>,
+    /// Threads.
+    pub threads: i64,
+    /// get_layoutA_TV, (thread, value) -> m + M*k.
+    pub layout_a_tv: String,
+    /// get_layoutB_TV, (thread, value) -> n + N*k.
+    pub layout_b_tv: String,
+    /// get_layoutC_TV, (thread, value) -> m + M*n.
+    pub layout_c_tv: String,
+}
+
+impl TiledCopyJson {
+    /// The facts of `c`.
+    pub fn of(c: &tessel::tiled::TiledCopy) -> Result<TiledCopyJson> {
+        Ok(TiledCopyJson {
+            atom: c.atom().atom().name().to_string(),
+            value_bits: c.atom().value_bits(),
+            tiler: c.tiler().to_vec(),
+            layout_tv: c.layout_tv().to_string(),
+            layout_s_tv: c.layout_s_tv()?.to_string(),
+            layout_d_tv: c.layout_d_tv()?.to_string(),
+            threads: c.threads(),
+            values: c.values(),
+        })
+    }
+}
+
+impl TiledMmaJson {
+    /// The facts of `m`.
+    pub fn of(m: &tessel::tiled::TiledMma) -> Result<TiledMmaJson> {
+        Ok(TiledMmaJson {
+            atom: m.atom().name().to_string(),
+            thr_layout_vmnk: m.thr_layout_vmnk().to_string(),
+            permutation_mnk: (0..3)
+                .map(|i| m.permutation_mnk(i).map(|p| p.to_string()))
+                .collect::<Result<_>>()?,
+            tile_mnk: (0..3).map(|i| m.tile_size(i)).collect::<Result<_>>()?,
+            threads: m.threads(),
+            layout_a_tv: m.layout_a_tv()?.to_string(),
+            layout_b_tv: m.layout_b_tv()?.to_string(),
+            layout_c_tv: m.layout_c_tv()?.to_string(),
+        })
+    }
 }
 
 /// Facts of a layout.
@@ -82,7 +167,7 @@ impl LayoutJson {
 }
 
 /// The JSON of an evaluated expression.
-fn to_json(expression: String, value: &Value) -> EvalJson {
+fn to_json(expression: String, value: &Value) -> Result<EvalJson> {
     let (kind, integer, boolean, layout) = match value {
         Value::Int(n) => ("integer", Some(*n), None, None),
         Value::Tuple(_) => ("tuple", None, None, None),
@@ -97,15 +182,29 @@ fn to_json(expression: String, value: &Value) -> EvalJson {
         Value::Tiler(_) => ("tiler", None, None, None),
         Value::Slice(_) => ("slicing coordinate", None, None, None),
         Value::Bool(b) => ("boolean", None, Some(*b), None),
+        Value::CopyAtom(_) => ("copy atom", None, None, None),
+        Value::MmaAtom(_) => ("mma atom", None, None, None),
+        Value::TiledCopy(_) => ("tiled copy", None, None, None),
+        Value::TiledMma(_) => ("tiled mma", None, None, None),
     };
-    EvalJson {
+    let tiled_copy = match value {
+        Value::TiledCopy(c) => Some(TiledCopyJson::of(c)?),
+        _ => None,
+    };
+    let tiled_mma = match value {
+        Value::TiledMma(m) => Some(TiledMmaJson::of(m)?),
+        _ => None,
+    };
+    Ok(EvalJson {
         expression,
         kind,
         value: value.to_string(),
         integer,
         boolean,
         layout,
-    }
+        tiled_copy,
+        tiled_mma,
+    })
 }
 
 /// Evaluates and prints.
@@ -113,7 +212,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
     let text = expression("eval", &args.expr)?;
     let value = eval(&text)?;
     if args.json {
-        return print_json(out, &to_json(text, &value));
+        return print_json(out, &to_json(text, &value)?);
     }
     print(out, &format!("{value}\n"))
 }
@@ -123,7 +222,17 @@ pub fn function_list() -> String {
     let mut text = String::from("functions of the expression language:\n\n");
     for f in functions::all() {
         let call = format!("{}{}", f.name, f.params);
-        text.push_str(&format!("  {call:<34} {}\n", f.summary));
+        if call.len() > 34 {
+            // A long call gets its own line; the summary goes under it.
+            text.push_str(&format!("  {call}\n  {:<34} {}\n", "", f.summary));
+        } else {
+            text.push_str(&format!("  {call:<34} {}\n", f.summary));
+        }
     }
+    text.push_str(
+        "\nATOM is a copy or MMA atom by its CuTe name (SM75_U32x4_LDSM_N, \
+         UniversalCopy<uint128_t>, SM80_16x8x16_F32F16F16F32_TN; 'tessel atom --list' lists \
+         them);\nCOPY a tiled copy, MMA a tiled MMA or an MMA atom.\n",
+    );
     text
 }

@@ -9,6 +9,7 @@
 //! folded into that line by [`errors::fold`]); a failed write to stdout exits with status 1;
 //! the tool never panics.
 
+mod atom;
 mod bench;
 mod codegen;
 mod completions;
@@ -23,6 +24,7 @@ mod svg;
 mod swizzle;
 mod synth;
 mod tour;
+mod tour_atoms;
 mod values;
 
 use std::ffi::OsString;
@@ -56,6 +58,7 @@ pub struct Cli {
 pub enum Subcommand {
     Eval(eval::Args),
     Show(show::Args),
+    Atom(atom::Args),
     Conflicts(conflicts::Args),
     Codegen(codegen::Args),
     Swizzle(swizzle::Args),
@@ -179,6 +182,7 @@ fn dispatch(command: &Subcommand, out: &mut dyn Write) -> Result<()> {
     match command {
         Subcommand::Eval(a) => eval::run(a, out),
         Subcommand::Show(a) => show::run(a, out),
+        Subcommand::Atom(a) => atom::run(a, out),
         Subcommand::Conflicts(a) => conflicts::run(a, out),
         Subcommand::Codegen(a) => codegen::run(a, out),
         Subcommand::Swizzle(a) => swizzle::run(a, out),

@@ -16,7 +16,11 @@ use super::{expression, print, svg};
     about = "Print the table of offsets of a layout (rows = mode 0, columns = mode 1)",
     long_about = "Evaluates EXPR (see 'tessel help eval') to a layout of rank 1 or 2 and \
 prints the offset of every coordinate: row r, column c holds L(r, c), with hierarchical modes \
-indexed by their 1-D index; a rank-1 layout is one column."
+indexed by their 1-D index; a rank-1 layout is one column.\n\n\
+A tiled copy, a tiled MMA or an MMA atom (make_tiled_copy(...), make_tiled_mma(...)) is printed \
+on one line; --svg draws it: a tiled copy as its source and destination tiles side by side, a \
+tiled MMA as C with A on its left and B above it, every cell labelled T<thread>V<value> and \
+coloured by thread."
 )]
 pub struct Args {
     /// The expression (quote it for the shell)
@@ -71,6 +75,9 @@ impl ShowJson {
 pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
     let text = expression("show", &args.expr)?;
     let value = eval(&text)?;
+    if svg::is_tiled(&value) {
+        return tiled(args, &value, out);
+    }
     let table = table(&value)?;
     if let Some(path) = &args.svg {
         let picture = svg::SvgOptions {
@@ -83,6 +90,26 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
         return print_json(out, &ShowJson::of(&table));
     }
     print(out, &table.render())
+}
+
+/// `show` of a tiled copy, a tiled MMA or an MMA atom: the value on one line (as `eval` prints
+/// it) and, with `--svg`, its picture.
+fn tiled(args: &Args, value: &Value, out: &mut dyn Write) -> Result<()> {
+    if args.json {
+        return Err(Error::invalid(format!(
+            "show --json prints the table of a layout, not of {}; 'tessel eval --json' gives its \
+             facts",
+            value.describe()
+        )));
+    }
+    if let Some(path) = &args.svg {
+        let picture = svg::SvgOptions {
+            elem_bytes: args.elem_bytes,
+            tv_tile: args.tv,
+        };
+        svg::write(value, path, &picture)?;
+    }
+    print(out, &format!("{value}\n"))
 }
 
 /// The table of a layout-like value.

@@ -1,7 +1,8 @@
-//! `tessel show --svg FILE [--elem-bytes N | --tv RxC]`: the picture of a layout.
+//! `tessel show --svg FILE [--elem-bytes N | --tv RxC]`: the picture of a layout, a tiled copy or a
+//! tiled MMA.
 
 use tessel::expr::Value;
-use tessel::svg::{layout_svg, tv_svg};
+use tessel::svg::{layout_svg, tiled_copy_svg, tiled_mma_svg, tv_svg};
 use tessel::{Error, Result};
 
 /// The options of the picture.
@@ -21,8 +22,45 @@ pub fn parse_tile(text: &str) -> std::result::Result<(i64, i64), String> {
     parsed.ok_or_else(|| format!("the tile is ROWSxCOLS (e.g. 16x8), got '{text}'"))
 }
 
+/// Whether `value` is drawn as a tiled copy or a tiled MMA (an MMA atom is its tiled MMA of
+/// one atom).
+pub fn is_tiled(value: &Value) -> bool {
+    matches!(
+        value,
+        Value::TiledCopy(_) | Value::TiledMma(_) | Value::MmaAtom(_)
+    )
+}
+
+/// The picture of a tiled copy or tiled MMA.
+fn tiled_picture(value: &Value, options: &SvgOptions) -> Result<String> {
+    if options.tv_tile.is_some() || options.elem_bytes.is_some() {
+        return Err(Error::invalid(format!(
+            "--tv and --elem-bytes draw layouts; {} is drawn by thread without them",
+            value.describe()
+        )));
+    }
+    match value {
+        Value::TiledCopy(c) => tiled_copy_svg(c),
+        Value::TiledMma(m) => tiled_mma_svg(m),
+        Value::MmaAtom(a) => tiled_mma_svg(&tessel::tiled::make_tiled_mma(
+            a,
+            &tessel::Layout::vector(1, 0)?,
+            &[],
+        )?),
+        other => Err(Error::invalid(format!(
+            "--svg cannot draw {}",
+            other.describe()
+        ))),
+    }
+}
+
 /// Writes the picture of `value` to `path`.
 pub fn write(value: &Value, path: &str, options: &SvgOptions) -> Result<()> {
+    if is_tiled(value) {
+        let svg = tiled_picture(value, options)?;
+        return std::fs::write(path, svg)
+            .map_err(|e| Error::invalid(format!("cannot write the picture to {path}: {e}")));
+    }
     let svg = match options.tv_tile {
         Some((rows, cols)) => {
             if options.elem_bytes.is_some() {

@@ -6,9 +6,10 @@
 use std::process::{Command, Output};
 
 /// The subcommands, in the order `tessel help` lists them (and the README's table).
-pub const SUBCOMMANDS: [&str; 10] = [
+pub const SUBCOMMANDS: [&str; 11] = [
     "eval",
     "show",
+    "atom",
     "conflicts",
     "codegen",
     "swizzle",

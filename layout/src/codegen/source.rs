@@ -99,6 +99,8 @@ fn children(expr: &Expr) -> Vec<&Expr> {
         ExprKind::Call { args, .. } => args.iter().collect(),
         ExprKind::Layout { shape, stride } => vec![shape, stride],
         ExprKind::Tiler(modes) => modes.iter().flatten().collect(),
-        ExprKind::Int(_) | ExprKind::Swizzle { .. } | ExprKind::Underscore => Vec::new(),
+        ExprKind::Int(_) | ExprKind::Swizzle { .. } | ExprKind::Underscore | ExprKind::Name(_) => {
+            Vec::new()
+        }
     }
 }

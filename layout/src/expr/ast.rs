@@ -64,6 +64,9 @@ pub enum ExprKind {
     /// `_` as an element of a tuple or an argument: CuTe's underscore in a slicing coordinate
     /// such as `(_,1)` (keep that mode).
     Underscore,
+    /// A bare name that is not a call: an atom named as CuTe names it, e.g. `SM75_U32x4_LDSM_N`
+    /// or `UniversalCopy<uint128_t>` (a name may end in one template argument `<NAME>`).
+    Name(String),
     /// A function call `name(arg, ...)`.
     Call {
         /// The function name as written.

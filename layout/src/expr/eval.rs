@@ -79,6 +79,7 @@ fn eval_node(expr: &Expr) -> Result<Value> {
             compose_chain(values)
         }
         ExprKind::Call { name, args } => call(name, args, expr.span),
+        ExprKind::Name(name) => super::atoms::atom_value(name).map_err(at),
         ExprKind::Underscore => Ok(Value::Slice(crate::SliceCoord::All)),
     }
 }
@@ -118,7 +119,15 @@ fn call(name: &str, args: &[Expr], span: Span) -> Result<Value> {
         .at(span));
     }
     let values = args.iter().map(eval_expr).collect::<Result<Vec<_>>>()?;
-    (function.call)(&Args::new(function, &values))
+    let result = (function.call)(&Args::new(function, &values));
+    if super::atoms::FUNCTIONS
+        .iter()
+        .any(|f| f.name == function.name)
+    {
+        // A tiled copy or MMA that cannot be built is the call's fault: point at the call.
+        return result.map_err(|e| e.at(span));
+    }
+    result
 }
 
 /// A tuple literal's value: a tuple of integer tuples, or (when some element is a layout) the

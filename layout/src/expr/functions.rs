@@ -47,7 +47,7 @@ pub struct Function {
 /// let rows: usize = tessel_layout::expr::functions::TABLES.iter().map(|t| t.len()).sum();
 /// assert_eq!(rows, tessel_layout::expr::functions::all().count());
 /// ```
-pub const TABLES: &[&[Function]] = &[super::builtins::FUNCTIONS];
+pub const TABLES: &[&[Function]] = &[super::builtins::FUNCTIONS, super::atoms::FUNCTIONS];
 
 /// Every known function, in table order.
 ///
@@ -99,7 +99,7 @@ pub fn suggestion_cutoff(name: &str) -> usize {
 }
 
 /// Levenshtein distance between two strings, by characters.
-fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {

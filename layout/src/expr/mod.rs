@@ -14,6 +14,7 @@
 //! ```
 
 pub mod ast;
+pub mod atoms;
 pub mod builtins;
 pub mod eval;
 pub mod functions;

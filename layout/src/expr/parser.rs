@@ -11,6 +11,7 @@
 //!          | '[' elem (',' elem)* ']'          by-mode tiler, elem := '_' | expr
 //!          | ('Sw' | 'Swizzle') '<' INT ',' INT ',' INT '>'
 //!          | NAME '(' [item (',' item)*] ')'   function call
+//!          | NAME ['<' NAME '>']                an atom by its CuTe name
 //! ```
 //!
 //! Nesting is capped at [`MAX_DEPTH`] levels so no input can exhaust the stack.
@@ -174,16 +175,28 @@ impl Parser {
             }
             Token::Ident(name) => {
                 self.bump();
+                let name = self.template_argument(name);
                 if !self.eat(&Token::LParen) {
                     if super::functions::lookup(&name).is_none() {
+                        if super::atoms::is_atom(&name) {
+                            return Ok(Expr {
+                                span: self.span_from(span),
+                                kind: ExprKind::Name(name),
+                            });
+                        }
+                        let hint = super::atoms::nearest_atoms(&name)
+                            .first()
+                            .map(|n| format!("; the nearest atom is '{n}'"))
+                            .unwrap_or_default();
                         return Err(Error::new(
                             ErrorKind::Parse,
                             format!(
                                 "unknown name '{name}' (functions are called as name(...), \
-                                 swizzles written Sw<B,M,S>)"
+                                 swizzles written Sw<B,M,S>, atoms named as CuTe names \
+                                 them){hint}"
                             ),
                         )
-                        .at(span));
+                        .at(self.span_from(span)));
                     }
                     return Err(self.error(&format!("'(' after the function name '{name}'")));
                 }
@@ -247,6 +260,22 @@ impl Parser {
         }
         self.leave();
         Ok(items)
+    }
+
+    /// A name's template argument, as in CuTe's `UniversalCopy<uint128_t>`: `NAME '<' NAME '>'`
+    /// is one name (the language has no comparison, and a swizzle's `<` is followed by an
+    /// integer, so this is unambiguous).
+    fn template_argument(&mut self, name: String) -> String {
+        if self.peek().token != Token::Lt || *self.peek_at(2) != Token::Gt {
+            return name;
+        }
+        let Token::Ident(argument) = self.peek_at(1).clone() else {
+            return name;
+        };
+        for _ in 0..3 {
+            self.bump();
+        }
+        format!("{name}<{argument}>")
     }
 
     fn swizzle(&mut self) -> Result<ExprKind> {

@@ -13,11 +13,13 @@
 use std::fmt;
 
 use crate::algebra::Tiler;
+use crate::atom::{CopyAtom, MmaAtom};
 use crate::composed::ComposedLayout;
 use crate::error::Result;
 use crate::int_tuple::IntTuple;
 use crate::layout::{Layout, SliceCoord};
 use crate::swizzle::Swizzle;
+use crate::tiled::{TiledCopy, TiledMma};
 
 /// The result of evaluating an expression.
 ///
@@ -45,6 +47,14 @@ pub enum Value {
     /// A slicing coordinate with at least one `_` (CuTe's `Underscore`), e.g. `(_,1)`: it keeps
     /// the modes marked `_` and fixes the others (see `at`).
     Slice(SliceCoord),
+    /// A copy atom named as CuTe names it, e.g. `SM75_U32x4_LDSM_N` (see [`crate::atom`]).
+    CopyAtom(Box<CopyAtom>),
+    /// An MMA atom named as CuTe names it, e.g. `SM80_16x8x16_F32F16F16F32_TN`.
+    MmaAtom(Box<MmaAtom>),
+    /// A tiled copy (`make_tiled_copy`, see [`crate::tiled`]).
+    TiledCopy(Box<TiledCopy>),
+    /// A tiled MMA (`make_tiled_mma`).
+    TiledMma(Box<TiledMma>),
 }
 
 impl Value {
@@ -107,6 +117,10 @@ impl Value {
             Value::Tiler(_) => "the tiler",
             Value::Bool(_) => "the boolean",
             Value::Slice(_) => "the slicing coordinate",
+            Value::CopyAtom(_) => "the copy atom",
+            Value::MmaAtom(_) => "the MMA atom",
+            Value::TiledCopy(_) => "the tiled copy",
+            Value::TiledMma(_) => "the tiled MMA",
         };
         let mut text = self.to_string();
         const LIMIT: usize = 80;
@@ -250,6 +264,45 @@ impl fmt::Display for Value {
             Value::Tiler(t) => write!(f, "{t}"),
             Value::Bool(b) => write!(f, "{b}"),
             Value::Slice(c) => write!(f, "{c}"),
+            Value::CopyAtom(a) => write!(f, "{a}"),
+            Value::MmaAtom(a) => write!(f, "{a}"),
+            Value::TiledCopy(c) => write_tiled_copy(f, c),
+            Value::TiledMma(m) => write_tiled_mma(f, m),
         }
     }
+}
+
+/// A tuple of integers in CuTe notation: `(16,64)`, or `16` for one.
+fn int_list(items: &[i64]) -> String {
+    match items {
+        [one] => one.to_string(),
+        _ => {
+            let parts: Vec<String> = items.iter().map(i64::to_string).collect();
+            format!("({})", parts.join(","))
+        }
+    }
+}
+
+/// A tiled copy on one line, with the facts CuTe's `print(tiled_copy)` lists.
+fn write_tiled_copy(f: &mut fmt::Formatter<'_>, c: &TiledCopy) -> fmt::Result {
+    write!(
+        f,
+        "TiledCopy(Tiler_MN: {}, TiledLayout_TV: {}, {})",
+        int_list(c.tiler()),
+        c.layout_tv(),
+        c.atom()
+    )
+}
+
+/// A tiled MMA on one line, with the facts CuTe's `print(tiled_mma)` lists.
+fn write_tiled_mma(f: &mut fmt::Formatter<'_>, m: &TiledMma) -> fmt::Result {
+    write!(f, "TiledMMA(ThrLayoutVMNK: {}", m.thr_layout_vmnk())?;
+    let perms: Vec<String> = (0..3)
+        .map(|i| {
+            m.permutation_mnk(i)
+                .map_or_else(|_| "_".into(), |p| p.to_string())
+        })
+        .collect();
+    write!(f, ", PermutationMNK: ({})", perms.join(","))?;
+    write!(f, ", {})", m.atom())
 }
