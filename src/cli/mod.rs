@@ -16,6 +16,7 @@ mod completions;
 mod conflicts;
 mod errors;
 mod eval;
+mod gmma;
 mod help;
 mod json;
 mod progress;
@@ -23,6 +24,7 @@ mod show;
 mod svg;
 mod swizzle;
 mod synth;
+mod tma;
 mod tour;
 mod tour_atoms;
 mod values;
@@ -63,6 +65,8 @@ pub enum Subcommand {
     Codegen(codegen::Args),
     Swizzle(swizzle::Args),
     Synth(synth::Args),
+    Gmma(gmma::Args),
+    Tma(tma::Args),
     Tour(tour::Args),
     Bench(bench::Args),
     Completions(completions::Args),
@@ -187,6 +191,8 @@ fn dispatch(command: &Subcommand, out: &mut dyn Write) -> Result<()> {
         Subcommand::Codegen(a) => codegen::run(a, out),
         Subcommand::Swizzle(a) => swizzle::run(a, out),
         Subcommand::Synth(a) => synth::run(a, out),
+        Subcommand::Gmma(a) => gmma::run(a, out),
+        Subcommand::Tma(a) => tma::run(a, out),
         Subcommand::Tour(a) => tour::run(a, out),
         Subcommand::Bench(a) => bench::run(a, out),
         Subcommand::Completions(a) => completions::run(a, out),

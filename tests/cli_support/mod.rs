@@ -6,7 +6,7 @@
 use std::process::{Command, Output};
 
 /// The subcommands, in the order `tessel help` lists them (and the README's table).
-pub const SUBCOMMANDS: [&str; 11] = [
+pub const SUBCOMMANDS: [&str; 13] = [
     "eval",
     "show",
     "atom",
@@ -14,6 +14,8 @@ pub const SUBCOMMANDS: [&str; 11] = [
     "codegen",
     "swizzle",
     "synth",
+    "gmma",
+    "tma",
     "tour",
     "bench",
     "completions",
