@@ -28,7 +28,6 @@
 //! }
 //! ```
 
-pub mod bank;
 pub mod bench;
 pub mod compile;
 pub mod device;

@@ -15,6 +15,7 @@
 
 use std::fmt;
 
+use tessel_layout::bank::{OpKind, SmemOp, SmemTraffic, analyze_indices};
 use tessel_layout::{ComposedLayout, Error, Layout, Result, Swizzle};
 
 use cudarc::driver::CudaSlice;
@@ -784,45 +785,57 @@ fn widest_vector(
 }
 
 impl TiledPlan {
-    /// Shared-memory wavefronts of one launch under the bank model, from the same layouts the
-    /// kernel is generated from; `None` for kernels without shared memory.
+    /// Shared-memory traffic of one launch under the bank model (`tessel_layout::bank`), from
+    /// the same layouts the kernel is generated from: every warp's shared-memory writes and
+    /// reads, each lane's vector listed element by element through the partitions and
+    /// evaluated by [`analyze_indices`]; `None` for kernels without shared memory.
     ///
     /// ```
     /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
     /// let smem = TiledPlan::new(TiledKind::Smem, DType::F32, 32, 32).unwrap();
     /// let p = smem.predict().unwrap().unwrap();
-    /// assert_eq!((p.ld, p.ld_ideal), (8 * 4 * 32, 8 * 4)); // column reads: 32-way conflicts
+    /// // Column reads: 32-way conflicts.
+    /// assert_eq!((p.loads.wavefronts, p.loads.ideal), (8 * 4 * 32, 8 * 4));
     /// let vec = TiledPlan::new(TiledKind::Vectorized, DType::F32, 64, 64).unwrap();
-    /// let p = vec.predict().unwrap().unwrap();
-    /// assert_eq!((p.ld, p.st), (p.ld_ideal, p.st_ideal));
+    /// assert_eq!(vec.predict().unwrap().unwrap().excess(), 0);
     /// ```
-    pub fn predict(&self) -> Result<Option<crate::bank::Prediction>> {
+    pub fn predict(&self) -> Result<Option<SmemTraffic>> {
         let Some(smem) = &self.smem else {
             return Ok(None);
         };
-        let b = self.dtype.bytes();
+        let bytes = self.dtype.bytes();
         let lv = self.values_per_thread();
-        let mut p = crate::bank::Prediction::default();
-        let at = |tv: &Layout, t: i64, v: i64, width: i64| -> Result<(i64, i64)> {
-            let idx = tv.offset(t + self.threads * v)?;
-            Ok((offset2(smem, idx % self.tm, idx / self.tm)? * b, width * b))
+        let op = |kind: OpKind, width: i64| -> Result<SmemOp> {
+            let bits = u32::try_from(width * bytes * 8).unwrap_or(0);
+            SmemOp::new(kind, bits, false)
         };
+        // Tile indices `r + TM * c` ordered [instruction][lane][element]: the shared-memory
+        // layout's domain.
+        let (mut writes, mut reads) = (Vec::new(), Vec::new());
         for warp in 0..self.threads / 32 {
             for q in 0..lv / self.sw {
-                let v0 = self.reg_w.offset(self.sw * q)?;
-                let acc: Result<Vec<_>> = (0..32)
-                    .map(|l| at(&self.tv_ld, 32 * warp + l, v0, self.sw))
-                    .collect();
-                p.store(&acc?);
+                for t in 32 * warp..32 * warp + 32 {
+                    for e in 0..self.sw {
+                        let v = self.reg_w.offset(e + self.sw * q)?;
+                        writes.push(self.tv_ld.offset(t + self.threads * v)?);
+                    }
+                }
             }
             for q in 0..lv / self.sr {
-                let acc: Result<Vec<_>> = (0..32)
-                    .map(|l| at(&self.tv_st, 32 * warp + l, q * self.sr, self.sr))
-                    .collect();
-                p.load(&acc?);
+                for t in 32 * warp..32 * warp + 32 {
+                    for e in 0..self.sr {
+                        reads.push(self.tv_st.offset(t + self.threads * (q * self.sr + e))?);
+                    }
+                }
             }
         }
+        let stores = analyze_indices(smem, bytes, op(OpKind::Sts, self.sw)?, &writes)?;
+        let loads = analyze_indices(smem, bytes, op(OpKind::Lds, self.sr)?, &reads)?;
+        let traffic = SmemTraffic {
+            loads: loads.into_iter().sum(),
+            stores: stores.into_iter().sum(),
+        };
         let (gx, gy) = self.grid();
-        Ok(Some(p.scaled(i64::from(gx) * i64::from(gy))))
+        Ok(Some(traffic.scaled(i64::from(gx) * i64::from(gy))))
     }
 }
