@@ -282,11 +282,7 @@ fn matrix_suite<E: Elem>(
     Ok(rows)
 }
 
-fn print_prediction(
-    progress: &mut dyn Write,
-    name: &str,
-    p: Option<SmemTraffic>,
-) -> GpuResult<()> {
+fn print_prediction(progress: &mut dyn Write, name: &str, p: Option<SmemTraffic>) -> GpuResult<()> {
     if let Some(p) = p {
         io(writeln!(
             progress,

@@ -30,6 +30,7 @@
 pub mod host;
 pub mod run;
 
+use tessel_layout::atom::{copy_atom, mma_atom};
 use tessel_layout::bank::{BankReport, analyze};
 use tessel_layout::{
     ComposedLayout, IntTuple, Layout, Result, Swizzle, checked_add, checked_mul, composition,
@@ -43,7 +44,7 @@ use crate::tiled::raster_layout;
 ///
 /// ```
 /// use tessel_kernels::gemm::BODY;
-/// assert!(BODY.contains("tessel_mma16816") && BODY.contains("dev::load_stage"));
+/// assert!(BODY.contains("dev::mma(") && BODY.contains("dev::load_stage"));
 /// ```
 pub const BODY: &str = include_str!("../../cuda/gemm_mma.cu");
 /// The device function `dev::load_stage`: one K slice of both operands into a pipeline stage
@@ -51,16 +52,40 @@ pub const BODY: &str = include_str!("../../cuda/gemm_mma.cu");
 ///
 /// ```
 /// use tessel_kernels::gemm::LOAD_STAGE;
-/// assert!(LOAD_STAGE.contains("void load_stage(") && LOAD_STAGE.contains("tessel_cp_async16"));
+/// assert!(LOAD_STAGE.contains("void load_stage(") && LOAD_STAGE.contains("dev::cp("));
 /// ```
 pub const LOAD_STAGE: &str = include_str!("../../cuda/gemm_load_stage.cuh");
 /// The device function `dev::load_frags`: the `ldmatrix.x4` fragment loads of one k step.
 ///
 /// ```
 /// use tessel_kernels::gemm::LOAD_FRAGS;
-/// assert!(LOAD_FRAGS.contains("void load_frags(") && LOAD_FRAGS.contains("tessel_ldsm_x4"));
+/// assert!(LOAD_FRAGS.contains("void load_frags(") && LOAD_FRAGS.contains("dev::ldsm("));
 /// ```
 pub const LOAD_FRAGS: &str = include_str!("../../cuda/gemm_load_frags.cuh");
+
+/// The MMA atom of the kernel (CuTe's name): `mma.sync.aligned.m16n8k16`, fp16 inputs, fp32
+/// accumulators; its device function is `dev::mma(d, a, b, c)`.
+///
+/// ```
+/// use tessel_kernels::gemm::MMA;
+/// assert_eq!(tessel_layout::atom::mma_atom(MMA).unwrap().shape_mnk(), [16, 8, 16]);
+/// ```
+pub const MMA: &str = "SM80_16x8x16_F32F16F16F32_TN";
+/// The copy atom of the fragment loads: `ldmatrix.x4` (`dev::ldsm(dst, smem)`).
+///
+/// ```
+/// use tessel_kernels::gemm::LDSM;
+/// assert_eq!(tessel_layout::atom::copy_atom(LDSM).unwrap().threads(), 32);
+/// ```
+pub const LDSM: &str = "SM75_U32x4_LDSM_N";
+/// The copy atom of the stage loads: a 16-byte `cp.async.cg` (`dev::cp(smem, gmem)`).
+///
+/// ```
+/// use tessel_kernels::gemm::CP_ASYNC;
+/// let atom = tessel_layout::atom::copy_atom(CP_ASYNC).unwrap();
+/// assert_eq!(atom.asm_template().unwrap(), "cp.async.cg.shared.global [%0], [%1], 16;");
+/// ```
+pub const CP_ASYNC: &str = "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>";
 
 /// Block tile rows (of A and C).
 ///
@@ -817,6 +842,9 @@ impl GemmPlan {
             .composed_layout("ldsm_a", &ldsm_a)
             .composed_layout("ldsm_b", &ldsm_b)
             .coord_layout("c_out", &c_out)
+            .copy_atom("cp", &copy_atom(CP_ASYNC)?)
+            .copy_atom("ldsm", &copy_atom(LDSM)?)
+            .mma_atom("mma", &mma_atom(MMA)?)
             .device_fn("load_stage", LOAD_STAGE)
             .device_fn("load_frags", LOAD_FRAGS)
             .param(Param::input("A", CType::B16.into()).len(len(self.m, self.k)))
