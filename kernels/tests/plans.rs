@@ -246,3 +246,52 @@ fn launch_bounds_follow_min_blocks() {
             .contains("__launch_bounds__(256, 2) transpose_vec128_f16")
     );
 }
+
+/// The tiled kernels' partitions (CuTe make_tiled_copy arrangements, `tiled::Arrangement`)
+/// against their closed forms, value `v = e + vec k` of thread `t`, tile index `r + TM c`:
+/// - rows raked (loads of the copy and the transposes, `vec` columns per thread, `TN / vec`
+///   threads per row): `r = t / (TN/vec) + (threads / (TN/vec)) k`, `c = vec (t % (TN/vec)) + e`;
+/// - cols raked (the transposes' stores): `r = vec (t % (TM/vec)) + e`,
+///   `c = t / (TM/vec) + (threads / (TM/vec)) k`;
+/// - blocks (vectorized loads, a `vec x vec` block per thread, values row-major):
+///   `r = vec (t / (TN/vec)) + v / vec`, `c = vec (t % (TN/vec)) + v % vec`.
+#[test]
+fn tiled_partitions_have_their_closed_forms() {
+    for dtype in [DType::F32, DType::F16] {
+        for kind in kinds() {
+            let p = TiledPlan::new(kind, dtype, 256, 256).unwrap();
+            let (tm, tn, nt) = (p.tm, p.tn, p.threads);
+            let vec = dtype.per_128_bits();
+            let rows = |vec: i64, t: i64, v: i64| {
+                let (e, k) = (v % vec, v / vec);
+                let per_row = tn / vec;
+                (t / per_row + nt / per_row * k) + tm * (vec * (t % per_row) + e)
+            };
+            let cols = |vec: i64, t: i64, v: i64| {
+                let (e, k) = (v % vec, v / vec);
+                let per_col = tm / vec;
+                (vec * (t % per_col) + e) + tm * (t / per_col + nt / per_col * k)
+            };
+            let blocks = |t: i64, v: i64| {
+                let per_row = tn / vec;
+                (vec * (t / per_row) + v / vec) + tm * (vec * (t % per_row) + v % vec)
+            };
+            for t in 0..nt {
+                for v in 0..p.values_per_thread() {
+                    let (ld, st) = (
+                        p.tv_ld.offset(t + nt * v).unwrap(),
+                        p.tv_st.offset(t + nt * v).unwrap(),
+                    );
+                    let (want_ld, want_st) = match kind {
+                        TiledKind::Copy => (rows(vec, t, v), rows(vec, t, v)),
+                        TiledKind::NaiveRead => (rows(1, t, v), rows(1, t, v)),
+                        TiledKind::NaiveWrite => (cols(1, t, v), cols(1, t, v)),
+                        TiledKind::Vectorized => (blocks(t, v), cols(vec, t, v)),
+                        _ => (rows(1, t, v), cols(1, t, v)),
+                    };
+                    assert_eq!((ld, st), (want_ld, want_st), "{kind} {dtype} t{t} v{v}");
+                }
+            }
+        }
+    }
+}

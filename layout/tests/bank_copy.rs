@@ -98,7 +98,11 @@ fn lds_vectors_follow_the_word_count_rule() {
             want
         );
     }
-    assert_eq!(excess[0], 8 * (16 - 2), "row-major: 16 words in each used bank");
+    assert_eq!(
+        excess[0],
+        8 * (16 - 2),
+        "row-major: 16 words in each used bank"
+    );
     assert_eq!(&excess[1..], [0, 0]);
 }
 
