@@ -40,9 +40,27 @@ pub const BODY: &str = include_str!("../cuda/tiled_copy.cu");
 ///
 /// ```
 /// use tessel_kernels::tiled::DIRECT_BODY;
-/// assert!(DIRECT_BODY.contains("layout::tv_ld") && !DIRECT_BODY.contains("layout::smem"));
+/// assert!(DIRECT_BODY.contains("dev::load_tile") && !DIRECT_BODY.contains("layout::smem"));
 /// ```
 pub const DIRECT_BODY: &str = include_str!("../cuda/tiled_direct.cu");
+/// The device function `dev::load_tile` both bodies use: a thread's values of the source tile
+/// into registers through `layout::tv_ld`, vectorized for full tiles, predicated at the edges.
+///
+/// ```
+/// use tessel_kernels::tiled::{BODY, DIRECT_BODY, LOAD_TILE};
+/// assert!(LOAD_TILE.contains("void load_tile(") && LOAD_TILE.contains("layout::tv_ld"));
+/// assert!(BODY.contains("dev::load_tile(") && DIRECT_BODY.contains("dev::load_tile("));
+/// ```
+pub const LOAD_TILE: &str = include_str!("../cuda/tiled_load.cuh");
+/// The device function `dev::store_tile` both bodies use: the registers to the destination tile
+/// through `layout::tv_st` (the load partition again for the naive transposes).
+///
+/// ```
+/// use tessel_kernels::tiled::{BODY, DIRECT_BODY, STORE_TILE};
+/// assert!(STORE_TILE.contains("void store_tile(") && STORE_TILE.contains("layout::tv_st"));
+/// assert!(BODY.contains("dev::store_tile(") && DIRECT_BODY.contains("dev::store_tile("));
+/// ```
+pub const STORE_TILE: &str = include_str!("../cuda/tiled_store.cuh");
 
 /// What a tiled kernel computes.
 ///
@@ -737,8 +755,14 @@ impl TiledPlan {
                 .index_layout("tv_st", &self.tv_st)
                 .index_layout("reg_w", &self.reg_w);
         } else {
-            b = b.index_layout("tv_ld", &self.tv_ld);
+            // The naive transposes store through their load partition (tv_st == tv_ld).
+            b = b
+                .index_layout("tv_ld", &self.tv_ld)
+                .index_layout("tv_st", &self.tv_st);
         }
+        b = b
+            .device_fn("load_tile", LOAD_TILE)
+            .device_fn("store_tile", STORE_TILE);
         b = b.index_layout("raster", &self.raster);
         for (name, layout) in self.tile_layouts()? {
             b = b.index_layout(name, &layout);
