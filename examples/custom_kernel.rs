@@ -3,11 +3,7 @@
 //! the kernel, launch it, verify it against a CPU replay. `cargo run --example custom_kernel`.
 
 use tessel::kernels::kernel::{Arg, CType, Elem, Kernel, KernelBuilder, Param, expect_bits};
-use tessel::kernels::{
-    Gpu,
-    exec::alloc,
-    partition::{cols_raked, rows_raked},
-};
+use tessel::kernels::{DType, Gpu, exec::alloc, tiled::Arrangement};
 use tessel::{ComposedLayout, Layout, bank::analyze};
 
 /// The device body: every index is a layout function (`layout::`) or a constant (`k::`).
@@ -32,7 +28,9 @@ pub fn transpose_kernel(n: i64) -> Result<Kernel, Box<dyn std::error::Error>> {
         .then_some(n / 32)
         .ok_or("n must be 32 k, k >= 1")?;
     let smem: ComposedLayout = "Sw<5,0,5> o (32,32):(32,1)".parse()?; // tile element r + 32c
-    let (tv_ld, tv_st) = (rows_raked(32, 32, 1, 32)?, cols_raked(32, 32, 1, 32)?);
+    // One warp: loads along rows, stores along columns (CuTe make_tiled_copy arrangements).
+    let tv_ld = Arrangement::RowsRaked.tv(DType::F32, 32, 32, 1, 32)?;
+    let tv_st = Arrangement::ColsRaked.tv(DType::F32, 32, 32, 1, 32)?;
     for (what, tv) in [("store", &tv_ld), ("load", &tv_st)] {
         // (lane, value, instruction) view of the warp's 32 accesses of 4 bytes.
         let warp = Layout::from_modes(vec![tv.mode(0)?, "1:0".parse()?, tv.mode(1)?])?;

@@ -12,6 +12,8 @@
 //   layout::ldsm_b_crd(t, nj, kk, s)   the same for B (n16 pair nj)
 //   layout::c_out_crd(t, v, mi, ni)    global offset of accumulator value v of fragment (mi, ni)
 //   dev::load_stage, dev::load_frags   the cp.async stage copy and the ldmatrix fragment loads
+//   dev::cp, dev::ldsm, dev::mma       the atoms' instructions (cp.async 16 B, ldmatrix.x4, mma.sync
+//                                      m16n8k16; d = a b + c, here with d and c the same accumulators)
   extern __shared__ __align__(128) b16 tessel_smem[];
   const b32 sA = (b32)__cvta_generic_to_shared(tessel_smem);
   const b32 sB = tessel_smem_addr<b16>(sA, k::SMEM_A);
@@ -65,7 +67,7 @@
 #pragma unroll
       for (int i = 0; i < k::MI; ++i)
 #pragma unroll
-        for (int j = 0; j < k::NI; ++j) tessel_mma16816(acc[i][j], a[i], &b[j / 2][2 * (j % 2)]);
+        for (int j = 0; j < k::NI; ++j) dev::mma(acc[i][j], a[i], &b[j / 2][2 * (j % 2)], acc[i][j]);
     }
     s = (s + 1 == k::STAGES) ? 0 : s + 1;
     ps = (ps + 1 == k::STAGES) ? 0 : ps + 1;

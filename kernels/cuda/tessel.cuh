@@ -3,6 +3,8 @@
 // before the generated declarations (namespaces ty, k, layout, dev).
 typedef unsigned int b32;
 typedef unsigned short b16;
+// NVRTC has no <cstdint>: the 64-bit register type of generated atom functions ("l" operands).
+typedef unsigned long long uint64_t;
 
 template <int BYTES> struct TesselVec;
 template <> struct TesselVec<16> { typedef uint4 type; };
@@ -99,25 +101,10 @@ template <typename E, typename O> __device__ __forceinline__ b32 tessel_smem_add
   return base + (b32)sizeof(E) * (b32)(o);
 }
 
-// cp.async: one 16-byte global -> shared copy (bypassing L1), commit and wait for groups.
-__device__ __forceinline__ void tessel_cp_async16(b32 smem, const b16* gmem) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem), "l"(gmem) : "memory");
-}
+// cp.async groups: commit the copies issued so far, wait until at most N groups are pending. (The
+// copies themselves, like ldmatrix and mma.sync, are device functions generated from their atoms:
+// tessel_kernels::kernel::atom.)
 __device__ __forceinline__ void tessel_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N> __device__ __forceinline__ void tessel_cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-// ldmatrix.x4: four 8x8 b16 matrices, row addresses from lanes 0-31.
-__device__ __forceinline__ void tessel_ldsm_x4(b32* r, b32 addr) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(addr) : "memory");
-}
-// mma.sync m16n8k16, fp16 inputs, fp32 accumulators (c += a b). Not volatile: a pure function of
-// registers, so the compiler may schedule it freely.
-__device__ __forceinline__ void tessel_mma16816(float* c, const b32* a, const b32* b) {
-  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-      "{%8, %9}, {%0, %1, %2, %3};\n"
-      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }

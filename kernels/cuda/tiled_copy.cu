@@ -12,6 +12,8 @@
 //   layout::reg_w(e + SW * q)         which register is element e of shared-memory write vector q
 //   k::M, k::N (matrix), k::TM, k::TN (tile), k::NT (threads), k::LV (values per thread),
 //   k::GVL, k::SW, k::SR, k::GVS (vector widths: global load, smem write, smem read, global store)
+//   dev::load_tile, dev::store_tile  the global loads through tv_ld and stores through tv_st,
+//                                    vectorized for full tiles, predicated at the edges
   __shared__ __align__(16) ty::T tile_smem[k::SMEM_SIZE];
   const long long t = threadIdx.x;
   const long long tile = layout::raster((long long)blockIdx.x);
@@ -21,20 +23,7 @@
   ty::T* __restrict__ dst0 = dst + layout::g_dst_crd(m0, n0);
   const bool full = (m0 + k::TM <= k::M) && (n0 + k::TN <= k::N);
   __align__(16) ty::T reg[k::LV];
-  if (full) {
-#pragma unroll
-    for (int q = 0; q < k::LV / k::GVL; ++q) {
-      const long long idx = layout::tv_ld(t + k::NT * (long long)(q * k::GVL));
-      tessel_load<ty::T, k::GVL>(&reg[q * k::GVL], src0 + layout::g_src_tile(idx));
-    }
-  } else {
-#pragma unroll
-    for (int v = 0; v < k::LV; ++v) {
-      const long long idx = layout::tv_ld(t + k::NT * (long long)v);
-      const bool in = m0 + layout::tile_r(idx) < k::M && n0 + layout::tile_c(idx) < k::N;
-      reg[v] = in ? src0[layout::g_src_tile(idx)] : (ty::T)0;
-    }
-  }
+  dev::load_tile(reg, src0, t, m0, n0, full);
 #pragma unroll
   for (int q = 0; q < k::LV / k::SW; ++q) {
     __align__(16) ty::T w[k::SW];
@@ -49,16 +38,4 @@
     const long long idx = layout::tv_st(t + k::NT * (long long)(q * k::SR));
     tessel_load<ty::T, k::SR>(&reg[q * k::SR], &tile_smem[layout::smem(idx)]);
   }
-  if (full) {
-#pragma unroll
-    for (int q = 0; q < k::LV / k::GVS; ++q) {
-      const long long idx = layout::tv_st(t + k::NT * (long long)(q * k::GVS));
-      tessel_store_global<ty::T, k::GVS>(dst0 + layout::g_dst_tile(idx), &reg[q * k::GVS]);
-    }
-  } else {
-#pragma unroll
-    for (int v = 0; v < k::LV; ++v) {
-      const long long idx = layout::tv_st(t + k::NT * (long long)v);
-      if (m0 + layout::tile_r(idx) < k::M && n0 + layout::tile_c(idx) < k::N) dst0[layout::g_dst_tile(idx)] = reg[v];
-    }
-  }
+  dev::store_tile(dst0, reg, t, m0, n0, full);

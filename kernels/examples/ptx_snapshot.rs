@@ -2,8 +2,13 @@
 //! for a fixed set of plans to `DIR`, and with a second folder `BASELINE` compares the PTX
 //! instruction streams (comments, `.file` and `.loc` lines and blank lines ignored) file by file.
 //!
+//! When the PTX differs, it compiles the baseline's and the new CUDA source to sm_90 CUBIN (the
+//! SASS ptxas makes of it, through NVRTC) and compares those bytes: a change that only renames
+//! PTX virtual registers (e.g. an asm statement's outputs given registers apart from its inputs)
+//! leaves the CUBIN identical.
+//!
 //! `cargo run -p tessel-kernels --example ptx_snapshot -- DIR [BASELINE]` (needs NVRTC, no GPU).
-//! Exits 1 when a kernel's PTX differs from the baseline or is missing there.
+//! Exits 1 when a kernel's CUBIN differs from the baseline's or the kernel is missing there.
 
 use tessel_kernels::gemm::{GemmConfig, GemmPlan};
 use tessel_kernels::micro::{MicroKind, MicroPlan};
@@ -49,6 +54,33 @@ fn instructions(ptx: &str) -> Vec<String> {
         .collect()
 }
 
+/// The sm_90 CUBIN NVRTC makes of `source` (the options of `compile::compile_ptx`).
+fn cubin(source: &str, name: &str) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
+    use cudarc::nvrtc::{result, sys};
+    let src = std::ffi::CString::new(source)?;
+    let file = std::ffi::CString::new(format!("{name}.cu"))?;
+    // SAFETY: the program is created, compiled, read and destroyed here, once each, with
+    // buffers of the sizes NVRTC reports.
+    unsafe {
+        let prog = result::create_program(&src, Some(&file))?;
+        let out = result::compile_program(prog, &["--gpu-architecture=sm_90", "--std=c++17"])
+            .map_err(|e| format!("{name}: {e:?}"))
+            .and_then(|()| {
+                let mut size = 0usize;
+                sys::nvrtcGetCUBINSize(prog, &mut size)
+                    .result()
+                    .map_err(|e| format!("{e:?}"))?;
+                let mut bytes = vec![0 as std::ffi::c_char; size];
+                sys::nvrtcGetCUBIN(prog, bytes.as_mut_ptr())
+                    .result()
+                    .map_err(|e| format!("{e:?}"))?;
+                Ok(bytes.into_iter().map(|b| b as u8).collect())
+            });
+        result::destroy_program(prog)?;
+        Ok(out?)
+    }
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(dir) = args.first() else {
@@ -66,7 +98,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let verdict = match std::fs::read_to_string(format!("{base}/{file}.ptx")) {
                 Ok(old) if old == ptx => "identical (byte for byte)",
                 Ok(old) if instructions(&old) == instructions(&ptx) => "identical instructions",
-                Ok(_) => "DIFFERENT",
+                Ok(_) => match std::fs::read_to_string(format!("{base}/{file}.cu")) {
+                    Ok(old) if cubin(&old, &file)? == cubin(kernel.source(), &file)? => {
+                        "PTX differs, sm_90 CUBIN identical"
+                    }
+                    _ => "DIFFERENT",
+                },
                 Err(_) => "MISSING in the baseline",
             };
             differ += usize::from(verdict.starts_with(['D', 'M']));

@@ -19,6 +19,7 @@ use std::io::Write;
 
 use cudarc::driver::CudaSlice;
 use half::f16;
+use tessel_layout::bank::SmemTraffic;
 
 use crate::device::Gpu;
 use crate::dtype::{DType, Elem, same_bits};
@@ -85,7 +86,7 @@ impl Default for BenchOptions {
 /// };
 /// // The column read wastes 31 wavefronts; the row-by-row stores none.
 /// let p = row.predicted.unwrap();
-/// assert_eq!((p.ld - p.ld_ideal, p.st - p.st_ideal), (31, 0));
+/// assert_eq!((p.loads.excess, p.stores.excess), (31, 0));
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
@@ -103,8 +104,8 @@ pub struct Row {
     pub gbps: Option<f64>,
     /// Bandwidth over memcpy's in the same run.
     pub ratio: Option<f64>,
-    /// Predicted shared-memory wavefronts (ld, ld ideal, st, st ideal) per launch.
-    pub predicted: Option<crate::bank::Prediction>,
+    /// Predicted shared-memory wavefronts of the loads and the stores of one launch.
+    pub predicted: Option<SmemTraffic>,
 }
 
 /// Verifies and times the tiled kernels `kinds` for every dtype and size of `opts`, each size
@@ -281,16 +282,12 @@ fn matrix_suite<E: Elem>(
     Ok(rows)
 }
 
-fn print_prediction(
-    progress: &mut dyn Write,
-    name: &str,
-    p: Option<crate::bank::Prediction>,
-) -> GpuResult<()> {
+fn print_prediction(progress: &mut dyn Write, name: &str, p: Option<SmemTraffic>) -> GpuResult<()> {
     if let Some(p) = p {
         io(writeln!(
             progress,
             "predict {name} ld={} ld_ideal={} st={} st_ideal={}",
-            p.ld, p.ld_ideal, p.st, p.st_ideal
+            p.loads.wavefronts, p.loads.ideal, p.stores.wavefronts, p.stores.ideal
         ))?;
     }
     Ok(())

@@ -28,7 +28,6 @@
 //! }
 //! ```
 
-pub mod bank;
 pub mod bench;
 pub mod compile;
 pub mod device;
@@ -39,7 +38,6 @@ pub mod exec;
 pub mod gemm;
 pub mod kernel;
 pub mod micro;
-pub mod partition;
 pub mod tiled;
 pub mod timing;
 

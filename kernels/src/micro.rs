@@ -5,17 +5,17 @@
 //! // Padding and swizzling both remove the column read's 31 excess wavefronts.
 //! for kind in [MicroKind::ColumnPadded, MicroKind::ColumnSwizzled] {
 //!     let p = MicroPlan::new(kind).unwrap().predict(1).unwrap();
-//!     assert_eq!((p.ld, p.ld_ideal), (1, 1));
+//!     assert_eq!((p.loads.wavefronts, p.loads.ideal), (1, 1));
 //! }
 //! ```
 
 use std::fmt;
 
+use tessel_layout::bank::{BankReport, OpKind, SmemOp, SmemTraffic, analyze_indices};
 use tessel_layout::{ComposedLayout, Error, Layout, Result, Swizzle};
 
 use cudarc::driver::CudaSlice;
 
-use crate::bank::Prediction;
 use crate::device::Gpu;
 use crate::emit::{offset2, storage};
 use crate::error::{GpuError, GpuResult};
@@ -117,9 +117,9 @@ impl MicroPlan {
     /// use tessel_kernels::micro::{MicroKind, MicroPlan};
     /// let p = MicroPlan::new(MicroKind::Column).unwrap();
     /// let pred = p.predict(1).unwrap();
-    /// assert_eq!((pred.ld, pred.ld_ideal), (32, 1));
+    /// assert_eq!((pred.loads.wavefronts, pred.loads.ideal), (32, 1));
     /// let p = MicroPlan::new(MicroKind::ColumnSwizzled).unwrap();
-    /// assert_eq!(p.predict(1).unwrap().ld, 1);
+    /// assert_eq!(p.predict(1).unwrap().loads.wavefronts, 1);
     /// ```
     pub fn new(kind: MicroKind) -> Result<MicroPlan> {
         let row_major: Layout = "(32,32):(32,1)".parse()?;
@@ -244,42 +244,48 @@ impl MicroPlan {
             .collect()
     }
 
-    /// Predicted wavefronts of one launch with `reps` reads per lane.
+    /// Predicted shared-memory traffic of one launch with `reps` reads per lane
+    /// (`tessel_layout::bank::analyze_indices` on the tile): the 32 row-by-row fills, then
+    /// `reps` reads, step `s` of the access layout in read `s mod STEPS`.
     ///
     /// ```
-    /// use tessel_kernels::{bank::Prediction, micro::{MicroKind, MicroPlan}};
+    /// use tessel_kernels::micro::{MicroKind, MicroPlan};
+    /// use tessel_layout::bank::BankReport;
     /// // One row per lane, 128 bits each: 8x the 4 ideal wavefronts; 32 one-wavefront row stores.
     /// let p = MicroPlan::new(MicroKind::Vec128Strided).unwrap();
-    /// assert_eq!(p.predict(1).unwrap(), Prediction { ld: 32, ld_ideal: 4, st: 32, st_ideal: 32 });
-    /// assert_eq!(p.predict(10).unwrap().ld, 320);
+    /// let t = p.predict(1).unwrap();
+    /// assert_eq!(t.loads, BankReport { wavefronts: 32, ideal: 4, excess: 28 });
+    /// assert_eq!(t.stores, BankReport { wavefronts: 32, ideal: 32, excess: 0 });
+    /// assert_eq!(p.predict(10).unwrap().loads.wavefronts, 320);
     /// ```
-    pub fn predict(&self, reps: i64) -> Result<Prediction> {
-        let mut p = Prediction::default();
-        for r in 0..32 {
-            let acc: Result<Vec<_>> = (0..32)
-                .map(|l| Ok((offset2(&self.smem, r, l)? * 4, 4)))
-                .collect();
-            p.store(&acc?);
-        }
-        let mut per_step = Vec::new();
+    pub fn predict(&self, reps: i64) -> Result<SmemTraffic> {
+        // Tile index r + 32 c: the domain of the tile layout.
+        let rows: Vec<i64> = (0..32)
+            .flat_map(|r| (0..32).map(move |l| r + 32 * l))
+            .collect();
+        let stores: BankReport = analyze_indices(&self.smem, 4, "sts.32".parse()?, &rows)?
+            .into_iter()
+            .sum();
+        let op = SmemOp::new(OpKind::Lds, u32::try_from(32 * self.vw).unwrap_or(0), false)?;
+        let mut reads = Vec::new();
         for s in 0..self.steps().min(reps) {
-            let mut one = Prediction::default();
-            let acc: Result<Vec<_>> = (0..32)
-                .map(|l| {
-                    let (r, c) = self.first(l, s)?;
-                    Ok((offset2(&self.smem, r, c)? * 4, self.vw * 4))
-                })
-                .collect();
-            one.load(&acc?);
-            per_step.push(one);
-        }
-        for it in 0..reps {
-            if let Some(one) = per_step.get((it % self.steps()) as usize) {
-                p.ld += one.ld;
-                p.ld_ideal += one.ld_ideal;
+            for l in 0..32 {
+                let (r, c) = self.first(l, s)?;
+                reads.extend((0..self.vw).map(|e| r + 32 * (c + e)));
             }
         }
-        Ok(p)
+        let per_step = if reads.is_empty() {
+            Vec::new()
+        } else {
+            analyze_indices(&self.smem, 4, op, &reads)?
+        };
+        let mut loads = BankReport::default();
+        for it in 0..reps {
+            if let Some(&one) = per_step.get((it % self.steps()) as usize) {
+                loads += one;
+            }
+        }
+        Ok(SmemTraffic { loads, stores })
     }
 }
 

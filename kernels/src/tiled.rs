@@ -15,7 +15,10 @@
 
 use std::fmt;
 
-use tessel_layout::{ComposedLayout, Error, Layout, Result, Swizzle};
+use tessel_layout::atom::copy_atom;
+use tessel_layout::bank::{OpKind, SmemOp, SmemTraffic, analyze_indices};
+use tessel_layout::tiled::{TiledCopy, make_tiled_copy};
+use tessel_layout::{ComposedLayout, Error, IntTuple, Layout, Result, Swizzle, coalesce};
 
 use cudarc::driver::CudaSlice;
 
@@ -24,7 +27,6 @@ use crate::dtype::{DType, Elem};
 use crate::emit::{offset2, storage};
 use crate::error::{GpuError, GpuResult};
 use crate::kernel::{Arg, CType, Elem as ParamElem, Kernel, KernelBuilder, Loaded, Param};
-use crate::partition::{blocks, check_tv, cols_raked, rows_raked};
 
 /// The device body of the tiled kernels that stage the tile through shared memory (the copy
 /// and the transposes from `transpose_smem` on).
@@ -38,9 +40,27 @@ pub const BODY: &str = include_str!("../cuda/tiled_copy.cu");
 ///
 /// ```
 /// use tessel_kernels::tiled::DIRECT_BODY;
-/// assert!(DIRECT_BODY.contains("layout::tv_ld") && !DIRECT_BODY.contains("layout::smem"));
+/// assert!(DIRECT_BODY.contains("dev::load_tile") && !DIRECT_BODY.contains("layout::smem"));
 /// ```
 pub const DIRECT_BODY: &str = include_str!("../cuda/tiled_direct.cu");
+/// The device function `dev::load_tile` both bodies use: a thread's values of the source tile
+/// into registers through `layout::tv_ld`, vectorized for full tiles, predicated at the edges.
+///
+/// ```
+/// use tessel_kernels::tiled::{BODY, DIRECT_BODY, LOAD_TILE};
+/// assert!(LOAD_TILE.contains("void load_tile(") && LOAD_TILE.contains("layout::tv_ld"));
+/// assert!(BODY.contains("dev::load_tile(") && DIRECT_BODY.contains("dev::load_tile("));
+/// ```
+pub const LOAD_TILE: &str = include_str!("../cuda/tiled_load.cuh");
+/// The device function `dev::store_tile` both bodies use: the registers to the destination tile
+/// through `layout::tv_st` (the load partition again for the naive transposes).
+///
+/// ```
+/// use tessel_kernels::tiled::{BODY, DIRECT_BODY, STORE_TILE};
+/// assert!(STORE_TILE.contains("void store_tile(") && STORE_TILE.contains("layout::tv_st"));
+/// assert!(BODY.contains("dev::store_tile(") && DIRECT_BODY.contains("dev::store_tile("));
+/// ```
+pub const STORE_TILE: &str = include_str!("../cuda/tiled_store.cuh");
 
 /// What a tiled kernel computes.
 ///
@@ -212,6 +232,178 @@ pub fn raster_layout(ty: i64, tx: i64, group: i64) -> Result<Layout> {
 /// ```
 pub const TRANSPOSE_RASTER_GROUP: i64 = 2;
 
+/// How a tiled kernel's threads and their values cover its `TM x TN` tile: each arrangement is one
+/// CuTe `make_tiled_copy(atom, thr_layout, val_layout)` with `UniversalCopy` of `vec` elements
+/// (layout/tests/tiled_copy.rs checks them against their definitions), repeated over the tile by
+/// the copy's partition ([`tile_tv`]).
+///
+/// ```
+/// use tessel_kernels::{DType, tiled::Arrangement};
+/// let copy = Arrangement::RowsRaked.tiled_copy(DType::F32, 32, 32, 1, 256).unwrap();
+/// assert_eq!(copy.tiler(), &[8, 32]); // 8 rows of 32 threads, repeated down the tile
+/// let tv = Arrangement::RowsRaked.tv(DType::F32, 32, 32, 1, 256).unwrap();
+/// assert_eq!(tv.offset(1).unwrap(), 32); // thread 1, value 0: row 0, column 1
+/// assert_eq!(tv.offset(256).unwrap(), 8); // thread 0, value 1: row 8, column 0
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Arrangement {
+    /// Threads along the tile's columns (contiguous in a row-major matrix), `vec` consecutive
+    /// columns each: `thr (threads / (TN/vec), TN/vec)` row-major, `val (1, vec)`; the thread
+    /// rows repeat down the tile.
+    RowsRaked,
+    /// Threads along the tile's rows (contiguous in the transposed output), `vec` consecutive
+    /// rows each: `thr (TM/vec, threads / (TM/vec))` column-major, `val (vec, 1)`; the thread
+    /// columns repeat across the tile.
+    ColsRaked,
+    /// A `vec x vec` block per thread (values row-major), threads row-major over the
+    /// `TM/vec x TN/vec` blocks: the register transpose of a block turns row vectors into
+    /// column vectors.
+    Blocks,
+}
+
+impl Arrangement {
+    /// `(thr_layout, val_layout)` of the arrangement, or the error naming the extent that does
+    /// not divide.
+    fn layouts(self, tm: i64, tn: i64, vec: i64, threads: i64) -> Result<(Layout, Layout)> {
+        let div = |a: i64, b: i64, what: &str| -> Result<i64> {
+            if b > 0 && a % b == 0 {
+                Ok(a / b)
+            } else {
+                Err(Error::invalid(format!(
+                    "{self:?} arrangement of {threads} threads, {vec} values per vector over a \
+                     {tm} x {tn} tile: {what} ({b} does not divide {a})"
+                )))
+            }
+        };
+        let text = match self {
+            Arrangement::RowsRaked => {
+                let tc = div(tn, vec, "vectors per tile row")?;
+                let tr = div(threads, tc, "thread rows")?;
+                div(tm, tr, "thread rows per tile")?;
+                (format!("({tr},{tc}):({tc},1)"), format!("(1,{vec}):(0,1)"))
+            }
+            Arrangement::ColsRaked => {
+                let tr = div(tm, vec, "vectors per tile column")?;
+                let tc = div(threads, tr, "thread columns")?;
+                div(tn, tc, "thread columns per tile")?;
+                (format!("({tr},{tc}):(1,{tr})"), format!("({vec},1):(1,0)"))
+            }
+            Arrangement::Blocks => {
+                let (br, bc) = (div(tm, vec, "block rows")?, div(tn, vec, "block columns")?);
+                if br * bc != threads {
+                    return Err(Error::invalid(format!(
+                        "Blocks arrangement: {br} x {bc} blocks of {vec} x {vec} need {} \
+                         threads, not {threads}",
+                        br * bc
+                    )));
+                }
+                (
+                    format!("({br},{bc}):({bc},1)"),
+                    format!("({vec},{vec}):({vec},1)"),
+                )
+            }
+        };
+        Ok((parse(&text.0)?, parse(&text.1)?))
+    }
+
+    /// The tiled copy of the arrangement: CuTe's `make_tiled_copy` of
+    /// `UniversalCopy<uint{vec x bits}_t>` on `dtype` values.
+    ///
+    /// ```
+    /// use tessel_kernels::{DType, tiled::Arrangement};
+    /// let c = Arrangement::Blocks.tiled_copy(DType::F16, 128, 128, 8, 256).unwrap();
+    /// assert_eq!(c.atom().atom().name(), "UniversalCopy<uint128_t>");
+    /// assert!(Arrangement::ColsRaked.tiled_copy(DType::F32, 32, 32, 3, 256).is_err());
+    /// ```
+    pub fn tiled_copy(
+        self,
+        dtype: DType,
+        tm: i64,
+        tn: i64,
+        vec: i64,
+        threads: i64,
+    ) -> Result<TiledCopy> {
+        let (thr, val) = self.layouts(tm, tn, vec, threads)?;
+        let bits = 8 * dtype.bytes();
+        let atom = copy_atom(&format!("UniversalCopy<uint{}_t>", vec * bits))?.typed(bits)?;
+        make_tiled_copy(&atom, &thr, &val)
+    }
+
+    /// The arrangement's `(thread, value) -> r + TM c` layout over the whole tile
+    /// ([`tile_tv`] of [`Arrangement::tiled_copy`]).
+    ///
+    /// ```
+    /// use tessel_kernels::{DType, tiled::Arrangement};
+    /// let tv = Arrangement::ColsRaked.tv(DType::F32, 32, 32, 1, 256).unwrap();
+    /// assert_eq!(tv.offset(1).unwrap(), 1); // thread 1, value 0: row 1, column 0
+    /// ```
+    pub fn tv(self, dtype: DType, tm: i64, tn: i64, vec: i64, threads: i64) -> Result<Layout> {
+        tile_tv(&self.tiled_copy(dtype, tm, tn, vec, threads)?, tm, tn)
+    }
+}
+
+/// The `(thread, value) -> r + TM c` layout of `copy` repeated over a `TM x TN` tile: CuTe's
+/// `tidfrg_S` of the tile's column-major index layout, `(thread, (atom values, atoms), tiles)`,
+/// with the values and tiles of one thread as one mode — value `v` of thread `t` is index `v` of
+/// `copy.get_slice(t).partition_s(tile)` (its offset included). Each mode is coalesced.
+///
+/// ```
+/// use tessel_kernels::{DType, tiled::{tile_tv, Arrangement}};
+/// use tessel_layout::{IntTuple, Layout};
+/// let copy = Arrangement::RowsRaked.tiled_copy(DType::F32, 64, 64, 4, 256).unwrap();
+/// let tv = tile_tv(&copy, 64, 64).unwrap();
+/// let tile = Layout::col_major(&IntTuple::from_ints([64, 64])).unwrap();
+/// let (part, off) = copy.get_slice(17).unwrap().partition_s(&tile).unwrap();
+/// for v in 0..16 {
+///     assert_eq!(tv.offset(17 + 256 * v).unwrap(), off + part.offset(v).unwrap());
+/// }
+/// // The tile must be whole copies.
+/// assert!(tile_tv(&copy, 64, 30).is_err());
+/// ```
+pub fn tile_tv(copy: &TiledCopy, tm: i64, tn: i64) -> Result<Layout> {
+    let tiler = copy.tiler();
+    if tiler.len() != 2 || tm % tiler[0] != 0 || tn % tiler[1] != 0 {
+        return Err(Error::invalid(format!(
+            "the {tm} x {tn} tile is not whole tiles {tiler:?} of {copy}"
+        )));
+    }
+    let tile = Layout::col_major(&IntTuple::from_ints([tm, tn]))?;
+    let frg = copy.tidfrg_s(&tile)?;
+    let values = Layout::from_modes([frg.mode(1)?, frg.mode(2)?])?;
+    Layout::from_modes([coalesce(&frg.mode(0)?)?, coalesce(&values)?])
+}
+
+/// Checks that the partition `tv` (`(thread, value) -> tile index`) has `threads` threads and
+/// maps its domain one-to-one onto the `size` elements of the tile.
+fn check_partition(tv: &Layout, what: &str, threads: i64, size: i64) -> Result<()> {
+    let fail = |why: String| Err(Error::invalid(format!("{what} partition {tv}: {why}")));
+    if tv.rank() != 2 || tv.mode(0)?.size() != threads {
+        return fail(format!(
+            "needs modes (thread, value) with {threads} threads"
+        ));
+    }
+    if tv.size() != size {
+        return fail(format!(
+            "has {} elements but the tile has {size}",
+            tv.size()
+        ));
+    }
+    let mut seen = vec![false; usize::try_from(size).unwrap_or(0)];
+    for (at, o) in tv.offsets().into_iter().enumerate() {
+        match usize::try_from(o).ok().and_then(|i| seen.get_mut(i)) {
+            Some(slot) if !*slot => *slot = true,
+            _ => {
+                let (t, v) = (at as i64 % threads, at as i64 / threads);
+                return fail(format!(
+                    "thread {t}, value {v} maps to tile index {o}, outside 0..{size} or \
+                     already taken: not a bijection onto the tile"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn log2(x: i64) -> i64 {
     i64::from(63 - x.leading_zeros() as i32)
 }
@@ -252,17 +444,18 @@ impl TiledPlan {
         let (tm, tn, threads, smem, tv_ld, tv_st, reg_w, sw, sr) = match kind {
             TiledKind::Copy => {
                 let (tm, tn) = (64, 8 * vec * 2);
-                let tv = rows_raked(tm, tn, vec, 256)?;
+                let tv = Arrangement::RowsRaked.tv(dtype, tm, tn, vec, 256)?;
                 let smem = ComposedLayout::from_layout(parse(&format!("({tm},{tn}):({tn},1)"))?);
                 let reg = parse(&format!("({vec},{}):(1,{vec})", tm * tn / 256 / vec))?;
                 (tm, tn, 256, Some(smem), tv.clone(), tv, reg, vec, vec)
             }
             TiledKind::NaiveRead | TiledKind::NaiveWrite => {
-                let tv = if kind == TiledKind::NaiveRead {
-                    rows_raked(32, 32, 1, 256)?
+                let arrangement = if kind == TiledKind::NaiveRead {
+                    Arrangement::RowsRaked
                 } else {
-                    cols_raked(32, 32, 1, 256)?
+                    Arrangement::ColsRaked
                 };
+                let tv = arrangement.tv(dtype, 32, 32, 1, 256)?;
                 (
                     32,
                     32,
@@ -289,7 +482,8 @@ impl TiledPlan {
                         parse("(32,32):(32,1)")?,
                     ),
                 };
-                let (ld, st) = (rows_raked(32, 32, 1, 256)?, cols_raked(32, 32, 1, 256)?);
+                let ld = Arrangement::RowsRaked.tv(dtype, 32, 32, 1, 256)?;
+                let st = Arrangement::ColsRaked.tv(dtype, 32, 32, 1, 256)?;
                 (32, 32, 256, Some(smem), ld, st, parse("(1,4):(0,1)")?, 1, 1)
             }
             TiledKind::Vectorized => {
@@ -301,13 +495,13 @@ impl TiledPlan {
                     parse(&format!("({tm},{tn}):(1,{tm})"))?,
                 );
                 let reg = parse(&format!("({vec},{vec}):({vec},1)"))?;
-                let st = cols_raked(tm, tn, vec, 256)?;
+                let st = Arrangement::ColsRaked.tv(dtype, tm, tn, vec, 256)?;
                 (
                     tm,
                     tn,
                     256,
                     Some(smem),
-                    blocks(tm, tn, vec)?,
+                    Arrangement::Blocks.tv(dtype, tm, tn, vec, 256)?,
                     st,
                     reg,
                     vec,
@@ -480,8 +674,8 @@ impl TiledPlan {
     /// ```
     pub fn validate(&self) -> Result<()> {
         let size = self.tm * self.tn;
-        check_tv(&self.tv_ld, self.threads, size)?;
-        check_tv(&self.tv_st, self.threads, size)?;
+        check_partition(&self.tv_ld, "load", self.threads, size)?;
+        check_partition(&self.tv_st, "store", self.threads, size)?;
         let lv = self.values_per_thread();
         if self.reg_w.size() != lv && self.smem.is_some() {
             return Err(Error::invalid(format!(
@@ -561,8 +755,14 @@ impl TiledPlan {
                 .index_layout("tv_st", &self.tv_st)
                 .index_layout("reg_w", &self.reg_w);
         } else {
-            b = b.index_layout("tv_ld", &self.tv_ld);
+            // The naive transposes store through their load partition (tv_st == tv_ld).
+            b = b
+                .index_layout("tv_ld", &self.tv_ld)
+                .index_layout("tv_st", &self.tv_st);
         }
+        b = b
+            .device_fn("load_tile", LOAD_TILE)
+            .device_fn("store_tile", STORE_TILE);
         b = b.index_layout("raster", &self.raster);
         for (name, layout) in self.tile_layouts()? {
             b = b.index_layout(name, &layout);
@@ -784,45 +984,57 @@ fn widest_vector(
 }
 
 impl TiledPlan {
-    /// Shared-memory wavefronts of one launch under the bank model, from the same layouts the
-    /// kernel is generated from; `None` for kernels without shared memory.
+    /// Shared-memory traffic of one launch under the bank model (`tessel_layout::bank`), from
+    /// the same layouts the kernel is generated from: every warp's shared-memory writes and
+    /// reads, each lane's vector listed element by element through the partitions and
+    /// evaluated by [`analyze_indices`]; `None` for kernels without shared memory.
     ///
     /// ```
     /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
     /// let smem = TiledPlan::new(TiledKind::Smem, DType::F32, 32, 32).unwrap();
     /// let p = smem.predict().unwrap().unwrap();
-    /// assert_eq!((p.ld, p.ld_ideal), (8 * 4 * 32, 8 * 4)); // column reads: 32-way conflicts
+    /// // Column reads: 32-way conflicts.
+    /// assert_eq!((p.loads.wavefronts, p.loads.ideal), (8 * 4 * 32, 8 * 4));
     /// let vec = TiledPlan::new(TiledKind::Vectorized, DType::F32, 64, 64).unwrap();
-    /// let p = vec.predict().unwrap().unwrap();
-    /// assert_eq!((p.ld, p.st), (p.ld_ideal, p.st_ideal));
+    /// assert_eq!(vec.predict().unwrap().unwrap().excess(), 0);
     /// ```
-    pub fn predict(&self) -> Result<Option<crate::bank::Prediction>> {
+    pub fn predict(&self) -> Result<Option<SmemTraffic>> {
         let Some(smem) = &self.smem else {
             return Ok(None);
         };
-        let b = self.dtype.bytes();
+        let bytes = self.dtype.bytes();
         let lv = self.values_per_thread();
-        let mut p = crate::bank::Prediction::default();
-        let at = |tv: &Layout, t: i64, v: i64, width: i64| -> Result<(i64, i64)> {
-            let idx = tv.offset(t + self.threads * v)?;
-            Ok((offset2(smem, idx % self.tm, idx / self.tm)? * b, width * b))
+        let op = |kind: OpKind, width: i64| -> Result<SmemOp> {
+            let bits = u32::try_from(width * bytes * 8).unwrap_or(0);
+            SmemOp::new(kind, bits, false)
         };
+        // Tile indices `r + TM * c` ordered [instruction][lane][element]: the shared-memory
+        // layout's domain.
+        let (mut writes, mut reads) = (Vec::new(), Vec::new());
         for warp in 0..self.threads / 32 {
             for q in 0..lv / self.sw {
-                let v0 = self.reg_w.offset(self.sw * q)?;
-                let acc: Result<Vec<_>> = (0..32)
-                    .map(|l| at(&self.tv_ld, 32 * warp + l, v0, self.sw))
-                    .collect();
-                p.store(&acc?);
+                for t in 32 * warp..32 * warp + 32 {
+                    for e in 0..self.sw {
+                        let v = self.reg_w.offset(e + self.sw * q)?;
+                        writes.push(self.tv_ld.offset(t + self.threads * v)?);
+                    }
+                }
             }
             for q in 0..lv / self.sr {
-                let acc: Result<Vec<_>> = (0..32)
-                    .map(|l| at(&self.tv_st, 32 * warp + l, q * self.sr, self.sr))
-                    .collect();
-                p.load(&acc?);
+                for t in 32 * warp..32 * warp + 32 {
+                    for e in 0..self.sr {
+                        reads.push(self.tv_st.offset(t + self.threads * (q * self.sr + e))?);
+                    }
+                }
             }
         }
+        let stores = analyze_indices(smem, bytes, op(OpKind::Sts, self.sw)?, &writes)?;
+        let loads = analyze_indices(smem, bytes, op(OpKind::Lds, self.sr)?, &reads)?;
+        let traffic = SmemTraffic {
+            loads: loads.into_iter().sum(),
+            stores: stores.into_iter().sum(),
+        };
         let (gx, gy) = self.grid();
-        Ok(Some(p.scaled(i64::from(gx) * i64::from(gy))))
+        Ok(Some(traffic.scaled(i64::from(gx) * i64::from(gy))))
     }
 }

@@ -239,3 +239,155 @@ fn arguments_are_checked_against_the_parameters() {
         .to_string();
     assert!(e.contains("parameter in"), "{e}");
 }
+
+// ---- Device functions generated from atoms (tessel_kernels::kernel::atom). ----
+
+use tessel_kernels::kernel::atom::{copy_atom_fn, mma_atom_fn};
+use tessel_layout::atom::{
+    AsmOperand, Direction, copy_atom, copy_atom_names, mma_atom, mma_atom_names,
+};
+
+/// The operand expressions of the generated asm statement, in order (`"=r"(dst[0])`, ...).
+fn asm_operands(code: &str) -> Vec<String> {
+    let start = code.find("\\n\"").expect("template literal") + 3;
+    let rest = &code[start..];
+    let end = rest.find(");\n}").expect("end of asm");
+    rest[..end]
+        .split([':', ','])
+        .map(str::trim)
+        .filter(|s| s.starts_with('"') && s.contains('('))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Checks the generated code against the atom: the template verbatim, and operand `%k` of the
+/// template bound to the `k`-th expression, with the group's constraint and register.
+fn check_generated(code: &str, template: &str, operands: &[AsmOperand]) {
+    let literal = format!("\"{}\\n\"", template.replace('\n', "\\n"));
+    assert!(code.contains(&literal), "{code}");
+    let exprs = asm_operands(code);
+    let total: u32 = operands.iter().map(|o| o.count).sum();
+    assert_eq!(exprs.len() as u32, total, "{code}");
+    for op in operands {
+        for i in 0..op.count {
+            let k = (op.first + i) as usize;
+            let reg = if op.direction != Direction::In || op.count > 1 {
+                format!("{}[{i}]", op.role)
+            } else {
+                op.role.to_string()
+            };
+            assert_eq!(
+                exprs[k],
+                format!("\"{}\"({reg})", op.constraint_string()),
+                "operand %{k} of {code}"
+            );
+        }
+    }
+}
+
+#[test]
+fn atom_functions_have_the_fixed_calling_convention() {
+    // kernels/src/kernel/atom.rs: groups in operand order named by role; written groups `T*`,
+    // read-only groups of several registers `const T*`, of one register by value; gmem is
+    // `const void*`.
+    let cases = [
+        ("SM75_U32x4_LDSM_N", "void ldsm(b32* dst, b32 smem)"),
+        ("SM75_U16x8_LDSM_T", "void ldsm(b32* dst, b32 smem)"),
+        (
+            "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>",
+            "void ldsm(b32 smem, const void* gmem)",
+        ),
+        ("SM90_U32x4_STSM_N", "void ldsm(b32 smem, const b32* src)"),
+    ];
+    for (name, signature) in cases {
+        let atom = copy_atom(name).unwrap();
+        let code = copy_atom_fn("ldsm", &atom).unwrap();
+        assert!(code.contains(signature), "{name}: {code}");
+        assert!(code.contains("asm volatile(") && code.ends_with(" : \"memory\");\n}\n"));
+    }
+    for (name, signature) in [
+        (
+            "SM80_16x8x16_F32F16F16F32_TN",
+            "void mma(float* d, const b32* a, const b32* b, const float* c)",
+        ),
+        (
+            "SM80_16x8x16_F16F16F16F16_TN",
+            "void mma(b32* d, const b32* a, const b32* b, const b32* c)",
+        ),
+        // k8: B is one register, read-only: passed by value.
+        (
+            "SM80_16x8x8_F32BF16BF16F32_TN",
+            "void mma(float* d, const b32* a, b32 b, const float* c)",
+        ),
+    ] {
+        let code = mma_atom_fn("mma", &mma_atom(name).unwrap()).unwrap();
+        assert!(code.contains(signature), "{name}: {code}");
+        // mma.sync: not volatile, no memory clobber.
+        assert!(
+            code.contains("  asm(\"mma.sync") && !code.contains("memory"),
+            "{code}"
+        );
+    }
+}
+
+#[test]
+fn atom_functions_bind_every_operand_of_every_atom() {
+    let mut checked = 0;
+    for name in copy_atom_names() {
+        let atom = copy_atom(&name).unwrap();
+        match atom.asm_template() {
+            Some(template) => {
+                let code = copy_atom_fn("f", &atom).unwrap();
+                check_generated(&code, template, atom.operands());
+                checked += 1;
+            }
+            None => {
+                let e = copy_atom_fn("f", &atom).unwrap_err().to_string();
+                assert!(e.contains("not an instruction") && e.contains(&name), "{e}");
+            }
+        }
+    }
+    assert_eq!(checked, 16); // 12 ldmatrix/stmatrix + 4 cp.async
+    for name in mma_atom_names() {
+        let atom = mma_atom(&name).unwrap();
+        let code = mma_atom_fn("f", &atom).unwrap();
+        // wgmma's immediates are template parameters, bound as "n" operands.
+        check_generated(&code, atom.asm_template(), atom.operands());
+        let wgmma = name.starts_with("SM90");
+        assert_eq!(code.contains("template <int scale_a"), wgmma, "{name}");
+        assert_eq!(code.contains("asm volatile("), wgmma, "{name}");
+    }
+    // A name that is not an identifier is refused.
+    let ldsm = copy_atom("SM75_U32x1_LDSM_N").unwrap();
+    assert!(copy_atom_fn("not a name", &ldsm).is_err());
+}
+
+#[test]
+fn atom_pieces_precede_the_device_functions_and_are_checked() {
+    let ldsm = copy_atom("SM75_U32x4_LDSM_N").unwrap();
+    let k = KernelBuilder::new("k", "b32 r[4]; dev::load(r); out[0] = r[0];")
+        .device_fn(
+            "load",
+            "__device__ __forceinline__ void load(b32* r) { dev::ldsm(r, 0u); }",
+        )
+        .copy_atom("ldsm", &ldsm)
+        .param(Param::output("out", CType::B32.into()))
+        .threads(32)
+        .build()
+        .unwrap();
+    let src = k.source();
+    let (at_atom, at_fn) = (
+        src.find("void ldsm(").unwrap(),
+        src.find("void load(").unwrap(),
+    );
+    assert!(at_atom < at_fn, "{src}");
+    // An atom piece never called is refused like any piece.
+    let e = err(KernelBuilder::new("k", "out[0] = 0;")
+        .copy_atom("ldsm", &ldsm)
+        .param(Param::output("out", CType::B32.into()))
+        .threads(32));
+    assert!(
+        e.contains("dev::ldsm is given but never referred to"),
+        "{e}"
+    );
+}

@@ -285,3 +285,72 @@ fn gpu_bench_gemm_runs_small() {
         assert!(r.rel_err_cpu < 1e-5 && r.rel_err_cublas < 1e-3, "{r:?}");
     }
 }
+
+/// The partitions the plan derives from the atoms (make_tiled_mma, make_tiled_copy_A/B,
+/// make_tiled_copy of cp.async) against their closed forms, for every configuration: lane `l`
+/// of warp `w` at warp tile `(w % 2, w / 2)`.
+/// - ldmatrix.x4 of A: the 8 halves of row `l % 16 + 64 (w % 2) + 16 mi` at columns
+///   `8 (l / 16) + 16 kk + j` (PTX ISA, ldmatrix: lanes 8i..8i+7 address matrix i's rows; the
+///   A fragment of mma.m16n8k16 is matrices (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7,
+///   k 8-15), (rows 8-15, k 8-15));
+/// - ldmatrix.x4 of B: row `l % 8 + 8 (l / 16) + 64 (w / 2) + 16 nj` at columns
+///   `8 ((l / 8) % 2) + 16 kk + j` (two n8 B fragments, k 0-7 and 8-15 each);
+/// - the accumulators: value `v` of fragment `(mi, ni)` is row `l / 4 + 8 (v / 2)`, column
+///   `2 (l % 4) + v % 2` of the 16 x 8 tile (PTX ISA, mma.m16n8k16 C/D fragment layout), at
+///   `(64 (w % 2) + 16 mi, 64 (w / 2) + 8 ni)`;
+/// - cp.async: thread `t` moves the 8 halves of row `t / (BK/8) + (threads / (BK/8)) i` at
+///   columns `8 (t % (BK/8)) + j`.
+#[test]
+fn partitions_from_the_atoms_have_their_closed_forms() {
+    for cfg in GemmConfig::all() {
+        let plan = small(cfg);
+        let threads = cfg.threads();
+        let (kk_n, chunks) = (cfg.bk / 16, cfg.bk / 8);
+        let at = |tv: &tessel_layout::Layout, crd: &[i64]| {
+            let sizes: Vec<i64> = tv.modes().iter().map(|m| m.size()).collect();
+            let (mut idx, mut step) = (0, 1);
+            for (c, n) in crd.iter().zip(&sizes) {
+                idx += c * step;
+                step *= n;
+            }
+            tv.offset(idx).unwrap()
+        };
+        for t in 0..threads {
+            let (l, w) = (t % 32, t / 32);
+            for kk in 0..kk_n {
+                for f in 0..4 {
+                    for j in 0..8 {
+                        let row = l % 16 + 64 * (w % 2) + 16 * f;
+                        let col = 8 * (l / 16) + 16 * kk + j;
+                        assert_eq!(at(&plan.ldsm_a_tv, &[t, j, f, kk]), row + BM * col, "{cfg}");
+                        let row = l % 8 + 8 * (l / 16) + 64 * (w / 2) + 16 * f;
+                        let col = 8 * ((l / 8) % 2) + 16 * kk + j;
+                        assert_eq!(
+                            at(&plan.ldsm_b_tv, &[t, j, f, kk]),
+                            row + cfg.bn * col,
+                            "{cfg}"
+                        );
+                    }
+                }
+            }
+            for mi in 0..4 {
+                for ni in 0..8 {
+                    for v in 0..4 {
+                        let row = l / 4 + 8 * (v / 2) + 64 * (w % 2) + 16 * mi;
+                        let col = 2 * (l % 4) + v % 2 + 64 * (w / 2) + 8 * ni;
+                        assert_eq!(at(&plan.c_tv, &[t, v, mi, ni]), row + BM * col, "{cfg}");
+                    }
+                }
+            }
+            for op in [&plan.a, &plan.b] {
+                for i in 0..op.rows * chunks / threads {
+                    for j in 0..8 {
+                        let row = t / chunks + threads / chunks * i;
+                        let col = 8 * (t % chunks) + j;
+                        assert_eq!(at(&op.ld_tv, &[t, j, i]), row + op.rows * col, "{cfg}");
+                    }
+                }
+            }
+        }
+    }
+}

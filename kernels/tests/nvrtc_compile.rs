@@ -135,3 +135,94 @@ fn gemm_kernel_compiles_for_sm80_and_sm90() {
         }
     }
 }
+
+/// A kernel calling the generated function of every copy atom with an instruction and of every
+/// SM80 MMA atom once, on zeroed registers (compiled, never launched).
+#[test]
+fn every_atom_function_compiles_for_sm90() {
+    use tessel_kernels::kernel::{CType, KernelBuilder, Param};
+    use tessel_layout::atom::{
+        AsmOperand, Constraint, Direction, copy_atom, copy_atom_names, mma_atom,
+    };
+    if !nvrtc_or_skip("nvrtc_compile") {
+        return;
+    }
+    let mut body = String::from(
+        "__shared__ __align__(128) b32 sm[256];\n  \
+         const b32 s = (b32)__cvta_generic_to_shared(sm);\n  b32 acc = 0;\n",
+    );
+    // Declares zeroed registers for each operand group and calls dev::f on them.
+    let call = |body: &mut String, f: &str, operands: &[AsmOperand]| {
+        let mut args = Vec::new();
+        for op in operands {
+            let ty = match op.constraint {
+                Constraint::F => "float",
+                Constraint::L => "uint64_t",
+                _ => "b32",
+            };
+            let v = format!("{f}_{}", op.role);
+            body.push_str(&format!("  {ty} {v}[{}] = {{}};\n", op.count));
+            args.push(match op.role {
+                "smem" => "s".to_string(),
+                "gmem" => "in".to_string(),
+                _ if op.direction != Direction::In || op.count > 1 => v.clone(),
+                _ => format!("{v}[0]"),
+            });
+        }
+        body.push_str(&format!("  dev::{f}({});\n", args.join(", ")));
+        if let Some(out) = operands.iter().find(|o| o.direction != Direction::In) {
+            body.push_str(&format!("  acc += (b32){f}_{}[0];\n", out.role));
+        }
+    };
+    let mut copies = Vec::new();
+    for name in copy_atom_names() {
+        let atom = copy_atom(&name).unwrap();
+        if atom.asm_template().is_some() {
+            let f = format!("c{}", copies.len());
+            call(&mut body, &f, atom.operands());
+            copies.push((f, atom));
+        }
+    }
+    let mut mmas = Vec::new();
+    for name in [
+        "SM80_16x8x16_F32F16F16F32_TN",
+        "SM80_16x8x16_F16F16F16F16_TN",
+        "SM80_16x8x16_F32BF16BF16F32_TN",
+        "SM80_16x8x8_F32F16F16F32_TN",
+        "SM80_16x8x8_F16F16F16F16_TN",
+        "SM80_16x8x8_F32BF16BF16F32_TN",
+    ] {
+        let atom = mma_atom(name).unwrap();
+        let f = format!("m{}", mmas.len());
+        call(&mut body, &f, atom.operands());
+        mmas.push((f, atom));
+    }
+    body.push_str("  out[threadIdx.x] = acc;\n");
+    let mut builder = KernelBuilder::new("atoms", &body);
+    for (f, atom) in &copies {
+        builder = builder.copy_atom(f, atom);
+    }
+    for (f, atom) in &mmas {
+        builder = builder.mma_atom(f, atom);
+    }
+    let kernel = builder
+        .param(Param::input("in", CType::B16.into()))
+        .param(Param::output("out", CType::B32.into()))
+        .threads(32)
+        .build()
+        .unwrap();
+    let ptx = compile_ptx(kernel.source(), "atoms", Arch::new(9, 0).unwrap())
+        .unwrap_or_else(|e| panic!("{e}\n{}", kernel.source()))
+        .to_src();
+    for (_, atom) in &copies {
+        let op = atom.opcode().unwrap();
+        assert!(ptx.contains(op), "no {op} in the PTX");
+    }
+    for (_, atom) in &mmas {
+        assert!(
+            ptx.contains(atom.opcode()),
+            "no {} in the PTX",
+            atom.opcode()
+        );
+    }
+}

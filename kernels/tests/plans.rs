@@ -3,7 +3,6 @@
 //! matrix layouts.
 
 use tessel_kernels::DType;
-use tessel_kernels::bank::wavefronts;
 use tessel_kernels::micro::{MicroKind, MicroPlan};
 use tessel_kernels::tiled::{TiledKind, TiledPlan};
 
@@ -50,7 +49,11 @@ fn conflict_free_kernels_predict_zero_excess() {
                 .predict()
                 .unwrap()
                 .unwrap();
-            assert_eq!((p.ld, p.st), (p.ld_ideal, p.st_ideal), "{kind} {dtype}");
+            assert_eq!(
+                (p.loads.wavefronts, p.stores.wavefronts),
+                (p.loads.ideal, p.stores.ideal),
+                "{kind} {dtype}"
+            );
         }
     }
     for kind in [TiledKind::Padded, TiledKind::Swizzled] {
@@ -59,7 +62,11 @@ fn conflict_free_kernels_predict_zero_excess() {
             .predict()
             .unwrap()
             .unwrap();
-        assert_eq!((p.ld, p.st), (p.ld_ideal, p.st_ideal), "{kind}");
+        assert_eq!(
+            (p.loads.wavefronts, p.stores.wavefronts),
+            (p.loads.ideal, p.stores.ideal),
+            "{kind}"
+        );
     }
     let p = TiledPlan::new(TiledKind::Smem, DType::F32, 4096, 4096)
         .unwrap()
@@ -67,11 +74,11 @@ fn conflict_free_kernels_predict_zero_excess() {
         .unwrap()
         .unwrap();
     assert_eq!(
-        p.ld,
-        32 * p.ld_ideal,
+        p.loads.wavefronts,
+        32 * p.loads.ideal,
         "row-major tile: 32-way conflicting column reads"
     );
-    assert_eq!(p.st, p.st_ideal);
+    assert_eq!(p.stores.wavefronts, p.stores.ideal);
     assert!(
         TiledPlan::new(TiledKind::NaiveRead, DType::F32, 64, 64)
             .unwrap()
@@ -93,22 +100,31 @@ fn microkernel_predictions_follow_the_bank_model() {
     ];
     for (kind, ld, ideal) in want {
         let p = MicroPlan::new(kind).unwrap().predict(1).unwrap();
-        assert_eq!((p.ld, p.ld_ideal), (ld, ideal), "{kind}");
+        assert_eq!((p.loads.wavefronts, p.loads.ideal), (ld, ideal), "{kind}");
         assert_eq!(
-            (p.st, p.st_ideal),
+            (p.stores.wavefronts, p.stores.ideal),
             (32, 32),
             "{kind}: row-wise fill is conflict-free"
         );
         let p10 = MicroPlan::new(kind).unwrap().predict(10).unwrap();
-        assert_eq!(p10.ld, 10 * ld);
+        assert_eq!(p10.loads.wavefronts, 10 * ld);
     }
 }
 
 #[test]
 fn bank_model_counts_broadcast_once() {
-    let same: Vec<(i64, i64)> = (0..32).map(|_| (0, 4)).collect();
+    // The kernels' predictions go through analyze_indices: 32 lanes reading one word are one
+    // broadcast; 32 lanes on every other word put two distinct words in each of 16 banks.
+    use tessel_layout::bank::analyze_indices;
+    let words: tessel_layout::Layout = "64:1".parse().unwrap();
+    let lds = "lds.32".parse().unwrap();
+    let wavefronts = |indices: &[i64]| {
+        let r = analyze_indices(&words, 4, lds, indices).unwrap()[0];
+        (r.wavefronts, r.ideal)
+    };
+    let same: Vec<i64> = (0..32).map(|_| 0).collect();
     assert_eq!(wavefronts(&same), (1, 1));
-    let two_way: Vec<(i64, i64)> = (0..32).map(|l| (l * 8, 4)).collect();
+    let two_way: Vec<i64> = (0..32).map(|l| l * 2).collect();
     assert_eq!(wavefronts(&two_way), (2, 1));
 }
 
@@ -209,7 +225,7 @@ fn microkernel_predictions_agree_with_the_shared_bank_model() {
         let ours = plan.predict(1).unwrap();
         assert_eq!(
             (report.wavefronts, report.ideal),
-            (ours.ld, ours.ld_ideal),
+            (ours.loads.wavefronts, ours.loads.ideal),
             "{kind}"
         );
     }
@@ -229,4 +245,53 @@ fn launch_bounds_follow_min_blocks() {
             .unwrap()
             .contains("__launch_bounds__(256, 2) transpose_vec128_f16")
     );
+}
+
+/// The tiled kernels' partitions (CuTe make_tiled_copy arrangements, `tiled::Arrangement`)
+/// against their closed forms, value `v = e + vec k` of thread `t`, tile index `r + TM c`:
+/// - rows raked (loads of the copy and the transposes, `vec` columns per thread, `TN / vec`
+///   threads per row): `r = t / (TN/vec) + (threads / (TN/vec)) k`, `c = vec (t % (TN/vec)) + e`;
+/// - cols raked (the transposes' stores): `r = vec (t % (TM/vec)) + e`,
+///   `c = t / (TM/vec) + (threads / (TM/vec)) k`;
+/// - blocks (vectorized loads, a `vec x vec` block per thread, values row-major):
+///   `r = vec (t / (TN/vec)) + v / vec`, `c = vec (t % (TN/vec)) + v % vec`.
+#[test]
+fn tiled_partitions_have_their_closed_forms() {
+    for dtype in [DType::F32, DType::F16] {
+        for kind in kinds() {
+            let p = TiledPlan::new(kind, dtype, 256, 256).unwrap();
+            let (tm, tn, nt) = (p.tm, p.tn, p.threads);
+            let vec = dtype.per_128_bits();
+            let rows = |vec: i64, t: i64, v: i64| {
+                let (e, k) = (v % vec, v / vec);
+                let per_row = tn / vec;
+                (t / per_row + nt / per_row * k) + tm * (vec * (t % per_row) + e)
+            };
+            let cols = |vec: i64, t: i64, v: i64| {
+                let (e, k) = (v % vec, v / vec);
+                let per_col = tm / vec;
+                (vec * (t % per_col) + e) + tm * (t / per_col + nt / per_col * k)
+            };
+            let blocks = |t: i64, v: i64| {
+                let per_row = tn / vec;
+                (vec * (t / per_row) + v / vec) + tm * (vec * (t % per_row) + v % vec)
+            };
+            for t in 0..nt {
+                for v in 0..p.values_per_thread() {
+                    let (ld, st) = (
+                        p.tv_ld.offset(t + nt * v).unwrap(),
+                        p.tv_st.offset(t + nt * v).unwrap(),
+                    );
+                    let (want_ld, want_st) = match kind {
+                        TiledKind::Copy => (rows(vec, t, v), rows(vec, t, v)),
+                        TiledKind::NaiveRead => (rows(1, t, v), rows(1, t, v)),
+                        TiledKind::NaiveWrite => (cols(1, t, v), cols(1, t, v)),
+                        TiledKind::Vectorized => (blocks(t, v), cols(vec, t, v)),
+                        _ => (rows(1, t, v), cols(1, t, v)),
+                    };
+                    assert_eq!((ld, st), (want_ld, want_st), "{kind} {dtype} t{t} v{v}");
+                }
+            }
+        }
+    }
 }

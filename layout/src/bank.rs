@@ -16,6 +16,10 @@
 //! bytes for ldsm/stsm), and any further modes enumerate separate instructions (warps, repeats),
 //! whose wavefronts add up.
 //!
+//! A tiled copy ([`crate::tiled::TiledCopy`]) names its instruction through its atom:
+//! [`analyze_copy`] evaluates every warp-wide instruction of a copy whose source or destination is
+//! a shared-memory layout, with the [`SmemOp`] its atom's access maps to ([`smem_op`]).
+//!
 //! ```
 //! use tessel_layout::{bank::analyze, Layout};
 //! // docs/bank-model.md: a warp reading a column of a 32x32 fp32 row-major tile: 32 wavefronts.
@@ -24,6 +28,8 @@
 //! assert_eq!((report.wavefronts, report.ideal, report.excess), (32, 1, 31));
 //! ```
 
+mod copy;
+
 use std::fmt;
 use std::str::FromStr;
 
@@ -31,6 +37,8 @@ use crate::composed::OffsetMap;
 use crate::error::{Error, Result};
 use crate::f2::exact_log2;
 use crate::layout::Layout;
+
+pub use copy::{analyze_copy, smem_op};
 
 /// Number of shared-memory banks.
 ///

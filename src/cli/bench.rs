@@ -331,9 +331,9 @@ mod with_kernels {
             "kernel", "dtype", "size", "time_ms", "GB/s", "x_memcpy", "smem_excess"
         ));
         for r in rows {
-            let excess = r.predicted.map_or("-".into(), |p| {
-                format!("{}", (p.ld - p.ld_ideal) + (p.st - p.st_ideal))
-            });
+            let excess = r
+                .predicted
+                .map_or("-".into(), |p| format!("{}", p.excess()));
             s.push_str(&format!(
                 "{:<30} {:>5} {:>11} {:>10} {:>9} {:>9} {:>14}\n",
                 r.kernel,
@@ -416,10 +416,10 @@ mod with_kernels {
                         gbps: r.gbps,
                         ratio_to_memcpy: r.ratio,
                         predicted_wavefronts: r.predicted.map(|p| Predicted {
-                            ld: p.ld,
-                            ld_ideal: p.ld_ideal,
-                            st: p.st,
-                            st_ideal: p.st_ideal,
+                            ld: p.loads.wavefronts,
+                            ld_ideal: p.loads.ideal,
+                            st: p.stores.wavefronts,
+                            st_ideal: p.stores.ideal,
                         }),
                     })
                 })

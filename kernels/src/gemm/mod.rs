@@ -11,7 +11,13 @@
 //! shared-memory tiles are K-major `(rows,BK):(BK,1)` under the swizzle `Sw<2,3,3>` (BK 32) or
 //! `Sw<3,3,3>` (BK 64): the 16-byte chunk index XOR-ed with the row bits above one 128-byte
 //! line, so that the 16-byte `cp.async` stores and the `ldmatrix.x4` reads are free of bank
-//! conflicts ([`GemmPlan::bank_reports`] proves it with `tessel_layout::bank::analyze`).
+//! conflicts ([`GemmPlan::bank_reports`] proves it with `tessel_layout::bank::analyze_copy`).
+//!
+//! The thread arrangements come from CuTe's constructions on the atoms, not from layouts spelled
+//! by hand: the tiled MMA ([`GemmConfig::tiled_mma`], `make_tiled_mma` of [`MMA`]), the
+//! `ldmatrix` copies `make_tiled_copy_A/B` of [`LDSM`] and the `cp.async` stage copy
+//! ([`GemmConfig::cp_async_copy`], `make_tiled_copy` of [`CP_ASYNC`]); the instructions are
+//! device functions generated from the same atoms (`dev::cp`, `dev::ldsm`, `dev::mma`).
 //!
 //! Every index the kernel computes is a generated function of a layout in [`GemmPlan`]: the block
 //! raster, the tile origins, the global and shared offsets of every `cp.async`, the row address
@@ -30,7 +36,11 @@
 pub mod host;
 pub mod run;
 
-use tessel_layout::bank::{BankReport, analyze};
+use tessel_layout::atom::{SmemSide, copy_atom, mma_atom};
+use tessel_layout::bank::{BankReport, analyze_copy};
+use tessel_layout::tiled::{
+    TiledCopy, TiledMma, make_tiled_copy, make_tiled_copy_a, make_tiled_copy_b, make_tiled_mma,
+};
 use tessel_layout::{
     ComposedLayout, IntTuple, Layout, Result, Swizzle, checked_add, checked_mul, composition,
 };
@@ -43,7 +53,7 @@ use crate::tiled::raster_layout;
 ///
 /// ```
 /// use tessel_kernels::gemm::BODY;
-/// assert!(BODY.contains("tessel_mma16816") && BODY.contains("dev::load_stage"));
+/// assert!(BODY.contains("dev::mma(") && BODY.contains("dev::load_stage"));
 /// ```
 pub const BODY: &str = include_str!("../../cuda/gemm_mma.cu");
 /// The device function `dev::load_stage`: one K slice of both operands into a pipeline stage
@@ -51,16 +61,40 @@ pub const BODY: &str = include_str!("../../cuda/gemm_mma.cu");
 ///
 /// ```
 /// use tessel_kernels::gemm::LOAD_STAGE;
-/// assert!(LOAD_STAGE.contains("void load_stage(") && LOAD_STAGE.contains("tessel_cp_async16"));
+/// assert!(LOAD_STAGE.contains("void load_stage(") && LOAD_STAGE.contains("dev::cp("));
 /// ```
 pub const LOAD_STAGE: &str = include_str!("../../cuda/gemm_load_stage.cuh");
 /// The device function `dev::load_frags`: the `ldmatrix.x4` fragment loads of one k step.
 ///
 /// ```
 /// use tessel_kernels::gemm::LOAD_FRAGS;
-/// assert!(LOAD_FRAGS.contains("void load_frags(") && LOAD_FRAGS.contains("tessel_ldsm_x4"));
+/// assert!(LOAD_FRAGS.contains("void load_frags(") && LOAD_FRAGS.contains("dev::ldsm("));
 /// ```
 pub const LOAD_FRAGS: &str = include_str!("../../cuda/gemm_load_frags.cuh");
+
+/// The MMA atom of the kernel (CuTe's name): `mma.sync.aligned.m16n8k16`, fp16 inputs, fp32
+/// accumulators; its device function is `dev::mma(d, a, b, c)`.
+///
+/// ```
+/// use tessel_kernels::gemm::MMA;
+/// assert_eq!(tessel_layout::atom::mma_atom(MMA).unwrap().shape_mnk(), [16, 8, 16]);
+/// ```
+pub const MMA: &str = "SM80_16x8x16_F32F16F16F32_TN";
+/// The copy atom of the fragment loads: `ldmatrix.x4` (`dev::ldsm(dst, smem)`).
+///
+/// ```
+/// use tessel_kernels::gemm::LDSM;
+/// assert_eq!(tessel_layout::atom::copy_atom(LDSM).unwrap().threads(), 32);
+/// ```
+pub const LDSM: &str = "SM75_U32x4_LDSM_N";
+/// The copy atom of the stage loads: a 16-byte `cp.async.cg` (`dev::cp(smem, gmem)`).
+///
+/// ```
+/// use tessel_kernels::gemm::CP_ASYNC;
+/// let atom = tessel_layout::atom::copy_atom(CP_ASYNC).unwrap();
+/// assert_eq!(atom.asm_template().unwrap(), "cp.async.cg.shared.global [%0], [%1], 16;");
+/// ```
+pub const CP_ASYNC: &str = "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>";
 
 /// Block tile rows (of A and C).
 ///
@@ -282,6 +316,71 @@ impl GemmConfig {
         2 * (BM + self.bn) * self.bk * self.stages
     }
 
+    /// The kernel's tiled MMA: CuTe's `make_tiled_mma` of [`MMA`] over `2 x BN/64` warps
+    /// (warp `w` at `(w % 2, w / 2)`), with the M and N permutations that give each warp a
+    /// 64 x 64 tile: M index `a + 16 w + 32 i` is row `a + 64 w + 16 i` (`(16,2,MI):(1,64,16)`),
+    /// N index `b + 8 w + 8 (BN/64) j` is column `b + 64 w + 8 j`.
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::GemmConfig;
+    /// let mma = GemmConfig::DEFAULT.tiled_mma().unwrap();
+    /// assert_eq!((mma.threads(), mma.tile_size(0).unwrap(), mma.tile_size(1).unwrap()), (128, 128, 128));
+    /// ```
+    pub fn tiled_mma(&self) -> Result<TiledMma> {
+        let wn = self.bn / WARP_TILE;
+        make_tiled_mma(
+            &mma_atom(MMA)?,
+            &parse(&format!("(2,{wn}):(1,2)"))?,
+            &[
+                Some(parse(&format!("(16,2,{MI}):(1,64,16)"))?),
+                Some(parse(&format!("(8,{wn},{NI}):(1,64,8)"))?),
+            ],
+        )
+    }
+
+    /// The `ldmatrix.x4` copy of A's fragments: CuTe's `make_tiled_copy_A(`[`LDSM`]`, `
+    /// [`GemmConfig::tiled_mma`]`)` on fp16 (its destination is the MMA's A fragment).
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::GemmConfig;
+    /// let copy = GemmConfig::DEFAULT.ldsm_copy_a().unwrap();
+    /// assert_eq!((copy.threads(), copy.values()), (128, 32)); // 4 ldmatrix.x4 of 8 halves
+    /// ```
+    pub fn ldsm_copy_a(&self) -> Result<TiledCopy> {
+        make_tiled_copy_a(&copy_atom(LDSM)?.typed(16)?, &self.tiled_mma()?)
+    }
+
+    /// The `ldmatrix.x4` copy of B's fragments: `make_tiled_copy_B(`[`LDSM`]`, tiled MMA)`.
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::GemmConfig;
+    /// let copy = GemmConfig::DEFAULT.ldsm_copy_b().unwrap();
+    /// assert_eq!(copy.tiler()[0], 128); // the block tile's N extent
+    /// ```
+    pub fn ldsm_copy_b(&self) -> Result<TiledCopy> {
+        make_tiled_copy_b(&copy_atom(LDSM)?.typed(16)?, &self.tiled_mma()?)
+    }
+
+    /// The `cp.async` copy of one K slice into a stage: `make_tiled_copy(`[`CP_ASYNC`]`, thr,
+    /// val)` on fp16 with the threads row-major over `(threads / (BK/8), BK/8)` 16-byte chunks
+    /// (`val (1,8)`): thread `t` moves chunk `t % (BK/8)` of row `t / (BK/8)`, the copy repeated
+    /// down the operand's rows.
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::GemmConfig;
+    /// let copy = GemmConfig::DEFAULT.cp_async_copy().unwrap();
+    /// assert_eq!(copy.tiler(), &[32, 32]); // 128 threads: 32 rows of 4 chunks
+    /// ```
+    pub fn cp_async_copy(&self) -> Result<TiledCopy> {
+        let chunks = self.bk / 8;
+        let rows = self.threads() / chunks;
+        make_tiled_copy(
+            &copy_atom(CP_ASYNC)?.typed(16)?,
+            &parse(&format!("({rows},{chunks}):({chunks},1)"))?,
+            &parse("(1,8):(0,1)")?,
+        )
+    }
+
     /// `Err` unless the configuration is one the kernel supports.
     ///
     /// ```
@@ -335,7 +434,8 @@ pub struct OperandTile {
     /// (K-major, stages one after the other).
     pub smem_inner: Layout,
     /// `cp.async` partition `(thread, value, iteration)` -> index `r + rows k` of one stage:
-    /// thread `t` moves 16-byte chunk `t % (BK/8)` of row `t / (BK/8)`; iterations step rows.
+    /// thread `t` moves 16-byte chunk `t % (BK/8)` of row `t / (BK/8)`; iterations step rows
+    /// (CuTe's `tidfrg_S` of [`GemmConfig::cp_async_copy`] over the `rows x BK` stage).
     pub ld_tv: Layout,
 }
 
@@ -378,15 +478,18 @@ pub struct GemmPlan {
     /// B's shared tile.
     pub b: OperandTile,
     /// `ldmatrix.x4` partition of A: `(thread, value, mi, kk)` -> tile index (lane `l` addresses
-    /// row `l % 16`, k `8 (l / 16)` of the 16 x 16 fragment `mi`; warp `w` rows `64 (w % 2)`).
+    /// row `l % 16`, k `8 (l / 16)` of the 16 x 16 fragment `mi`; warp `w` rows `64 (w % 2)`):
+    /// `tidfrg_S` of [`GemmConfig::ldsm_copy_a`] over the `128 x BK` tile.
     pub ldsm_a_tv: Layout,
     /// `ldmatrix.x4` partition of B: `(thread, value, nj, kk)` -> tile index (lane `l` addresses
     /// n `l % 8 + 8 (l / 16)`, k `8 ((l / 8) % 2)` of the n16 x k16 pair `nj`; warp `w`
-    /// columns `64 (w / 2)`).
+    /// columns `64 (w / 2)`): `tidfrg_S` of [`GemmConfig::ldsm_copy_b`] over the `BN x BK` tile.
     pub ldsm_b_tv: Layout,
-    /// The SM80 16x8x16 C fragment `((4,8),(2,2)):((32,1),(16,8))`: (lane, value) -> `m + 16 n`.
+    /// The SM80 16x8x16 C fragment `((4,8),(2,2)):((32,1),(16,8))`: (lane, value) -> `m + 16 n`
+    /// (the C layout of the [`MMA`] atom).
     pub c_frag: Layout,
-    /// `(thread, value, mi, ni)` -> index `m + 128 n` of the block's C tile.
+    /// `(thread, value, mi, ni)` -> index `m + 128 n` of the block's C tile: `thrfrg_C` of
+    /// [`GemmConfig::tiled_mma`] over the `128 x BN` tile.
     pub c_tv: Layout,
 }
 
@@ -424,20 +527,54 @@ impl GemmBanks {
 }
 
 fn operand_tile(rows: i64, cfg: GemmConfig) -> Result<OperandTile> {
-    let (bk, threads) = (cfg.bk, cfg.threads());
-    let smem_inner = Layout::new(ints([rows, bk, cfg.stages]), ints([bk, 1, rows * bk]))?;
-    let chunks_per_row = bk / 8;
-    let rows_per_iter = threads / chunks_per_row;
-    let ld_tv = parse(&format!(
-        "(({chunks_per_row},{rows_per_iter}),8,{}):(({},1),{rows},{rows_per_iter})",
-        rows / rows_per_iter,
-        8 * rows
-    ))?;
+    let smem_inner = Layout::new(
+        ints([rows, cfg.bk, cfg.stages]),
+        ints([cfg.bk, 1, rows * cfg.bk]),
+    )?;
+    let copy = cfg.cp_async_copy()?;
+    let iterations = rows / copy.tiler()[0];
+    let ld_tv = thread_values(&copy.tidfrg_s(&col_major(rows, cfg.bk)?)?, &[iterations])?;
     Ok(OperandTile {
         rows,
         smem_inner,
         ld_tv,
     })
+}
+
+/// The column-major index layout of a `rows x cols` tile: `r + rows c`.
+fn col_major(rows: i64, cols: i64) -> Result<Layout> {
+    Layout::col_major(&ints([rows, cols]))
+}
+
+/// A partition `(thread, (atom values, atoms), (tiles...))` (CuTe's `tidfrg_S` of a copy, or
+/// `thrfrg_C` of an MMA with its thread and value modes) as `(thread, atom values, r0, r1, ...)`:
+/// the atoms of a thread and the tiles, enumerated together (atoms fastest), split into modes
+/// of the extents `repeats`.
+fn thread_values(partition: &Layout, repeats: &[i64]) -> Result<Layout> {
+    let (threads, values) = (partition.mode(0)?, partition.mode(1)?);
+    let (atom_values, mut others) = if values.rank() >= 2 {
+        (values.mode(0)?, vec![values.mode(1)?])
+    } else {
+        (values, Vec::new())
+    };
+    if partition.rank() > 2 {
+        others.push(partition.mode(2)?);
+    }
+    let others = Layout::from_modes(others)?;
+    let wanted: i64 = repeats.iter().product();
+    if others.size() != wanted {
+        return Err(tessel_layout::Error::invalid(format!(
+            "the partition {partition} has {} atoms and tiles per thread, not {repeats:?}",
+            others.size()
+        )));
+    }
+    let split = composition(
+        &others,
+        &Layout::col_major(&IntTuple::from_ints(repeats.to_vec()))?,
+    )?;
+    let mut modes = vec![threads, atom_values];
+    modes.extend(split.modes());
+    Layout::from_modes(modes)
 }
 
 impl GemmPlan {
@@ -480,34 +617,28 @@ impl GemmPlan {
     fn build(m: i64, n: i64, k: i64, cfg: GemmConfig) -> Result<GemmPlan> {
         let (bn, bk) = (cfg.bn, cfg.bk);
         let (ty, tx) = (m / BM, n / bn);
-        let wn = bn / WARP_TILE; // warps along n (2 along m)
-        // ldmatrix.x4: warp w -> rows 64 (w % 2) of A, columns 64 (w / 2) of B.
-        let ldsm_a_tv = parse(&format!(
-            "(((16,2),(2,{wn})),8,{MI},{}):(((1,{}),(64,0)),{BM},16,{})",
-            bk / 16,
-            8 * BM,
-            16 * BM
-        ))?;
-        let ldsm_b_tv = parse(&format!(
-            "(((8,2,2),(2,{wn})),8,{},{}):(((1,{},8),(0,64)),{bn},16,{})",
-            NI / 2,
-            bk / 16,
-            8 * bn,
-            16 * bn
-        ))?;
-        // The C fragment (SM80_16x8x16_F32F16F16F32_TN, docs/semantics.md), lifted into the block
-        // tile by composing with the embedding of a 16 x 8 tile into the 128 x BN one.
-        let c_frag = parse("((4,8),(2,2)):((32,1),(16,8))")?;
-        let embed = parse(&format!("(16,8):(1,{BM})"))?;
-        let frag = composition(&embed, &c_frag)?;
-        let warps = parse(&format!("(2,{wn}):(64,{})", 64 * BM))?;
-        let thread = Layout::from_modes([frag.mode(0)?, warps])?;
-        let c_tv = Layout::from_modes([
-            thread,
-            frag.mode(1)?,
-            parse(&format!("{MI}:16"))?,
-            parse(&format!("{NI}:{}", 8 * BM))?,
-        ])?;
+        // ldmatrix.x4 partitions (thread, value, fragment, k step): CuTe's tidfrg_S of the
+        // make_tiled_copy_A/B copies over the block's (rows, BK) tiles.
+        let ldsm_a_tv = thread_values(
+            &cfg.ldsm_copy_a()?.tidfrg_s(&col_major(BM, bk)?)?,
+            &[MI, bk / 16],
+        )?;
+        let ldsm_b_tv = thread_values(
+            &cfg.ldsm_copy_b()?.tidfrg_s(&col_major(bn, bk)?)?,
+            &[NI / 2, bk / 16],
+        )?;
+        // The accumulators (thread, value, mi, ni): CuTe's thrfrg_C of the tiled MMA over the
+        // 128 x BN block tile; c_frag is the atom's C layout (SM80_16x8x16_F32F16F16F32_TN).
+        let mma = cfg.tiled_mma()?;
+        let c_frag = mma.atom().c_layout().clone();
+        let thrfrg = mma.thrfrg_c(&col_major(BM, bn)?)?;
+        let c_tv = thread_values(
+            &Layout::from_modes([
+                thrfrg.mode(0)?,
+                Layout::from_modes([thrfrg.mode(1)?.mode(0)?, thrfrg.mode(1)?.mode(1)?])?,
+            ])?,
+            &[MI, NI],
+        )?;
         let swizzle = if bk == 32 {
             Swizzle::new(2, 3, 3)?
         } else {
@@ -703,7 +834,8 @@ impl GemmPlan {
         Ok(ComposedLayout::new(swizzles, 0, plain))
     }
 
-    /// The bank model (`tessel_layout::bank::analyze`) of one block's shared-memory traffic per
+    /// The bank model (`tessel_layout::bank::analyze_copy` of the tiled copies) of one block's
+    /// shared-memory traffic per
     /// K slice: every warp's `cp.async` 16-byte stores and `ldmatrix.x4` reads of both
     /// operands, on the swizzled tiles or (for comparison) on the plain K-major ones.
     ///
@@ -716,24 +848,14 @@ impl GemmPlan {
     pub fn bank_reports(&self, swizzled: bool) -> Result<GemmBanks> {
         let sa = self.stage_tile(&self.a, swizzled)?;
         let sb = self.stage_tile(&self.b, swizzled)?;
-        let (sts, ldsm) = ("sts.128".parse()?, "ldsm.x4".parse()?);
+        let (cp, cfg) = (self.cfg.cp_async_copy()?, self.cfg);
+        let sum = |reports: Vec<BankReport>| reports.into_iter().sum::<BankReport>();
         Ok(GemmBanks {
-            store_a: analyze(&sa, 2, sts, &self.per_warp(&self.a.ld_tv)?)?,
-            store_b: analyze(&sb, 2, sts, &self.per_warp(&self.b.ld_tv)?)?,
-            ldsm_a: analyze(&sa, 2, ldsm, &self.per_warp(&self.ldsm_a_tv)?)?,
-            ldsm_b: analyze(&sb, 2, ldsm, &self.per_warp(&self.ldsm_b_tv)?)?,
+            store_a: sum(analyze_copy(&cp, &sa, SmemSide::Destination)?),
+            store_b: sum(analyze_copy(&cp, &sb, SmemSide::Destination)?),
+            ldsm_a: sum(analyze_copy(&cfg.ldsm_copy_a()?, &sa, SmemSide::Source)?),
+            ldsm_b: sum(analyze_copy(&cfg.ldsm_copy_b()?, &sb, SmemSide::Source)?),
         })
-    }
-
-    /// `(lane, value, warp, further modes...)`: the thread mode of `tv` split into 32 lanes and
-    /// the warps (the lane mode of the bank model).
-    fn per_warp(&self, tv: &Layout) -> Result<Layout> {
-        let thread = tv.mode(0)?;
-        let lanes = composition(&thread, &parse("32:1")?)?;
-        let warps = composition(&thread, &parse(&format!("{}:32", self.cfg.threads() / 32))?)?;
-        let mut modes = vec![lanes, tv.mode(1)?, warps];
-        modes.extend(tv.modes().into_iter().skip(2));
-        Layout::from_modes(modes)
     }
 
     /// Checks the vector accesses the kernel relies on: every `cp.async` chunk is 8 contiguous,
@@ -817,6 +939,9 @@ impl GemmPlan {
             .composed_layout("ldsm_a", &ldsm_a)
             .composed_layout("ldsm_b", &ldsm_b)
             .coord_layout("c_out", &c_out)
+            .copy_atom("cp", &copy_atom(CP_ASYNC)?)
+            .copy_atom("ldsm", &copy_atom(LDSM)?)
+            .mma_atom("mma", &mma_atom(MMA)?)
             .device_fn("load_stage", LOAD_STAGE)
             .device_fn("load_frags", LOAD_FRAGS)
             .param(Param::input("A", CType::B16.into()).len(len(self.m, self.k)))

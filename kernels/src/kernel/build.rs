@@ -25,13 +25,14 @@ use super::scan::References;
 use crate::emit::{PRELUDE, composed_fns, coord_fn, index_fn};
 use crate::error::{GpuError, GpuResult};
 
-/// The header of tessel device primitives every kernel source includes: 32/16-bit word types,
-/// vector loads and stores, `cp.async`, `ldmatrix`, `mma` and sync wrappers.
+/// The header of tessel device primitives every kernel source includes: 32/16/64-bit word types,
+/// vector loads and stores, `cp.async` commit/wait and sync wrappers (the atoms' instructions
+/// are generated: [`super::atom`]).
 ///
 /// ```
 /// use tessel_kernels::kernel::TESSEL_CUH;
 /// assert!(TESSEL_CUH.contains("typedef unsigned int b32;"));
-/// assert!(TESSEL_CUH.contains("tessel_ldsm_x4") && TESSEL_CUH.contains("tessel_mma16816"));
+/// assert!(TESSEL_CUH.contains("tessel_cp_async_wait") && !TESSEL_CUH.contains("ldmatrix.sync"));
 /// ```
 pub const TESSEL_CUH: &str = include_str!("../../cuda/tessel.cuh");
 
@@ -49,9 +50,15 @@ enum LayoutFns {
 #[derive(Clone, Debug)]
 enum Piece {
     Alias(CType),
-    Int { value: i64, long: bool },
+    Int {
+        value: i64,
+        long: bool,
+    },
     Layout(LayoutFns),
     DeviceFn(String),
+    /// A device function generated from an atom (placed before the other device functions,
+    /// which may call it), or why it could not be generated.
+    AtomFn(Result<String, String>),
 }
 
 impl Piece {
@@ -60,7 +67,7 @@ impl Piece {
             Piece::Alias(_) => "ty",
             Piece::Int { .. } => "k",
             Piece::Layout(_) => "layout",
-            Piece::DeviceFn(_) => "dev",
+            Piece::DeviceFn(_) | Piece::AtomFn(_) => "dev",
         }
     }
 }
@@ -221,6 +228,49 @@ impl KernelBuilder {
         self.piece(name, Piece::DeviceFn(code.to_string()))
     }
 
+    /// `dev::NAME`: the device function executing one copy atom's instruction, generated from
+    /// its asm template and operands ([`super::atom`] gives the calling convention:
+    /// `dev::ldsm(b32* dst, b32 smem)` for `SM75_U32x4_LDSM_N`). Generated functions precede
+    /// the [`device_fn`](Self::device_fn)s, which may call them. An atom without an instruction
+    /// (`UniversalCopy`) makes [`build`](Self::build) fail.
+    ///
+    /// ```
+    /// use tessel_kernels::kernel::{CType, KernelBuilder, Param};
+    /// use tessel_layout::atom::copy_atom;
+    /// let ldsm = copy_atom("SM75_U32x4_LDSM_N").unwrap();
+    /// let k = KernelBuilder::new("n", "b32 r[4]; dev::ldsm(r, 0u); out[0] = r[0];")
+    ///     .copy_atom("ldsm", &ldsm)
+    ///     .param(Param::output("out", CType::B32.into()))
+    ///     .threads(32).build().unwrap();
+    /// assert!(k.source().contains("__device__ __forceinline__ void ldsm(b32* dst, b32 smem)"));
+    /// let plain = copy_atom("UniversalCopy<uint32_t>").unwrap();
+    /// let err = KernelBuilder::new("n", "dev::mov();").copy_atom("mov", &plain).threads(32)
+    ///     .build().unwrap_err();
+    /// assert!(err.to_string().contains("not an instruction"), "{err}");
+    /// ```
+    pub fn copy_atom(self, name: &str, atom: &tessel_layout::atom::CopyAtom) -> KernelBuilder {
+        let code = super::atom::copy_atom_fn(name, atom).map_err(|e| e.to_string());
+        self.piece(name, Piece::AtomFn(code))
+    }
+
+    /// `dev::NAME`: the device function executing one MMA atom, generated from its asm template
+    /// and operands ([`super::atom`]: `dev::mma(float* d, const b32* a, const b32* b, const
+    /// float* c)` for `SM80_16x8x16_F32F16F16F32_TN`), placed like [`copy_atom`](Self::copy_atom)'s.
+    ///
+    /// ```
+    /// use tessel_kernels::kernel::{CType, KernelBuilder, Param};
+    /// use tessel_layout::atom::mma_atom;
+    /// let mma = mma_atom("SM80_16x8x16_F32F16F16F32_TN").unwrap();
+    /// let body = "float d[4] = {}; b32 a[4] = {}, b[2] = {}; dev::mma(d, a, b, d); out[0] = d[0];";
+    /// let k = KernelBuilder::new("n", body).mma_atom("mma", &mma)
+    ///     .param(Param::output("out", CType::F32.into())).threads(32).build().unwrap();
+    /// assert!(k.source().contains("void mma(float* d, const b32* a, const b32* b, const float* c)"));
+    /// ```
+    pub fn mma_atom(self, name: &str, atom: &tessel_layout::atom::MmaAtom) -> KernelBuilder {
+        let code = super::atom::mma_atom_fn(name, atom).map_err(|e| e.to_string());
+        self.piece(name, Piece::AtomFn(code))
+    }
+
     /// Appends a parameter to the signature.
     ///
     /// ```
@@ -344,7 +394,12 @@ impl KernelBuilder {
         let body = References::scan(&self.body);
         let mut used = body.qualified.clone();
         for (name, piece) in &self.pieces {
-            if let Piece::DeviceFn(code) = piece {
+            let code = match piece {
+                Piece::DeviceFn(code) | Piece::AtomFn(Ok(code)) => code,
+                Piece::AtomFn(Err(e)) => return Err(self.err(e.clone())),
+                _ => continue,
+            };
+            {
                 let refs = References::scan(code);
                 if !refs.identifiers.contains(name) {
                     return Err(self.err(format!(
@@ -459,6 +514,7 @@ impl KernelBuilder {
         let mut ints = String::new();
         let mut layouts = String::new();
         let mut devs = String::new();
+        let mut atom_devs = String::new();
         for (name, piece) in &self.pieces {
             match piece {
                 Piece::Alias(t) => types.push_str(&format!("typedef {} {name};\n", t.name())),
@@ -482,8 +538,12 @@ impl KernelBuilder {
                         devs.push('\n');
                     }
                 }
+                Piece::AtomFn(code) => {
+                    atom_devs.push_str(code.as_deref().map_err(|e| self.err(e.clone()))?)
+                }
             }
         }
+        let devs = atom_devs + &devs;
         let mut out = String::new();
         for (ns, text) in [
             ("ty", types),

@@ -11,10 +11,13 @@
 //! | integer constant | [`KernelBuilder::int`], [`KernelBuilder::long`] | `k::NT` |
 //! | layout (index / coordinate functions, emitted by [`crate::emit`]) | [`KernelBuilder::index_layout`], [`KernelBuilder::coord_layout`], [`KernelBuilder::composed_layout`] | `layout::smem(i)`, `layout::smem_crd(r, c)` |
 //! | device function generated in Rust (name + code) | [`KernelBuilder::device_fn`] | `dev::load_stage(...)` |
+//! | an atom's instruction, generated from its asm template ([`atom`]) | [`KernelBuilder::copy_atom`], [`KernelBuilder::mma_atom`] | `dev::ldsm(dst, smem)`, `dev::mma(d, a, b, c)` |
 //! | typed parameter (buffer with element type and access, or scalar) | [`KernelBuilder::param`] | `src`, `reps` |
 //!
 //! The body also uses the primitives of `kernels/cuda/tessel.cuh` ([`TESSEL_CUH`]: vector
-//! loads and stores, `cp.async`, `ldmatrix`, `mma`, sync helpers). [`KernelBuilder::build`]
+//! loads and stores, `cp.async` commit and wait, sync helpers); the instructions of copy and
+//! MMA atoms (`cp.async`, `ldmatrix`, `stmatrix`, `mma.sync`, `wgmma`) are generated from the
+//! atoms instead ([`atom`]). [`KernelBuilder::build`]
 //! assembles the source by composition — comment, `TESSEL_FN` prelude, `tessel.cuh`, the
 //! generated `namespace ty / k / layout / dev` declarations, the `extern "C"` signature with
 //! `__launch_bounds__`, and the body — and checks on the host (no NVRTC, no GPU) that every
@@ -64,6 +67,7 @@
 //! }).unwrap();
 //! ```
 
+pub mod atom;
 pub mod build;
 pub mod launch;
 pub mod piece;
