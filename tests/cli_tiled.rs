@@ -181,13 +181,14 @@ fn bad_input_is_one_error_line_with_a_position() {
         "make_tiled_copy(UniversalCopy<uint32_t>, 32:1, 1:0, 64)",
     ]);
     assert!(line.contains("64-bit"), "{line}");
-    // A huge tiled MMA: finding a thread's coordinate is refused by the evaluation budget
-    // instead of enumerating 3.2e11 threads.
-    let line = failure(&[
+    // A huge tiled MMA (3.2e11 threads): a thread's coordinate is computed, not searched for.
+    // Thread 5 is lane 5 of atom (0,0): PTX ISA m16n8 accumulator rows lane/4 = 1 (+8 for
+    // c2, c3), columns 2 (lane%4) = 2 (+1 for c1, c3); offset m + 16 n in a 16x8 tile.
+    let out = success(&[
         "eval",
         "partition_C(make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN, (100000,100000)), 5, (16,8))",
     ]);
-    assert!(line.contains("EVALUATION_LIMIT"), "{line}");
+    assert_eq!(out.trim(), "33 o ((2,2),1,1):((16,8),0,0)");
     // Show's --json is for layouts.
     let line = failure(&["show", "--json", "SM80_16x8x8_F16F16F16F16_TN"]);
     assert!(line.contains("eval --json"), "{line}");

@@ -225,6 +225,45 @@ fn thread_coordinates_and_errors() {
 }
 
 #[test]
+fn thread_coordinates_invert_the_thread_layout() {
+    // Definition: get_slice(t).coord() is the (v, m, n, k) whose offset under the thread
+    // layout is t; found here by enumerating the layout, for column- and row-major atom grids.
+    let atom = mma_atom("SM80_16x8x16_F32F16F16F32_TN").unwrap();
+    for atoms in [
+        "(2,2):(1,2)",
+        "(2,2):(2,1)",
+        "(2,1,2):(2,1,1)",
+        "(4,2):(2,1)",
+    ] {
+        let mma = make_tiled_mma(&atom, &l(atoms), &[]).unwrap();
+        let vmnk = mma.thr_layout_vmnk().clone();
+        let sizes: Vec<i64> = (0..4).map(|k| vmnk.mode(k).unwrap().size()).collect();
+        for index in 0..vmnk.size() {
+            let t = vmnk.offset(index).unwrap();
+            let mut rest = index;
+            let want: Vec<i64> = sizes
+                .iter()
+                .map(|&s| {
+                    let c = rest % s;
+                    rest /= s;
+                    c
+                })
+                .collect();
+            assert_eq!(
+                mma.get_slice(t).unwrap().coord().to_vec(),
+                want,
+                "{atoms} thread {t}"
+            );
+        }
+    }
+    // A huge grid of atoms: the coordinate is computed, not searched for.
+    let mma = make_tiled_mma(&atom, &l("(100000,100000):(1,100000)"), &[]).unwrap();
+    let t = 32 * (7 + 100000 * 9) + 5;
+    assert_eq!(mma.get_slice(t).unwrap().coord(), [5, 7, 9, 0]);
+    assert!(mma.get_slice(-1).is_err());
+}
+
+#[test]
 fn the_gemm_accumulator_layout_is_a_permuted_tiled_mma() {
     // kernels/src/gemm/mod.rs spells its C fragments by hand: a 128 x 128 block tile, 2 x 2
     // warps of 64 x 64, each warp 4 x 8 SM80 16x8 atoms; thread t = lane + 32 (wm + 2 wn),

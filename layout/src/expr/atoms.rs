@@ -450,8 +450,6 @@ fn partition_copy(a: &Args<'_>, source: bool) -> Result<Value> {
 
 fn partition_mma(a: &Args<'_>, op: Operand) -> Result<Value> {
     let mma = mma_arg(a, 0)?;
-    // get_slice finds the thread's (v,m,n,k) coordinate by enumerating the thread layout.
-    crate::budget::charge(mma.threads(), &format!("get_slice of {mma}"))?;
     let slice = mma.get_slice(thread_arg(a, 1)?)?;
     let c = a.composed(2)?;
     let part = match op {

@@ -352,30 +352,44 @@ impl TiledMma {
         self.layout_tv(Operand::C)
     }
 
-    /// The coordinate `(v, m, n, k)` of a thread in [`thr_layout_vmnk`](Self::thr_layout_vmnk)
-    /// (CuTe's `get_flat_coord`), found by enumeration.
+    /// The coordinate `(v, m, n, k)` of a thread in [`thr_layout_vmnk`](Self::thr_layout_vmnk),
+    /// as CuTe's `get_flat_coord` computes it: each leaf `s:d` takes `(thread / d) % s` (0 for
+    /// `d = 0`), in time linear in the rank. CuTe trusts that answer; tessel checks that the
+    /// layout maps the coordinate back to `thread` (true for the compact thread layouts CuTe
+    /// builds) and otherwise reports the thread as not reached exactly once.
     fn thread_coord(&self, thread: i64) -> Result<[i64; 4]> {
-        let hits: Vec<i64> = (0..self.vmnk.size())
-            .filter(|&i| self.vmnk.offset(i).ok() == Some(thread))
-            .take(2)
-            .collect();
-        let [index] = hits[..] else {
-            return Err(Error::invalid(format!(
-                "thread {thread} is {} by the thread layout {} (it must be reached exactly once)",
-                if hits.is_empty() {
-                    "not reached"
-                } else {
-                    "reached twice"
-                },
-                self.vmnk
-            )));
+        let unreached = || {
+            Error::invalid(format!(
+                "thread {thread} is not reached exactly once by the thread layout {} (threads \
+                 0..{} are)",
+                self.vmnk,
+                self.vmnk.size()
+            ))
         };
-        let mut rest = index;
+        if !(0..self.vmnk.size()).contains(&thread) {
+            return Err(unreached());
+        }
         let mut out = [0i64; 4];
+        let mut index = 0i64;
+        let mut scale = 1i64;
         for (k, slot) in out.iter_mut().enumerate() {
-            let s = self.vmnk_size(k)?;
-            *slot = rest % s;
-            rest /= s;
+            let mut within = 0i64;
+            let mut prefix = 1i64;
+            for (s, d) in self.vmnk.mode(k)?.flat_modes() {
+                let c = if d == 0 {
+                    0
+                } else {
+                    (thread / d).rem_euclid(s)
+                };
+                within += c * prefix;
+                prefix *= s;
+            }
+            *slot = within;
+            index += within * scale;
+            scale *= prefix;
+        }
+        if self.vmnk.offset(index)? != thread {
+            return Err(unreached());
         }
         Ok(out)
     }
