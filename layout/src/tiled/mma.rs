@@ -50,6 +50,9 @@ pub struct TiledMma {
 /// let mma = make_tiled_mma(&atom, &"(1,2):(0,1)".parse().unwrap(), &[None, Some(perm)]).unwrap();
 /// assert_eq!(mma.tile_size(1).unwrap(), 32);
 /// assert!(make_tiled_mma(&atom, &"(2,2,2,2):(1,2,4,8)".parse().unwrap(), &[]).is_err());
+/// // Two atoms along M cover 32 rows: a 7-row permutation cannot hold them.
+/// let err = make_tiled_mma(&atom, &"2:1".parse().unwrap(), &[Some("7:1".parse().unwrap())]).unwrap_err();
+/// assert!(err.message().contains("not a multiple of the 32 elements"), "{err}");
 /// ```
 pub fn make_tiled_mma(
     atom: &MmaAtom,
@@ -82,7 +85,24 @@ pub fn make_tiled_mma(
             )));
         }
         let mut perm: [Option<Layout>; 3] = [None, None, None];
-        for (slot, p) in perm.iter_mut().zip(permutation) {
+        for (i, (slot, p)) in perm.iter_mut().zip(permutation).enumerate() {
+            if let Some(p) = p {
+                // thrfrg divides the permuted mode by the atom's extent, then the atoms by the
+                // threads along the mode: both must divide (CuTe's static shapes fail to compile
+                // otherwise).
+                let covered = atom.shape_mnk()[i] * vmnk.mode(i + 1)?.size();
+                if p.size() % covered != 0 {
+                    return Err(Error::inadmissible(format!(
+                        "the permutation {p} of mode {} has size {}, not a multiple of the {} \
+                         elements its atoms cover ({} per atom x {} atoms)",
+                        ["M", "N", "K"][i],
+                        p.size(),
+                        covered,
+                        atom.shape_mnk()[i],
+                        vmnk.mode(i + 1)?.size()
+                    )));
+                }
+            }
             slot.clone_from(p);
         }
         Ok(TiledMma {
