@@ -38,7 +38,7 @@ pub mod ptx;
 pub mod run;
 
 use tessel_layout::atom::{copy_atom, mma_atom};
-use tessel_layout::bank::{BankReport, SmemOp, analyze};
+use tessel_layout::bank::{BankReport, SmemOp, analyze, analyze_each};
 use tessel_layout::tiled::{
     TiledCopy, TiledMma, make_tiled_copy, make_tiled_copy_a, make_tiled_copy_b, make_tiled_mma,
 };
@@ -240,6 +240,10 @@ pub struct SmemAccess {
     pub tv: Layout,
     /// How many times per block the instructions of `tv` execute (loop trips, buffers).
     pub times: i64,
+    /// Only this instruction of `tv` (in the colexicographic order of its modes after lane and
+    /// value) is executed, when given: for a TV that enumerates regions of a tile of which the
+    /// kernel reads one.
+    pub instruction: Option<usize>,
 }
 
 impl SmemAccess {
@@ -248,11 +252,24 @@ impl SmemAccess {
     /// ```
     /// use tessel_kernels::mma::SmemAccess;
     /// let a = SmemAccess { what: "column".into(), op: "lds.32".parse().unwrap(),
-    ///     smem: "(32,32):(32,1)".parse().unwrap(), tv: "32:1".parse().unwrap(), times: 2 };
+    ///     smem: "(32,32):(32,1)".parse().unwrap(), tv: "32:1".parse().unwrap(), times: 2, instruction: None };
     /// assert_eq!(a.report(2).unwrap().wavefronts, 64);
     /// ```
     pub fn report(&self, elem_bytes: i64) -> Result<BankReport> {
-        Ok(analyze(&self.smem, elem_bytes, self.op, &self.tv)?.scaled(self.times))
+        let once = match self.instruction {
+            None => analyze(&self.smem, elem_bytes, self.op, &self.tv)?,
+            Some(i) => {
+                let each = analyze_each(&self.smem, elem_bytes, self.op, &self.tv)?;
+                *each.get(i).ok_or_else(|| {
+                    Error::invalid(format!(
+                        "instruction {i} of {} instructions of {}",
+                        each.len(),
+                        self.tv
+                    ))
+                })?
+            }
+        };
+        Ok(once.scaled(self.times))
     }
 
     /// Whether the instruction stores.
@@ -260,7 +277,7 @@ impl SmemAccess {
     /// ```
     /// use tessel_kernels::mma::SmemAccess;
     /// let a = SmemAccess { what: "w".into(), op: "sts.128".parse().unwrap(),
-    ///     smem: "64:1".parse().unwrap(), tv: "(32,8):(8,1)".parse().unwrap(), times: 1 };
+    ///     smem: "64:1".parse().unwrap(), tv: "(32,8):(8,1)".parse().unwrap(), times: 1, instruction: None };
     /// assert!(a.is_store());
     /// ```
     pub fn is_store(&self) -> bool {
@@ -274,7 +291,7 @@ impl SmemAccess {
 /// ```
 /// use tessel_kernels::mma::{SmemAccess, traffic};
 /// let a = SmemAccess { what: "column".into(), op: "lds.32".parse().unwrap(),
-///     smem: "(32,32):(32,1)".parse().unwrap(), tv: "32:1".parse().unwrap(), times: 1 };
+///     smem: "(32,32):(32,1)".parse().unwrap(), tv: "32:1".parse().unwrap(), times: 1, instruction: None };
 /// let t = traffic(&[a], 4).unwrap();
 /// assert_eq!((t.loads.excess, t.stores.wavefronts), (31, 0));
 /// ```

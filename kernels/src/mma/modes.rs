@@ -144,6 +144,7 @@ fn ldsm_access(what: &str, smem: &ComposedLayout, part: &Layout) -> Result<SmemA
         smem: smem.clone(),
         tv: flat_tv(part)?,
         times: 1,
+        instruction: None,
     })
 }
 
@@ -234,6 +235,7 @@ impl ModesPlan {
                 smem: smem.clone(),
                 tv: fill_tv.clone(),
                 times: 2, // A and B
+                instruction: None,
             })
         };
         let mut v = vec![
@@ -274,9 +276,42 @@ impl ModesPlan {
         composition(&"(16,16,16):(16,1,256)".parse()?, &self.frags.c_tiles(WARPS)?)
     }
 
-    /// `thread -> offset` of a thread's `ldmatrix` row in `smem` (the partition's value 0).
-    fn ldsm_rows(smem: &ComposedLayout, part: &Layout) -> Result<ComposedLayout> {
+    /// `thread -> offset` of the row thread `t` gives `ldmatrix` through `part` in `smem` (the
+    /// partition's value 0): `layout::ldsm_a1` and the others.
+    ///
+    /// ```
+    /// use tessel_kernels::mma::modes::{ModesKind, ModesPlan};
+    /// let plan = ModesPlan::new(ModesKind::Shared, false, 1).unwrap();
+    /// let rows = ModesPlan::ldsm_rows(&plan.smem1, &plan.mode1_a).unwrap();
+    /// assert_eq!(rows.offset(1).unwrap(), 256); // lane 1: row 1 of column block 0
+    /// assert_eq!(rows.offset(32).unwrap(), 16); // warp 1: column block 1
+    /// ```
+    pub fn ldsm_rows(smem: &ComposedLayout, part: &Layout) -> Result<ComposedLayout> {
         smem.compose(&starts(part)?)
+    }
+
+    /// `thread -> offset` of thread `t`'s 16-byte chunk of `A` or `B` in global memory (from
+    /// the problem's origin): `layout::fill_g`.
+    ///
+    /// ```
+    /// use tessel_kernels::mma::modes::{ModesKind, ModesPlan};
+    /// let g = ModesPlan::new(ModesKind::Shared, true, 1).unwrap().fill_g().unwrap();
+    /// assert_eq!((g.offset(1).unwrap(), g.offset(32).unwrap()), (8, 256));
+    /// ```
+    pub fn fill_g(&self) -> Result<Layout> {
+        composition(&self.tile, &starts(&self.fill)?)
+    }
+
+    /// `thread -> offset` of thread `t`'s chunk in `smem`: `layout::fill_s` (`fill_s1`,
+    /// `fill_s2`).
+    ///
+    /// ```
+    /// use tessel_kernels::mma::modes::{ModesKind, ModesPlan};
+    /// let plan = ModesPlan::new(ModesKind::Shared, false, 1).unwrap();
+    /// assert_eq!(plan.fill_s(&plan.smem1).unwrap().offset(33).unwrap(), 264);
+    /// ```
+    pub fn fill_s(&self, smem: &ComposedLayout) -> Result<ComposedLayout> {
+        smem.compose(&starts(&self.fill)?)
     }
 
     /// The kernel: parameters `(const b16* A, const b16* B, float* C1, float* C2)`, each
@@ -289,8 +324,7 @@ impl ModesPlan {
     /// assert!(k.source().contains("Sw<1,3,3>"));
     /// ```
     pub fn kernel(&self) -> GpuResult<Kernel> {
-        let fill_start = starts(&self.fill)?;
-        let fill_g = composition(&self.tile, &fill_start)?;
+        let fill_g = self.fill_g()?;
         let (ldsm_name, ldsm_code) = ptx::ldsm();
         let (mma_name, mma_code) = ptx::mma();
         let body = match self.kind {
@@ -310,10 +344,10 @@ impl ModesPlan {
             .int("B_REGS", 2)
             .index_layout("fill_g", &fill_g);
         b = match self.kind {
-            ModesKind::Shared => b.composed_layout("fill_s", &self.smem1.compose(&fill_start)?),
+            ModesKind::Shared => b.composed_layout("fill_s", &self.fill_s(&self.smem1)?),
             ModesKind::Relayout => b
-                .composed_layout("fill_s1", &self.smem1.compose(&fill_start)?)
-                .composed_layout("fill_s2", &self.smem2.compose(&fill_start)?),
+                .composed_layout("fill_s1", &self.fill_s(&self.smem1)?)
+                .composed_layout("fill_s2", &self.fill_s(&self.smem2)?),
         };
         b.composed_layout("ldsm_a1", &Self::ldsm_rows(&self.smem1, &self.mode1_a)?)
             .composed_layout("ldsm_b1", &Self::ldsm_rows(&self.smem1, &self.mode1_b)?)
@@ -329,5 +363,115 @@ impl ModesPlan {
             .threads(u32::try_from(32 * WARPS).unwrap_or(0))
             .grid(check_problems(self.problems)?, 1, 1)
             .build()
+    }
+}
+
+/// The reference of one problem: `(C1, bound of C1, C2, bound of C2)`, each 16 row-major 16x16
+/// fp32 tiles ([`super::host::dot16`]); `a`, `b` are the 16x256 row-major tiles.
+///
+/// ```
+/// use half::f16;
+/// use tessel_kernels::mma::modes::reference;
+/// let a = vec![f16::ONE; 4096];
+/// let (c1, _, c2, _) = reference(&a, &a);
+/// assert_eq!((c1[0], c2[4095]), (16.0, 16.0));
+/// ```
+pub fn reference(a: &[half::f16], b: &[half::f16]) -> (Vec<f32>, Vec<f32>, Vec<f32>, Vec<f32>) {
+    let at = |x: &[half::f16], r: usize, c: usize| x[r * COLS as usize + c].to_f32();
+    let (mut c1, mut b1, mut c2, mut b2) = (vec![], vec![], vec![], vec![]);
+    for w in 0..WARPS as usize {
+        let (c, bound) = super::host::dot16(|m, k| at(a, m, 16 * w + k), |n, k| at(b, n, 16 * w + k));
+        c1.extend(c);
+        b1.extend(bound);
+        let (c, bound) =
+            super::host::dot16(|m, k| at(a, w, 16 * m + k), |n, k| at(b, w, 16 * n + k));
+        c2.extend(c);
+        b2.extend(bound);
+    }
+    (c1, b1, c2, b2)
+}
+
+impl ModesPlan {
+    /// Replays one problem on the CPU the way the kernel runs it, through the layouts it is
+    /// emitted from: the 16-byte fill chunks ([`ModesPlan::fill_g`], [`ModesPlan::fill_s`]), the
+    /// `ldmatrix.x4` rows of every warp ([`ModesPlan::ldsm_rows`]) and the PTX ISA's `ldmatrix`
+    /// and `mma` rules ([`super::host`]), (problem 4: the re-layout), and the accumulators'
+    /// positions ([`ModesPlan::c_out`]). Returns `(C1, C2)`; unwritten outputs are NaN.
+    ///
+    /// ```
+    /// use tessel_kernels::mma::{host::{expect_close, random_f16}, modes::{reference, ModesKind, ModesPlan}};
+    /// let plan = ModesPlan::new(ModesKind::Relayout, true, 1).unwrap();
+    /// let (a, b) = (random_f16(4096, 1), random_f16(4096, 2));
+    /// let (c1, c2) = plan.replay(&a, &b).unwrap();
+    /// let (w1, b1, w2, b2) = reference(&a, &b);
+    /// expect_close("replay C1", &c1, &w1, &b1).unwrap();
+    /// expect_close("replay C2", &c2, &w2, &b2).unwrap();
+    /// ```
+    pub fn replay(&self, a: &[half::f16], b: &[half::f16]) -> GpuResult<(Vec<f32>, Vec<f32>)> {
+        use super::host::{ldmatrix_x4, mma_m16n8k16};
+        let tile = (ROWS * COLS) as usize;
+        let threads = 32 * WARPS;
+        let (fill_g, fill_s1, fill_s2) =
+            (self.fill_g()?, self.fill_s(&self.smem1)?, self.fill_s(&self.smem2)?);
+        let idx = |l: &dyn Fn(i64) -> Result<i64>, i: i64| -> GpuResult<usize> {
+            Ok(usize::try_from(l(i)?).unwrap_or(usize::MAX))
+        };
+        let fill = |src: &[half::f16], smem: &ComposedLayout| -> GpuResult<Vec<half::f16>> {
+            let mut s = vec![half::f16::NAN; tile];
+            let to = self.fill_s(smem)?;
+            for t in 0..threads {
+                let (g, o) = (idx(&|i| fill_g.offset(i), t)?, idx(&|i| to.offset(i), t)?);
+                for v in 0..8 {
+                    s[o + v] = src[g + v];
+                }
+            }
+            Ok(s)
+        };
+        let mut sa = fill(a, &self.smem1)?;
+        let mut sb = fill(b, &self.smem1)?;
+        let c_out = self.c_out()?;
+        let mut outs = [vec![f32::NAN; tile], vec![f32::NAN; tile]];
+        for (mode, out) in outs.iter_mut().enumerate() {
+            if mode == 1 && self.kind == ModesKind::Relayout {
+                for s in [&mut sa, &mut sb] {
+                    let mut moved = vec![half::f16::NAN; tile];
+                    for t in 0..threads {
+                        let from = idx(&|i| fill_s1.offset(i), t)?;
+                        let to = idx(&|i| fill_s2.offset(i), t)?;
+                        moved[to..to + 8].copy_from_slice(&s[from..from + 8]);
+                    }
+                    *s = moved;
+                }
+            }
+            let (smem, pa, pb) = if mode == 0 {
+                (&self.smem1, &self.mode1_a, &self.mode1_b)
+            } else {
+                (&self.smem2, &self.mode2_a, &self.mode2_b)
+            };
+            let (ra, rb) = (Self::ldsm_rows(smem, pa)?, Self::ldsm_rows(smem, pb)?);
+            for w in 0..WARPS {
+                let rows = |l: &ComposedLayout| -> GpuResult<[i64; 32]> {
+                    let mut r = [0i64; 32];
+                    for (lane, x) in r.iter_mut().enumerate() {
+                        *x = l.offset(32 * w + lane as i64)?;
+                    }
+                    Ok(r)
+                };
+                let fa = ldmatrix_x4(&sa, &rows(&ra)?, false)?;
+                let fb = ldmatrix_x4(&sb, &rows(&rb)?, false)?;
+                for j in 0..2 {
+                    let bj: [[u32; 2]; 32] = std::array::from_fn(|l| [fb[l][2 * j], fb[l][2 * j + 1]]);
+                    let d = mma_m16n8k16(&fa, &bj, &[[0.0; 4]; 32]);
+                    for (lane, vals) in d.iter().enumerate() {
+                        for (v, &x) in vals.iter().enumerate() {
+                            let i = lane as i64 + 32 * ((v + 4 * j) as i64 + 8 * w);
+                            out[idx(&|i| c_out.offset(i), i)?] = x;
+                        }
+                    }
+                }
+            }
+        }
+        let [c1, c2] = outs;
+        Ok((c1, c2))
     }
 }
