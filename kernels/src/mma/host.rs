@@ -293,5 +293,8 @@ pub fn power_reference(a: &[f16], n: u32) -> GpuResult<(Vec<f16>, Vec<f32>)> {
         p = next;
         e = next_e;
     }
-    Ok((p, e.into_iter().map(|x| (x * (1.0 + 1e-6)) as f32).collect()))
+    Ok((
+        p,
+        e.into_iter().map(|x| (x * (1.0 + 1e-6)) as f32).collect(),
+    ))
 }

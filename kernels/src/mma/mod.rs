@@ -143,8 +143,7 @@ impl Fragments {
 /// ```
 pub fn vec_copy(rows: i64, cols: i64, threads: i64) -> Result<TiledCopy> {
     let per_row = cols / 8;
-    if cols % 8 != 0 || per_row < 1 || threads % per_row != 0 || rows % (threads / per_row) != 0
-    {
+    if cols % 8 != 0 || per_row < 1 || threads % per_row != 0 || rows % (threads / per_row) != 0 {
         return Err(Error::invalid(format!(
             "a {rows}x{cols} fp16 tile cannot be cut into 16-byte chunks for {threads} threads"
         )));

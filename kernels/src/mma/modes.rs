@@ -168,7 +168,9 @@ impl ModesPlan {
         let mode2_a = frags.copy_a.tidfrg_s(&rows)?;
         let mode2_b = frags.copy_b.tidfrg_s(&rows)?;
         let fill_tv = per_warp(&flat_tv(&fill)?)?;
-        let ldsm = |part: &Layout| -> Result<Access> { Ok(Access::new("ldsm.x4".parse()?, flat_tv(part)?)) };
+        let ldsm = |part: &Layout| -> Result<Access> {
+            Ok(Access::new("ldsm.x4".parse()?, flat_tv(part)?))
+        };
         let sts = Access::new("sts.128".parse()?, fill_tv.clone());
         let lds = Access::new("lds.128".parse()?, fill_tv);
         let sets: Vec<Vec<Access>> = match kind {
@@ -247,8 +249,16 @@ impl ModesPlan {
             v.push(vec("re-layout loads (A and B)", "lds.128", &self.smem1)?);
             v.push(vec("re-layout stores (A and B)", "sts.128", &self.smem2)?);
         }
-        v.push(ldsm_access("mode 2 ldmatrix A", &self.smem2, &self.mode2_a)?);
-        v.push(ldsm_access("mode 2 ldmatrix B", &self.smem2, &self.mode2_b)?);
+        v.push(ldsm_access(
+            "mode 2 ldmatrix A",
+            &self.smem2,
+            &self.mode2_a,
+        )?);
+        v.push(ldsm_access(
+            "mode 2 ldmatrix B",
+            &self.smem2,
+            &self.mode2_b,
+        )?);
         Ok(v)
     }
 
@@ -273,7 +283,10 @@ impl ModesPlan {
     /// assert_eq!(c.offset(4).unwrap(), 16); // lane 4: row 1
     /// ```
     pub fn c_out(&self) -> Result<Layout> {
-        composition(&"(16,16,16):(16,1,256)".parse()?, &self.frags.c_tiles(WARPS)?)
+        composition(
+            &"(16,16,16):(16,1,256)".parse()?,
+            &self.frags.c_tiles(WARPS)?,
+        )
     }
 
     /// `thread -> offset` of the row thread `t` gives `ldmatrix` through `part` in `smem` (the
@@ -380,7 +393,8 @@ pub fn reference(a: &[half::f16], b: &[half::f16]) -> (Vec<f32>, Vec<f32>, Vec<f
     let at = |x: &[half::f16], r: usize, c: usize| x[r * COLS as usize + c].to_f32();
     let (mut c1, mut b1, mut c2, mut b2) = (vec![], vec![], vec![], vec![]);
     for w in 0..WARPS as usize {
-        let (c, bound) = super::host::dot16(|m, k| at(a, m, 16 * w + k), |n, k| at(b, n, 16 * w + k));
+        let (c, bound) =
+            super::host::dot16(|m, k| at(a, m, 16 * w + k), |n, k| at(b, n, 16 * w + k));
         c1.extend(c);
         b1.extend(bound);
         let (c, bound) =
@@ -411,8 +425,11 @@ impl ModesPlan {
         use super::host::{ldmatrix_x4, mma_m16n8k16};
         let tile = (ROWS * COLS) as usize;
         let threads = 32 * WARPS;
-        let (fill_g, fill_s1, fill_s2) =
-            (self.fill_g()?, self.fill_s(&self.smem1)?, self.fill_s(&self.smem2)?);
+        let (fill_g, fill_s1, fill_s2) = (
+            self.fill_g()?,
+            self.fill_s(&self.smem1)?,
+            self.fill_s(&self.smem2)?,
+        );
         let idx = |l: &dyn Fn(i64) -> Result<i64>, i: i64| -> GpuResult<usize> {
             Ok(usize::try_from(l(i)?).unwrap_or(usize::MAX))
         };
@@ -460,7 +477,8 @@ impl ModesPlan {
                 let fa = ldmatrix_x4(&sa, &rows(&ra)?, false)?;
                 let fb = ldmatrix_x4(&sb, &rows(&rb)?, false)?;
                 for j in 0..2 {
-                    let bj: [[u32; 2]; 32] = std::array::from_fn(|l| [fb[l][2 * j], fb[l][2 * j + 1]]);
+                    let bj: [[u32; 2]; 32] =
+                        std::array::from_fn(|l| [fb[l][2 * j], fb[l][2 * j + 1]]);
                     let d = mma_m16n8k16(&fa, &bj, &[[0.0; 4]; 32]);
                     for (lane, vals) in d.iter().enumerate() {
                         for (v, &x) in vals.iter().enumerate() {

@@ -20,8 +20,8 @@ use tessel_layout::synth::{Access, Options, Synthesis, synthesize};
 use tessel_layout::{ComposedLayout, Layout, Result, composition};
 
 use super::{
-    Fragments, SmemAccess, check_problems, flat_tv, len, ptx, starts, swizzled_or_plain,
-    traffic, vec_copy,
+    Fragments, SmemAccess, check_problems, flat_tv, len, ptx, starts, swizzled_or_plain, traffic,
+    vec_copy,
 };
 use crate::error::{GpuError, GpuResult};
 use crate::kernel::{CType, Kernel, KernelBuilder, Param};
@@ -124,8 +124,18 @@ impl PairPlan {
         };
         Ok(vec![
             access("fill of M", "sts.128", flat_tv(&self.fill)?, None)?,
-            access("ldmatrix A (half 0)", "ldsm.x4", flat_tv(&self.part_a)?, Some(0))?,
-            access("ldmatrix.trans B (half 1)", "ldsm.x4.trans", flat_tv(&self.part_b)?, Some(1))?,
+            access(
+                "ldmatrix A (half 0)",
+                "ldsm.x4",
+                flat_tv(&self.part_a)?,
+                Some(0),
+            )?,
+            access(
+                "ldmatrix.trans B (half 1)",
+                "ldsm.x4.trans",
+                flat_tv(&self.part_b)?,
+                Some(1),
+            )?,
         ])
     }
 
@@ -183,7 +193,10 @@ impl PairPlan {
     /// ```
     pub fn kernel(&self) -> GpuResult<Kernel> {
         let mut b = KernelBuilder::new(&self.kernel_name(), BODY)
-            .comment(&format!("tessel-kernels mma pair: shared layout {}", self.smem))
+            .comment(&format!(
+                "tessel-kernels mma pair: shared layout {}",
+                self.smem
+            ))
             .int("TILE", 512)
             .int("OUT", 256)
             .int("FILL", self.fill.mode(2)?.size())

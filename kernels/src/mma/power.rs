@@ -21,8 +21,8 @@ use tessel_layout::synth::{Access, Options, Synthesis, synthesize};
 use tessel_layout::{ComposedLayout, Layout, Result, composition};
 
 use super::{
-    Fragments, SmemAccess, check_problems, flat_tv, len, ptx, starts, swizzled_or_plain,
-    traffic, vec_copy,
+    Fragments, SmemAccess, check_problems, flat_tv, len, ptx, starts, swizzled_or_plain, traffic,
+    vec_copy,
 };
 use crate::error::{GpuError, GpuResult};
 use crate::kernel::{CType, Kernel, KernelBuilder, Param, Scalar};
@@ -160,7 +160,12 @@ impl PowerPlan {
         Ok(vec![
             access("fill (A and P)", "sts.128", fill.clone(), 2)?,
             access("ldmatrix A", "ldsm.x4", flat_tv(&self.part_a)?, 1)?,
-            access("ldmatrix.trans P", "ldsm.x4.trans", flat_tv(&self.part_p)?, steps)?,
+            access(
+                "ldmatrix.trans P",
+                "ldsm.x4.trans",
+                flat_tv(&self.part_p)?,
+                steps,
+            )?,
             access("write-back of A P", "sts.32", self.write_back()?, steps)?,
             access("read-out of P", "lds.128", fill, 1)?,
         ])
@@ -201,7 +206,10 @@ impl PowerPlan {
     pub fn kernel(&self) -> GpuResult<Kernel> {
         let n = len(self.problems, 256);
         let mut b = KernelBuilder::new(&self.kernel_name(), BODY)
-            .comment(&format!("tessel-kernels mma power: shared layout {}", self.smem))
+            .comment(&format!(
+                "tessel-kernels mma power: shared layout {}",
+                self.smem
+            ))
             .int("TILE", 256)
             .int("NB", 2)
             .int("B_REGS", 2)
@@ -265,8 +273,7 @@ impl PowerPlan {
         for _ in 1..self.n {
             let fb = ldmatrix_x4(&sp, &rows(&rows_p)?, true)?;
             for j in 0..2 {
-                let bj: [[u32; 2]; 32] =
-                    std::array::from_fn(|l| [fb[l][2 * j], fb[l][2 * j + 1]]);
+                let bj: [[u32; 2]; 32] = std::array::from_fn(|l| [fb[l][2 * j], fb[l][2 * j + 1]]);
                 let d = mma_m16n8k16(&fa, &bj, &[[0.0; 4]; 32]);
                 for (lane, vals) in d.iter().enumerate() {
                     for (v, &x) in vals.iter().enumerate() {
