@@ -23,6 +23,7 @@ mod svg;
 mod swizzle;
 mod synth;
 mod tour;
+mod tour_mma;
 mod values;
 
 use std::ffi::OsString;

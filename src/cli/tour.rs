@@ -151,6 +151,7 @@ pub fn chapters() -> Vec<Chapter> {
         INVERSE,
         SWIZZLE,
         super::conflicts::CHAPTER,
+        super::tour_mma::CHAPTER,
     ]
 }
 
