@@ -52,7 +52,7 @@ pub fn lane_a(l: usize, r: usize, h: usize) -> (usize, usize) {
 /// `(k, n)` of B-fragment register `r`, half `h` of lane `l` (PTX ISA).
 ///
 /// ```
-/// assert_eq!(tessel_kernels::mma::host::lane_b(6, 1, 1), (11, 1));
+/// assert_eq!(tessel_kernels::mma::host::lane_b(6, 1, 1), (13, 1)); // g = 1, q = 2
 /// ```
 pub fn lane_b(l: usize, r: usize, h: usize) -> (usize, usize) {
     (2 * (l % 4) + h + 8 * r, l / 4)
@@ -84,7 +84,8 @@ fn unpack(w: u32, h: usize) -> f32 {
 /// let smem: Vec<f16> = (0..256).map(|i| f16::from_f32(i as f32)).collect();
 /// let rows: [i64; 32] = std::array::from_fn(|l| 8 * l as i64); // matrix j = elements 64j..
 /// let r = ldmatrix_x4(&smem, &rows, false).unwrap();
-/// assert_eq!(r[1][0], (3 << 16) | 0x4000); // lane 1: row 0, columns 2 and 3 (2.0 = 0x4000)
+/// let bits = |x: f32| u32::from(f16::from_f32(x).to_bits());
+/// assert_eq!(r[1][0], (bits(3.0) << 16) | bits(2.0)); // lane 1: row 0, columns 2 and 3
 /// let t = ldmatrix_x4(&smem, &rows, true).unwrap();
 /// assert_eq!(t[1][0] & 0xffff, f16::from_f32(16.0).to_bits() as u32); // row 2, column 0
 /// ```
@@ -129,17 +130,17 @@ pub fn ldmatrix_x4(smem: &[f16], rows: &[i64; 32], trans: bool) -> GpuResult<Reg
 pub fn mma_m16n8k16(a: &Regs<4>, b: &Regs<2>, c: &[[f32; 4]; 32]) -> [[f32; 4]; 32] {
     let mut am = [[0f32; 16]; 16];
     let mut bm = [[0f32; 16]; 8]; // [n][k]
-    for l in 0..32 {
-        for r in 0..4 {
+    for (l, (ra, rb)) in a.iter().zip(b).enumerate() {
+        for (r, &w) in ra.iter().enumerate() {
             for h in 0..2 {
                 let (m, k) = lane_a(l, r, h);
-                am[m][k] = unpack(a[l][r], h);
+                am[m][k] = unpack(w, h);
             }
         }
-        for r in 0..2 {
+        for (r, &w) in rb.iter().enumerate() {
             for h in 0..2 {
                 let (k, n) = lane_b(l, r, h);
-                bm[n][k] = unpack(b[l][r], h);
+                bm[n][k] = unpack(w, h);
             }
         }
     }

@@ -252,7 +252,7 @@ impl SmemAccess {
     /// use tessel_kernels::mma::SmemAccess;
     /// let a = SmemAccess { what: "column".into(), op: "lds.32".parse().unwrap(),
     ///     smem: "(32,32):(32,1)".parse().unwrap(), tv: "32:1".parse().unwrap(), times: 2, instruction: None };
-    /// assert_eq!(a.report(2).unwrap().wavefronts, 64);
+    /// assert_eq!(a.report(4).unwrap().wavefronts, 64); // 32 wavefronts of a 4-byte column, twice
     /// ```
     pub fn report(&self, elem_bytes: i64) -> Result<BankReport> {
         let once = match self.instruction {

@@ -226,7 +226,7 @@ impl ModesPlan {
     /// ```
     /// use tessel_kernels::mma::modes::{ModesKind, ModesPlan};
     /// let plan = ModesPlan::new(ModesKind::Relayout, false, 1).unwrap();
-    /// assert_eq!(plan.accesses().unwrap().len(), 8);
+    /// assert_eq!(plan.accesses().unwrap().len(), 7);
     /// ```
     pub fn accesses(&self) -> Result<Vec<SmemAccess>> {
         let fill_tv = per_warp(&flat_tv(&self.fill)?)?;
@@ -438,9 +438,7 @@ impl ModesPlan {
             let to = self.fill_s(smem)?;
             for t in 0..threads {
                 let (g, o) = (idx(&|i| fill_g.offset(i), t)?, idx(&|i| to.offset(i), t)?);
-                for v in 0..8 {
-                    s[o + v] = src[g + v];
-                }
+                s[o..o + 8].copy_from_slice(&src[g..g + 8]);
             }
             Ok(s)
         };

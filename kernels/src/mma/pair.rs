@@ -280,5 +280,5 @@ impl PairPlan {
 /// ```
 pub fn reference(m: &[f16]) -> (Vec<f32>, Vec<f32>) {
     let at = |r: usize, c: usize| m[32 * r + c].to_f32();
-    super::host::dot16(|i, k| at(i, k), |n, k| at(k, 16 + n))
+    super::host::dot16(at, |n, k| at(k, 16 + n))
 }

@@ -129,7 +129,7 @@ impl PowerPlan {
     /// ```
     /// use tessel_kernels::mma::power::PowerPlan;
     /// let w = PowerPlan::new(true, 1, 2).unwrap().write_back().unwrap();
-    /// assert_eq!(w.shape().size(), 256);
+    /// assert_eq!(w.size(), 256);
     /// assert_eq!(w.offset(32).unwrap(), 16); // lane 0's second half: column 1
     /// ```
     pub fn write_back(&self) -> Result<Layout> {
