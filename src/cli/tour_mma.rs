@@ -20,6 +20,14 @@ const fn eval(expr: &'static str, note: &'static str) -> Step {
     }
 }
 
+const fn show(expr: &'static str, note: &'static str) -> Step {
+    Step {
+        action: Action::Show,
+        expr,
+        note,
+    }
+}
+
 /// The chapter (listed in `tour::chapters`).
 pub const CHAPTER: Chapter = Chapter {
     title: "Tensor-core swizzle problems",
@@ -30,9 +38,13 @@ pub const CHAPTER: Chapter = Chapter {
         for all of a kernel's accesses. 'tessel bench mma' runs the kernels and their unswizzled\n\
         twins on a GPU; scripts/ncu_conflicts.sh mma measures the wavefronts predicted here.",
     steps: &[
+        show(
+            "Sw<1,3,3> o (16,16):(16,1)",
+            "1. A^n: the 16x16 fp16 tile of A and of the product P, as synthesis swizzles it",
+        ),
         conflicts(
             "(16,16):(16,1) | 2 | ldsm.x4.trans | ((16,2),8):((1,128),16)",
-            "1. A^n: the product P (row-major 16x16) read as the B operand, ldmatrix.trans: 2-way",
+            "unswizzled, P read as the B operand with ldmatrix.trans (B(n,k) = P[k][n]): 2-way",
         ),
         conflicts(
             "Sw<1,3,3> o (16,16):(16,1) | 2 | ldsm.x4.trans | ((16,2),8):((1,128),16)",
