@@ -2,13 +2,15 @@
 # Nsight Compute vs. the bank model: measured shared-memory wavefronts of tessel's shared-memory
 # kernels next to the predictions computed from the same layouts.
 #
-# usage: scripts/ncu_conflicts.sh [SIZE]
+# usage: scripts/ncu_conflicts.sh [SIZE]        copy, transposes and microkernels (`bench all`)
+#        scripts/ncu_conflicts.sh mma [PROBLEMS] the tensor-core swizzle kernels (`bench mma`,
+#                                                 PROBLEMS blocks per launch, default 4096)
 #   TESSEL_BENCH  command that runs `tessel bench` (default: "target/release/tessel bench")
 #   TESSEL        the tessel binary for `tessel conflicts` predictions (default: target/release/tessel)
 #   NCU           the ncu binary (default: ncu)
 #   OUTDIR        where the raw ncu CSV and logs go (default: a temporary folder)
 #
-# For each dtype it runs `tessel bench all --profile` (every kernel launched once, verified,
+# For each dtype it runs `tessel bench all --profile` (`bench mma --profile` once, fp16) (every kernel launched once, verified,
 # untimed) under `ncu --clock-control none`, reads
 #   smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum / ..._op_st.sum
 # and prints measured, ideal and excess (measured - ideal; docs/bank-model.md) beside the prediction
@@ -17,7 +19,20 @@
 # the microkernels' read instruction.
 set -euo pipefail
 
-SIZE=${1:-1024}
+SUITE=all
+if [ "${1:-}" = mma ]; then
+  SUITE=mma
+  shift
+fi
+if [ "$SUITE" = mma ]; then
+  SIZE=${1:-4096}
+  DTYPES=(f16)
+  KERNELS='regex:^mma_'
+else
+  SIZE=${1:-1024}
+  DTYPES=(f32 f16)
+  KERNELS='regex:^(copy|transpose|conflict)'
+fi
 # The command and its leading arguments, split on white space into an array (no globbing).
 read -r -a BENCH <<<"${TESSEL_BENCH:-target/release/tessel bench}"
 TESSEL=${TESSEL:-target/release/tessel}
@@ -38,29 +53,30 @@ failed() {
   exit 1
 }
 
-for dtype in f32 f16; do
+for dtype in "${DTYPES[@]}"; do
   # Predictions (bank model over the kernels' own layouts); no profiler attached.
-  "${BENCH[@]}" all --profile --size "$SIZE" --dtype "$dtype" \
+  "${BENCH[@]}" "$SUITE" --profile --size "$SIZE" --dtype "$dtype" \
     >"$OUTDIR/bench_$dtype.out" 2>"$OUTDIR/predict_$dtype.txt" ||
     failed "tessel bench ($dtype)" "$OUTDIR/predict_$dtype.txt"
   # Measurement.
-  "$NCU" --clock-control none --metrics "$METRICS" -k 'regex:^(copy|transpose|conflict)' \
-    --csv --page raw "${BENCH[@]}" all --profile --size "$SIZE" --dtype "$dtype" \
+  "$NCU" --clock-control none --metrics "$METRICS" -k "$KERNELS" \
+    --csv --page raw "${BENCH[@]}" "$SUITE" --profile --size "$SIZE" --dtype "$dtype" \
     >"$OUTDIR/ncu_$dtype.csv" 2>"$OUTDIR/ncu_$dtype.err" ||
     failed "ncu ($dtype)" "$OUTDIR/ncu_$dtype.err"
 done
 
-python3 - "$OUTDIR" <<'PY'
+python3 - "$OUTDIR" "${DTYPES[@]}" <<'PY'
 import csv, io, re, sys, os
 out = sys.argv[1]
+dtypes = sys.argv[2:]
 pred = {}
-for dtype in ("f32", "f16"):
+for dtype in dtypes:
     for line in open(os.path.join(out, f"predict_{dtype}.txt")):
         m = re.match(r"predict (\S+) ld=(\d+) ld_ideal=(\d+) st=(\d+) st_ideal=(\d+)", line)
         if m:
             pred[m.group(1)] = tuple(int(x) for x in m.groups()[1:])
 meas = {}
-for dtype in ("f32", "f16"):
+for dtype in dtypes:
     text = open(os.path.join(out, f"ncu_{dtype}.csv")).read()
     start = text.find('"ID"')
     if start < 0:
@@ -89,6 +105,10 @@ print(" agree = measured excess equals predicted excess for loads and stores)")
 PY
 
 # Per-instruction predictions of the standalone `tessel conflicts` subcommand, if present.
+if [ "$SUITE" = mma ]; then
+  echo "raw ncu output: $OUTDIR"
+  exit 0
+fi
 if "$TESSEL" conflicts --help >/dev/null 2>&1; then
   echo
   echo "tessel conflicts (one warp-wide read instruction of each microkernel):"

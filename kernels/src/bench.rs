@@ -282,7 +282,13 @@ fn matrix_suite<E: Elem>(
     Ok(rows)
 }
 
-fn print_prediction(progress: &mut dyn Write, name: &str, p: Option<SmemTraffic>) -> GpuResult<()> {
+/// Prints a kernel's predicted shared-memory wavefronts as the `predict NAME ld=.. ld_ideal=..
+/// st=.. st_ideal=..` line that `scripts/ncu_conflicts.sh` reads (nothing for `None`).
+pub(crate) fn print_prediction(
+    progress: &mut dyn Write,
+    name: &str,
+    p: Option<SmemTraffic>,
+) -> GpuResult<()> {
     if let Some(p) = p {
         io(writeln!(
             progress,

@@ -38,6 +38,7 @@ pub mod exec;
 pub mod gemm;
 pub mod kernel;
 pub mod micro;
+pub mod mma;
 pub mod tiled;
 pub mod timing;
 

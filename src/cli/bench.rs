@@ -24,6 +24,8 @@ pub enum Suite {
     All,
     /// The tensor-core GEMM next to cuBLAS
     Gemm,
+    /// The four tensor-core swizzle problems, swizzled and plain (--size N: N problems)
+    Mma,
 }
 
 /// Element types of the copy and transpose kernels.
@@ -45,7 +47,10 @@ microkernels on GPU 0. Each kernel is first checked element by element against a
 to cuMemcpyDtoD on the same buffers: the table gives time, effective GB/s (bytes read + written) \
 and the ratio to memcpy. Default sizes 8192^2 and 16384^2, both dtypes. 'gemm' verifies the \
 tensor-core GEMM against the CPU and cuBLAS and times both (default 4096^3 and 8192^3; --size N \
-runs N^3). Progress goes to stderr. Without a GPU (or in a tessel built without the 'kernels' \
+runs N^3). 'mma' verifies and times the four tensor-core swizzle problems (ldmatrix + \
+mma.sync on 16x16 fp16 tiles, swizzles chosen by synthesis) and their unswizzled twins, over a \
+grid of N independent problems (--size N, default 32768), with the predicted excess shared-memory \
+wavefronts. Progress goes to stderr. Without a GPU (or in a tessel built without the 'kernels' \
 feature) it says so and exits 0."
 )]
 pub struct Args {
@@ -238,6 +243,8 @@ mod with_kernels {
     fn options(args: &Args) -> BenchOptions {
         let default_sizes = if args.suite == Suite::Gemm {
             vec![(4096, 4096), (8192, 8192)]
+        } else if args.suite == Suite::Mma {
+            vec![(1 << 15, 1)]
         } else {
             BenchOptions::default().sizes
         };
@@ -280,6 +287,10 @@ mod with_kernels {
             let configs = gemm::bench_configs(gpu).map_err(gpu_error)?;
             let rows = gemm::bench(gpu, &sizes, &configs, opts.repeats, progress);
             return rows.map(Rows::Gemm).map_err(gpu_error);
+        }
+        if args.suite == Suite::Mma {
+            let rows = tessel::kernels::mma::run::mma_rows(gpu, &opts, progress);
+            return rows.map(Rows::Kernels).map_err(gpu_error);
         }
         let kinds = tiled_kinds(args.suite);
         let mut rows = Vec::new();

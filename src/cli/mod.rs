@@ -27,6 +27,7 @@ mod synth;
 mod tma;
 mod tour;
 mod tour_atoms;
+mod tour_mma;
 mod values;
 
 use std::ffi::OsString;

@@ -152,6 +152,7 @@ pub fn chapters() -> Vec<Chapter> {
         SWIZZLE,
         super::conflicts::CHAPTER,
         super::tour_atoms::CHAPTER,
+        super::tour_mma::CHAPTER,
     ]
 }
 

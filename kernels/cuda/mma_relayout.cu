@@ -1,0 +1,50 @@
+// tessel-kernels: problem 4 of the tensor-core swizzle problems: problem 3 (mma_modes.cu) with one
+// swizzle per mode. A[p] and B[p] are loaded into shared memory through the first mode's layout
+// (layout::fill_s1), C1 is computed, the block re-lays both tiles out in place into the second
+// mode's layout (16-byte chunks read through fill_s1, a barrier, written through fill_s2), and C2
+// is computed from that. The pieces are those of mma_modes.cu plus layout::fill_s1 / fill_s2.
+  __shared__ __align__(128) b16 sA[k::TILE];
+  __shared__ __align__(128) b16 sB[k::TILE];
+  const int t = threadIdx.x;
+  const long long lane = t % 32, warp = t / 32;
+  const long long p = blockIdx.x;
+  b16 ra[8], rb[8];
+  tessel_load<b16, 8>(ra, A + p * k::TILE + layout::fill_g(t));
+  tessel_load<b16, 8>(rb, B + p * k::TILE + layout::fill_g(t));
+  tessel_store_shared<b16, 8>(sA + layout::fill_s1(t), ra);
+  tessel_store_shared<b16, 8>(sB + layout::fill_s1(t), rb);
+  tessel_sync_block();
+  const b32 baseA = (b32)__cvta_generic_to_shared(sA);
+  const b32 baseB = (b32)__cvta_generic_to_shared(sB);
+#pragma unroll
+  for (int mode = 0; mode < 2; ++mode) {
+    if (mode == 1) {
+      // The re-layout: every thread takes its chunk out of the first layout, waits for the whole
+      // block (all mode-1 reads and re-layout reads are done), and puts it into the second.
+      tessel_load<b16, 8>(ra, sA + layout::fill_s1(t));
+      tessel_load<b16, 8>(rb, sB + layout::fill_s1(t));
+      tessel_sync_block();
+      tessel_store_shared<b16, 8>(sA + layout::fill_s2(t), ra);
+      tessel_store_shared<b16, 8>(sB + layout::fill_s2(t), rb);
+      tessel_sync_block();
+    }
+    b32 a[4], b[4];
+    dev::ldsm(a, tessel_smem_addr<b16>(baseA, mode == 0 ? layout::ldsm_a1(t) : layout::ldsm_a2(t)));
+    dev::ldsm(b, tessel_smem_addr<b16>(baseB, mode == 0 ? layout::ldsm_b1(t) : layout::ldsm_b2(t)));
+    float acc[k::NB][4];
+#pragma unroll
+    for (int j = 0; j < k::NB; ++j) {
+      const float zero[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+      dev::mma(acc[j], a, &b[k::B_REGS * j], zero);
+    }
+    float* __restrict__ out = (mode == 0 ? C1 : C2) + p * k::TILE;
+#pragma unroll
+    for (int j = 0; j < k::NB; ++j)
+#pragma unroll
+      for (int v = 0; v < 4; v += 2) {
+        float2 pair;
+        pair.x = acc[j][v];
+        pair.y = acc[j][v + 1];
+        *reinterpret_cast<float2*>(out + layout::c_out_crd(lane, v + 4 * j, warp)) = pair;
+      }
+  }

@@ -1,0 +1,301 @@
+//! CPU side of the tensor-core swizzle problems: the PTX ISA's `ldmatrix` and `mma` rules (to
+//! replay a plan's data movement on the host through the very layouts the kernel is emitted
+//! from), the references, their error bounds and the comparison.
+//!
+//! Fragment rules (PTX ISA, "Matrix fragments for mma.m16n8k16 with floating point type" and
+//! "ldmatrix"), lane `l`, `g = l / 4`, `q = l % 4`:
+//! - `ldmatrix.x4`: lanes `8j..8j+7` give the row addresses of matrix `j`; register `j` of lane
+//!   `l` receives row `g`, columns `2q, 2q+1` of matrix `j` (`.trans`: rows `2q, 2q+1` of
+//!   column `g`), the first in the low half.
+//! - A (16x16 f16, 4 registers): register `r`, half `h` is `(row g + 8 (r % 2), col 2q + h + 8 (r / 2))`.
+//! - B (16x8, 2 registers): register `r`, half `h` is `(k 2q + h + 8 r, n g)`.
+//! - C/D (16x8 f32, 4 values): value `i` is `(row g + 8 (i / 2), col 2q + i % 2)`.
+//!
+//! Error bounds: a product of two fp16 values is exact in fp32, so a 16-term dot product
+//! accumulated in fp32 differs from the exact sum by at most `16 u S` with `S = sum |a_k b_k|`
+//! and `u` the unit roundoff; allowing the tensor core's adder to truncate (`u = 2^-23`) and
+//! the CPU to round, GPU and CPU differ by at most [`DOT_BOUND`]` * S`. For `A^n` each product
+//! is also rounded to fp16 (`2^-11` relative, twice that between two results that straddle a
+//! rounding boundary), which propagates: see [`power_reference`].
+//!
+//! ```
+//! use tessel_kernels::mma::host::{lane_a, lane_c};
+//! // Lane 5 (g = 1, q = 1): its A register 3 holds row 9, columns 10 and 11.
+//! assert_eq!(lane_a(5, 3, 1), (9, 11));
+//! assert_eq!(lane_c(5, 2), (9, 2));
+//! ```
+
+use half::f16;
+
+use crate::error::{GpuError, GpuResult};
+
+/// The bound on `|gpu - cpu| / sum |a_k b_k|` of one fp32-accumulated 16-term fp16 dot
+/// product: `2 * 16 * 2^-23 = 2^-18`.
+///
+/// ```
+/// assert_eq!(tessel_kernels::mma::host::DOT_BOUND, 2f32.powi(-18));
+/// ```
+pub const DOT_BOUND: f32 = 1.0 / 262_144.0;
+
+/// Registers of one lane of a warp-wide fragment.
+pub type Regs<const N: usize> = [[u32; N]; 32];
+
+/// `(row, column)` of A-fragment register `r`, half `h` of lane `l` (PTX ISA).
+///
+/// ```
+/// assert_eq!(tessel_kernels::mma::host::lane_a(0, 2, 0), (0, 8));
+/// ```
+pub fn lane_a(l: usize, r: usize, h: usize) -> (usize, usize) {
+    (l / 4 + 8 * (r % 2), 2 * (l % 4) + h + 8 * (r / 2))
+}
+
+/// `(k, n)` of B-fragment register `r`, half `h` of lane `l` (PTX ISA).
+///
+/// ```
+/// assert_eq!(tessel_kernels::mma::host::lane_b(6, 1, 1), (13, 1)); // g = 1, q = 2
+/// ```
+pub fn lane_b(l: usize, r: usize, h: usize) -> (usize, usize) {
+    (2 * (l % 4) + h + 8 * r, l / 4)
+}
+
+/// `(row, column)` of accumulator value `i` of lane `l` (PTX ISA).
+///
+/// ```
+/// assert_eq!(tessel_kernels::mma::host::lane_c(31, 3), (15, 7));
+/// ```
+pub fn lane_c(l: usize, i: usize) -> (usize, usize) {
+    (l / 4 + 8 * (i / 2), 2 * (l % 4) + i % 2)
+}
+
+fn pack(lo: f16, hi: f16) -> u32 {
+    u32::from(lo.to_bits()) | (u32::from(hi.to_bits()) << 16)
+}
+
+fn unpack(w: u32, h: usize) -> f32 {
+    f16::from_bits((w >> (16 * h)) as u16).to_f32()
+}
+
+/// `ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16` on the host: `smem` holds the elements,
+/// `rows[l]` is the element offset lane `l` gives. `Err` when a row leaves `smem`.
+///
+/// ```
+/// use half::f16;
+/// use tessel_kernels::mma::host::ldmatrix_x4;
+/// let smem: Vec<f16> = (0..256).map(|i| f16::from_f32(i as f32)).collect();
+/// let rows: [i64; 32] = std::array::from_fn(|l| 8 * l as i64); // matrix j = elements 64j..
+/// let r = ldmatrix_x4(&smem, &rows, false).unwrap();
+/// let bits = |x: f32| u32::from(f16::from_f32(x).to_bits());
+/// assert_eq!(r[1][0], (bits(3.0) << 16) | bits(2.0)); // lane 1: row 0, columns 2 and 3
+/// let t = ldmatrix_x4(&smem, &rows, true).unwrap();
+/// assert_eq!(t[1][0] & 0xffff, f16::from_f32(16.0).to_bits() as u32); // row 2, column 0
+/// ```
+pub fn ldmatrix_x4(smem: &[f16], rows: &[i64; 32], trans: bool) -> GpuResult<Regs<4>> {
+    let at = |matrix: usize, row: usize, col: usize| -> GpuResult<f16> {
+        let o = rows[8 * matrix + row] + col as i64;
+        usize::try_from(o)
+            .ok()
+            .and_then(|o| smem.get(o).copied())
+            .ok_or_else(|| {
+                GpuError::InvalidArgument(format!(
+                    "ldmatrix row {} + {col} outside shared memory of {} elements",
+                    rows[8 * matrix + row],
+                    smem.len()
+                ))
+            })
+    };
+    let mut out = [[0u32; 4]; 32];
+    for (l, regs) in out.iter_mut().enumerate() {
+        let (g, q) = (l / 4, l % 4);
+        for (j, reg) in regs.iter_mut().enumerate() {
+            *reg = if trans {
+                pack(at(j, 2 * q, g)?, at(j, 2 * q + 1, g)?)
+            } else {
+                pack(at(j, g, 2 * q)?, at(j, g, 2 * q + 1)?)
+            };
+        }
+    }
+    Ok(out)
+}
+
+/// `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32` on the host: `d = a b + c`, every dot
+/// product accumulated in fp32 over `k = 0..15`, then `c` added.
+///
+/// ```
+/// use half::f16;
+/// use tessel_kernels::mma::host::mma_m16n8k16;
+/// let one = u32::from(f16::ONE.to_bits()) * 0x1_0001; // both halves 1.0
+/// let d = mma_m16n8k16(&[[one; 4]; 32], &[[one; 2]; 32], &[[0.5; 4]; 32]);
+/// assert_eq!(d[0], [16.5; 4]);
+/// ```
+pub fn mma_m16n8k16(a: &Regs<4>, b: &Regs<2>, c: &[[f32; 4]; 32]) -> [[f32; 4]; 32] {
+    let mut am = [[0f32; 16]; 16];
+    let mut bm = [[0f32; 16]; 8]; // [n][k]
+    for (l, (ra, rb)) in a.iter().zip(b).enumerate() {
+        for (r, &w) in ra.iter().enumerate() {
+            for h in 0..2 {
+                let (m, k) = lane_a(l, r, h);
+                am[m][k] = unpack(w, h);
+            }
+        }
+        for (r, &w) in rb.iter().enumerate() {
+            for h in 0..2 {
+                let (k, n) = lane_b(l, r, h);
+                bm[n][k] = unpack(w, h);
+            }
+        }
+    }
+    let mut d = [[0f32; 4]; 32];
+    for l in 0..32 {
+        for i in 0..4 {
+            let (m, n) = lane_c(l, i);
+            let mut s = 0f32;
+            for k in 0..16 {
+                s += am[m][k] * bm[n][k];
+            }
+            d[l][i] = s + c[l][i];
+        }
+    }
+    d
+}
+
+/// `C[m][n] = sum_k A(m, k) B(n, k)` over `k = 0..15` in fp32 (k ascending), with the bound
+/// `DOT_BOUND * sum_k |A(m,k) B(n,k)|` per element: the reference of every 16x16x16 product
+/// here (`a(m, k)`, `b(n, k)` read the operands).
+///
+/// ```
+/// use tessel_kernels::mma::host::dot16;
+/// let (c, bound) = dot16(|m, k| (m + k) as f32, |n, k| if n == k { 1.0 } else { 0.0 });
+/// assert_eq!(c[3 * 16 + 5], 8.0); // A(3, 5)
+/// assert!(bound[3 * 16 + 5] > 0.0);
+/// ```
+pub fn dot16(
+    a: impl Fn(usize, usize) -> f32,
+    b: impl Fn(usize, usize) -> f32,
+) -> (Vec<f32>, Vec<f32>) {
+    let mut c = vec![0f32; 256];
+    let mut bound = vec![0f32; 256];
+    for m in 0..16 {
+        for n in 0..16 {
+            let (mut s, mut abs) = (0f32, 0f32);
+            for k in 0..16 {
+                let p = a(m, k) * b(n, k);
+                s += p;
+                abs += p.abs();
+            }
+            c[16 * m + n] = s;
+            bound[16 * m + n] = DOT_BOUND * abs;
+        }
+    }
+    (c, bound)
+}
+
+/// Compares `got` with `want` element by element: `|got - want| <= bound` (NaN never passes;
+/// a NaN is what the poisoned output holds where nothing was written). `Err(Verify)` names the
+/// kernel, the count of bad elements and the first few.
+///
+/// ```
+/// use tessel_kernels::mma::host::expect_close;
+/// assert!(expect_close("k", &[1.0, 2.0], &[1.0, 2.5], &[0.0, 0.5]).is_ok());
+/// let err = expect_close("k", &[1.0, f32::NAN], &[1.0, 2.0], &[0.0, 1.0]).unwrap_err();
+/// assert!(err.to_string().contains("1 of 2"), "{err}");
+/// ```
+pub fn expect_close(kernel: &str, got: &[f32], want: &[f32], bound: &[f32]) -> GpuResult<()> {
+    if got.len() != want.len() || want.len() != bound.len() {
+        return Err(GpuError::Verify(format!(
+            "{kernel}: {} results for {} expected ({} bounds)",
+            got.len(),
+            want.len(),
+            bound.len()
+        )));
+    }
+    let mut bad = 0usize;
+    let mut examples = Vec::new();
+    for (i, ((&g, &w), &b)) in got.iter().zip(want).zip(bound).enumerate() {
+        let ok = (g - w).abs() <= b;
+        if !ok {
+            bad += 1;
+            if examples.len() < 4 {
+                examples.push(format!("[{i}] = {g}, expected {w} +- {b}"));
+            }
+        }
+    }
+    if bad > 0 {
+        return Err(GpuError::Verify(format!(
+            "{kernel}: {bad} of {} elements outside the error bound; {}",
+            got.len(),
+            examples.join("; ")
+        )));
+    }
+    Ok(())
+}
+
+/// Deterministic fp16 test data in `[-0.5, 0.5)`: [`crate::dtype::random_data`] (values in
+/// `[1, 2)`) minus 1.5, which is exact in fp16.
+///
+/// ```
+/// let x = tessel_kernels::mma::host::random_f16(100, 3);
+/// assert!(x.iter().all(|v| (-0.5..0.5).contains(&v.to_f32())));
+/// ```
+pub fn random_f16(n: usize, seed: u64) -> Vec<f16> {
+    crate::dtype::random_data::<f16>(n, seed)
+        .into_iter()
+        .map(|x| f16::from_f32(x.to_f32() - 1.5))
+        .collect()
+}
+
+/// `A^n` of a 16x16 fp16 row-major `A` the way the kernel computes it (`P_1 = A`, `P_k = A
+/// P_{k-1}` accumulated in fp32 over k ascending, rounded to fp16 to nearest even), and the
+/// bound on `|gpu - cpu|` per element. With `x` the CPU's fp32 value of an element of `A
+/// P_{k-1}`, the GPU's differs by at most `d = |A| E_{k-1} + DOT_BOUND |A| |P_{k-1}|` (the
+/// propagated difference and the accumulation, [`DOT_BOUND`]); rounding both to fp16 (relative
+/// error `2^-11` each, absolute `2^-25` among subnormals) adds at most `2^-11 (|x| + |x| + d)
+/// + 2^-24`. So, entrywise in f64: `E_1 = 0`, `E_k = (1 + 2^-11) d + 2^-10 |x| + 2^-24`.
+/// `Err` unless `n >= 1` and `a` has 256 elements.
+///
+/// ```
+/// use half::f16;
+/// use tessel_kernels::mma::host::power_reference;
+/// let mut a = vec![f16::ZERO; 256];
+/// for i in 0..16 { a[17 * i] = f16::from_f32(0.5); } // A = I / 2
+/// let (p, bound) = power_reference(&a, 3).unwrap();
+/// assert_eq!(p[0].to_f32(), 0.125);
+/// assert!(bound[0] > 0.0 && bound[0] < 1e-3);
+/// assert!(power_reference(&a, 0).is_err());
+/// ```
+pub fn power_reference(a: &[f16], n: u32) -> GpuResult<(Vec<f16>, Vec<f32>)> {
+    if n < 1 || a.len() != 256 {
+        return Err(GpuError::InvalidArgument(format!(
+            "A^n needs n >= 1 and a 16x16 A, not n = {n} and {} elements",
+            a.len()
+        )));
+    }
+    let af: Vec<f32> = a.iter().map(|x| x.to_f32()).collect();
+    let abs_a: Vec<f64> = af.iter().map(|x| f64::from(x.abs())).collect();
+    let mut p = a.to_vec();
+    let mut e = vec![0f64; 256];
+    let (half_ulp, dot) = (2f64.powi(-11), f64::from(DOT_BOUND));
+    for _ in 1..n {
+        let mut next = vec![f16::ZERO; 256];
+        let mut next_e = vec![0f64; 256];
+        for m in 0..16 {
+            for c in 0..16 {
+                let (mut s, mut ap, mut ae) = (0f32, 0f64, 0f64);
+                for k in 0..16 {
+                    s += af[16 * m + k] * p[16 * k + c].to_f32();
+                    ap += abs_a[16 * m + k] * f64::from(p[16 * k + c].to_f32().abs());
+                    ae += abs_a[16 * m + k] * e[16 * k + c];
+                }
+                next[16 * m + c] = f16::from_f32(s);
+                let d = ae + dot * ap;
+                next_e[16 * m + c] =
+                    (1.0 + half_ulp) * d + 2.0 * half_ulp * f64::from(s.abs()) + 2f64.powi(-24);
+            }
+        }
+        p = next;
+        e = next_e;
+    }
+    Ok((
+        p,
+        e.into_iter().map(|x| (x * (1.0 + 1e-6)) as f32).collect(),
+    ))
+}

@@ -1,0 +1,329 @@
+//! Launching, verifying and timing the tensor-core swizzle kernels (`tessel bench mma`).
+//!
+//! Each run uploads random fp16 inputs in `[-0.5, 0.5)` ([`super::host::random_f16`]) for a
+//! grid of independent problems (one block each), poisons the outputs, launches once, downloads
+//! and compares every problem with the CPU reference within its error bound
+//! ([`super::host`]); then, when asked, times `repeats` launches with CUDA events. One timing
+//! covers one launch: every problem's global loads, shared-memory traffic, tensor-core products
+//! and global stores.
+//!
+//! ```
+//! use tessel_kernels::mma::run::{MmaKernel, Problem};
+//! let k = MmaKernel::new(Problem::Modes, true, 16).unwrap();
+//! assert_eq!(k.name(), "mma_modes_swizzled");
+//! assert_eq!(k.traffic().unwrap().excess(), 0);
+//! let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+//! assert!(k.run(&gpu, None).unwrap().is_none());
+//! ```
+
+use std::io::Write;
+
+use half::f16;
+use tessel_layout::bank::SmemTraffic;
+
+use super::host::{expect_close, power_reference, random_f16};
+use super::modes::{ModesKind, ModesPlan};
+use super::pair::PairPlan;
+use super::power::PowerPlan;
+use crate::bench::{BenchOptions, Row};
+use crate::device::Gpu;
+use crate::dtype::DType;
+use crate::error::{GpuError, GpuResult};
+use crate::exec::{alloc, download, poison};
+use crate::kernel::{Arg, Kernel};
+use crate::timing::Timing;
+
+/// The power `n` of problem 1 in `tessel bench mma` and the GPU tests.
+///
+/// ```
+/// assert!(tessel_kernels::mma::run::POWER_N > 1);
+/// ```
+pub const POWER_N: u32 = 4;
+
+/// Which of the four problems.
+///
+/// ```
+/// use tessel_kernels::mma::run::Problem;
+/// assert_eq!(Problem::ALL.len(), 4);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Problem {
+    /// 1: `A^n`.
+    Power,
+    /// 2: `A*B` from `M = [A B]`.
+    Pair,
+    /// 3: two access modes of one shared copy.
+    Modes,
+    /// 4: two access modes, re-laid out in between.
+    Relayout,
+}
+
+impl Problem {
+    /// The four problems in order.
+    ///
+    /// ```
+    /// assert_eq!(tessel_kernels::mma::run::Problem::ALL[0], tessel_kernels::mma::run::Problem::Power);
+    /// ```
+    pub const ALL: [Problem; 4] = [
+        Problem::Power,
+        Problem::Pair,
+        Problem::Modes,
+        Problem::Relayout,
+    ];
+}
+
+/// One of the eight kernels (four problems, swizzled or plain) with its plan.
+#[derive(Clone, Debug)]
+pub enum MmaKernel {
+    /// Problem 1.
+    Power(PowerPlan),
+    /// Problem 2.
+    Pair(PairPlan),
+    /// Problems 3 and 4.
+    Modes(ModesPlan),
+}
+
+fn uniform(name: &str, problems: i64, per: usize, seed: u64) -> GpuResult<Vec<f16>> {
+    let n = usize::try_from(problems)
+        .ok()
+        .and_then(|p| p.checked_mul(per))
+        .ok_or_else(|| GpuError::InvalidArgument(format!("{name}: {problems} problems")))?;
+    Ok(random_f16(n, seed))
+}
+
+impl MmaKernel {
+    /// The plan of `problem`, swizzled or plain, for `problems` blocks (problem 1 with
+    /// [`POWER_N`]).
+    ///
+    /// ```
+    /// use tessel_kernels::mma::run::{MmaKernel, Problem};
+    /// assert_eq!(MmaKernel::new(Problem::Power, false, 1).unwrap().name(), "mma_power_plain");
+    /// ```
+    pub fn new(problem: Problem, swizzled: bool, problems: i64) -> GpuResult<MmaKernel> {
+        Ok(match problem {
+            Problem::Power => MmaKernel::Power(PowerPlan::new(swizzled, problems, POWER_N)?),
+            Problem::Pair => MmaKernel::Pair(PairPlan::new(swizzled, problems)?),
+            Problem::Modes => {
+                MmaKernel::Modes(ModesPlan::new(ModesKind::Shared, swizzled, problems)?)
+            }
+            Problem::Relayout => {
+                MmaKernel::Modes(ModesPlan::new(ModesKind::Relayout, swizzled, problems)?)
+            }
+        })
+    }
+
+    /// The kernel's name.
+    ///
+    /// ```
+    /// use tessel_kernels::mma::run::{MmaKernel, Problem};
+    /// assert_eq!(MmaKernel::new(Problem::Relayout, true, 1).unwrap().name(), "mma_relayout_swizzled");
+    /// ```
+    pub fn name(&self) -> String {
+        match self {
+            MmaKernel::Power(p) => p.kernel_name(),
+            MmaKernel::Pair(p) => p.kernel_name(),
+            MmaKernel::Modes(p) => p.kernel_name(),
+        }
+    }
+
+    /// The kernel.
+    ///
+    /// ```
+    /// use tessel_kernels::mma::run::{MmaKernel, Problem};
+    /// assert_eq!(MmaKernel::new(Problem::Pair, true, 4).unwrap().kernel().unwrap().launch().grid.0, 4);
+    /// ```
+    pub fn kernel(&self) -> GpuResult<Kernel> {
+        match self {
+            MmaKernel::Power(p) => p.kernel(),
+            MmaKernel::Pair(p) => p.kernel(),
+            MmaKernel::Modes(p) => p.kernel(),
+        }
+    }
+
+    /// The bank model's shared-memory wavefronts of one launch.
+    ///
+    /// ```
+    /// use tessel_kernels::mma::run::{MmaKernel, Problem};
+    /// let t = MmaKernel::new(Problem::Pair, false, 1).unwrap().traffic().unwrap();
+    /// assert_eq!(t.loads.excess, 24);
+    /// ```
+    pub fn traffic(&self) -> GpuResult<SmemTraffic> {
+        Ok(match self {
+            MmaKernel::Power(p) => p.traffic()?,
+            MmaKernel::Pair(p) => p.traffic()?,
+            MmaKernel::Modes(p) => p.traffic()?,
+        })
+    }
+
+    /// Problems per launch.
+    ///
+    /// ```
+    /// use tessel_kernels::mma::run::{MmaKernel, Problem};
+    /// assert_eq!(MmaKernel::new(Problem::Modes, true, 3).unwrap().problems(), 3);
+    /// ```
+    pub fn problems(&self) -> i64 {
+        match self {
+            MmaKernel::Power(p) => p.problems,
+            MmaKernel::Pair(p) => p.problems,
+            MmaKernel::Modes(p) => p.problems,
+        }
+    }
+
+    /// Bytes read and written in global memory by one launch.
+    ///
+    /// ```
+    /// use tessel_kernels::mma::run::{MmaKernel, Problem};
+    /// // A, B (fp16) in, C1, C2 (fp32) out: 2 * 8 KiB + 2 * 16 KiB per problem.
+    /// assert_eq!(MmaKernel::new(Problem::Modes, true, 1).unwrap().bytes(), 49152);
+    /// ```
+    pub fn bytes(&self) -> i64 {
+        let per = match self {
+            MmaKernel::Power(_) => 2 * 256 * 2,
+            MmaKernel::Pair(_) => 512 * 2 + 256 * 4,
+            MmaKernel::Modes(_) => 2 * 4096 * 2 + 2 * 4096 * 4,
+        };
+        per * self.problems()
+    }
+
+    /// Uploads random inputs, launches once, verifies every problem against the CPU reference
+    /// within its error bound, and (with `timing = Some((warmup, repeats))`) times launches on
+    /// the same buffers.
+    ///
+    /// ```
+    /// use tessel_kernels::mma::run::{MmaKernel, Problem};
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+    /// let k = MmaKernel::new(Problem::Power, true, 64).unwrap();
+    /// assert_eq!(k.run(&gpu, Some((1, 3))).unwrap().unwrap().repeats, 3);
+    /// ```
+    pub fn run(&self, gpu: &Gpu, timing: Option<(usize, usize)>) -> GpuResult<Option<Timing>> {
+        let kernel = self.kernel()?;
+        let loaded = kernel.load(gpu)?;
+        let name = kernel.name().to_string();
+        let p = self.problems();
+        let time = |args: &mut [Arg<'_>]| -> GpuResult<Option<Timing>> {
+            timing.map(|(w, r)| loaded.time(w, r, args)).transpose()
+        };
+        match self {
+            MmaKernel::Power(plan) => {
+                let a = uniform(&name, p, 256, 0x9a11)?;
+                let src = crate::error::cuda("cuMemcpyHtoD", gpu.stream().clone_htod(&a))?;
+                let mut out = alloc::<f16>(gpu, a.len())?;
+                poison(gpu, &mut out)?;
+                loaded.launch(&mut [
+                    Arg::input(&src),
+                    Arg::output(&mut out),
+                    Arg::I32(plan.n as i32),
+                ])?;
+                gpu.synchronize()?;
+                let got = download(gpu, &out)?;
+                for (q, (ai, gi)) in a.chunks(256).zip(got.chunks(256)).enumerate() {
+                    let (want, bound) = power_reference(ai, plan.n)?;
+                    let f = |x: &[f16]| x.iter().map(|v| v.to_f32()).collect::<Vec<_>>();
+                    expect_close(&format!("{name} problem {q}"), &f(gi), &f(&want), &bound)?;
+                }
+                time(&mut [
+                    Arg::input(&src),
+                    Arg::output(&mut out),
+                    Arg::I32(plan.n as i32),
+                ])
+            }
+            MmaKernel::Pair(_) => {
+                let m = uniform(&name, p, 512, 0x9a12)?;
+                let src = crate::error::cuda("cuMemcpyHtoD", gpu.stream().clone_htod(&m))?;
+                let mut out = alloc::<u32>(gpu, m.len() / 2)?;
+                poison(gpu, &mut out)?;
+                loaded.launch(&mut [Arg::input(&src), Arg::output(&mut out)])?;
+                gpu.synchronize()?;
+                let got = floats(download(gpu, &out)?);
+                for (q, (mi, gi)) in m.chunks(512).zip(got.chunks(256)).enumerate() {
+                    let (want, bound) = super::pair::reference(mi);
+                    expect_close(&format!("{name} problem {q}"), gi, &want, &bound)?;
+                }
+                time(&mut [Arg::input(&src), Arg::output(&mut out)])
+            }
+            MmaKernel::Modes(_) => {
+                let a = uniform(&name, p, 4096, 0x9a13)?;
+                let b = uniform(&name, p, 4096, 0x9a14)?;
+                let da = crate::error::cuda("cuMemcpyHtoD", gpu.stream().clone_htod(&a))?;
+                let db = crate::error::cuda("cuMemcpyHtoD", gpu.stream().clone_htod(&b))?;
+                let mut c1 = alloc::<u32>(gpu, a.len())?;
+                let mut c2 = alloc::<u32>(gpu, a.len())?;
+                poison(gpu, &mut c1)?;
+                poison(gpu, &mut c2)?;
+                loaded.launch(&mut [
+                    Arg::input(&da),
+                    Arg::input(&db),
+                    Arg::output(&mut c1),
+                    Arg::output(&mut c2),
+                ])?;
+                gpu.synchronize()?;
+                let (g1, g2) = (floats(download(gpu, &c1)?), floats(download(gpu, &c2)?));
+                for q in 0..a.len() / 4096 {
+                    let r = q * 4096..(q + 1) * 4096;
+                    let (w1, b1, w2, b2) = super::modes::reference(&a[r.clone()], &b[r.clone()]);
+                    expect_close(&format!("{name} problem {q} C1"), &g1[r.clone()], &w1, &b1)?;
+                    expect_close(&format!("{name} problem {q} C2"), &g2[r], &w2, &b2)?;
+                }
+                time(&mut [
+                    Arg::input(&da),
+                    Arg::input(&db),
+                    Arg::output(&mut c1),
+                    Arg::output(&mut c2),
+                ])
+            }
+        }
+    }
+}
+
+/// fp32 results downloaded as their bits (the outputs are `u32` buffers of the `float`
+/// parameters: same size, and `u32` is the crate's 4-byte element type).
+fn floats(bits: Vec<u32>) -> Vec<f32> {
+    bits.into_iter().map(f32::from_bits).collect()
+}
+
+/// `tessel bench mma`: every problem, swizzled then plain, over `opts.sizes[0].0` problems
+/// (blocks) per launch: verified, then timed (`opts.repeats`; with `opts.profile` launched once,
+/// untimed, and the predictions printed as `predict NAME ld=.. ld_ideal=.. st=.. st_ideal=..`
+/// lines for `scripts/ncu_conflicts.sh`). Row size: `(problems, 1)`.
+///
+/// ```
+/// use tessel_kernels::{bench::BenchOptions, mma::run::mma_rows};
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+/// let opts = BenchOptions { sizes: vec![(256, 1)], repeats: 2, ..BenchOptions::default() };
+/// let rows = mma_rows(&gpu, &opts, &mut Vec::new()).unwrap();
+/// assert_eq!(rows.len(), 8);
+/// ```
+pub fn mma_rows(gpu: &Gpu, opts: &BenchOptions, progress: &mut dyn Write) -> GpuResult<Vec<Row>> {
+    let problems = opts.sizes.first().map_or(1 << 15, |s| s.0);
+    let io = |r: std::io::Result<()>| {
+        r.map_err(|e| GpuError::InvalidArgument(format!("cannot write output: {e}")))
+    };
+    let mut rows = Vec::new();
+    for problem in Problem::ALL {
+        for swizzled in [true, false] {
+            let k = MmaKernel::new(problem, swizzled, problems)?;
+            let name = k.name();
+            io(writeln!(
+                progress,
+                "[mma {problems}] {name}: compile + verify"
+            ))?;
+            let timing = k.run(gpu, (!opts.profile).then_some((3, opts.repeats)))?;
+            let traffic = k.traffic()?;
+            if opts.profile {
+                crate::bench::print_prediction(progress, &name, Some(traffic))?;
+            }
+            let gbps = timing.map(|t| k.bytes() as f64 / (t.median_ms * 1e6));
+            rows.push(Row {
+                kernel: name,
+                dtype: DType::F16,
+                size: (problems, 1),
+                timing,
+                bytes: k.bytes(),
+                gbps,
+                ratio: None,
+                predicted: Some(traffic),
+            });
+        }
+    }
+    Ok(rows)
+}

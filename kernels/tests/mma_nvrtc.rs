@@ -1,0 +1,63 @@
+//! Every tensor-core swizzle kernel (`tessel_kernels::mma`, four problems, swizzled and plain)
+//! compiles with NVRTC for sm_80 and sm_90 (no GPU needed; skipped with a reason when libnvrtc
+//! cannot be loaded, failing instead under `TESSEL_REQUIRE_NVRTC=1`), and its PTX holds the
+//! instructions the plan counts on: the ldmatrix loads (with .trans where the B operand is
+//! N-contiguous), the mma.sync products, the 128-bit shared stores, and no local memory.
+
+mod common;
+
+use common::nvrtc_or_skip;
+use tessel_kernels::Arch;
+use tessel_kernels::compile::compile_ptx;
+use tessel_kernels::mma::run::{MmaKernel, Problem};
+
+fn compile_all(arch: Arch) {
+    for problem in Problem::ALL {
+        for swizzled in [true, false] {
+            let k = MmaKernel::new(problem, swizzled, 64).unwrap();
+            let kernel = k.kernel().unwrap();
+            let ptx = compile_ptx(kernel.source(), kernel.name(), arch)
+                .unwrap_or_else(|e| panic!("{}: {e}", k.name()))
+                .to_src();
+            let name = k.name();
+            assert!(ptx.contains(&format!(".target {arch}")), "{name}");
+            assert!(!ptx.contains(".local"), "{name} uses local memory");
+            // Loads per operand read, products per 16x16 tile (two n8 blocks).
+            let (ldsm, trans, mma) = match problem {
+                Problem::Power => (2, 1, 2),
+                Problem::Pair => (2, 1, 2),
+                Problem::Modes | Problem::Relayout => (4, 0, 4),
+            };
+            assert_eq!(
+                ptx.matches("ldmatrix.sync.aligned.m8n8.x4").count(),
+                ldsm,
+                "{name}"
+            );
+            assert_eq!(ptx.matches(".x4.trans.shared.b16").count(), trans, "{name}");
+            assert_eq!(
+                ptx.matches("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32")
+                    .count(),
+                mma,
+                "{name}"
+            );
+            assert!(
+                ptx.contains("st.shared.v4"),
+                "{name}: no 128-bit shared stores"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_mma_kernel_compiles_for_sm80() {
+    if nvrtc_or_skip("mma_nvrtc") {
+        compile_all(Arch::new(8, 0).unwrap());
+    }
+}
+
+#[test]
+fn every_mma_kernel_compiles_for_sm90() {
+    if nvrtc_or_skip("mma_nvrtc") {
+        compile_all(Arch::new(9, 0).unwrap());
+    }
+}
