@@ -12,7 +12,8 @@
 #
 # For each dtype it runs `tessel bench all --profile` (`bench mma --profile` once, fp16) (every kernel launched once, verified,
 # untimed) under `ncu --clock-control none`, reads
-#   smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum / ..._op_st.sum
+#   smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum / ..._op_st.sum (LDS / STS)
+#   sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum / ..._op_stsm.sum (ldmatrix / stmatrix)
 # and prints measured, ideal and excess (measured - ideal; docs/bank-model.md) beside the prediction
 # `tessel bench --profile` computes from the kernel's layouts with the bank model. When the
 # `tessel conflicts` subcommand is available it also prints its per-instruction prediction for
@@ -39,7 +40,11 @@ TESSEL=${TESSEL:-target/release/tessel}
 NCU=${NCU:-ncu}
 OUTDIR=${OUTDIR:-$(mktemp -d)}
 mkdir -p "$OUTDIR"
-METRICS=smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum
+# LDS and STS count under op_ld / op_st; ldmatrix and stmatrix under their own op_ldsm / op_stsm
+# (read at the SM level, sm__sass_..., as `ncu --query-metrics` lists them on the H100); a
+# kernel's loads are op_ld + op_ldsm and
+# its stores op_st + op_stsm, which is what the bank model predicts.
+METRICS=smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum,sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum,sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum
 
 if ! command -v "$NCU" >/dev/null 2>&1; then
   echo "ncu not found (set NCU=/path/to/ncu); nothing measured"
@@ -84,12 +89,14 @@ for dtype in dtypes:
     rows = list(csv.reader(io.StringIO(text[start:])))
     head = rows[0]
     k = head.index("Kernel Name")
-    ld = head.index("smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum")
-    st = head.index("smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum")
+    col = lambda name: head.index(name) if name in head else None
+    prefix = "_sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_"
+    loads = [c for c in (col("smsp" + prefix + "ld.sum"), col("sm" + prefix + "ldsm.sum")) if c is not None]
+    stores = [c for c in (col("smsp" + prefix + "st.sum"), col("sm" + prefix + "stsm.sum")) if c is not None]
     num = lambda s: int(float(s.replace(",", ""))) if s.strip() not in ("", "n/a") else 0
     for r in rows[2:]:
-        if len(r) > max(k, ld, st):
-            meas.setdefault(r[k], (num(r[ld]), num(r[st])))
+        if len(r) > max([k] + loads + stores):
+            meas.setdefault(r[k], (sum(num(r[c]) for c in loads), sum(num(r[c]) for c in stores)))
 fmt = "{:<30} {:>10} {:>10} {:>8} {:>10} {:>10} {:>8} {:>9}"
 print(fmt.format("kernel", "ld_meas", "ld_pred", "ld_exc", "st_meas", "st_pred", "st_exc", "agree"))
 for name, (pld, pldi, pst, psti) in pred.items():
@@ -123,6 +130,6 @@ if "$TESSEL" conflicts --help >/dev/null 2>&1; then
 else
   echo
   echo "note: \`tessel conflicts\` is not available in this build; the predictions above come"
-  echo "from tessel-kernels' bank model (kernels/src/bank.rs) over the same layouts."
+  echo "from the bank model (tessel_layout::bank) over the kernels' layouts."
 fi
 echo "raw ncu output: $OUTDIR"
