@@ -90,7 +90,7 @@ for dtype in dtypes:
     head = rows[0]
     k = head.index("Kernel Name")
     col = lambda name: head.index(name) if name in head else None
-    prefix = "_sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_"
+    prefix = "__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_"
     loads = [c for c in (col("smsp" + prefix + "ld.sum"), col("sm" + prefix + "ldsm.sum")) if c is not None]
     stores = [c for c in (col("smsp" + prefix + "st.sum"), col("sm" + prefix + "stsm.sum")) if c is not None]
     num = lambda s: int(float(s.replace(",", ""))) if s.strip() not in ("", "n/a") else 0
