@@ -288,7 +288,7 @@ impl TmaPlan {
     /// assert!(plan.encode(0x1002).unwrap_err().to_string().contains("16-byte aligned"));
     /// ```
     pub fn encode(&self, address: u64) -> GpuResult<TensorMap> {
-        if address % 16 != 0 {
+        if !address.is_multiple_of(16) {
             return Err(GpuError::InvalidArgument(format!(
                 "tensor map: the global address {address:#x} is not 16-byte aligned"
             )));

@@ -4,9 +4,7 @@
 
 mod common;
 
-use tessel_kernels::hopper::run::{
-    Sm90Buffers, run_and_compare_cublas, run_and_verify, supported,
-};
+use tessel_kernels::hopper::run::{Sm90Buffers, run_and_compare_cublas, run_and_verify, supported};
 use tessel_kernels::hopper::{BK, BM, BN, InType, OutType, STAGES, Sm90Plan};
 use tessel_kernels::kernel::{Arg, ParamKind};
 use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
@@ -29,8 +27,18 @@ fn stage_byte(row: i64, k: i64) -> i64 {
 #[test]
 fn plan_descriptor_fields_and_tma_boxes() {
     let plan = Sm90Plan::new(4096, 4096, 4096, InType::F16, OutType::F32).unwrap();
-    println!("A stage {}  (TMA box {:?} of {})", plan.a_stage, plan.a_tma.box_dims(), plan.a_tma.box_layout());
-    println!("B stage {}  (TMA box {:?} of {})", plan.b_stage, plan.b_tma.box_dims(), plan.b_tma.box_layout());
+    println!(
+        "A stage {}  (TMA box {:?} of {})",
+        plan.a_stage,
+        plan.a_tma.box_dims(),
+        plan.a_tma.box_layout()
+    );
+    println!(
+        "B stage {}  (TMA box {:?} of {})",
+        plan.b_stage,
+        plan.b_tma.box_dims(),
+        plan.b_tma.box_layout()
+    );
     for (i, d) in plan.desc_a().iter().enumerate() {
         println!("A consumer {} k-block {}: {d:?}", i / 4, i % 4);
     }
@@ -45,7 +53,10 @@ fn plan_descriptor_fields_and_tma_boxes() {
     // Boxes: K innermost (64 halves = one 128-byte swizzled row) by the stage's rows.
     assert_eq!(plan.a_tma.box_dims(), [BK, BM]);
     assert_eq!(plan.b_tma.box_dims(), [BK, BN]);
-    assert_eq!((plan.a_tma.mode(), plan.b_tma.mode()), (SwizzleMode::B128, SwizzleMode::B128));
+    assert_eq!(
+        (plan.a_tma.mode(), plan.b_tma.mode()),
+        (SwizzleMode::B128, SwizzleMode::B128)
+    );
     assert_eq!(plan.stage_bytes(), (128 + 256) * 64 * 2);
     assert_eq!(plan.smem_bytes(), STAGES * 49152 + 1024 + 64);
     // Every descriptor: K-major, 128B, LBO 16 (unused), SBO 1024 (8 rows of 128 bytes); the
@@ -54,7 +65,13 @@ fn plan_descriptor_fields_and_tma_boxes() {
     for (i, d) in plan.desc_a().iter().enumerate() {
         let (c, kb) = (i as i64 / 4, i as i64 % 4);
         assert_eq!(
-            (d.major, d.mode, d.start_address, d.leading_byte_offset, d.stride_byte_offset),
+            (
+                d.major,
+                d.mode,
+                d.start_address,
+                d.leading_byte_offset,
+                d.stride_byte_offset
+            ),
             (Major::K, SwizzleMode::B128, 8192 * c + 32 * kb, 16, 1024),
             "A {c} {kb}"
         );
@@ -73,7 +90,10 @@ fn plan_descriptor_fields_and_tma_boxes() {
     assert_eq!(Sm90Plan::desc_bits(&plan.desc_a()[0]).unwrap(), bits);
     assert_eq!(Sm90Plan::desc_bits(&plan.desc_b()[0]).unwrap(), bits);
     let src = plan.kernel().unwrap().source().to_string();
-    assert!(src.contains(&format!("DESC_A = {}LL", bits as i64)), "{src}");
+    assert!(
+        src.contains(&format!("DESC_A = {}LL", bits as i64)),
+        "{src}"
+    );
     assert!(src.contains("TX_BYTES = 49152"));
 }
 
@@ -104,11 +124,17 @@ fn descriptors_read_what_the_tma_box_wrote() {
     // The tessel stage layouts are the same bytes.
     for row in 0..BM {
         for k in 0..BK {
-            assert_eq!(2 * plan.a_stage.offset(row + BM * k).unwrap(), stage_byte(row, k));
+            assert_eq!(
+                2 * plan.a_stage.offset(row + BM * k).unwrap(),
+                stage_byte(row, k)
+            );
         }
     }
     // A descriptor that forgot the swizzle reads other bytes.
-    let plain = GmmaDescriptor { mode: SwizzleMode::None, ..plan.desc_b()[0] };
+    let plain = GmmaDescriptor {
+        mode: SwizzleMode::None,
+        ..plan.desc_b()[0]
+    };
     assert_ne!(plain.address(1, 0, 2), stage_byte(1, 0));
 }
 
@@ -123,7 +149,11 @@ fn the_epilogue_layout_is_the_gmma_c_layout() {
             let (v0, v1, j) = (v % 2, (v / 2) % 2, v / 4);
             let row = 16 * (t / 32) + (t % 32) / 4 + 8 * v1;
             let col = 8 * j + 2 * (t % 4) + v0;
-            assert_eq!(plan.c_frag.offset(t + 128 * v).unwrap(), row + 64 * col, "t {t} v {v}");
+            assert_eq!(
+                plan.c_frag.offset(t + 128 * v).unwrap(),
+                row + 64 * col,
+                "t {t} v {v}"
+            );
         }
     }
 }
@@ -131,30 +161,46 @@ fn the_epilogue_layout_is_the_gmma_c_layout() {
 #[test]
 fn sizes_tma_cannot_address_are_errors() {
     for k in [1, 12, 100, 4095] {
-        let err = Sm90Plan::new(256, 256, k, InType::F16, OutType::F32).unwrap_err().to_string();
+        let err = Sm90Plan::new(256, 256, k, InType::F16, OutType::F32)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("multiple of 8"), "{err}");
     }
     assert!(Sm90Plan::new(0, 256, 64, InType::F16, OutType::F32).is_err());
     assert!(Sm90Plan::new(256, 1 << 31, 64, InType::F16, OutType::F32).is_err());
     // A box that does not write the stage: 64B swizzle, 32 halves wide.
     let plan = Sm90Plan::new(128, 256, 64, InType::F16, OutType::F32).unwrap();
-    let m = TmaMatrix { rows: 128, cols: 64, ld: 64, elem: TmaElem::F16 };
+    let m = TmaMatrix {
+        rows: 128,
+        cols: 64,
+        ld: 64,
+        elem: TmaElem::F16,
+    };
     let err = TmaPlan::new(m, [32, 128], SwizzleMode::B64, &plan.a_stage, Major::K).unwrap_err();
     assert!(err.to_string().contains("box is 32x128"), "{err}");
     // The right box but the 32B swizzle: the driver's box rule (64 halves > 32 bytes) refuses.
     assert!(TmaPlan::new(m, [64, 128], SwizzleMode::B32, &plan.a_stage, Major::K).is_err());
     // A leading dimension of 1004 halves (2008 bytes) is not a multiple of 16 bytes.
-    let odd = TmaMatrix { ld: 1004, cols: 1000, ..m };
+    let odd = TmaMatrix {
+        ld: 1004,
+        cols: 1000,
+        ..m
+    };
     let err = TmaPlan::new(odd, [64, 128], SwizzleMode::B128, &plan.a_stage, Major::K).unwrap_err();
     assert!(err.to_string().contains("multiple of 16 bytes"), "{err}");
 }
 
 #[test]
 fn tensor_map_parameters_take_only_tensor_maps() {
-    let kernel = Sm90Plan::new(128, 256, 64, InType::F16, OutType::F32).unwrap().kernel().unwrap();
+    let kernel = Sm90Plan::new(128, 256, 64, InType::F16, OutType::F32)
+        .unwrap()
+        .kernel()
+        .unwrap();
     assert_eq!(kernel.params()[0].kind(), &ParamKind::TensorMap);
     assert_eq!(kernel.params()[1].kind(), &ParamKind::TensorMap);
-    let err = kernel.check_args(&[Arg::I64(0), Arg::I64(0), Arg::I32(0)]).unwrap_err();
+    let err = kernel
+        .check_args(&[Arg::I64(0), Arg::I64(0), Arg::I32(0)])
+        .unwrap_err();
     assert!(err.to_string().contains("parameter tmap_a"), "{err}");
 }
 
@@ -176,13 +222,21 @@ fn gpu_case(test: &str, m: i64, n: i64, k: i64, input: InType, output: OutType, 
     let plan = Sm90Plan::new(m, n, k, input, output).unwrap();
     let mut bufs = Sm90Buffers::new(&gpu, &plan, 0x90a ^ m as u64).unwrap();
     let rows = if m <= 1024 { m as usize } else { 256 };
-    let (kernel, cmp) = run_and_verify(&gpu, &plan, &mut bufs, rows)
-        .unwrap_or_else(|e| panic!("{test}: {e}"));
-    eprintln!("{test}: {} {}; rel err {:.2e}", plan.kernel_name(), kernel.info(), cmp.rel_err);
+    let (kernel, cmp) =
+        run_and_verify(&gpu, &plan, &mut bufs, rows).unwrap_or_else(|e| panic!("{test}: {e}"));
+    eprintln!(
+        "{test}: {} {}; rel err {:.2e}",
+        plan.kernel_name(),
+        kernel.info(),
+        cmp.rel_err
+    );
     assert_eq!(cmp.bad, 0);
     // Every element is written: no poison left anywhere (the rows above are a sample).
     let c = bufs.c_values(&gpu, output).unwrap();
-    assert!(c.iter().all(|x| x.is_finite()), "{test}: unwritten elements");
+    assert!(
+        c.iter().all(|x| x.is_finite()),
+        "{test}: unwritten elements"
+    );
     if vs_cublas {
         let Ok(blas) = tessel_kernels::gemm::run::cublas(&gpu) else {
             eprintln!("{test}: no cuBLAS");
@@ -198,7 +252,15 @@ fn gpu_case(test: &str, m: i64, n: i64, k: i64, input: InType, output: OutType, 
 fn gpu_small_one_tile_every_type() {
     for input in InType::ALL {
         for output in OutType::ALL {
-            gpu_case("gpu_small_one_tile_every_type", 128, 256, 64, input, output, true);
+            gpu_case(
+                "gpu_small_one_tile_every_type",
+                128,
+                256,
+                64,
+                input,
+                output,
+                true,
+            );
         }
     }
 }
@@ -210,7 +272,15 @@ fn gpu_ragged_sizes() {
         for (m, n, k) in [(1000, 1000, 1000), (129, 257, 72), (1, 1, 8), (300, 700, 8)] {
             gpu_case("gpu_ragged_sizes", m, n, k, input, OutType::F32, true);
         }
-        gpu_case("gpu_ragged_sizes", 1000, 1000, 1000, input, OutType::F16, true);
+        gpu_case(
+            "gpu_ragged_sizes",
+            1000,
+            1000,
+            1000,
+            input,
+            OutType::F16,
+            true,
+        );
         gpu_case("gpu_ragged_sizes", 129, 257, 72, input, OutType::BF16, true);
     }
 }
@@ -219,8 +289,24 @@ fn gpu_ragged_sizes() {
 #[ignore = "needs an sm_90 GPU"]
 fn gpu_large_4096_cubed() {
     for input in InType::ALL {
-        gpu_case("gpu_large_4096_cubed", 4096, 4096, 4096, input, OutType::F32, true);
+        gpu_case(
+            "gpu_large_4096_cubed",
+            4096,
+            4096,
+            4096,
+            input,
+            OutType::F32,
+            true,
+        );
     }
     // More tiles than SMs in both directions, several passes of the persistent loop.
-    gpu_case("gpu_large_4096_cubed", 4096, 8192, 512, InType::F16, OutType::F16, true);
+    gpu_case(
+        "gpu_large_4096_cubed",
+        4096,
+        8192,
+        512,
+        InType::F16,
+        OutType::F16,
+        true,
+    );
 }

@@ -34,7 +34,9 @@ fn cubin_and_log(source: &str, name: &str, arch: Arch) -> (Vec<u8>, String) {
         let mut size = 0usize;
         sys::nvrtcGetCUBINSize(prog, &mut size).result().unwrap();
         let mut bytes = vec![0 as std::ffi::c_char; size];
-        sys::nvrtcGetCUBIN(prog, bytes.as_mut_ptr()).result().unwrap();
+        sys::nvrtcGetCUBIN(prog, bytes.as_mut_ptr())
+            .result()
+            .unwrap();
         result::destroy_program(prog).unwrap();
         (bytes.into_iter().map(|b| b as u8).collect(), log)
     }
@@ -72,7 +74,10 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
             // ... serialized" otherwise), honoured setmaxnreg (warning C7508 otherwise) and
             // spilled nothing.
             assert!(log.contains("for 'sm_90a'"), "{name}: {log}");
-            assert!(log.contains("0 bytes spill stores, 0 bytes spill loads"), "{name}: {log}");
+            assert!(
+                log.contains("0 bytes spill stores, 0 bytes spill loads"),
+                "{name}: {log}"
+            );
             for bad in ["Performance Loss", "serialized", "C7508", "warning"] {
                 assert!(!log.contains(bad), "{name}: ptxas says {bad}: {log}");
             }

@@ -316,12 +316,22 @@ fn ceil_div(x: i64, d: i64) -> i64 {
 /// The operand of one wgmma: rows `row0 .. row0 + rows` and k-block `kb` of a stage whose mode
 /// 0 has `total` rows, as a layout of its own (mode 0 MN, mode 1 K), checked element by element
 /// against the stage.
-fn operand(stage: &ComposedLayout, total: i64, row0: i64, rows: i64, kb: i64) -> GpuResult<ComposedLayout> {
+fn operand(
+    stage: &ComposedLayout,
+    total: i64,
+    row0: i64,
+    rows: i64,
+    kb: i64,
+) -> GpuResult<ComposedLayout> {
     let pick: Layout = format!("({rows},{WGMMA_K}):(1,{total})").parse()?;
     let inner = composition(stage.layout(), &pick)?;
     let first = row0 + total * WGMMA_K * kb;
     let shift = stage.layout().offset(first)?;
-    let op = ComposedLayout::new(stage.swizzles().to_vec(), stage.base_offset() + shift, inner);
+    let op = ComposedLayout::new(
+        stage.swizzles().to_vec(),
+        stage.base_offset() + shift,
+        inner,
+    );
     for j in 0..WGMMA_K {
         for i in 0..rows {
             let want = stage.offset(first + i + total * j)?;
@@ -353,7 +363,11 @@ fn descriptors(
         let first = out.first().copied().unwrap_or(d);
         let want_start = first.start_address + kb * Sm90Plan::K_STEP_BYTES;
         if (d.mode, d.leading_byte_offset, d.stride_byte_offset)
-            != (first.mode, first.leading_byte_offset, first.stride_byte_offset)
+            != (
+                first.mode,
+                first.leading_byte_offset,
+                first.stride_byte_offset,
+            )
             || d.start_address != want_start
         {
             return Err(GpuError::InvalidArgument(format!(
@@ -404,14 +418,24 @@ impl Sm90Plan {
         let b_stage = atom.tile_to_shape(&IntTuple::from_ints([BN, BK]))?;
         let elem = input.tma();
         let a_tma = TmaPlan::new(
-            TmaMatrix { rows: m, cols: k, ld: k, elem },
+            TmaMatrix {
+                rows: m,
+                cols: k,
+                ld: k,
+                elem,
+            },
             [BK, BM],
             SwizzleMode::B128,
             &a_stage,
             Major::K,
         )?;
         let b_tma = TmaPlan::new(
-            TmaMatrix { rows: n, cols: k, ld: k, elem },
+            TmaMatrix {
+                rows: n,
+                cols: k,
+                ld: k,
+                elem,
+            },
             [BK, BN],
             SwizzleMode::B128,
             &b_stage,
@@ -425,7 +449,10 @@ impl Sm90Plan {
         let desc_b = descriptors(&b_stage, BN, 0, BN, eb)?;
         // Consumer c's rows start A_WG_BYTES * c into the stage.
         let per_wg = desc_a[(BK / WGMMA_K) as usize].start_address - desc_a[0].start_address;
-        if per_wg != Self::A_WG_BYTES || desc_a[0].start_address != 0 || desc_b[0].start_address != 0 {
+        if per_wg != Self::A_WG_BYTES
+            || desc_a[0].start_address != 0
+            || desc_b[0].start_address != 0
+        {
             return Err(GpuError::InvalidArgument(format!(
                 "the consumers' operands start at bytes {} and {} of the A stage (B at {}); the \
                  kernel assumes 0, {} and 0",

@@ -99,8 +99,14 @@ impl OutBuffer {
             OutBuffer::B16(b) => {
                 let bits = cuda("cuMemcpyDtoH", gpu.stream().clone_dtoh(b))?;
                 match output {
-                    OutType::BF16 => bits.into_iter().map(|x| bf16::from_bits(x).to_f32()).collect(),
-                    _ => bits.into_iter().map(|x| f16::from_bits(x).to_f32()).collect(),
+                    OutType::BF16 => bits
+                        .into_iter()
+                        .map(|x| bf16::from_bits(x).to_f32())
+                        .collect(),
+                    _ => bits
+                        .into_iter()
+                        .map(|x| f16::from_bits(x).to_f32())
+                        .collect(),
                 }
             }
         })
@@ -332,7 +338,13 @@ pub fn verify_rows(plan: &Sm90Plan, a: &[f32], b: &[f32], c: &[f32], rows: &[usi
         &got,
         &want,
         |i| tol.get(i).copied().unwrap_or(0.0),
-        |i| format!("C[{}][{}]", rows.get(i / n.max(1)).copied().unwrap_or(0), i % n.max(1)),
+        |i| {
+            format!(
+                "C[{}][{}]",
+                rows.get(i / n.max(1)).copied().unwrap_or(0),
+                i % n.max(1)
+            )
+        },
     )
 }
 
@@ -617,6 +629,10 @@ mod tests {
             assert!((-1.0..=1.0).contains(v));
         }
         let (bits, vals) = random_operand(500, 9, InType::F16);
-        assert!(bits.iter().zip(&vals).all(|(b, v)| f16::from_bits(*b).to_f32() == *v));
+        assert!(
+            bits.iter()
+                .zip(&vals)
+                .all(|(b, v)| f16::from_bits(*b).to_f32() == *v)
+        );
     }
 }
