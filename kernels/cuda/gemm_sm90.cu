@@ -77,6 +77,7 @@
 #pragma unroll 1
       for (int kt = 0; kt < k::KT; ++kt) {
         dev::sm90::wait(bars + 8 * s, phase);
+        tessel_sync_warp();  // the .aligned wgmma instructions need the whole warp converged
         dev::sm90::pin<k::ACC>(acc);
         dev::sm90::mma_fence();
         const b32 a0 = sA + s * k::A_STAGE_BYTES + c * k::A_WG_BYTES;
