@@ -84,3 +84,46 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
         }
     }
 }
+
+/// The SASS, where `nvdisasm` is available (`TESSEL_NVDISASM=/path/to/nvdisasm`, e.g. from the
+/// `nvidia-cuda-nvdisasm` wheel; skipped otherwise): the tensor cores run `HGMMA` (not `HMMA`),
+/// four per k-tile with one wait between k-tiles, the loads are TMA (`UTMALDG`), the register
+/// budgets are reassigned (`USETMAXREG`), and nothing goes to local memory.
+#[test]
+fn hopper_gemm_sass_uses_hgmma_and_tma() {
+    if !nvrtc_or_skip("sm90_nvrtc") {
+        return;
+    }
+    let Ok(nvdisasm) = std::env::var("TESSEL_NVDISASM") else {
+        eprintln!("sm90_nvrtc: SASS check skipped: TESSEL_NVDISASM is not set");
+        return;
+    };
+    let plan = Sm90Plan::new(4096, 4096, 4096, InType::F16, OutType::F32).unwrap();
+    let kernel = plan.kernel().unwrap();
+    let (cubin, _) = cubin_and_log(kernel.source(), &plan.kernel_name(), Arch::SM90A);
+    let dir = std::env::temp_dir().join(format!("tessel_sm90_sass_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("gemm_sm90.cubin");
+    std::fs::write(&file, &cubin).unwrap();
+    let out = std::process::Command::new(&nvdisasm)
+        .arg("-c")
+        .arg(&file)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {nvdisasm}: {e}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sass = String::from_utf8_lossy(&out.stdout);
+    let count = |op: &str| sass.matches(op).count();
+    assert_eq!(count("HGMMA.64x256x16.F32"), 4, "{sass}");
+    assert_eq!(count("HMMA"), 0);
+    assert_eq!(count("WARPGROUP.DEPBAR.LE gsb0, 0x1"), 1, "{sass}");
+    assert_eq!(count("UTMALDG.2D"), 2);
+    assert!(count("USETMAXREG") >= 2, "{sass}");
+    for local in ["LDL", "STL"] {
+        assert_eq!(count(local), 0, "{local} in the SASS");
+    }
+}
