@@ -469,8 +469,8 @@ pub fn launch_cublas(
     })
 }
 
-/// Runs cuBLAS on poisoned C and compares every element with `ours`: within `1e-4 (1 + |y|)`
-/// for fp32 output, two roundings of the 16-bit output types otherwise.
+/// Runs cuBLAS on poisoned C and compares every element with `ours`: within `5e-4 (1 + |y|)`
+/// for fp32 output, two roundings of the 16-bit output types (plus `1e-4`) otherwise.
 ///
 /// ```
 /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan, run};
@@ -495,8 +495,10 @@ pub fn run_and_compare_cublas(
     gpu.synchronize()?;
     let theirs = bufs.c_values(gpu, plan.output)?;
     let want: Vec<f64> = theirs.iter().map(|&x| f64::from(x)).collect();
+    // fp32: the two kernels may sum the k-blocks in different orders (a few fp32 roundings of
+    // sums up to K in magnitude); a misplaced element is off by O(1).
     let rel = match plan.output {
-        OutType::F32 => 1e-4,
+        OutType::F32 => 5e-4,
         o => 2.0 * o.unit_roundoff() + 1e-4,
     };
     let n = plan.n.max(1) as usize;
