@@ -14,19 +14,23 @@ use cudarc::nvrtc::{CompileError, CompileOptions, Ptx};
 use crate::device::require_nvrtc;
 use crate::error::{GpuError, GpuResult};
 
-/// A compute capability, e.g. `sm_90` for Hopper.
+/// A compute capability, e.g. `sm_90` for Hopper, or its arch-specific target `sm_90a`
+/// ([`Arch::specific`]: the instructions that exist only on that chip, such as `wgmma` and
+/// `setmaxnreg`; code built for it runs on compute capability 9.0 only).
 ///
 /// ```
 /// use tessel_kernels::Arch;
 /// let a = Arch::new(9, 0).unwrap();
 /// assert_eq!(a.to_string(), "sm_90");
 /// assert_eq!(a.nvrtc_flag(), "--gpu-architecture=sm_90");
+/// assert_eq!(Arch::SM90A.to_string(), "sm_90a");
 /// assert!(Arch::new(0, 0).is_err());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Arch {
     major: i32,
     minor: i32,
+    specific: bool,
 }
 
 impl Arch {
@@ -44,7 +48,72 @@ impl Arch {
                 "compute capability {major}.{minor} is outside 3.0..=12.9"
             )));
         }
-        Ok(Arch { major, minor })
+        Ok(Arch {
+            major,
+            minor,
+            specific: false,
+        })
+    }
+
+    /// Hopper's arch-specific target `sm_90a` (PTX `.target sm_90a`): `wgmma.mma_async` and
+    /// `setmaxnreg` compile only for it (PTX ISA, "Target ISA notes" of both instructions).
+    ///
+    /// ```
+    /// use tessel_kernels::Arch;
+    /// assert_eq!(Arch::SM90A.nvrtc_flag(), "--gpu-architecture=sm_90a");
+    /// assert!(Arch::SM90A.is_specific() && !Arch::new(9, 0).unwrap().is_specific());
+    /// ```
+    pub const SM90A: Arch = Arch {
+        major: 9,
+        minor: 0,
+        specific: true,
+    };
+
+    /// The arch-specific target of this compute capability (`sm_90` -> `sm_90a`); `Err` for
+    /// those without one here (only 9.0 has it in tessel).
+    ///
+    /// ```
+    /// use tessel_kernels::Arch;
+    /// assert_eq!(Arch::new(9, 0).unwrap().specific().unwrap(), Arch::SM90A);
+    /// assert!(Arch::new(8, 0).unwrap().specific().is_err());
+    /// ```
+    pub fn specific(self) -> GpuResult<Arch> {
+        if (self.major, self.minor) == (9, 0) {
+            Ok(Arch::SM90A)
+        } else {
+            Err(GpuError::InvalidArgument(format!(
+                "{self} has no arch-specific target in tessel (only sm_90 -> sm_90a)"
+            )))
+        }
+    }
+
+    /// True for an arch-specific target (`sm_90a`).
+    ///
+    /// ```
+    /// assert!(tessel_kernels::Arch::SM90A.is_specific());
+    /// ```
+    pub fn is_specific(self) -> bool {
+        self.specific
+    }
+
+    /// Whether code built for `self` runs on a device of architecture `device`: the same
+    /// compute capability for an arch-specific target, otherwise any device of at least this
+    /// compute capability (the driver compiles the PTX for it).
+    ///
+    /// ```
+    /// use tessel_kernels::Arch;
+    /// let sm90 = Arch::new(9, 0).unwrap();
+    /// assert!(Arch::SM90A.runs_on(sm90));
+    /// assert!(!Arch::SM90A.runs_on(Arch::new(10, 0).unwrap()));
+    /// assert!(Arch::new(8, 0).unwrap().runs_on(Arch::new(8, 6).unwrap()));
+    /// assert!(!Arch::new(9, 0).unwrap().runs_on(Arch::new(8, 9).unwrap()));
+    /// ```
+    pub fn runs_on(self, device: Arch) -> bool {
+        if self.specific {
+            (self.major, self.minor) == (device.major, device.minor)
+        } else {
+            (self.major, self.minor) <= (device.major, device.minor)
+        }
     }
 
     /// The NVRTC option selecting this architecture (never left unset).
@@ -60,7 +129,8 @@ impl Arch {
 
 impl fmt::Display for Arch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "sm_{}{}", self.major, self.minor)
+        let suffix = if self.specific { "a" } else { "" };
+        write!(f, "sm_{}{}{suffix}", self.major, self.minor)
     }
 }
 

@@ -233,17 +233,34 @@ impl Gpu {
     /// assert!(err.to_string().contains("missing"), "{err}");
     /// ```
     pub fn function(&self, source: &str, kernel: &str) -> GpuResult<CudaFunction> {
+        self.function_for(source, kernel, self.arch)
+    }
+
+    /// [`Gpu::function`] compiled for `arch` instead of the device's own architecture (e.g.
+    /// [`Arch::SM90A`] on an sm_90 device); the cache keys other targets apart.
+    ///
+    /// ```
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+    /// let src = "extern \"C\" __global__ void f(unsigned* x) { x[0] = 1u; }";
+    /// assert!(gpu.function_for(src, "f", gpu.arch()).is_ok());
+    /// ```
+    pub fn function_for(&self, source: &str, kernel: &str, arch: Arch) -> GpuResult<CudaFunction> {
+        let key = if arch == self.arch {
+            source.to_string()
+        } else {
+            format!("{arch}\n{source}")
+        };
         let module = {
             let mut cache = self
                 .modules
                 .lock()
                 .map_err(|_| GpuError::Cuda("module cache lock poisoned".into()))?;
-            match cache.get(source) {
+            match cache.get(&key) {
                 Some(m) => m.clone(),
                 None => {
-                    let ptx = compile_ptx(source, kernel, self.arch)?;
+                    let ptx = compile_ptx(source, kernel, arch)?;
                     let m = cuda("cuModuleLoadData", self.ctx.load_module(ptx))?;
-                    cache.insert(source.to_string(), m.clone());
+                    cache.insert(key, m.clone());
                     m
                 }
             }

@@ -36,11 +36,13 @@ pub mod emit;
 pub mod error;
 pub mod exec;
 pub mod gemm;
+pub mod hopper;
 pub mod kernel;
 pub mod micro;
 pub mod mma;
 pub mod tiled;
 pub mod timing;
+pub mod tma;
 
 pub use compile::Arch;
 /// The cudarc this crate is built on, for callers that use NVRTC or the driver directly.

@@ -47,7 +47,8 @@ microkernels on GPU 0. Each kernel is first checked element by element against a
 to cuMemcpyDtoD on the same buffers: the table gives time, effective GB/s (bytes read + written) \
 and the ratio to memcpy. Default sizes 8192^2 and 16384^2, both dtypes. 'gemm' verifies the \
 tensor-core GEMM against the CPU and cuBLAS and times both (default 4096^3 and 8192^3; --size N \
-runs N^3). 'mma' verifies and times the four tensor-core swizzle problems (ldmatrix + \
+runs N^3; on sm_90 GPUs it adds the Hopper GEMM (TMA + wgmma) in four input/output type pairs, \
+each next to cuBLAS with the same types). 'mma' verifies and times the four tensor-core swizzle problems (ldmatrix + \
 mma.sync on 16x16 fp16 tiles, swizzles chosen by synthesis) and their unswizzled twins, over a \
 grid of N independent problems (--size N, default 32768), with the predicted excess shared-memory \
 wavefronts. Progress goes to stderr. Without a GPU (or in a tessel built without the 'kernels' \
@@ -163,7 +164,7 @@ pub struct Predicted {
 /// A GEMM result.
 #[derive(Debug, Serialize)]
 pub struct GemmJson {
-    /// Always `gemm_tn_f16_f32`.
+    /// `gemm_tn_f16_f32` (SM80), or `gemm_sm90_tn_{in}_{out}` (Hopper).
     pub kernel: String,
     /// Block tile and stages, e.g. `128x128x32s3`.
     pub config: String,
@@ -227,6 +228,8 @@ mod with_kernels {
 
     use tessel::kernels::bench::{self as kb, BenchOptions, Row};
     use tessel::kernels::gemm::run::{self as gemm, GemmRow};
+    use tessel::kernels::hopper::run::{self as hopper, Sm90Row};
+    use tessel::kernels::hopper::{InType, OutType};
     use tessel::kernels::tiled::TiledKind;
     use tessel::kernels::{DType, Gpu, GpuError};
     use tessel::{Error, Result};
@@ -277,8 +280,17 @@ mod with_kernels {
     /// What one run measured.
     enum Rows {
         Kernels(Vec<Row>),
-        Gemm(Vec<GemmRow>),
+        /// The SM80 GEMM's rows, then the Hopper GEMM's (sm_90 devices only).
+        Gemm(Vec<GemmRow>, Vec<Sm90Row>),
     }
+
+    /// Input and output types of the Hopper GEMM rows.
+    const SM90_TYPES: [(InType, OutType); 4] = [
+        (InType::F16, OutType::F32),
+        (InType::BF16, OutType::F32),
+        (InType::F16, OutType::F16),
+        (InType::BF16, OutType::BF16),
+    ];
 
     fn measure(gpu: &Gpu, args: &Args, progress: &mut dyn Write) -> Result<Rows> {
         let opts = options(args);
@@ -286,7 +298,14 @@ mod with_kernels {
             let sizes: Vec<_> = opts.sizes.iter().map(|&(r, c)| (r, c, c)).collect();
             let configs = gemm::bench_configs(gpu).map_err(gpu_error)?;
             let rows = gemm::bench(gpu, &sizes, &configs, opts.repeats, progress);
-            return rows.map(Rows::Gemm).map_err(gpu_error);
+            let rows = rows.map_err(gpu_error)?;
+            let sm90 = if hopper::supported(gpu) {
+                hopper::bench(gpu, &sizes, &SM90_TYPES, opts.repeats, progress)
+                    .map_err(gpu_error)?
+            } else {
+                Vec::new()
+            };
+            return Ok(Rows::Gemm(rows, sm90));
         }
         if args.suite == Suite::Mma {
             let rows = tessel::kernels::mma::run::mma_rows(gpu, &opts, progress);
@@ -325,7 +344,7 @@ mod with_kernels {
         }
         let table = match rows {
             Rows::Kernels(rows) => kernel_table(&gpu.describe(), &rows),
-            Rows::Gemm(rows) => gemm_table(&gpu.describe(), &rows),
+            Rows::Gemm(rows, sm90) => gemm_table(&gpu.describe(), &rows) + &sm90_table(&sm90),
         };
         print(out, &table)
     }
@@ -391,9 +410,60 @@ mod with_kernels {
         s
     }
 
+    /// The Hopper GEMM's rows, under their own header (nothing when there are none).
+    fn sm90_table(rows: &[Sm90Row]) -> String {
+        if rows.is_empty() {
+            return String::new();
+        }
+        let mut s = format!(
+            "{:<18} {:<14} {:>10} {:>9} {:>12} {:>9} {:>9} {:>10} {:>10}\n",
+            "sm90 (TMA+wgmma)",
+            "in->out",
+            "ms",
+            "TFLOP/s",
+            "cublas_ms",
+            "TFLOP/s",
+            "x_cublas",
+            "err_cpu",
+            "err_cublas"
+        );
+        for r in rows {
+            s.push_str(&format!(
+                "{:<18} {:<14} {:>10.4} {:>9.1} {:>12.4} {:>9.1} {:>9.3} {:>10.2e} {:>10.2e}\n",
+                format!("{}x{}x{}", r.size.0, r.size.1, r.size.2),
+                format!("{}->{}", r.input, r.output),
+                r.ours.median_ms,
+                r.ours_tflops,
+                r.cublas.median_ms,
+                r.cublas_tflops,
+                r.ours_tflops / r.cublas_tflops,
+                r.rel_err_cpu,
+                r.rel_err_cublas
+            ));
+        }
+        s
+    }
+
+    fn sm90_json(r: Sm90Row) -> Result_ {
+        Result_::Gemm(GemmJson {
+            kernel: format!("gemm_sm90_tn_{}_{}", r.input, r.output),
+            config: "128x256x64s4".into(),
+            m: r.size.0,
+            n: r.size.1,
+            k: r.size.2,
+            median_ms: r.ours.median_ms,
+            tflops: r.ours_tflops,
+            cublas_median_ms: r.cublas.median_ms,
+            cublas_tflops: r.cublas_tflops,
+            ratio_to_cublas: r.ours_tflops / r.cublas_tflops,
+            rel_err_cpu: r.rel_err_cpu,
+            rel_err_cublas: r.rel_err_cublas,
+        })
+    }
+
     fn json(gpu: &Gpu, rows: Rows) -> BenchJson {
         let results = match rows {
-            Rows::Gemm(rows) => rows
+            Rows::Gemm(rows, sm90) => rows
                 .into_iter()
                 .map(|r| {
                     Result_::Gemm(GemmJson {
@@ -411,6 +481,7 @@ mod with_kernels {
                         rel_err_cublas: r.rel_err_cublas,
                     })
                 })
+                .chain(sm90.into_iter().map(sm90_json))
                 .collect(),
             Rows::Kernels(rows) => rows
                 .into_iter()
@@ -456,6 +527,41 @@ mod with_kernels {
             assert_eq!(tiled_kinds(Suite::All).len(), 1 + TiledKind::LADDER.len());
             assert!(
                 tiled_kinds(Suite::Conflicts).is_empty() && tiled_kinds(Suite::Gemm).is_empty()
+            );
+        }
+
+        #[test]
+        fn the_sm90_table_has_a_header_and_one_line_per_row() {
+            assert_eq!(sm90_table(&[]), "");
+            let t = Timing {
+                median_ms: 2.0,
+                min_ms: 1.9,
+                max_ms: 2.1,
+                repeats: 3,
+            };
+            let row = Sm90Row {
+                size: (4096, 4096, 4096),
+                input: InType::BF16,
+                output: OutType::BF16,
+                kernel: "gemm_sm90_tn_bf16_bf16_4096x4096x4096".into(),
+                ours: t,
+                cublas: Timing {
+                    median_ms: 1.0,
+                    ..t
+                },
+                ours_tflops: 68.7,
+                cublas_tflops: 137.4,
+                rel_err_cpu: 1e-3,
+                rel_err_cublas: 2e-3,
+            };
+            let table = sm90_table(&[row]);
+            let lines: Vec<&str> = table.lines().collect();
+            assert_eq!(lines.len(), 2, "{table}");
+            assert!(lines[0].starts_with("sm90 (TMA+wgmma)"), "{table}");
+            // ours at half cuBLAS's rate: ratio 0.500.
+            assert!(
+                lines[1].contains("bf16->bf16") && lines[1].contains("0.500"),
+                "{table}"
             );
         }
 

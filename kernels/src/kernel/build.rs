@@ -36,6 +36,23 @@ use crate::error::{GpuError, GpuResult};
 /// ```
 pub const TESSEL_CUH: &str = include_str!("../../cuda/tessel.cuh");
 
+/// The device-side type of a [`ParamKind::TensorMap`] parameter: the driver's opaque 128-byte
+/// `CUtensorMap`, 64-byte aligned (CUDA driver API, `cuTensorMapEncodeTiled`), declared by the
+/// assembler only in sources that take one (NVRTC has no `cuda.h`).
+///
+/// ```
+/// use tessel_kernels::kernel::build::{TENSOR_MAP_STRUCT, TENSOR_MAP_TYPE};
+/// assert!(TENSOR_MAP_STRUCT.contains(&format!("struct alignas(64) {TENSOR_MAP_TYPE}")));
+/// ```
+pub const TENSOR_MAP_TYPE: &str = "tessel_tensor_map";
+/// The definition of [`TENSOR_MAP_TYPE`] placed before the generated declarations.
+///
+/// ```
+/// assert!(tessel_kernels::kernel::build::TENSOR_MAP_STRUCT.contains("opaque[16]"));
+/// ```
+pub const TENSOR_MAP_STRUCT: &str =
+    "struct alignas(64) tessel_tensor_map { unsigned long long opaque[16]; };\n";
+
 /// How a layout is emitted into `namespace layout`.
 #[derive(Clone, Debug)]
 enum LayoutFns {
@@ -100,6 +117,7 @@ pub struct KernelBuilder {
     min_blocks: Option<i64>,
     grid: (u32, u32, u32),
     dynamic_smem: u32,
+    target: Option<crate::Arch>,
 }
 
 impl KernelBuilder {
@@ -121,6 +139,7 @@ impl KernelBuilder {
             min_blocks: None,
             grid: (1, 1, 1),
             dynamic_smem: 0,
+            target: None,
         }
     }
 
@@ -334,6 +353,20 @@ impl KernelBuilder {
         self
     }
 
+    /// The architecture the kernel must be compiled for (e.g. [`crate::Arch::SM90A`] for
+    /// `wgmma`), instead of the device's own; [`Kernel::load`] refuses devices it does not run
+    /// on.
+    ///
+    /// ```
+    /// use tessel_kernels::{Arch, kernel::KernelBuilder};
+    /// let k = KernelBuilder::new("n", "").threads(32).target(Arch::SM90A).build().unwrap();
+    /// assert_eq!(k.target(), Some(Arch::SM90A));
+    /// ```
+    pub fn target(mut self, arch: crate::Arch) -> KernelBuilder {
+        self.target = Some(arch);
+        self
+    }
+
     fn err(&self, what: String) -> GpuError {
         GpuError::InvalidArgument(format!("kernel {}: {what}", self.name))
     }
@@ -496,6 +529,9 @@ impl KernelBuilder {
                     format!("{c}{}* __restrict__ {}", Self::elem_name(elem), p.name())
                 }
                 ParamKind::Scalar(s) => format!("{} {}", s.c_name(), p.name()),
+                ParamKind::TensorMap => {
+                    format!("const __grid_constant__ {TENSOR_MAP_TYPE} {}", p.name())
+                }
             })
             .collect();
         let bounds = match self.min_blocks {
@@ -577,8 +613,17 @@ impl KernelBuilder {
         if !body.ends_with('\n') {
             body.push('\n');
         }
+        let tensor_map = if self
+            .params
+            .iter()
+            .any(|p| matches!(p.kind(), ParamKind::TensorMap))
+        {
+            TENSOR_MAP_STRUCT
+        } else {
+            ""
+        };
         let source = format!(
-            "{}{PRELUDE}{TESSEL_CUH}{decls}{} {{\n{body}}}\n",
+            "{}{PRELUDE}{TESSEL_CUH}{tensor_map}{decls}{} {{\n{body}}}\n",
             self.comment,
             self.signature()
         );
@@ -591,6 +636,7 @@ impl KernelBuilder {
                 block: (self.threads, 1, 1),
                 dynamic_smem: self.dynamic_smem,
             },
+            target: self.target,
             aliases: self
                 .pieces
                 .iter()
@@ -619,6 +665,7 @@ pub struct Kernel {
     source: String,
     params: Vec<Param>,
     launch: Launch,
+    target: Option<crate::Arch>,
     aliases: Vec<(String, CType)>,
 }
 
@@ -663,6 +710,17 @@ impl Kernel {
     /// ```
     pub fn launch(&self) -> Launch {
         self.launch
+    }
+
+    /// The architecture the kernel is compiled for when it is not the device's own
+    /// ([`KernelBuilder::target`]).
+    ///
+    /// ```
+    /// use tessel_kernels::kernel::KernelBuilder;
+    /// assert_eq!(KernelBuilder::new("zz", "").threads(32).build().unwrap().target(), None);
+    /// ```
+    pub fn target(&self) -> Option<crate::Arch> {
+        self.target
     }
 
     /// The same kernel launched over another grid.

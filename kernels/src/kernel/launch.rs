@@ -94,6 +94,8 @@ pub enum Arg<'a> {
     I64(i64),
     /// A `float`.
     F32(f32),
+    /// A TMA tensor map, passed by value.
+    TensorMap(&'a crate::tma::TensorMap),
 }
 
 impl<'a> Arg<'a> {
@@ -136,6 +138,7 @@ impl<'a> Arg<'a> {
             Arg::I32(_) => "an i32".into(),
             Arg::I64(_) => "an i64".into(),
             Arg::F32(_) => "an f32".into(),
+            Arg::TensorMap(_) => "a tensor map".into(),
         }
     }
 }
@@ -179,7 +182,8 @@ impl Kernel {
                 }
                 (ParamKind::Scalar(Scalar::I32), Arg::I32(_))
                 | (ParamKind::Scalar(Scalar::I64), Arg::I64(_))
-                | (ParamKind::Scalar(Scalar::F32), Arg::F32(_)) => true,
+                | (ParamKind::Scalar(Scalar::F32), Arg::F32(_))
+                | (ParamKind::TensorMap, Arg::TensorMap(_)) => true,
                 _ => false,
             };
             if !ok {
@@ -205,7 +209,20 @@ impl Kernel {
     /// assert!(k.load(&gpu).unwrap().info().ends_with("blocks/SM"));
     /// ```
     pub fn load<'g>(&self, gpu: &'g Gpu) -> GpuResult<Loaded<'g>> {
-        let func = gpu.function(self.source(), self.name())?;
+        let func = match self.target() {
+            None => gpu.function(self.source(), self.name())?,
+            Some(arch) if arch.runs_on(gpu.arch()) => {
+                gpu.function_for(self.source(), self.name(), arch)?
+            }
+            Some(arch) => {
+                return Err(GpuError::Unavailable(format!(
+                    "kernel {} is built for {arch}, which does not run on this {} ({})",
+                    self.name(),
+                    gpu.arch(),
+                    gpu.name()
+                )));
+            }
+        };
         let smem = self.launch().dynamic_smem;
         if smem > 0 {
             cuda(
@@ -310,6 +327,9 @@ impl Loaded<'_> {
                 }
                 Arg::F32(v) => {
                     builder.arg(&*v);
+                }
+                Arg::TensorMap(m) => {
+                    builder.arg(m.raw());
                 }
             }
         }

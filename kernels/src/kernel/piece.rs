@@ -190,6 +190,9 @@ pub enum ParamKind {
     },
     /// A scalar passed by value.
     Scalar(Scalar),
+    /// A TMA tensor map passed by value (`const __grid_constant__`, 128 bytes; built on the
+    /// host with [`crate::tma::TensorMap`], given as [`super::Arg::TensorMap`]).
+    TensorMap,
 }
 
 /// A typed kernel parameter, in signature order.
@@ -250,6 +253,24 @@ impl Param {
         }
     }
 
+    /// A TMA tensor map (`const __grid_constant__ tessel_tensor_map NAME`), whose address the
+    /// body hands to `cp.async.bulk.tensor`.
+    ///
+    /// ```
+    /// use tessel_kernels::kernel::{KernelBuilder, Param, ParamKind};
+    /// let p = Param::tensor_map("tmap");
+    /// assert_eq!((p.kind(), p.access()), (&ParamKind::TensorMap, None));
+    /// let k = KernelBuilder::new("n", "(void)&tmap;").param(p).threads(32).build().unwrap();
+    /// assert!(k.source().contains("n(const __grid_constant__ tessel_tensor_map tmap)"));
+    /// assert!(k.source().contains("struct alignas(64) tessel_tensor_map"));
+    /// ```
+    pub fn tensor_map(name: &str) -> Param {
+        Param {
+            name: name.to_string(),
+            kind: ParamKind::TensorMap,
+        }
+    }
+
     /// The same buffer parameter, required to hold at least `elements` elements (checked at
     /// launch; no effect on a scalar).
     ///
@@ -294,7 +315,7 @@ impl Param {
     pub fn access(&self) -> Option<Access> {
         match self.kind {
             ParamKind::Buffer { access, .. } => Some(access),
-            ParamKind::Scalar(_) => None,
+            ParamKind::Scalar(_) | ParamKind::TensorMap => None,
         }
     }
 }

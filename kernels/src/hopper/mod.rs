@@ -1,0 +1,697 @@
+//! A Hopper (sm_90a) GEMM built from tessel layouts: TMA loads, `wgmma.mma_async`, mbarrier
+//! pipelines, warp specialization and a persistent tile scheduler.
+//!
+//! Computes `C = A * B^T` ("TN", as [`crate::gemm`]): `A` is `M x K` and `B` is `N x K`, both
+//! row-major (K-contiguous), fp16 or bf16 ([`InType`]); `C` is `M x N` row-major, fp32, fp16 or
+//! bf16 ([`OutType`]); accumulation in fp32. Any `M`, `N` >= 1; `K` a multiple of 8 (TMA needs
+//! 16-byte row pitches).
+//!
+//! Design (the kernel body is `kernels/cuda/gemm_sm90.cu`):
+//! - a block of 384 threads computes 128 x 256 tiles of C, one block per SM, looping over the
+//!   tiles in a grouped order ([`crate::tiled::raster_layout`], groups of [`RASTER_GROUP`]);
+//! - warpgroup 0 is the producer: one thread loads each 64-wide k-tile of A (a 128 x 64 box)
+//!   and B (256 x 64) with `cp.async.bulk.tensor` into a ring of [`STAGES`] stages, signalled
+//!   by `full`/`empty` mbarriers; it gives up registers (`setmaxnreg.dec` to
+//!   [`PRODUCER_REGS`]);
+//! - warpgroups 1 and 2 are consumers (`setmaxnreg.inc` to [`CONSUMER_REGS`]): each owns 64
+//!   rows of the tile and issues four `wgmma m64n256k16` per stage on descriptors of the
+//!   stage, keeping one k-tile of wgmmas in flight, then writes its 64 x 256 accumulators
+//!   (the GMMA atom's C layout) to C with predicated stores for ragged `M`, `N`.
+//!
+//! Every shared layout is `smem_atom(Major::K, SwizzleMode::B128, 16)` tiled over the stage
+//! with `tile_to_shape`. [`Sm90Plan::new`] proves on the host that the TMA boxes write exactly
+//! those layouts ([`crate::tma::TmaPlan`]) and derives the wgmma descriptors of every k-block
+//! of every consumer's operands with `gmma_descriptor` (verified element by element); the
+//! kernel gets their constant fields and adds the stage address, `+32` bytes per k-step.
+//!
+//! ```
+//! use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
+//! let plan = Sm90Plan::new(1000, 1000, 1000, InType::F16, OutType::F32).unwrap();
+//! assert_eq!(plan.kernel_name(), "gemm_sm90_tn_f16_f32_1000x1000x1000");
+//! assert_eq!(plan.tiles(), 8 * 4);
+//! let d = plan.desc_b()[1];
+//! assert_eq!((d.start_address, d.leading_byte_offset, d.stride_byte_offset), (32, 16, 1024));
+//! assert!(Sm90Plan::new(128, 256, 100, InType::F16, OutType::F32).is_err()); // K % 8 != 0
+//! ```
+
+pub mod run;
+
+use std::fmt;
+
+use tessel_layout::atom::mma_atom;
+use tessel_layout::gmma::{GmmaDescriptor, Major, SwizzleMode, gmma_descriptor, smem_atom};
+use tessel_layout::{ComposedLayout, IntTuple, Layout, composition};
+
+use crate::Arch;
+use crate::error::{GpuError, GpuResult};
+use crate::kernel::{CType, Elem, Kernel, KernelBuilder, Param};
+use crate::tiled::raster_layout;
+use crate::tma::{TmaElem, TmaMatrix, TmaPlan};
+
+/// The device body ([`Sm90Plan::kernel`] declares its pieces).
+///
+/// ```
+/// assert!(tessel_kernels::hopper::BODY.contains("dev::wgmma<1, 1, 0, 0>("));
+/// ```
+pub const BODY: &str = include_str!("../../cuda/gemm_sm90.cu");
+/// The device struct `dev::sm90`: mbarrier, TMA, fence, `setmaxnreg`, wgmma-sync and store
+/// instructions.
+///
+/// ```
+/// assert!(tessel_kernels::hopper::SYNC.contains("struct sm90"));
+/// ```
+pub const SYNC: &str = include_str!("../../cuda/gemm_sm90_sync.cuh");
+
+/// Block tile rows (two consumer warpgroups of 64).
+///
+/// ```
+/// assert_eq!(tessel_kernels::hopper::BM, 2 * 64);
+/// ```
+pub const BM: i64 = 128;
+/// Block tile columns (the N of one wgmma).
+///
+/// ```
+/// assert_eq!(tessel_kernels::hopper::BN, 256);
+/// ```
+pub const BN: i64 = 256;
+/// K per stage: one 128-byte swizzled row of fp16/bf16.
+///
+/// ```
+/// assert_eq!(tessel_kernels::hopper::BK * 2, 128);
+/// ```
+pub const BK: i64 = 64;
+/// K per wgmma.
+///
+/// ```
+/// assert_eq!(tessel_kernels::hopper::BK / tessel_kernels::hopper::WGMMA_K, 4);
+/// ```
+pub const WGMMA_K: i64 = 16;
+/// Pipeline stages (4 x 48 KiB of shared memory).
+///
+/// ```
+/// assert_eq!(tessel_kernels::hopper::STAGES, 4);
+/// ```
+pub const STAGES: i64 = 4;
+/// Consumer warpgroups.
+///
+/// ```
+/// assert_eq!(tessel_kernels::hopper::CONSUMERS * 64, tessel_kernels::hopper::BM);
+/// ```
+pub const CONSUMERS: i64 = 2;
+/// Registers per thread of the producer warpgroup after `setmaxnreg.dec`.
+///
+/// ```
+/// use tessel_kernels::hopper::{CONSUMER_REGS, CONSUMERS, PRODUCER_REGS};
+/// // The register file of one SM (64K) holds all three warpgroups.
+/// assert!(128 * (PRODUCER_REGS + CONSUMERS * CONSUMER_REGS) <= 65536);
+/// ```
+pub const PRODUCER_REGS: i64 = 40;
+/// Registers per thread of a consumer warpgroup after `setmaxnreg.inc`.
+///
+/// ```
+/// assert_eq!(tessel_kernels::hopper::CONSUMER_REGS % 8, 0); // setmaxnreg takes multiples of 8
+/// ```
+pub const CONSUMER_REGS: i64 = 232;
+/// Tile groups of the raster (8 x 8 tiles).
+///
+/// ```
+/// assert_eq!(tessel_kernels::hopper::RASTER_GROUP, 8);
+/// ```
+pub const RASTER_GROUP: i64 = 8;
+
+/// Input element type of the Hopper GEMM.
+///
+/// ```
+/// use tessel_kernels::hopper::InType;
+/// assert_eq!(InType::BF16.atom(), "SM90_64x256x16_F32BF16BF16_SS");
+/// assert_eq!("bf16".parse::<InType>().unwrap(), InType::BF16);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum InType {
+    /// IEEE half.
+    F16,
+    /// bfloat16.
+    BF16,
+}
+
+impl InType {
+    /// Both input types.
+    ///
+    /// ```
+    /// assert_eq!(tessel_kernels::hopper::InType::ALL.len(), 2);
+    /// ```
+    pub const ALL: [InType; 2] = [InType::F16, InType::BF16];
+
+    /// The GMMA atom (CuTe's name) of a 64 x 256 x 16 step with fp32 accumulators.
+    ///
+    /// ```
+    /// assert_eq!(tessel_kernels::hopper::InType::F16.atom(), "SM90_64x256x16_F32F16F16_SS");
+    /// ```
+    pub fn atom(self) -> &'static str {
+        match self {
+            InType::F16 => "SM90_64x256x16_F32F16F16_SS",
+            InType::BF16 => "SM90_64x256x16_F32BF16BF16_SS",
+        }
+    }
+
+    /// The tensor-map element type.
+    ///
+    /// ```
+    /// use tessel_kernels::{hopper::InType, tma::TmaElem};
+    /// assert_eq!(InType::BF16.tma(), TmaElem::BF16);
+    /// ```
+    pub fn tma(self) -> TmaElem {
+        match self {
+            InType::F16 => TmaElem::F16,
+            InType::BF16 => TmaElem::BF16,
+        }
+    }
+}
+
+impl fmt::Display for InType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            InType::F16 => "f16",
+            InType::BF16 => "bf16",
+        })
+    }
+}
+
+impl std::str::FromStr for InType {
+    type Err = GpuError;
+    fn from_str(s: &str) -> GpuResult<InType> {
+        match s {
+            "f16" | "fp16" => Ok(InType::F16),
+            "bf16" => Ok(InType::BF16),
+            _ => Err(GpuError::InvalidArgument(format!(
+                "unknown GEMM input type {s:?} (expected f16 or bf16)"
+            ))),
+        }
+    }
+}
+
+/// Output element type of the Hopper GEMM (converted from the fp32 accumulators, rounding to
+/// nearest even).
+///
+/// ```
+/// use tessel_kernels::hopper::OutType;
+/// assert_eq!((OutType::F32.bytes(), OutType::BF16.bytes()), (4, 2));
+/// assert_eq!(OutType::F16.to_string(), "f16");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OutType {
+    /// fp32.
+    F32,
+    /// IEEE half.
+    F16,
+    /// bfloat16.
+    BF16,
+}
+
+impl OutType {
+    /// Every output type.
+    ///
+    /// ```
+    /// assert_eq!(tessel_kernels::hopper::OutType::ALL.len(), 3);
+    /// ```
+    pub const ALL: [OutType; 3] = [OutType::F32, OutType::F16, OutType::BF16];
+
+    /// Bytes per element.
+    ///
+    /// ```
+    /// assert_eq!(tessel_kernels::hopper::OutType::F16.bytes(), 2);
+    /// ```
+    pub fn bytes(self) -> usize {
+        match self {
+            OutType::F32 => 4,
+            OutType::F16 | OutType::BF16 => 2,
+        }
+    }
+
+    /// The kernel's `k::OUT` code (0 fp32, 1 fp16, 2 bf16; `dev::sm90::bits<OUT>`).
+    ///
+    /// ```
+    /// assert_eq!(tessel_kernels::hopper::OutType::BF16.code(), 2);
+    /// ```
+    pub fn code(self) -> i64 {
+        match self {
+            OutType::F32 => 0,
+            OutType::F16 => 1,
+            OutType::BF16 => 2,
+        }
+    }
+
+    /// Unit roundoff of the type (half an ulp at 1): the relative error of one conversion.
+    ///
+    /// ```
+    /// assert_eq!(tessel_kernels::hopper::OutType::BF16.unit_roundoff(), 2f64.powi(-8));
+    /// ```
+    pub fn unit_roundoff(self) -> f64 {
+        match self {
+            OutType::F32 => 2f64.powi(-24),
+            OutType::F16 => 2f64.powi(-11),
+            OutType::BF16 => 2f64.powi(-8),
+        }
+    }
+}
+
+impl fmt::Display for OutType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            OutType::F32 => "f32",
+            OutType::F16 => "f16",
+            OutType::BF16 => "bf16",
+        })
+    }
+}
+
+/// Everything the Hopper kernel computes, derived and checked on the host.
+///
+/// ```
+/// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
+/// let p = Sm90Plan::new(128, 256, 64, InType::BF16, OutType::BF16).unwrap();
+/// assert_eq!((p.a_stage.layout().size(), p.b_stage.layout().size()), (128 * 64, 256 * 64));
+/// assert_eq!(p.a_tma.box_layout().to_string(), "Sw<3,3,3> o (64,128):(1,64)");
+/// assert_eq!(p.kernel().unwrap().launch().threads(), 384);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Sm90Plan {
+    /// Rows of A and C.
+    pub m: i64,
+    /// Rows of B, columns of C.
+    pub n: i64,
+    /// The reduction extent.
+    pub k: i64,
+    /// Input type.
+    pub input: InType,
+    /// Output type.
+    pub output: OutType,
+    /// One stage of A: `smem_atom(K, 128B, 16)` tiled over `(BM, BK)` (mode 0 M, mode 1 K).
+    pub a_stage: ComposedLayout,
+    /// One stage of B, tiled over `(BN, BK)`.
+    pub b_stage: ComposedLayout,
+    /// A's tensor map recipe (box 64 x 128), proven to write `a_stage`.
+    pub a_tma: TmaPlan,
+    /// B's tensor map recipe (box 64 x 256), proven to write `b_stage`.
+    pub b_tma: TmaPlan,
+    /// Block tile order: iteration `i` of the persistent loop -> tile index `ty + TY * tx`.
+    pub raster: Layout,
+    /// Tile index -> first row.
+    pub tile_m0: Layout,
+    /// Tile index -> first column.
+    pub tile_n0: Layout,
+    /// The GMMA atom's C layout: (thread, value) -> `m + 64 n` in the 64 x 256 tile.
+    pub c_frag: Layout,
+    /// C's row-major offsets `(M, N):(N, 1)`.
+    pub g_c: Layout,
+    desc_a: Vec<GmmaDescriptor>,
+    desc_b: Vec<GmmaDescriptor>,
+}
+
+/// `ceil(x / d)` for positive `x` and `d`.
+fn ceil_div(x: i64, d: i64) -> i64 {
+    (x + d - 1) / d
+}
+
+/// The operand of one wgmma: rows `row0 .. row0 + rows` and k-block `kb` of a stage whose mode
+/// 0 has `total` rows, as a layout of its own (mode 0 MN, mode 1 K), checked element by element
+/// against the stage.
+fn operand(
+    stage: &ComposedLayout,
+    total: i64,
+    row0: i64,
+    rows: i64,
+    kb: i64,
+) -> GpuResult<ComposedLayout> {
+    let pick: Layout = format!("({rows},{WGMMA_K}):(1,{total})").parse()?;
+    let inner = composition(stage.layout(), &pick)?;
+    let first = row0 + total * WGMMA_K * kb;
+    let shift = stage.layout().offset(first)?;
+    let op = ComposedLayout::new(
+        stage.swizzles().to_vec(),
+        stage.base_offset() + shift,
+        inner,
+    );
+    for j in 0..WGMMA_K {
+        for i in 0..rows {
+            let want = stage.offset(first + i + total * j)?;
+            if op.offset(i + rows * j)? != want {
+                return Err(GpuError::InvalidArgument(format!(
+                    "the wgmma operand {op} of rows {row0}.. and k-block {kb} of {stage} misplaces \
+                     element ({i},{j})"
+                )));
+            }
+        }
+    }
+    Ok(op)
+}
+
+/// The descriptors of every k-block of `rows` rows at `row0` of a stage, and the constant
+/// fields they share; errors when a field other than the start address varies or the start
+/// address does not advance by [`Sm90Plan::K_STEP_BYTES`] per k-block.
+fn descriptors(
+    stage: &ComposedLayout,
+    total: i64,
+    row0: i64,
+    rows: i64,
+    elem_bytes: i64,
+) -> GpuResult<Vec<GmmaDescriptor>> {
+    let mut out = Vec::new();
+    for kb in 0..BK / WGMMA_K {
+        let op = operand(stage, total, row0, rows, kb)?;
+        let d = gmma_descriptor(&op, elem_bytes, 0, Some(Major::K))?;
+        let first = out.first().copied().unwrap_or(d);
+        let want_start = first.start_address + kb * Sm90Plan::K_STEP_BYTES;
+        if (d.mode, d.leading_byte_offset, d.stride_byte_offset)
+            != (
+                first.mode,
+                first.leading_byte_offset,
+                first.stride_byte_offset,
+            )
+            || d.start_address != want_start
+        {
+            return Err(GpuError::InvalidArgument(format!(
+                "k-block {kb} of rows {row0}.. has the descriptor {d:?}; the kernel assumes \
+                 {first:?} with the start advanced to {want_start}"
+            )));
+        }
+        out.push(d);
+    }
+    Ok(out)
+}
+
+impl Sm90Plan {
+    /// Bytes between the start addresses of consecutive k-blocks (16 fp16/bf16 elements)
+    /// inside a 128-byte swizzled row.
+    ///
+    /// ```
+    /// assert_eq!(tessel_kernels::hopper::Sm90Plan::K_STEP_BYTES, 32);
+    /// ```
+    pub const K_STEP_BYTES: i64 = 32;
+
+    /// The plan of `C (M x N) = A (M x K) * B^T (N x K)`. Errors: `M` or `N` outside
+    /// `1..2^31`, `K` not a positive multiple of 8 below `2^31`, or any layout check failing.
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
+    /// let err = Sm90Plan::new(64, 64, 12, InType::F16, OutType::F32).unwrap_err();
+    /// assert!(err.to_string().contains("multiple of 8"), "{err}");
+    /// assert!(Sm90Plan::new(129, 257, 72, InType::BF16, OutType::F16).is_ok());
+    /// ```
+    pub fn new(m: i64, n: i64, k: i64, input: InType, output: OutType) -> GpuResult<Sm90Plan> {
+        let limit = 1i64 << 31;
+        for (name, v) in [("M", m), ("N", n), ("K", k)] {
+            if !(1..limit).contains(&v) {
+                return Err(GpuError::InvalidArgument(format!(
+                    "Hopper GEMM: {name} = {v} is outside 1..2^31"
+                )));
+            }
+        }
+        if k % 8 != 0 {
+            return Err(GpuError::InvalidArgument(format!(
+                "Hopper GEMM: K = {k} must be a multiple of 8 (TMA needs rows of A and B at \
+                 16-byte pitches)"
+            )));
+        }
+        let atom = smem_atom(Major::K, SwizzleMode::B128, 16)?;
+        let a_stage = atom.tile_to_shape(&IntTuple::from_ints([BM, BK]))?;
+        let b_stage = atom.tile_to_shape(&IntTuple::from_ints([BN, BK]))?;
+        let elem = input.tma();
+        let a_tma = TmaPlan::new(
+            TmaMatrix {
+                rows: m,
+                cols: k,
+                ld: k,
+                elem,
+            },
+            [BK, BM],
+            SwizzleMode::B128,
+            &a_stage,
+            Major::K,
+        )?;
+        let b_tma = TmaPlan::new(
+            TmaMatrix {
+                rows: n,
+                cols: k,
+                ld: k,
+                elem,
+            },
+            [BK, BN],
+            SwizzleMode::B128,
+            &b_stage,
+            Major::K,
+        )?;
+        let eb = elem.bytes();
+        let mut desc_a = Vec::new();
+        for c in 0..CONSUMERS {
+            desc_a.extend(descriptors(&a_stage, BM, 64 * c, 64, eb)?);
+        }
+        let desc_b = descriptors(&b_stage, BN, 0, BN, eb)?;
+        // Consumer c's rows start A_WG_BYTES * c into the stage.
+        let per_wg = desc_a[(BK / WGMMA_K) as usize].start_address - desc_a[0].start_address;
+        if per_wg != Self::A_WG_BYTES
+            || desc_a[0].start_address != 0
+            || desc_b[0].start_address != 0
+        {
+            return Err(GpuError::InvalidArgument(format!(
+                "the consumers' operands start at bytes {} and {} of the A stage (B at {}); the \
+                 kernel assumes 0, {} and 0",
+                desc_a[0].start_address,
+                desc_a[0].start_address + per_wg,
+                desc_b[0].start_address,
+                Self::A_WG_BYTES
+            )));
+        }
+        let atom = mma_atom(input.atom())?;
+        let c_frag = atom.c_layout().clone();
+        let (ty, tx) = (ceil_div(m, BM), ceil_div(n, BN));
+        let plan = Sm90Plan {
+            m,
+            n,
+            k,
+            input,
+            output,
+            a_stage,
+            b_stage,
+            a_tma,
+            b_tma,
+            raster: raster_layout(ty, tx, RASTER_GROUP)?,
+            tile_m0: Layout::new(IntTuple::from_ints([ty, tx]), IntTuple::from_ints([BM, 0]))?,
+            tile_n0: Layout::new(IntTuple::from_ints([ty, tx]), IntTuple::from_ints([0, BN]))?,
+            c_frag,
+            g_c: Layout::new(IntTuple::from_ints([m, n]), IntTuple::from_ints([n, 1]))?,
+            desc_a,
+            desc_b,
+        };
+        plan.check_c_frag()?;
+        Ok(plan)
+    }
+
+    /// Bytes between the two consumers' rows in an A stage (64 rows of 128 bytes).
+    ///
+    /// ```
+    /// assert_eq!(tessel_kernels::hopper::Sm90Plan::A_WG_BYTES, 64 * 128);
+    /// ```
+    pub const A_WG_BYTES: i64 = 64 * BK * 2;
+
+    /// The epilogue stores values `v` and `v + 1` (even `v`) of a thread as two adjacent
+    /// columns of one row, and the fragment covers the 64 x 256 tile once.
+    fn check_c_frag(&self) -> GpuResult<()> {
+        let f = &self.c_frag;
+        let (threads, values) = (f.mode(0)?.size(), f.mode(1)?.size());
+        let mut seen = vec![false; (64 * BN) as usize];
+        for t in 0..threads {
+            for v in 0..values {
+                let off = f.offset(t + threads * v)?;
+                let slot = seen.get_mut(off as usize).ok_or_else(|| {
+                    GpuError::InvalidArgument(format!("C fragment offset {off} outside 64 x {BN}"))
+                })?;
+                if *slot {
+                    return Err(GpuError::InvalidArgument(format!(
+                        "C fragment offset {off} is held twice"
+                    )));
+                }
+                *slot = true;
+                if v % 2 == 1 && off != f.offset(t + threads * (v - 1))? + 64 {
+                    return Err(GpuError::InvalidArgument(format!(
+                        "C fragment values {} and {v} of thread {t} are not adjacent columns",
+                        v - 1
+                    )));
+                }
+            }
+        }
+        if threads != 128 || seen.iter().any(|s| !s) {
+            return Err(GpuError::InvalidArgument(format!(
+                "the C fragment {f} does not cover the 64 x {BN} tile with 128 threads"
+            )));
+        }
+        Ok(())
+    }
+
+    /// The descriptors of A's operands: consumer `c`, k-block `kb` at index `4 c + kb`, start
+    /// addresses relative to the stage.
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
+    /// let p = Sm90Plan::new(128, 256, 64, InType::F16, OutType::F32).unwrap();
+    /// assert_eq!(p.desc_a()[4].start_address, Sm90Plan::A_WG_BYTES);
+    /// ```
+    pub fn desc_a(&self) -> &[GmmaDescriptor] {
+        &self.desc_a
+    }
+
+    /// The descriptors of B's operands, one per k-block.
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
+    /// let p = Sm90Plan::new(128, 256, 64, InType::F16, OutType::F32).unwrap();
+    /// assert_eq!(p.desc_b().len(), 4);
+    /// ```
+    pub fn desc_b(&self) -> &[GmmaDescriptor] {
+        &self.desc_b
+    }
+
+    /// The constant fields of a descriptor (start address 0), as the kernel's `k::DESC_*`.
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
+    /// let p = Sm90Plan::new(128, 256, 64, InType::F16, OutType::F32).unwrap();
+    /// // 128B swizzle (1 << 62), SBO 1024 >> 4 = 64 (bits 32-45), LBO 16 >> 4 = 1 (bits 16-29).
+    /// assert_eq!(Sm90Plan::desc_bits(&p.desc_a()[0]).unwrap(), 1 << 62 | 64 << 32 | 1 << 16);
+    /// ```
+    pub fn desc_bits(d: &GmmaDescriptor) -> GpuResult<u64> {
+        Ok(GmmaDescriptor {
+            start_address: 0,
+            ..*d
+        }
+        .encode()?)
+    }
+
+    /// `gemm_sm90_tn_{in}_{out}_{M}x{N}x{K}`.
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
+    /// let p = Sm90Plan::new(128, 256, 64, InType::BF16, OutType::F16).unwrap();
+    /// assert_eq!(p.kernel_name(), "gemm_sm90_tn_bf16_f16_128x256x64");
+    /// ```
+    pub fn kernel_name(&self) -> String {
+        format!(
+            "gemm_sm90_tn_{}_{}_{}x{}x{}",
+            self.input, self.output, self.m, self.n, self.k
+        )
+    }
+
+    /// Output tiles (128 x 256).
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
+    /// assert_eq!(Sm90Plan::new(4096, 4096, 64, InType::F16, OutType::F32).unwrap().tiles(), 512);
+    /// ```
+    pub fn tiles(&self) -> i64 {
+        ceil_div(self.m, BM) * ceil_div(self.n, BN)
+    }
+
+    /// k-tiles (64 wide; the last one zero-filled past K by TMA).
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
+    /// assert_eq!(Sm90Plan::new(128, 256, 72, InType::F16, OutType::F32).unwrap().k_tiles(), 2);
+    /// ```
+    pub fn k_tiles(&self) -> i64 {
+        ceil_div(self.k, BK)
+    }
+
+    /// Bytes one stage receives (A box + B box): the transaction count of its `full` barrier.
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
+    /// assert_eq!(Sm90Plan::new(8, 8, 8, InType::F16, OutType::F32).unwrap().stage_bytes(), 48 * 1024);
+    /// ```
+    pub fn stage_bytes(&self) -> i64 {
+        self.a_tma.box_bytes() + self.b_tma.box_bytes()
+    }
+
+    /// Dynamic shared memory: the stages, 1 KiB to align them to the swizzle's repeat, and the
+    /// `full` and `empty` barriers.
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
+    /// assert_eq!(Sm90Plan::new(8, 8, 8, InType::F16, OutType::F32).unwrap().smem_bytes(), 4 * 49152 + 1024 + 64);
+    /// ```
+    pub fn smem_bytes(&self) -> i64 {
+        STAGES * self.stage_bytes() + 1024 + 2 * STAGES * 8
+    }
+
+    /// Floating-point operations (`2 M N K`).
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
+    /// assert_eq!(Sm90Plan::new(2, 3, 8, InType::F16, OutType::F32).unwrap().flops(), 96.0);
+    /// ```
+    pub fn flops(&self) -> f64 {
+        2.0 * self.m as f64 * self.n as f64 * self.k as f64
+    }
+
+    /// The kernel, for `sm_90a`, launched over one block per tile ([`run`] launches
+    /// `min(tiles, SMs)` blocks with [`Kernel::with_grid`]).
+    ///
+    /// ```
+    /// use tessel_kernels::{Arch, hopper::{InType, OutType, Sm90Plan}};
+    /// let k = Sm90Plan::new(1000, 1000, 1000, InType::F16, OutType::BF16).unwrap().kernel().unwrap();
+    /// assert_eq!(k.target(), Some(Arch::SM90A));
+    /// assert!(k.source().contains("__launch_bounds__(384, 1)"));
+    /// assert!(k.source().contains("const __grid_constant__ tessel_tensor_map tmap_a"));
+    /// ```
+    pub fn kernel(&self) -> GpuResult<Kernel> {
+        let header = format!(
+            "Hopper GEMM C = A * B^T, {} in, {} out, {} x {} x {}, tile {BM} x {BN} x {BK}, {STAGES} \
+             stages: generated by tessel-kernels.",
+            self.input, self.output, self.m, self.n, self.k
+        );
+        let out = match self.output {
+            OutType::F32 => CType::F32,
+            OutType::F16 | OutType::BF16 => CType::B16,
+        };
+        let len = usize::try_from(self.m * self.n).unwrap_or(usize::MAX);
+        KernelBuilder::new(&self.kernel_name(), BODY)
+            .comment(&header)
+            .alias("TC", out)
+            .long("M", self.m)
+            .long("N", self.n)
+            .int("TILES", self.tiles())
+            .int("KT", self.k_tiles())
+            .int("BK", BK)
+            .int("KB", BK / WGMMA_K)
+            .int("STAGES", STAGES)
+            .int("A_STAGE_BYTES", self.a_tma.box_bytes())
+            .int("B_STAGE_BYTES", self.b_tma.box_bytes())
+            .int("TX_BYTES", self.stage_bytes())
+            .int("A_WG_BYTES", Self::A_WG_BYTES)
+            .int("K_STEP_BYTES", Self::K_STEP_BYTES)
+            .int("EMPTY_ARRIVALS", CONSUMERS * 4)
+            .int("PRODUCER_REGS", PRODUCER_REGS)
+            .int("CONSUMER_REGS", CONSUMER_REGS)
+            .int("ACC", self.c_frag.mode(1)?.size())
+            .int("ATOM_M", 64)
+            .int("OUT", self.output.code())
+            .int("PAIR", i64::from(self.n % 2 == 0))
+            .long("DESC_A", Self::desc_bits(&self.desc_a[0])? as i64)
+            .long("DESC_B", Self::desc_bits(&self.desc_b[0])? as i64)
+            .index_layout("raster", &self.raster)
+            .index_layout("tile_m0", &self.tile_m0)
+            .index_layout("tile_n0", &self.tile_n0)
+            .coord_layout("c_frag", &self.c_frag)
+            .coord_layout("g_c", &self.g_c)
+            .mma_atom("wgmma", &mma_atom(self.input.atom())?)
+            .device_fn("sm90", SYNC)
+            .param(Param::tensor_map("tmap_a"))
+            .param(Param::tensor_map("tmap_b"))
+            .param(Param::output("C", Elem::alias("TC")).len(len))
+            .threads(384)
+            .min_blocks(Some(1))
+            .grid(u32::try_from(self.tiles()).unwrap_or(u32::MAX), 1, 1)
+            .dynamic_smem(u32::try_from(self.smem_bytes()).unwrap_or(u32::MAX))
+            .target(Arch::SM90A)
+            .build()
+    }
+}

@@ -1,0 +1,129 @@
+//! The Hopper GEMM compiles for sm_90a with NVRTC, through ptxas to a CUBIN (no GPU needed;
+//! skipped with a reason when libnvrtc cannot be loaded, failing instead under
+//! `TESSEL_REQUIRE_NVRTC=1`), and its PTX holds the instructions the design relies on.
+
+mod common;
+
+use common::nvrtc_or_skip;
+use tessel_kernels::Arch;
+use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
+
+/// NVRTC's CUBIN of `source` for `arch` and the program log (ptxas warnings included).
+fn cubin_and_log(source: &str, name: &str, arch: Arch) -> (Vec<u8>, String) {
+    use cudarc::nvrtc::{result, sys};
+    let src = std::ffi::CString::new(source).unwrap();
+    let file = std::ffi::CString::new(format!("{name}.cu")).unwrap();
+    let flag = arch.nvrtc_flag();
+    // SAFETY: the program is created, compiled, read and destroyed here, once each, with
+    // buffers of the sizes NVRTC reports.
+    unsafe {
+        let prog = result::create_program(&src, Some(&file)).unwrap();
+        let compiled = result::compile_program(
+            prog,
+            &[flag.as_str(), "--std=c++17", "--ptxas-options=--verbose"],
+        );
+        let log = result::get_program_log(prog)
+            .map(|l| {
+                let bytes: Vec<u8> = l.iter().map(|&c| c as u8).filter(|&b| b != 0).collect();
+                String::from_utf8_lossy(&bytes).into_owned()
+            })
+            .unwrap_or_default();
+        if let Err(e) = compiled {
+            panic!("{name}: {e:?}\n{log}");
+        }
+        let mut size = 0usize;
+        sys::nvrtcGetCUBINSize(prog, &mut size).result().unwrap();
+        let mut bytes = vec![0 as std::ffi::c_char; size];
+        sys::nvrtcGetCUBIN(prog, bytes.as_mut_ptr())
+            .result()
+            .unwrap();
+        result::destroy_program(prog).unwrap();
+        (bytes.into_iter().map(|b| b as u8).collect(), log)
+    }
+}
+
+#[test]
+fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
+    if !nvrtc_or_skip("sm90_nvrtc") {
+        return;
+    }
+    for input in InType::ALL {
+        for output in OutType::ALL {
+            let plan = Sm90Plan::new(1000, 1000, 1000, input, output).unwrap();
+            let kernel = plan.kernel().unwrap();
+            let ptx = kernel.ptx(Arch::SM90A).unwrap();
+            let name = plan.kernel_name();
+            assert!(ptx.contains(".target sm_90a"), "{name}");
+            for op in [
+                "wgmma.mma_async.sync.aligned.m64n256k16.f32",
+                "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
+                "setmaxnreg.dec.sync.aligned.u32 40",
+                "setmaxnreg.inc.sync.aligned.u32 232",
+                "mbarrier.try_wait.parity",
+                "mbarrier.arrive.expect_tx",
+                "wgmma.wait_group.sync.aligned 1",
+                "fence.mbarrier_init",
+            ] {
+                assert!(ptx.contains(op), "{name}: no {op} in the PTX");
+            }
+            assert!(!ptx.contains(".local"), "{name} uses local memory");
+            let (cubin, log) = cubin_and_log(kernel.source(), &name, Arch::SM90A);
+            assert!(!cubin.is_empty(), "{name}: empty CUBIN");
+            eprintln!("{name}: CUBIN {} bytes; log:\n{log}", cubin.len());
+            // ptxas kept the wgmmas asynchronous (it warns "Potential Performance Loss: wgmma
+            // ... serialized" otherwise), honoured setmaxnreg (warning C7508 otherwise) and
+            // spilled nothing.
+            assert!(log.contains("for 'sm_90a'"), "{name}: {log}");
+            assert!(
+                log.contains("0 bytes spill stores, 0 bytes spill loads"),
+                "{name}: {log}"
+            );
+            for bad in ["Performance Loss", "serialized", "C7508", "warning"] {
+                assert!(!log.contains(bad), "{name}: ptxas says {bad}: {log}");
+            }
+        }
+    }
+}
+
+/// The SASS, where `nvdisasm` is available (`TESSEL_NVDISASM=/path/to/nvdisasm`, e.g. from the
+/// `nvidia-cuda-nvdisasm` wheel; skipped otherwise): the tensor cores run `HGMMA` (not `HMMA`),
+/// four per k-tile with one wait between k-tiles, the loads are TMA (`UTMALDG`), the register
+/// budgets are reassigned (`USETMAXREG`), and nothing goes to local memory.
+#[test]
+fn hopper_gemm_sass_uses_hgmma_and_tma() {
+    if !nvrtc_or_skip("sm90_nvrtc") {
+        return;
+    }
+    let Ok(nvdisasm) = std::env::var("TESSEL_NVDISASM") else {
+        eprintln!("sm90_nvrtc: SASS check skipped: TESSEL_NVDISASM is not set");
+        return;
+    };
+    let plan = Sm90Plan::new(4096, 4096, 4096, InType::F16, OutType::F32).unwrap();
+    let kernel = plan.kernel().unwrap();
+    let (cubin, _) = cubin_and_log(kernel.source(), &plan.kernel_name(), Arch::SM90A);
+    let dir = std::env::temp_dir().join(format!("tessel_sm90_sass_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("gemm_sm90.cubin");
+    std::fs::write(&file, &cubin).unwrap();
+    let out = std::process::Command::new(&nvdisasm)
+        .arg("-c")
+        .arg(&file)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {nvdisasm}: {e}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sass = String::from_utf8_lossy(&out.stdout);
+    let count = |op: &str| sass.matches(op).count();
+    assert_eq!(count("HGMMA.64x256x16.F32"), 4, "{sass}");
+    assert_eq!(count("HMMA"), 0);
+    assert_eq!(count("WARPGROUP.DEPBAR.LE gsb0, 0x1"), 1, "{sass}");
+    assert_eq!(count("UTMALDG.2D"), 2);
+    assert!(count("USETMAXREG") >= 2, "{sass}");
+    for local in ["LDL", "STL"] {
+        assert_eq!(count(local), 0, "{local} in the SASS");
+    }
+}
