@@ -407,6 +407,23 @@ fn cublas_out(t: OutType) -> cublas_sys::cudaDataType_t {
     }
 }
 
+/// Whether `cublasGemmEx` computes this type pair with fp32 compute: fp32 output, or the output
+/// type equal to the input type. cuBLAS answers `CUBLAS_STATUS_NOT_SUPPORTED` for fp16 in with
+/// bf16 out and for bf16 in with fp16 out (seen on an H100 with CUDA 13), so those pairs are
+/// checked against the CPU reference only.
+///
+/// ```
+/// use tessel_kernels::hopper::{InType, OutType, run::cublas_supports};
+/// assert!(cublas_supports(InType::BF16, OutType::F32) && cublas_supports(InType::F16, OutType::F16));
+/// assert!(!cublas_supports(InType::F16, OutType::BF16));
+/// ```
+pub fn cublas_supports(input: InType, output: OutType) -> bool {
+    matches!(
+        (input, output),
+        (_, OutType::F32) | (InType::F16, OutType::F16) | (InType::BF16, OutType::BF16)
+    )
+}
+
 /// The same GEMM with `cublasGemmEx` (the plan's input and output types, fp32 compute) into
 /// `bufs.c`, as [`crate::gemm::run::launch_cublas`] does for fp16: row-major `C = A B^T` is
 /// column-major `C^T = B A^T`.
