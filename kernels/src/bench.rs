@@ -138,7 +138,9 @@ pub fn matrix_rows(
     Ok(rows)
 }
 
-fn io(r: std::io::Result<()>) -> GpuResult<()> {
+/// A failed write of progress output as the crate's error (the benchmarks write progress lines
+/// to a caller's `Write`).
+pub(crate) fn io(r: std::io::Result<()>) -> GpuResult<()> {
     r.map_err(|e| GpuError::InvalidArgument(format!("cannot write output: {e}")))
 }
 

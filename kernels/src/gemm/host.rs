@@ -141,6 +141,25 @@ impl Comparison {
     pub fn ok(&self) -> bool {
         self.bad == 0 && self.rel_err < 1e-3
     }
+
+    /// The verification error of a comparison that failed: the kernel, what it was compared
+    /// with, the counts and the first wrong elements.
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::host::compare;
+    /// let cmp = compare(&[1.5], &[1.0], |_| 0.1, |i| format!("C[{i}]"));
+    /// let e = cmp.failure("k", "vs CPU").to_string();
+    /// assert!(e.contains("k (vs CPU): 1 elements wrong") && e.contains("C[0]"), "{e}");
+    /// ```
+    pub fn failure(&self, kernel: &str, what: &str) -> crate::error::GpuError {
+        crate::error::GpuError::Verify(format!(
+            "{kernel} ({what}): {} elements wrong, relative error {:.3e}, max |diff| {:.3e}; {}",
+            self.bad,
+            self.rel_err,
+            self.max_abs,
+            self.examples.join("; ")
+        ))
+    }
 }
 
 /// Compares `got` (fp32) with `want` element by element: element `i` passes when

@@ -18,6 +18,7 @@ use half::f16;
 
 use super::host::{Comparison, compare, random_f16, reference_rows, tolerance};
 use super::{GemmConfig, GemmPlan};
+use crate::bench::io;
 use crate::device::Gpu;
 use crate::error::{GpuError, GpuResult, cuda};
 use crate::exec::{alloc, download, poison};
@@ -287,14 +288,7 @@ fn verified(what: &str, plan: &GemmPlan, cmp: &Comparison) -> GpuResult<()> {
     if cmp.ok() {
         return Ok(());
     }
-    Err(GpuError::Verify(format!(
-        "{} ({what}): {} elements wrong, relative error {:.3e}, max |diff| {:.3e}; {}",
-        plan.kernel_name(),
-        cmp.bad,
-        cmp.rel_err,
-        cmp.max_abs,
-        cmp.examples.join("; ")
-    )))
+    Err(cmp.failure(&plan.kernel_name(), what))
 }
 
 /// Runs the kernel once on poisoned C and checks it against the CPU reference on up to
@@ -415,10 +409,6 @@ pub struct GemmRow {
     pub rel_err_cpu: f64,
     /// Relative difference of ours from cuBLAS (every element).
     pub rel_err_cublas: f64,
-}
-
-fn io(r: std::io::Result<()>) -> GpuResult<()> {
-    r.map_err(|e| GpuError::InvalidArgument(format!("cannot write output: {e}")))
 }
 
 /// `tessel bench gemm`: for each `(M, N, K)` and configuration, verify ours against the CPU (64
