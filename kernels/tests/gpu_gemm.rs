@@ -281,8 +281,14 @@ fn gpu_bench_gemm_runs_small() {
     assert_eq!(rows[0].size, (512, 512, 512));
     assert_eq!(rows[0].cfg.to_string(), "128x128x32s3");
     for r in &rows {
-        assert!(r.ours_tflops > 0.0 && r.cublas_tflops > 0.0, "{r:?}");
-        assert!(r.rel_err_cpu < 1e-5 && r.rel_err_cublas < 1e-3, "{r:?}");
+        assert!(
+            r.result.ours_tflops > 0.0 && r.result.cublas_tflops > 0.0,
+            "{r:?}"
+        );
+        assert!(
+            r.result.rel_err_cpu < 1e-5 && r.result.rel_err_cublas < 1e-3,
+            "{r:?}"
+        );
     }
 }
 

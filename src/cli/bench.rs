@@ -227,7 +227,7 @@ mod with_kernels {
     use std::io::Write;
 
     use tessel::kernels::bench::{self as kb, BenchOptions, Row};
-    use tessel::kernels::gemm::run::{self as gemm, GemmRow};
+    use tessel::kernels::gemm::run::{self as gemm, GemmRow, VsCublas};
     use tessel::kernels::hopper::run::{self as hopper, Sm90Row};
     use tessel::kernels::hopper::{InType, OutType};
     use tessel::kernels::tiled::TiledKind;
@@ -378,13 +378,12 @@ mod with_kernels {
         s
     }
 
-    /// One line per GEMM size and configuration, next to cuBLAS.
-    fn gemm_table(device: &str, rows: &[GemmRow]) -> String {
-        let mut s = format!("device: {device}\n");
-        s.push_str(&format!(
+    /// The header of a GEMM table: `title` over the sizes, `label` over the variants.
+    fn gemm_header(title: &str, label: &str) -> String {
+        format!(
             "{:<18} {:<14} {:>10} {:>9} {:>12} {:>9} {:>9} {:>10} {:>10}\n",
-            "gemm (fp16->fp32)",
-            "tile",
+            title,
+            label,
             "ms",
             "TFLOP/s",
             "cublas_ms",
@@ -392,20 +391,30 @@ mod with_kernels {
             "x_cublas",
             "err_cpu",
             "err_cublas"
-        ));
+        )
+    }
+
+    /// One line of a GEMM table: size, variant, and the measurement next to cuBLAS.
+    fn gemm_line(size: (i64, i64, i64), label: &str, r: &VsCublas) -> String {
+        format!(
+            "{:<18} {:<14} {:>10.4} {:>9.1} {:>12.4} {:>9.1} {:>9.3} {:>10.2e} {:>10.2e}\n",
+            format!("{}x{}x{}", size.0, size.1, size.2),
+            label,
+            r.ours.median_ms,
+            r.ours_tflops,
+            r.cublas.median_ms,
+            r.cublas_tflops,
+            r.ratio(),
+            r.rel_err_cpu,
+            r.rel_err_cublas
+        )
+    }
+
+    /// One line per GEMM size and configuration, next to cuBLAS.
+    fn gemm_table(device: &str, rows: &[GemmRow]) -> String {
+        let mut s = format!("device: {device}\n") + &gemm_header("gemm (fp16->fp32)", "tile");
         for r in rows {
-            s.push_str(&format!(
-                "{:<18} {:<14} {:>10.4} {:>9.1} {:>12.4} {:>9.1} {:>9.3} {:>10.2e} {:>10.2e}\n",
-                format!("{}x{}x{}", r.size.0, r.size.1, r.size.2),
-                r.cfg.to_string(),
-                r.ours.median_ms,
-                r.ours_tflops,
-                r.cublas.median_ms,
-                r.cublas_tflops,
-                r.ours_tflops / r.cublas_tflops,
-                r.rel_err_cpu,
-                r.rel_err_cublas
-            ));
+            s += &gemm_line(r.size, &r.cfg.to_string(), &r.result);
         }
         s
     }
@@ -415,47 +424,26 @@ mod with_kernels {
         if rows.is_empty() {
             return String::new();
         }
-        let mut s = format!(
-            "{:<18} {:<14} {:>10} {:>9} {:>12} {:>9} {:>9} {:>10} {:>10}\n",
-            "sm90 (TMA+wgmma)",
-            "in->out",
-            "ms",
-            "TFLOP/s",
-            "cublas_ms",
-            "TFLOP/s",
-            "x_cublas",
-            "err_cpu",
-            "err_cublas"
-        );
+        let mut s = gemm_header("sm90 (TMA+wgmma)", "in->out");
         for r in rows {
-            s.push_str(&format!(
-                "{:<18} {:<14} {:>10.4} {:>9.1} {:>12.4} {:>9.1} {:>9.3} {:>10.2e} {:>10.2e}\n",
-                format!("{}x{}x{}", r.size.0, r.size.1, r.size.2),
-                format!("{}->{}", r.input, r.output),
-                r.ours.median_ms,
-                r.ours_tflops,
-                r.cublas.median_ms,
-                r.cublas_tflops,
-                r.ours_tflops / r.cublas_tflops,
-                r.rel_err_cpu,
-                r.rel_err_cublas
-            ));
+            s += &gemm_line(r.size, &format!("{}->{}", r.input, r.output), &r.result);
         }
         s
     }
 
-    fn sm90_json(r: Sm90Row) -> Result_ {
+    /// A GEMM measurement as `--json` reports it.
+    fn gemm_json(kernel: String, config: String, size: (i64, i64, i64), r: &VsCublas) -> Result_ {
         Result_::Gemm(GemmJson {
-            kernel: format!("gemm_sm90_tn_{}_{}", r.input, r.output),
-            config: "128x256x64s4".into(),
-            m: r.size.0,
-            n: r.size.1,
-            k: r.size.2,
+            kernel,
+            config,
+            m: size.0,
+            n: size.1,
+            k: size.2,
             median_ms: r.ours.median_ms,
             tflops: r.ours_tflops,
             cublas_median_ms: r.cublas.median_ms,
             cublas_tflops: r.cublas_tflops,
-            ratio_to_cublas: r.ours_tflops / r.cublas_tflops,
+            ratio_to_cublas: r.ratio(),
             rel_err_cpu: r.rel_err_cpu,
             rel_err_cublas: r.rel_err_cublas,
         })
@@ -464,24 +452,19 @@ mod with_kernels {
     fn json(gpu: &Gpu, rows: Rows) -> BenchJson {
         let results = match rows {
             Rows::Gemm(rows, sm90) => rows
-                .into_iter()
+                .iter()
                 .map(|r| {
-                    Result_::Gemm(GemmJson {
-                        kernel: "gemm_tn_f16_f32".into(),
-                        config: r.cfg.to_string(),
-                        m: r.size.0,
-                        n: r.size.1,
-                        k: r.size.2,
-                        median_ms: r.ours.median_ms,
-                        tflops: r.ours_tflops,
-                        cublas_median_ms: r.cublas.median_ms,
-                        cublas_tflops: r.cublas_tflops,
-                        ratio_to_cublas: r.ours_tflops / r.cublas_tflops,
-                        rel_err_cpu: r.rel_err_cpu,
-                        rel_err_cublas: r.rel_err_cublas,
-                    })
+                    gemm_json(
+                        "gemm_tn_f16_f32".into(),
+                        r.cfg.to_string(),
+                        r.size,
+                        &r.result,
+                    )
                 })
-                .chain(sm90.into_iter().map(sm90_json))
+                .chain(sm90.iter().map(|r| {
+                    let kernel = format!("gemm_sm90_tn_{}_{}", r.input, r.output);
+                    gemm_json(kernel, "128x256x64s4".into(), r.size, &r.result)
+                }))
                 .collect(),
             Rows::Kernels(rows) => rows
                 .into_iter()
@@ -544,15 +527,16 @@ mod with_kernels {
                 input: InType::BF16,
                 output: OutType::BF16,
                 kernel: "gemm_sm90_tn_bf16_bf16_4096x4096x4096".into(),
-                ours: t,
-                cublas: Timing {
-                    median_ms: 1.0,
-                    ..t
-                },
-                ours_tflops: 68.7,
-                cublas_tflops: 137.4,
-                rel_err_cpu: 1e-3,
-                rel_err_cublas: 2e-3,
+                result: VsCublas::new(
+                    2.0 * 4096f64.powi(3),
+                    t,
+                    Timing {
+                        median_ms: 1.0,
+                        ..t
+                    },
+                    1e-3,
+                    2e-3,
+                ),
             };
             let table = sm90_table(&[row]);
             let lines: Vec<&str> = table.lines().collect();

@@ -380,23 +380,19 @@ pub fn bench_configs(gpu: &Gpu) -> GpuResult<Vec<GemmConfig>> {
         .collect())
 }
 
-/// One size of `tessel bench gemm`.
+/// A GEMM kernel measured next to cuBLAS with the same operands in the same process: both
+/// timings, both rates, and how far ours is from the CPU reference and from cuBLAS. Shared by
+/// the SM80 rows ([`GemmRow`]) and the Hopper rows (`hopper::run::Sm90Row`).
 ///
 /// ```
-/// use tessel_kernels::gemm::{run, GemmConfig};
-/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
-/// if !run::cublas_present() { return }
-/// let rows = run::bench(&gpu, &[(128, 128, 32)], &[GemmConfig::DEFAULT], 2, &mut Vec::new())
-///     .unwrap();
-/// assert_eq!(rows[0].size, (128, 128, 32));
-/// assert!(rows[0].ours_tflops > 0.0);
+/// use tessel_kernels::{gemm::run::VsCublas, timing::Timing};
+/// let t = |ms| Timing { median_ms: ms, min_ms: ms, max_ms: ms, repeats: 1 };
+/// // 2e9 operations in 4 ms and in 2 ms: 0.5 and 1 TFLOP/s.
+/// let v = VsCublas::new(2e9, t(4.0), t(2.0), 1e-6, 2e-6);
+/// assert_eq!((v.ours_tflops, v.cublas_tflops, v.ratio()), (0.5, 1.0, 0.5));
 /// ```
-#[derive(Clone, Debug, PartialEq)]
-pub struct GemmRow {
-    /// M, N, K.
-    pub size: (i64, i64, i64),
-    /// Block tile and stages.
-    pub cfg: GemmConfig,
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VsCublas {
     /// Our kernel's timing.
     pub ours: Timing,
     /// cuBLAS's timing.
@@ -411,6 +407,66 @@ pub struct GemmRow {
     pub rel_err_cublas: f64,
 }
 
+impl VsCublas {
+    /// The measurement of a GEMM of `flops` floating-point operations from the two median
+    /// timings and the two comparisons.
+    ///
+    /// ```
+    /// use tessel_kernels::{gemm::run::VsCublas, timing::Timing};
+    /// let t = Timing { median_ms: 1.0, min_ms: 1.0, max_ms: 1.0, repeats: 1 };
+    /// assert_eq!(VsCublas::new(1e9, t, t, 0.0, 0.0).ours_tflops, 1.0);
+    /// ```
+    pub fn new(
+        flops: f64,
+        ours: Timing,
+        cublas: Timing,
+        rel_err_cpu: f64,
+        rel_err_cublas: f64,
+    ) -> VsCublas {
+        let tflops = |t: &Timing| flops / (t.median_ms * 1e9);
+        VsCublas {
+            ours_tflops: tflops(&ours),
+            cublas_tflops: tflops(&cublas),
+            ours,
+            cublas,
+            rel_err_cpu,
+            rel_err_cublas,
+        }
+    }
+
+    /// Our rate over cuBLAS's.
+    ///
+    /// ```
+    /// use tessel_kernels::{gemm::run::VsCublas, timing::Timing};
+    /// let t = |ms| Timing { median_ms: ms, min_ms: ms, max_ms: ms, repeats: 1 };
+    /// assert_eq!(VsCublas::new(1e9, t(2.0), t(1.0), 0.0, 0.0).ratio(), 0.5);
+    /// ```
+    pub fn ratio(&self) -> f64 {
+        self.ours_tflops / self.cublas_tflops
+    }
+}
+
+/// One size and configuration of `tessel bench gemm`.
+///
+/// ```
+/// use tessel_kernels::gemm::{run, GemmConfig};
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+/// if !run::cublas_present() { return }
+/// let rows = run::bench(&gpu, &[(128, 128, 32)], &[GemmConfig::DEFAULT], 2, &mut Vec::new())
+///     .unwrap();
+/// assert_eq!(rows[0].size, (128, 128, 32));
+/// assert!(rows[0].result.ours_tflops > 0.0);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct GemmRow {
+    /// M, N, K.
+    pub size: (i64, i64, i64),
+    /// Block tile and stages.
+    pub cfg: GemmConfig,
+    /// The measurement.
+    pub result: VsCublas,
+}
+
 /// `tessel bench gemm`: for each `(M, N, K)` and configuration, verify ours against the CPU (64
 /// spread rows) and cuBLAS (every element), then time both with CUDA events (3 warm-ups, median
 /// of `repeats`; cuBLAS is timed again for every configuration, in the same run). Returns one
@@ -422,7 +478,7 @@ pub struct GemmRow {
 /// if !run::cublas_present() { return }
 /// let rows = run::bench(&gpu, &[(256, 256, 64)], &[GemmConfig::DEFAULT], 2, &mut Vec::new())
 ///     .unwrap();
-/// assert!(rows[0].rel_err_cublas < 1e-3);
+/// assert!(rows[0].result.rel_err_cublas < 1e-3);
 /// ```
 pub fn bench(
     gpu: &Gpu,
@@ -468,16 +524,10 @@ pub fn bench(
         let theirs = time_events(gpu, 3, repeats, || {
             launch_cublas(gpu, &blas, &plan, &mut bufs)
         })?;
-        let tflops = |t: &Timing| plan.flops() / (t.median_ms * 1e9);
         rows.push(GemmRow {
             size: (m, n, k),
             cfg,
-            ours_tflops: tflops(&ours),
-            cublas_tflops: tflops(&theirs),
-            ours,
-            cublas: theirs,
-            rel_err_cpu: cpu.rel_err,
-            rel_err_cublas: vs.rel_err,
+            result: VsCublas::new(plan.flops(), ours, theirs, cpu.rel_err, vs.rel_err),
         });
     }
     Ok(rows)

@@ -26,9 +26,9 @@ use crate::device::Gpu;
 use crate::error::{GpuError, GpuResult, cuda};
 use crate::exec::poison;
 use crate::gemm::host::{Comparison, compare, random_f16, tolerance};
-use crate::gemm::run::{cublas, max_smem_optin};
+use crate::gemm::run::{VsCublas, cublas, max_smem_optin};
 use crate::kernel::{Arg, Loaded};
-use crate::timing::{Timing, time_events};
+use crate::timing::time_events;
 use crate::tma::TensorMap;
 
 /// True when the GPU runs sm_90a code (compute capability 9.0).
@@ -540,18 +540,8 @@ pub struct Sm90Row {
     pub output: OutType,
     /// The kernel's name.
     pub kernel: String,
-    /// Our kernel's timing.
-    pub ours: Timing,
-    /// cuBLAS's timing.
-    pub cublas: Timing,
-    /// Our TFLOP/s.
-    pub ours_tflops: f64,
-    /// cuBLAS's TFLOP/s.
-    pub cublas_tflops: f64,
-    /// Relative error of ours against the CPU reference (checked rows).
-    pub rel_err_cpu: f64,
-    /// Relative difference of ours from cuBLAS (every element).
-    pub rel_err_cublas: f64,
+    /// The measurement.
+    pub result: VsCublas,
 }
 
 /// For each size and type pair: verify ours against the CPU (64 spread rows) and cuBLAS (every
@@ -564,7 +554,7 @@ pub struct Sm90Row {
 /// if !run::supported(&gpu) || !tessel_kernels::gemm::run::cublas_present() { return }
 /// let rows = run::bench(&gpu, &[(512, 512, 256)], &[(InType::F16, OutType::F32)], 2, &mut Vec::new())
 ///     .unwrap();
-/// assert!(rows[0].ours_tflops > 0.0 && rows[0].rel_err_cublas < 1e-3);
+/// assert!(rows[0].result.ours_tflops > 0.0 && rows[0].result.rel_err_cublas < 1e-3);
 /// ```
 pub fn bench(
     gpu: &Gpu,
@@ -602,18 +592,12 @@ pub fn bench(
             let theirs = time_events(gpu, 3, repeats, || {
                 launch_cublas(gpu, &blas, &plan, &mut bufs)
             })?;
-            let tflops = |t: &Timing| plan.flops() / (t.median_ms * 1e9);
             rows.push(Sm90Row {
                 size: (m, n, k),
                 input,
                 output,
                 kernel: name,
-                ours_tflops: tflops(&ours),
-                cublas_tflops: tflops(&theirs),
-                ours,
-                cublas: theirs,
-                rel_err_cpu: cpu.rel_err,
-                rel_err_cublas: vs.rel_err,
+                result: VsCublas::new(plan.flops(), ours, theirs, cpu.rel_err, vs.rel_err),
             });
         }
     }
