@@ -195,33 +195,56 @@ pub fn launch_cublas(
     bufs: &mut GemmBuffers,
 ) -> GpuResult<()> {
     check_buffers(plan, bufs)?;
-    let as_int = |v: i64| i32::try_from(v).unwrap_or(i32::MAX);
-    let (alpha, beta) = (1.0f32, 0.0f32);
     let stream = gpu.stream();
     let (pa, _ra) = bufs.a.device_ptr(stream);
     let (pb, _rb) = bufs.b.device_ptr(stream);
     let (pc, _rc) = bufs.c.device_ptr_mut(stream);
-    // SAFETY: the pointers are valid device buffers of the sizes checked above, on the handle's
-    // stream; alpha and beta are host scalars (the default pointer mode).
+    let fp16 = cublas_sys::cudaDataType_t::CUDA_R_16F;
+    let fp32 = cublas_sys::cudaDataType_t::CUDA_R_32F;
+    // SAFETY: the pointers are valid device buffers of the sizes `check_buffers` checked, on the
+    // handle's stream.
+    unsafe { gemm_tn(blas, (plan.m, plan.n, plan.k), (pa, pb, fp16), (pc, fp32)) }
+}
+
+/// Row-major `C = A B^T` (A: `M x K`, B: `N x K`, both K-contiguous; C: `M x N`) with
+/// `cublasGemmEx`, fp32 compute, alpha 1 and beta 0: column-major that is `C^T = B A^T`, so
+/// `op(B) = T` (B is `K x N` column-major with ld `K`), `op(A) = N` (`A^T` is `K x M` with ld
+/// `K`) and ldc `N`. `inputs` are A's and B's device pointers and their type, `output` C's
+/// pointer and type.
+///
+/// # Safety
+///
+/// The pointers must be device buffers on `blas`'s stream holding `M K`, `N K` and `M N`
+/// elements of their types.
+pub(crate) unsafe fn gemm_tn(
+    blas: &CudaBlas,
+    (m, n, k): (i64, i64, i64),
+    (a, b, input): (u64, u64, cublas_sys::cudaDataType_t),
+    (c, output): (u64, cublas_sys::cudaDataType_t),
+) -> GpuResult<()> {
+    let as_int = |v: i64| i32::try_from(v).unwrap_or(i32::MAX);
+    let (alpha, beta) = (1.0f32, 0.0f32);
+    // SAFETY: the caller guarantees the buffers; alpha and beta are host scalars (the default
+    // pointer mode).
     cuda("cublasGemmEx", unsafe {
         gemm_ex(
             *blas.handle(),
             cublas_sys::cublasOperation_t::CUBLAS_OP_T,
             cublas_sys::cublasOperation_t::CUBLAS_OP_N,
-            as_int(plan.n),
-            as_int(plan.m),
-            as_int(plan.k),
+            as_int(n),
+            as_int(m),
+            as_int(k),
             (&alpha as *const f32).cast::<c_void>(),
-            pb as *const c_void,
-            cublas_sys::cudaDataType_t::CUDA_R_16F,
-            as_int(plan.k),
-            pa as *const c_void,
-            cublas_sys::cudaDataType_t::CUDA_R_16F,
-            as_int(plan.k),
+            b as *const c_void,
+            input,
+            as_int(k),
+            a as *const c_void,
+            input,
+            as_int(k),
             (&beta as *const f32).cast::<c_void>(),
-            pc as *mut c_void,
-            cublas_sys::cudaDataType_t::CUDA_R_32F,
-            as_int(plan.n),
+            c as *mut c_void,
+            output,
+            as_int(n),
             cublas_sys::cublasComputeType_t::CUBLAS_COMPUTE_32F,
             cublas_sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
         )

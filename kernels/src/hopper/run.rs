@@ -12,10 +12,9 @@
 //! assert_eq!(cmp.bad, 0);
 //! ```
 
-use std::ffi::c_void;
 use std::io::Write;
 
-use cudarc::cublas::{CudaBlas, result::gemm_ex, sys as cublas_sys};
+use cudarc::cublas::{CudaBlas, sys as cublas_sys};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use half::{bf16, f16};
 
@@ -26,7 +25,7 @@ use crate::device::Gpu;
 use crate::error::{GpuError, GpuResult, cuda};
 use crate::exec::poison;
 use crate::gemm::host::{Comparison, compare, random_f16, tolerance};
-use crate::gemm::run::{VsCublas, cublas, max_smem_optin};
+use crate::gemm::run::{VsCublas, cublas, gemm_tn, max_smem_optin};
 use crate::kernel::{Arg, Loaded};
 use crate::timing::time_events;
 use crate::tma::TensorMap;
@@ -449,37 +448,21 @@ pub fn launch_cublas(
             plan.kernel_name()
         )));
     }
-    let as_int = |v: i64| i32::try_from(v).unwrap_or(i32::MAX);
-    let (alpha, beta) = (1.0f32, 0.0f32);
     let stream = gpu.stream();
     let (pa, _ra) = bufs.a.device_ptr(stream);
     let (pb, _rb) = bufs.b.device_ptr(stream);
     let pc = bufs.c.device_ptr(gpu);
+    let input = cublas_in(plan.input);
     // SAFETY: the pointers are valid device buffers of the sizes checked above, on the handle's
-    // stream; alpha and beta are host scalars (the default pointer mode).
-    cuda("cublasGemmEx", unsafe {
-        gemm_ex(
-            *blas.handle(),
-            cublas_sys::cublasOperation_t::CUBLAS_OP_T,
-            cublas_sys::cublasOperation_t::CUBLAS_OP_N,
-            as_int(plan.n),
-            as_int(plan.m),
-            as_int(plan.k),
-            (&alpha as *const f32).cast::<c_void>(),
-            pb as *const c_void,
-            cublas_in(plan.input),
-            as_int(plan.k),
-            pa as *const c_void,
-            cublas_in(plan.input),
-            as_int(plan.k),
-            (&beta as *const f32).cast::<c_void>(),
-            pc as *mut c_void,
-            cublas_out(plan.output),
-            as_int(plan.n),
-            cublas_sys::cublasComputeType_t::CUBLAS_COMPUTE_32F,
-            cublas_sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+    // stream.
+    unsafe {
+        gemm_tn(
+            blas,
+            (plan.m, plan.n, plan.k),
+            (pa, pb, input),
+            (pc, cublas_out(plan.output)),
         )
-    })
+    }
 }
 
 /// Runs cuBLAS on poisoned C and compares every element with `ours`: within `5e-4 (1 + |y|)`

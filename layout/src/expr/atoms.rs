@@ -30,7 +30,7 @@
 //! assert_eq!(p.to_string(), "4 o ((4,1),1,1):((1,0),0,0)");
 //! ```
 
-use super::functions::{Args, Function, edit_distance, suggestion_cutoff};
+use super::functions::{Args, Function, edit_distance, f, suggestion_cutoff};
 use super::value::Value;
 use crate::algebra::Tiler;
 use crate::atom::{copy_atom, copy_atom_names, mma_atom, mma_atom_names};
@@ -132,25 +132,6 @@ pub fn nearest_atoms(name: &str) -> Vec<String> {
         .take(3)
         .map(|(_, _, n)| n)
         .collect()
-}
-
-/// Builds a table row.
-const fn f(
-    name: &'static str,
-    params: &'static str,
-    min_args: usize,
-    max_args: usize,
-    summary: &'static str,
-    call: fn(&Args<'_>) -> Result<Value>,
-) -> Function {
-    Function {
-        name,
-        params,
-        min_args,
-        max_args,
-        summary,
-        call,
-    }
 }
 
 /// The functions of tiled copies and tiled MMAs.

@@ -23,7 +23,7 @@
 //! ```
 
 use super::eval::{compose, map_inner};
-use super::functions::{Args, Function};
+use super::functions::{Args, Function, f};
 use super::value::Value;
 use crate::algebra;
 use crate::composed::ComposedLayout;
@@ -31,25 +31,6 @@ use crate::error::{Error, Result};
 use crate::int_tuple::IntTuple;
 use crate::layout::Layout;
 use crate::swizzle::Swizzle;
-
-/// Builds a table row.
-const fn f(
-    name: &'static str,
-    params: &'static str,
-    min_args: usize,
-    max_args: usize,
-    summary: &'static str,
-    call: fn(&Args<'_>) -> Result<Value>,
-) -> Function {
-    Function {
-        name,
-        params,
-        min_args,
-        max_args,
-        summary,
-        call,
-    }
-}
 
 /// The core algebra functions.
 ///

@@ -41,6 +41,25 @@ pub struct Function {
     pub call: fn(&Args<'_>) -> Result<Value>,
 }
 
+/// Builds a row of a function table (the tables of `builtins` and `atoms`).
+pub(crate) const fn f(
+    name: &'static str,
+    params: &'static str,
+    min_args: usize,
+    max_args: usize,
+    summary: &'static str,
+    call: fn(&Args<'_>) -> Result<Value>,
+) -> Function {
+    Function {
+        name,
+        params,
+        min_args,
+        max_args,
+        summary,
+        call,
+    }
+}
+
 /// Every table of functions, searched in order. Add a table with one line here.
 ///
 /// ```
