@@ -16,7 +16,12 @@
 //! operands (a two-layer chain: no single swizzle is conflict-free for both modes). Problem 4
 //! ([`ModesKind::Relayout`]): the first layout's swizzle is synthesized for the fill and mode 1,
 //! the second's for mode 2; in between the block re-lays the tiles out in place with 128-bit
-//! loads and stores, which the syntheses include too.
+//! loads and stores, which the syntheses include too. `C1` goes from registers to global memory
+//! (fp32); `C2` is stored through the second layout: each warp writes its accumulators as fp16
+//! pairs (`sts.32`) into the 16x256 shared tile of `A` (after a barrier), at the positions of its
+//! C fragment in mode 2's view ([`ModesPlan::c2_smem`]), and after another barrier the block
+//! copies the tile to global memory in 16-byte chunks (`fill_s2` -> `fill_g`). The second
+//! synthesis includes both of these accesses.
 //!
 //! ```
 //! use tessel_kernels::mma::modes::{ModesKind, ModesPlan};
