@@ -136,7 +136,8 @@ pub struct ModesPlan {
     pub mode2_b: Layout,
     /// The shared layout the fill writes and mode 1 reads.
     pub smem1: ComposedLayout,
-    /// The shared layout mode 2 reads (`smem1` in problem 3).
+    /// The shared layout mode 2 reads (`smem1` in problem 3); in problem 4 also the layout
+    /// `C2` is written through and read out of.
     pub smem2: ComposedLayout,
     /// The syntheses behind `smem1` (and `smem2`), also kept for the twin.
     pub synthesis: Vec<Synthesis>,
