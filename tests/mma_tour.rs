@@ -150,6 +150,11 @@ fn the_chapter_shows_the_kernels_layouts_and_their_verdicts() {
         None,
     ));
     ideal(&shown(&steps, &s2, "sts.128", &fill, None));
+    let c2_write = relayout.c2_write().unwrap();
+    ideal(&shown(&steps, &s2, "sts.32", &c2_write, None));
+    let plain = relayout.smem2.layout().to_string();
+    let unswizzled = shown(&steps, &plain, "sts.32", &c2_write, None);
+    assert!(unswizzled.ends_with("excess 64"), "{unswizzled}");
     let s1 = relayout.smem1.to_string();
     let cross = shown(
         &steps,

@@ -1,8 +1,13 @@
 // tessel-kernels: problem 4 of the tensor-core swizzle problems: problem 3 (mma_modes.cu) with one
 // swizzle per mode. A[p] and B[p] are loaded into shared memory through the first mode's layout
-// (layout::fill_s1), C1 is computed, the block re-lays both tiles out in place into the second
-// mode's layout (16-byte chunks read through fill_s1, a barrier, written through fill_s2), and C2
-// is computed from that. The pieces are those of mma_modes.cu plus layout::fill_s1 / fill_s2.
+// (layout::fill_s1), C1 is computed and stored to global memory (fp32, layout::c_out_crd), the
+// block re-lays both tiles out in place into the second mode's layout (16-byte chunks read through
+// fill_s1, a barrier, written through fill_s2), and C2 is computed from that. C2 is stored through
+// the second layout too: after a barrier (every warp's mode-2 ldmatrix of sA is done) each warp
+// writes its accumulators into sA as fp16 pairs (layout::c2_smem_crd, the C fragment in mode 2's
+// view of the tile), and after another the block copies sA out in 16-byte chunks (fill_s2 ->
+// fill_g), the way the inputs came in. The pieces are those of mma_modes.cu plus
+// layout::fill_s1 / fill_s2, layout::c2_smem_crd(lane, v, warp) and dev::pack_half2.
   __shared__ __align__(128) b16 sA[k::TILE];
   __shared__ __align__(128) b16 sB[k::TILE];
   const int t = threadIdx.x;
@@ -37,14 +42,27 @@
       const float zero[4] = {0.0f, 0.0f, 0.0f, 0.0f};
       dev::mma(acc[j], a, &b[k::B_REGS * j], zero);
     }
-    float* __restrict__ out = (mode == 0 ? C1 : C2) + p * k::TILE;
+    if (mode == 0) {
+      float* __restrict__ out = C1 + p * k::TILE;
 #pragma unroll
-    for (int j = 0; j < k::NB; ++j)
+      for (int j = 0; j < k::NB; ++j)
 #pragma unroll
-      for (int v = 0; v < 4; v += 2) {
-        float2 pair;
-        pair.x = acc[j][v];
-        pair.y = acc[j][v + 1];
-        *reinterpret_cast<float2*>(out + layout::c_out_crd(lane, v + 4 * j, warp)) = pair;
-      }
+        for (int v = 0; v < 4; v += 2) {
+          float2 pair;
+          pair.x = acc[j][v];
+          pair.y = acc[j][v + 1];
+          *reinterpret_cast<float2*>(out + layout::c_out_crd(lane, v + 4 * j, warp)) = pair;
+        }
+    } else {
+      tessel_sync_block();  // every warp has read sA before C2 overwrites it
+#pragma unroll
+      for (int j = 0; j < k::NB; ++j)
+#pragma unroll
+        for (int v = 0; v < 4; v += 2)
+          *reinterpret_cast<b32*>(sA + layout::c2_smem_crd(lane, v + 4 * j, warp)) =
+              dev::pack_half2(acc[j][v], acc[j][v + 1]);
+      tessel_sync_block();
+      tessel_load<b16, 8>(ra, sA + layout::fill_s2(t));
+      tessel_store_global<b16, 8>(C2 + p * k::TILE + layout::fill_g(t), ra);
+    }
   }

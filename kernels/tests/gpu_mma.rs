@@ -1,7 +1,8 @@
 //! The tensor-core swizzle kernels on a GPU (`#[ignore]`d: run with `TESSEL_REQUIRE_GPU=1 cargo
 //! test -p tessel-kernels --test gpu_mma -- --ignored`): every problem, swizzled and plain,
-//! verified against its CPU reference within the error bound of `tessel_kernels::mma::host`, and
-//! `tessel bench mma`'s rows.
+//! verified against its CPU reference within the error bound of `tessel_kernels::mma::host`
+//! (problem 4's `C2`, stored as fp16 through shared memory, against the reference rounded to fp16
+//! with `host::round_to_f16`'s bound), and `tessel bench mma`'s rows.
 
 mod common;
 

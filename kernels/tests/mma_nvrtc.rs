@@ -2,7 +2,9 @@
 //! compiles with NVRTC for sm_80 and sm_90 (no GPU needed; skipped with a reason when libnvrtc
 //! cannot be loaded, failing instead under `TESSEL_REQUIRE_NVRTC=1`), and its PTX holds the
 //! instructions the plan counts on: the ldmatrix loads (with .trans where the B operand is
-//! N-contiguous), the mma.sync products, the 128-bit shared stores, and no local memory.
+//! N-contiguous), the mma.sync products, the 128-bit shared stores, no local memory, and for
+//! problem 4 the fp16 `C2` path through shared memory (pack, 32-bit shared stores, 128-bit
+//! read-out and global store).
 
 mod common;
 
@@ -44,6 +46,24 @@ fn compile_all(arch: Arch) {
                 ptx.contains("st.shared.v4"),
                 "{name}: no 128-bit shared stores"
             );
+            if problem == Problem::Relayout {
+                // C1 straight to global (4 float2 per thread); C2 as 4 fp16 pairs per thread
+                // into shared memory, read out with one 128-bit load (after the re-layout's
+                // two) and stored to global with one 128-bit store.
+                for (instruction, count) in [
+                    ("st.global.v2.f32", 4),
+                    ("cvt.rn.f16x2.f32", 4),
+                    ("st.shared.u32", 4),
+                    ("ld.shared.v4", 3),
+                    ("st.global.v4", 1),
+                ] {
+                    assert_eq!(
+                        ptx.matches(instruction).count(),
+                        count,
+                        "{name}: {instruction}"
+                    );
+                }
+            }
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use half::f16;
 use tessel_kernels::mma::host::{
-    dot16, expect_close, lane_a, lane_b, lane_c, power_reference, random_f16,
+    dot16, expect_close, lane_a, lane_b, lane_c, power_reference, random_f16, round_to_f16,
 };
 use tessel_kernels::mma::modes::{self, ModesKind, ModesPlan};
 use tessel_kernels::mma::pair::{self, PairPlan};
@@ -165,6 +165,90 @@ fn problem_4_uses_one_swizzle_per_mode_and_a_conflict_free_relayout() {
     };
     assert!(cross(&plan.smem1, &plan.mode2_a) > 0);
     assert!(cross(&plan.smem2, &plan.mode1_a) > 0);
+    // The second synthesis saw every access through the second layout: the re-layout stores,
+    // mode 2's ldmatrix of A and B, C2's sts.32 fp16 pairs and C2's 128-bit read-out.
+    let second = &plan.synthesis[1];
+    assert_eq!(second.layout, plan.smem2);
+    assert_eq!(second.reports.len(), 5);
+    assert!(second.reports.iter().all(|r| r.excess == 0), "{second}");
+    let through_smem2: Vec<String> = plan
+        .accesses()
+        .unwrap()
+        .into_iter()
+        .filter(|a| a.smem == plan.smem2)
+        .map(|a| a.what)
+        .collect();
+    assert_eq!(
+        through_smem2,
+        [
+            "re-layout stores (A and B)",
+            "mode 2 ldmatrix A",
+            "mode 2 ldmatrix B",
+            "C2 write (fp16 pairs)",
+            "C2 read-out"
+        ]
+    );
+    // The C2 write needs the swizzle: 2-way unswizzled (rows of 32 bytes, 4 per bank line).
+    let write = |smem| {
+        tessel_layout::bank::analyze(
+            smem,
+            2,
+            "sts.32".parse().unwrap(),
+            &plan.c2_write().unwrap(),
+        )
+        .unwrap()
+    };
+    let plain = ModesPlan::new(ModesKind::Relayout, false, 1).unwrap();
+    assert_eq!(
+        write(&plain.smem2).wavefronts,
+        2 * write(&plan.smem2).wavefronts
+    );
+    // Without the C2 accesses the synthesis of mode 2 finds the same swizzle: the C2 write was
+    // conflict-free under it already.
+    let without = [
+        Access::new(
+            "sts.128".parse().unwrap(),
+            plan.accesses().unwrap()[0].tv.clone(),
+        ),
+        Access::new(op, flat_tv(&plan.mode2_a).unwrap()),
+        Access::new(op, flat_tv(&plan.mode2_b).unwrap()),
+    ];
+    let s = synthesize(&plan.tile, 2, &without, Options::default()).unwrap();
+    assert_eq!(s.layout, plan.smem2);
+}
+
+// Problem 4's C2 goes into shared memory through c2_smem and out through the read-out's 16-byte
+// chunks (fill_s2 -> fill_g): every accumulator lands exactly once, where c_out (the row-major
+// 16x256 C2 tile, C2_i[m][n] at 256 i + 16 m + n) says, swizzled and plain.
+#[test]
+fn problem_4_c2_reaches_global_memory_through_the_second_layout() {
+    for swizzled in [true, false] {
+        let plan = ModesPlan::new(ModesKind::Relayout, swizzled, 1).unwrap();
+        let (fill_g, fill_s2) = (plan.fill_g().unwrap(), plan.fill_s(&plan.smem2).unwrap());
+        let mut to_global = vec![-1i64; 4096];
+        for t in 0..512 {
+            let (g, s) = (fill_g.offset(t).unwrap(), fill_s2.offset(t).unwrap());
+            for e in 0..8 {
+                assert_eq!(to_global[(s + e) as usize], -1, "chunk {t} overlaps");
+                to_global[(s + e) as usize] = g + e;
+            }
+        }
+        let (c2, c_out) = (plan.c2_smem().unwrap(), plan.c_out().unwrap());
+        let mut hit = vec![false; 4096];
+        for i in 0..4096 {
+            let s = c2.offset(i).unwrap() as usize;
+            assert!(!hit[s], "shared offset {s} written twice");
+            hit[s] = true;
+            assert_eq!(to_global[s], c_out.offset(i).unwrap(), "accumulator {i}");
+            // and c_out is the problem statement's C2_i[m][n] (lane_c of the PTX ISA).
+            let (lane, v, w) = (i % 32, (i / 32) % 8, i / 256);
+            let (m, n) = lane_c(lane as usize, (v % 4) as usize);
+            assert_eq!(
+                c_out.offset(i).unwrap(),
+                256 * w + 16 * m as i64 + n as i64 + 8 * (v / 4)
+            );
+        }
+    }
 }
 
 /// Wavefronts of one warp instruction by the rule of docs/bank-model.md, counted directly from
@@ -227,6 +311,10 @@ fn predictions_equal_a_direct_count_of_every_instruction() {
                 let (w, ideal) = count(a.op.kind(), matrix, &rows);
                 wf = (wf.0 + w, wf.1 + ideal);
             }
+            // Every shared access of a swizzled kernel, counted directly, is ideal.
+            if k.name().ends_with("swizzled") {
+                assert_eq!(wf.0, wf.1, "{}: {}", k.name(), a.what);
+            }
             if a.is_store() {
                 total.2 += a.times * wf.0;
                 total.3 += a.times * wf.1;
@@ -273,14 +361,18 @@ fn every_plan_replays_to_its_reference() {
             let got = PairPlan::new(swizzled, 1).unwrap().replay(&m).unwrap();
             expect_close("pair", &got, &want, &bound).unwrap();
             let (a, b) = (random_f16(4096, seed), random_f16(4096, seed + 10));
-            let (w1, b1, w2, b2) = modes::reference(&a, &b);
             for kind in [ModesKind::Shared, ModesKind::Relayout] {
+                let (w1, b1, w2, b2) = kind.reference(&a, &b);
                 let (c1, c2) = ModesPlan::new(kind, swizzled, 1)
                     .unwrap()
                     .replay(&a, &b)
                     .unwrap();
                 expect_close("C1", &c1, &w1, &b1).unwrap();
                 expect_close("C2", &c2, &w2, &b2).unwrap();
+                if kind == ModesKind::Relayout {
+                    // The replay sums like the reference and rounds the same way: bit-exact.
+                    assert!(c2.iter().zip(&w2).all(|(g, w)| g.to_bits() == w.to_bits()));
+                }
             }
         }
     }
@@ -325,6 +417,41 @@ fn references_are_within_their_bounds_of_exact_arithmetic() {
             assert!((f64::from(c[16 * i + j]) - exact).abs() <= f64::from(bound[16 * i + j]));
         }
     }
+    // Problem 4's C2, rounded to fp16: within its bound of exact arithmetic, rounded somewhere.
+    let (a, b) = (random_f16(4096, 13), random_f16(4096, 14));
+    let (_, _, c2, bound) = ModesKind::Relayout.reference(&a, &b);
+    let mut rounded = 0;
+    for i in 0..16 {
+        for m in 0..16 {
+            for n in 0..16 {
+                let exact: f64 = (0..16)
+                    .map(|k| {
+                        f64::from(a[256 * i + 16 * m + k].to_f32())
+                            * f64::from(b[256 * i + 16 * n + k].to_f32())
+                    })
+                    .sum();
+                let o = 256 * i + 16 * m + n;
+                let err = (f64::from(c2[o]) - exact).abs();
+                assert!(err <= f64::from(bound[o]), "C2[{o}]: {err} > {}", bound[o]);
+                rounded += usize::from(err > 0.0);
+            }
+        }
+    }
+    assert!(rounded > 0, "C2: fp16 rounding never happened");
+}
+
+// Problem 4's C2 bound covers both roundings: two fp32 results a hair apart on either side of an
+// fp16 rounding boundary round one ulp apart, more than the fp32 bound plus half an ulp.
+#[test]
+fn the_fp16_bound_covers_results_straddling_a_rounding_boundary() {
+    let below = 1.0f32 + 2f32.powi(-11) - 2f32.powi(-23); // rounds down to 1
+    let above = 1.0f32 + 2f32.powi(-11) + 2f32.powi(-23); // rounds up to 1 + 2^-10
+    let d = above - below;
+    let (want, bound) = round_to_f16(&[below], &[d]);
+    let got = f16::from_f32(above).to_f32();
+    assert_eq!((want[0], got), (1.0, 1.0 + 2f32.powi(-10)));
+    assert!((got - want[0]).abs() > d + 2f32.powi(-11) * below);
+    assert!(expect_close("straddle", &[got], &want, &bound).is_ok());
 }
 
 #[test]
@@ -348,6 +475,12 @@ fn accumulator_pairs_are_adjacent_and_aligned() {
         .unwrap()
         .c_out()
         .unwrap();
+    let c2 = [true, false].map(|swizzled| {
+        ModesPlan::new(ModesKind::Relayout, swizzled, 1)
+            .unwrap()
+            .c2_smem()
+            .unwrap()
+    });
     let pair = PairPlan::new(true, 1).unwrap().c_out().unwrap();
     let power = PowerPlan::new(true, 1, 2).unwrap().c_smem().unwrap();
     for t in 0..32i64 {
@@ -356,6 +489,10 @@ fn accumulator_pairs_are_adjacent_and_aligned() {
                 let i = t + 32 * (v + 8 * w);
                 let o = modes.offset(i).unwrap();
                 assert_eq!((modes.offset(i + 32).unwrap(), o % 2), (o + 1, 0));
+                for c in &c2 {
+                    let o = c.offset(i).unwrap();
+                    assert_eq!((c.offset(i + 32).unwrap(), o % 2), (o + 1, 0));
+                }
             }
             let i = t + 32 * v;
             let o = pair.offset(i).unwrap();

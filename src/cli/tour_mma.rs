@@ -106,5 +106,13 @@ pub const CHAPTER: Chapter = Chapter {
             "Sw<1,3,3> o (16,256):(256,1) | 2 | sts.128 | (32,8,16):(128,16,1)",
             "the re-layout's 128-bit stores (and loads, through Sw<3,3,5>) are conflict-free",
         ),
+        conflicts(
+            "(16,256):(256,1) | 2 | sts.32 | ((4,8),2,(2,2),16):((32,256),16,(2048,128),1)",
+            "C2 leaves through the second layout: warp i writes its fp16 pairs into row i: 2-way",
+        ),
+        conflicts(
+            "Sw<1,3,3> o (16,256):(256,1) | 2 | sts.32 | ((4,8),2,(2,2),16):((32,256),16,(2048,128),1)",
+            "Sw<1,3,3> serves it too; the 128-bit read-out to global memory is the fill's pattern",
+        ),
     ],
 };

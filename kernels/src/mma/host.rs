@@ -189,6 +189,35 @@ pub fn dot16(
     (c, bound)
 }
 
+/// A reference of fp32-accumulated results that the kernel stores as fp16 (round to nearest
+/// even): `want` rounded to fp16 (returned as `f32`, exactly) and the bound on `|gpu - cpu|`
+/// after both sides rounded. With `d` the fp32 bound ([`dot16`]) and `x` the CPU's fp32 value,
+/// the GPU's fp32 value `y` is within `d` of `x`; rounding moves each of `x` and `y` by at most
+/// half an fp16 ulp, i.e. `2^-11 |.|` among normals and `2^-25` among subnormals, so the two
+/// fp16 results differ by at most `2^-11 (|x| + |x| + d) + 2^-24` beyond `d`:
+/// `(1 + 2^-11) d + 2^-10 |x| + 2^-24`. (Half an ulp alone bounds the distance of the GPU's
+/// fp16 result to the unrounded `x`; against a rounded reference both roundings count: two
+/// values a hair apart on either side of a rounding boundary round one ulp apart.) fp16 overflow
+/// is out of scope: every result here is at most 16 in magnitude.
+///
+/// ```
+/// use tessel_kernels::mma::host::round_to_f16;
+/// let (r, b) = round_to_f16(&[1.0 + 1.0 / 4096.0], &[0.0]);
+/// assert_eq!(r[0], 1.0); // 2^-12 is half an fp16 ulp at 1: ties to even
+/// assert!(b[0] >= 1.0 / 1024.0); // one ulp: 1 + 2^-12 + a hair rounds to 1 + 2^-10
+/// ```
+pub fn round_to_f16(want: &[f32], bound: &[f32]) -> (Vec<f32>, Vec<f32>) {
+    let half_ulp = 2f64.powi(-11);
+    want.iter()
+        .zip(bound)
+        .map(|(&x, &d)| {
+            let d = f64::from(d);
+            let b = (1.0 + half_ulp) * d + 2.0 * half_ulp * f64::from(x.abs()) + 2f64.powi(-24);
+            (f16::from_f32(x).to_f32(), (b * (1.0 + 1e-6)) as f32)
+        })
+        .unzip()
+}
+
 /// Compares `got` with `want` element by element: `|got - want| <= bound` (NaN never passes;
 /// a NaN is what the poisoned output holds where nothing was written). `Err(Verify)` names the
 /// kernel, the count of bad elements and the first few.

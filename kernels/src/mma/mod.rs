@@ -10,7 +10,7 @@
 //! | 1. `A^n` of a 16x16 fp16 `A`, one warp, each product written back to shared memory as fp16 | [`power::PowerPlan`] | `kernels/cuda/mma_power.cu` |
 //! | 2. `A*B` with `M = [A B]` one 16x32 row-major tile (`B` through `ldmatrix.trans`) | [`pair::PairPlan`] | `kernels/cuda/mma_pair.cu` |
 //! | 3. two 16x256 tiles, 16 warps: `C1` (16x16 column blocks) and `C2` (rows as 16x16 blocks) from one shared copy | [`modes::ModesPlan`] | `kernels/cuda/mma_modes.cu` |
-//! | 4. the same with one swizzle per mode and a conflict-free re-layout in between | [`modes::ModesPlan`] | `kernels/cuda/mma_relayout.cu` |
+//! | 4. the same with one swizzle per mode and a conflict-free re-layout in between; `C2` (fp16) stored through the second swizzle | [`modes::ModesPlan`] | `kernels/cuda/mma_relayout.cu` |
 //!
 //! Every problem has an unswizzled twin (the same body and partitions, the identity swizzle), so
 //! the conflicts the swizzles remove show in the predictions and in Nsight Compute

@@ -16,7 +16,12 @@
 //! operands (a two-layer chain: no single swizzle is conflict-free for both modes). Problem 4
 //! ([`ModesKind::Relayout`]): the first layout's swizzle is synthesized for the fill and mode 1,
 //! the second's for mode 2; in between the block re-lays the tiles out in place with 128-bit
-//! loads and stores, which the syntheses include too.
+//! loads and stores, which the syntheses include too. `C1` goes from registers to global memory
+//! (fp32); `C2` is stored through the second layout: each warp writes its accumulators as fp16
+//! pairs (`sts.32`) into the 16x256 shared tile of `A` (after a barrier), at the positions of its
+//! C fragment in mode 2's view ([`ModesPlan::c2_smem`]), and after another barrier the block
+//! copies the tile to global memory in 16-byte chunks (`fill_s2` -> `fill_g`). The second
+//! synthesis includes both of these accesses.
 //!
 //! ```
 //! use tessel_kernels::mma::modes::{ModesKind, ModesPlan};
@@ -131,10 +136,30 @@ pub struct ModesPlan {
     pub mode2_b: Layout,
     /// The shared layout the fill writes and mode 1 reads.
     pub smem1: ComposedLayout,
-    /// The shared layout mode 2 reads (`smem1` in problem 3).
+    /// The shared layout mode 2 reads (`smem1` in problem 3); in problem 4 also the layout
+    /// `C2` is written through and read out of.
     pub smem2: ComposedLayout,
     /// The syntheses behind `smem1` (and `smem2`), also kept for the twin.
     pub synthesis: Vec<Synthesis>,
+}
+
+/// Row `i` of the tile as a row-major 16x16 block, `(r, c, i) -> i + 16 (16 r + c)`: mode 2's
+/// view of the tile's domain (`(16,256)` column-major).
+fn rows_view() -> Result<Layout> {
+    "(16,16,16):(256,16,1)".parse()
+}
+
+/// `(lane, value, warp)` -> domain index of `C2`'s accumulators in the tile: warp `i`'s C
+/// fragment ([`Fragments::c_tiles`]) seen through mode 2's view, so `C2_i[m][n]` lies where
+/// `Asub_i[m][n]` does (row `i`, column `16 m + n`).
+fn c2_domain(frags: &Fragments) -> Result<Layout> {
+    composition(&rows_view()?, &frags.c_tiles(WARPS)?)
+}
+
+/// `(lane, half, pair, warp)` -> domain index of the `sts.32` stores that write `C2` as fp16
+/// pairs (accumulators `v`, `v + 1` of a lane in one word; 4 stores per warp).
+fn c2_write(frags: &Fragments) -> Result<Layout> {
+    composition(&c2_domain(frags)?, &"(32,2,4,16):(1,32,64,256)".parse()?)
 }
 
 fn ldsm_access(what: &str, smem: &ComposedLayout, part: &Layout) -> Result<SmemAccess> {
@@ -161,7 +186,7 @@ impl ModesPlan {
         let tile: Layout = format!("({ROWS},{COLS}):({COLS},1)").parse()?;
         let coords: Layout = format!("({ROWS},{COLS}):(1,{ROWS})").parse()?;
         // Row i of the tile as a row-major 16x16 block: (r, c, i) -> i + 16 (16 r + c).
-        let rows: Layout = "(16,16,16):(256,16,1)".parse()?;
+        let rows = rows_view()?;
         let fill = vec_copy(ROWS, COLS, 32 * WARPS)?.tidfrg_s(&coords)?;
         let mode1_a = frags.copy_a.tidfrg_s(&coords)?;
         let mode1_b = frags.copy_b.tidfrg_s(&coords)?;
@@ -182,8 +207,14 @@ impl ModesPlan {
                 ldsm(&mode2_b)?,
             ]],
             ModesKind::Relayout => vec![
-                vec![sts.clone(), ldsm(&mode1_a)?, ldsm(&mode1_b)?, lds],
-                vec![sts, ldsm(&mode2_a)?, ldsm(&mode2_b)?],
+                vec![sts.clone(), ldsm(&mode1_a)?, ldsm(&mode1_b)?, lds.clone()],
+                vec![
+                    sts,
+                    ldsm(&mode2_a)?,
+                    ldsm(&mode2_b)?,
+                    Access::new("sts.32".parse()?, c2_write(&frags)?),
+                    lds,
+                ],
             ],
         };
         let synthesis = sets
@@ -221,12 +252,13 @@ impl ModesPlan {
     }
 
     /// Every shared-memory access of one block, in program order: the fill stores of `A` and
-    /// `B`, mode 1's `ldmatrix` of both, (problem 4: the re-layout's loads and stores), mode 2's.
+    /// `B`, mode 1's `ldmatrix` of both, (problem 4: the re-layout's loads and stores), mode 2's,
+    /// (problem 4: `C2`'s `sts.32` fp16 pairs into the second layout and its 128-bit read-out).
     ///
     /// ```
     /// use tessel_kernels::mma::modes::{ModesKind, ModesPlan};
     /// let plan = ModesPlan::new(ModesKind::Relayout, false, 1).unwrap();
-    /// assert_eq!(plan.accesses().unwrap().len(), 7);
+    /// assert_eq!(plan.accesses().unwrap().len(), 9);
     /// ```
     pub fn accesses(&self) -> Result<Vec<SmemAccess>> {
         let fill_tv = per_warp(&flat_tv(&self.fill)?)?;
@@ -259,6 +291,20 @@ impl ModesPlan {
             &self.smem2,
             &self.mode2_b,
         )?);
+        if self.kind == ModesKind::Relayout {
+            v.push(SmemAccess {
+                what: "C2 write (fp16 pairs)".into(),
+                op: "sts.32".parse()?,
+                smem: self.smem2.clone(),
+                tv: c2_write(&self.frags)?,
+                times: 1,
+                instruction: None,
+            });
+            v.push(SmemAccess {
+                times: 1,
+                ..vec("C2 read-out", "lds.128", &self.smem2)?
+            });
+        }
         Ok(v)
     }
 
@@ -275,7 +321,8 @@ impl ModesPlan {
     }
 
     /// `(lane, value, warp)` -> offset of an accumulator in one problem's `C1` or `C2` (16
-    /// row-major 16x16 fp32 tiles, warp `w`'s at `256 w`).
+    /// row-major 16x16 tiles, warp `w`'s at `256 w`): where problem 3 writes both and problem
+    /// 4 writes `C1` (fp32, from registers).
     ///
     /// ```
     /// use tessel_kernels::mma::modes::{ModesKind, ModesPlan};
@@ -287,6 +334,36 @@ impl ModesPlan {
             &"(16,16,16):(16,1,256)".parse()?,
             &self.frags.c_tiles(WARPS)?,
         )
+    }
+
+    /// `(lane, value, warp)` -> offset in the second shared layout ([`ModesPlan::smem2`]) of a
+    /// `C2` accumulator, which problem 4 writes there as fp16 (`layout::c2_smem_crd`): the C
+    /// fragment of warp `i` seen through mode 2's view (row `i` as a 16x16 block), composed with
+    /// `smem2`. The read-out then moves it through `fill_s2` to `fill_g`, i.e. to the offset
+    /// [`ModesPlan::c_out`] gives.
+    ///
+    /// ```
+    /// use tessel_kernels::mma::modes::{ModesKind, ModesPlan};
+    /// let plain = ModesPlan::new(ModesKind::Relayout, false, 1).unwrap().c2_smem().unwrap();
+    /// assert_eq!(plain.offset(4).unwrap(), 16); // lane 4: C2_0[1][0], row 0, column 16
+    /// assert_eq!(plain.offset(32 * 8).unwrap(), 256); // warp 1's (0,0): row 1
+    /// ```
+    pub fn c2_smem(&self) -> Result<ComposedLayout> {
+        self.smem2.compose(&c2_domain(&self.frags)?)
+    }
+
+    /// `(lane, half, pair, warp)` -> domain index of problem 4's `sts.32` writes of `C2` (one
+    /// fp16 pair of adjacent accumulators per lane and store, 4 stores per warp): the TV the
+    /// bank model and the second synthesis see.
+    ///
+    /// ```
+    /// use tessel_kernels::mma::modes::{ModesKind, ModesPlan};
+    /// let w = ModesPlan::new(ModesKind::Relayout, true, 1).unwrap().c2_write().unwrap();
+    /// assert_eq!(w.size(), 4096);
+    /// assert_eq!(w.offset(32).unwrap(), 16); // lane 0's second half: C2_0[0][1], column 1
+    /// ```
+    pub fn c2_write(&self) -> Result<Layout> {
+        c2_write(&self.frags)
     }
 
     /// `thread -> offset` of the row thread `t` gives `ldmatrix` through `part` in `smem` (the
@@ -327,14 +404,16 @@ impl ModesPlan {
         smem.compose(&starts(&self.fill)?)
     }
 
-    /// The kernel: parameters `(const b16* A, const b16* B, float* C1, float* C2)`, each
-    /// `problems x 4096` elements, one block of 512 threads per problem.
+    /// The kernel: parameters `(const b16* A, const b16* B, float* C1, float* C2)` (problem 4:
+    /// `b16* C2`, fp16), each `problems x 4096` elements, one block of 512 threads per problem.
     ///
     /// ```
     /// use tessel_kernels::mma::modes::{ModesKind, ModesPlan};
     /// let k = ModesPlan::new(ModesKind::Shared, true, 8).unwrap().kernel().unwrap();
     /// assert_eq!((k.launch().grid.0, k.launch().block.0), (8, 512));
     /// assert!(k.source().contains("Sw<1,3,3>"));
+    /// let k = ModesPlan::new(ModesKind::Relayout, true, 8).unwrap().kernel().unwrap();
+    /// assert!(k.source().contains("c2_smem_crd(") && k.source().contains("b16* __restrict__ C2"));
     /// ```
     pub fn kernel(&self) -> GpuResult<Kernel> {
         let fill_g = self.fill_g()?;
@@ -343,7 +422,7 @@ impl ModesPlan {
             ModesKind::Relayout => BODY_RELAYOUT,
         };
         let n = len(self.problems, ROWS * COLS);
-        let mut b = KernelBuilder::new(&self.kernel_name(), body)
+        let b = KernelBuilder::new(&self.kernel_name(), body)
             .comment(&format!(
                 "tessel-kernels mma {}: shared layouts {} / {}",
                 self.kind.name(),
@@ -354,13 +433,25 @@ impl ModesPlan {
             .int("NB", 2)
             .int("B_REGS", 2)
             .index_layout("fill_g", &fill_g);
-        b = match self.kind {
-            ModesKind::Shared => b.composed_layout("fill_s", &self.fill_s(&self.smem1)?),
-            ModesKind::Relayout => b
-                .composed_layout("fill_s1", &self.fill_s(&self.smem1)?)
-                .composed_layout("fill_s2", &self.fill_s(&self.smem2)?),
+        use ptx::Instruction::{Ldsm, Mma, PackHalf2};
+        let (b, c2_type) = match self.kind {
+            ModesKind::Shared => (
+                ptx::with(
+                    b.composed_layout("fill_s", &self.fill_s(&self.smem1)?),
+                    &[Ldsm, Mma],
+                )?,
+                CType::F32,
+            ),
+            ModesKind::Relayout => (
+                ptx::with(
+                    b.composed_layout("fill_s1", &self.fill_s(&self.smem1)?)
+                        .composed_layout("fill_s2", &self.fill_s(&self.smem2)?)
+                        .composed_layout("c2_smem", &self.c2_smem()?),
+                    &[Ldsm, Mma, PackHalf2],
+                )?,
+                CType::B16,
+            ),
         };
-        let b = ptx::with(b, &[ptx::Instruction::Ldsm, ptx::Instruction::Mma])?;
         b.composed_layout("ldsm_a1", &Self::ldsm_rows(&self.smem1, &self.mode1_a)?)
             .composed_layout("ldsm_b1", &Self::ldsm_rows(&self.smem1, &self.mode1_b)?)
             .composed_layout("ldsm_a2", &Self::ldsm_rows(&self.smem2, &self.mode2_a)?)
@@ -369,15 +460,46 @@ impl ModesPlan {
             .param(Param::input("A", CType::B16.into()).len(n))
             .param(Param::input("B", CType::B16.into()).len(n))
             .param(Param::output("C1", CType::F32.into()).len(n))
-            .param(Param::output("C2", CType::F32.into()).len(n))
+            .param(Param::output("C2", c2_type.into()).len(n))
             .threads(u32::try_from(32 * WARPS).unwrap_or(0))
             .grid(check_problems(self.problems)?, 1, 1)
             .build()
     }
 }
 
+impl ModesKind {
+    /// The reference of one problem of this kind: [`reference`], and for problem 4 (which
+    /// stores `C2` as fp16) with `C2` rounded to fp16 and its bound widened by both roundings
+    /// ([`super::host::round_to_f16`]).
+    ///
+    /// ```
+    /// use tessel_kernels::mma::{host::random_f16, modes::{reference, ModesKind}};
+    /// let (a, b) = (random_f16(4096, 5), random_f16(4096, 6));
+    /// let (_, _, c2, b2) = reference(&a, &b);
+    /// let (_, _, r2, rb2) = ModesKind::Relayout.reference(&a, &b);
+    /// assert!(r2.iter().all(|x| half::f16::from_f32(*x).to_f32() == *x));
+    /// assert!(rb2.iter().zip(&b2).all(|(r, b)| r > b));
+    /// assert_eq!(ModesKind::Shared.reference(&a, &b).2, c2);
+    /// ```
+    pub fn reference(
+        self,
+        a: &[half::f16],
+        b: &[half::f16],
+    ) -> (Vec<f32>, Vec<f32>, Vec<f32>, Vec<f32>) {
+        let (c1, b1, c2, b2) = reference(a, b);
+        match self {
+            ModesKind::Shared => (c1, b1, c2, b2),
+            ModesKind::Relayout => {
+                let (c2, b2) = super::host::round_to_f16(&c2, &b2);
+                (c1, b1, c2, b2)
+            }
+        }
+    }
+}
+
 /// The reference of one problem: `(C1, bound of C1, C2, bound of C2)`, each 16 row-major 16x16
-/// fp32 tiles ([`super::host::dot16`]); `a`, `b` are the 16x256 row-major tiles.
+/// fp32 tiles ([`super::host::dot16`]); `a`, `b` are the 16x256 row-major tiles. (Problem 4's
+/// `C2` is fp16: [`ModesKind::reference`].)
 ///
 /// ```
 /// use half::f16;
@@ -407,14 +529,16 @@ impl ModesPlan {
     /// emitted from: the 16-byte fill chunks ([`ModesPlan::fill_g`], [`ModesPlan::fill_s`]), the
     /// `ldmatrix.x4` rows of every warp ([`ModesPlan::ldsm_rows`]) and the PTX ISA's `ldmatrix`
     /// and `mma` rules ([`super::host`]), (problem 4: the re-layout), and the accumulators'
-    /// positions ([`ModesPlan::c_out`]). Returns `(C1, C2)`; unwritten outputs are NaN.
+    /// positions ([`ModesPlan::c_out`]; problem 4's `C2`: rounded to fp16, written into `sA`
+    /// through [`ModesPlan::c2_smem`] and copied out through `fill_s2` / `fill_g`). Returns
+    /// `(C1, C2)` (problem 4's `C2` holds fp16 values); unwritten outputs are NaN.
     ///
     /// ```
-    /// use tessel_kernels::mma::{host::{expect_close, random_f16}, modes::{reference, ModesKind, ModesPlan}};
+    /// use tessel_kernels::mma::{host::{expect_close, random_f16}, modes::{ModesKind, ModesPlan}};
     /// let plan = ModesPlan::new(ModesKind::Relayout, true, 1).unwrap();
     /// let (a, b) = (random_f16(4096, 1), random_f16(4096, 2));
     /// let (c1, c2) = plan.replay(&a, &b).unwrap();
-    /// let (w1, b1, w2, b2) = reference(&a, &b);
+    /// let (w1, b1, w2, b2) = ModesKind::Relayout.reference(&a, &b);
     /// expect_close("replay C1", &c1, &w1, &b1).unwrap();
     /// expect_close("replay C2", &c2, &w2, &b2).unwrap();
     /// ```
@@ -461,6 +585,8 @@ impl ModesPlan {
                 (&self.smem2, &self.mode2_a, &self.mode2_b)
             };
             let (ra, rb) = (Self::ldsm_rows(smem, pa)?, Self::ldsm_rows(smem, pb)?);
+            // The accumulators of every warp, (lane, value, warp) colexicographic.
+            let mut acc = vec![f32::NAN; tile];
             for w in 0..WARPS {
                 let rows = |l: &ComposedLayout| -> GpuResult<[i64; 32]> {
                     let mut r = [0i64; 32];
@@ -478,9 +604,30 @@ impl ModesPlan {
                     for (lane, vals) in d.iter().enumerate() {
                         for (v, &x) in vals.iter().enumerate() {
                             let i = lane as i64 + 32 * ((v + 4 * j) as i64 + 8 * w);
-                            out[idx(&|i| c_out.offset(i), i)?] = x;
+                            acc[usize::try_from(i).unwrap_or(usize::MAX)] = x;
                         }
                     }
+                }
+            }
+            if mode == 1 && self.kind == ModesKind::Relayout {
+                // After a barrier C2 goes as fp16 into sA through the second layout, then (after
+                // another) out through the 16-byte chunks of fill_s2 / fill_g.
+                let c2_smem = self.c2_smem()?;
+                for (i, &x) in acc.iter().enumerate() {
+                    sa[idx(&|i| c2_smem.offset(i), i as i64)?] = half::f16::from_f32(x);
+                }
+                for t in 0..threads {
+                    let (g, s) = (
+                        idx(&|i| fill_g.offset(i), t)?,
+                        idx(&|i| fill_s2.offset(i), t)?,
+                    );
+                    for (o, x) in out[g..g + 8].iter_mut().zip(&sa[s..s + 8]) {
+                        *o = x.to_f32();
+                    }
+                }
+            } else {
+                for (i, &x) in acc.iter().enumerate() {
+                    out[idx(&|i| c_out.offset(i), i as i64)?] = x;
                 }
             }
         }

@@ -175,12 +175,17 @@ impl MmaKernel {
     /// use tessel_kernels::mma::run::{MmaKernel, Problem};
     /// // A, B (fp16) in, C1, C2 (fp32) out: 2 * 8 KiB + 2 * 16 KiB per problem.
     /// assert_eq!(MmaKernel::new(Problem::Modes, true, 1).unwrap().bytes(), 49152);
+    /// // Problem 4 stores C2 as fp16: 8 KiB less.
+    /// assert_eq!(MmaKernel::new(Problem::Relayout, true, 1).unwrap().bytes(), 40960);
     /// ```
     pub fn bytes(&self) -> i64 {
         let per = match self {
             MmaKernel::Power(_) => 2 * 256 * 2,
             MmaKernel::Pair(_) => 512 * 2 + 256 * 4,
-            MmaKernel::Modes(_) => 2 * 4096 * 2 + 2 * 4096 * 4,
+            MmaKernel::Modes(p) => match p.kind {
+                ModesKind::Shared => 2 * 4096 * 2 + 2 * 4096 * 4,
+                ModesKind::Relayout => 2 * 4096 * 2 + 4096 * 4 + 4096 * 2,
+            },
         };
         per * self.problems()
     }
@@ -241,26 +246,37 @@ impl MmaKernel {
                 }
                 time(&mut [Arg::input(&src), Arg::output(&mut out)])
             }
-            MmaKernel::Modes(_) => {
+            MmaKernel::Modes(plan) => {
                 let a = uniform(&name, p, 4096, 0x9a13)?;
                 let b = uniform(&name, p, 4096, 0x9a14)?;
                 let da = crate::error::cuda("cuMemcpyHtoD", gpu.stream().clone_htod(&a))?;
                 let db = crate::error::cuda("cuMemcpyHtoD", gpu.stream().clone_htod(&b))?;
                 let mut c1 = alloc::<u32>(gpu, a.len())?;
-                let mut c2 = alloc::<u32>(gpu, a.len())?;
                 poison(gpu, &mut c1)?;
-                poison(gpu, &mut c2)?;
+                // C2: fp32 (problem 3) or fp16 (problem 4) in a buffer of that size.
+                let mut c2 = match plan.kind {
+                    ModesKind::Shared => C2Buffer::F32(alloc::<u32>(gpu, a.len())?),
+                    ModesKind::Relayout => C2Buffer::F16(alloc::<f16>(gpu, a.len())?),
+                };
+                match &mut c2 {
+                    C2Buffer::F32(c) => poison(gpu, c)?,
+                    C2Buffer::F16(c) => poison(gpu, c)?,
+                }
                 loaded.launch(&mut [
                     Arg::input(&da),
                     Arg::input(&db),
                     Arg::output(&mut c1),
-                    Arg::output(&mut c2),
+                    c2.arg(),
                 ])?;
                 gpu.synchronize()?;
-                let (g1, g2) = (floats(download(gpu, &c1)?), floats(download(gpu, &c2)?));
+                let g1 = floats(download(gpu, &c1)?);
+                let g2 = match &c2 {
+                    C2Buffer::F32(c) => floats(download(gpu, c)?),
+                    C2Buffer::F16(c) => download(gpu, c)?.iter().map(|x| x.to_f32()).collect(),
+                };
                 for q in 0..a.len() / 4096 {
                     let r = q * 4096..(q + 1) * 4096;
-                    let (w1, b1, w2, b2) = super::modes::reference(&a[r.clone()], &b[r.clone()]);
+                    let (w1, b1, w2, b2) = plan.kind.reference(&a[r.clone()], &b[r.clone()]);
                     expect_close(&format!("{name} problem {q} C1"), &g1[r.clone()], &w1, &b1)?;
                     expect_close(&format!("{name} problem {q} C2"), &g2[r], &w2, &b2)?;
                 }
@@ -268,9 +284,24 @@ impl MmaKernel {
                     Arg::input(&da),
                     Arg::input(&db),
                     Arg::output(&mut c1),
-                    Arg::output(&mut c2),
+                    c2.arg(),
                 ])
             }
+        }
+    }
+}
+
+/// The `C2` output of problems 3 (fp32, as `u32` bits) and 4 (fp16).
+enum C2Buffer {
+    F32(cudarc::driver::CudaSlice<u32>),
+    F16(cudarc::driver::CudaSlice<f16>),
+}
+
+impl C2Buffer {
+    fn arg(&mut self) -> Arg<'_> {
+        match self {
+            C2Buffer::F32(c) => Arg::output(c),
+            C2Buffer::F16(c) => Arg::output(c),
         }
     }
 }
