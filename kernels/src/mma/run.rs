@@ -25,7 +25,7 @@ use super::host::{expect_close, power_reference, random_f16};
 use super::modes::{ModesKind, ModesPlan};
 use super::pair::PairPlan;
 use super::power::PowerPlan;
-use crate::bench::{BenchOptions, Row};
+use crate::bench::{BenchOptions, Row, io};
 use crate::device::Gpu;
 use crate::dtype::DType;
 use crate::error::{GpuError, GpuResult};
@@ -326,9 +326,6 @@ fn floats(bits: Vec<u32>) -> Vec<f32> {
 /// ```
 pub fn mma_rows(gpu: &Gpu, opts: &BenchOptions, progress: &mut dyn Write) -> GpuResult<Vec<Row>> {
     let problems = opts.sizes.first().map_or(1 << 15, |s| s.0);
-    let io = |r: std::io::Result<()>| {
-        r.map_err(|e| GpuError::InvalidArgument(format!("cannot write output: {e}")))
-    };
     let mut rows = Vec::new();
     for problem in Problem::ALL {
         for swizzled in [true, false] {
