@@ -468,7 +468,7 @@ impl ModesPlan {
 }
 
 impl ModesKind {
-    /// The reference of one problem of this kind: [`reference`], and for problem 4 (which
+    /// The reference of one problem of this kind: [`reference()`], and for problem 4 (which
     /// stores `C2` as fp16) with `C2` rounded to fp16 and its bound widened by both roundings
     /// ([`super::host::round_to_f16`]).
     ///
