@@ -1,8 +1,10 @@
 //! Tiled copies against their definition (CuTe `include/cute/atom/copy_atom.hpp`,
 //! `make_tiled_copy`: thread `thr_layout(c_t)`, value `val_layout(c_v)` holds the tile
 //! coordinate whose per-mode coordinate is `c_v + shape(val) * c_t`, the raked arrangement),
-//! evaluated here from the thread and value layouts alone, and against the three hand-written
-//! arrangements of the tiled kernels, re-derived locally.
+//! evaluated here from the thread and value layouts alone, and against the three thread
+//! arrangements the tiled kernels used before they were built with `make_tiled_copy` (written
+//! out by formula here, so the construction is checked against what the kernels were verified
+//! with).
 
 use tessel_layout::atom::{TypedCopyAtom, copy_atom, mma_atom};
 use tessel_layout::tiled::{
@@ -210,7 +212,7 @@ fn ldmatrix_copies_deliver_the_mma_fragments() {
     }
 }
 
-// ---- The hand-written TV layouts of the tiled kernels, re-derived here. ----
+// ---- The tiled kernels' earlier TV layouts, written out by formula. ----
 // (thread, value) -> r + TM * c, domain index t + threads * v.
 
 fn layout2(shape: [[i64; 2]; 2], stride: [[i64; 2]; 2]) -> Layout {

@@ -265,7 +265,8 @@ fn thread_coordinates_invert_the_thread_layout() {
 
 #[test]
 fn the_gemm_accumulator_layout_is_a_permuted_tiled_mma() {
-    // kernels/src/gemm/mod.rs spells its C fragments by hand: a 128 x 128 block tile, 2 x 2
+    // The SM80 GEMM's C fragments as the kernel first spelled them by hand (it now takes them
+    // from this tiled MMA): a 128 x 128 block tile, 2 x 2
     // warps of 64 x 64, each warp 4 x 8 SM80 16x8 atoms; thread t = lane + 32 (wm + 2 wn),
     // value (v, mi, ni) at row 16 mi + 64 wm + r, column 8 ni + 64 wn + c, where (r, c) is the
     // atom's C fragment. Re-derived here; it is make_tiled_mma over (2,2) warps with M and N

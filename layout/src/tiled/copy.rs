@@ -453,8 +453,14 @@ impl fmt::Display for TiledCopy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "TiledCopy({}, TV {}, tile {:?})",
-            self.atom, self.layout_tv, self.tiler
+            "TiledCopy({}, TV {}, tile ({}))",
+            self.atom,
+            self.layout_tv,
+            self.tiler
+                .iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
         )
     }
 }
