@@ -88,7 +88,8 @@ pub fn problem3_kernel(problems: u32) -> Res<Kernel> {
     ] {
         b = b.composed_layout(name, &smem.compose(&starts(part)?)?);
     }
-    b = ptx::with(b, &[ptx::Instruction::Ldsm, ptx::Instruction::Mma])?;
+    use ptx::Instruction::{Ldsm, Mma, MmaTile, StorePairs};
+    b = ptx::with(b, &[Ldsm, Mma, MmaTile, StorePairs])?;
     Ok(b.coord_layout("c_out", &c_out)
         .param(Param::input("A", CType::B16.into()).len(n))
         .param(Param::input("B", CType::B16.into()).len(n))

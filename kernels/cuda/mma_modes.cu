@@ -7,6 +7,7 @@
 //   layout::ldsm_a1(t) ... ldsm_b2(t)  the row address thread t gives ldmatrix.x4 in mode 1 / 2
 //   layout::c_out_crd(lane, v, warp)   where accumulator value v of the warp's 16x16 tile goes
 //   dev::ldsm, dev::mma                ldmatrix.x4 and mma.sync.m16n8k16 (f32 accumulate)
+//   dev::mma_tile, dev::store_pairs    the 16x16x16 product of two fragments; its fp32 stores
   __shared__ __align__(128) b16 sA[k::TILE];
   __shared__ __align__(128) b16 sB[k::TILE];
   const int t = threadIdx.x;
@@ -26,20 +27,7 @@
     dev::ldsm(a, tessel_smem_addr<b16>(baseA, mode == 0 ? layout::ldsm_a1(t) : layout::ldsm_a2(t)));
     dev::ldsm(b, tessel_smem_addr<b16>(baseB, mode == 0 ? layout::ldsm_b1(t) : layout::ldsm_b2(t)));
     float acc[k::NB][4];
-#pragma unroll
-    for (int j = 0; j < k::NB; ++j) {
-      const float zero[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-      // n block j of B: registers B_REGS * j .. (ModesPlan checks the fragment order).
-      dev::mma(acc[j], a, &b[k::B_REGS * j], zero);
-    }
-    float* __restrict__ out = (mode == 0 ? C1 : C2) + p * k::TILE;
-#pragma unroll
-    for (int j = 0; j < k::NB; ++j)
-#pragma unroll
-      for (int v = 0; v < 4; v += 2) {
-        float2 pair;
-        pair.x = acc[j][v];
-        pair.y = acc[j][v + 1];
-        *reinterpret_cast<float2*>(out + layout::c_out_crd(lane, v + 4 * j, warp)) = pair;
-      }
+    dev::mma_tile(acc, a, b);
+    dev::store_pairs((mode == 0 ? C1 : C2) + p * k::TILE, acc,
+                     [&](int v) { return layout::c_out_crd(lane, v, warp); });
   }

@@ -6,6 +6,7 @@
 //   layout::fill_g(t + 32 i), fill_s(t + 32 i)  thread t's i-th 16-byte chunk of M
 //   layout::ldsm_a_crd(t, h), ldsm_b_crd(t, h)    ldmatrix row of thread t in column half h
 //   layout::c_out_crd(t, v)                       global offset of accumulator value v
+//   dev::mma_tile, dev::store_pairs               the product of the fragments; its fp32 stores
   __shared__ __align__(128) b16 sM[k::TILE];
   const int t = threadIdx.x;
   const long long p = blockIdx.x;
@@ -21,17 +22,5 @@
   dev::ldsm(a, tessel_smem_addr<b16>(base, layout::ldsm_a_crd(t, 0)));
   dev::ldsm_t(b, tessel_smem_addr<b16>(base, layout::ldsm_b_crd(t, 1)));
   float acc[k::NB][4];
-#pragma unroll
-  for (int j = 0; j < k::NB; ++j) {
-    const float zero[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    dev::mma(acc[j], a, &b[k::B_REGS * j], zero);
-  }
-#pragma unroll
-  for (int j = 0; j < k::NB; ++j)
-#pragma unroll
-    for (int v = 0; v < 4; v += 2) {
-      float2 pair;
-      pair.x = acc[j][v];
-      pair.y = acc[j][v + 1];
-      *reinterpret_cast<float2*>(C + p * k::OUT + layout::c_out_crd(t, v + 4 * j)) = pair;
-    }
+  dev::mma_tile(acc, a, b);
+  dev::store_pairs(C + p * k::OUT, acc, [&](int v) { return layout::c_out_crd(t, v); });

@@ -7,7 +7,7 @@
 //   layout::fill_g(t), fill_s(t)  thread t's 16-byte chunk in global / shared memory
 //   layout::ldsm_a(t), ldsm_p(t)  the row address thread t gives ldmatrix for A / for P (.trans)
 //   layout::c_smem_crd(t, v)      shared offset of accumulator value v (v, v+1: one 32-bit word)
-//   dev::ldsm, dev::ldsm_t, dev::mma, dev::pack_half2
+//   dev::ldsm, dev::ldsm_t, dev::mma, dev::mma_tile, dev::pack_half2
   __shared__ __align__(128) b16 sA[k::TILE];
   __shared__ __align__(128) b16 sP[k::TILE];
   const int t = threadIdx.x;
@@ -26,11 +26,7 @@
     b32 b[4];
     dev::ldsm_t(b, tessel_smem_addr<b16>(baseP, layout::ldsm_p(t)));
     float acc[k::NB][4];
-#pragma unroll
-    for (int j = 0; j < k::NB; ++j) {
-      const float zero[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-      dev::mma(acc[j], a, &b[k::B_REGS * j], zero);
-    }
+    dev::mma_tile(acc, a, b);
     tessel_sync_warp();  // every lane has read P before it is overwritten
 #pragma unroll
     for (int j = 0; j < k::NB; ++j)

@@ -37,22 +37,10 @@
     dev::ldsm(a, tessel_smem_addr<b16>(baseA, mode == 0 ? layout::ldsm_a1(t) : layout::ldsm_a2(t)));
     dev::ldsm(b, tessel_smem_addr<b16>(baseB, mode == 0 ? layout::ldsm_b1(t) : layout::ldsm_b2(t)));
     float acc[k::NB][4];
-#pragma unroll
-    for (int j = 0; j < k::NB; ++j) {
-      const float zero[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-      dev::mma(acc[j], a, &b[k::B_REGS * j], zero);
-    }
+    dev::mma_tile(acc, a, b);
     if (mode == 0) {
-      float* __restrict__ out = C1 + p * k::TILE;
-#pragma unroll
-      for (int j = 0; j < k::NB; ++j)
-#pragma unroll
-        for (int v = 0; v < 4; v += 2) {
-          float2 pair;
-          pair.x = acc[j][v];
-          pair.y = acc[j][v + 1];
-          *reinterpret_cast<float2*>(out + layout::c_out_crd(lane, v + 4 * j, warp)) = pair;
-        }
+      dev::store_pairs(C1 + p * k::TILE, acc,
+                       [&](int v) { return layout::c_out_crd(lane, v, warp); });
     } else {
       tessel_sync_block();  // every warp has read sA before C2 overwrites it
 #pragma unroll

@@ -1,4 +1,5 @@
-//! Regression check for source refactors: writes every kernel's sm_90 PTX (and its CUDA source)
+//! Regression check for source refactors: writes every kernel's sm_90 PTX (sm_90a for kernels
+//! that target it; and its CUDA source)
 //! for a fixed set of plans to `DIR`, and with a second folder `BASELINE` compares the PTX
 //! instruction streams (comments, `.file` and `.loc` lines and blank lines ignored) file by file.
 //!
@@ -11,7 +12,9 @@
 //! Exits 1 when a kernel's CUBIN differs from the baseline's or the kernel is missing there.
 
 use tessel_kernels::gemm::{GemmConfig, GemmPlan};
+use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
 use tessel_kernels::micro::{MicroKind, MicroPlan};
+use tessel_kernels::mma::run::{MmaKernel, Problem};
 use tessel_kernels::tiled::{TiledKind, TiledPlan};
 use tessel_kernels::{Arch, DType, GpuResult, kernel::Kernel};
 
@@ -41,6 +44,18 @@ fn kernels() -> GpuResult<Vec<(String, Kernel)>> {
     for plan in gemms {
         all.push((plan.kernel_name(), plan.kernel()?));
     }
+    for problem in Problem::ALL {
+        for swizzled in [true, false] {
+            let k = MmaKernel::new(problem, swizzled, 1024)?;
+            all.push((k.name(), k.kernel()?));
+        }
+    }
+    for (m, n, k) in [(4096, 4096, 4096), (1000, 1000, 1000)] {
+        for (input, output) in [(InType::F16, OutType::F32), (InType::BF16, OutType::BF16)] {
+            let plan = Sm90Plan::new(m, n, k, input, output)?;
+            all.push((plan.kernel_name(), plan.kernel()?));
+        }
+    }
     Ok(all)
 }
 
@@ -54,8 +69,8 @@ fn instructions(ptx: &str) -> Vec<String> {
         .collect()
 }
 
-/// The sm_90 CUBIN NVRTC makes of `source` (the options of `compile::compile_ptx`).
-fn cubin(source: &str, name: &str) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
+/// The CUBIN NVRTC makes of `source` for `arch` (the options of `compile::compile_ptx`).
+fn cubin(source: &str, name: &str, arch: Arch) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
     use cudarc::nvrtc::{result, sys};
     let src = std::ffi::CString::new(source)?;
     let file = std::ffi::CString::new(format!("{name}.cu"))?;
@@ -63,7 +78,8 @@ fn cubin(source: &str, name: &str) -> Result<Vec<u8>, Box<dyn std::error::Error>
     // buffers of the sizes NVRTC reports.
     unsafe {
         let prog = result::create_program(&src, Some(&file))?;
-        let out = result::compile_program(prog, &["--gpu-architecture=sm_90", "--std=c++17"])
+        let flag = arch.nvrtc_flag();
+        let out = result::compile_program(prog, &[flag.as_str(), "--std=c++17"])
             .map_err(|e| format!("{name}: {e:?}"))
             .and_then(|()| {
                 let mut size = 0usize;
@@ -88,9 +104,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::process::exit(2);
     };
     std::fs::create_dir_all(dir)?;
-    let arch = Arch::new(9, 0)?;
+    let sm90 = Arch::new(9, 0)?;
     let mut differ = 0;
     for (file, kernel) in kernels()? {
+        // Kernels with a target (the Hopper GEMM: sm_90a) compile for it.
+        let arch = kernel.target().unwrap_or(sm90);
         let ptx = kernel.ptx(arch)?;
         std::fs::write(format!("{dir}/{file}.ptx"), &ptx)?;
         std::fs::write(format!("{dir}/{file}.cu"), kernel.source())?;
@@ -99,8 +117,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 Ok(old) if old == ptx => "identical (byte for byte)",
                 Ok(old) if instructions(&old) == instructions(&ptx) => "identical instructions",
                 Ok(_) => match std::fs::read_to_string(format!("{base}/{file}.cu")) {
-                    Ok(old) if cubin(&old, &file)? == cubin(kernel.source(), &file)? => {
-                        "PTX differs, sm_90 CUBIN identical"
+                    Ok(old)
+                        if cubin(&old, &file, arch)? == cubin(kernel.source(), &file, arch)? =>
+                    {
+                        "PTX differs, CUBIN identical"
                     }
                     _ => "DIFFERENT",
                 },

@@ -433,12 +433,12 @@ impl ModesPlan {
             .int("NB", 2)
             .int("B_REGS", 2)
             .index_layout("fill_g", &fill_g);
-        use ptx::Instruction::{Ldsm, Mma, PackHalf2};
+        use ptx::Instruction::{Ldsm, Mma, MmaTile, PackHalf2, StorePairs};
         let (b, c2_type) = match self.kind {
             ModesKind::Shared => (
                 ptx::with(
                     b.composed_layout("fill_s", &self.fill_s(&self.smem1)?),
-                    &[Ldsm, Mma],
+                    &[Ldsm, Mma, MmaTile, StorePairs],
                 )?,
                 CType::F32,
             ),
@@ -447,7 +447,7 @@ impl ModesPlan {
                     b.composed_layout("fill_s1", &self.fill_s(&self.smem1)?)
                         .composed_layout("fill_s2", &self.fill_s(&self.smem2)?)
                         .composed_layout("c2_smem", &self.c2_smem()?),
-                    &[Ldsm, Mma, PackHalf2],
+                    &[Ldsm, Mma, PackHalf2, MmaTile, StorePairs],
                 )?,
                 CType::B16,
             ),

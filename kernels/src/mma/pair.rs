@@ -213,6 +213,8 @@ impl PairPlan {
                 ptx::Instruction::Ldsm,
                 ptx::Instruction::LdsmT,
                 ptx::Instruction::Mma,
+                ptx::Instruction::MmaTile,
+                ptx::Instruction::StorePairs,
             ],
         )?;
         b.param(Param::input("M", CType::B16.into()).len(len(self.problems, 512)))

@@ -224,6 +224,7 @@ impl PowerPlan {
                 ptx::Instruction::Ldsm,
                 ptx::Instruction::LdsmT,
                 ptx::Instruction::Mma,
+                ptx::Instruction::MmaTile,
                 ptx::Instruction::PackHalf2,
             ],
         )?;

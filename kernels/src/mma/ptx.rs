@@ -4,8 +4,9 @@
 //! `dev::ldsm`, `dev::ldsm_t` and `dev::mma` are generated from the atoms [`LDSM_N`],
 //! [`LDSM_T`] and [`MMA_ATOM`] by the kernel assembler ([`KernelBuilder::copy_atom`],
 //! [`KernelBuilder::mma_atom`]; `dev::ldsm(b32* dst, b32 smem)`, `dev::mma(float* d, const b32*
-//! a, const b32* b, const float* c)`). Only `dev::pack_half2`, a conversion that no atom
-//! describes, is written here by hand.
+//! a, const b32* b, const float* c)`). `dev::pack_half2`, a conversion that no atom describes, is
+//! written here by hand; `dev::mma_tile` and `dev::store_pairs` are the product and the fp32
+//! stores the problems share (`kernels/cuda/mma_tile.cuh`, `mma_store_pairs.cuh`).
 //!
 //! ```
 //! use tessel_kernels::kernel::KernelBuilder;
@@ -39,6 +40,10 @@ pub enum Instruction {
     Mma,
     /// `dev::pack_half2`: two floats to one word of two fp16.
     PackHalf2,
+    /// `dev::mma_tile`: the 16 x 16 x 16 product of two ldmatrix fragments through `dev::mma`.
+    MmaTile,
+    /// `dev::store_pairs`: accumulators to global memory as fp32 pairs.
+    StorePairs,
 }
 
 impl Instruction {
@@ -53,6 +58,8 @@ impl Instruction {
             Instruction::LdsmT => "ldsm_t",
             Instruction::Mma => "mma",
             Instruction::PackHalf2 => "pack_half2",
+            Instruction::MmaTile => "mma_tile",
+            Instruction::StorePairs => "store_pairs",
         }
     }
 }
@@ -71,10 +78,28 @@ pub fn with(mut builder: KernelBuilder, instructions: &[Instruction]) -> GpuResu
             Instruction::LdsmT => builder.copy_atom(i.name(), &copy_atom(LDSM_T)?),
             Instruction::Mma => builder.mma_atom(i.name(), &mma_atom(MMA_ATOM)?),
             Instruction::PackHalf2 => builder.device_fn(i.name(), PACK_HALF2),
+            Instruction::MmaTile => builder.device_fn(i.name(), MMA_TILE),
+            Instruction::StorePairs => builder.device_fn(i.name(), STORE_PAIRS),
         };
     }
     Ok(builder)
 }
+
+/// `dev::mma_tile(acc, a, b)`: `acc[j] = a * (n-block j of b)` for the `k::NB` n-blocks, from
+/// zero (the body of `kernels/cuda/mma_tile.cuh`).
+///
+/// ```
+/// assert!(tessel_kernels::mma::ptx::MMA_TILE.contains("dev::mma(acc[j], a, &b[k::B_REGS * j], zero)"));
+/// ```
+pub const MMA_TILE: &str = include_str!("../../cuda/mma_tile.cuh");
+
+/// `dev::store_pairs(out, acc, at)`: accumulator values `v`, `v + 1` of n-block `j` as one
+/// `float2` at `out + at(v + 4 j)` (the body of `kernels/cuda/mma_store_pairs.cuh`).
+///
+/// ```
+/// assert!(tessel_kernels::mma::ptx::STORE_PAIRS.contains("out + at(v + 4 * j)"));
+/// ```
+pub const STORE_PAIRS: &str = include_str!("../../cuda/mma_store_pairs.cuh");
 
 /// `dev::pack_half2(float lo, float hi)`: two floats rounded to fp16 (round to nearest even) in
 /// one 32-bit word, `lo` in the low half (`cvt.rn.f16x2.f32` puts its first source in the upper
