@@ -36,6 +36,7 @@ pub mod emit;
 pub mod error;
 pub mod exec;
 pub mod gemm;
+pub mod sgemm;
 pub mod hopper;
 pub mod kernel;
 pub mod micro;
