@@ -178,11 +178,13 @@ impl Rung {
             vector: 1,
             frag_vector: 1,
             stages: 1,
+            pad: 0,
         };
         let vectorized = Tiling {
             a_transposed: true,
             vector: 4,
             frag_vector: 4,
+            pad: 4,
             ..reg2d
         };
         // Lane l = lm + 8 ln (8 x 4 lanes), warp w = wm + 2 wn (2 x 4 warps): a warp owns 64 x 32,
@@ -210,6 +212,7 @@ impl Rung {
                 vector: 1,
                 frag_vector: 1,
                 stages: 1,
+                pad: 0,
             },
             Rung::SmemBlock => Tiling {
                 bm: 32,
@@ -288,6 +291,10 @@ pub struct Tiling {
     pub frag_vector: i64,
     /// Shared stages (2: double buffering with a register prefetch).
     pub stages: i64,
+    /// Elements of padding after each k-row of the transposed A tile and of the B tile (a
+    /// multiple of 4 keeps 16-byte vectors aligned; 4 moves the k-rows 4 and 4 + 4 apart by 16
+    /// banks, so scalar stores of two k-rows no longer collide).
+    pub pad: i64,
 }
 
 impl Tiling {
@@ -307,30 +314,32 @@ impl Tiling {
         ))
     }
 
-    /// Shared A tile as a function of `(m, k)`: `(BM,BK):(BK,1)` or, transposed, `(BM,BK):(1,BM)`.
+    /// Shared A tile as a function of `(m, k)`: `(BM,BK):(BK,1)` or, transposed,
+    /// `(BM,BK):(1,BM+pad)`.
     ///
     /// ```
     /// use tessel_kernels::sgemm::Rung;
-    /// assert_eq!(Rung::Vectorized.tiling().smem_a().unwrap().to_string(), "(128,8):(1,128)");
+    /// assert_eq!(Rung::Vectorized.tiling().smem_a().unwrap().to_string(), "(128,8):(1,132)");
     /// ```
     pub fn smem_a(&self) -> GpuResult<ComposedLayout> {
         let (bm, bk) = (self.bm, self.bk);
         if self.a_transposed {
-            parse_composed(&format!("({bm},{bk}):(1,{bm})"))
+            parse_composed(&format!("({bm},{bk}):(1,{})", bm + self.pad))
         } else {
             parse_composed(&format!("({bm},{bk}):({bk},1)"))
         }
     }
 
-    /// Shared B tile as a function of `(k, n)`: `(BK,BN):(BN,1)`.
+    /// Shared B tile as a function of `(k, n)`: `(BK,BN):(BN+pad,1)`.
     ///
     /// ```
     /// use tessel_kernels::sgemm::Rung;
     /// assert_eq!(Rung::Reg2d.tiling().smem_b().unwrap().to_string(), "(8,128):(128,1)");
+    /// assert_eq!(Rung::WarpTiled.tiling().smem_b().unwrap().to_string(), "(8,128):(132,1)");
     /// ```
     pub fn smem_b(&self) -> GpuResult<ComposedLayout> {
         let (bk, bn) = (self.bk, self.bn);
-        parse_composed(&format!("({bk},{bn}):({bn},1)"))
+        parse_composed(&format!("({bk},{bn}):({},1)", bn + self.pad))
     }
 }
 
