@@ -131,7 +131,8 @@ pub struct LadderOptions {
     pub rungs: Vec<Rung>,
     /// Untimed launches first.
     pub warmup: usize,
-    /// Timed launches.
+    /// Timed launches (at most 5 for the two slowest rungs, naive and smem-block, whose
+    /// launches at 8192^3 take seconds).
     pub repeats: usize,
     /// Elements of C checked against the CPU (plus the corners).
     pub samples: usize,
@@ -188,9 +189,13 @@ pub fn ladder(gpu: &Gpu, opts: &LadderOptions) -> GpuResult<Ladder> {
         let check = verify(gpu, &plan, &mut bufs, Some(&elements))?;
         let kernel = plan.kernel()?;
         let loaded = kernel.load(gpu)?;
+        let repeats = match rung {
+            Rung::Naive | Rung::SmemBlock => opts.repeats.min(5),
+            _ => opts.repeats,
+        };
         let timing = loaded.time(
-            opts.warmup,
-            opts.repeats,
+            opts.warmup.min(repeats),
+            repeats,
             &mut [Arg::input(&bufs.a), Arg::input(&bufs.b), Arg::output(&mut bufs.c)],
         )?;
         let g = gflops(&timing);
