@@ -72,3 +72,19 @@ fn row_major_b_tiles_are_stored_with_st_shared_v4() {
     let plan = SgemmPlan::new(Rung::WarpTiled, 512, 512, 512, Major::Row, Major::Row).unwrap();
     assert!(ptx(&plan, Arch::new(8, 0).unwrap()).contains("st.shared.v4.f32"));
 }
+
+#[test]
+fn register_tiles_are_fully_unrolled() {
+    if !nvrtc_or_skip("sgemm_nvrtc") {
+        return;
+    }
+    // A K step of an 8x8 thread tile is BK x 64 = 512 FMAs; rolled loops would leave far fewer
+    // in the PTX (and put the accumulators in local memory, which compile_all rules out).
+    for rung in [Rung::Reg2d, Rung::Vectorized, Rung::WarpTiled, Rung::DoubleBuffered] {
+        let plan = SgemmPlan::new(rung, 512, 512, 512, Major::Row, Major::Row).unwrap();
+        let text = ptx(&plan, Arch::new(9, 0).unwrap());
+        let fmas = text.matches("fma.rn.f32").count();
+        println!("{rung}: {fmas} fma.rn.f32, {} ld.shared.v4.f32", text.matches("ld.shared.v4.f32").count());
+        assert!(fmas >= 512, "{rung}: only {fmas} fma.rn.f32");
+    }
+}
