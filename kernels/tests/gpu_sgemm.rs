@@ -50,7 +50,11 @@ fn every_rung_at_512_cubed_all_layouts() {
 fn every_rung_at_aligned_but_ragged_sizes() {
     // Leading dimensions multiples of 4 (vector loads on) with partial tiles: the vector
     // predicate at the edges.
-    verify_all(&gpu(), (132, 260, 36), &[(Major::Row, Major::Row), (Major::Col, Major::Col)]);
+    verify_all(
+        &gpu(),
+        (132, 260, 36),
+        &[(Major::Row, Major::Row), (Major::Col, Major::Col)],
+    );
     verify_all(&gpu(), (1, 1, 1), &[(Major::Row, Major::Row)]);
 }
 

@@ -39,11 +39,16 @@ fn compile_all(arch: Arch) {
                 let vectorized = rung.tiling().vector == 4;
                 if vectorized {
                     // Fragment reads from the transposed A tile and from B: ld.shared.v4.
-                    assert!(text.contains("ld.shared.v4.f32"), "{what}: no 128-bit shared load");
+                    assert!(
+                        text.contains("ld.shared.v4.f32"),
+                        "{what}: no 128-bit shared load"
+                    );
                 }
                 if vectorized && aligned {
-                    assert!(text.contains("ld.global.v4.f32") || text.contains("ld.global.nc.v4.f32"),
-                        "{what}: no 128-bit global load");
+                    assert!(
+                        text.contains("ld.global.v4.f32") || text.contains("ld.global.nc.v4.f32"),
+                        "{what}: no 128-bit global load"
+                    );
                 }
             }
         }
@@ -80,11 +85,19 @@ fn register_tiles_are_fully_unrolled() {
     }
     // A K step of an 8x8 thread tile is BK x 64 = 512 FMAs; rolled loops would leave far fewer
     // in the PTX (and put the accumulators in local memory, which compile_all rules out).
-    for rung in [Rung::Reg2d, Rung::Vectorized, Rung::WarpTiled, Rung::DoubleBuffered] {
+    for rung in [
+        Rung::Reg2d,
+        Rung::Vectorized,
+        Rung::WarpTiled,
+        Rung::DoubleBuffered,
+    ] {
         let plan = SgemmPlan::new(rung, 512, 512, 512, Major::Row, Major::Row).unwrap();
         let text = ptx(&plan, Arch::new(9, 0).unwrap());
         let fmas = text.matches("fma.rn.f32").count();
-        println!("{rung}: {fmas} fma.rn.f32, {} ld.shared.v4.f32", text.matches("ld.shared.v4.f32").count());
+        println!(
+            "{rung}: {fmas} fma.rn.f32, {} ld.shared.v4.f32",
+            text.matches("ld.shared.v4.f32").count()
+        );
         assert!(fmas >= 512, "{rung}: only {fmas} fma.rn.f32");
     }
 }

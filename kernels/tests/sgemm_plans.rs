@@ -30,8 +30,26 @@ fn replay(plan: &SgemmPlan, a: &[f32], b: &[f32]) -> Vec<f32> {
     let blk_m = lay(&format!("({tiles_m},{tiles_n}):({},0)", t.bm));
     let blk_n = lay(&format!("({tiles_m},{tiles_n}):(0,{})", t.bn));
     let (thr_m, thr_n, val_m, val_n) = t.thread_layouts().unwrap();
-    let ga = |r: i64, c: i64| at(a, plan.a_major, m as usize, k as usize, r as usize, c as usize);
-    let gb = |r: i64, c: i64| at(b, plan.b_major, k as usize, n as usize, r as usize, c as usize);
+    let ga = |r: i64, c: i64| {
+        at(
+            a,
+            plan.a_major,
+            m as usize,
+            k as usize,
+            r as usize,
+            c as usize,
+        )
+    };
+    let gb = |r: i64, c: i64| {
+        at(
+            b,
+            plan.b_major,
+            k as usize,
+            n as usize,
+            r as usize,
+            c as usize,
+        )
+    };
     let mut c = vec![f32::NAN; (m * n) as usize];
     let mut written = vec![0u8; (m * n) as usize];
     for blk in 0..plan.grid_blocks() {
@@ -39,7 +57,10 @@ fn replay(plan: &SgemmPlan, a: &[f32], b: &[f32]) -> Vec<f32> {
         let mut acc = vec![0.0f32; (t.threads * t.tm * t.tn) as usize];
         if plan.rung == Rung::Naive {
             for th in 0..t.threads {
-                let (gm, gn) = (m0 + thr_m.offset(th).unwrap(), n0 + thr_n.offset(th).unwrap());
+                let (gm, gn) = (
+                    m0 + thr_m.offset(th).unwrap(),
+                    n0 + thr_n.offset(th).unwrap(),
+                );
                 if gm < m && gn < n {
                     acc[th as usize] = (0..k).fold(0.0f32, |s, kk| s + ga(gm, kk) * gb(kk, gn));
                 }
@@ -55,24 +76,41 @@ fn replay(plan: &SgemmPlan, a: &[f32], b: &[f32]) -> Vec<f32> {
                     for j in 0..load.per_thread * t.threads {
                         let (r, cc) = (load.rows.offset(j).unwrap(), load.cols.offset(j).unwrap());
                         for e in 0..load.vector {
-                            let (r, cc) = if load.along_cols { (r, cc + e) } else { (r + e, cc) };
+                            let (r, cc) = if load.along_cols {
+                                (r, cc + e)
+                            } else {
+                                (r + e, cc)
+                            };
                             if is_a {
                                 let (gm, gk) = (m0 + r, k0 + cc);
                                 let v = if gm < m && gk < k { ga(gm, gk) } else { 0.0 };
                                 let o = sa_l.offset(r + t.bm * cc).unwrap();
-                                assert!(seen.insert((0, o)), "{}: A slot {o} written twice", plan.rung);
+                                assert!(
+                                    seen.insert((0, o)),
+                                    "{}: A slot {o} written twice",
+                                    plan.rung
+                                );
                                 sa[o as usize] = v;
                             } else {
                                 let (gk, gn) = (k0 + r, n0 + cc);
                                 let v = if gk < k && gn < n { gb(gk, gn) } else { 0.0 };
                                 let o = sb_l.offset(r + t.bk * cc).unwrap();
-                                assert!(seen.insert((1, o)), "{}: B slot {o} written twice", plan.rung);
+                                assert!(
+                                    seen.insert((1, o)),
+                                    "{}: B slot {o} written twice",
+                                    plan.rung
+                                );
                                 sb[o as usize] = v;
                             }
                         }
                     }
                 }
-                assert_eq!(seen.len() as i64, t.bm * t.bk + t.bk * t.bn, "{}: tiles not covered", plan.rung);
+                assert_eq!(
+                    seen.len() as i64,
+                    t.bm * t.bk + t.bk * t.bn,
+                    "{}: tiles not covered",
+                    plan.rung
+                );
                 for th in 0..t.threads {
                     for kk in 0..t.bk {
                         for i in 0..t.tm {
@@ -102,7 +140,11 @@ fn replay(plan: &SgemmPlan, a: &[f32], b: &[f32]) -> Vec<f32> {
             }
         }
     }
-    assert!(written.iter().all(|&w| w == 1), "{}: C not written exactly once", plan.rung);
+    assert!(
+        written.iter().all(|&w| w == 1),
+        "{}: C not written exactly once",
+        plan.rung
+    );
     c
 }
 
@@ -169,7 +211,11 @@ fn predictions_match_an_independent_word_count() {
                         })
                         .collect();
                     let want = wavefronts_from_bytes(&bytes, 4 * access.vector);
-                    assert_eq!(report.wavefronts, want, "{rung} {am:?}/{bm:?} {}", access.op);
+                    assert_eq!(
+                        report.wavefronts, want,
+                        "{rung} {am:?}/{bm:?} {}",
+                        access.op
+                    );
                 }
             }
         }
@@ -183,7 +229,13 @@ fn vectorized_and_warp_tiled_shared_layouts_are_conflict_free() {
             for (m, n, k) in [(4096, 4096, 4096), (257, 129, 67)] {
                 let plan = SgemmPlan::new(rung, m, n, k, am, bm).unwrap();
                 let t = per_tile(&plan).unwrap();
-                assert_eq!(t.excess(), 0, "{rung} {am:?}/{bm:?}: {} / {}", t.loads, t.stores);
+                assert_eq!(
+                    t.excess(),
+                    0,
+                    "{rung} {am:?}/{bm:?}: {} / {}",
+                    t.loads,
+                    t.stores
+                );
                 // 8 warps x 8 k x 2 operands x 2 lds.128 of 4 wavefronts each.
                 assert_eq!(t.loads.wavefronts, 8 * 8 * 2 * 2 * 4);
             }
@@ -200,12 +252,22 @@ fn the_lower_rungs_have_the_textbook_conflicts() {
     // wavefronts against an ideal of 8 x 8 x 8 x 2.
     let plan = SgemmPlan::new(Rung::Reg2d, 512, 512, 512, Major::Row, Major::Row).unwrap();
     let t = per_tile(&plan).unwrap();
-    assert_eq!((t.loads.wavefronts, t.loads.ideal), (8 * 8 * 8 * 6, 8 * 8 * 8 * 2), "{}", t.loads);
+    assert_eq!(
+        (t.loads.wavefronts, t.loads.ideal),
+        (8 * 8 * 8 * 6, 8 * 8 * 8 * 2),
+        "{}",
+        t.loads
+    );
     // SmemBlock with both operands column-major: the 32 lanes of a store write one column of
     // the [m][k] A tile (stride 32 words: one bank): 32 wavefronts each.
     let plan = SgemmPlan::new(Rung::SmemBlock, 64, 64, 64, Major::Col, Major::Col).unwrap();
     let acc = accesses(&plan).unwrap();
-    assert!(reports(&plan, &acc[0]).unwrap().iter().all(|r| r.wavefronts == 32));
+    assert!(
+        reports(&plan, &acc[0])
+            .unwrap()
+            .iter()
+            .all(|r| r.wavefronts == 32)
+    );
 }
 
 #[test]
@@ -213,5 +275,8 @@ fn launch_traffic_scales_with_blocks_and_k_steps() {
     let plan = SgemmPlan::new(Rung::WarpTiled, 4096, 2048, 8192, Major::Row, Major::Row).unwrap();
     let blocks = 32 * 16;
     let steps = 8192 / 8;
-    assert_eq!(per_launch(&plan).unwrap(), per_tile(&plan).unwrap().scaled(blocks * steps));
+    assert_eq!(
+        per_launch(&plan).unwrap(),
+        per_tile(&plan).unwrap().scaled(blocks * steps)
+    );
 }

@@ -369,7 +369,10 @@ mod with_kernels {
         if args.suite == Suite::Sgemm {
             let mut out = Vec::new();
             for (m, n, k) in sgemm_shapes(args) {
-                let _ = writeln!(progress, "sgemm {m}x{n}x{k}: verifying and timing the ladder");
+                let _ = writeln!(
+                    progress,
+                    "sgemm {m}x{n}x{k}: verifying and timing the ladder"
+                );
                 let opts = LadderOptions {
                     m,
                     n,
@@ -516,7 +519,13 @@ mod with_kernels {
         let mut s = format!("device: {device}\n");
         s.push_str(&format!(
             "{:<16} {:<16} {:>10} {:>9} {:>9} {:>24} {:>11}\n",
-            "sgemm (row-major)", "rung", "ms", "GFLOP/s", "x_cublas", "smem_wavefronts_ld/st", "smem_excess"
+            "sgemm (row-major)",
+            "rung",
+            "ms",
+            "GFLOP/s",
+            "x_cublas",
+            "smem_wavefronts_ld/st",
+            "smem_excess"
         ));
         for ((m, n, k), l) in ladders {
             let size = format!("{m}x{n}x{k}");
@@ -538,7 +547,10 @@ mod with_kernels {
                     r.timing.median_ms,
                     r.gflops,
                     opt(l.cublas_gflops.map(|_| r.vs_cublas), 3),
-                    format!("{}/{}", r.traffic.loads.wavefronts, r.traffic.stores.wavefronts),
+                    format!(
+                        "{}/{}",
+                        r.traffic.loads.wavefronts, r.traffic.stores.wavefronts
+                    ),
                     r.traffic.excess()
                 ));
             }
@@ -655,32 +667,72 @@ mod with_kernels {
 
         #[test]
         fn the_sgemm_table_has_a_cublas_line_and_one_line_per_rung() {
+            use tessel::bank::{BankReport, SmemTraffic};
             use tessel::kernels::sgemm::host::Check;
             use tessel::kernels::sgemm::run::LadderRow;
-            use tessel::bank::{BankReport, SmemTraffic};
-            let timing = Timing { median_ms: 2.0, min_ms: 1.9, max_ms: 2.1, repeats: 3 };
-            let loads = BankReport { wavefronts: 30, ideal: 10, excess: 20 };
+            let timing = Timing {
+                median_ms: 2.0,
+                min_ms: 1.9,
+                max_ms: 2.1,
+                repeats: 3,
+            };
+            let loads = BankReport {
+                wavefronts: 30,
+                ideal: 10,
+                excess: 20,
+            };
             let row = LadderRow {
                 rung: Rung::Reg2d,
                 timing,
                 gflops: 1000.0,
                 vs_cublas: 0.5,
-                traffic: SmemTraffic { loads, stores: BankReport::default() },
-                check: Check { checked: 4, worst_ratio: 0.1, max_rel: 1e-7 },
+                traffic: SmemTraffic {
+                    loads,
+                    stores: BankReport::default(),
+                },
+                check: Check {
+                    checked: 4,
+                    worst_ratio: 0.1,
+                    max_rel: 1e-7,
+                },
             };
-            let ladder = Ladder { cublas_gflops: Some(2000.0), rows: vec![row] };
+            let ladder = Ladder {
+                cublas_gflops: Some(2000.0),
+                rows: vec![row],
+            };
             let table = sgemm_table("H100", &[((64, 32, 16), ladder)]);
             let lines: Vec<&str> = table.lines().collect();
             assert_eq!(lines.len(), 4, "{table}");
-            assert!(lines[2].starts_with("64x32x16") && lines[2].contains("cublas") && lines[2].contains("2000"));
+            assert!(
+                lines[2].starts_with("64x32x16")
+                    && lines[2].contains("cublas")
+                    && lines[2].contains("2000")
+            );
             let rung: Vec<&str> = lines[3].split_whitespace().collect();
-            assert_eq!(rung, ["64x32x16", "reg-2d", "2.0000", "1000", "0.500", "30/0", "20"]);
+            assert_eq!(
+                rung,
+                [
+                    "64x32x16", "reg-2d", "2.0000", "1000", "0.500", "30/0", "20"
+                ]
+            );
             let args = |m: Option<i64>, size: Option<(i64, i64)>| Args {
-                suite: Suite::Sgemm, size, dtype: None, repeats: 1, raster: None, min_blocks: None,
-                profile: false, json: false, m, n: None, k: None,
+                suite: Suite::Sgemm,
+                size,
+                dtype: None,
+                repeats: 1,
+                raster: None,
+                min_blocks: None,
+                profile: false,
+                json: false,
+                m,
+                n: None,
+                k: None,
             };
             assert_eq!(sgemm_shapes(&args(Some(100), None)), [(100, 4096, 4096)]);
-            assert_eq!(sgemm_shapes(&args(None, Some((512, 256)))), [(512, 256, 256)]);
+            assert_eq!(
+                sgemm_shapes(&args(None, Some((512, 256)))),
+                [(512, 256, 256)]
+            );
             assert_eq!(sgemm_shapes(&args(None, None)).len(), 3);
         }
 

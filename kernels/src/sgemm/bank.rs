@@ -68,8 +68,13 @@ pub fn accesses(plan: &SgemmPlan) -> GpuResult<Vec<WarpAccesses>> {
     let (a_vec, b_vec) = plan.store_vectors()?;
     let mut out = Vec::new();
     // Stores: vector j = lane + 32 w + NT v of each tile.
-    for (tile, load, rows, vec_store) in [(Tile::A, &la, t.bm, a_vec), (Tile::B, &lb, t.bk, b_vec)] {
-        let (width, parts) = if vec_store { (load.vector, 1) } else { (1, load.vector) };
+    for (tile, load, rows, vec_store) in [(Tile::A, &la, t.bm, a_vec), (Tile::B, &lb, t.bk, b_vec)]
+    {
+        let (width, parts) = if vec_store {
+            (load.vector, 1)
+        } else {
+            (1, load.vector)
+        };
         let mut indices = Vec::new();
         for w in 0..warps {
             for v in 0..load.per_thread {
@@ -79,19 +84,31 @@ pub fn accesses(plan: &SgemmPlan) -> GpuResult<Vec<WarpAccesses>> {
                         let (r, c) = (eval(&load.rows, j)?, eval(&load.cols, j)?);
                         for e in 0..width {
                             let d = part + e;
-                            let (r, c) = if load.along_cols { (r, c + d) } else { (r + d, c) };
+                            let (r, c) = if load.along_cols {
+                                (r, c + d)
+                            } else {
+                                (r + d, c)
+                            };
                             indices.push(r + rows * c);
                         }
                     }
                 }
             }
         }
-        out.push(WarpAccesses { tile, op: op("sts", width)?, vector: width, indices });
+        out.push(WarpAccesses {
+            tile,
+            op: op("sts", width)?,
+            vector: width,
+            indices,
+        });
     }
     // Fragment reads.
     let (thr_m, thr_n, val_m, val_n) = t.thread_layouts()?;
     let w = t.frag_vector;
-    for (tile, count, thr, val) in [(Tile::A, t.tm, &thr_m, &val_m), (Tile::B, t.tn, &thr_n, &val_n)] {
+    for (tile, count, thr, val) in [
+        (Tile::A, t.tm, &thr_m, &val_m),
+        (Tile::B, t.tn, &thr_n, &val_n),
+    ] {
         let mut indices = Vec::new();
         for wp in 0..warps {
             for kk in 0..t.bk {
@@ -109,7 +126,12 @@ pub fn accesses(plan: &SgemmPlan) -> GpuResult<Vec<WarpAccesses>> {
                 }
             }
         }
-        out.push(WarpAccesses { tile, op: op("lds", w)?, vector: w, indices });
+        out.push(WarpAccesses {
+            tile,
+            op: op("lds", w)?,
+            vector: w,
+            indices,
+        });
     }
     Ok(out)
 }

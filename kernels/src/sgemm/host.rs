@@ -36,7 +36,17 @@ pub fn at(x: &[f32], major: Major, rows: usize, cols: usize, r: usize, c: usize)
 /// assert_eq!(dot(&[1.0, -2.0], Major::Row, &[3.0, 4.0], Major::Row, 1, 1, 2, 0, 0), (-5.0, 11.0));
 /// ```
 #[allow(clippy::too_many_arguments)]
-pub fn dot(a: &[f32], am: Major, b: &[f32], bm: Major, m: usize, n: usize, k: usize, i: usize, j: usize) -> (f64, f64) {
+pub fn dot(
+    a: &[f32],
+    am: Major,
+    b: &[f32],
+    bm: Major,
+    m: usize,
+    n: usize,
+    k: usize,
+    i: usize,
+    j: usize,
+) -> (f64, f64) {
     let (mut s, mut abs) = (0.0f64, 0.0f64);
     for kk in 0..k {
         let p = at(a, am, m, k, i, kk) as f64 * at(b, bm, k, n, kk, j) as f64;
@@ -54,7 +64,15 @@ pub fn dot(a: &[f32], am: Major, b: &[f32], bm: Major, m: usize, n: usize, k: us
 /// let c = reference(&[1.0, 3.0, 2.0, 4.0], Major::Col, &[1.0, 0.0, 0.0, 1.0], Major::Row, 2, 2, 2);
 /// assert_eq!(c, vec![1.0, 2.0, 3.0, 4.0]);
 /// ```
-pub fn reference(a: &[f32], am: Major, b: &[f32], bm: Major, m: usize, n: usize, k: usize) -> Vec<f32> {
+pub fn reference(
+    a: &[f32],
+    am: Major,
+    b: &[f32],
+    bm: Major,
+    m: usize,
+    n: usize,
+    k: usize,
+) -> Vec<f32> {
     let mut c = vec![0.0f32; m * n];
     for i in 0..m {
         for j in 0..n {
@@ -113,7 +131,11 @@ pub fn check(
         }
     };
     let g = gamma(k);
-    let mut out = Check { checked: 0, worst_ratio: 0.0, max_rel: 0.0 };
+    let mut out = Check {
+        checked: 0,
+        worst_ratio: 0.0,
+        max_rel: 0.0,
+    };
     for &(i, j) in list {
         let (want, abs) = dot(a, am, b, bm, m, n, k, i, j);
         let x = got[i * n + j] as f64;

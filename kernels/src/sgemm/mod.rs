@@ -379,15 +379,33 @@ impl TileLoad {
     /// assert_eq!((l.rows.to_string(), l.cols.to_string()), ("(2,128):(0,1)".into(), "(2,128):(4,0)".into()));
     /// assert!(TileLoad::new(128, 8, Major::Row, 4, 1000).is_err());
     /// ```
-    pub fn new(rows: i64, cols: i64, major: Major, vector: i64, threads: i64) -> GpuResult<TileLoad> {
+    pub fn new(
+        rows: i64,
+        cols: i64,
+        major: Major,
+        vector: i64,
+        threads: i64,
+    ) -> GpuResult<TileLoad> {
         let (along_cols, (rows_l, cols_l)) = match major {
             Major::Row => {
                 let v = cols / vector;
-                (true, (format!("({v},{rows}):(0,1)"), format!("({v},{rows}):({vector},0)")))
+                (
+                    true,
+                    (
+                        format!("({v},{rows}):(0,1)"),
+                        format!("({v},{rows}):({vector},0)"),
+                    ),
+                )
             }
             Major::Col => {
                 let v = rows / vector;
-                (false, (format!("({v},{cols}):({vector},0)"), format!("({v},{cols}):(0,1)")))
+                (
+                    false,
+                    (
+                        format!("({v},{cols}):({vector},0)"),
+                        format!("({v},{cols}):(0,1)"),
+                    ),
+                )
             }
         };
         let count = rows * cols / vector;
@@ -443,7 +461,14 @@ impl SgemmPlan {
     /// use tessel_kernels::sgemm::{Major, Rung, SgemmPlan};
     /// assert!(SgemmPlan::new(Rung::Naive, 1, 1, 1 << 21, Major::Row, Major::Row).is_err());
     /// ```
-    pub fn new(rung: Rung, m: i64, n: i64, k: i64, a_major: Major, b_major: Major) -> GpuResult<SgemmPlan> {
+    pub fn new(
+        rung: Rung,
+        m: i64,
+        n: i64,
+        k: i64,
+        a_major: Major,
+        b_major: Major,
+    ) -> GpuResult<SgemmPlan> {
         for (name, v) in [("M", m), ("N", n), ("K", k)] {
             if !(1..=1 << 20).contains(&v) {
                 return Err(GpuError::InvalidArgument(format!(
@@ -451,7 +476,15 @@ impl SgemmPlan {
                 )));
             }
         }
-        Ok(SgemmPlan { rung, m, n, k, a_major, b_major, tiling: rung.tiling() })
+        Ok(SgemmPlan {
+            rung,
+            m,
+            n,
+            k,
+            a_major,
+            b_major,
+            tiling: rung.tiling(),
+        })
     }
 
     /// Block tiles along M and N.
@@ -528,14 +561,24 @@ impl SgemmPlan {
             self.n,
             self.b_major.name()
         );
-        let body = if self.rung == Rung::Naive { NAIVE_BODY } else { TILED_BODY };
+        let body = if self.rung == Rung::Naive {
+            NAIVE_BODY
+        } else {
+            TILED_BODY
+        };
         let mut b = KernelBuilder::new(&name, body)
             .comment(&comment)
             .int("M", self.m)
             .int("N", self.n)
             .int("K", self.k)
-            .index_layout("blk_m", &parse(&format!("({tiles_m},{tiles_n}):({},0)", t.bm))?)
-            .index_layout("blk_n", &parse(&format!("({tiles_m},{tiles_n}):(0,{})", t.bn))?)
+            .index_layout(
+                "blk_m",
+                &parse(&format!("({tiles_m},{tiles_n}):({},0)", t.bm))?,
+            )
+            .index_layout(
+                "blk_n",
+                &parse(&format!("({tiles_m},{tiles_n}):(0,{})", t.bn))?,
+            )
             .index_layout("thr_m", &thr_m)
             .index_layout("thr_n", &thr_n)
             .coord_layout("ga", &self.a_major.layout(self.m, self.k)?)
@@ -606,7 +649,12 @@ impl SgemmPlan {
 
     /// Whether every vector of `load` lands contiguous and aligned in `smem` (then it is stored
     /// with one `st.shared` of `vector * 4` bytes).
-    fn vector_store_ok(&self, load: &TileLoad, smem: &ComposedLayout, rows: i64) -> GpuResult<bool> {
+    fn vector_store_ok(
+        &self,
+        load: &TileLoad,
+        smem: &ComposedLayout,
+        rows: i64,
+    ) -> GpuResult<bool> {
         if load.vector == 1 {
             return Ok(false);
         }
@@ -618,7 +666,11 @@ impl SgemmPlan {
                 return Ok(false);
             }
             for e in 1..load.vector {
-                let (r2, c2) = if load.along_cols { (r, c + e) } else { (r + e, c) };
+                let (r2, c2) = if load.along_cols {
+                    (r, c + e)
+                } else {
+                    (r + e, c)
+                };
                 if smem_offset(smem, rows, r2, c2)? != first + e {
                     return Ok(false);
                 }
@@ -640,16 +692,21 @@ impl SgemmPlan {
         }
         for th in 0..t.threads {
             for kk in 0..t.bk {
-                for (is_a, count, thr, val) in [(true, t.tm, &thr_m, &val_m), (false, t.tn, &thr_n, &val_n)] {
+                for (is_a, count, thr, val) in
+                    [(true, t.tm, &thr_m, &val_m), (false, t.tn, &thr_n, &val_n)]
+                {
                     for i in (0..count).step_by(w as usize) {
                         let base = eval(thr, th)? + eval(val, i)?;
                         let at = |e: i64| -> GpuResult<i64> {
                             let x = eval(thr, th)? + eval(val, i + e)?;
-                            if is_a { smem_offset(sa, t.bm, x, kk) } else { smem_offset(sb, t.bk, kk, x) }
+                            if is_a {
+                                smem_offset(sa, t.bm, x, kk)
+                            } else {
+                                smem_offset(sb, t.bk, kk, x)
+                            }
                         };
                         let first = at(0)?;
-                        let bad = first % w != 0
-                            || (1..w).any(|e| at(e).ok() != Some(first + e));
+                        let bad = first % w != 0 || (1..w).any(|e| at(e).ok() != Some(first + e));
                         if bad {
                             return Err(GpuError::InvalidArgument(format!(
                                 "sgemm {}: thread {th}'s {} fragment at {base} is not {w} contiguous aligned elements",

@@ -77,11 +77,23 @@ pub fn verify(
     let loaded = kernel.load(gpu)?;
     let nan = vec![f32::NAN; bufs.c.len()];
     cuda("cuMemcpyHtoD", gpu.stream().memcpy_htod(&nan, &mut bufs.c))?;
-    loaded.launch(&mut [Arg::input(&bufs.a), Arg::input(&bufs.b), Arg::output(&mut bufs.c)])?;
+    loaded.launch(&mut [
+        Arg::input(&bufs.a),
+        Arg::input(&bufs.b),
+        Arg::output(&mut bufs.c),
+    ])?;
     gpu.synchronize()?;
     let got = cuda("cuMemcpyDtoH", gpu.stream().clone_dtoh(&bufs.c))?;
     let dims = (plan.m as usize, plan.n as usize, plan.k as usize);
-    check(&got, &bufs.ha, plan.a_major, &bufs.hb, plan.b_major, dims, elements)
+    check(
+        &got,
+        &bufs.ha,
+        plan.a_major,
+        &bufs.hb,
+        plan.b_major,
+        dims,
+        elements,
+    )
 }
 
 /// Times cuBLAS SGEMM of the same `M x N x K` (row-major A times column-major B into row-major
@@ -179,7 +191,14 @@ pub fn ladder(gpu: &Gpu, opts: &LadderOptions) -> GpuResult<Ladder> {
     let flops = 2.0 * m as f64 * n as f64 * k as f64;
     let gflops = |t: &Timing| flops / (t.median_ms * 1e6);
     let cublas_gflops = match crate::gemm::run::cublas(gpu) {
-        Ok(blas) => Some(gflops(&time_cublas(gpu, &blas, (m, n, k), &mut bufs, opts.warmup, opts.repeats)?)),
+        Ok(blas) => Some(gflops(&time_cublas(
+            gpu,
+            &blas,
+            (m, n, k),
+            &mut bufs,
+            opts.warmup,
+            opts.repeats,
+        )?)),
         Err(_) => None,
     };
     let elements = sample(m as usize, n as usize, opts.samples, 7);
@@ -196,7 +215,11 @@ pub fn ladder(gpu: &Gpu, opts: &LadderOptions) -> GpuResult<Ladder> {
         let timing = loaded.time(
             opts.warmup.min(repeats),
             repeats,
-            &mut [Arg::input(&bufs.a), Arg::input(&bufs.b), Arg::output(&mut bufs.c)],
+            &mut [
+                Arg::input(&bufs.a),
+                Arg::input(&bufs.b),
+                Arg::output(&mut bufs.c),
+            ],
         )?;
         let g = gflops(&timing);
         rows.push(LadderRow {
@@ -208,5 +231,8 @@ pub fn ladder(gpu: &Gpu, opts: &LadderOptions) -> GpuResult<Ladder> {
             check,
         });
     }
-    Ok(Ladder { cublas_gflops, rows })
+    Ok(Ladder {
+        cublas_gflops,
+        rows,
+    })
 }
