@@ -86,7 +86,8 @@ pub fn reference(
 ///
 /// ```
 /// let g = tessel_kernels::sgemm::host::gamma(1024);
-/// assert!((g - 1024.0 / 16777216.0).abs() < 1e-9);
+/// let ku = 1024.0 / 16777216.0; // K u
+/// assert!(g > ku && g - ku < 2.0 * ku * ku); // K u / (1 - K u) = K u + (K u)^2 + ...
 /// ```
 pub fn gamma(k: usize) -> f64 {
     let ku = k as f64 * (2.0f64).powi(-24);
