@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use tessel_kernels::sgemm::bank::{Tile, accesses, per_launch, per_tile, reports};
 use tessel_kernels::sgemm::host::{at, check, random, reference};
 use tessel_kernels::sgemm::{Major, Rung, SgemmPlan};
-use tessel_layout::Layout;
+use tessel_layout::{Layout, SliceCoord, Tiler, local_partition, local_tile, zipped_divide};
 
 const MAJORS: [(Major, Major); 4] = [
     (Major::Row, Major::Row),
@@ -279,4 +279,89 @@ fn launch_traffic_scales_with_blocks_and_k_steps() {
         per_launch(&plan).unwrap(),
         per_tile(&plan).unwrap().scaled(blocks * steps)
     );
+}
+
+fn by_mode(a: i64, b: i64) -> Tiler {
+    Tiler::ByMode(vec![
+        Some(Layout::vector(a, 1).unwrap().into()),
+        Some(Layout::vector(b, 1).unwrap().into()),
+    ])
+}
+
+/// The elements `m + 128 n` thread `t` owns, from the plan's layouts.
+fn owned(plan: &SgemmPlan, t: i64) -> BTreeSet<i64> {
+    let (thr_m, thr_n, val_m, val_n) = plan.tiling.thread_layouts().unwrap();
+    let mut out = BTreeSet::new();
+    for i in 0..plan.tiling.tm {
+        for j in 0..plan.tiling.tn {
+            let m = thr_m.offset(t).unwrap() + val_m.offset(i).unwrap();
+            let n = thr_n.offset(t).unwrap() + val_n.offset(j).unwrap();
+            out.insert(m + plan.tiling.bm * n);
+        }
+    }
+    out
+}
+
+#[test]
+fn thread_tiles_are_the_algebras_partitions() {
+    // The block tile as the function (m, n) -> m + 128 n.
+    let tile: Layout = "(128,128):(1,128)".parse().unwrap();
+    // Reg2d: the 16 x 16 grid of 8 x 8 blocks (zipped_divide), thread t = 16 r + c taking block
+    // (r, c) (local_partition over the row-major thread layout (16,16):(16,1)).
+    let plan = SgemmPlan::new(Rung::Reg2d, 128, 128, 8, Major::Row, Major::Row).unwrap();
+    let blocks = zipped_divide(&tile, &by_mode(8, 8)).unwrap();
+    let (inner, grid) = (blocks.mode(0).unwrap(), blocks.mode(1).unwrap());
+    let threads: Layout = "(16,16):(16,1)".parse().unwrap();
+    for t in 0..256 {
+        let (mine, off) = local_partition(&grid, &threads, t).unwrap();
+        let want: BTreeSet<i64> = mine
+            .offsets()
+            .iter()
+            .flat_map(|&b| inner.offsets().into_iter().map(move |e| off + b + e))
+            .collect();
+        assert_eq!(owned(&plan, t), want, "reg-2d thread {t}");
+    }
+    // WarpTiled: warp w = wm + 2 wn takes the 64 x 32 tile (wm, wn) (local_tile); its 16 x 8
+    // grid of 4 x 4 blocks (zipped_divide) is partitioned over the lanes (8,4):(1,8)
+    // (local_partition): lane l = lm + 8 ln takes blocks (lm + 8 i, ln + 4 j).
+    let plan = SgemmPlan::new(Rung::WarpTiled, 128, 128, 8, Major::Row, Major::Row).unwrap();
+    let lanes: Layout = "(8,4):(1,8)".parse().unwrap();
+    for t in 0..256 {
+        let (lane, warp) = (t % 32, t / 32);
+        let coord = SliceCoord::Tuple(vec![
+            SliceCoord::Index(warp % 2),
+            SliceCoord::Index(warp / 2),
+        ]);
+        let (warp_tile, woff) = local_tile(&tile, &by_mode(64, 32), &coord).unwrap();
+        let blocks = zipped_divide(&warp_tile, &by_mode(4, 4)).unwrap();
+        let (inner, grid) = (blocks.mode(0).unwrap(), blocks.mode(1).unwrap());
+        let (mine, off) = local_partition(&grid, &lanes, lane).unwrap();
+        let want: BTreeSet<i64> = mine
+            .offsets()
+            .iter()
+            .flat_map(|&b| inner.offsets().into_iter().map(move |e| woff + off + b + e))
+            .collect();
+        assert_eq!(owned(&plan, t), want, "warp-tiled thread {t}");
+    }
+}
+
+#[test]
+fn block_tiles_are_local_tiles_of_c() {
+    // Block b of the kernel (blk_m, blk_n) is tile (b % tiles_m, b / tiles_m) of C padded to
+    // whole tiles, as local_tile of C's row-major layout by (BM, BN) gives it.
+    for rung in Rung::ALL {
+        let plan = SgemmPlan::new(rung, 300, 200, 8, Major::Row, Major::Row).unwrap();
+        let (tm, tn) = plan.tiles();
+        let (bm, bn) = (plan.tiling.bm, plan.tiling.bn);
+        let c: Layout = format!("({},{}):({},1)", tm * bm, tn * bn, tn * bn)
+            .parse()
+            .unwrap();
+        let blk_m: Layout = format!("({tm},{tn}):({bm},0)").parse().unwrap();
+        let blk_n: Layout = format!("({tm},{tn}):(0,{bn})").parse().unwrap();
+        for b in 0..plan.grid_blocks() {
+            let (_, off) = local_tile(&c, &by_mode(bm, bn), &SliceCoord::Index(b)).unwrap();
+            let want = blk_m.offset(b).unwrap() * tn * bn + blk_n.offset(b).unwrap();
+            assert_eq!(off, want, "{rung} block {b}");
+        }
+    }
 }
