@@ -53,7 +53,10 @@ runs N^3; on sm_90 GPUs it adds the Hopper GEMM (TMA + wgmma) in four input/outp
 each next to cuBLAS with the same types). 'mma' verifies and times the four tensor-core swizzle problems (ldmatrix + \
 mma.sync on 16x16 fp16 tiles, swizzles chosen by synthesis) and their unswizzled twins, over a \
 grid of N independent problems (--size N, default 32768), with the predicted excess shared-memory \
-wavefronts. Progress goes to stderr. Without a GPU (or in a tessel built without the 'kernels' \
+wavefronts. 'sgemm' verifies and times the SIMT SGEMM ladder (seven fp32 rungs, naive to \
+double-buffered) next to cuBLAS SGEMM (default 4096^3, 8192^3 and 4096x2048x8192; --size N runs \
+N^3, --m/--n/--k one shape), with each rung's predicted shared-memory wavefronts. Progress goes \
+to stderr. Without a GPU (or in a tessel built without the 'kernels' \
 feature) it says so and exits 0."
 )]
 pub struct Args {
