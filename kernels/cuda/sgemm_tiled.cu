@@ -123,12 +123,20 @@
     }
   }
   #pragma unroll
+  // Epilogue: groups of k::VC columns (contiguous in C, aligned when k::N % 4 == 0) are written
+  // with one vector store where the whole group lies inside C, else element by element.
   for (int i = 0; i < k::TM; ++i) {
     const long long m = m0 + tm0 + layout::val_m(i);
     if (m >= k::M) continue;
     #pragma unroll
-    for (int j = 0; j < k::TN; ++j) {
+    for (int j = 0; j < k::TN; j += k::VC) {
       const long long n = n0 + tn0 + layout::val_n(j);
-      if (n < k::N) c[layout::gc_crd(m, n)] = acc[i][j];
+      if (k::VC > 1 && n + k::VC - 1 < k::N) {
+        dev::vstore_global<k::VC>(&c[layout::gc_crd(m, n)], &acc[i][j]);
+      } else {
+        #pragma unroll
+        for (int e = 0; e < k::VC; ++e)
+          if (n + e < k::N) c[layout::gc_crd(m, n + e)] = acc[i][j + e];
+      }
     }
   }

@@ -46,6 +46,12 @@ fn compile_all(arch: Arch) {
                 }
                 if vectorized && aligned {
                     assert!(
+                        text.contains("st.global.v4.f32"),
+                        "{what}: no 128-bit C store"
+                    );
+                }
+                if vectorized && aligned {
+                    assert!(
                         text.contains("ld.global.v4.f32") || text.contains("ld.global.nc.v4.f32"),
                         "{what}: no 128-bit global load"
                     );

@@ -55,6 +55,12 @@ template <> __device__ __forceinline__ void vstore_shared<4>(float* p, const flo
   asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"((unsigned)__cvta_generic_to_shared(p)),
                "f"(r[0]), "f"(r[1]), "f"(r[2]), "f"(r[3]) : "memory");
 }"#;
+const VSTORE_GLOBAL_FNS: &str = r#"template <int W> __device__ __forceinline__ void vstore_global(float* p, const float* r);
+template <> __device__ __forceinline__ void vstore_global<1>(float* p, const float* r) { *p = r[0]; }
+template <> __device__ __forceinline__ void vstore_global<4>(float* p, const float* r) {
+  asm volatile("st.global.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p), "f"(r[0]), "f"(r[1]), "f"(r[2]),
+               "f"(r[3]) : "memory");
+}"#;
 
 /// The storage order of an operand: `Row` (the second index contiguous) or `Col`.
 ///
@@ -631,9 +637,39 @@ impl SgemmPlan {
                 .composed_layout("sa", &sa)
                 .composed_layout("sb", &sb)
                 .device_fn("vload", VECTOR_FNS)
-                .device_fn("vstore_shared", VSTORE_FNS);
+                .device_fn("vstore_shared", VSTORE_FNS)
+                .device_fn("vstore_global", VSTORE_GLOBAL_FNS)
+                .int("VC", self.c_vector()?);
         }
         b.build()
+    }
+
+    /// Columns of C written per store in the epilogue: 4 (one `st.global.v4`) when every
+    /// thread's columns come in aligned groups of 4 consecutive ones (`val_n` and `thr_n`
+    /// checked here) and `N % 4 == 0` (rows of C start 16-byte aligned), else 1.
+    ///
+    /// ```
+    /// use tessel_kernels::sgemm::{Major, Rung, SgemmPlan};
+    /// let at = |rung, n| SgemmPlan::new(rung, 64, n, 64, Major::Row, Major::Row).unwrap().c_vector().unwrap();
+    /// assert_eq!((at(Rung::WarpTiled, 512), at(Rung::WarpTiled, 129), at(Rung::Reg2d, 512)), (4, 1, 1));
+    /// ```
+    pub fn c_vector(&self) -> GpuResult<i64> {
+        let t = &self.tiling;
+        if t.frag_vector != 4 || t.tn % 4 != 0 || self.n % 4 != 0 {
+            return Ok(1);
+        }
+        let (_, thr_n, _, val_n) = t.thread_layouts()?;
+        for th in 0..t.threads {
+            for j in (0..t.tn).step_by(4) {
+                let first = eval(&thr_n, th)? + eval(&val_n, j)?;
+                for e in 1..4 {
+                    if eval(&thr_n, th)? + eval(&val_n, j + e)? != first + e || first % 4 != 0 {
+                        return Ok(1);
+                    }
+                }
+            }
+        }
+        Ok(4)
     }
 
     /// Whether the A and B tiles are stored to shared memory one vector per instruction (every
