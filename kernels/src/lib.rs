@@ -40,6 +40,7 @@ pub mod hopper;
 pub mod kernel;
 pub mod micro;
 pub mod mma;
+pub mod sgemm;
 pub mod tiled;
 pub mod timing;
 pub mod tma;

@@ -26,6 +26,8 @@ pub enum Suite {
     Gemm,
     /// The four tensor-core swizzle problems, swizzled and plain (--size N: N problems)
     Mma,
+    /// The SIMT SGEMM ladder next to cuBLAS SGEMM (--size N: N^3; --m/--n/--k: one shape)
+    Sgemm,
 }
 
 /// Element types of the copy and transpose kernels.
@@ -51,7 +53,10 @@ runs N^3; on sm_90 GPUs it adds the Hopper GEMM (TMA + wgmma) in four input/outp
 each next to cuBLAS with the same types). 'mma' verifies and times the four tensor-core swizzle problems (ldmatrix + \
 mma.sync on 16x16 fp16 tiles, swizzles chosen by synthesis) and their unswizzled twins, over a \
 grid of N independent problems (--size N, default 32768), with the predicted excess shared-memory \
-wavefronts. Progress goes to stderr. Without a GPU (or in a tessel built without the 'kernels' \
+wavefronts. 'sgemm' verifies and times the SIMT SGEMM ladder (seven fp32 rungs, naive to \
+double-buffered) next to cuBLAS SGEMM (default 4096^3, 8192^3 and 4096x2048x8192; --size N runs \
+N^3, --m/--n/--k one shape), with each rung's predicted shared-memory wavefronts. Progress goes \
+to stderr. Without a GPU (or in a tessel built without the 'kernels' \
 feature) it says so and exits 0."
 )]
 pub struct Args {
@@ -80,6 +85,15 @@ pub struct Args {
     /// Print the results as JSON (schema: docs/cli.md)
     #[arg(long)]
     pub json: bool,
+    /// sgemm: rows of C (with --n/--k: one shape; a missing one is 4096)
+    #[arg(long, value_name = "M", value_parser = clap::value_parser!(i64).range(1..=65536))]
+    pub m: Option<i64>,
+    /// sgemm: columns of C
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(1..=65536))]
+    pub n: Option<i64>,
+    /// sgemm: the inner dimension
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(i64).range(1..=65536))]
+    pub k: Option<i64>,
 }
 
 /// Parses `N` or `RxC`, the value of `--size`.
@@ -119,6 +133,35 @@ pub enum Result_ {
     Kernel(KernelJson),
     /// A GEMM configuration next to cuBLAS.
     Gemm(GemmJson),
+    /// A rung of the SIMT SGEMM ladder next to cuBLAS SGEMM.
+    Sgemm(SgemmJson),
+}
+
+/// A rung of the SGEMM ladder (`bench sgemm --json`).
+#[derive(Debug, Serialize)]
+pub struct SgemmJson {
+    /// `sgemm_<rung>`, e.g. `sgemm_warp_tiled`.
+    pub kernel: String,
+    /// The rung, e.g. `warp-tiled`.
+    pub rung: String,
+    /// M.
+    pub m: i64,
+    /// N.
+    pub n: i64,
+    /// K.
+    pub k: i64,
+    /// Median time in ms.
+    pub median_ms: f64,
+    /// GFLOP/s at the median.
+    pub gflops: f64,
+    /// cuBLAS SGEMM's GFLOP/s in the same run (null without libcublas).
+    pub cublas_gflops: Option<f64>,
+    /// `gflops / cublas_gflops` (null without libcublas).
+    pub ratio_to_cublas: Option<f64>,
+    /// Largest error over its bound `gamma_K sum |a b|` among the checked elements (<= 1).
+    pub err_over_bound: f64,
+    /// The bank model's shared-memory wavefronts per launch.
+    pub predicted_wavefronts: Predicted,
 }
 
 /// A copy, transpose or microkernel result.
@@ -236,7 +279,11 @@ mod with_kernels {
 
     use super::super::json::print_json;
     use super::super::{print, progress};
-    use super::{Args, BenchJson, Dtype, GemmJson, KernelJson, Predicted, Result_, Suite};
+    use super::{
+        Args, BenchJson, Dtype, GemmJson, KernelJson, Predicted, Result_, SgemmJson, Suite,
+    };
+    use tessel::kernels::sgemm::run::{Ladder, LadderOptions, ladder};
+    use tessel::kernels::sgemm::{Major, Rung};
 
     fn gpu_error(e: GpuError) -> Error {
         Error::invalid(e.to_string())
@@ -282,6 +329,21 @@ mod with_kernels {
         Kernels(Vec<Row>),
         /// The SM80 GEMM's rows, then the Hopper GEMM's (sm_90 devices only).
         Gemm(Vec<GemmRow>, Vec<Sm90Row>),
+        /// One SGEMM ladder per shape `(M, N, K)`.
+        Sgemm(Vec<((i64, i64, i64), Ladder)>),
+    }
+
+    /// The shapes of `bench sgemm`: `--m/--n/--k` (a missing one 4096), else `--size N` (N^3) or
+    /// `RxC` (`R x C x C`), else 4096^3, 8192^3 and 4096 x 2048 x 8192.
+    fn sgemm_shapes(args: &Args) -> Vec<(i64, i64, i64)> {
+        if args.m.is_some() || args.n.is_some() || args.k.is_some() {
+            let d = |x: Option<i64>| x.unwrap_or(4096);
+            return vec![(d(args.m), d(args.n), d(args.k))];
+        }
+        match args.size {
+            Some((r, c)) => vec![(r, c, c)],
+            None => vec![(4096, 4096, 4096), (8192, 8192, 8192), (4096, 2048, 8192)],
+        }
     }
 
     /// Input and output types of the Hopper GEMM rows.
@@ -306,6 +368,28 @@ mod with_kernels {
                 Vec::new()
             };
             return Ok(Rows::Gemm(rows, sm90));
+        }
+        if args.suite == Suite::Sgemm {
+            let mut out = Vec::new();
+            for (m, n, k) in sgemm_shapes(args) {
+                let _ = writeln!(
+                    progress,
+                    "sgemm {m}x{n}x{k}: verifying and timing the ladder"
+                );
+                let opts = LadderOptions {
+                    m,
+                    n,
+                    k,
+                    a_major: Major::Row,
+                    b_major: Major::Row,
+                    rungs: Rung::ALL.to_vec(),
+                    warmup: 2,
+                    repeats: opts.repeats,
+                    samples: 256,
+                };
+                out.push(((m, n, k), ladder(gpu, &opts).map_err(gpu_error)?));
+            }
+            return Ok(Rows::Sgemm(out));
         }
         if args.suite == Suite::Mma {
             let rows = tessel::kernels::mma::run::mma_rows(gpu, &opts, progress);
@@ -345,6 +429,7 @@ mod with_kernels {
         let table = match rows {
             Rows::Kernels(rows) => kernel_table(&gpu.describe(), &rows),
             Rows::Gemm(rows, sm90) => gemm_table(&gpu.describe(), &rows) + &sm90_table(&sm90),
+            Rows::Sgemm(ladders) => sgemm_table(&gpu.describe(), &ladders),
         };
         print(out, &table)
     }
@@ -431,6 +516,51 @@ mod with_kernels {
         s
     }
 
+    /// One line per shape and rung: GFLOP/s, ratio to cuBLAS SGEMM, the bank model's wavefronts
+    /// (loads/stores) and their excess; a cuBLAS line per shape.
+    fn sgemm_table(device: &str, ladders: &[((i64, i64, i64), Ladder)]) -> String {
+        let mut s = format!("device: {device}\n");
+        s.push_str(&format!(
+            "{:<16} {:<16} {:>10} {:>9} {:>9} {:>24} {:>11}\n",
+            "sgemm (row-major)",
+            "rung",
+            "ms",
+            "GFLOP/s",
+            "x_cublas",
+            "smem_wavefronts_ld/st",
+            "smem_excess"
+        ));
+        for ((m, n, k), l) in ladders {
+            let size = format!("{m}x{n}x{k}");
+            s.push_str(&format!(
+                "{:<16} {:<16} {:>10} {:>9} {:>9} {:>24} {:>11}\n",
+                size,
+                "cublas",
+                "-",
+                opt(l.cublas_gflops, 0),
+                "1.000",
+                "-",
+                "-"
+            ));
+            for r in &l.rows {
+                s.push_str(&format!(
+                    "{:<16} {:<16} {:>10.4} {:>9.0} {:>9} {:>24} {:>11}\n",
+                    size,
+                    r.rung.name(),
+                    r.timing.median_ms,
+                    r.gflops,
+                    opt(l.cublas_gflops.map(|_| r.vs_cublas), 3),
+                    format!(
+                        "{}/{}",
+                        r.traffic.loads.wavefronts, r.traffic.stores.wavefronts
+                    ),
+                    r.traffic.excess()
+                ));
+            }
+        }
+        s
+    }
+
     /// A GEMM measurement as `--json` reports it.
     fn gemm_json(kernel: String, config: String, size: (i64, i64, i64), r: &VsCublas) -> Result_ {
         Result_::Gemm(GemmJson {
@@ -451,6 +581,31 @@ mod with_kernels {
 
     fn json(gpu: &Gpu, rows: Rows) -> BenchJson {
         let results = match rows {
+            Rows::Sgemm(ladders) => ladders
+                .iter()
+                .flat_map(|&((m, n, k), ref l)| {
+                    l.rows.iter().map(move |r| {
+                        Result_::Sgemm(SgemmJson {
+                            kernel: format!("sgemm_{}", r.rung.name().replace('-', "_")),
+                            rung: r.rung.name().to_string(),
+                            m,
+                            n,
+                            k,
+                            median_ms: r.timing.median_ms,
+                            gflops: r.gflops,
+                            cublas_gflops: l.cublas_gflops,
+                            ratio_to_cublas: l.cublas_gflops.map(|_| r.vs_cublas),
+                            err_over_bound: r.check.worst_ratio,
+                            predicted_wavefronts: Predicted {
+                                ld: r.traffic.loads.wavefronts,
+                                ld_ideal: r.traffic.loads.ideal,
+                                st: r.traffic.stores.wavefronts,
+                                st_ideal: r.traffic.stores.ideal,
+                            },
+                        })
+                    })
+                })
+                .collect(),
             Rows::Gemm(rows, sm90) => rows
                 .iter()
                 .map(|r| {
@@ -511,6 +666,77 @@ mod with_kernels {
             assert!(
                 tiled_kinds(Suite::Conflicts).is_empty() && tiled_kinds(Suite::Gemm).is_empty()
             );
+        }
+
+        #[test]
+        fn the_sgemm_table_has_a_cublas_line_and_one_line_per_rung() {
+            use tessel::bank::{BankReport, SmemTraffic};
+            use tessel::kernels::sgemm::host::Check;
+            use tessel::kernels::sgemm::run::LadderRow;
+            let timing = Timing {
+                median_ms: 2.0,
+                min_ms: 1.9,
+                max_ms: 2.1,
+                repeats: 3,
+            };
+            let loads = BankReport {
+                wavefronts: 30,
+                ideal: 10,
+                excess: 20,
+            };
+            let row = LadderRow {
+                rung: Rung::Reg2d,
+                timing,
+                gflops: 1000.0,
+                vs_cublas: 0.5,
+                traffic: SmemTraffic {
+                    loads,
+                    stores: BankReport::default(),
+                },
+                check: Check {
+                    checked: 4,
+                    worst_ratio: 0.1,
+                    max_rel: 1e-7,
+                },
+            };
+            let ladder = Ladder {
+                cublas_gflops: Some(2000.0),
+                rows: vec![row],
+            };
+            let table = sgemm_table("H100", &[((64, 32, 16), ladder)]);
+            let lines: Vec<&str> = table.lines().collect();
+            assert_eq!(lines.len(), 4, "{table}");
+            assert!(
+                lines[2].starts_with("64x32x16")
+                    && lines[2].contains("cublas")
+                    && lines[2].contains("2000")
+            );
+            let rung: Vec<&str> = lines[3].split_whitespace().collect();
+            assert_eq!(
+                rung,
+                [
+                    "64x32x16", "reg-2d", "2.0000", "1000", "0.500", "30/0", "20"
+                ]
+            );
+            let args = |m: Option<i64>, size: Option<(i64, i64)>| Args {
+                suite: Suite::Sgemm,
+                size,
+                dtype: None,
+                repeats: 1,
+                raster: None,
+                min_blocks: None,
+                profile: false,
+                json: false,
+                m,
+                n: None,
+                k: None,
+            };
+            assert_eq!(sgemm_shapes(&args(Some(100), None)), [(100, 4096, 4096)]);
+            assert_eq!(
+                sgemm_shapes(&args(None, Some((512, 256)))),
+                [(512, 256, 256)]
+            );
+            assert_eq!(sgemm_shapes(&args(None, None)).len(), 3);
         }
 
         #[test]

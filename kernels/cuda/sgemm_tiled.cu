@@ -1,0 +1,142 @@
+  // Rungs SmemBlock .. DoubleBuffered: a BM x BN block tile of C (layout::blk_m/blk_n), marched
+  // along K in BK steps through shared tiles sA (layout::sa_crd(m, k)) and sB (layout::sb_crd(k, n)).
+  // Global -> shared: vector j of the A tile (VA elements along k if k::A_ALONG_K, else along m)
+  // starts at tile coordinate (layout::lda_m(j), layout::lda_k(j)); likewise B with VB, ldb_*.
+  // Thread t computes the TM x TN elements (layout::thr_m(t) + layout::val_m(i),
+  // layout::thr_n(t) + layout::val_n(j)); it reads its A (B) fragment from shared memory in vectors
+  // of k::VSA (k::VSB) elements. Every global access is predicated on M, N, K.
+  __shared__ __align__(16) float sA[k::STAGES][k::SA_SIZE];
+  __shared__ __align__(16) float sB[k::STAGES][k::SB_SIZE];
+  const long long t = threadIdx.x, blk = blockIdx.x;
+  const long long m0 = layout::blk_m(blk), n0 = layout::blk_n(blk);
+  float ra[k::LA][k::VA];  // this thread's share of the next A tile, in registers
+  float rb[k::LB][k::VB];
+  float acc[k::TM][k::TN];
+  #pragma unroll
+  for (int i = 0; i < k::TM; ++i)
+    #pragma unroll
+    for (int j = 0; j < k::TN; ++j) acc[i][j] = 0.f;
+
+  // Global tile k0 -> registers (zeros outside the matrix).
+  auto load_global = [&](long long k0) {
+    #pragma unroll
+    for (int v = 0; v < k::LA; ++v) {
+      const long long j = t + k::NT * v;
+      const long long gm = m0 + layout::lda_m(j), gk = k0 + layout::lda_k(j);
+      const long long last_m = k::A_ALONG_K ? gm : gm + k::VA - 1;
+      const long long last_k = k::A_ALONG_K ? gk + k::VA - 1 : gk;
+      if (k::A_VEC_OK && last_m < k::M && last_k < k::K) {
+        dev::vload<k::VA>(ra[v], &a[layout::ga_crd(gm, gk)]);
+      } else {
+        #pragma unroll
+        for (int e = 0; e < k::VA; ++e) {
+          const long long em = k::A_ALONG_K ? gm : gm + e, ek = k::A_ALONG_K ? gk + e : gk;
+          ra[v][e] = (em < k::M && ek < k::K) ? a[layout::ga_crd(em, ek)] : 0.f;
+        }
+      }
+    }
+    #pragma unroll
+    for (int v = 0; v < k::LB; ++v) {
+      const long long j = t + k::NT * v;
+      const long long gk = k0 + layout::ldb_k(j), gn = n0 + layout::ldb_n(j);
+      const long long last_k = k::B_ALONG_N ? gk : gk + k::VB - 1;
+      const long long last_n = k::B_ALONG_N ? gn + k::VB - 1 : gn;
+      if (k::B_VEC_OK && last_k < k::K && last_n < k::N) {
+        dev::vload<k::VB>(rb[v], &b[layout::gb_crd(gk, gn)]);
+      } else {
+        #pragma unroll
+        for (int e = 0; e < k::VB; ++e) {
+          const long long ek = k::B_ALONG_N ? gk : gk + e, en = k::B_ALONG_N ? gn + e : gn;
+          rb[v][e] = (ek < k::K && en < k::N) ? b[layout::gb_crd(ek, en)] : 0.f;
+        }
+      }
+    }
+  };
+  // Registers -> shared stage s: one vector store where the vector runs along the shared tile's
+  // contiguous mode (k::A_ST_VEC), else VA scalar stores.
+  auto store_shared = [&](int s) {
+    #pragma unroll
+    for (int v = 0; v < k::LA; ++v) {
+      const long long j = t + k::NT * v;
+      const long long tm = layout::lda_m(j), tk = layout::lda_k(j);
+      if (k::A_ST_VEC) {
+        dev::vstore_shared<k::VA>(&sA[s][layout::sa_crd(tm, tk)], ra[v]);
+      } else {
+        #pragma unroll
+        for (int e = 0; e < k::VA; ++e)
+          sA[s][layout::sa_crd(k::A_ALONG_K ? tm : tm + e, k::A_ALONG_K ? tk + e : tk)] = ra[v][e];
+      }
+    }
+    #pragma unroll
+    for (int v = 0; v < k::LB; ++v) {
+      const long long j = t + k::NT * v;
+      const long long tk = layout::ldb_k(j), tn = layout::ldb_n(j);
+      if (k::B_ST_VEC) {
+        dev::vstore_shared<k::VB>(&sB[s][layout::sb_crd(tk, tn)], rb[v]);
+      } else {
+        #pragma unroll
+        for (int e = 0; e < k::VB; ++e)
+          sB[s][layout::sb_crd(k::B_ALONG_N ? tk : tk + e, k::B_ALONG_N ? tn + e : tn)] = rb[v][e];
+      }
+    }
+  };
+  // The thread's outer products over one shared stage.
+  const long long tm0 = layout::thr_m(t), tn0 = layout::thr_n(t);
+  auto compute = [&](int s) {
+    #pragma unroll
+    for (int kk = 0; kk < k::BK; ++kk) {
+      float fa[k::TM], fb[k::TN];
+      #pragma unroll
+      for (int i = 0; i < k::TM; i += k::VSA)
+        dev::vload<k::VSA>(&fa[i], &sA[s][layout::sa_crd(tm0 + layout::val_m(i), kk)]);
+      #pragma unroll
+      for (int j = 0; j < k::TN; j += k::VSB)
+        dev::vload<k::VSB>(&fb[j], &sB[s][layout::sb_crd(kk, tn0 + layout::val_n(j))]);
+      #pragma unroll
+      for (int i = 0; i < k::TM; ++i)
+        #pragma unroll
+        for (int j = 0; j < k::TN; ++j) acc[i][j] += fa[i] * fb[j];
+    }
+  };
+
+  const long long tiles = (k::K + k::BK - 1) / k::BK;
+  if (k::STAGES == 2) {
+    // Double buffering: the next tile's global loads are in flight while this stage computes;
+    // one barrier per step (stage s ^ 1 was last read before the previous barrier).
+    load_global(0);
+    store_shared(0);
+    tessel_sync_block();
+    for (long long tile = 0; tile < tiles; ++tile) {
+      const int s = (int)(tile & 1);
+      if (tile + 1 < tiles) load_global((tile + 1) * k::BK);
+      compute(s);
+      if (tile + 1 < tiles) store_shared(s ^ 1);
+      tessel_sync_block();
+    }
+  } else {
+    for (long long tile = 0; tile < tiles; ++tile) {
+      load_global(tile * k::BK);
+      store_shared(0);
+      tessel_sync_block();
+      compute(0);
+      tessel_sync_block();
+    }
+  }
+  #pragma unroll
+  // Epilogue: groups of k::VC columns (contiguous in C, aligned when k::N % 4 == 0) are written
+  // with one vector store where the whole group lies inside C, else element by element.
+  for (int i = 0; i < k::TM; ++i) {
+    const long long m = m0 + tm0 + layout::val_m(i);
+    if (m >= k::M) continue;
+    #pragma unroll
+    for (int j = 0; j < k::TN; j += k::VC) {
+      const long long n = n0 + tn0 + layout::val_n(j);
+      if (k::VC > 1 && n + k::VC - 1 < k::N) {
+        dev::vstore_global<k::VC>(&c[layout::gc_crd(m, n)], &acc[i][j]);
+      } else {
+        #pragma unroll
+        for (int e = 0; e < k::VC; ++e)
+          if (n + e < k::N) c[layout::gc_crd(m, n + e)] = acc[i][j + e];
+      }
+    }
+  }

@@ -1,0 +1,238 @@
+//! Running the ladder on a GPU: upload random operands, verify every rung against the CPU
+//! reference ([`super::host`]) before timing it, and time cuBLAS SGEMM (`cublasGemmEx`, fp32
+//! inputs and output, `CUBLAS_COMPUTE_32F`) on the same shape in the same run.
+//!
+//! ```
+//! use tessel_kernels::sgemm::{Major, Rung, run::{LadderOptions, ladder}};
+//! let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+//! let opts = LadderOptions { m: 256, n: 256, k: 64, a_major: Major::Row, b_major: Major::Row,
+//!     rungs: vec![Rung::Naive], warmup: 1, repeats: 2, samples: 64 };
+//! let out = ladder(&gpu, &opts).unwrap();
+//! assert_eq!(out.rows.len(), 1);
+//! ```
+
+use cudarc::cublas::sys as cublas_sys;
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
+
+use super::bank::per_launch;
+use super::host::{Check, check, random, sample};
+use super::{Major, Rung, SgemmPlan};
+use crate::device::Gpu;
+use crate::error::{GpuResult, cuda};
+use crate::kernel::Arg;
+use crate::timing::{Timing, time_events};
+use tessel_layout::bank::SmemTraffic;
+
+/// Operands on the host and the device, and C on the device.
+pub struct SgemmBuffers {
+    /// A on the host.
+    pub ha: Vec<f32>,
+    /// B on the host.
+    pub hb: Vec<f32>,
+    /// A on the device.
+    pub a: CudaSlice<f32>,
+    /// B on the device.
+    pub b: CudaSlice<f32>,
+    /// C on the device.
+    pub c: CudaSlice<f32>,
+}
+
+impl SgemmBuffers {
+    /// Random A (`M x K`) and B (`K x N`) in `[-1, 1)` from `seed`, and an `M x N` C.
+    ///
+    /// ```
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+    /// let b = tessel_kernels::sgemm::run::SgemmBuffers::new(&gpu, 4, 5, 6, 1).unwrap();
+    /// assert_eq!((b.a.len(), b.b.len(), b.c.len()), (24, 30, 20));
+    /// ```
+    pub fn new(gpu: &Gpu, m: i64, n: i64, k: i64, seed: u64) -> GpuResult<SgemmBuffers> {
+        let (m, n, k) = (m as usize, n as usize, k as usize);
+        let ha = random(m * k, seed);
+        let hb = random(k * n, seed ^ 0x5151);
+        let stream = gpu.stream();
+        let a = cuda("cuMemcpyHtoD", stream.clone_htod(&ha))?;
+        let b = cuda("cuMemcpyHtoD", stream.clone_htod(&hb))?;
+        let c = cuda("cuMemAlloc", stream.alloc_zeros::<f32>(m * n))?;
+        Ok(SgemmBuffers { ha, hb, a, b, c })
+    }
+}
+
+/// Launches a rung once, downloads C and checks it against the CPU reference at `elements`
+/// (every element when `None`). C is first filled with NaN so unwritten elements fail.
+///
+/// ```
+/// use tessel_kernels::sgemm::{Major, Rung, SgemmPlan, run::{SgemmBuffers, verify}};
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+/// let plan = SgemmPlan::new(Rung::Reg2d, 65, 33, 17, Major::Col, Major::Row).unwrap();
+/// let mut bufs = SgemmBuffers::new(&gpu, 65, 33, 17, 3).unwrap();
+/// assert!(verify(&gpu, &plan, &mut bufs, None).unwrap().worst_ratio <= 1.0);
+/// ```
+pub fn verify(
+    gpu: &Gpu,
+    plan: &SgemmPlan,
+    bufs: &mut SgemmBuffers,
+    elements: Option<&[(usize, usize)]>,
+) -> GpuResult<Check> {
+    let kernel = plan.kernel()?;
+    let loaded = kernel.load(gpu)?;
+    let nan = vec![f32::NAN; bufs.c.len()];
+    cuda("cuMemcpyHtoD", gpu.stream().memcpy_htod(&nan, &mut bufs.c))?;
+    loaded.launch(&mut [
+        Arg::input(&bufs.a),
+        Arg::input(&bufs.b),
+        Arg::output(&mut bufs.c),
+    ])?;
+    gpu.synchronize()?;
+    let got = cuda("cuMemcpyDtoH", gpu.stream().clone_dtoh(&bufs.c))?;
+    let dims = (plan.m as usize, plan.n as usize, plan.k as usize);
+    check(
+        &got,
+        &bufs.ha,
+        plan.a_major,
+        &bufs.hb,
+        plan.b_major,
+        dims,
+        elements,
+    )
+}
+
+/// Times cuBLAS SGEMM of the same `M x N x K` (row-major A times column-major B into row-major
+/// C: the `gemm_tn` call of [`crate::gemm::run`] with fp32 inputs). Only the time is used: the
+/// operands are the ladder's buffers read as that layout.
+///
+/// ```
+/// use tessel_kernels::sgemm::run::{SgemmBuffers, time_cublas};
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+/// let Ok(blas) = tessel_kernels::gemm::run::cublas(&gpu) else { return };
+/// let mut bufs = SgemmBuffers::new(&gpu, 64, 64, 64, 1).unwrap();
+/// assert!(time_cublas(&gpu, &blas, (64, 64, 64), &mut bufs, 1, 2).unwrap().median_ms > 0.0);
+/// ```
+pub fn time_cublas(
+    gpu: &Gpu,
+    blas: &cudarc::cublas::CudaBlas,
+    (m, n, k): (i64, i64, i64),
+    bufs: &mut SgemmBuffers,
+    warmup: usize,
+    repeats: usize,
+) -> GpuResult<Timing> {
+    let stream = gpu.stream().clone();
+    let fp32 = cublas_sys::cudaDataType_t::CUDA_R_32F;
+    time_events(gpu, warmup, repeats, || {
+        let (pa, _ra) = bufs.a.device_ptr(&stream);
+        let (pb, _rb) = bufs.b.device_ptr(&stream);
+        let (pc, _rc) = bufs.c.device_ptr_mut(&stream);
+        // SAFETY: A holds M K, B K N (= N K) and C M N fp32 elements on the handle's stream.
+        unsafe { crate::gemm::run::gemm_tn(blas, (m, n, k), (pa, pb, fp32), (pc, fp32)) }
+    })
+}
+
+/// What [`ladder`] measures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LadderOptions {
+    /// Rows of C.
+    pub m: i64,
+    /// Columns of C.
+    pub n: i64,
+    /// Inner dimension.
+    pub k: i64,
+    /// A's order.
+    pub a_major: Major,
+    /// B's order.
+    pub b_major: Major,
+    /// The rungs to run.
+    pub rungs: Vec<Rung>,
+    /// Untimed launches first.
+    pub warmup: usize,
+    /// Timed launches (at most 5 for the two slowest rungs, naive and smem-block, whose
+    /// launches at 8192^3 take seconds).
+    pub repeats: usize,
+    /// Elements of C checked against the CPU (plus the corners).
+    pub samples: usize,
+}
+
+/// One rung's measurement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LadderRow {
+    /// The rung.
+    pub rung: Rung,
+    /// Its timing.
+    pub timing: Timing,
+    /// GFLOP/s at the median.
+    pub gflops: f64,
+    /// `gflops / cuBLAS gflops` (NaN without cuBLAS).
+    pub vs_cublas: f64,
+    /// The bank model's prediction for the launch.
+    pub traffic: SmemTraffic,
+    /// The CPU check before timing.
+    pub check: Check,
+}
+
+/// The ladder of one shape.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ladder {
+    /// cuBLAS SGEMM GFLOP/s (None without libcublas).
+    pub cublas_gflops: Option<f64>,
+    /// One row per rung.
+    pub rows: Vec<LadderRow>,
+}
+
+/// Verifies then times every rung of `opts` and cuBLAS SGEMM on one shape.
+///
+/// ```
+/// use tessel_kernels::sgemm::{Major, Rung, run::{LadderOptions, ladder}};
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+/// let opts = LadderOptions { m: 128, n: 96, k: 40, a_major: Major::Col, b_major: Major::Row,
+///     rungs: Rung::ALL.to_vec(), warmup: 1, repeats: 2, samples: 32 };
+/// assert!(ladder(&gpu, &opts).unwrap().rows.iter().all(|r| r.check.worst_ratio <= 1.0));
+/// ```
+pub fn ladder(gpu: &Gpu, opts: &LadderOptions) -> GpuResult<Ladder> {
+    let (m, n, k) = (opts.m, opts.n, opts.k);
+    let mut bufs = SgemmBuffers::new(gpu, m, n, k, 0x5EED)?;
+    let flops = 2.0 * m as f64 * n as f64 * k as f64;
+    let gflops = |t: &Timing| flops / (t.median_ms * 1e6);
+    let cublas_gflops = match crate::gemm::run::cublas(gpu) {
+        Ok(blas) => Some(gflops(&time_cublas(
+            gpu,
+            &blas,
+            (m, n, k),
+            &mut bufs,
+            opts.warmup,
+            opts.repeats,
+        )?)),
+        Err(_) => None,
+    };
+    let elements = sample(m as usize, n as usize, opts.samples, 7);
+    let mut rows = Vec::new();
+    for &rung in &opts.rungs {
+        let plan = SgemmPlan::new(rung, m, n, k, opts.a_major, opts.b_major)?;
+        let check = verify(gpu, &plan, &mut bufs, Some(&elements))?;
+        let kernel = plan.kernel()?;
+        let loaded = kernel.load(gpu)?;
+        let repeats = match rung {
+            Rung::Naive | Rung::SmemBlock => opts.repeats.min(5),
+            _ => opts.repeats,
+        };
+        let timing = loaded.time(
+            opts.warmup.min(repeats),
+            repeats,
+            &mut [
+                Arg::input(&bufs.a),
+                Arg::input(&bufs.b),
+                Arg::output(&mut bufs.c),
+            ],
+        )?;
+        let g = gflops(&timing);
+        rows.push(LadderRow {
+            rung,
+            timing,
+            gflops: g,
+            vs_cublas: cublas_gflops.map_or(f64::NAN, |c| g / c),
+            traffic: per_launch(&plan)?,
+            check,
+        });
+    }
+    Ok(Ladder {
+        cublas_gflops,
+        rows,
+    })
+}

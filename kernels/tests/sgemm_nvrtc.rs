@@ -1,0 +1,109 @@
+//! Every SGEMM rung compiles with NVRTC for sm_80 and sm_90, for both storage orders of A and B
+//! and for aligned and ragged shapes (skipped with a reason when libnvrtc cannot be loaded,
+//! failing instead under `TESSEL_REQUIRE_NVRTC=1`). The PTX is checked for what each rung relies
+//! on: 128-bit global loads and 128-bit shared fragment reads from the vectorized rung up, no
+//! local memory anywhere.
+
+mod common;
+
+use common::nvrtc_or_skip;
+use tessel_kernels::Arch;
+use tessel_kernels::compile::compile_ptx;
+use tessel_kernels::sgemm::{Major, Rung, SgemmPlan};
+
+const MAJORS: [(Major, Major); 4] = [
+    (Major::Row, Major::Row),
+    (Major::Col, Major::Row),
+    (Major::Row, Major::Col),
+    (Major::Col, Major::Col),
+];
+
+fn ptx(plan: &SgemmPlan, arch: Arch) -> String {
+    let kernel = plan.kernel().unwrap();
+    compile_ptx(kernel.source(), kernel.name(), arch)
+        .unwrap_or_else(|e| panic!("{} {:?}: {e}", kernel.name(), (plan.a_major, plan.b_major)))
+        .to_src()
+}
+
+fn compile_all(arch: Arch) {
+    for rung in Rung::ALL {
+        for (am, bm) in MAJORS {
+            // 512^3: every vector path taken; 257 x 129 x 67: ragged tiles, odd leading dimensions.
+            for (m, n, k) in [(512, 512, 512), (257, 129, 67)] {
+                let plan = SgemmPlan::new(rung, m, n, k, am, bm).unwrap();
+                let text = ptx(&plan, arch);
+                let what = format!("{rung} {am:?}/{bm:?} {m}x{n}x{k}");
+                assert!(text.contains(&format!(".target {arch}")), "{what}");
+                assert!(!text.contains(".local"), "{what} uses local memory");
+                let aligned = m == 512;
+                let vectorized = rung.tiling().vector == 4;
+                if vectorized {
+                    // Fragment reads from the transposed A tile and from B: ld.shared.v4.
+                    assert!(
+                        text.contains("ld.shared.v4.f32"),
+                        "{what}: no 128-bit shared load"
+                    );
+                }
+                if vectorized && aligned {
+                    assert!(
+                        text.contains("st.global.v4.f32"),
+                        "{what}: no 128-bit C store"
+                    );
+                }
+                if vectorized && aligned {
+                    assert!(
+                        text.contains("ld.global.v4.f32") || text.contains("ld.global.nc.v4.f32"),
+                        "{what}: no 128-bit global load"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_rung_compiles_for_sm80() {
+    if nvrtc_or_skip("sgemm_nvrtc") {
+        compile_all(Arch::new(8, 0).unwrap());
+    }
+}
+
+#[test]
+fn every_rung_compiles_for_sm90() {
+    if nvrtc_or_skip("sgemm_nvrtc") {
+        compile_all(Arch::new(9, 0).unwrap());
+    }
+}
+
+#[test]
+fn row_major_b_tiles_are_stored_with_st_shared_v4() {
+    if !nvrtc_or_skip("sgemm_nvrtc") {
+        return;
+    }
+    let plan = SgemmPlan::new(Rung::WarpTiled, 512, 512, 512, Major::Row, Major::Row).unwrap();
+    assert!(ptx(&plan, Arch::new(8, 0).unwrap()).contains("st.shared.v4.f32"));
+}
+
+#[test]
+fn register_tiles_are_fully_unrolled() {
+    if !nvrtc_or_skip("sgemm_nvrtc") {
+        return;
+    }
+    // A K step of an 8x8 thread tile is BK x 64 = 512 FMAs; rolled loops would leave far fewer
+    // in the PTX (and put the accumulators in local memory, which compile_all rules out).
+    for rung in [
+        Rung::Reg2d,
+        Rung::Vectorized,
+        Rung::WarpTiled,
+        Rung::DoubleBuffered,
+    ] {
+        let plan = SgemmPlan::new(rung, 512, 512, 512, Major::Row, Major::Row).unwrap();
+        let text = ptx(&plan, Arch::new(9, 0).unwrap());
+        let fmas = text.matches("fma.rn.f32").count();
+        println!(
+            "{rung}: {fmas} fma.rn.f32, {} ld.shared.v4.f32",
+            text.matches("ld.shared.v4.f32").count()
+        );
+        assert!(fmas >= 512, "{rung}: only {fmas} fma.rn.f32");
+    }
+}

@@ -1,0 +1,367 @@
+//! Host checks of the SGEMM ladder's plans (no GPU): the layouts cover the problem, a CPU replay
+//! of each rung through the kernel's own layouts matches the f64 reference, and the bank model's
+//! predictions agree with an independent count from byte addresses.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use tessel_kernels::sgemm::bank::{Tile, accesses, per_launch, per_tile, reports};
+use tessel_kernels::sgemm::host::{at, check, random, reference};
+use tessel_kernels::sgemm::{Major, Rung, SgemmPlan};
+use tessel_layout::{Layout, SliceCoord, Tiler, local_partition, local_tile, zipped_divide};
+
+const MAJORS: [(Major, Major); 4] = [
+    (Major::Row, Major::Row),
+    (Major::Col, Major::Row),
+    (Major::Row, Major::Col),
+    (Major::Col, Major::Col),
+];
+
+fn lay(text: &str) -> Layout {
+    text.parse().unwrap()
+}
+
+/// Replays a rung on the CPU: blocks, K steps, the tile loads into shared arrays addressed by the
+/// shared layouts (each slot written exactly once per step), every thread's outer products from
+/// its fragment coordinates, the predicated write of C (each element exactly once).
+fn replay(plan: &SgemmPlan, a: &[f32], b: &[f32]) -> Vec<f32> {
+    let (m, n, k) = (plan.m, plan.n, plan.k);
+    let t = &plan.tiling;
+    let (tiles_m, tiles_n) = plan.tiles();
+    let blk_m = lay(&format!("({tiles_m},{tiles_n}):({},0)", t.bm));
+    let blk_n = lay(&format!("({tiles_m},{tiles_n}):(0,{})", t.bn));
+    let (thr_m, thr_n, val_m, val_n) = t.thread_layouts().unwrap();
+    let ga = |r: i64, c: i64| {
+        at(
+            a,
+            plan.a_major,
+            m as usize,
+            k as usize,
+            r as usize,
+            c as usize,
+        )
+    };
+    let gb = |r: i64, c: i64| {
+        at(
+            b,
+            plan.b_major,
+            k as usize,
+            n as usize,
+            r as usize,
+            c as usize,
+        )
+    };
+    let mut c = vec![f32::NAN; (m * n) as usize];
+    let mut written = vec![0u8; (m * n) as usize];
+    for blk in 0..plan.grid_blocks() {
+        let (m0, n0) = (blk_m.offset(blk).unwrap(), blk_n.offset(blk).unwrap());
+        let mut acc = vec![0.0f32; (t.threads * t.tm * t.tn) as usize];
+        if plan.rung == Rung::Naive {
+            for th in 0..t.threads {
+                let (gm, gn) = (
+                    m0 + thr_m.offset(th).unwrap(),
+                    n0 + thr_n.offset(th).unwrap(),
+                );
+                if gm < m && gn < n {
+                    acc[th as usize] = (0..k).fold(0.0f32, |s, kk| s + ga(gm, kk) * gb(kk, gn));
+                }
+            }
+        } else {
+            let (la, lb) = plan.tile_loads().unwrap();
+            let (sa_l, sb_l) = (t.smem_a().unwrap(), t.smem_b().unwrap());
+            for k0 in (0..k).step_by(t.bk as usize) {
+                let mut sa = vec![f32::NAN; sa_l.layout().cosize() as usize];
+                let mut sb = vec![f32::NAN; sb_l.layout().cosize() as usize];
+                let mut seen = BTreeSet::new();
+                for (is_a, load) in [(true, &la), (false, &lb)] {
+                    for j in 0..load.per_thread * t.threads {
+                        let (r, cc) = (load.rows.offset(j).unwrap(), load.cols.offset(j).unwrap());
+                        for e in 0..load.vector {
+                            let (r, cc) = if load.along_cols {
+                                (r, cc + e)
+                            } else {
+                                (r + e, cc)
+                            };
+                            if is_a {
+                                let (gm, gk) = (m0 + r, k0 + cc);
+                                let v = if gm < m && gk < k { ga(gm, gk) } else { 0.0 };
+                                let o = sa_l.offset(r + t.bm * cc).unwrap();
+                                assert!(
+                                    seen.insert((0, o)),
+                                    "{}: A slot {o} written twice",
+                                    plan.rung
+                                );
+                                sa[o as usize] = v;
+                            } else {
+                                let (gk, gn) = (k0 + r, n0 + cc);
+                                let v = if gk < k && gn < n { gb(gk, gn) } else { 0.0 };
+                                let o = sb_l.offset(r + t.bk * cc).unwrap();
+                                assert!(
+                                    seen.insert((1, o)),
+                                    "{}: B slot {o} written twice",
+                                    plan.rung
+                                );
+                                sb[o as usize] = v;
+                            }
+                        }
+                    }
+                }
+                assert_eq!(
+                    seen.len() as i64,
+                    t.bm * t.bk + t.bk * t.bn,
+                    "{}: tiles not covered",
+                    plan.rung
+                );
+                for th in 0..t.threads {
+                    for kk in 0..t.bk {
+                        for i in 0..t.tm {
+                            let x = thr_m.offset(th).unwrap() + val_m.offset(i).unwrap();
+                            let fa = sa[sa_l.offset(x + t.bm * kk).unwrap() as usize];
+                            for jj in 0..t.tn {
+                                let y = thr_n.offset(th).unwrap() + val_n.offset(jj).unwrap();
+                                let fb = sb[sb_l.offset(kk + t.bk * y).unwrap() as usize];
+                                acc[((th * t.tm + i) * t.tn + jj) as usize] += fa * fb;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for th in 0..t.threads {
+            for i in 0..t.tm {
+                for jj in 0..t.tn {
+                    let gm = m0 + thr_m.offset(th).unwrap() + val_m.offset(i).unwrap();
+                    let gn = n0 + thr_n.offset(th).unwrap() + val_n.offset(jj).unwrap();
+                    if gm < m && gn < n {
+                        let idx = (gm * n + gn) as usize;
+                        written[idx] += 1;
+                        c[idx] = acc[((th * t.tm + i) * t.tn + jj) as usize];
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        written.iter().all(|&w| w == 1),
+        "{}: C not written exactly once",
+        plan.rung
+    );
+    c
+}
+
+#[test]
+fn every_rung_replayed_through_its_layouts_matches_the_reference() {
+    for rung in Rung::ALL {
+        for (am, bm) in MAJORS {
+            for (m, n, k) in [(67, 45, 23), (130, 33, 16)] {
+                let plan = SgemmPlan::new(rung, m, n, k, am, bm).unwrap();
+                let a = random((m * k) as usize, 1);
+                let b = random((k * n) as usize, 2);
+                let got = replay(&plan, &a, &b);
+                let dims = (m as usize, n as usize, k as usize);
+                let r = check(&got, &a, am, &b, bm, dims, None)
+                    .unwrap_or_else(|e| panic!("{rung} {am:?}/{bm:?} {m}x{n}x{k}: {e}"));
+                assert_eq!(r.checked, (m * n) as usize);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_tolerance_rejects_a_wrong_product() {
+    // Swapping the operands' orders computes a different product: the check must fail.
+    let (m, n, k) = (8, 8, 8);
+    let (a, b) = (random(64, 3), random(64, 4));
+    let wrong = reference(&a, Major::Col, &b, Major::Row, m, n, k);
+    assert!(check(&wrong, &a, Major::Row, &b, Major::Row, (m, n, k), None).is_err());
+    let right = reference(&a, Major::Row, &b, Major::Row, m, n, k);
+    assert!(check(&right, &a, Major::Row, &b, Major::Row, (m, n, k), None).is_ok());
+}
+
+/// Wavefronts of one warp-wide lds/sts from its lanes' byte addresses: the 32-bit words touched,
+/// grouped by bank (`word mod 32`); the busiest bank's distinct words, but at least the bytes
+/// moved over 128 (docs/bank-model.md).
+fn wavefronts_from_bytes(bytes: &[i64], vector_bytes: i64) -> i64 {
+    let mut banks: BTreeMap<i64, BTreeSet<i64>> = BTreeMap::new();
+    for &byte in bytes {
+        let word = byte / 4;
+        banks.entry(word % 32).or_default().insert(word);
+    }
+    let busiest = banks.values().map(|w| w.len() as i64).max().unwrap_or(0);
+    busiest.max((32 * vector_bytes + 127) / 128)
+}
+
+#[test]
+fn predictions_match_an_independent_word_count() {
+    for rung in Rung::ALL {
+        for (am, bm) in MAJORS {
+            let plan = SgemmPlan::new(rung, 512, 512, 512, am, bm).unwrap();
+            let t = &plan.tiling;
+            let (sa, sb) = (t.smem_a().unwrap(), t.smem_b().unwrap());
+            for access in accesses(&plan).unwrap() {
+                let smem = if access.tile == Tile::A { &sa } else { &sb };
+                let per_instr = (32 * access.vector) as usize;
+                let predicted = reports(&plan, &access).unwrap();
+                assert_eq!(predicted.len(), access.indices.len() / per_instr);
+                for (instr, report) in access.indices.chunks(per_instr).zip(&predicted) {
+                    let bytes: Vec<i64> = instr
+                        .iter()
+                        .flat_map(|&i| {
+                            let b = 4 * smem.offset(i).unwrap();
+                            [b, b + 1, b + 2, b + 3]
+                        })
+                        .collect();
+                    let want = wavefronts_from_bytes(&bytes, 4 * access.vector);
+                    assert_eq!(
+                        report.wavefronts, want,
+                        "{rung} {am:?}/{bm:?} {}",
+                        access.op
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn vectorized_and_warp_tiled_shared_layouts_are_conflict_free() {
+    for rung in [Rung::Vectorized, Rung::WarpTiled, Rung::DoubleBuffered] {
+        for (am, bm) in MAJORS {
+            for (m, n, k) in [(4096, 4096, 4096), (257, 129, 67)] {
+                let plan = SgemmPlan::new(rung, m, n, k, am, bm).unwrap();
+                let t = per_tile(&plan).unwrap();
+                assert_eq!(
+                    t.excess(),
+                    0,
+                    "{rung} {am:?}/{bm:?}: {} / {}",
+                    t.loads,
+                    t.stores
+                );
+                // 8 warps x 8 k x 2 operands x 2 lds.128 of 4 wavefronts each.
+                assert_eq!(t.loads.wavefronts, 8 * 8 * 2 * 2 * 4);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_lower_rungs_have_the_textbook_conflicts() {
+    // Reg2d: lane l of a warp is thread (row l / 16, column l % 16) of the 16 x 16 grid, 8
+    // elements apart. A scalar B fragment read touches 16 words 8 apart: banks 0, 8, 16, 24 with
+    // 4 words each, 4 wavefronts. A scalar A read of the [m][k] tile (8 words per row) touches 2
+    // words 64 apart, one bank: 2 wavefronts. Per K step: 8 warps x 8 k x 8 values x (2 + 4)
+    // wavefronts against an ideal of 8 x 8 x 8 x 2.
+    let plan = SgemmPlan::new(Rung::Reg2d, 512, 512, 512, Major::Row, Major::Row).unwrap();
+    let t = per_tile(&plan).unwrap();
+    assert_eq!(
+        (t.loads.wavefronts, t.loads.ideal),
+        (8 * 8 * 8 * 6, 8 * 8 * 8 * 2),
+        "{}",
+        t.loads
+    );
+    // SmemBlock with both operands column-major: the 32 lanes of a store write one column of
+    // the [m][k] A tile (stride 32 words: one bank): 32 wavefronts each.
+    let plan = SgemmPlan::new(Rung::SmemBlock, 64, 64, 64, Major::Col, Major::Col).unwrap();
+    let acc = accesses(&plan).unwrap();
+    assert!(
+        reports(&plan, &acc[0])
+            .unwrap()
+            .iter()
+            .all(|r| r.wavefronts == 32)
+    );
+}
+
+#[test]
+fn launch_traffic_scales_with_blocks_and_k_steps() {
+    let plan = SgemmPlan::new(Rung::WarpTiled, 4096, 2048, 8192, Major::Row, Major::Row).unwrap();
+    let blocks = 32 * 16;
+    let steps = 8192 / 8;
+    assert_eq!(
+        per_launch(&plan).unwrap(),
+        per_tile(&plan).unwrap().scaled(blocks * steps)
+    );
+}
+
+fn by_mode(a: i64, b: i64) -> Tiler {
+    Tiler::ByMode(vec![
+        Some(Layout::vector(a, 1).unwrap().into()),
+        Some(Layout::vector(b, 1).unwrap().into()),
+    ])
+}
+
+/// The elements `m + 128 n` thread `t` owns, from the plan's layouts.
+fn owned(plan: &SgemmPlan, t: i64) -> BTreeSet<i64> {
+    let (thr_m, thr_n, val_m, val_n) = plan.tiling.thread_layouts().unwrap();
+    let mut out = BTreeSet::new();
+    for i in 0..plan.tiling.tm {
+        for j in 0..plan.tiling.tn {
+            let m = thr_m.offset(t).unwrap() + val_m.offset(i).unwrap();
+            let n = thr_n.offset(t).unwrap() + val_n.offset(j).unwrap();
+            out.insert(m + plan.tiling.bm * n);
+        }
+    }
+    out
+}
+
+#[test]
+fn thread_tiles_are_the_algebras_partitions() {
+    // The block tile as the function (m, n) -> m + 128 n.
+    let tile: Layout = "(128,128):(1,128)".parse().unwrap();
+    // Reg2d: the 16 x 16 grid of 8 x 8 blocks (zipped_divide), thread t = 16 r + c taking block
+    // (r, c) (local_partition over the row-major thread layout (16,16):(16,1)).
+    let plan = SgemmPlan::new(Rung::Reg2d, 128, 128, 8, Major::Row, Major::Row).unwrap();
+    let blocks = zipped_divide(&tile, &by_mode(8, 8)).unwrap();
+    let (inner, grid) = (blocks.mode(0).unwrap(), blocks.mode(1).unwrap());
+    let threads: Layout = "(16,16):(16,1)".parse().unwrap();
+    for t in 0..256 {
+        let (mine, off) = local_partition(&grid, &threads, t).unwrap();
+        let want: BTreeSet<i64> = mine
+            .offsets()
+            .iter()
+            .flat_map(|&b| inner.offsets().into_iter().map(move |e| off + b + e))
+            .collect();
+        assert_eq!(owned(&plan, t), want, "reg-2d thread {t}");
+    }
+    // WarpTiled: warp w = wm + 2 wn takes the 64 x 32 tile (wm, wn) (local_tile); its 16 x 8
+    // grid of 4 x 4 blocks (zipped_divide) is partitioned over the lanes (8,4):(1,8)
+    // (local_partition): lane l = lm + 8 ln takes blocks (lm + 8 i, ln + 4 j).
+    let plan = SgemmPlan::new(Rung::WarpTiled, 128, 128, 8, Major::Row, Major::Row).unwrap();
+    let lanes: Layout = "(8,4):(1,8)".parse().unwrap();
+    for t in 0..256 {
+        let (lane, warp) = (t % 32, t / 32);
+        let coord = SliceCoord::Tuple(vec![
+            SliceCoord::Index(warp % 2),
+            SliceCoord::Index(warp / 2),
+        ]);
+        let (warp_tile, woff) = local_tile(&tile, &by_mode(64, 32), &coord).unwrap();
+        let blocks = zipped_divide(&warp_tile, &by_mode(4, 4)).unwrap();
+        let (inner, grid) = (blocks.mode(0).unwrap(), blocks.mode(1).unwrap());
+        let (mine, off) = local_partition(&grid, &lanes, lane).unwrap();
+        let want: BTreeSet<i64> = mine
+            .offsets()
+            .iter()
+            .flat_map(|&b| inner.offsets().into_iter().map(move |e| woff + off + b + e))
+            .collect();
+        assert_eq!(owned(&plan, t), want, "warp-tiled thread {t}");
+    }
+}
+
+#[test]
+fn block_tiles_are_local_tiles_of_c() {
+    // Block b of the kernel (blk_m, blk_n) is tile (b % tiles_m, b / tiles_m) of C padded to
+    // whole tiles, as local_tile of C's row-major layout by (BM, BN) gives it.
+    for rung in Rung::ALL {
+        let plan = SgemmPlan::new(rung, 300, 200, 8, Major::Row, Major::Row).unwrap();
+        let (tm, tn) = plan.tiles();
+        let (bm, bn) = (plan.tiling.bm, plan.tiling.bn);
+        let c: Layout = format!("({},{}):({},1)", tm * bm, tn * bn, tn * bn)
+            .parse()
+            .unwrap();
+        let blk_m: Layout = format!("({tm},{tn}):({bm},0)").parse().unwrap();
+        let blk_n: Layout = format!("({tm},{tn}):(0,{bn})").parse().unwrap();
+        for b in 0..plan.grid_blocks() {
+            let (_, off) = local_tile(&c, &by_mode(bm, bn), &SliceCoord::Index(b)).unwrap();
+            let want = blk_m.offset(b).unwrap() * tn * bn + blk_n.offset(b).unwrap();
+            assert_eq!(off, want, "{rung} block {b}");
+        }
+    }
+}
