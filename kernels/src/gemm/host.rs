@@ -64,7 +64,27 @@ pub fn reference_rows(
     k: usize,
     rows: &[usize],
 ) -> (Vec<f64>, Vec<f64>) {
+    let af: Vec<f32> = a.iter().map(|x| x.to_f32()).collect();
     let bf: Vec<f32> = b.iter().map(|x| x.to_f32()).collect();
+    reference_rows_f32(&af, &bf, n, k, rows)
+}
+
+/// [`reference_rows`] for operands already widened to `f32` (fp16 and bf16 values are exact
+/// there), the rows computed in parallel. A row or column past the end of `a` or `b` counts as
+/// empty (its values are 0).
+///
+/// ```
+/// use tessel_kernels::gemm::host::reference_rows_f32;
+/// let (vals, scale) = reference_rows_f32(&[1.0, -2.0], &[3.0, 4.0, 5.0, 6.0], 2, 2, &[0]);
+/// assert_eq!((vals, scale), (vec![-5.0, -7.0], vec![11.0, 17.0]));
+/// ```
+pub fn reference_rows_f32(
+    a: &[f32],
+    b: &[f32],
+    n: usize,
+    k: usize,
+    rows: &[usize],
+) -> (Vec<f64>, Vec<f64>) {
     let threads = std::thread::available_parallelism()
         .map(|p| p.get())
         .unwrap_or(1)
@@ -74,20 +94,16 @@ pub fn reference_rows(
         let handles: Vec<_> = rows
             .chunks(chunk)
             .map(|rs| {
-                let bf = &bf;
                 s.spawn(move || {
                     let mut vals = Vec::with_capacity(rs.len() * n);
                     let mut scale = Vec::with_capacity(rs.len() * n);
                     for &r in rs {
-                        let ar: Vec<f64> = a[r * k..(r + 1) * k]
-                            .iter()
-                            .map(|x| f64::from(x.to_f32()))
-                            .collect();
+                        let ar = a.get(r * k..(r + 1) * k).unwrap_or(&[]);
                         for j in 0..n {
-                            let bj = &bf[j * k..(j + 1) * k];
+                            let bj = b.get(j * k..(j + 1) * k).unwrap_or(&[]);
                             let (mut acc, mut abs) = (0.0f64, 0.0f64);
-                            for (x, &y) in ar.iter().zip(bj) {
-                                let p = x * f64::from(y);
+                            for (&x, &y) in ar.iter().zip(bj) {
+                                let p = f64::from(x) * f64::from(y);
                                 acc += p;
                                 abs += p.abs();
                             }

@@ -24,7 +24,7 @@ use crate::bench::io;
 use crate::device::Gpu;
 use crate::error::{GpuError, GpuResult, cuda};
 use crate::exec::poison;
-use crate::gemm::host::{Comparison, compare, random_f16, tolerance};
+use crate::gemm::host::{Comparison, compare, random_f16, reference_rows_f32, tolerance};
 use crate::gemm::run::{VsCublas, cublas, gemm_tn, max_smem_optin};
 use crate::kernel::{Arg, Loaded};
 use crate::timing::time_events;
@@ -284,51 +284,17 @@ fn checked_rows(m: usize, max_rows: usize) -> Vec<usize> {
 pub fn verify_rows(plan: &Sm90Plan, a: &[f32], b: &[f32], c: &[f32], rows: &[usize]) -> Comparison {
     let (n, k) = (plan.n as usize, plan.k as usize);
     let u = plan.output.unit_roundoff();
-    // One row: reference values and tolerances.
-    let row = |r: usize| -> (Vec<f64>, Vec<f64>) {
-        let ar = a.get(r * k..(r + 1) * k).unwrap_or(&[]);
-        (0..n)
-            .map(|j| {
-                let bj = b.get(j * k..(j + 1) * k).unwrap_or(&[]);
-                let (mut acc, mut abs) = (0.0f64, 0.0f64);
-                for (&x, &y) in ar.iter().zip(bj) {
-                    let p = f64::from(x) * f64::from(y);
-                    acc += p;
-                    abs += p.abs();
-                }
-                let t = tolerance(k, abs);
-                // Rounding to the output type: u relative, plus fp16's subnormal spacing.
-                (acc, t + u * (acc.abs() + t) + 2f64.powi(-24))
-            })
-            .unzip()
-    };
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |p| p.get())
-        .min(32);
-    let chunk = rows.len().div_ceil(threads).max(1);
-    let parts: Vec<(Vec<f64>, Vec<f64>)> = std::thread::scope(|s| {
-        let handles: Vec<_> = rows
-            .chunks(chunk)
-            .map(|rs| {
-                let row = &row;
-                s.spawn(move || {
-                    let (mut w, mut t) = (Vec::new(), Vec::new());
-                    for &r in rs {
-                        let (rw, rt) = row(r);
-                        w.extend(rw);
-                        t.extend(rt);
-                    }
-                    (w, t)
-                })
-            })
-            .collect();
-        handles.into_iter().filter_map(|h| h.join().ok()).collect()
-    });
-    let (mut want, mut tol) = (Vec::new(), Vec::new());
-    for (w, t) in parts {
-        want.extend(w);
-        tol.extend(t);
-    }
+    let (want, scale) = reference_rows_f32(a, b, n, k, rows);
+    // The fp32 accumulation bound, then rounding to the output type: u relative, plus fp16's
+    // subnormal spacing.
+    let tol: Vec<f64> = want
+        .iter()
+        .zip(&scale)
+        .map(|(&acc, &abs)| {
+            let t = tolerance(k, abs);
+            t + u * (acc.abs() + t) + 2f64.powi(-24)
+        })
+        .collect();
     let got: Vec<f32> = rows
         .iter()
         .flat_map(|&r| (0..n).map(move |j| (r, j)))
