@@ -26,7 +26,9 @@ use crate::device::Gpu;
 use crate::dtype::{DType, Elem};
 use crate::emit::{offset2, storage};
 use crate::error::{GpuError, GpuResult};
-use crate::kernel::{Arg, CType, Elem as ParamElem, Kernel, KernelBuilder, Loaded, Param};
+use crate::kernel::{
+    Arg, CType, Elem as ParamElem, Kernel, KernelBuilder, Loaded, Param, expect_bits_labelled,
+};
 
 /// The device body of the tiled kernels that stage the tile through shared memory (the copy
 /// and the transposes from `transpose_smem` on).
@@ -819,7 +821,7 @@ impl TiledPlan {
         let out = &out[..m * n];
         let transpose = self.kind.is_transpose();
         // Output row `o` of the reference: copy -> src row o; transpose -> src column o.
-        let (out_rows, out_cols) = if transpose { (n, m) } else { (m, n) };
+        let out_cols = if transpose { m } else { n };
         let expected = |o: usize, j: usize| {
             if transpose {
                 src[j * n + o]
@@ -827,55 +829,13 @@ impl TiledPlan {
                 src[o * n + j]
             }
         };
-        let threads = std::thread::available_parallelism()
-            .map(|p| p.get())
-            .unwrap_or(1)
-            .min(16);
-        let chunk = out_rows.div_ceil(threads).max(1);
-        let results: Vec<(usize, usize, Vec<String>)> = std::thread::scope(|s| {
-            let handles: Vec<_> = out
-                .chunks(chunk * out_cols)
-                .enumerate()
-                .map(|(k, rows)| {
-                    s.spawn(move || {
-                        let (mut bad, mut poisoned, mut examples) = (0usize, 0usize, Vec::new());
-                        for (i, row) in rows.chunks(out_cols).enumerate() {
-                            let o = k * chunk + i;
-                            for (j, &got) in row.iter().enumerate() {
-                                let want = expected(o, j);
-                                if got.bits() != want.bits() {
-                                    bad += 1;
-                                    if got.bits() == E::POISON.bits() {
-                                        poisoned += 1;
-                                    }
-                                    if examples.len() < 4 {
-                                        examples.push(format!(
-                                            "out[{o}][{j}] = {got:?}, expected {want:?}"
-                                        ));
-                                    }
-                                }
-                            }
-                        }
-                        (bad, poisoned, examples)
-                    })
-                })
-                .collect();
-            handles.into_iter().filter_map(|h| h.join().ok()).collect()
-        });
-        let bad: usize = results.iter().map(|r| r.0).sum();
-        let poisoned: usize = results.iter().map(|r| r.1).sum();
-        if bad > 0 {
-            let examples: Vec<String> = results.into_iter().flat_map(|r| r.2).take(6).collect();
-            return Err(GpuError::Verify(format!(
-                "{} on {} x {}: {bad} of {} elements wrong ({poisoned} never written); {}",
-                self.kernel_name(),
-                self.m,
-                self.n,
-                m * n,
-                examples.join("; ")
-            )));
-        }
-        Ok(())
+        let kernel = format!("{} on {} x {}", self.kernel_name(), self.m, self.n);
+        expect_bits_labelled(
+            &kernel,
+            out,
+            |i| expected(i / out_cols, i % out_cols),
+            |i| format!("out[{}][{}]", i / out_cols, i % out_cols),
+        )
     }
 }
 

@@ -395,7 +395,7 @@ proptest::proptest! {
 
 #[test]
 fn the_gemm_ldmatrix_addresses_are_make_tiled_copy_a() {
-    // kernels/src/gemm/mod.rs spells its ldmatrix.x4 reads of A by hand (BM = 128, BK = 32,
+    // The SM80 GEMM's ldmatrix.x4 reads of A as it first spelled them by hand (BM = 128, BK = 32,
     // 2 x 2 warps of 64 x 64): lane l of warp (wm, wn) addresses the 8 halves of row
     // l % 16 + 64 wm + 16 mi at columns 8 (l / 16) + 16 kk + j. Re-derived here; it is the
     // source partition of make_tiled_copy_A(SM75_U32x4_LDSM_N, the GEMM's tiled MMA).
@@ -432,7 +432,7 @@ fn the_gemm_ldmatrix_addresses_are_make_tiled_copy_a() {
 
 #[test]
 fn the_gemm_ldmatrix_addresses_of_b_are_make_tiled_copy_b() {
-    // kernels/src/gemm/mod.rs, B (BN = 128): lane l of warp (wm, wn) addresses the 8 halves of
+    // The same GEMM's reads of B (BN = 128): lane l of warp (wm, wn) addresses the 8 halves of
     // row l % 8 + 8 (l / 16) + 64 wn + 16 nj at columns 8 ((l / 8) % 2) + 16 kk + j.
     let mma = make_tiled_mma(
         &mma_atom("SM80_16x8x16_F32F16F16F32_TN").unwrap(),

@@ -407,21 +407,68 @@ impl Loaded<'_> {
 /// let err = expect_bits("k", &[1u32, u32::MAX], |i| i as u32 + 1).unwrap_err();
 /// assert!(matches!(&err, GpuError::Verify(m) if m.contains("1 of 2") && m.contains("1 never written")), "{err}");
 /// ```
-pub fn expect_bits<E: Elem>(kernel: &str, got: &[E], want: impl Fn(usize) -> E) -> GpuResult<()> {
-    let (mut bad, mut poisoned, mut examples) = (0usize, 0usize, Vec::new());
-    for (i, &g) in got.iter().enumerate() {
-        let w = want(i);
-        if g.bits() != w.bits() {
-            bad += 1;
-            if g.bits() == E::POISON.bits() {
-                poisoned += 1;
-            }
-            if examples.len() < 4 {
-                examples.push(format!("[{i}] = {g:?}, expected {w:?}"));
-            }
-        }
-    }
+pub fn expect_bits<E: Elem>(
+    kernel: &str,
+    got: &[E],
+    want: impl Fn(usize) -> E + Sync,
+) -> GpuResult<()> {
+    expect_bits_labelled(kernel, got, want, |i| format!("[{i}]"))
+}
+
+/// [`expect_bits`] with the wrong elements named by `label(i)` (e.g. `out[r][c]`), compared in
+/// parallel over chunks of `got` (large outputs take a fraction of a second, not seconds).
+///
+/// ```
+/// use tessel_kernels::kernel::expect_bits_labelled;
+/// let err = expect_bits_labelled("k on 2 x 2", &[0u32, 1, 2, 9], |i| i as u32, |i| {
+///     format!("out[{}][{}]", i / 2, i % 2)
+/// })
+/// .unwrap_err();
+/// assert!(err.to_string().contains("k on 2 x 2: 1 of 4 elements wrong"), "{err}");
+/// assert!(err.to_string().contains("out[1][1] = 9, expected 3"), "{err}");
+/// ```
+pub fn expect_bits_labelled<E: Elem>(
+    kernel: &str,
+    got: &[E],
+    want: impl Fn(usize) -> E + Sync,
+    label: impl Fn(usize) -> String + Sync,
+) -> GpuResult<()> {
+    let threads = std::thread::available_parallelism()
+        .map(|p| p.get())
+        .unwrap_or(1)
+        .min(16);
+    let chunk = got.len().div_ceil(threads).max(1);
+    let results: Vec<(usize, usize, Vec<String>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = got
+            .chunks(chunk)
+            .enumerate()
+            .map(|(c, part)| {
+                let (want, label) = (&want, &label);
+                s.spawn(move || {
+                    let (mut bad, mut poisoned, mut examples) = (0usize, 0usize, Vec::new());
+                    for (k, &g) in part.iter().enumerate() {
+                        let i = c * chunk + k;
+                        let w = want(i);
+                        if g.bits() != w.bits() {
+                            bad += 1;
+                            if g.bits() == E::POISON.bits() {
+                                poisoned += 1;
+                            }
+                            if examples.len() < 4 {
+                                examples.push(format!("{} = {g:?}, expected {w:?}", label(i)));
+                            }
+                        }
+                    }
+                    (bad, poisoned, examples)
+                })
+            })
+            .collect();
+        handles.into_iter().filter_map(|h| h.join().ok()).collect()
+    });
+    let bad: usize = results.iter().map(|r| r.0).sum();
+    let poisoned: usize = results.iter().map(|r| r.1).sum();
     if bad > 0 {
+        let examples: Vec<String> = results.into_iter().flat_map(|r| r.2).take(6).collect();
         return Err(GpuError::Verify(format!(
             "{kernel}: {bad} of {} elements wrong ({poisoned} never written); {}",
             got.len(),
