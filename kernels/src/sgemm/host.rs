@@ -176,20 +176,16 @@ pub fn sample(m: usize, n: usize, count: usize, seed: u64) -> Vec<(usize, usize)
     out
 }
 
-/// Uniform pseudo-random values in `[-1, 1)`.
+/// Uniform pseudo-random values in `[-1, 1)`, from [`crate::dtype::random_data`].
 ///
 /// ```
 /// let v = tessel_kernels::sgemm::host::random(1000, 3);
 /// assert!(v.iter().all(|x| (-1.0..1.0).contains(x)) && v[0] != v[1]);
 /// ```
 pub fn random(len: usize, seed: u64) -> Vec<f32> {
-    let mut x = seed.wrapping_mul(0x2545_F491_4F6C_DD1D) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            ((x >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-        })
+    // random_data's fp32 values lie in [1, 2); (v - 1.5) * 2 is exact.
+    crate::dtype::random_data::<u32>(len, seed)
+        .into_iter()
+        .map(|bits| (f32::from_bits(bits) - 1.5) * 2.0)
         .collect()
 }
