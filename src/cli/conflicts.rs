@@ -62,9 +62,9 @@ pub struct ConflictsJson {
 
 /// Analyzes and prints.
 pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
-    let smem = values::composed("smem", &args.smem)?;
+    let smem = values::composed("--smem", &args.smem)?;
     let op: SmemOp = args.op.parse()?;
-    let access = values::layout("access", &args.access)?;
+    let access = values::layout("--access", &args.access)?;
     let report = analyze(&smem, args.elem_bytes, op, &access)?;
     if args.json {
         let r = Report::from(report);

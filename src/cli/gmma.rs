@@ -100,8 +100,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
         return atom(args, mode.parse()?, major.unwrap_or(Major::K), out);
     }
     let text = args.layout.as_deref().unwrap_or_default();
-    let layout = values::composed("layout", text)
-        .map_err(|e| Error::new(e.kind(), e.message().replacen("--layout", "LAYOUT", 1)))?;
+    let layout = values::composed("LAYOUT", text)?;
     let d = gmma_descriptor(&layout, args.elem_bytes, args.base, major)?;
     let bits = d.encode()?;
     if args.json {

@@ -91,7 +91,7 @@ fn access(text: &str) -> Result<Access> {
 
 /// Searches and prints.
 pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
-    let tile = values::layout("tile", &args.tile)?;
+    let tile = values::layout("--tile", &args.tile)?;
     let accesses = args
         .access
         .iter()

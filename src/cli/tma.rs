@@ -71,7 +71,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
     let mode: SwizzleMode = args.swizzle.parse()?;
     let boxed = tma_box_layout(&dims, args.elem_bytes, mode)?;
     let expect = match &args.expect {
-        Some(text) => Some(values::composed("expect", text)?),
+        Some(text) => Some(values::composed("--expect", text)?),
         None => None,
     };
     let verdict = match &expect {

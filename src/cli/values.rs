@@ -16,20 +16,19 @@ pub fn in_option(option: &str, e: Error) -> Error {
     Error::new(e.kind(), message)
 }
 
-/// `text` (the value of `--flag`) evaluated to a layout, possibly swizzled.
-pub fn composed(flag: &str, text: &str) -> Result<ComposedLayout> {
+/// `text` (the value of the argument `arg`, e.g. `--smem` or `LAYOUT`) evaluated to a layout,
+/// possibly swizzled.
+pub fn composed(arg: &str, text: &str) -> Result<ComposedLayout> {
     eval(text)
-        .map_err(|e| in_option(&format!("--{flag}"), e))?
+        .map_err(|e| in_option(arg, e))?
         .as_composed()
-        .ok_or_else(|| Error::invalid(format!("--{flag} '{text}' is not a layout")))?
+        .ok_or_else(|| Error::invalid(format!("{arg} '{text}' is not a layout")))?
 }
 
-/// `text` (the value of `--flag`) evaluated to a layout without swizzle or offset.
-pub fn layout(flag: &str, text: &str) -> Result<Layout> {
+/// `text` (the value of the argument `arg`) evaluated to a layout without swizzle or offset.
+pub fn layout(arg: &str, text: &str) -> Result<Layout> {
     eval(text)
-        .map_err(|e| in_option(&format!("--{flag}"), e))?
+        .map_err(|e| in_option(arg, e))?
         .as_layout()
-        .ok_or_else(|| {
-            Error::invalid(format!("--{flag} '{text}' is not a layout without swizzle"))
-        })?
+        .ok_or_else(|| Error::invalid(format!("{arg} '{text}' is not a layout without swizzle")))?
 }
