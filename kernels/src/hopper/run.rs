@@ -18,7 +18,7 @@ use cudarc::cublas::{CudaBlas, sys as cublas_sys};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use half::{bf16, f16};
 
-use super::{InType, OutType, Sm90Plan};
+use super::{Epilogue, InType, OutType, Sm90Plan};
 use crate::Arch;
 use crate::bench::io;
 use crate::device::Gpu;
@@ -146,6 +146,8 @@ pub struct Sm90Buffers {
     pub map_a: TensorMap,
     /// B's tensor map.
     pub map_b: TensorMap,
+    /// C's tensor map for the TMA-store epilogue (`None` where TMA cannot address C).
+    pub map_c: Option<TensorMap>,
 }
 
 fn count(x: i64, y: i64) -> GpuResult<usize> {
@@ -196,6 +198,24 @@ impl Sm90Buffers {
         };
         let map_a = plan.a_tma.encode(a.device_ptr(gpu.stream()).0)?;
         let map_b = plan.b_tma.encode(b.device_ptr(gpu.stream()).0)?;
+        let mut c = c;
+        // Every variant of these sizes and types can run on these buffers: C's map is encoded
+        // whenever TMA can address C, whatever `plan`'s epilogue.
+        let store = Sm90Plan::with_options(
+            plan.m,
+            plan.n,
+            plan.k,
+            plan.input,
+            plan.output,
+            super::Sm90Options {
+                epilogue: super::Epilogue::TmaStore,
+                ..plan.options
+            },
+        )?;
+        let map_c = match &store.c_tma {
+            Some(t) => Some(t.encode(c.device_ptr(gpu))?),
+            None => None,
+        };
         Ok(Sm90Buffers {
             a_host,
             b_host,
@@ -204,16 +224,25 @@ impl Sm90Buffers {
             c,
             map_a,
             map_b,
+            map_c,
         })
     }
 
-    /// The kernel's arguments `(tmap_a, tmap_b, C)`.
-    fn args(&mut self) -> [Arg<'_>; 3] {
-        [
-            Arg::TensorMap(&self.map_a),
-            Arg::TensorMap(&self.map_b),
-            self.c.arg(),
-        ]
+    /// The kernel's arguments: `(tmap_a, tmap_b, C)`, or `(tmap_a, tmap_b, tmap_c, C)` for the
+    /// TMA-store epilogue; `InvalidArgument` when that epilogue has no map of C.
+    pub fn args(&mut self, plan: &Sm90Plan) -> GpuResult<Vec<Arg<'_>>> {
+        let mut args = vec![Arg::TensorMap(&self.map_a), Arg::TensorMap(&self.map_b)];
+        if plan.epilogue == Epilogue::TmaStore {
+            let map = self.map_c.as_ref().ok_or_else(|| {
+                GpuError::InvalidArgument(format!(
+                    "{}: the buffers have no tensor map of C",
+                    plan.kernel_name()
+                ))
+            })?;
+            args.push(Arg::TensorMap(map));
+        }
+        args.push(self.c.arg());
+        Ok(args)
     }
 
     /// C downloaded as fp32 values.
@@ -226,7 +255,8 @@ impl Sm90Buffers {
     }
 }
 
-/// Compiles (for sm_90a, cached) and loads the plan's kernel over `min(tiles, SMs)` blocks;
+/// Compiles (for sm_90a, cached) and loads the plan's kernel over as many blocks (clusters)
+/// as the GPU holds at once, at most one per (cluster) tile (persistent), or one per tile;
 /// `Unavailable` on a device that is not sm_90 or lacks the shared memory.
 ///
 /// ```
@@ -248,11 +278,34 @@ pub fn function<'g>(gpu: &'g Gpu, plan: &Sm90Plan) -> GpuResult<Loaded<'g>> {
             gpu.name()
         )));
     }
-    let blocks = plan.tiles().min(i64::from(gpu.sm_count().max(1)));
-    let kernel = plan
-        .kernel()?
-        .with_grid(u32::try_from(blocks).unwrap_or(u32::MAX), 1, 1);
-    kernel.load(gpu)
+    let kernel = plan.kernel()?;
+    let cluster = plan.options.cluster;
+    let resident = if cluster > 1 {
+        let dims = (cluster as u32, 1, 1);
+        let probe = kernel.load(gpu)?.with_cluster(dims);
+        i64::from(probe.max_active_clusters(dims)?)
+    } else {
+        i64::from(gpu.sm_count())
+    };
+    if resident < 1 {
+        return Err(GpuError::Unavailable(format!(
+            "{}: no cluster of {cluster} blocks fits on {}",
+            plan.kernel_name(),
+            gpu.name()
+        )));
+    }
+    let clusters = if plan.options.persistent {
+        plan.cluster_tiles().min(resident)
+    } else {
+        plan.cluster_tiles()
+    };
+    let blocks = u32::try_from(clusters * cluster).unwrap_or(u32::MAX);
+    let loaded = kernel.with_grid(blocks, 1, 1).load(gpu)?;
+    Ok(if cluster > 1 {
+        loaded.with_cluster((cluster as u32, 1, 1))
+    } else {
+        loaded
+    })
 }
 
 /// Rows checked against the CPU: all of them up to `max_rows`, else `max_rows` spread rows
@@ -343,7 +396,7 @@ pub fn run_and_verify<'g>(
 ) -> GpuResult<(Loaded<'g>, Comparison)> {
     let kernel = function(gpu, plan)?;
     bufs.c.poison(gpu)?;
-    kernel.launch(&mut bufs.args())?;
+    kernel.launch(&mut bufs.args(plan)?)?;
     gpu.synchronize()?;
     let c = bufs.c_values(gpu, plan.output)?;
     let rows = checked_rows(plan.m as usize, max_rows);
@@ -537,7 +590,7 @@ pub fn bench(
                 cpu.rel_err,
                 vs.rel_err
             ))?;
-            let ours = kernel.time(3, repeats, &mut bufs.args())?;
+            let ours = kernel.time(3, repeats, &mut bufs.args(&plan)?)?;
             let theirs = time_events(gpu, 3, repeats, || {
                 launch_cublas(gpu, &blas, &plan, &mut bufs)
             })?;
