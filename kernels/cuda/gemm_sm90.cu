@@ -89,9 +89,14 @@
     const int c = wg - 1;
     auto release = [](b32 bar) {
       if constexpr (k::CLUSTER > 1) {
+        const b32 me = dev::sm90::cluster_rank();
 #pragma unroll
         for (b32 r = 0; r < (b32)k::CLUSTER; ++r) {
-          dev::sm90::arrive_cluster(dev::sm90::map_rank(bar, r));
+          if (r == me) {
+            dev::sm90::arrive(bar);
+          } else {
+            dev::sm90::arrive_cluster(dev::sm90::map_rank(bar, r));
+          }
         }
       } else {
         dev::sm90::arrive(bar);
@@ -207,5 +212,10 @@
     if (t == 0) dev::sm90::store_wait<0>();
 #endif
   }
-  // No block leaves while another block of its cluster may still arrive on its barriers.
-  if constexpr (k::CLUSTER > 1) dev::sm90::cluster_sync();
+  // No block leaves while another block of its cluster may still arrive on its barriers. The
+  // producer warp's idle lanes wait for its issuing lane first (the warp reaches the cluster
+  // barrier converged).
+  if constexpr (k::CLUSTER > 1) {
+    __syncwarp();
+    dev::sm90::cluster_sync();
+  }

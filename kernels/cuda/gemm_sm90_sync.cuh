@@ -188,10 +188,12 @@ struct sm90 {
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(r) : "r"(addr), "r"(rank));
     return r;
   }
-  // One arrival on the barrier at shared::cluster address `bar` (possibly another block's).
+  // One arrival on the barrier at shared::cluster address `bar` (another block's), with the
+  // default semantics (release at CTA scope): the stage's wgmma reads are complete
+  // (wgmma.wait_group) before it, and the other block's TMA overwrites the stage only after
+  // observing the barrier's phase.
   static __device__ __forceinline__ void arrive_cluster(b32 bar) {
-    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(bar)
-                 : "memory");
+    asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(bar) : "memory");
   }
   // tma_load into the same shared offset of every block in `mask`, completing the bytes on the
   // barrier at the same offset in each of them.

@@ -4,8 +4,11 @@
 //! (`cublasGemmEx`, same types) with CUDA events in the same process, cuBLAS timed right before
 //! each variant. Used to pick `Sm90Options::default()` (docs/performance.md, "Hopper").
 //!
-//! `cargo run --release -p tessel-kernels --example sm90_sweep [N ...] [--repeats R]`
-//! (default 4096 8192, 20 repeats). Prints one line per variant as it goes and a summary table.
+//! `cargo run --release -p tessel-kernels --example sm90_sweep [N | MxNxK ...] [--repeats R]
+//! [--only TAG,...] [--f16-f32]` (default 4096^3 and 8192^3, 20 repeats, every variant and type
+//! pair; `--only` keeps the variants whose kernel-name tags are listed, `default` for the
+//! default; `--f16-f32` keeps that type pair only).
+//! Prints one line per variant as it goes and a summary table.
 
 use tessel_kernels::Gpu;
 use tessel_kernels::gemm::run::cublas;
@@ -53,6 +56,11 @@ fn variants() -> Vec<Sm90Options> {
         cluster: 2,
         ..base
     });
+    v.push(Sm90Options {
+        epilogue: Epilogue::Direct,
+        cluster: 2,
+        ..base
+    });
     let mut seen = Vec::new();
     v.retain(|o| {
         let new = !seen.contains(o);
@@ -60,6 +68,24 @@ fn variants() -> Vec<Sm90Options> {
         new
     });
     v
+}
+
+/// `N` (N^3) or `MxNxK`.
+fn parse_size(a: &str) -> Option<(i64, i64, i64)> {
+    if let Ok(n) = a.parse::<i64>() {
+        return Some((n, n, n));
+    }
+    let v: Vec<i64> = a.split('x').filter_map(|x| x.parse().ok()).collect();
+    (v.len() == 3).then(|| (v[0], v[1], v[2]))
+}
+
+/// `N` for cubes, else `MxNxK`.
+fn size_name(m: i64, n: i64, k: i64) -> String {
+    if m == n && n == k {
+        m.to_string()
+    } else {
+        format!("{m}x{n}x{k}")
+    }
 }
 
 fn main() {
@@ -84,33 +110,54 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut repeats = 20;
     let mut sizes = Vec::new();
+    let mut only: Option<String> = None;
+    let picked = |tag: &str, only: &Option<String>| {
+        only.as_ref().is_none_or(|list| {
+            list.split(',')
+                .any(|t| t == tag || (t == "default" && tag.is_empty()))
+        })
+    };
+    let mut first_type_only = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         if a == "--repeats" {
             repeats = it.next().and_then(|r| r.parse().ok()).unwrap_or(repeats);
-        } else if let Ok(n) = a.parse::<i64>() {
-            sizes.push(n);
+        } else if a == "--only" {
+            // Variants by their kernel-name tags, comma-separated ("default", "_c2", ...).
+            only = it.next().cloned();
+        } else if a == "--f16-f32" {
+            first_type_only = true;
+        } else if let Some(mnk) = parse_size(a) {
+            sizes.push(mnk);
         }
     }
     if sizes.is_empty() {
-        sizes = vec![4096, 8192];
+        sizes = vec![(4096, 4096, 4096), (8192, 8192, 8192)];
     }
-    let types = [
+    let all_types = [
         (InType::F16, OutType::F32),
         (InType::BF16, OutType::F32),
         (InType::F16, OutType::F16),
         (InType::BF16, OutType::BF16),
     ];
+    let types = if first_type_only {
+        &all_types[..1]
+    } else {
+        &all_types[..]
+    };
     println!("device: {}", gpu.describe());
     let mut table = Vec::new();
-    for &n in &sizes {
-        for &(input, output) in &types {
+    for &(m, n, k) in &sizes {
+        for &(input, output) in types {
             let mut bufs: Option<Sm90Buffers> = None;
             for opts in variants() {
-                let plan = match Sm90Plan::with_options(n, n, n, input, output, opts) {
+                if !picked(&opts.tag(), &only) {
+                    continue;
+                }
+                let plan = match Sm90Plan::with_options(m, n, k, input, output, opts) {
                     Ok(p) => p,
                     Err(e) => {
-                        println!("{n} {input}->{output} [{opts}] plan error: {e}");
+                        println!("{m}x{n}x{k} {input}->{output} [{opts}] plan error: {e}");
                         continue;
                     }
                 };
@@ -120,6 +167,7 @@ fn main() {
                         .insert(Sm90Buffers::new(&gpu, &plan, 0x5390 ^ n as u64).expect("upload")),
                 };
                 let result = (|| {
+                    eprintln!("{} [{opts}]: verify", plan.kernel_name());
                     let (_, cpu) = run_and_verify(&gpu, &plan, b, 16)?;
                     let ours_c = b.c_values(&gpu, output)?;
                     let vs = if cublas_supports(input, output) {
@@ -131,14 +179,20 @@ fn main() {
                     let theirs =
                         time_events(&gpu, 3, repeats, || launch_cublas(&gpu, &blas, &plan, b))?;
                     let ours = kernel.time(3, repeats, &mut b.args(&plan)?)?;
-                    Ok::<_, tessel_kernels::GpuError>((cpu, vs, ours, theirs, kernel.info()))
+                    let info = format!(
+                        "{}, grid {}",
+                        kernel.info(),
+                        kernel.kernel().launch().grid.0
+                    );
+                    Ok::<_, tessel_kernels::GpuError>((cpu, vs, ours, theirs, info))
                 })();
                 match result {
                     Ok((cpu, vs, ours, theirs, info)) => {
                         let tf = plan.flops() / (ours.median_ms * 1e-3) / 1e12;
                         let ratio = theirs.median_ms / ours.median_ms;
                         let line = format!(
-                            "{n:>5} {:<10} {:<28} {:>8.4} {:>7.1} {:>8.4} {:>7.3}",
+                            "{:>5} {:<10} {:<28} {:>8.4} {:>7.1} {:>8.4} {:>7.3}",
+                            size_name(m, n, k),
                             format!("{input}->{output}"),
                             opts.to_string(),
                             ours.median_ms,
@@ -154,7 +208,10 @@ fn main() {
                         table.push(line);
                     }
                     Err(e) => {
-                        let line = format!("{n:>5} {input}->{output} [{opts}] FAILED: {e}");
+                        let line = format!(
+                            "{:>5} {input}->{output} [{opts}] FAILED: {e}",
+                            size_name(m, n, k)
+                        );
                         println!("{line}");
                         table.push(line);
                     }

@@ -119,7 +119,7 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
         for op in [
             ".multicast::cluster",
             "mapa.shared::cluster.u32",
-            "mbarrier.arrive.release.cluster.shared::cluster.b64",
+            "mbarrier.arrive.shared::cluster.b64",
             "barrier.cluster.arrive.release",
             "barrier.cluster.wait.acquire",
             "%cluster_ctarank",
