@@ -524,3 +524,33 @@ fn gpu_large_4096_cubed() {
         true,
     );
 }
+
+#[test]
+#[ignore = "needs an sm_90 GPU"]
+fn gpu_buffers_follow_the_variant() {
+    // One set of buffers, encoded for the default plan, then run with clusters of two: B's
+    // map must be re-encoded with the half box (the old one would load twice the bytes the
+    // kernel expects on its barriers).
+    let Some(gpu) = common::gpu_or_skip("gpu_buffers_follow_the_variant") else {
+        return;
+    };
+    if !supported(&gpu) {
+        return;
+    }
+    let (m, n, k) = (512, 1024, 256);
+    let plan = Sm90Plan::new(m, n, k, InType::F16, OutType::F32).unwrap();
+    let mut bufs = Sm90Buffers::new(&gpu, &plan, 5).unwrap();
+    assert_eq!(bufs.map_b.plan().box_dims(), [BK, BN]);
+    let c2 = Sm90Options {
+        cluster: 2,
+        ..Sm90Options::default()
+    };
+    let p2 = Sm90Plan::with_options(m, n, k, InType::F16, OutType::F32, c2).unwrap();
+    assert!(bufs.args(&p2).is_err());
+    let (_, cmp) = run_and_verify(&gpu, &p2, &mut bufs, 512).unwrap();
+    assert_eq!(cmp.bad, 0);
+    assert_eq!(bufs.map_b.plan().box_dims(), [BK, BN / 2]);
+    // Other sizes are refused.
+    let other = Sm90Plan::new(m, n, k + 8, InType::F16, OutType::F32).unwrap();
+    assert!(bufs.for_plan(&gpu, &other).is_err());
+}

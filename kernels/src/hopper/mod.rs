@@ -22,8 +22,9 @@
 //!   bank model) that a TMA store copies to C (clipping ragged `M`, `N`), two buffers per
 //!   consumer; or ([`Epilogue::Direct`]) with predicated stores from the registers.
 //!
-//! [`Sm90Options`] selects the variant (epilogue, raster group, persistent grid);
-//! `kernels/examples/sm90_sweep.rs` times them against cuBLAS in one process.
+//! [`Sm90Options`] selects the variant (epilogue, raster group, persistent grid, clusters of
+//! two blocks along M that multicast the shared B tile with TMA); `kernels/examples/
+//! sm90_sweep.rs` times them against cuBLAS in one process (docs/performance.md, "Hopper").
 //!
 //! Every shared layout is `smem_atom(Major::K, SwizzleMode::B128, 16)` tiled over the stage
 //! with `tile_to_shape`. [`Sm90Plan::new`] proves on the host that the TMA boxes write exactly
@@ -1018,12 +1019,16 @@ impl Sm90Plan {
         ceil_div(ceil_div(self.m, BM), self.options.cluster) * ceil_div(self.n, BN)
     }
 
-    /// Dynamic shared memory: the stages, 1 KiB to align them to the swizzle's repeat, and the
-    /// `full` and `empty` barriers.
+    /// Dynamic shared memory: the stages, the epilogue buffers, 1 KiB to align them to the
+    /// swizzle's repeat, and the `full` and `empty` barriers.
     ///
     /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
-    /// assert_eq!(Sm90Plan::new(8, 8, 8, InType::F16, OutType::F32).unwrap().smem_bytes(), 4 * 49152 + 1024 + 64);
+    /// use tessel_kernels::hopper::{Epilogue, InType, OutType, Sm90Options, Sm90Plan};
+    /// let p = Sm90Plan::new(8, 8, 8, InType::F16, OutType::F32).unwrap();
+    /// assert_eq!(p.smem_bytes(), 4 * 49152 + 4 * 8192 + 1024 + 64);
+    /// let direct = Sm90Options { epilogue: Epilogue::Direct, ..Sm90Options::default() };
+    /// let d = Sm90Plan::with_options(8, 8, 8, InType::F16, OutType::F32, direct).unwrap();
+    /// assert_eq!(d.smem_bytes(), 4 * 49152 + 1024 + 64);
     /// ```
     pub fn smem_bytes(&self) -> i64 {
         STAGES * self.stage_bytes() + 4 * self.c_buf_bytes() + 1024 + 2 * STAGES * 8

@@ -228,12 +228,79 @@ impl Sm90Buffers {
         })
     }
 
+    /// Re-encodes the tensor maps for `plan` where they were encoded for another variant of
+    /// the same sizes and types (clusters of two load half of B per block: another box), so one
+    /// set of buffers serves every variant. `InvalidArgument` for other sizes or types.
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Options, Sm90Plan, run::Sm90Buffers};
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+    /// if !tessel_kernels::hopper::run::supported(&gpu) { return }
+    /// let plan = Sm90Plan::new(256, 512, 64, InType::F16, OutType::F32).unwrap();
+    /// let mut bufs = Sm90Buffers::new(&gpu, &plan, 3).unwrap();
+    /// let c2 = Sm90Options { cluster: 2, ..Sm90Options::default() };
+    /// let p2 = Sm90Plan::with_options(256, 512, 64, InType::F16, OutType::F32, c2).unwrap();
+    /// assert!(bufs.args(&p2).is_err()); // B's map has the one-block box
+    /// bufs.for_plan(&gpu, &p2).unwrap();
+    /// assert_eq!(bufs.map_b.plan().box_dims(), [64, 128]);
+    /// ```
+    pub fn for_plan(&mut self, gpu: &Gpu, plan: &Sm90Plan) -> GpuResult<()> {
+        let (ma, mb) = (self.map_a.plan().matrix(), self.map_b.plan().matrix());
+        if ma != plan.a_tma.matrix()
+            || mb != plan.b_tma.matrix()
+            || self.c.len() != count(plan.m, plan.n)?
+            || matches!(
+                (&self.c, plan.output),
+                (OutBuffer::F32(_), OutType::F16 | OutType::BF16)
+                    | (OutBuffer::B16(_), OutType::F32)
+            )
+        {
+            return Err(GpuError::InvalidArgument(format!(
+                "{}: the buffers hold other sizes or types",
+                plan.kernel_name()
+            )));
+        }
+        if self.map_a.plan() != &plan.a_tma {
+            self.map_a = plan.a_tma.encode(self.a.device_ptr(gpu.stream()).0)?;
+        }
+        if self.map_b.plan() != &plan.b_tma {
+            self.map_b = plan.b_tma.encode(self.b.device_ptr(gpu.stream()).0)?;
+        }
+        if let Some(tma) = &plan.c_tma
+            && self.map_c.as_ref().map(|m| m.plan()) != Some(tma)
+        {
+            self.map_c = Some(tma.encode(self.c.device_ptr(gpu))?);
+        }
+        Ok(())
+    }
+
     /// The kernel's arguments: `(tmap_a, tmap_b, C)`, or `(tmap_a, tmap_b, tmap_c, C)` for the
-    /// TMA-store epilogue; `InvalidArgument` when that epilogue has no map of C.
+    /// TMA-store epilogue. `InvalidArgument` when a tensor map was encoded for another variant
+    /// (see [`Sm90Buffers::for_plan`]) or the epilogue has no map of C.
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan, run::Sm90Buffers};
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+    /// if !tessel_kernels::hopper::run::supported(&gpu) { return }
+    /// let plan = Sm90Plan::new(256, 512, 64, InType::F16, OutType::F32).unwrap();
+    /// let mut bufs = Sm90Buffers::new(&gpu, &plan, 3).unwrap();
+    /// assert_eq!(bufs.args(&plan).unwrap().len(), 4); // tmap_a, tmap_b, tmap_c, C
+    /// ```
     pub fn args(&mut self, plan: &Sm90Plan) -> GpuResult<Vec<Arg<'_>>> {
+        if self.map_a.plan() != &plan.a_tma || self.map_b.plan() != &plan.b_tma {
+            return Err(GpuError::InvalidArgument(format!(
+                "{}: the tensor maps of A and B were encoded for another variant (call \
+                 Sm90Buffers::for_plan)",
+                plan.kernel_name()
+            )));
+        }
         let mut args = vec![Arg::TensorMap(&self.map_a), Arg::TensorMap(&self.map_b)];
         if plan.epilogue == Epilogue::TmaStore {
-            let map = self.map_c.as_ref().ok_or_else(|| {
+            let map = self
+                .map_c
+                .as_ref()
+                .filter(|m| Some(m.plan()) == plan.c_tma.as_ref());
+            let map = map.ok_or_else(|| {
                 GpuError::InvalidArgument(format!(
                     "{}: the buffers have no tensor map of C",
                     plan.kernel_name()
@@ -376,7 +443,8 @@ fn verified(what: &str, plan: &Sm90Plan, cmp: Comparison) -> GpuResult<Compariso
     Err(cmp.failure(&plan.kernel_name(), what))
 }
 
-/// Poisons C (0xFF bytes, a NaN in every output type), runs the kernel once, and checks up to
+/// Encodes the tensor maps for `plan` ([`Sm90Buffers::for_plan`]), poisons C (0xFF bytes, a
+/// NaN in every output type), runs the kernel once, and checks up to
 /// `max_rows` rows (every row when `M <= max_rows`) against the CPU reference. Returns the
 /// loaded kernel and the comparison; `Err(Verify)` when an element is wrong.
 ///
@@ -395,6 +463,7 @@ pub fn run_and_verify<'g>(
     max_rows: usize,
 ) -> GpuResult<(Loaded<'g>, Comparison)> {
     let kernel = function(gpu, plan)?;
+    bufs.for_plan(gpu, plan)?;
     bufs.c.poison(gpu)?;
     kernel.launch(&mut bufs.args(plan)?)?;
     gpu.synchronize()?;
