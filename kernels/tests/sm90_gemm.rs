@@ -513,6 +513,18 @@ fn gpu_large_4096_cubed() {
             true,
         );
     }
+    // Clusters of two with several cluster tiles per cluster (256 over at most 66 clusters).
+    gpu_variant(
+        "gpu_large_4096_cubed",
+        (4096, 4096, 4096),
+        InType::BF16,
+        OutType::BF16,
+        true,
+        Sm90Options {
+            cluster: 2,
+            ..Sm90Options::default()
+        },
+    );
     // More tiles than SMs in both directions, several passes of the persistent loop.
     gpu_case(
         "gpu_large_4096_cubed",

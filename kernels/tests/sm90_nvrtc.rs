@@ -163,7 +163,8 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
 /// The SASS, where `nvdisasm` is available (`TESSEL_NVDISASM=/path/to/nvdisasm`, e.g. from the
 /// `nvidia-cuda-nvdisasm` wheel; skipped otherwise): the tensor cores run `HGMMA` (not `HMMA`),
 /// four per k-tile with one wait between k-tiles, the loads are TMA (`UTMALDG`), the register
-/// budgets are reassigned (`USETMAXREG`), and nothing goes to local memory.
+/// budgets are reassigned (`USETMAXREG`), and nothing goes to local memory; the epilogue is
+/// eight TMA stores, and clusters of two multicast B and release stages without GPU-wide fences.
 #[test]
 fn hopper_gemm_sass_uses_hgmma_and_tma() {
     if !nvrtc_or_skip("sm90_nvrtc") {
@@ -203,4 +204,27 @@ fn hopper_gemm_sass_uses_hgmma_and_tma() {
     for local in ["LDL", "STL"] {
         assert_eq!(count(local), 0, "{local} in the SASS");
     }
+    // Clusters of two: one multicast B load, and the remote stage releases are bare arrivals.
+    // `mbarrier.arrive.release.cluster` put a MEMBAR.ALL.GPU before each of them (0.43x of
+    // cuBLAS, docs/performance.md); only the two cluster barriers (start, exit) may have one.
+    let c2 = Sm90Options {
+        cluster: 2,
+        ..Sm90Options::default()
+    };
+    let plan = Sm90Plan::with_options(4096, 4096, 4096, InType::F16, OutType::F32, c2).unwrap();
+    let kernel = plan.kernel().unwrap();
+    let (cubin, _) = cubin_and_log(kernel.source(), &plan.kernel_name(), Arch::SM90A);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(&file, &cubin).unwrap();
+    let out = std::process::Command::new(&nvdisasm)
+        .arg("-c")
+        .arg(&file)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let sass = String::from_utf8_lossy(&out.stdout);
+    let count = |op: &str| sass.matches(op).count();
+    assert_eq!(count("UTMALDG.2D.MULTICAST"), 1, "{sass}");
+    assert_eq!(count("MEMBAR.ALL.GPU"), 2, "{sass}");
+    assert!(count("SYNCS.ARRIVE.TRANS64.RED") >= 2, "{sass}");
 }
