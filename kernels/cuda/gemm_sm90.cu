@@ -14,15 +14,29 @@
 //                                         swizzle) derived and verified on the host; the kernel
 //                                         adds the shared address >> 4 (k-step k::K_STEP_BYTES)
 //   dev::wgmma                            wgmma.mma_async m64n256k16, generated from the atom
+//   dev::stsm                             stmatrix .x4 (16-bit outputs), generated from the atom
 //   dev::sm90                             mbarrier, TMA, fences, setmaxnreg, wgmma sync, stores
+//   TESSEL_SM90_TMA_STORE                 1: the epilogue goes through shared memory (chunks of
+//                                         64 x k::C_COLS in layout::c_smem, 128-byte rows,
+//                                         double-buffered per consumer) and a TMA store of
+//                                         tmap_c; 0: predicated direct stores to C
   extern __shared__ __align__(1024) unsigned char tessel_smem[];
   // Swizzled stages must start at multiples of 1024 bytes (the 128B pattern's repeat).
   const b32 raw = (b32)__cvta_generic_to_shared(tessel_smem);
   const b32 sA = (raw + 1023u) & ~1023u;
   const b32 sB = sA + k::STAGES * k::A_STAGE_BYTES;
-  const b32 bars = sB + k::STAGES * k::B_STAGE_BYTES;  // full[s] = bars + 8 s, empty[s] after
+  // Epilogue buffers (2 per consumer, k::C_BUF_BYTES each; none for direct stores).
+  const b32 sC = sB + k::STAGES * k::B_STAGE_BYTES;
+  const b32 bars = sC + 4 * k::C_BUF_BYTES;  // full[s] = bars + 8 s, empty[s] after
   const int wg = threadIdx.x / 128;
   const int t = threadIdx.x % 128;
+  // Clusters of k::CLUSTER blocks along M share each B tile: block `rank` loads rows
+  // rank * B_ROWS .. of it and multicasts them to the cluster; a stage is free again when the
+  // consumers of every block of the cluster have released it. The persistent loop runs over
+  // cluster tiles (k::CLUSTER M-tiles by one N-tile).
+  const b32 rank = k::CLUSTER > 1 ? dev::sm90::cluster_rank() : 0u;
+  const long long first = k::CLUSTER > 1 ? (long long)dev::sm90::cluster_id() : blockIdx.x;
+  const long long step = k::CLUSTER > 1 ? (long long)dev::sm90::clusters() : gridDim.x;
   if (threadIdx.x == 0) {
 #pragma unroll
     for (int s = 0; s < k::STAGES; ++s) {
@@ -31,7 +45,11 @@
     }
     dev::sm90::fence_barrier_init();
   }
-  __syncthreads();
+  if constexpr (k::CLUSTER > 1) {
+    dev::sm90::cluster_sync();
+  } else {
+    __syncthreads();
+  }
   if (wg == 0) {
     dev::sm90::regs_dec<k::PRODUCER_REGS>();
     if (t == 0) {
@@ -40,9 +58,9 @@
       int s = 0;
       b32 phase = 0;
 #pragma unroll 1
-      for (long long tile = blockIdx.x; tile < k::TILES; tile += gridDim.x) {
+      for (long long tile = first; tile < k::TILES; tile += step) {
         const long long idx = layout::raster(tile);
-        const int m0 = (int)layout::tile_m0(idx);
+        const int m0 = (int)layout::tile_m0(idx) + (int)rank * k::BM;
         const int n0 = (int)layout::tile_n0(idx);
 #pragma unroll 1
         for (int kt = 0; kt < k::KT; ++kt) {
@@ -52,7 +70,13 @@
           const b32 full = bars + 8 * s;
           dev::sm90::arrive_expect_tx(full, k::TX_BYTES);
           dev::sm90::tma_load(sA + s * k::A_STAGE_BYTES, &tmap_a, kt * k::BK, m0, full);
-          dev::sm90::tma_load(sB + s * k::B_STAGE_BYTES, &tmap_b, kt * k::BK, n0, full);
+          if constexpr (k::CLUSTER > 1) {
+            dev::sm90::tma_load_multicast(sB + s * k::B_STAGE_BYTES + rank * k::B_BOX_BYTES,
+                                          &tmap_b, kt * k::BK, n0 + (int)rank * k::B_ROWS, full,
+                                          (b16)((1u << k::CLUSTER) - 1u));
+          } else {
+            dev::sm90::tma_load(sB + s * k::B_STAGE_BYTES, &tmap_b, kt * k::BK, n0, full);
+          }
           if (++s == k::STAGES) {
             s = 0;
             phase ^= 1u;
@@ -63,15 +87,30 @@
   } else {
     dev::sm90::regs_inc<k::CONSUMER_REGS>();
     const int c = wg - 1;
+    auto release = [](b32 bar) {
+      if constexpr (k::CLUSTER > 1) {
+        const b32 me = dev::sm90::cluster_rank();
+#pragma unroll
+        for (b32 r = 0; r < (b32)k::CLUSTER; ++r) {
+          if (r == me) {
+            dev::sm90::arrive(bar);
+          } else {
+            dev::sm90::arrive_cluster(dev::sm90::map_rank(bar, r));
+          }
+        }
+      } else {
+        dev::sm90::arrive(bar);
+      }
+    };
     float acc[k::ACC];
 #pragma unroll
     for (int i = 0; i < k::ACC; ++i) acc[i] = 0.0f;
     int s = 0;
     b32 phase = 0;
 #pragma unroll 1
-    for (long long tile = blockIdx.x; tile < k::TILES; tile += gridDim.x) {
+    for (long long tile = first; tile < k::TILES; tile += step) {
       const long long idx = layout::raster(tile);
-      const long long m0 = layout::tile_m0(idx);
+      const long long m0 = layout::tile_m0(idx) + (long long)rank * k::BM;
       const long long n0 = layout::tile_n0(idx);
       int prev = 0;
 #pragma unroll 1
@@ -93,10 +132,10 @@
         }
         dev::sm90::mma_commit();
         dev::sm90::pin<k::ACC>(acc);
-        // The previous k-tile's wgmmas are done: its stage goes back to the producer (one
-        // arrival per consumer warp).
+        // The previous k-tile's wgmmas are done: its stage goes back to the producers (one
+        // arrival per consumer warp on the barrier of every block of the cluster).
         dev::sm90::mma_wait<1>();
-        if (kt > 0 && t % 32 == 0) dev::sm90::arrive(bars + 8 * (k::STAGES + prev));
+        if (kt > 0 && t % 32 == 0) release(bars + 8 * (k::STAGES + prev));
         prev = s;
         if (++s == k::STAGES) {
           s = 0;
@@ -105,7 +144,54 @@
       }
       dev::sm90::mma_wait<0>();
       dev::sm90::pin<k::ACC>(acc);
-      if (t % 32 == 0) dev::sm90::arrive(bars + 8 * (k::STAGES + prev));
+      if (t % 32 == 0) release(bars + 8 * (k::STAGES + prev));
+#if TESSEL_SM90_TMA_STORE
+      // Epilogue through shared memory, chunk by chunk: values ch * k::C_VALS .. of every thread
+      // are the 64 x k::C_COLS chunk ch of the consumer's 64 x 256 tile (checked on the host).
+      // Chunk buffers alternate; before refilling one, thread 0 (which issued its store) waits
+      // until at most one store group still reads shared memory, and the warpgroup syncs.
+#pragma unroll
+      for (int ch = 0; ch < k::C_CHUNKS; ++ch) {
+        const b32 buf = sC + (2 * c + (ch & 1)) * k::C_BUF_BYTES;
+        if (t == 0) dev::sm90::store_wait_read<1>();
+        dev::sm90::bar_sync(1 + c, 128);
+        const long long base = (long long)ch * 64 * k::C_COLS;
+        if constexpr (k::OUT == 0) {
+          // Two adjacent fp32 columns per st.shared.v2.
+#pragma unroll
+          for (int u = 0; u < k::C_VALS; u += 2) {
+            const int v = ch * k::C_VALS + u;
+            const long long idx = layout::c_frag_crd(t, v) - base;
+            dev::sm90::sts2(buf + 4 * (b32)layout::c_smem(idx), acc[v], acc[v + 1]);
+          }
+        } else {
+          // stmatrix .x4: matrix i of the four holds values v + 2 i, + 1 of each lane (rows
+          // 8 (i % 2) .., columns 8 (i / 2) .. of the warp's 16 rows from value v's); lane l
+          // addresses row l % 8 of matrix l / 8, which starts where thread 4 (l % 8) of the
+          // warp holds value v + 2 ((l / 8) % 2) + 4 (l / 16).
+          const int w = t / 32, l = t % 32;
+          const int lead = 32 * w + 4 * (l % 8);
+          const int mi = l / 8;
+#pragma unroll
+          for (int u = 0; u < k::C_VALS; u += 8) {
+            const int v = ch * k::C_VALS + u;
+            b32 r[4];
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+              r[i] = dev::sm90::pack2<k::OUT>(acc[v + 2 * i], acc[v + 2 * i + 1]);
+            }
+            const long long idx = layout::c_frag_crd(lead, v + 2 * (mi % 2) + 4 * (mi / 2)) - base;
+            dev::stsm(buf + 2 * (b32)layout::c_smem(idx), r);
+          }
+        }
+        dev::sm90::fence_proxy_async();
+        dev::sm90::bar_sync(1 + c, 128);
+        if (t == 0) {
+          dev::sm90::tma_store(&tmap_c, buf, (int)(n0 + ch * k::C_COLS), (int)(m0 + 64 * c));
+          dev::sm90::store_commit();
+        }
+      }
+#else
       // Epilogue: values v and v + 1 are adjacent columns of one row (checked on the host).
       const long long r0 = m0 + 64 * c;
 #pragma unroll
@@ -119,5 +205,17 @@
                                     k::PAIR != 0 && two, two);
         }
       }
+#endif
     }
+#if TESSEL_SM90_TMA_STORE
+    // The last stores must finish reading shared memory before the block exits.
+    if (t == 0) dev::sm90::store_wait<0>();
+#endif
+  }
+  // No block leaves while another block of its cluster may still arrive on its barriers. The
+  // producer warp's idle lanes wait for its issuing lane first (the warp reaches the cluster
+  // barrier converged).
+  if constexpr (k::CLUSTER > 1) {
+    __syncwarp();
+    dev::sm90::cluster_sync();
   }

@@ -2,7 +2,9 @@
 // generated from its MMA atom), as static members of dev::sm90. PTX ISA 8.x: mbarrier
 // (init, arrive, arrive.expect_tx, try_wait.parity), fence.mbarrier_init, cp.async.bulk.tensor
 // (2-D tile load completing on an mbarrier), prefetch.tensormap, setmaxnreg, wgmma.fence /
-// commit_group / wait_group, cvt to fp16 / bf16. Shared-memory operands are 32-bit
+// commit_group / wait_group, cvt to fp16 / bf16, and the shared-memory epilogue's TMA store
+// (cp.async.bulk.tensor shared::cta -> global, bulk_group commit / wait_group.read,
+// fence.proxy.async.shared::cta, named barriers). Shared-memory operands are 32-bit
 // shared::cta addresses; a tensor map is the generic address of the __grid_constant__ param.
 struct sm90 {
   // An mbarrier expecting `count` arrivals per phase.
@@ -108,5 +110,99 @@ struct sm90 {
         if (two) asm volatile("st.global.b16 [%0], %1;\n" ::"l"(p + 1), "h"((b16)hi) : "memory");
       }
     }
+  }
+  // Two values converted to the 16-bit output type and packed (x in the low half, y in the
+  // high half: the lower column first, as stmatrix stores a register's halves).
+  template <int OUT> static __device__ __forceinline__ b32 pack2(float x, float y) {
+    b32 d;
+    if constexpr (OUT == 1) {
+      asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(d) : "f"(y), "f"(x));
+    } else {
+      asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(d) : "f"(y), "f"(x));
+    }
+    return d;
+  }
+  // Two fp32 values at shared address `addr` (8-byte aligned).
+  static __device__ __forceinline__ void sts2(b32 addr, float x, float y) {
+    asm volatile("st.shared.v2.b32 [%0], {%1, %2};\n" ::"r"(addr), "r"(__float_as_uint(x)),
+                 "r"(__float_as_uint(y))
+                 : "memory");
+  }
+  // Orders this thread's ordinary shared-memory writes before later async-proxy (TMA) reads.
+  static __device__ __forceinline__ void fence_proxy_async() {
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  }
+  // Named barrier `id` over `threads` threads (a multiple of 32).
+  static __device__ __forceinline__ void bar_sync(int id, int threads) {
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+  }
+  // The box at shared address `src` to the tensor at coordinates (c0 innermost, c1); TMA drops
+  // the elements outside the tensor.
+  static __device__ __forceinline__ void tma_store(const tessel_tensor_map* map, b32 src, int c0,
+                                                   int c1) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(
+            (unsigned long long)map),
+        "r"(src), "r"(c0), "r"(c1)
+        : "memory");
+  }
+  // Closes this thread's bulk stores issued so far into one group.
+  static __device__ __forceinline__ void store_commit() {
+    asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+  }
+  // Waits until at most N of this thread's store groups still read shared memory.
+  template <int N> static __device__ __forceinline__ void store_wait_read() {
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+  }
+  // Waits until at most N of this thread's store groups are incomplete (writes done).
+  template <int N> static __device__ __forceinline__ void store_wait() {
+    asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+  }
+  // Thread-block clusters (k::CLUSTER > 1). This block's rank in its cluster.
+  static __device__ __forceinline__ b32 cluster_rank() {
+    b32 r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+  }
+  // The cluster's index in the grid and the number of clusters (1-D grids).
+  static __device__ __forceinline__ b32 cluster_id() {
+    b32 r;
+    asm volatile("mov.u32 %0, %%clusterid.x;\n" : "=r"(r));
+    return r;
+  }
+  static __device__ __forceinline__ b32 clusters() {
+    b32 r;
+    asm volatile("mov.u32 %0, %%nclusterid.x;\n" : "=r"(r));
+    return r;
+  }
+  // Every thread of every block of the cluster arrives, then waits for all (release / acquire:
+  // barrier initializations before it are visible to the other blocks after it).
+  static __device__ __forceinline__ void cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release;\n" ::: "memory");
+    asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory");
+  }
+  // The shared::cluster address of `addr` (a shared::cta address) in block `rank` of the
+  // cluster.
+  static __device__ __forceinline__ b32 map_rank(b32 addr, b32 rank) {
+    b32 r;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(r) : "r"(addr), "r"(rank));
+    return r;
+  }
+  // One arrival on the barrier at shared::cluster address `bar` (another block's), with the
+  // default semantics (release at CTA scope): the stage's wgmma reads are complete
+  // (wgmma.wait_group) before it, and the other block's TMA overwrites the stage only after
+  // observing the barrier's phase.
+  static __device__ __forceinline__ void arrive_cluster(b32 bar) {
+    asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(bar) : "memory");
+  }
+  // tma_load into the same shared offset of every block in `mask`, completing the bytes on the
+  // barrier at the same offset in each of them.
+  static __device__ __forceinline__ void tma_load_multicast(b32 dst, const tessel_tensor_map* map,
+                                                            int c0, int c1, b32 bar, b16 mask) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+        ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(dst),
+        "l"((unsigned long long)map), "r"(bar), "r"(c0), "r"(c1), "h"(mask)
+        : "memory");
   }
 };

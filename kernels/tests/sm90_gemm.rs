@@ -5,9 +5,13 @@
 mod common;
 
 use tessel_kernels::hopper::run::{Sm90Buffers, run_and_compare_cublas, run_and_verify, supported};
-use tessel_kernels::hopper::{BK, BM, BN, InType, OutType, STAGES, Sm90Plan};
+use tessel_kernels::hopper::{
+    BK, BM, BN, Epilogue, InType, OutType, STAGES, Sm90Options, Sm90Plan,
+};
 use tessel_kernels::kernel::{Arg, ParamKind};
 use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
+use tessel_layout::Layout;
+use tessel_layout::bank::analyze_indices;
 use tessel_layout::gmma::{GmmaDescriptor, Major, SwizzleMode};
 
 /// The 128-byte swizzle on a byte address, written out from its definition (PTX ISA, "Shared
@@ -58,7 +62,8 @@ fn plan_descriptor_fields_and_tma_boxes() {
         (SwizzleMode::B128, SwizzleMode::B128)
     );
     assert_eq!(plan.stage_bytes(), (128 + 256) * 64 * 2);
-    assert_eq!(plan.smem_bytes(), STAGES * 49152 + 1024 + 64);
+    // The stages, two 8 KiB epilogue buffers per consumer, alignment slack, the barriers.
+    assert_eq!(plan.smem_bytes(), STAGES * 49152 + 4 * 8192 + 1024 + 64);
     // Every descriptor: K-major, 128B, LBO 16 (unused), SBO 1024 (8 rows of 128 bytes); the
     // start advances 32 bytes (+2 in the >>4 field) per k-block and 64 rows (8 KiB) per
     // consumer.
@@ -198,15 +203,145 @@ fn tensor_map_parameters_take_only_tensor_maps() {
         .unwrap();
     assert_eq!(kernel.params()[0].kind(), &ParamKind::TensorMap);
     assert_eq!(kernel.params()[1].kind(), &ParamKind::TensorMap);
+    assert_eq!(kernel.params()[2].kind(), &ParamKind::TensorMap);
     let err = kernel
-        .check_args(&[Arg::I64(0), Arg::I64(0), Arg::I32(0)])
+        .check_args(&[Arg::I64(0), Arg::I64(0), Arg::I32(0), Arg::I32(0)])
         .unwrap_err();
     assert!(err.to_string().contains("parameter tmap_a"), "{err}");
+}
+
+#[test]
+fn epilogue_chunk_is_the_128b_swizzled_row_major_box() {
+    // The TMA store reads a box of 64 rows x 128 bytes, rows one after the other, under the
+    // 128B swizzle (CUDA driver API, cuTensorMapEncodeTiled; sw128 above): c_smem must place
+    // element (row, col) exactly there.
+    for (output, bytes) in [(OutType::F32, 4), (OutType::F16, 2), (OutType::BF16, 2)] {
+        let plan = Sm90Plan::new(512, 512, 64, InType::F16, output).unwrap();
+        let cols = 128 / bytes;
+        assert_eq!(Sm90Plan::c_cols(output), cols);
+        assert_eq!(plan.epilogue, Epilogue::TmaStore);
+        let tma = plan.c_tma.as_ref().unwrap();
+        assert_eq!(tma.box_dims(), [cols, 64]);
+        for row in 0..64 {
+            for col in 0..cols {
+                assert_eq!(
+                    bytes * plan.c_smem.offset(row + 64 * col).unwrap(),
+                    sw128(row * 128 + bytes * col),
+                    "{output} ({row},{col})"
+                );
+            }
+        }
+        // One chunk per 128 bytes of a consumer's 256 columns; all four buffers beside the
+        // stage ring within the 227 KiB a block may have.
+        assert_eq!(plan.c_buf_bytes() * 4, 4 * 64 * 128);
+        assert!(plan.smem_bytes() <= 232_448, "{}", plan.smem_bytes());
+    }
+}
+
+#[test]
+fn epilogue_stores_are_conflict_free_and_would_conflict_unswizzled() {
+    for output in OutType::ALL {
+        let plan = Sm90Plan::new(256, 256, 64, InType::BF16, output).unwrap();
+        let (op, idx) = plan.epilogue_accesses(0).unwrap();
+        let swizzled = analyze_indices(&plan.c_smem, output.bytes() as i64, op, &idx).unwrap();
+        // sts.64: 2 wavefronts per warp-wide store (256 bytes); stmatrix: 1 per 8x8 matrix.
+        let per = if output == OutType::F32 { 2 } else { 4 };
+        assert!(
+            swizzled
+                .iter()
+                .all(|r| r.wavefronts == per && r.excess == 0),
+            "{output}"
+        );
+        // The same chunk without the swizzle, row-major 128-byte rows: the 8 rows a store
+        // touches share their banks.
+        let cols = Sm90Plan::c_cols(output);
+        let plain = Layout::new(
+            tessel_layout::IntTuple::from_ints([64, cols]),
+            tessel_layout::IntTuple::from_ints([cols, 1]),
+        )
+        .unwrap();
+        let flat = analyze_indices(&plain, output.bytes() as i64, op, &idx).unwrap();
+        assert!(flat.iter().all(|r| r.excess > 0), "{output}: {:?}", flat[0]);
+    }
+}
+
+#[test]
+fn clusters_of_two_split_the_b_box_and_double_the_releases() {
+    let c2 = Sm90Options {
+        cluster: 2,
+        ..Sm90Options::default()
+    };
+    let plan = Sm90Plan::with_options(1000, 1000, 512, InType::F16, OutType::F32, c2).unwrap();
+    // Each block loads half of B's 256 rows (16 KiB) and multicasts it; a stage still
+    // receives A (16 KiB) and all of B (32 KiB).
+    assert_eq!(plan.b_tma.box_dims(), [BK, BN / 2]);
+    assert_eq!(plan.stage_bytes(), 49152);
+    // 8 M-tiles in 4 clusters by 4 N-tiles; the grid covers whole clusters.
+    assert_eq!((plan.tiles(), plan.cluster_tiles()), (32, 16));
+    let kernel = plan.kernel().unwrap();
+    assert_eq!(kernel.launch().grid.0, 32);
+    let src = kernel.source();
+    for want in [
+        "EMPTY_ARRIVALS = 16",
+        "CLUSTER = 2",
+        "B_ROWS = 128",
+        "TX_BYTES = 49152",
+    ] {
+        assert!(src.contains(want), "{want}");
+    }
+    // The first cluster row starts at M-tile 0, the next at M-tile 2 (tile_m0 steps 2 * BM).
+    assert_eq!(plan.tile_m0.offset(1).unwrap(), 2 * BM);
+    let bad = Sm90Options {
+        cluster: 4,
+        ..Sm90Options::default()
+    };
+    assert!(Sm90Plan::with_options(1000, 1000, 512, InType::F16, OutType::F32, bad).is_err());
+}
+
+#[test]
+fn tma_store_needs_16_byte_rows_of_c() {
+    // fp32: N % 4 == 0; 16-bit: N % 8 == 0. Otherwise the direct epilogue.
+    for (n, output, tma) in [
+        (260, OutType::F32, true),
+        (258, OutType::F32, false),
+        (264, OutType::BF16, true),
+        (260, OutType::BF16, false),
+    ] {
+        let plan = Sm90Plan::new(100, n, 64, InType::F16, output).unwrap();
+        assert_eq!(plan.epilogue == Epilogue::TmaStore, tma, "{n} {output}");
+        assert_eq!(plan.c_tma.is_some(), tma);
+        let params = plan.kernel().unwrap().params().len();
+        assert_eq!(params, if tma { 4 } else { 3 });
+    }
+    let bad = Sm90Options {
+        raster_group: 0,
+        ..Sm90Options::default()
+    };
+    assert!(Sm90Plan::with_options(128, 256, 64, InType::F16, OutType::F32, bad).is_err());
 }
 
 /// Runs one plan on the GPU against the CPU (every row up to 1024 rows, else 256 spread rows)
 /// and, when `vs_cublas`, against cuBLAS on every element.
 fn gpu_case(test: &str, m: i64, n: i64, k: i64, input: InType, output: OutType, vs_cublas: bool) {
+    gpu_variant(
+        test,
+        (m, n, k),
+        input,
+        output,
+        vs_cublas,
+        Sm90Options::default(),
+    );
+}
+
+/// [`gpu_case`] of the variant `opts`.
+fn gpu_variant(
+    test: &str,
+    (m, n, k): (i64, i64, i64),
+    input: InType,
+    output: OutType,
+    vs_cublas: bool,
+    opts: Sm90Options,
+) {
     let Some(gpu) = common::gpu_or_skip(test) else {
         return;
     };
@@ -219,7 +354,7 @@ fn gpu_case(test: &str, m: i64, n: i64, k: i64, input: InType, output: OutType, 
         eprintln!("{test}: skipped: {} is not sm_90", gpu.describe());
         return;
     }
-    let plan = Sm90Plan::new(m, n, k, input, output).unwrap();
+    let plan = Sm90Plan::with_options(m, n, k, input, output, opts).unwrap();
     let mut bufs = Sm90Buffers::new(&gpu, &plan, 0x90a ^ m as u64).unwrap();
     let rows = if m <= 1024 { m as usize } else { 256 };
     let (kernel, cmp) =
@@ -283,6 +418,84 @@ fn gpu_ragged_sizes() {
             true,
         );
         gpu_case("gpu_ragged_sizes", 129, 257, 72, input, OutType::BF16, true);
+        // TMA-store epilogue with C clipped inside a chunk: 328 = 256 + 72 columns (16-bit rows
+        // of 656 bytes), 200 = 128 + 72 rows.
+        gpu_case("gpu_ragged_sizes", 200, 328, 64, input, OutType::F16, true);
+        gpu_case("gpu_ragged_sizes", 200, 328, 136, input, OutType::F32, true);
+    }
+}
+
+#[test]
+#[ignore = "needs an sm_90 GPU"]
+fn gpu_variants() {
+    // Every option away from the default, at a ragged size with several tiles per block.
+    let d = Sm90Options::default();
+    for opts in [
+        Sm90Options {
+            epilogue: Epilogue::Direct,
+            ..d
+        },
+        Sm90Options {
+            raster_group: 3,
+            ..d
+        },
+        Sm90Options {
+            persistent: false,
+            ..d
+        },
+        Sm90Options { cluster: 2, ..d },
+        Sm90Options {
+            cluster: 2,
+            epilogue: Epilogue::Direct,
+            ..d
+        },
+        Sm90Options {
+            cluster: 2,
+            persistent: false,
+            ..d
+        },
+    ] {
+        for output in [OutType::F32, OutType::BF16] {
+            gpu_variant(
+                "gpu_variants",
+                (1000, 2000, 520),
+                InType::BF16,
+                output,
+                true,
+                opts,
+            );
+        }
+        // 3 M-tiles: with clusters of two, the second cluster's upper block lies below C (it
+        // still loads and multicasts its half of B; its stores are clipped).
+        gpu_variant(
+            "gpu_variants",
+            (300, 704, 136),
+            InType::F16,
+            OutType::F16,
+            true,
+            opts,
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs an sm_90 GPU"]
+fn gpu_small_cluster() {
+    // One cluster of two blocks, the second all outside C (M = 128): the smallest case of the
+    // multicast and the cross-block releases, for the sanitizers.
+    let c2 = Sm90Options {
+        cluster: 2,
+        ..Sm90Options::default()
+    };
+    for output in OutType::ALL {
+        gpu_variant(
+            "gpu_small_cluster",
+            (128, 256, 256),
+            InType::F16,
+            output,
+            true,
+            c2,
+        );
     }
 }
 
@@ -300,6 +513,18 @@ fn gpu_large_4096_cubed() {
             true,
         );
     }
+    // Clusters of two with several cluster tiles per cluster (256 over at most 66 clusters).
+    gpu_variant(
+        "gpu_large_4096_cubed",
+        (4096, 4096, 4096),
+        InType::BF16,
+        OutType::BF16,
+        true,
+        Sm90Options {
+            cluster: 2,
+            ..Sm90Options::default()
+        },
+    );
     // More tiles than SMs in both directions, several passes of the persistent loop.
     gpu_case(
         "gpu_large_4096_cubed",
@@ -310,4 +535,34 @@ fn gpu_large_4096_cubed() {
         OutType::F16,
         true,
     );
+}
+
+#[test]
+#[ignore = "needs an sm_90 GPU"]
+fn gpu_buffers_follow_the_variant() {
+    // One set of buffers, encoded for the default plan, then run with clusters of two: B's
+    // map must be re-encoded with the half box (the old one would load twice the bytes the
+    // kernel expects on its barriers).
+    let Some(gpu) = common::gpu_or_skip("gpu_buffers_follow_the_variant") else {
+        return;
+    };
+    if !supported(&gpu) {
+        return;
+    }
+    let (m, n, k) = (512, 1024, 256);
+    let plan = Sm90Plan::new(m, n, k, InType::F16, OutType::F32).unwrap();
+    let mut bufs = Sm90Buffers::new(&gpu, &plan, 5).unwrap();
+    assert_eq!(bufs.map_b.plan().box_dims(), [BK, BN]);
+    let c2 = Sm90Options {
+        cluster: 2,
+        ..Sm90Options::default()
+    };
+    let p2 = Sm90Plan::with_options(m, n, k, InType::F16, OutType::F32, c2).unwrap();
+    assert!(bufs.args(&p2).is_err());
+    let (_, cmp) = run_and_verify(&gpu, &p2, &mut bufs, 512).unwrap();
+    assert_eq!(cmp.bad, 0);
+    assert_eq!(bufs.map_b.plan().box_dims(), [BK, BN / 2]);
+    // Other sizes are refused.
+    let other = Sm90Plan::new(m, n, k + 8, InType::F16, OutType::F32).unwrap();
+    assert!(bufs.for_plan(&gpu, &other).is_err());
 }

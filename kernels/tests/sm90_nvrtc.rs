@@ -6,7 +6,7 @@ mod common;
 
 use common::nvrtc_or_skip;
 use tessel_kernels::Arch;
-use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
+use tessel_kernels::hopper::{Epilogue, InType, OutType, Sm90Options, Sm90Plan};
 
 /// NVRTC's CUBIN of `source` for `arch` and the program log (ptxas warnings included).
 fn cubin_and_log(source: &str, name: &str, arch: Arch) -> (Vec<u8>, String) {
@@ -66,6 +66,28 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
             ] {
                 assert!(ptx.contains(op), "{name}: no {op} in the PTX");
             }
+            // The default epilogue: shared-memory chunks (stmatrix for 16-bit outputs, 64-bit
+            // st.shared for fp32) stored by TMA in bulk groups, after the proxy fence.
+            let chunk_store = if output == OutType::F32 {
+                "st.shared.v2.b32"
+            } else {
+                "stmatrix.sync.aligned.m8n8.x4.shared.b16"
+            };
+            for op in [
+                "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group",
+                "cp.async.bulk.commit_group",
+                "cp.async.bulk.wait_group.read 1",
+                "cp.async.bulk.wait_group 0",
+                "fence.proxy.async.shared::cta",
+                "bar.sync",
+                chunk_store,
+            ] {
+                assert!(ptx.contains(op), "{name}: no {op} in the PTX");
+            }
+            assert!(
+                !ptx.contains("st.global"),
+                "{name}: direct stores left in the PTX"
+            );
             assert!(!ptx.contains(".local"), "{name} uses local memory");
             let (cubin, log) = cubin_and_log(kernel.source(), &name, Arch::SM90A);
             assert!(!cubin.is_empty(), "{name}: empty CUBIN");
@@ -83,12 +105,66 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
             }
         }
     }
+    // Clusters of two along M: B multicast, remote releases of the stages, cluster barriers.
+    let c2 = Sm90Options {
+        cluster: 2,
+        ..Sm90Options::default()
+    };
+    for (input, output) in [(InType::F16, OutType::F32), (InType::BF16, OutType::BF16)] {
+        let plan = Sm90Plan::with_options(1000, 1000, 1000, input, output, c2).unwrap();
+        let kernel = plan.kernel().unwrap();
+        let name = plan.kernel_name();
+        assert!(name.ends_with("_c2"), "{name}");
+        let ptx = kernel.ptx(Arch::SM90A).unwrap();
+        for op in [
+            ".multicast::cluster",
+            "mapa.shared::cluster.u32",
+            "mbarrier.arrive.shared::cluster.b64",
+            "barrier.cluster.arrive.release",
+            "barrier.cluster.wait.acquire",
+            "%cluster_ctarank",
+        ] {
+            assert!(ptx.contains(op), "{name}: no {op} in the PTX");
+        }
+        let (_, log) = cubin_and_log(kernel.source(), &name, Arch::SM90A);
+        eprintln!("{name}: {log}");
+        assert!(
+            log.contains("0 bytes spill stores, 0 bytes spill loads"),
+            "{name}: {log}"
+        );
+        for bad in ["Performance Loss", "serialized", "C7508", "warning"] {
+            assert!(!log.contains(bad), "{name}: ptxas says {bad}: {log}");
+        }
+    }
+    // The direct epilogue (also the fallback where TMA cannot address C: N = 1001 fp32
+    // columns are 4004-byte rows) stores from registers and has no TMA store.
+    let direct = Sm90Options {
+        epilogue: Epilogue::Direct,
+        ..Sm90Options::default()
+    };
+    for plan in [
+        Sm90Plan::with_options(1000, 1000, 1000, InType::F16, OutType::F32, direct).unwrap(),
+        Sm90Plan::new(1000, 1001, 1000, InType::BF16, OutType::F32).unwrap(),
+    ] {
+        let kernel = plan.kernel().unwrap();
+        let name = plan.kernel_name();
+        assert!(name.ends_with("_direct"), "{name}");
+        let ptx = kernel.ptx(Arch::SM90A).unwrap();
+        assert!(ptx.contains("st.global."), "{name}");
+        assert!(!ptx.contains("bulk_group"), "{name}");
+        let (_, log) = cubin_and_log(kernel.source(), &name, Arch::SM90A);
+        assert!(
+            log.contains("0 bytes spill stores, 0 bytes spill loads"),
+            "{name}: {log}"
+        );
+    }
 }
 
 /// The SASS, where `nvdisasm` is available (`TESSEL_NVDISASM=/path/to/nvdisasm`, e.g. from the
 /// `nvidia-cuda-nvdisasm` wheel; skipped otherwise): the tensor cores run `HGMMA` (not `HMMA`),
 /// four per k-tile with one wait between k-tiles, the loads are TMA (`UTMALDG`), the register
-/// budgets are reassigned (`USETMAXREG`), and nothing goes to local memory.
+/// budgets are reassigned (`USETMAXREG`), and nothing goes to local memory; the epilogue is
+/// eight TMA stores, and clusters of two multicast B and release stages without GPU-wide fences.
 #[test]
 fn hopper_gemm_sass_uses_hgmma_and_tma() {
     if !nvrtc_or_skip("sm90_nvrtc") {
@@ -122,8 +198,33 @@ fn hopper_gemm_sass_uses_hgmma_and_tma() {
     assert_eq!(count("HMMA"), 0);
     assert_eq!(count("WARPGROUP.DEPBAR.LE gsb0, 0x1"), 1, "{sass}");
     assert_eq!(count("UTMALDG.2D"), 2);
+    // The epilogue: one TMA store per chunk (8 chunks of 64 x 32 fp32, unrolled).
+    assert_eq!(count("UTMASTG.2D"), 8, "{sass}");
     assert!(count("USETMAXREG") >= 2, "{sass}");
     for local in ["LDL", "STL"] {
         assert_eq!(count(local), 0, "{local} in the SASS");
     }
+    // Clusters of two: one multicast B load, and the remote stage releases are bare arrivals.
+    // `mbarrier.arrive.release.cluster` put a MEMBAR.ALL.GPU before each of them (0.43x of
+    // cuBLAS, docs/performance.md); only the two cluster barriers (start, exit) may have one.
+    let c2 = Sm90Options {
+        cluster: 2,
+        ..Sm90Options::default()
+    };
+    let plan = Sm90Plan::with_options(4096, 4096, 4096, InType::F16, OutType::F32, c2).unwrap();
+    let kernel = plan.kernel().unwrap();
+    let (cubin, _) = cubin_and_log(kernel.source(), &plan.kernel_name(), Arch::SM90A);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(&file, &cubin).unwrap();
+    let out = std::process::Command::new(&nvdisasm)
+        .arg("-c")
+        .arg(&file)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let sass = String::from_utf8_lossy(&out.stdout);
+    let count = |op: &str| sass.matches(op).count();
+    assert_eq!(count("UTMALDG.2D.MULTICAST"), 1, "{sass}");
+    assert_eq!(count("MEMBAR.ALL.GPU"), 2, "{sass}");
+    assert!(count("SYNCS.ARRIVE.TRANS64.RED") >= 2, "{sass}");
 }

@@ -270,9 +270,10 @@ mod with_kernels {
     use std::io::Write;
 
     use tessel::kernels::bench::{self as kb, BenchOptions, Row};
+    use tessel::kernels::gemm::GemmPlan;
     use tessel::kernels::gemm::run::{self as gemm, GemmRow, VsCublas};
     use tessel::kernels::hopper::run::{self as hopper, Sm90Row};
-    use tessel::kernels::hopper::{InType, OutType};
+    use tessel::kernels::hopper::{InType, OutType, Sm90Options};
     use tessel::kernels::tiled::TiledKind;
     use tessel::kernels::{DType, Gpu, GpuError};
     use tessel::{Error, Result};
@@ -327,8 +328,9 @@ mod with_kernels {
     /// What one run measured.
     enum Rows {
         Kernels(Vec<Row>),
-        /// The SM80 GEMM's rows, then the Hopper GEMM's (sm_90 devices only).
-        Gemm(Vec<GemmRow>, Vec<Sm90Row>),
+        /// The SM80 GEMM's rows, then the Hopper GEMM's (sm_90 devices only), then a note per
+        /// size the SM80 kernel does not take.
+        Gemm(Vec<GemmRow>, Vec<Sm90Row>, Vec<String>),
         /// One SGEMM ladder per shape `(M, N, K)`.
         Sgemm(Vec<((i64, i64, i64), Ladder)>),
     }
@@ -359,7 +361,23 @@ mod with_kernels {
         if args.suite == Suite::Gemm {
             let sizes: Vec<_> = opts.sizes.iter().map(|&(r, c)| (r, c, c)).collect();
             let configs = gemm::bench_configs(gpu).map_err(gpu_error)?;
-            let rows = gemm::bench(gpu, &sizes, &configs, opts.repeats, progress);
+            // A size the SM80 kernel rejects skips its rows (with a note), not the Hopper ones.
+            let mut notes = Vec::new();
+            let sm80_sizes: Vec<_> = sizes
+                .iter()
+                .copied()
+                .filter(|&(m, n, k)| match GemmPlan::new(m, n, k) {
+                    Ok(_) => true,
+                    Err(e) => {
+                        notes.push(format!("gemm (fp16->fp32) {m}x{n}x{k} skipped: {e}"));
+                        false
+                    }
+                })
+                .collect();
+            for note in &notes {
+                let _ = writeln!(progress, "{note}");
+            }
+            let rows = gemm::bench(gpu, &sm80_sizes, &configs, opts.repeats, progress);
             let rows = rows.map_err(gpu_error)?;
             let sm90 = if hopper::supported(gpu) {
                 hopper::bench(gpu, &sizes, &SM90_TYPES, opts.repeats, progress)
@@ -367,7 +385,7 @@ mod with_kernels {
             } else {
                 Vec::new()
             };
-            return Ok(Rows::Gemm(rows, sm90));
+            return Ok(Rows::Gemm(rows, sm90, notes));
         }
         if args.suite == Suite::Sgemm {
             let mut out = Vec::new();
@@ -428,7 +446,10 @@ mod with_kernels {
         }
         let table = match rows {
             Rows::Kernels(rows) => kernel_table(&gpu.describe(), &rows),
-            Rows::Gemm(rows, sm90) => gemm_table(&gpu.describe(), &rows) + &sm90_table(&sm90),
+            Rows::Gemm(rows, sm90, notes) => {
+                let notes: String = notes.iter().map(|n| format!("{n}\n")).collect();
+                gemm_table(&gpu.describe(), &rows) + &notes + &sm90_table(&sm90)
+            }
             Rows::Sgemm(ladders) => sgemm_table(&gpu.describe(), &ladders),
         };
         print(out, &table)
@@ -606,7 +627,7 @@ mod with_kernels {
                     })
                 })
                 .collect(),
-            Rows::Gemm(rows, sm90) => rows
+            Rows::Gemm(rows, sm90, _) => rows
                 .iter()
                 .map(|r| {
                     gemm_json(
@@ -618,7 +639,8 @@ mod with_kernels {
                 })
                 .chain(sm90.iter().map(|r| {
                     let kernel = format!("gemm_sm90_tn_{}_{}", r.input, r.output);
-                    gemm_json(kernel, "128x256x64s4".into(), r.size, &r.result)
+                    let variant = format!("128x256x64s4 {}", Sm90Options::default());
+                    gemm_json(kernel, variant, r.size, &r.result)
                 }))
                 .collect(),
             Rows::Kernels(rows) => rows

@@ -16,7 +16,15 @@
 //! - warpgroups 1 and 2 are consumers (`setmaxnreg.inc` to [`CONSUMER_REGS`]): each owns 64
 //!   rows of the tile and issues four `wgmma m64n256k16` per stage on descriptors of the
 //!   stage, keeping one k-tile of wgmmas in flight, then writes its 64 x 256 accumulators
-//!   (the GMMA atom's C layout) to C with predicated stores for ragged `M`, `N`.
+//!   (the GMMA atom's C layout) to C: by default ([`Epilogue::TmaStore`]) through shared
+//!   memory, in chunks of 64 rows x 128 bytes (`st.shared.v2` for fp32, `stmatrix` for 16-bit
+//!   outputs) into a 128B-swizzled buffer ([`Sm90Plan::c_smem`], proven conflict-free by the
+//!   bank model) that a TMA store copies to C (clipping ragged `M`, `N`), two buffers per
+//!   consumer; or ([`Epilogue::Direct`]) with predicated stores from the registers.
+//!
+//! [`Sm90Options`] selects the variant (epilogue, raster group, persistent grid, clusters of
+//! two blocks along M that multicast the shared B tile with TMA); `kernels/examples/
+//! sm90_sweep.rs` times them against cuBLAS in one process (docs/performance.md, "Hopper").
 //!
 //! Every shared layout is `smem_atom(Major::K, SwizzleMode::B128, 16)` tiled over the stage
 //! with `tile_to_shape`. [`Sm90Plan::new`] proves on the host that the TMA boxes write exactly
@@ -38,7 +46,8 @@ pub mod run;
 
 use std::fmt;
 
-use tessel_layout::atom::mma_atom;
+use tessel_layout::atom::{copy_atom, mma_atom};
+use tessel_layout::bank::{BankReport, SmemOp, analyze_indices};
 use tessel_layout::gmma::{GmmaDescriptor, Major, SwizzleMode, gmma_descriptor, smem_atom};
 use tessel_layout::{ComposedLayout, IntTuple, Layout, composition};
 
@@ -265,6 +274,125 @@ impl fmt::Display for OutType {
     }
 }
 
+/// How the consumers write C.
+///
+/// ```
+/// use tessel_kernels::hopper::Epilogue;
+/// assert_eq!(Epilogue::TmaStore.to_string(), "tma");
+/// assert_eq!("direct".parse::<Epilogue>().unwrap(), Epilogue::Direct);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Epilogue {
+    /// Predicated `st.global` from the accumulator registers, two columns per store.
+    Direct,
+    /// `st.shared` / `stmatrix` into a swizzled shared chunk, then a TMA store
+    /// (`cp.async.bulk.tensor` shared -> global); needs C's row pitch (`N` times the output
+    /// size) to be a multiple of 16 bytes, else the plan falls back to [`Epilogue::Direct`].
+    TmaStore,
+}
+
+impl fmt::Display for Epilogue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Epilogue::Direct => "direct",
+            Epilogue::TmaStore => "tma",
+        })
+    }
+}
+
+impl std::str::FromStr for Epilogue {
+    type Err = GpuError;
+    fn from_str(s: &str) -> GpuResult<Epilogue> {
+        match s {
+            "direct" => Ok(Epilogue::Direct),
+            "tma" | "tma-store" => Ok(Epilogue::TmaStore),
+            _ => Err(GpuError::InvalidArgument(format!(
+                "unknown Hopper epilogue {s:?} (expected direct or tma)"
+            ))),
+        }
+    }
+}
+
+/// The variant of the Hopper GEMM: epilogue, raster group and grid.
+///
+/// ```
+/// use tessel_kernels::hopper::{Epilogue, Sm90Options};
+/// let d = Sm90Options::default();
+/// assert_eq!((d.epilogue, d.raster_group, d.persistent), (Epilogue::TmaStore, 8, true));
+/// assert_eq!(d.tag(), "");
+/// let o = Sm90Options { epilogue: Epilogue::Direct, raster_group: 4, persistent: false, cluster: 2 };
+/// assert_eq!(o.tag(), "_direct_g4_np_c2");
+/// assert_eq!(o.to_string(), "direct g4 non-persistent c2");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Sm90Options {
+    /// How C is written.
+    pub epilogue: Epilogue,
+    /// Tiles per raster group side ([`crate::tiled::raster_layout`]).
+    pub raster_group: i64,
+    /// One block per SM looping over the tiles (`true`), or one block per tile.
+    pub persistent: bool,
+    /// Blocks per thread-block cluster along M (1 or 2): the blocks of a cluster compute
+    /// adjacent M-tiles of one N-tile, and each loads `BN / cluster` rows of the shared B tile
+    /// and multicasts them to all (`cp.async.bulk.tensor ... .multicast::cluster`).
+    pub cluster: i64,
+}
+
+impl Default for Sm90Options {
+    fn default() -> Sm90Options {
+        Sm90Options {
+            epilogue: Epilogue::TmaStore,
+            raster_group: RASTER_GROUP,
+            persistent: true,
+            cluster: 1,
+        }
+    }
+}
+
+impl Sm90Options {
+    /// The kernel-name suffix of the options that differ from the default (empty for it).
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{Epilogue, Sm90Options};
+    /// let o = Sm90Options { raster_group: 16, ..Sm90Options::default() };
+    /// assert_eq!(o.tag(), "_g16");
+    /// ```
+    pub fn tag(&self) -> String {
+        let d = Sm90Options::default();
+        let mut s = String::new();
+        if self.epilogue != d.epilogue {
+            s += &format!("_{}", self.epilogue);
+        }
+        if self.raster_group != d.raster_group {
+            s += &format!("_g{}", self.raster_group);
+        }
+        if self.persistent != d.persistent {
+            s += if self.persistent { "_p" } else { "_np" };
+        }
+        if self.cluster != d.cluster {
+            s += &format!("_c{}", self.cluster);
+        }
+        s
+    }
+}
+
+impl fmt::Display for Sm90Options {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} g{} {} c{}",
+            self.epilogue,
+            self.raster_group,
+            if self.persistent {
+                "persistent"
+            } else {
+                "non-persistent"
+            },
+            self.cluster
+        )
+    }
+}
+
 /// Everything the Hopper kernel computes, derived and checked on the host.
 ///
 /// ```
@@ -304,6 +432,17 @@ pub struct Sm90Plan {
     pub c_frag: Layout,
     /// C's row-major offsets `(M, N):(N, 1)`.
     pub g_c: Layout,
+    /// The requested variant.
+    pub options: Sm90Options,
+    /// The epilogue the kernel uses: `options.epilogue`, or [`Epilogue::Direct`] where TMA
+    /// cannot address C.
+    pub epilogue: Epilogue,
+    /// One epilogue chunk in shared memory: `smem_atom(K, 128B, bits)` tiled over
+    /// `(64, C_COLS)` (mode 0 row, mode 1 column; 128-byte rows).
+    pub c_smem: ComposedLayout,
+    /// C's tensor map recipe (box `C_COLS x 64`), proven to read `c_smem`; `None` for the
+    /// direct epilogue.
+    pub c_tma: Option<TmaPlan>,
     desc_a: Vec<GmmaDescriptor>,
     desc_b: Vec<GmmaDescriptor>,
 }
@@ -399,6 +538,41 @@ impl Sm90Plan {
     /// assert!(Sm90Plan::new(129, 257, 72, InType::BF16, OutType::F16).is_ok());
     /// ```
     pub fn new(m: i64, n: i64, k: i64, input: InType, output: OutType) -> GpuResult<Sm90Plan> {
+        Self::with_options(m, n, k, input, output, Sm90Options::default())
+    }
+
+    /// The plan of the variant `options` ([`Sm90Plan::new`] takes the default). Errors as
+    /// `new`, and for a raster group outside `1..=64` or a cluster size other than 1 or 2.
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{Epilogue, InType, OutType, Sm90Options, Sm90Plan};
+    /// let o = Sm90Options { epilogue: Epilogue::Direct, ..Sm90Options::default() };
+    /// let p = Sm90Plan::with_options(256, 256, 64, InType::F16, OutType::F32, o).unwrap();
+    /// assert_eq!(p.kernel_name(), "gemm_sm90_tn_f16_f32_256x256x64_direct");
+    /// // N = 257 fp32 columns are 1028-byte rows: TMA cannot store them, the plan falls back.
+    /// let p = Sm90Plan::new(256, 257, 64, InType::F16, OutType::F32).unwrap();
+    /// assert_eq!((p.epilogue, p.c_tma.is_none()), (Epilogue::Direct, true));
+    /// ```
+    pub fn with_options(
+        m: i64,
+        n: i64,
+        k: i64,
+        input: InType,
+        output: OutType,
+        options: Sm90Options,
+    ) -> GpuResult<Sm90Plan> {
+        if !(1..=2).contains(&options.cluster) {
+            return Err(GpuError::InvalidArgument(format!(
+                "Hopper GEMM: clusters of {} blocks (1 or 2 supported)",
+                options.cluster
+            )));
+        }
+        if !(1..=64).contains(&options.raster_group) {
+            return Err(GpuError::InvalidArgument(format!(
+                "Hopper GEMM: raster group {} is outside 1..=64",
+                options.raster_group
+            )));
+        }
         let limit = 1i64 << 31;
         for (name, v) in [("M", m), ("N", n), ("K", k)] {
             if !(1..limit).contains(&v) {
@@ -429,6 +603,26 @@ impl Sm90Plan {
             &a_stage,
             Major::K,
         )?;
+        // B's box: the rows one block of the cluster loads (all of them without clusters),
+        // proven to write `b_box`, which is rows `r * B_ROWS ..` of the stage for every rank r.
+        let cluster = options.cluster;
+        let b_rows = BN / cluster;
+        let b_box = atom.tile_to_shape(&IntTuple::from_ints([b_rows, BK]))?;
+        for r in 0..cluster {
+            for kk in 0..BK {
+                for row in 0..b_rows {
+                    let want = b_stage.offset(r * b_rows + row + BN * kk)?;
+                    if b_box.offset(row + b_rows * kk)? + r * b_rows * BK != want {
+                        return Err(GpuError::InvalidArgument(format!(
+                            "B rows {}.. of the stage {b_stage} are not the box {b_box} at \
+                             {} elements",
+                            r * b_rows,
+                            r * b_rows * BK
+                        )));
+                    }
+                }
+            }
+        }
         let b_tma = TmaPlan::new(
             TmaMatrix {
                 rows: n,
@@ -436,9 +630,9 @@ impl Sm90Plan {
                 ld: k,
                 elem,
             },
-            [BK, BN],
+            [BK, b_rows],
             SwizzleMode::B128,
-            &b_stage,
+            &b_box,
             Major::K,
         )?;
         let eb = elem.bytes();
@@ -465,6 +659,37 @@ impl Sm90Plan {
         let atom = mma_atom(input.atom())?;
         let c_frag = atom.c_layout().clone();
         let (ty, tx) = (ceil_div(m, BM), ceil_div(n, BN));
+        // Cluster tiles: `cluster` M-tiles by one N-tile.
+        let cy = ceil_div(ty, options.cluster);
+        let out_elem = match output {
+            OutType::F32 => TmaElem::F32,
+            OutType::F16 => TmaElem::F16,
+            OutType::BF16 => TmaElem::BF16,
+        };
+        let c_cols = Self::c_cols(output);
+        let c_smem = smem_atom(Major::K, SwizzleMode::B128, 8 * out_elem.bytes())?
+            .tile_to_shape(&IntTuple::from_ints([64, c_cols]))?;
+        let c_tma = if options.epilogue == Epilogue::TmaStore && (n * out_elem.bytes()) % 16 == 0 {
+            Some(TmaPlan::new(
+                TmaMatrix {
+                    rows: m,
+                    cols: n,
+                    ld: n,
+                    elem: out_elem,
+                },
+                [c_cols, 64],
+                SwizzleMode::B128,
+                &c_smem,
+                Major::K,
+            )?)
+        } else {
+            None
+        };
+        let epilogue = if c_tma.is_some() {
+            Epilogue::TmaStore
+        } else {
+            Epilogue::Direct
+        };
         let plan = Sm90Plan {
             m,
             n,
@@ -475,15 +700,23 @@ impl Sm90Plan {
             b_stage,
             a_tma,
             b_tma,
-            raster: raster_layout(ty, tx, RASTER_GROUP)?,
-            tile_m0: Layout::new(IntTuple::from_ints([ty, tx]), IntTuple::from_ints([BM, 0]))?,
-            tile_n0: Layout::new(IntTuple::from_ints([ty, tx]), IntTuple::from_ints([0, BN]))?,
+            raster: raster_layout(cy, tx, options.raster_group)?,
+            tile_m0: Layout::new(
+                IntTuple::from_ints([cy, tx]),
+                IntTuple::from_ints([cluster * BM, 0]),
+            )?,
+            tile_n0: Layout::new(IntTuple::from_ints([cy, tx]), IntTuple::from_ints([0, BN]))?,
             c_frag,
             g_c: Layout::new(IntTuple::from_ints([m, n]), IntTuple::from_ints([n, 1]))?,
+            options,
+            epilogue,
+            c_smem,
+            c_tma,
             desc_a,
             desc_b,
         };
         plan.check_c_frag()?;
+        plan.check_c_chunks()?;
         Ok(plan)
     }
 
@@ -524,6 +757,154 @@ impl Sm90Plan {
             return Err(GpuError::InvalidArgument(format!(
                 "the C fragment {f} does not cover the 64 x {BN} tile with 128 threads"
             )));
+        }
+        Ok(())
+    }
+
+    /// Columns of one epilogue chunk: 128 bytes of the output type (32 fp32, 64 fp16/bf16).
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{OutType, Sm90Plan};
+    /// assert_eq!((Sm90Plan::c_cols(OutType::F32), Sm90Plan::c_cols(OutType::BF16)), (32, 64));
+    /// ```
+    pub fn c_cols(output: OutType) -> i64 {
+        128 / output.bytes() as i64
+    }
+
+    /// Accumulator values of one thread per epilogue chunk (`ACC / (BN / c_cols)`).
+    fn c_vals(&self) -> i64 {
+        self.c_frag.mode(1).map_or(0, |m| m.size()) * Self::c_cols(self.output) / BN
+    }
+
+    /// The shared-memory element index (of [`Sm90Plan::c_smem`]'s domain) of value `v` of
+    /// consumer thread `t` in chunk `ch`, as the kernel computes it.
+    fn c_index(&self, t: i64, v: i64, ch: i64) -> GpuResult<i64> {
+        Ok(self.c_frag.offset(t + 128 * v)? - ch * 64 * Self::c_cols(self.output))
+    }
+
+    /// Domain indices of every epilogue store instruction of one warpgroup into one chunk, as
+    /// the bank model takes them (`[instruction][lane][value]`), with the op: `sts.64` (two
+    /// fp32 columns per lane) or `stsm.x4` (lane `l` addresses the 8 columns of row `l % 8` of
+    /// matrix `l / 8`, which starts where thread `4 (l % 8)` of the warp holds value
+    /// `v + 2 (l / 8)`).
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
+    /// let p = Sm90Plan::new(128, 256, 64, InType::F16, OutType::F16).unwrap();
+    /// let (op, idx) = p.epilogue_accesses(0).unwrap();
+    /// assert_eq!(op.to_string(), "stsm.x4");
+    /// assert_eq!(idx.len(), 4 * 4 * 32 * 8); // 4 warps x 4 stmatrix x 32 lanes x 8 halves
+    /// ```
+    pub fn epilogue_accesses(&self, ch: i64) -> GpuResult<(SmemOp, Vec<i64>)> {
+        let vals = self.c_vals();
+        let mut idx = Vec::new();
+        if self.output == OutType::F32 {
+            for w in 0..4 {
+                for u in (0..vals).step_by(2) {
+                    for l in 0..32 {
+                        let i = self.c_index(32 * w + l, ch * vals + u, ch)?;
+                        idx.extend([i, i + 64]);
+                    }
+                }
+            }
+            Ok(("sts.64".parse()?, idx))
+        } else {
+            for w in 0..4 {
+                for u in (0..vals).step_by(8) {
+                    for l in 0..32 {
+                        let i =
+                            self.c_index(32 * w + 4 * (l % 8), ch * vals + u + 2 * (l / 8), ch)?;
+                        idx.extend((0..8).map(|e| i + 64 * e));
+                    }
+                }
+            }
+            Ok(("stsm.x4".parse()?, idx))
+        }
+    }
+
+    /// The bank model of one warpgroup's epilogue stores into one chunk: one report per
+    /// instruction (the kernel's chunks are alike).
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
+    /// for out in OutType::ALL {
+    ///     let p = Sm90Plan::new(128, 256, 64, InType::F16, out).unwrap();
+    ///     assert!(p.epilogue_banks().unwrap().iter().all(|r| r.excess == 0));
+    /// }
+    /// ```
+    pub fn epilogue_banks(&self) -> GpuResult<Vec<BankReport>> {
+        let (op, idx) = self.epilogue_accesses(0)?;
+        Ok(analyze_indices(
+            &self.c_smem,
+            self.output.bytes() as i64,
+            op,
+            &idx,
+        )?)
+    }
+
+    /// Proves the shared-memory epilogue: the values `ch * C_VALS ..` of every thread are
+    /// exactly chunk `ch`'s columns; every store puts each value where `c_smem` places its
+    /// element (`st.shared.v2`: the pair is contiguous; `stmatrix`: lane `L`'s register `i`
+    /// lands at column `2 (L % 4)` of row `L / 4` of matrix `i`, PTX ISA "stmatrix"); the
+    /// stores are free of bank conflicts.
+    fn check_c_chunks(&self) -> GpuResult<()> {
+        let bad = |what: String| Err(GpuError::InvalidArgument(format!("epilogue: {what}")));
+        let cols = Self::c_cols(self.output);
+        let vals = self.c_vals();
+        let chunks = BN / cols;
+        let sm = |i: i64| self.c_smem.offset(i);
+        for ch in 0..chunks {
+            for t in 0..128 {
+                for u in 0..vals {
+                    let v = ch * vals + u;
+                    let i = self.c_index(t, v, ch)?;
+                    if !(0..64 * cols).contains(&i) {
+                        return bad(format!("value {v} of thread {t} is outside chunk {ch}"));
+                    }
+                }
+            }
+            for w in 0..4 {
+                for u in (0..vals).step_by(8) {
+                    for l in 0..32 {
+                        for i in 0..4 {
+                            let v = ch * vals + u + 2 * i;
+                            for e in 0..2 {
+                                let here = sm(self.c_index(32 * w + l, v + e, ch)?)?;
+                                let pair = sm(self.c_index(32 * w + l, v, ch)?)? + e;
+                                let row = sm(self.c_index(32 * w + 4 * (l / 4), v, ch)?)?;
+                                if here != pair
+                                    || (self.output != OutType::F32
+                                        && here != row + 2 * (l % 4) + e)
+                                {
+                                    return bad(format!(
+                                        "value {} of thread {} is not where the store puts it",
+                                        v + e,
+                                        32 * w + l
+                                    ));
+                                }
+                            }
+                            // stmatrix rows: 8 contiguous 16-bit columns.
+                            let first = self.c_index(32 * w + 4 * (l % 8), v, ch)?;
+                            for e in 0..8 {
+                                if self.output != OutType::F32
+                                    && sm(first + 64 * e)? != sm(first)? + e
+                                {
+                                    return bad(format!(
+                                        "the stmatrix row of value {v} is not contiguous"
+                                    ));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let banks = self.epilogue_banks()?;
+        if let Some(r) = banks.iter().find(|r| r.excess != 0) {
+            return bad(format!(
+                "a store into {} has bank conflicts ({r})",
+                self.c_smem
+            ));
         }
         Ok(())
     }
@@ -575,9 +956,18 @@ impl Sm90Plan {
     /// assert_eq!(p.kernel_name(), "gemm_sm90_tn_bf16_f16_128x256x64");
     /// ```
     pub fn kernel_name(&self) -> String {
+        let eff = Sm90Options {
+            epilogue: self.epilogue,
+            ..self.options
+        };
         format!(
-            "gemm_sm90_tn_{}_{}_{}x{}x{}",
-            self.input, self.output, self.m, self.n, self.k
+            "gemm_sm90_tn_{}_{}_{}x{}x{}{}",
+            self.input,
+            self.output,
+            self.m,
+            self.n,
+            self.k,
+            eff.tag()
         )
     }
 
@@ -608,18 +998,56 @@ impl Sm90Plan {
     /// assert_eq!(Sm90Plan::new(8, 8, 8, InType::F16, OutType::F32).unwrap().stage_bytes(), 48 * 1024);
     /// ```
     pub fn stage_bytes(&self) -> i64 {
-        self.a_tma.box_bytes() + self.b_tma.box_bytes()
+        self.a_tma.box_bytes() + self.b_stage_bytes()
     }
 
-    /// Dynamic shared memory: the stages, 1 KiB to align them to the swizzle's repeat, and the
-    /// `full` and `empty` barriers.
+    /// Bytes of B per stage (the whole 256 x 64 tile; with clusters, several boxes).
+    fn b_stage_bytes(&self) -> i64 {
+        self.b_tma.box_bytes() * self.options.cluster
+    }
+
+    /// Cluster tiles: `cluster` M-tiles by one N-tile (the tiles without clusters); the
+    /// persistent loop's iteration count over all clusters.
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Options, Sm90Plan};
+    /// let o = Sm90Options { cluster: 2, ..Sm90Options::default() };
+    /// let p = Sm90Plan::with_options(384, 512, 64, InType::F16, OutType::F32, o).unwrap();
+    /// assert_eq!((p.tiles(), p.cluster_tiles()), (3 * 2, 2 * 2)); // 3 M-tiles: 2 clusters
+    /// ```
+    pub fn cluster_tiles(&self) -> i64 {
+        ceil_div(ceil_div(self.m, BM), self.options.cluster) * ceil_div(self.n, BN)
+    }
+
+    /// Dynamic shared memory: the stages, the epilogue buffers, 1 KiB to align them to the
+    /// swizzle's repeat, and the `full` and `empty` barriers.
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{Epilogue, InType, OutType, Sm90Options, Sm90Plan};
+    /// let p = Sm90Plan::new(8, 8, 8, InType::F16, OutType::F32).unwrap();
+    /// assert_eq!(p.smem_bytes(), 4 * 49152 + 4 * 8192 + 1024 + 64);
+    /// let direct = Sm90Options { epilogue: Epilogue::Direct, ..Sm90Options::default() };
+    /// let d = Sm90Plan::with_options(8, 8, 8, InType::F16, OutType::F32, direct).unwrap();
+    /// assert_eq!(d.smem_bytes(), 4 * 49152 + 1024 + 64);
+    /// ```
+    pub fn smem_bytes(&self) -> i64 {
+        STAGES * self.stage_bytes() + 4 * self.c_buf_bytes() + 1024 + 2 * STAGES * 8
+    }
+
+    /// Bytes of one epilogue buffer (64 rows of 128 bytes; 0 for the direct epilogue). Each
+    /// consumer has two.
     ///
     /// ```
     /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
-    /// assert_eq!(Sm90Plan::new(8, 8, 8, InType::F16, OutType::F32).unwrap().smem_bytes(), 4 * 49152 + 1024 + 64);
+    /// let p = Sm90Plan::new(4096, 4096, 64, InType::F16, OutType::F32).unwrap();
+    /// assert_eq!(p.c_buf_bytes(), 8192);
+    /// assert!(p.smem_bytes() <= 227 * 1024); // the H100's opt-in limit per block
     /// ```
-    pub fn smem_bytes(&self) -> i64 {
-        STAGES * self.stage_bytes() + 1024 + 2 * STAGES * 8
+    pub fn c_buf_bytes(&self) -> i64 {
+        match self.epilogue {
+            Epilogue::Direct => 0,
+            Epilogue::TmaStore => 64 * 128,
+        }
     }
 
     /// Floating-point operations (`2 M N K`).
@@ -632,8 +1060,9 @@ impl Sm90Plan {
         2.0 * self.m as f64 * self.n as f64 * self.k as f64
     }
 
-    /// The kernel, for `sm_90a`, launched over one block per tile ([`run`] launches
-    /// `min(tiles, SMs)` blocks with [`Kernel::with_grid`]).
+    /// The kernel, for `sm_90a`, launched over one block per tile, in clusters of
+    /// `options.cluster` ([`run`] launches at most as many as fit on the GPU with
+    /// [`Kernel::with_grid`]).
     ///
     /// ```
     /// use tessel_kernels::{Arch, hopper::{InType, OutType, Sm90Plan}};
@@ -653,22 +1082,32 @@ impl Sm90Plan {
             OutType::F16 | OutType::BF16 => CType::B16,
         };
         let len = usize::try_from(self.m * self.n).unwrap_or(usize::MAX);
-        KernelBuilder::new(&self.kernel_name(), BODY)
+        let tma_store = self.epilogue == Epilogue::TmaStore;
+        let sync = format!(
+            "#define TESSEL_SM90_TMA_STORE {}\n{SYNC}",
+            i64::from(tma_store)
+        );
+        let cols = Self::c_cols(self.output);
+        let mut b = KernelBuilder::new(&self.kernel_name(), BODY)
             .comment(&header)
             .alias("TC", out)
             .long("M", self.m)
             .long("N", self.n)
-            .int("TILES", self.tiles())
+            .int("TILES", self.cluster_tiles())
+            .int("CLUSTER", self.options.cluster)
+            .int("BM", BM)
+            .int("B_ROWS", BN / self.options.cluster)
+            .int("B_BOX_BYTES", self.b_tma.box_bytes())
             .int("KT", self.k_tiles())
             .int("BK", BK)
             .int("KB", BK / WGMMA_K)
             .int("STAGES", STAGES)
             .int("A_STAGE_BYTES", self.a_tma.box_bytes())
-            .int("B_STAGE_BYTES", self.b_tma.box_bytes())
+            .int("B_STAGE_BYTES", self.b_stage_bytes())
             .int("TX_BYTES", self.stage_bytes())
             .int("A_WG_BYTES", Self::A_WG_BYTES)
             .int("K_STEP_BYTES", Self::K_STEP_BYTES)
-            .int("EMPTY_ARRIVALS", CONSUMERS * 4)
+            .int("EMPTY_ARRIVALS", CONSUMERS * 4 * self.options.cluster)
             .int("PRODUCER_REGS", PRODUCER_REGS)
             .int("CONSUMER_REGS", CONSUMER_REGS)
             .int("ACC", self.c_frag.mode(1)?.size())
@@ -682,14 +1121,27 @@ impl Sm90Plan {
             .index_layout("tile_n0", &self.tile_n0)
             .coord_layout("c_frag", &self.c_frag)
             .coord_layout("g_c", &self.g_c)
+            .composed_layout("c_smem", &self.c_smem)
+            .int("C_COLS", cols)
+            .int("C_CHUNKS", BN / cols)
+            .int("C_VALS", self.c_vals())
+            .int("C_BUF_BYTES", self.c_buf_bytes())
             .mma_atom("wgmma", &mma_atom(self.input.atom())?)
-            .device_fn("sm90", SYNC)
+            .copy_atom("stsm", &copy_atom("SM90_U32x4_STSM_N")?)
+            .device_fn("sm90", &sync)
             .param(Param::tensor_map("tmap_a"))
-            .param(Param::tensor_map("tmap_b"))
-            .param(Param::output("C", Elem::alias("TC")).len(len))
+            .param(Param::tensor_map("tmap_b"));
+        if tma_store {
+            b = b.param(Param::tensor_map("tmap_c"));
+        }
+        b.param(Param::output("C", Elem::alias("TC")).len(len))
             .threads(384)
             .min_blocks(Some(1))
-            .grid(u32::try_from(self.tiles()).unwrap_or(u32::MAX), 1, 1)
+            .grid(
+                u32::try_from(self.cluster_tiles() * self.options.cluster).unwrap_or(u32::MAX),
+                1,
+                1,
+            )
             .dynamic_smem(u32::try_from(self.smem_bytes()).unwrap_or(u32::MAX))
             .target(Arch::SM90A)
             .build()

@@ -18,7 +18,7 @@ use cudarc::cublas::{CudaBlas, sys as cublas_sys};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use half::{bf16, f16};
 
-use super::{InType, OutType, Sm90Plan};
+use super::{Epilogue, InType, OutType, Sm90Plan};
 use crate::Arch;
 use crate::bench::io;
 use crate::device::Gpu;
@@ -146,6 +146,8 @@ pub struct Sm90Buffers {
     pub map_a: TensorMap,
     /// B's tensor map.
     pub map_b: TensorMap,
+    /// C's tensor map for the TMA-store epilogue (`None` where TMA cannot address C).
+    pub map_c: Option<TensorMap>,
 }
 
 fn count(x: i64, y: i64) -> GpuResult<usize> {
@@ -196,6 +198,24 @@ impl Sm90Buffers {
         };
         let map_a = plan.a_tma.encode(a.device_ptr(gpu.stream()).0)?;
         let map_b = plan.b_tma.encode(b.device_ptr(gpu.stream()).0)?;
+        let mut c = c;
+        // Every variant of these sizes and types can run on these buffers: C's map is encoded
+        // whenever TMA can address C, whatever `plan`'s epilogue.
+        let store = Sm90Plan::with_options(
+            plan.m,
+            plan.n,
+            plan.k,
+            plan.input,
+            plan.output,
+            super::Sm90Options {
+                epilogue: super::Epilogue::TmaStore,
+                ..plan.options
+            },
+        )?;
+        let map_c = match &store.c_tma {
+            Some(t) => Some(t.encode(c.device_ptr(gpu))?),
+            None => None,
+        };
         Ok(Sm90Buffers {
             a_host,
             b_host,
@@ -204,16 +224,92 @@ impl Sm90Buffers {
             c,
             map_a,
             map_b,
+            map_c,
         })
     }
 
-    /// The kernel's arguments `(tmap_a, tmap_b, C)`.
-    fn args(&mut self) -> [Arg<'_>; 3] {
-        [
-            Arg::TensorMap(&self.map_a),
-            Arg::TensorMap(&self.map_b),
-            self.c.arg(),
-        ]
+    /// Re-encodes the tensor maps for `plan` where they were encoded for another variant of
+    /// the same sizes and types (clusters of two load half of B per block: another box), so one
+    /// set of buffers serves every variant. `InvalidArgument` for other sizes or types.
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Options, Sm90Plan, run::Sm90Buffers};
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+    /// if !tessel_kernels::hopper::run::supported(&gpu) { return }
+    /// let plan = Sm90Plan::new(256, 512, 64, InType::F16, OutType::F32).unwrap();
+    /// let mut bufs = Sm90Buffers::new(&gpu, &plan, 3).unwrap();
+    /// let c2 = Sm90Options { cluster: 2, ..Sm90Options::default() };
+    /// let p2 = Sm90Plan::with_options(256, 512, 64, InType::F16, OutType::F32, c2).unwrap();
+    /// assert!(bufs.args(&p2).is_err()); // B's map has the one-block box
+    /// bufs.for_plan(&gpu, &p2).unwrap();
+    /// assert_eq!(bufs.map_b.plan().box_dims(), [64, 128]);
+    /// ```
+    pub fn for_plan(&mut self, gpu: &Gpu, plan: &Sm90Plan) -> GpuResult<()> {
+        let (ma, mb) = (self.map_a.plan().matrix(), self.map_b.plan().matrix());
+        if ma != plan.a_tma.matrix()
+            || mb != plan.b_tma.matrix()
+            || self.c.len() != count(plan.m, plan.n)?
+            || matches!(
+                (&self.c, plan.output),
+                (OutBuffer::F32(_), OutType::F16 | OutType::BF16)
+                    | (OutBuffer::B16(_), OutType::F32)
+            )
+        {
+            return Err(GpuError::InvalidArgument(format!(
+                "{}: the buffers hold other sizes or types",
+                plan.kernel_name()
+            )));
+        }
+        if self.map_a.plan() != &plan.a_tma {
+            self.map_a = plan.a_tma.encode(self.a.device_ptr(gpu.stream()).0)?;
+        }
+        if self.map_b.plan() != &plan.b_tma {
+            self.map_b = plan.b_tma.encode(self.b.device_ptr(gpu.stream()).0)?;
+        }
+        if let Some(tma) = &plan.c_tma
+            && self.map_c.as_ref().map(|m| m.plan()) != Some(tma)
+        {
+            self.map_c = Some(tma.encode(self.c.device_ptr(gpu))?);
+        }
+        Ok(())
+    }
+
+    /// The kernel's arguments: `(tmap_a, tmap_b, C)`, or `(tmap_a, tmap_b, tmap_c, C)` for the
+    /// TMA-store epilogue. `InvalidArgument` when a tensor map was encoded for another variant
+    /// (see [`Sm90Buffers::for_plan`]) or the epilogue has no map of C.
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan, run::Sm90Buffers};
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+    /// if !tessel_kernels::hopper::run::supported(&gpu) { return }
+    /// let plan = Sm90Plan::new(256, 512, 64, InType::F16, OutType::F32).unwrap();
+    /// let mut bufs = Sm90Buffers::new(&gpu, &plan, 3).unwrap();
+    /// assert_eq!(bufs.args(&plan).unwrap().len(), 4); // tmap_a, tmap_b, tmap_c, C
+    /// ```
+    pub fn args(&mut self, plan: &Sm90Plan) -> GpuResult<Vec<Arg<'_>>> {
+        if self.map_a.plan() != &plan.a_tma || self.map_b.plan() != &plan.b_tma {
+            return Err(GpuError::InvalidArgument(format!(
+                "{}: the tensor maps of A and B were encoded for another variant (call \
+                 Sm90Buffers::for_plan)",
+                plan.kernel_name()
+            )));
+        }
+        let mut args = vec![Arg::TensorMap(&self.map_a), Arg::TensorMap(&self.map_b)];
+        if plan.epilogue == Epilogue::TmaStore {
+            let map = self
+                .map_c
+                .as_ref()
+                .filter(|m| Some(m.plan()) == plan.c_tma.as_ref());
+            let map = map.ok_or_else(|| {
+                GpuError::InvalidArgument(format!(
+                    "{}: the buffers have no tensor map of C",
+                    plan.kernel_name()
+                ))
+            })?;
+            args.push(Arg::TensorMap(map));
+        }
+        args.push(self.c.arg());
+        Ok(args)
     }
 
     /// C downloaded as fp32 values.
@@ -226,7 +322,8 @@ impl Sm90Buffers {
     }
 }
 
-/// Compiles (for sm_90a, cached) and loads the plan's kernel over `min(tiles, SMs)` blocks;
+/// Compiles (for sm_90a, cached) and loads the plan's kernel over as many blocks (clusters)
+/// as the GPU holds at once, at most one per (cluster) tile (persistent), or one per tile;
 /// `Unavailable` on a device that is not sm_90 or lacks the shared memory.
 ///
 /// ```
@@ -248,11 +345,34 @@ pub fn function<'g>(gpu: &'g Gpu, plan: &Sm90Plan) -> GpuResult<Loaded<'g>> {
             gpu.name()
         )));
     }
-    let blocks = plan.tiles().min(i64::from(gpu.sm_count().max(1)));
-    let kernel = plan
-        .kernel()?
-        .with_grid(u32::try_from(blocks).unwrap_or(u32::MAX), 1, 1);
-    kernel.load(gpu)
+    let kernel = plan.kernel()?;
+    let cluster = plan.options.cluster;
+    let resident = if cluster > 1 {
+        let dims = (cluster as u32, 1, 1);
+        let probe = kernel.load(gpu)?.with_cluster(dims);
+        i64::from(probe.max_active_clusters(dims)?)
+    } else {
+        i64::from(gpu.sm_count())
+    };
+    if resident < 1 {
+        return Err(GpuError::Unavailable(format!(
+            "{}: no cluster of {cluster} blocks fits on {}",
+            plan.kernel_name(),
+            gpu.name()
+        )));
+    }
+    let clusters = if plan.options.persistent {
+        plan.cluster_tiles().min(resident)
+    } else {
+        plan.cluster_tiles()
+    };
+    let blocks = u32::try_from(clusters * cluster).unwrap_or(u32::MAX);
+    let loaded = kernel.with_grid(blocks, 1, 1).load(gpu)?;
+    Ok(if cluster > 1 {
+        loaded.with_cluster((cluster as u32, 1, 1))
+    } else {
+        loaded
+    })
 }
 
 /// Rows checked against the CPU: all of them up to `max_rows`, else `max_rows` spread rows
@@ -323,7 +443,8 @@ fn verified(what: &str, plan: &Sm90Plan, cmp: Comparison) -> GpuResult<Compariso
     Err(cmp.failure(&plan.kernel_name(), what))
 }
 
-/// Poisons C (0xFF bytes, a NaN in every output type), runs the kernel once, and checks up to
+/// Encodes the tensor maps for `plan` ([`Sm90Buffers::for_plan`]), poisons C (0xFF bytes, a
+/// NaN in every output type), runs the kernel once, and checks up to
 /// `max_rows` rows (every row when `M <= max_rows`) against the CPU reference. Returns the
 /// loaded kernel and the comparison; `Err(Verify)` when an element is wrong.
 ///
@@ -342,8 +463,9 @@ pub fn run_and_verify<'g>(
     max_rows: usize,
 ) -> GpuResult<(Loaded<'g>, Comparison)> {
     let kernel = function(gpu, plan)?;
+    bufs.for_plan(gpu, plan)?;
     bufs.c.poison(gpu)?;
-    kernel.launch(&mut bufs.args())?;
+    kernel.launch(&mut bufs.args(plan)?)?;
     gpu.synchronize()?;
     let c = bufs.c_values(gpu, plan.output)?;
     let rows = checked_rows(plan.m as usize, max_rows);
@@ -537,7 +659,7 @@ pub fn bench(
                 cpu.rel_err,
                 vs.rel_err
             ))?;
-            let ours = kernel.time(3, repeats, &mut bufs.args())?;
+            let ours = kernel.time(3, repeats, &mut bufs.args(&plan)?)?;
             let theirs = time_events(gpu, 3, repeats, || {
                 launch_cublas(gpu, &blas, &plan, &mut bufs)
             })?;

@@ -19,9 +19,9 @@
 
 use std::any::Any;
 
-use cudarc::driver::sys::CUfunction_attribute;
+use cudarc::driver::sys::{self as driver_sys, CUfunction_attribute};
 use cudarc::driver::{
-    CudaFunction, CudaSlice, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg,
+    CudaFunction, CudaSlice, DevicePtr, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg,
 };
 
 use super::build::Kernel;
@@ -54,6 +54,8 @@ pub trait Buffer {
     fn poison(&mut self, gpu: &Gpu) -> GpuResult<()>;
     /// For downloading with the concrete element type.
     fn as_any(&self) -> &dyn Any;
+    /// The device address (for launches that build their own parameter array: clusters).
+    fn device_address(&self, gpu: &Gpu) -> u64;
 }
 
 impl<T: DeviceRepr + 'static> Buffer for CudaSlice<T> {
@@ -74,6 +76,9 @@ impl<T: DeviceRepr + 'static> Buffer for CudaSlice<T> {
     }
     fn as_any(&self) -> &dyn Any {
         self
+    }
+    fn device_address(&self, gpu: &Gpu) -> u64 {
+        self.device_ptr(gpu.stream()).0
     }
 }
 
@@ -237,6 +242,7 @@ impl Kernel {
             gpu,
             kernel: self.clone(),
             func,
+            cluster: None,
         })
     }
 }
@@ -256,9 +262,161 @@ pub struct Loaded<'g> {
     gpu: &'g Gpu,
     kernel: Kernel,
     func: CudaFunction,
+    cluster: Option<(u32, u32, u32)>,
 }
 
-impl Loaded<'_> {
+/// One kernel parameter's value, where `cuLaunchKernelEx` reads it.
+enum Slot {
+    Address(u64),
+    I32(i32),
+    I64(i64),
+    F32(f32),
+    Map(Box<crate::tma::RawTensorMap>),
+}
+
+impl Slot {
+    fn ptr(&mut self) -> *mut std::ffi::c_void {
+        match self {
+            Slot::Address(v) => (v as *mut u64).cast(),
+            Slot::I32(v) => (v as *mut i32).cast(),
+            Slot::I64(v) => (v as *mut i64).cast(),
+            Slot::F32(v) => (v as *mut f32).cast(),
+            Slot::Map(m) => (&mut **m as *mut crate::tma::RawTensorMap).cast(),
+        }
+    }
+}
+
+impl<'g> Loaded<'g> {
+    /// The same kernel launched in thread-block clusters of `dims` blocks
+    /// (`cuLaunchKernelEx` with `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`; sm_90 and later). The
+    /// grid must be a multiple of `dims` in every dimension, checked at launch.
+    ///
+    /// ```
+    /// use tessel_kernels::kernel::KernelBuilder;
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+    /// let k = KernelBuilder::new("c0", "").threads(32).grid(3, 1, 1).build().unwrap();
+    /// let loaded = k.load(&gpu).unwrap().with_cluster((2, 1, 1));
+    /// assert!(loaded.launch(&mut []).is_err()); // 3 blocks are not whole clusters of 2
+    /// ```
+    pub fn with_cluster(self, dims: (u32, u32, u32)) -> Loaded<'g> {
+        Loaded {
+            cluster: Some(dims),
+            ..self
+        }
+    }
+
+    /// How many clusters of `dims` blocks can be resident on the GPU at once
+    /// (`cuOccupancyMaxActiveClusters` with the kernel's block size and shared memory): the
+    /// largest grid, in clusters, of a persistent kernel.
+    ///
+    /// ```
+    /// use tessel_kernels::kernel::KernelBuilder;
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+    /// if !tessel_kernels::Arch::SM90A.runs_on(gpu.arch()) { return } // clusters need sm_90
+    /// let k = KernelBuilder::new("c1", "").threads(128).grid(2, 1, 1).build().unwrap();
+    /// assert!(k.load(&gpu).unwrap().max_active_clusters((2, 1, 1)).unwrap() >= 1);
+    /// ```
+    pub fn max_active_clusters(&self, dims: (u32, u32, u32)) -> GpuResult<u32> {
+        let l = self.kernel.launch();
+        // SAFETY: a zeroed attribute value is valid plain data; the cluster field is then set.
+        let mut attr: driver_sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+        attr.id = driver_sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        attr.value.clusterDim.x = dims.0;
+        attr.value.clusterDim.y = dims.1;
+        attr.value.clusterDim.z = dims.2;
+        let config = driver_sys::CUlaunchConfig {
+            gridDimX: dims.0,
+            gridDimY: dims.1,
+            gridDimZ: dims.2,
+            blockDimX: l.block.0,
+            blockDimY: l.block.1,
+            blockDimZ: l.block.2,
+            sharedMemBytes: l.dynamic_smem,
+            hStream: self.gpu.stream().cu_stream(),
+            attrs: &mut attr,
+            numAttrs: 1,
+        };
+        cuda(
+            "cuCtxSetCurrent",
+            self.gpu.stream().context().bind_to_thread(),
+        )?;
+        let mut count = 0i32;
+        // SAFETY: `config` and `attr` are live for the call; `count` receives one int.
+        let result = unsafe {
+            driver_sys::cuOccupancyMaxActiveClusters(&mut count, self.func.cu_function(), &config)
+        };
+        if result != driver_sys::CUresult::CUDA_SUCCESS {
+            return Err(GpuError::Cuda(format!(
+                "cuOccupancyMaxActiveClusters({}, cluster {dims:?}): {result:?}",
+                self.kernel.name()
+            )));
+        }
+        Ok(u32::try_from(count).unwrap_or(0))
+    }
+
+    /// Launches in clusters of `dims` through `cuLaunchKernelEx` (arguments already checked).
+    fn launch_cluster(&self, args: &mut [Arg<'_>], dims: (u32, u32, u32)) -> GpuResult<()> {
+        let l = self.kernel.launch();
+        let (g, c) = ([l.grid.0, l.grid.1, l.grid.2], [dims.0, dims.1, dims.2]);
+        if c.contains(&0) || g.iter().zip(&c).any(|(g, c)| g % c != 0) {
+            return Err(GpuError::InvalidArgument(format!(
+                "kernel {}: grid {:?} is not a whole number of clusters {dims:?}",
+                self.kernel.name(),
+                l.grid
+            )));
+        }
+        let mut slots: Vec<Slot> = args
+            .iter()
+            .map(|a| match a {
+                Arg::Input(b) => Slot::Address(b.device_address(self.gpu)),
+                Arg::Output(b) => Slot::Address(b.device_address(self.gpu)),
+                Arg::I32(v) => Slot::I32(*v),
+                Arg::I64(v) => Slot::I64(*v),
+                Arg::F32(v) => Slot::F32(*v),
+                Arg::TensorMap(m) => Slot::Map(Box::new(*m.raw())),
+            })
+            .collect();
+        let mut params: Vec<*mut std::ffi::c_void> = slots.iter_mut().map(Slot::ptr).collect();
+        // SAFETY: a zeroed attribute value is valid plain data; the cluster field is then set.
+        let mut attr: driver_sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+        attr.id = driver_sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        attr.value.clusterDim.x = dims.0;
+        attr.value.clusterDim.y = dims.1;
+        attr.value.clusterDim.z = dims.2;
+        let stream = self.gpu.stream();
+        let config = driver_sys::CUlaunchConfig {
+            gridDimX: l.grid.0,
+            gridDimY: l.grid.1,
+            gridDimZ: l.grid.2,
+            blockDimX: l.block.0,
+            blockDimY: l.block.1,
+            blockDimZ: l.block.2,
+            sharedMemBytes: l.dynamic_smem,
+            hStream: stream.cu_stream(),
+            attrs: &mut attr,
+            numAttrs: 1,
+        };
+        cuda("cuCtxSetCurrent", stream.context().bind_to_thread())?;
+        // SAFETY: `params` points at one live value per declared parameter, of the kernel's
+        // parameter types (checked by check_args: buffers as device addresses, scalars, tensor
+        // maps by value); `config` and `attr` outlive the call; all work is on this stream.
+        let result = unsafe {
+            driver_sys::cuLaunchKernelEx(
+                &config,
+                self.func.cu_function(),
+                params.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        };
+        if result != driver_sys::CUresult::CUDA_SUCCESS {
+            return Err(GpuError::Cuda(format!(
+                "cuLaunchKernelEx({}, cluster {dims:?}): {result:?}",
+                self.kernel.name()
+            )));
+        }
+        Ok(())
+    }
+
     /// The declaration.
     ///
     /// ```
@@ -308,6 +466,9 @@ impl Loaded<'_> {
     /// ```
     pub fn launch(&self, args: &mut [Arg<'_>]) -> GpuResult<()> {
         self.kernel.check_args(args)?;
+        if let Some(dims) = self.cluster {
+            return self.launch_cluster(args, dims);
+        }
         let l = self.kernel.launch();
         let cfg = LaunchConfig {
             grid_dim: l.grid,
