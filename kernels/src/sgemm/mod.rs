@@ -146,8 +146,8 @@ pub enum Rung {
     /// WarpTiled with two shared stages and the next tile prefetched into registers.
     DoubleBuffered,
     /// The top rung: the fastest [`WarpTiling`] of `kernels/examples/sgemm_sweep.rs` on an H100
-    /// ([`TUNED`]): BK = 16, an XOR-swizzled transposed A tile, three `cp.async` stages, two
-    /// blocks per SM.
+    /// ([`TUNED`]): double-buffered as the rung below, with BK = 16, an unpadded B tile, every
+    /// bounds check compiled out for whole tiles, and two blocks per SM.
     Tuned,
 }
 
@@ -212,6 +212,7 @@ impl Rung {
             b_swizzle: None,
             min_blocks: None,
             async_copy: false,
+            b_async: false,
         };
         let vectorized = Tiling {
             a_transposed: true,
@@ -336,8 +337,11 @@ pub struct Tiling {
     /// Minimum resident blocks per SM asked of ptxas (`__launch_bounds__(threads, B)`).
     pub min_blocks: Option<i64>,
     /// Fill the shared stages with `cp.async` (SM80+) straight from global memory, `stages`
-    /// (2 or 3) deep, instead of through registers.
+    /// (2 to 8) deep, instead of through registers.
     pub async_copy: bool,
+    /// With two register-prefetched stages (`stages == 2`, no `async_copy`): the B tile goes by
+    /// `cp.async` straight into the next stage, only A through registers.
+    pub b_async: bool,
 }
 
 impl Tiling {
@@ -361,10 +365,11 @@ impl Tiling {
     /// `(BM,BK):(1,BM+pad)`, composed with `Sw<B,M,S>` when [`a_swizzle`](Self::a_swizzle) is set.
     ///
     /// ```
-    /// use tessel_kernels::sgemm::Rung;
+    /// use tessel_kernels::sgemm::{Rung, WarpTiling};
     /// assert_eq!(Rung::Vectorized.tiling().smem_a().unwrap().to_string(), "(128,8):(1,132)");
-    /// let top = Rung::Tuned.tiling().smem_a().unwrap();
-    /// assert!(top.to_string().starts_with("Sw<"));
+    /// assert_eq!(Rung::Tuned.tiling().smem_a().unwrap().to_string(), "(128,16):(1,132)");
+    /// let sw = WarpTiling { swizzle: true, pad: 0, ..WarpTiling::TUNED }.tiling().unwrap();
+    /// assert_eq!(sw.smem_a().unwrap().to_string(), "Sw<2,3,6> o (128,16):(1,128)");
     /// ```
     pub fn smem_a(&self) -> GpuResult<ComposedLayout> {
         let (bm, bk) = (self.bm, self.bk);
@@ -444,6 +449,8 @@ pub struct WarpTiling {
     pub min_blocks: Option<i64>,
     /// `cp.async` stages ([`Tiling::async_copy`]).
     pub async_copy: bool,
+    /// B by `cp.async` in the register-prefetch pipeline ([`Tiling::b_async`]).
+    pub b_async: bool,
 }
 
 /// The top rung's tiling ([`Rung::Tuned`]).
@@ -451,11 +458,14 @@ pub const TUNED: WarpTiling = WarpTiling::TUNED;
 
 impl WarpTiling {
     /// The top rung: 128 x 128 x 16 blocks of 2 x 4 warps of 8 x 4 lanes, 8 x 8 per thread,
-    /// three `cp.async` stages, a swizzled unpadded A tile, two blocks per SM.
+    /// two stages with the next tile prefetched into registers, the transposed A tile padded by
+    /// 4 elements per k-row, B unpadded, two blocks per SM (at most 128 registers a thread). The
+    /// fastest candidate of `kernels/examples/sgemm_sweep.rs` on an H100 (docs/performance.md):
+    /// the swizzled and the `cp.async` candidates came out slower.
     ///
     /// ```
     /// let t = tessel_kernels::sgemm::WarpTiling::TUNED;
-    /// assert_eq!((t.bm, t.bn, t.bk, t.threads()), (128, 128, 16, 256));
+    /// assert_eq!((t.bm, t.bn, t.bk, t.threads(), t.stages, t.pad), (128, 128, 16, 256, 2, 4));
     /// ```
     pub const TUNED: WarpTiling = WarpTiling {
         bm: 128,
@@ -466,13 +476,14 @@ impl WarpTiling {
         lanes_m: 8,
         tm: 8,
         tn: 8,
-        stages: 3,
-        swizzle: true,
-        swizzle_b: true,
-        pad: 0,
+        stages: 2,
+        swizzle: false,
+        swizzle_b: false,
+        pad: 4,
         pad_b: 0,
         min_blocks: Some(2),
-        async_copy: true,
+        async_copy: false,
+        b_async: false,
     };
 
     /// Threads per block.
@@ -484,16 +495,19 @@ impl WarpTiling {
         32 * self.warps_m * self.warps_n
     }
 
-    /// A short name, e.g. `128x128x16 w2x4 l8x4 t8x8 async3 sw p0/0 mb2` (`s2`: two register
-    /// prefetched stages, `async3`: three `cp.async` stages).
+    /// A short name, e.g. `128x128x16 w2x4 l8x4 t8x8 s2 p4/0 mb2` (`s2`: two register
+    /// prefetched stages, `s2+bA`: B by `cp.async`, `async3`: three `cp.async` stages; `sw`: both
+    /// tiles swizzled, `swA` only A; `p4/0`: the pads of A and B; `mb2`: two blocks per SM).
     ///
     /// ```
-    /// let n = tessel_kernels::sgemm::WarpTiling::TUNED.name();
-    /// assert_eq!(n, "128x128x16 w2x4 l8x4 t8x8 async3 sw p0/0 mb2");
+    /// use tessel_kernels::sgemm::WarpTiling;
+    /// assert_eq!(WarpTiling::TUNED.name(), "128x128x16 w2x4 l8x4 t8x8 s2 p4/0 mb2");
+    /// let w = WarpTiling { async_copy: true, stages: 3, swizzle: true, pad: 0, ..WarpTiling::TUNED };
+    /// assert_eq!(w.name(), "128x128x16 w2x4 l8x4 t8x8 async3 swA p0/0 mb2");
     /// ```
     pub fn name(&self) -> String {
         format!(
-            "{}x{}x{} w{}x{} l{}x{} t{}x{} {}{}{} p{}/{} mb{}",
+            "{}x{}x{} w{}x{} l{}x{} t{}x{} {}{}{}{} p{}/{} mb{}",
             self.bm,
             self.bn,
             self.bk,
@@ -505,6 +519,7 @@ impl WarpTiling {
             self.tn,
             if self.async_copy { "async" } else { "s" },
             self.stages,
+            if self.b_async && !self.async_copy { "+bA" } else { "" },
             match (self.swizzle, self.swizzle_b) {
                 (true, true) => " sw",
                 (true, false) => " swA",
@@ -525,8 +540,10 @@ impl WarpTiling {
     ///
     /// ```
     /// use tessel_kernels::sgemm::WarpTiling;
-    /// assert_eq!(WarpTiling::TUNED.a_swizzle(), Some((2, 3, 6)));
-    /// assert_eq!(WarpTiling { bk: 8, ..WarpTiling::TUNED }.a_swizzle(), Some((1, 4, 5)));
+    /// let sw = WarpTiling { swizzle: true, pad: 0, ..WarpTiling::TUNED };
+    /// assert_eq!(sw.a_swizzle(), Some((2, 3, 6)));
+    /// assert_eq!(WarpTiling { bk: 8, ..sw }.a_swizzle(), Some((1, 4, 5)));
+    /// assert_eq!(WarpTiling::TUNED.a_swizzle(), None); // padded instead
     /// ```
     pub fn a_swizzle(&self) -> Option<(i64, i64, i64)> {
         self.swizzle_for(self.swizzle, self.bm + self.pad)
@@ -537,8 +554,9 @@ impl WarpTiling {
     ///
     /// ```
     /// use tessel_kernels::sgemm::WarpTiling;
-    /// assert_eq!(WarpTiling::TUNED.b_swizzle(), Some((2, 3, 6)));
-    /// assert_eq!(WarpTiling { bn: 256, ..WarpTiling::TUNED }.b_swizzle(), Some((2, 3, 7)));
+    /// let sw = WarpTiling { swizzle_b: true, ..WarpTiling::TUNED };
+    /// assert_eq!(sw.b_swizzle(), Some((2, 3, 6)));
+    /// assert_eq!(WarpTiling { bn: 256, ..sw }.b_swizzle(), Some((2, 3, 7)));
     /// ```
     pub fn b_swizzle(&self) -> Option<(i64, i64, i64)> {
         self.swizzle_for(self.swizzle_b, self.bn + self.pad_b)
@@ -577,7 +595,7 @@ impl WarpTiling {
             && w.bm == w.warps_m * w.tm * w.lanes_m
             && w.bn == w.warps_n * w.tn * lanes_n
             && if w.async_copy {
-                (2..=4).contains(&w.stages)
+                (2..=8).contains(&w.stages)
             } else {
                 (1..=2).contains(&w.stages)
             };
@@ -619,6 +637,7 @@ impl WarpTiling {
             b_swizzle: self.b_swizzle(),
             min_blocks: w.min_blocks,
             async_copy: w.async_copy,
+            b_async: w.b_async && !w.async_copy && w.stages == 2,
         })
     }
 }
@@ -917,12 +936,18 @@ impl SgemmPlan {
                 * t.stages
                 * (crate::emit::storage(&sa).map_err(lay_err)?
                     + crate::emit::storage(&sb).map_err(lay_err)?);
-            if smem_bytes > 48 * 1024 {
+            // Static shared memory stops at 48 KiB; the cp.async stages are dynamic (up to the
+            // 227 KiB an SM80 / SM90 block may opt into).
+            let limit = if t.async_copy { 227 * 1024 } else { 48 * 1024 };
+            if smem_bytes > limit {
                 return Err(GpuError::InvalidArgument(format!(
                     "sgemm {}: {} stages of the A and B tiles take {smem_bytes} bytes of shared \
-                     memory, over the 48 KiB of static shared memory",
+                     memory, over the {limit} bytes a block may use",
                     self.rung, t.stages
                 )));
+            }
+            if t.async_copy {
+                b = b.dynamic_smem(smem_bytes as u32);
             }
             self.check_fragments(&sa, &sb)?;
             b = b
@@ -935,6 +960,7 @@ impl SgemmPlan {
                 .int("SB_SIZE", crate::emit::storage(&sb).map_err(lay_err)?)
                 .int("EVEN", self.even() as i64)
                 .int("ASYNC", t.async_copy as i64)
+                .int("B_ASYNC", (t.b_async && !t.async_copy && t.stages == 2) as i64)
                 .int("LA", la.per_thread)
                 .int("LB", lb.per_thread)
                 .int("VA", la.vector)
