@@ -8,7 +8,7 @@
 //!   are timed again at 8192^3 and 4096 x 2048 x 8192. cuBLAS SGEMM (`cublasSgemm` on the same
 //!   row-major A and B) is timed at each shape in the same process; ratios are to it.
 //! - `--repeats R` (default 20), `--top T`, `--only SUBSTRING` (candidates whose name contains it).
-//! - `--cubin DIR`: no GPU; writes each candidate's sm_90 CUBIN at 4096^3 (NVRTC) to DIR for
+//! - `--cubin DIR`: no GPU; writes each candidate's source and sm_90 CUBIN at 4096^3 (NVRTC) to DIR for
 //!   `cuobjdump -res-usage` / `nvdisasm`, and prints the bank model's prediction.
 
 use std::time::Instant;
@@ -23,28 +23,78 @@ use tessel_kernels::sgemm::{Major, Rung, SgemmPlan, Tiling, WarpTiling};
 /// The candidates: the ladder's double-buffered rung, then warp tilings around the tuned one.
 fn candidates() -> Vec<(String, Tiling)> {
     let base = WarpTiling::TUNED;
-    let async3 = WarpTiling { async_copy: true, stages: 3, ..base };
+    let async3 = WarpTiling {
+        async_copy: true,
+        stages: 3,
+        ..base
+    };
     let mut warp = vec![
         base,
-        WarpTiling { b_async: true, ..base },
+        WarpTiling {
+            b_async: true,
+            ..base
+        },
         WarpTiling { bk: 8, ..base },
-        WarpTiling { bk: 8, b_async: true, ..base },
-        WarpTiling { swizzle: true, pad: 0, ..base },
-        WarpTiling { swizzle: true, pad: 0, b_async: true, ..base },
-        WarpTiling { warps_m: 4, warps_n: 2, lanes_m: 4, b_async: true, ..base },
-        WarpTiling { bn: 256, tn: 16, bk: 8, min_blocks: None, b_async: true, ..base },
+        WarpTiling {
+            bk: 8,
+            b_async: true,
+            ..base
+        },
+        WarpTiling {
+            swizzle: true,
+            pad: 0,
+            ..base
+        },
+        WarpTiling {
+            swizzle: true,
+            pad: 0,
+            b_async: true,
+            ..base
+        },
+        WarpTiling {
+            warps_m: 4,
+            warps_n: 2,
+            lanes_m: 4,
+            b_async: true,
+            ..base
+        },
+        WarpTiling {
+            bn: 256,
+            tn: 16,
+            bk: 8,
+            min_blocks: None,
+            b_async: true,
+            ..base
+        },
         WarpTiling { pad_b: 4, ..base },
-        WarpTiling { min_blocks: None, ..base },
+        WarpTiling {
+            min_blocks: None,
+            ..base
+        },
         // cp.async for both operands (dynamic shared memory): padded, swizzled, 8 x 16 per thread.
-        WarpTiling { stages: 2, ..async3 },
-        WarpTiling { swizzle: true, swizzle_b: true, pad: 0, ..async3 },
-        WarpTiling { bn: 256, tn: 16, min_blocks: None, stages: 2, ..async3 },
+        WarpTiling {
+            stages: 2,
+            ..async3
+        },
+        WarpTiling {
+            swizzle: true,
+            swizzle_b: true,
+            pad: 0,
+            ..async3
+        },
+        WarpTiling {
+            bn: 256,
+            tn: 16,
+            min_blocks: None,
+            stages: 2,
+            ..async3
+        },
     ];
     warp.dedup();
-    let mut out = vec![(
-        "ladder double-buffered".to_string(),
-        Rung::DoubleBuffered.tiling(),
-    )];
+    let mut out: Vec<(String, Tiling)> = [Rung::Vectorized, Rung::WarpTiled, Rung::DoubleBuffered]
+        .into_iter()
+        .map(|r| (format!("ladder {r}"), r.tiling()))
+        .collect();
     for w in warp {
         match w.tiling() {
             Ok(t) => out.push((w.name(), t)),
@@ -93,6 +143,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     continue;
                 }
             };
+            std::fs::write(format!("{dir}/c{i:02}.cu"), kernel.source())?;
             let file = format!("{dir}/c{i:02}.cubin");
             std::fs::write(&file, bin)?;
             println!(
@@ -133,11 +184,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             repeats,
         )?;
         let cublas = flops / (ct.median_ms * 1e6);
-        println!("{m}x{n}x{k} cublas (row-major A, B): {:.3} ms {cublas:.0} GFLOP/s", ct.median_ms);
+        println!(
+            "{m}x{n}x{k} cublas (row-major A, B): {:.3} ms {cublas:.0} GFLOP/s",
+            ct.median_ms
+        );
         let list: Vec<(String, Tiling)> = if si == 0 {
             cands.clone()
         } else {
-            best.iter().take(top).map(|(_, n, t)| (n.clone(), t.clone())).collect()
+            best.iter()
+                .take(top)
+                .map(|(_, n, t)| (n.clone(), t.clone()))
+                .collect()
         };
         let mut rows = Vec::new();
         for (name, t) in list {
@@ -154,7 +211,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let timing = loaded.time(
                 3,
                 repeats,
-                &mut [Arg::input(&bufs.a), Arg::input(&bufs.b), Arg::output(&mut bufs.c)],
+                &mut [
+                    Arg::input(&bufs.a),
+                    Arg::input(&bufs.b),
+                    Arg::output(&mut bufs.c),
+                ],
             )?;
             let g = flops / (timing.median_ms * 1e6);
             println!(

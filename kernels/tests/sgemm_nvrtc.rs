@@ -68,7 +68,10 @@ fn compile_all(arch: Arch) {
                             "{what}: no 4-byte cp.async"
                         );
                     }
-                    assert!(text.contains("cp.async.wait_group"), "{what}: no wait_group");
+                    assert!(
+                        text.contains("cp.async.wait_group"),
+                        "{what}: no wait_group"
+                    );
                     if aligned && (am == Major::Col || bm == Major::Row) {
                         assert!(
                             text.contains("cp.async.cg.shared.global"),

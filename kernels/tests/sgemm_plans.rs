@@ -373,11 +373,36 @@ fn warp_tilings() -> Vec<WarpTiling> {
     vec![
         base,
         WarpTiling { bk: 8, ..base },
-        WarpTiling { warps_m: 4, warps_n: 2, lanes_m: 4, ..base },
-        WarpTiling { bn: 256, tn: 16, bk: 8, ..base },
-        WarpTiling { bm: 256, tm: 16, bk: 8, ..base },
-        WarpTiling { bm: 64, warps_m: 1, ..base },
-        WarpTiling { warps_m: 4, warps_n: 2, tm: 4, tn: 16, ..base },
+        WarpTiling {
+            warps_m: 4,
+            warps_n: 2,
+            lanes_m: 4,
+            ..base
+        },
+        WarpTiling {
+            bn: 256,
+            tn: 16,
+            bk: 8,
+            ..base
+        },
+        WarpTiling {
+            bm: 256,
+            tm: 16,
+            bk: 8,
+            ..base
+        },
+        WarpTiling {
+            bm: 64,
+            warps_m: 1,
+            ..base
+        },
+        WarpTiling {
+            warps_m: 4,
+            warps_n: 2,
+            tm: 4,
+            tn: 16,
+            ..base
+        },
     ]
 }
 
@@ -447,14 +472,35 @@ fn the_swizzle_makes_bk16_a_stores_conflict_free() {
     // bits 2-3 (offset bits 9-10) into offset bits 3-4: the 4 k-columns land in 4 different
     // groups of 8 banks. Padding by 4 (offset 132 k + m, the tuned rung) shifts k-column 4 + e by
     // 16 banks but k-column 8 + e by 32 = 0: 2 words per bank, 64 excess.
-    let base = WarpTiling { async_copy: true, stages: 3, ..WarpTiling::TUNED };
-    let plain = WarpTiling { swizzle: false, swizzle_b: false, pad: 0, ..base };
-    let swizzled = WarpTiling { swizzle: true, pad: 0, ..base };
+    let base = WarpTiling {
+        async_copy: true,
+        stages: 3,
+        ..WarpTiling::TUNED
+    };
+    let plain = WarpTiling {
+        swizzle: false,
+        swizzle_b: false,
+        pad: 0,
+        ..base
+    };
+    let swizzled = WarpTiling {
+        swizzle: true,
+        pad: 0,
+        ..base
+    };
     assert_eq!(plain.a_swizzle(), None);
     assert_eq!(swizzled.a_swizzle(), Some((2, 3, 6)));
     let tile = |w: WarpTiling| {
-        let p = SgemmPlan::with_tiling(Rung::Tuned, w.tiling().unwrap(), 4096, 4096, 4096, Major::Row, Major::Row)
-            .unwrap();
+        let p = SgemmPlan::with_tiling(
+            Rung::Tuned,
+            w.tiling().unwrap(),
+            4096,
+            4096,
+            4096,
+            Major::Row,
+            Major::Row,
+        )
+        .unwrap();
         per_tile(&p).unwrap()
     };
     let (without, with) = (tile(plain), tile(swizzled));
@@ -466,7 +512,13 @@ fn the_swizzle_makes_bk16_a_stores_conflict_free() {
     assert_eq!(with.excess(), 0);
     let tuned = SgemmPlan::new(Rung::Tuned, 4096, 4096, 4096, Major::Row, Major::Row).unwrap();
     let t = per_tile(&tuned).unwrap();
-    assert_eq!((t.stores.wavefronts, t.stores.ideal), (64 * 2 + 16 * 4, 64 + 16 * 4));
+    assert_eq!(
+        (t.stores.wavefronts, t.stores.ideal),
+        (64 * 2 + 16 * 4, 64 + 16 * 4)
+    );
     // Loads: 8 warps x 16 k x 2 operands x 2 lds.128 of 4 wavefronts, conflict-free.
-    assert_eq!((t.loads.wavefronts, t.loads.excess), (8 * 16 * 2 * 2 * 4, 0));
+    assert_eq!(
+        (t.loads.wavefronts, t.loads.excess),
+        (8 * 16 * 2 * 2 * 4, 0)
+    );
 }

@@ -213,6 +213,7 @@ impl Rung {
             min_blocks: None,
             async_copy: false,
             b_async: false,
+            unchecked_whole_tiles: false,
         };
         let vectorized = Tiling {
             a_transposed: true,
@@ -275,7 +276,9 @@ impl Rung {
             Rung::Vectorized => vectorized,
             Rung::WarpTiled => warp,
             Rung::DoubleBuffered => Tiling { stages: 2, ..warp },
-            Rung::Tuned => TUNED.tiling().expect("the tuned tiling fits its block tile"),
+            Rung::Tuned => TUNED
+                .tiling()
+                .expect("the tuned tiling fits its block tile"),
         }
     }
 }
@@ -342,6 +345,11 @@ pub struct Tiling {
     /// With two register-prefetched stages (`stages == 2`, no `async_copy`): the B tile goes by
     /// `cp.async` straight into the next stage, only A through registers.
     pub b_async: bool,
+    /// Compile the bounds checks out when the problem is whole tiles with aligned vectors
+    /// ([`SgemmPlan::even`]). Off for the ladder's rungs up to double-buffered: on an H100 it
+    /// cost `vectorized` and `warp-tiled` (no launch bound, one shared stage) a third of their
+    /// speed (docs/performance.md).
+    pub unchecked_whole_tiles: bool,
 }
 
 impl Tiling {
@@ -411,11 +419,12 @@ impl Tiling {
 /// stores of a row-major A (a column-major B) do not collide.
 ///
 /// ```
-/// use tessel_kernels::sgemm::{Rung, WarpTiling};
+/// use tessel_kernels::sgemm::{Rung, Tiling, WarpTiling};
 /// let w = WarpTiling { bk: 8, stages: 1, async_copy: false, swizzle: false, swizzle_b: false, pad: 4, pad_b: 4,
 ///     min_blocks: None, ..WarpTiling::TUNED };
-/// // The warp-tiled rung is this tiling.
-/// assert_eq!(w.tiling().unwrap(), Rung::WarpTiled.tiling());
+/// // The warp-tiled rung is this tiling (which keeps its bounds checks).
+/// let t = Tiling { unchecked_whole_tiles: false, ..w.tiling().unwrap() };
+/// assert_eq!(t, Rung::WarpTiled.tiling());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct WarpTiling {
@@ -519,7 +528,11 @@ impl WarpTiling {
             self.tn,
             if self.async_copy { "async" } else { "s" },
             self.stages,
-            if self.b_async && !self.async_copy { "+bA" } else { "" },
+            if self.b_async && !self.async_copy {
+                "+bA"
+            } else {
+                ""
+            },
             match (self.swizzle, self.swizzle_b) {
                 (true, true) => " sw",
                 (true, false) => " swA",
@@ -638,6 +651,7 @@ impl WarpTiling {
             min_blocks: w.min_blocks,
             async_copy: w.async_copy,
             b_async: w.b_async && !w.async_copy && w.stages == 2,
+            unchecked_whole_tiles: true,
         })
     }
 }
@@ -958,9 +972,12 @@ impl SgemmPlan {
                 .int("STAGES", t.stages)
                 .int("SA_SIZE", crate::emit::storage(&sa).map_err(lay_err)?)
                 .int("SB_SIZE", crate::emit::storage(&sb).map_err(lay_err)?)
-                .int("EVEN", self.even() as i64)
+                .int("EVEN", (t.unchecked_whole_tiles && self.even()) as i64)
                 .int("ASYNC", t.async_copy as i64)
-                .int("B_ASYNC", (t.b_async && !t.async_copy && t.stages == 2) as i64)
+                .int(
+                    "B_ASYNC",
+                    (t.b_async && !t.async_copy && t.stages == 2) as i64,
+                )
                 .int("LA", la.per_thread)
                 .int("LB", lb.per_thread)
                 .int("VA", la.vector)
@@ -993,7 +1010,8 @@ impl SgemmPlan {
     }
 
     /// Whether the problem is a whole number of block tiles and K steps with every global vector
-    /// aligned: then the kernel skips every bounds check (`k::EVEN`).
+    /// aligned: then a tiling with [`Tiling::unchecked_whole_tiles`] skips every bounds check
+    /// (`k::EVEN`).
     ///
     /// ```
     /// use tessel_kernels::sgemm::{Major, Rung, SgemmPlan};
