@@ -5,6 +5,8 @@
 # usage: scripts/ncu_conflicts.sh [SIZE]        copy, transposes and microkernels (`bench all`)
 #        scripts/ncu_conflicts.sh mma [PROBLEMS] the tensor-core swizzle kernels (`bench mma`,
 #                                                 PROBLEMS blocks per launch, default 4096)
+#        scripts/ncu_conflicts.sh sgemm [N]     the SIMT SGEMM ladder (`bench sgemm`, N^3, default
+#                                                 1024; every rung launched once, verified)
 #   TESSEL_BENCH  command that runs `tessel bench` (default: "target/release/tessel bench")
 #   TESSEL        the tessel binary for `tessel conflicts` predictions (default: target/release/tessel)
 #   NCU           the ncu binary (default: ncu)
@@ -21,11 +23,16 @@
 set -euo pipefail
 
 SUITE=all
-if [ "${1:-}" = mma ]; then
-  SUITE=mma
+if [ "${1:-}" = mma ] || [ "${1:-}" = sgemm ]; then
+  SUITE=$1
   shift
 fi
-if [ "$SUITE" = mma ]; then
+if [ "$SUITE" = sgemm ]; then
+  # One dtype pass: the ladder is fp32 only (--dtype is ignored by `bench sgemm`).
+  SIZE=${1:-1024}
+  DTYPES=(f32)
+  KERNELS='regex:^sgemm_'
+elif [ "$SUITE" = mma ]; then
   SIZE=${1:-4096}
   DTYPES=(f16)
   KERNELS='regex:^mma_'
@@ -112,7 +119,11 @@ print(" agree = measured excess equals predicted excess for loads and stores)")
 PY
 
 # Per-instruction predictions of the standalone `tessel conflicts` subcommand, if present.
-if [ "$SUITE" = mma ]; then
+if [ "$SUITE" = sgemm ]; then
+  echo "(sgemm: cp.async writes to shared memory (LDGSTS) are not LSU stores: a rung filled by"
+  echo " cp.async measures st_meas 0 where the model predicts the stores of the same addresses)"
+fi
+if [ "$SUITE" = mma ] || [ "$SUITE" = sgemm ]; then
   echo "raw ncu output: $OUTDIR"
   exit 0
 fi

@@ -1,8 +1,8 @@
 //! Every SGEMM rung compiles with NVRTC for sm_80 and sm_90, for both storage orders of A and B
 //! and for aligned and ragged shapes (skipped with a reason when libnvrtc cannot be loaded,
 //! failing instead under `TESSEL_REQUIRE_NVRTC=1`). The PTX is checked for what each rung relies
-//! on: 128-bit global loads and 128-bit shared fragment reads from the vectorized rung up, no
-//! local memory anywhere.
+//! on: 128-bit global loads (cp.async copies for the tuned rung) and 128-bit shared fragment
+//! reads from the vectorized rung up, no local memory anywhere.
 
 mod common;
 
@@ -50,11 +50,34 @@ fn compile_all(arch: Arch) {
                         "{what}: no 128-bit C store"
                     );
                 }
-                if vectorized && aligned {
+                let async_copy = rung.tiling().async_copy;
+                if vectorized && aligned && !async_copy {
                     assert!(
                         text.contains("ld.global.v4.f32") || text.contains("ld.global.nc.v4.f32"),
                         "{what}: no 128-bit global load"
                     );
+                }
+                if async_copy {
+                    // Global -> shared without registers; a vector landing whole in the shared
+                    // tile (B row-major, A column-major) is one 16-byte copy where aligned.
+                    // Scalar (4-byte) copies: a vector that does not land whole (A row-major,
+                    // B column-major), and the ragged edges.
+                    if !aligned || am == Major::Row || bm == Major::Col {
+                        assert!(
+                            text.contains("cp.async.ca.shared.global"),
+                            "{what}: no 4-byte cp.async"
+                        );
+                    }
+                    assert!(
+                        text.contains("cp.async.wait_group"),
+                        "{what}: no wait_group"
+                    );
+                    if aligned && (am == Major::Col || bm == Major::Row) {
+                        assert!(
+                            text.contains("cp.async.cg.shared.global"),
+                            "{what}: no 16-byte cp.async"
+                        );
+                    }
                 }
             }
         }
@@ -96,6 +119,7 @@ fn register_tiles_are_fully_unrolled() {
         Rung::Vectorized,
         Rung::WarpTiled,
         Rung::DoubleBuffered,
+        Rung::Tuned,
     ] {
         let plan = SgemmPlan::new(rung, 512, 512, 512, Major::Row, Major::Row).unwrap();
         let text = ptx(&plan, Arch::new(9, 0).unwrap());

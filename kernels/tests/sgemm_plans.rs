@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use tessel_kernels::sgemm::bank::{Tile, accesses, per_launch, per_tile, reports};
 use tessel_kernels::sgemm::host::{at, check, random, reference};
-use tessel_kernels::sgemm::{Major, Rung, SgemmPlan};
+use tessel_kernels::sgemm::{Major, Rung, SgemmPlan, WarpTiling};
 use tessel_layout::{Layout, SliceCoord, Tiler, local_partition, local_tile, zipped_divide};
 
 const MAJORS: [(Major, Major); 4] = [
@@ -236,8 +236,9 @@ fn vectorized_and_warp_tiled_shared_layouts_are_conflict_free() {
                     t.loads,
                     t.stores
                 );
-                // 8 warps x 8 k x 2 operands x 2 lds.128 of 4 wavefronts each.
-                assert_eq!(t.loads.wavefronts, 8 * 8 * 2 * 2 * 4);
+                // 8 warps x BK k x 2 operands x 2 lds.128 of 4 wavefronts each.
+                let bk = plan.tiling.bk;
+                assert_eq!(t.loads.wavefronts, 8 * bk * 2 * 2 * 4);
             }
         }
     }
@@ -364,4 +365,160 @@ fn block_tiles_are_local_tiles_of_c() {
             assert_eq!(off, want, "{rung} block {b}");
         }
     }
+}
+
+/// Candidate tilings of `kernels/examples/sgemm_sweep.rs` (and the tuned one).
+fn warp_tilings() -> Vec<WarpTiling> {
+    let base = WarpTiling::TUNED;
+    vec![
+        base,
+        WarpTiling { bk: 8, ..base },
+        WarpTiling {
+            warps_m: 4,
+            warps_n: 2,
+            lanes_m: 4,
+            ..base
+        },
+        WarpTiling {
+            bn: 256,
+            tn: 16,
+            bk: 8,
+            ..base
+        },
+        WarpTiling {
+            bm: 256,
+            tm: 16,
+            bk: 8,
+            ..base
+        },
+        WarpTiling {
+            bm: 64,
+            warps_m: 1,
+            ..base
+        },
+        WarpTiling {
+            warps_m: 4,
+            warps_n: 2,
+            tm: 4,
+            tn: 16,
+            ..base
+        },
+    ]
+}
+
+#[test]
+fn warp_tilings_are_the_algebras_partitions() {
+    // Warp w = wm + warps_m wn takes local_tile(block, (BM / warps_m, BN / warps_n), (wm, wn));
+    // its grid of 4 x 4 blocks (zipped_divide) is partitioned over the lanes
+    // (lanes_m, lanes_n):(1, lanes_m) (local_partition).
+    for w in warp_tilings() {
+        let t = w.tiling().unwrap();
+        let plan = SgemmPlan::with_tiling(Rung::Tuned, t, w.bm, w.bn, w.bk, Major::Row, Major::Row)
+            .unwrap();
+        let tile: Layout = format!("({},{}):(1,{})", w.bm, w.bn, w.bm).parse().unwrap();
+        let lanes_n = 32 / w.lanes_m;
+        let lanes: Layout = format!("({},{lanes_n}):(1,{})", w.lanes_m, w.lanes_m)
+            .parse()
+            .unwrap();
+        let (wtm, wtn) = (w.bm / w.warps_m, w.bn / w.warps_n);
+        let mut seen = BTreeSet::new();
+        for th in 0..w.threads() {
+            let (lane, warp) = (th % 32, th / 32);
+            let coord = SliceCoord::Tuple(vec![
+                SliceCoord::Index(warp % w.warps_m),
+                SliceCoord::Index(warp / w.warps_m),
+            ]);
+            let (warp_tile, woff) = local_tile(&tile, &by_mode(wtm, wtn), &coord).unwrap();
+            let blocks = zipped_divide(&warp_tile, &by_mode(4, 4)).unwrap();
+            let (inner, grid) = (blocks.mode(0).unwrap(), blocks.mode(1).unwrap());
+            let (mine, off) = local_partition(&grid, &lanes, lane).unwrap();
+            let want: BTreeSet<i64> = mine
+                .offsets()
+                .iter()
+                .flat_map(|&b| inner.offsets().into_iter().map(move |e| woff + off + b + e))
+                .collect();
+            let got = owned(&plan, th);
+            assert_eq!(got, want, "{} thread {th}", w.name());
+            seen.extend(got);
+        }
+        assert_eq!(seen.len() as i64, w.bm * w.bn, "{}", w.name());
+    }
+}
+
+#[test]
+fn warp_tilings_replayed_through_their_layouts_match_the_reference() {
+    for w in warp_tilings() {
+        for (am, bm) in MAJORS {
+            let (m, n, k) = (w.bm + 3, w.bn + 5, 2 * w.bk + 3);
+            let plan =
+                SgemmPlan::with_tiling(Rung::Tuned, w.tiling().unwrap(), m, n, k, am, bm).unwrap();
+            let a = random((m * k) as usize, 5);
+            let b = random((k * n) as usize, 6);
+            let got = replay(&plan, &a, &b);
+            let dims = (m as usize, n as usize, k as usize);
+            check(&got, &a, am, &b, bm, dims, None)
+                .unwrap_or_else(|e| panic!("{} {am:?}/{bm:?}: {e}", w.name()));
+        }
+    }
+}
+
+#[test]
+fn the_swizzle_makes_bk16_a_stores_conflict_free() {
+    // Row-major A into a transposed 128 x 16 tile: a warp's scalar store covers 8 rows m (bits
+    // 0-2 of the offset) at the k-columns e, 4 + e, 8 + e, 12 + e. Unpadded and unswizzled
+    // (offset 128 k + m) the 4 k-columns share the 8 banks of the rows: 4 words per bank, 4
+    // wavefronts instead of 1. Per K step: 8 warps x 2 vectors x 4 scalar stores = 64 sts.32,
+    // 3 * 64 = 192 excess; B's 16 sts.128 take their ideal 4 wavefronts each. Sw<2,3,6> XORs k
+    // bits 2-3 (offset bits 9-10) into offset bits 3-4: the 4 k-columns land in 4 different
+    // groups of 8 banks. Padding by 4 (offset 132 k + m, the tuned rung) shifts k-column 4 + e by
+    // 16 banks but k-column 8 + e by 32 = 0: 2 words per bank, 64 excess.
+    let base = WarpTiling {
+        async_copy: true,
+        stages: 3,
+        ..WarpTiling::TUNED
+    };
+    let plain = WarpTiling {
+        swizzle: false,
+        swizzle_b: false,
+        pad: 0,
+        ..base
+    };
+    let swizzled = WarpTiling {
+        swizzle: true,
+        pad: 0,
+        ..base
+    };
+    assert_eq!(plain.a_swizzle(), None);
+    assert_eq!(swizzled.a_swizzle(), Some((2, 3, 6)));
+    let tile = |w: WarpTiling| {
+        let p = SgemmPlan::with_tiling(
+            Rung::Tuned,
+            w.tiling().unwrap(),
+            4096,
+            4096,
+            4096,
+            Major::Row,
+            Major::Row,
+        )
+        .unwrap();
+        per_tile(&p).unwrap()
+    };
+    let (without, with) = (tile(plain), tile(swizzled));
+    assert_eq!(
+        (without.stores.wavefronts, without.stores.ideal),
+        (64 * 4 + 16 * 4, 64 + 16 * 4)
+    );
+    assert_eq!(without.loads.excess, 0);
+    assert_eq!(with.excess(), 0);
+    let tuned = SgemmPlan::new(Rung::Tuned, 4096, 4096, 4096, Major::Row, Major::Row).unwrap();
+    let t = per_tile(&tuned).unwrap();
+    assert_eq!(
+        (t.stores.wavefronts, t.stores.ideal),
+        (64 * 2 + 16 * 4, 64 + 16 * 4)
+    );
+    // Loads: 8 warps x 16 k x 2 operands x 2 lds.128 of 4 wavefronts, conflict-free.
+    assert_eq!(
+        (t.loads.wavefronts, t.loads.excess),
+        (8 * 16 * 2 * 2 * 4, 0)
+    );
 }

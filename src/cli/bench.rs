@@ -53,8 +53,8 @@ runs N^3; on sm_90 GPUs it adds the Hopper GEMM (TMA + wgmma) in four input/outp
 each next to cuBLAS with the same types). 'mma' verifies and times the four tensor-core swizzle problems (ldmatrix + \
 mma.sync on 16x16 fp16 tiles, swizzles chosen by synthesis) and their unswizzled twins, over a \
 grid of N independent problems (--size N, default 32768), with the predicted excess shared-memory \
-wavefronts. 'sgemm' verifies and times the SIMT SGEMM ladder (seven fp32 rungs, naive to \
-double-buffered) next to cuBLAS SGEMM (default 4096^3, 8192^3 and 4096x2048x8192; --size N runs \
+wavefronts. 'sgemm' verifies and times the SIMT SGEMM ladder (eight fp32 rungs, naive to \
+tuned) next to cuBLAS SGEMM on the same row-major operands (default 4096^3, 8192^3 and 4096x2048x8192; --size N runs \
 N^3, --m/--n/--k one shape), with each rung's predicted shared-memory wavefronts. Progress goes \
 to stderr. Without a GPU (or in a tessel built without the 'kernels' \
 feature) it says so and exits 0."
@@ -394,6 +394,29 @@ mod with_kernels {
                     progress,
                     "sgemm {m}x{n}x{k}: verifying and timing the ladder"
                 );
+                if args.profile {
+                    // One verified launch per rung (what ncu measures) and the bank model's
+                    // prediction for it on stderr (scripts/ncu_conflicts.sh sgemm).
+                    for rung in Rung::ALL {
+                        let traffic = tessel::kernels::sgemm::run::profile_rung(
+                            gpu,
+                            rung,
+                            (m, n, k),
+                            (Major::Row, Major::Row),
+                        )
+                        .map_err(gpu_error)?;
+                        let _ = writeln!(
+                            progress,
+                            "predict sgemm_{} ld={} ld_ideal={} st={} st_ideal={}",
+                            rung.name().replace('-', "_"),
+                            traffic.loads.wavefronts,
+                            traffic.loads.ideal,
+                            traffic.stores.wavefronts,
+                            traffic.stores.ideal
+                        );
+                    }
+                    continue;
+                }
                 let opts = LadderOptions {
                     m,
                     n,
@@ -537,8 +560,9 @@ mod with_kernels {
         s
     }
 
-    /// One line per shape and rung: GFLOP/s, ratio to cuBLAS SGEMM, the bank model's wavefronts
-    /// (loads/stores) and their excess; a cuBLAS line per shape.
+    /// One line per shape and rung: GFLOP/s, ratio to cuBLAS SGEMM on the same row-major A and B
+    /// (`cublas`), the bank model's wavefronts (loads/stores) and their excess; per shape a
+    /// `cublas` line and a `cublas-abt` line (cuBLAS in its `A B^T` layout, ratio to `cublas`).
     fn sgemm_table(device: &str, ladders: &[((i64, i64, i64), Ladder)]) -> String {
         let mut s = format!("device: {device}\n");
         s.push_str(&format!(
@@ -560,6 +584,20 @@ mod with_kernels {
                 "-",
                 opt(l.cublas_gflops, 0),
                 "1.000",
+                "-",
+                "-"
+            ));
+            s.push_str(&format!(
+                "{:<16} {:<16} {:>10} {:>9} {:>9} {:>24} {:>11}\n",
+                size,
+                "cublas-abt",
+                "-",
+                opt(l.cublas_tn_gflops, 0),
+                opt(
+                    l.cublas_tn_gflops
+                        .and_then(|t| l.cublas_gflops.map(|c| t / c)),
+                    3
+                ),
                 "-",
                 "-"
             ));
@@ -723,17 +761,20 @@ mod with_kernels {
             };
             let ladder = Ladder {
                 cublas_gflops: Some(2000.0),
+                cublas_tn_gflops: Some(2500.0),
                 rows: vec![row],
             };
             let table = sgemm_table("H100", &[((64, 32, 16), ladder)]);
             let lines: Vec<&str> = table.lines().collect();
-            assert_eq!(lines.len(), 4, "{table}");
+            assert_eq!(lines.len(), 5, "{table}");
             assert!(
                 lines[2].starts_with("64x32x16")
                     && lines[2].contains("cublas")
                     && lines[2].contains("2000")
             );
-            let rung: Vec<&str> = lines[3].split_whitespace().collect();
+            let abt: Vec<&str> = lines[3].split_whitespace().collect();
+            assert_eq!(abt[..5], ["64x32x16", "cublas-abt", "-", "2500", "1.250"]);
+            let rung: Vec<&str> = lines[4].split_whitespace().collect();
             assert_eq!(
                 rung,
                 [

@@ -27,6 +27,7 @@ pub mod bank;
 pub mod host;
 pub mod run;
 
+use std::borrow::Cow;
 use std::fmt;
 
 use tessel_layout::{ComposedLayout, Layout};
@@ -60,6 +61,21 @@ template <> __device__ __forceinline__ void vstore_global<1>(float* p, const flo
 template <> __device__ __forceinline__ void vstore_global<4>(float* p, const float* r) {
   asm volatile("st.global.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p), "f"(r[0]), "f"(r[1]), "f"(r[2]),
                "f"(r[3]) : "memory");
+}"#;
+
+/// `cp.async` (SM80+) of 4 or 16 bytes with a source size (0 zero-fills), its commit and wait.
+const CP_ASYNC_FNS: &str = r#"template <int B> __device__ __forceinline__ void cp_async(float* dst, const float* src, int src_bytes);
+template <> __device__ __forceinline__ void cp_async<16>(float* dst, const float* src, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"((unsigned)__cvta_generic_to_shared(dst)),
+               "l"(src), "r"(src_bytes) : "memory");
+}
+template <> __device__ __forceinline__ void cp_async<4>(float* dst, const float* src, int src_bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"((unsigned)__cvta_generic_to_shared(dst)),
+               "l"(src), "r"(src_bytes) : "memory");
+}"#;
+const CP_ASYNC_COMMIT_FN: &str = r#"__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }"#;
+const CP_ASYNC_WAIT_FN: &str = r#"template <int N> __device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }"#;
 
 /// The storage order of an operand: `Row` (the second index contiguous) or `Col`.
@@ -110,7 +126,7 @@ impl Major {
 ///
 /// ```
 /// use tessel_kernels::sgemm::Rung;
-/// assert_eq!(Rung::ALL.len(), 7);
+/// assert_eq!(Rung::ALL.len(), 8);
 /// assert_eq!(Rung::DoubleBuffered.name(), "double-buffered");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -129,11 +145,15 @@ pub enum Rung {
     WarpTiled,
     /// WarpTiled with two shared stages and the next tile prefetched into registers.
     DoubleBuffered,
+    /// The top rung: the fastest [`WarpTiling`] of `kernels/examples/sgemm_sweep.rs` on an H100
+    /// ([`TUNED`]): double-buffered as the rung below, with BK = 16, an unpadded B tile, every
+    /// bounds check compiled out for whole tiles, and two blocks per SM.
+    Tuned,
 }
 
 impl Rung {
     /// Every rung, bottom to top.
-    pub const ALL: [Rung; 7] = [
+    pub const ALL: [Rung; 8] = [
         Rung::Naive,
         Rung::SmemBlock,
         Rung::Reg1d,
@@ -141,6 +161,7 @@ impl Rung {
         Rung::Vectorized,
         Rung::WarpTiled,
         Rung::DoubleBuffered,
+        Rung::Tuned,
     ];
 
     /// The rung's short name.
@@ -157,6 +178,7 @@ impl Rung {
             Rung::Vectorized => "vectorized",
             Rung::WarpTiled => "warp-tiled",
             Rung::DoubleBuffered => "double-buffered",
+            Rung::Tuned => "tuned",
         }
     }
 
@@ -176,31 +198,39 @@ impl Rung {
             threads: 256,
             tm: 8,
             tn: 8,
-            thr_m: "(16,16):(0,8)",
-            thr_n: "(16,16):(8,0)",
-            val_m: "8:1",
-            val_n: "8:1",
+            thr_m: "(16,16):(0,8)".into(),
+            thr_n: "(16,16):(8,0)".into(),
+            val_m: "8:1".into(),
+            val_n: "8:1".into(),
             a_transposed: false,
             vector: 1,
             frag_vector: 1,
             stages: 1,
             pad: 0,
+            pad_b: 0,
+            a_swizzle: None,
+            b_swizzle: None,
+            min_blocks: None,
+            async_copy: false,
+            b_async: false,
+            unchecked_whole_tiles: false,
         };
         let vectorized = Tiling {
             a_transposed: true,
             vector: 4,
             frag_vector: 4,
             pad: 4,
-            ..reg2d
+            pad_b: 4,
+            ..reg2d.clone()
         };
         // Lane l = lm + 8 ln (8 x 4 lanes), warp w = wm + 2 wn (2 x 4 warps): a warp owns 64 x 32,
         // a lane rows 4 lm + {0..3} + {0, 32} and columns 4 ln + {0..3} + {0, 16} of it.
         let warp = Tiling {
-            thr_m: "(8,4,2,4):(4,0,64,0)",
-            thr_n: "(8,4,2,4):(0,4,0,32)",
-            val_m: "(4,2):(1,32)",
-            val_n: "(4,2):(1,16)",
-            ..vectorized
+            thr_m: "(8,4,2,4):(4,0,64,0)".into(),
+            thr_n: "(8,4,2,4):(0,4,0,32)".into(),
+            val_m: "(4,2):(1,32)".into(),
+            val_n: "(4,2):(1,16)".into(),
+            ..vectorized.clone()
         };
         match self {
             Rung::Naive => Tiling {
@@ -210,15 +240,11 @@ impl Rung {
                 threads: 256,
                 tm: 1,
                 tn: 1,
-                thr_m: "(16,16):(0,1)",
-                thr_n: "(16,16):(1,0)",
-                val_m: "1:0",
-                val_n: "1:0",
-                a_transposed: false,
-                vector: 1,
-                frag_vector: 1,
-                stages: 1,
-                pad: 0,
+                thr_m: "(16,16):(0,1)".into(),
+                thr_n: "(16,16):(1,0)".into(),
+                val_m: "1:0".into(),
+                val_n: "1:0".into(),
+                ..reg2d
             },
             Rung::SmemBlock => Tiling {
                 bm: 32,
@@ -227,10 +253,10 @@ impl Rung {
                 threads: 1024,
                 tm: 1,
                 tn: 1,
-                thr_m: "(32,32):(0,1)",
-                thr_n: "(32,32):(1,0)",
-                val_m: "1:0",
-                val_n: "1:0",
+                thr_m: "(32,32):(0,1)".into(),
+                thr_n: "(32,32):(1,0)".into(),
+                val_m: "1:0".into(),
+                val_n: "1:0".into(),
                 ..reg2d
             },
             Rung::Reg1d => Tiling {
@@ -240,16 +266,19 @@ impl Rung {
                 threads: 512,
                 tm: 8,
                 tn: 1,
-                thr_m: "(64,8):(0,8)",
-                thr_n: "(64,8):(1,0)",
-                val_m: "8:1",
-                val_n: "1:0",
+                thr_m: "(64,8):(0,8)".into(),
+                thr_n: "(64,8):(1,0)".into(),
+                val_m: "8:1".into(),
+                val_n: "1:0".into(),
                 ..reg2d
             },
             Rung::Reg2d => reg2d,
             Rung::Vectorized => vectorized,
             Rung::WarpTiled => warp,
             Rung::DoubleBuffered => Tiling { stages: 2, ..warp },
+            Rung::Tuned => TUNED
+                .tiling()
+                .expect("the tuned tiling fits its block tile"),
         }
     }
 }
@@ -267,7 +296,7 @@ impl fmt::Display for Rung {
 /// let t = Rung::Reg2d.tiling();
 /// assert_eq!(t.thread_layouts().unwrap().0.to_string(), "(16,16):(0,8)");
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tiling {
     /// Block tile rows.
     pub bm: i64,
@@ -282,13 +311,13 @@ pub struct Tiling {
     /// Columns per thread.
     pub tn: i64,
     /// Thread index -> row of its first element in the block tile.
-    pub thr_m: &'static str,
+    pub thr_m: Cow<'static, str>,
     /// Thread index -> column of its first element.
-    pub thr_n: &'static str,
+    pub thr_n: Cow<'static, str>,
     /// Value index `0..TM` -> row offset from the thread's first row.
-    pub val_m: &'static str,
+    pub val_m: Cow<'static, str>,
     /// Value index `0..TN` -> column offset.
-    pub val_n: &'static str,
+    pub val_n: Cow<'static, str>,
     /// The A tile stored `[k][m]` (m contiguous) instead of `[m][k]`.
     pub a_transposed: bool,
     /// Elements per global load (along each operand's contiguous dimension).
@@ -297,10 +326,30 @@ pub struct Tiling {
     pub frag_vector: i64,
     /// Shared stages (2: double buffering with a register prefetch).
     pub stages: i64,
-    /// Elements of padding after each k-row of the transposed A tile and of the B tile (a
-    /// multiple of 4 keeps 16-byte vectors aligned; 4 moves the k-rows 4 and 4 + 4 apart by 16
-    /// banks, so scalar stores of two k-rows no longer collide).
+    /// Elements of padding after each k-row of the transposed A tile (a multiple of 4 keeps
+    /// 16-byte vectors aligned; 4 moves the k-rows 4 and 4 + 4 apart by 16 banks, so scalar
+    /// stores of two k-rows no longer collide).
     pub pad: i64,
+    /// Elements of padding after each k-row of the B tile.
+    pub pad_b: i64,
+    /// `Some((B, M, S))`: the A tile is `Sw<B,M,S> o` its layout (CuTe's `Swizzle<B,M,S>`: bits
+    /// `[M, M+B)` of an offset XOR bits `[M+S, M+S+B)`), instead of (or besides) padding.
+    pub a_swizzle: Option<(i64, i64, i64)>,
+    /// `Some((B, M, S))`: the B tile is `Sw<B,M,S> o` its layout.
+    pub b_swizzle: Option<(i64, i64, i64)>,
+    /// Minimum resident blocks per SM asked of ptxas (`__launch_bounds__(threads, B)`).
+    pub min_blocks: Option<i64>,
+    /// Fill the shared stages with `cp.async` (SM80+) straight from global memory, `stages`
+    /// (2 to 8) deep, instead of through registers.
+    pub async_copy: bool,
+    /// With two register-prefetched stages (`stages == 2`, no `async_copy`): the B tile goes by
+    /// `cp.async` straight into the next stage, only A through registers.
+    pub b_async: bool,
+    /// Compile the bounds checks out when the problem is whole tiles with aligned vectors
+    /// ([`SgemmPlan::even`]). Off for the ladder's rungs up to double-buffered: on an H100 it
+    /// cost `vectorized` and `warp-tiled` (no launch bound, one shared stage) a third of their
+    /// speed (docs/performance.md).
+    pub unchecked_whole_tiles: bool,
 }
 
 impl Tiling {
@@ -313,30 +362,38 @@ impl Tiling {
     /// ```
     pub fn thread_layouts(&self) -> GpuResult<(Layout, Layout, Layout, Layout)> {
         Ok((
-            parse(self.thr_m)?,
-            parse(self.thr_n)?,
-            parse(self.val_m)?,
-            parse(self.val_n)?,
+            parse(&self.thr_m)?,
+            parse(&self.thr_n)?,
+            parse(&self.val_m)?,
+            parse(&self.val_n)?,
         ))
     }
 
     /// Shared A tile as a function of `(m, k)`: `(BM,BK):(BK,1)` or, transposed,
-    /// `(BM,BK):(1,BM+pad)`.
+    /// `(BM,BK):(1,BM+pad)`, composed with `Sw<B,M,S>` when [`a_swizzle`](Self::a_swizzle) is set.
     ///
     /// ```
-    /// use tessel_kernels::sgemm::Rung;
+    /// use tessel_kernels::sgemm::{Rung, WarpTiling};
     /// assert_eq!(Rung::Vectorized.tiling().smem_a().unwrap().to_string(), "(128,8):(1,132)");
+    /// assert_eq!(Rung::Tuned.tiling().smem_a().unwrap().to_string(), "(128,16):(1,132)");
+    /// let sw = WarpTiling { swizzle: true, pad: 0, ..WarpTiling::TUNED }.tiling().unwrap();
+    /// assert_eq!(sw.smem_a().unwrap().to_string(), "Sw<2,3,6> o (128,16):(1,128)");
     /// ```
     pub fn smem_a(&self) -> GpuResult<ComposedLayout> {
         let (bm, bk) = (self.bm, self.bk);
-        if self.a_transposed {
-            parse_composed(&format!("({bm},{bk}):(1,{})", bm + self.pad))
+        let inner = if self.a_transposed {
+            format!("({bm},{bk}):(1,{})", bm + self.pad)
         } else {
-            parse_composed(&format!("({bm},{bk}):({bk},1)"))
+            format!("({bm},{bk}):({bk},1)")
+        };
+        match self.a_swizzle {
+            Some((b, m, s)) => parse_composed(&format!("Sw<{b},{m},{s}> o {inner}")),
+            None => parse_composed(&inner),
         }
     }
 
-    /// Shared B tile as a function of `(k, n)`: `(BK,BN):(BN+pad,1)`.
+    /// Shared B tile as a function of `(k, n)`: `(BK,BN):(BN+pad_b,1)`, composed with `Sw<B,M,S>`
+    /// when [`b_swizzle`](Self::b_swizzle) is set.
     ///
     /// ```
     /// use tessel_kernels::sgemm::Rung;
@@ -345,7 +402,257 @@ impl Tiling {
     /// ```
     pub fn smem_b(&self) -> GpuResult<ComposedLayout> {
         let (bk, bn) = (self.bk, self.bn);
-        parse_composed(&format!("({bk},{bn}):({},1)", bn + self.pad))
+        let inner = format!("({bk},{bn}):({},1)", bn + self.pad_b);
+        match self.b_swizzle {
+            Some((b, m, s)) => parse_composed(&format!("Sw<{b},{m},{s}> o {inner}")),
+            None => parse_composed(&inner),
+        }
+    }
+}
+
+/// A warp-tiled [`Tiling`] given by numbers: `warps_m x warps_n` warps each own a
+/// `BM / warps_m x BN / warps_n` warp tile; its `lanes_m x (32 / lanes_m)` lanes (lane
+/// `l = lm + lanes_m ln`) each own `TM / 4 x TN / 4` groups of `4 x 4` elements, lane `lm`'s rows
+/// `4 lm + {0..3}` repeated every `4 lanes_m` rows (columns likewise). Every fragment read is
+/// one 128-bit shared load. The A tile is transposed (`[k][m]`); with `swizzle` the A and B tiles
+/// are XOR-swizzled ([`WarpTiling::a_swizzle`], [`WarpTiling::b_swizzle`]) so that the scalar
+/// stores of a row-major A (a column-major B) do not collide.
+///
+/// ```
+/// use tessel_kernels::sgemm::{Rung, Tiling, WarpTiling};
+/// let w = WarpTiling { bk: 8, stages: 1, async_copy: false, swizzle: false, swizzle_b: false, pad: 4, pad_b: 4,
+///     min_blocks: None, ..WarpTiling::TUNED };
+/// // The warp-tiled rung is this tiling (which keeps its bounds checks).
+/// let t = Tiling { unchecked_whole_tiles: false, ..w.tiling().unwrap() };
+/// assert_eq!(t, Rung::WarpTiled.tiling());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct WarpTiling {
+    /// Block tile rows.
+    pub bm: i64,
+    /// Block tile columns.
+    pub bn: i64,
+    /// K step.
+    pub bk: i64,
+    /// Warps along M.
+    pub warps_m: i64,
+    /// Warps along N.
+    pub warps_n: i64,
+    /// Lanes along M (`32 / lanes_m` along N).
+    pub lanes_m: i64,
+    /// Rows per thread (a multiple of 4).
+    pub tm: i64,
+    /// Columns per thread (a multiple of 4).
+    pub tn: i64,
+    /// Shared stages (1 or 2).
+    pub stages: i64,
+    /// XOR-swizzle the A tile.
+    pub swizzle: bool,
+    /// XOR-swizzle the B tile.
+    pub swizzle_b: bool,
+    /// Padding after each k-row of the A tile.
+    pub pad: i64,
+    /// Padding after each k-row of the B tile.
+    pub pad_b: i64,
+    /// `__launch_bounds__` minimum blocks per SM.
+    pub min_blocks: Option<i64>,
+    /// `cp.async` stages ([`Tiling::async_copy`]).
+    pub async_copy: bool,
+    /// B by `cp.async` in the register-prefetch pipeline ([`Tiling::b_async`]).
+    pub b_async: bool,
+}
+
+/// The top rung's tiling ([`Rung::Tuned`]).
+pub const TUNED: WarpTiling = WarpTiling::TUNED;
+
+impl WarpTiling {
+    /// The top rung: 128 x 128 x 16 blocks of 2 x 4 warps of 8 x 4 lanes, 8 x 8 per thread,
+    /// two stages with the next tile prefetched into registers, the transposed A tile padded by
+    /// 4 elements per k-row, B unpadded, two blocks per SM (at most 128 registers a thread). The
+    /// fastest candidate of `kernels/examples/sgemm_sweep.rs` on an H100 (docs/performance.md):
+    /// the swizzled and the `cp.async` candidates came out slower.
+    ///
+    /// ```
+    /// let t = tessel_kernels::sgemm::WarpTiling::TUNED;
+    /// assert_eq!((t.bm, t.bn, t.bk, t.threads(), t.stages, t.pad), (128, 128, 16, 256, 2, 4));
+    /// ```
+    pub const TUNED: WarpTiling = WarpTiling {
+        bm: 128,
+        bn: 128,
+        bk: 16,
+        warps_m: 2,
+        warps_n: 4,
+        lanes_m: 8,
+        tm: 8,
+        tn: 8,
+        stages: 2,
+        swizzle: false,
+        swizzle_b: false,
+        pad: 4,
+        pad_b: 0,
+        min_blocks: Some(2),
+        async_copy: false,
+        b_async: false,
+    };
+
+    /// Threads per block.
+    ///
+    /// ```
+    /// assert_eq!(tessel_kernels::sgemm::WarpTiling::TUNED.threads(), 256);
+    /// ```
+    pub fn threads(&self) -> i64 {
+        32 * self.warps_m * self.warps_n
+    }
+
+    /// A short name, e.g. `128x128x16 w2x4 l8x4 t8x8 s2 p4/0 mb2` (`s2`: two register
+    /// prefetched stages, `s2+bA`: B by `cp.async`, `async3`: three `cp.async` stages; `sw`: both
+    /// tiles swizzled, `swA` only A; `p4/0`: the pads of A and B; `mb2`: two blocks per SM).
+    ///
+    /// ```
+    /// use tessel_kernels::sgemm::WarpTiling;
+    /// assert_eq!(WarpTiling::TUNED.name(), "128x128x16 w2x4 l8x4 t8x8 s2 p4/0 mb2");
+    /// let w = WarpTiling { async_copy: true, stages: 3, swizzle: true, pad: 0, ..WarpTiling::TUNED };
+    /// assert_eq!(w.name(), "128x128x16 w2x4 l8x4 t8x8 async3 swA p0/0 mb2");
+    /// ```
+    pub fn name(&self) -> String {
+        format!(
+            "{}x{}x{} w{}x{} l{}x{} t{}x{} {}{}{}{} p{}/{} mb{}",
+            self.bm,
+            self.bn,
+            self.bk,
+            self.warps_m,
+            self.warps_n,
+            self.lanes_m,
+            32 / self.lanes_m.max(1),
+            self.tm,
+            self.tn,
+            if self.async_copy { "async" } else { "s" },
+            self.stages,
+            if self.b_async && !self.async_copy {
+                "+bA"
+            } else {
+                ""
+            },
+            match (self.swizzle, self.swizzle_b) {
+                (true, true) => " sw",
+                (true, false) => " swA",
+                (false, true) => " swB",
+                (false, false) => "",
+            },
+            self.pad,
+            self.pad_b,
+            self.min_blocks.unwrap_or(0)
+        )
+    }
+
+    /// The swizzle `(B, M, S)` that spreads the scalar stores of a row-major A over the banks:
+    /// a warp stores `128 / BK` consecutive rows (offset bits `[0, M)`, `M = log2(128 / BK)`) at
+    /// `BK / 4` k-columns `4 j + e` (`B = log2(BK / 4)` bits of k from bit 2 on, i.e. offset bit
+    /// `log2(BM + pad) + 2` on, which `S` brings down to bit `M`). `None` unless `swizzle`, or when
+    /// `BM + pad` is not a power of two.
+    ///
+    /// ```
+    /// use tessel_kernels::sgemm::WarpTiling;
+    /// let sw = WarpTiling { swizzle: true, pad: 0, ..WarpTiling::TUNED };
+    /// assert_eq!(sw.a_swizzle(), Some((2, 3, 6)));
+    /// assert_eq!(WarpTiling { bk: 8, ..sw }.a_swizzle(), Some((1, 4, 5)));
+    /// assert_eq!(WarpTiling::TUNED.a_swizzle(), None); // padded instead
+    /// ```
+    pub fn a_swizzle(&self) -> Option<(i64, i64, i64)> {
+        self.swizzle_for(self.swizzle, self.bm + self.pad)
+    }
+
+    /// The same for the B tile `[k][n]` (pitch `BN + pad_b`, when `swizzle_b`), whose scalar stores (a
+    /// column-major B, k-contiguous) cover `128 / BK` columns at `BK / 4` k-rows `4 j + e`.
+    ///
+    /// ```
+    /// use tessel_kernels::sgemm::WarpTiling;
+    /// let sw = WarpTiling { swizzle_b: true, ..WarpTiling::TUNED };
+    /// assert_eq!(sw.b_swizzle(), Some((2, 3, 6)));
+    /// assert_eq!(WarpTiling { bn: 256, ..sw }.b_swizzle(), Some((2, 3, 7)));
+    /// ```
+    pub fn b_swizzle(&self) -> Option<(i64, i64, i64)> {
+        self.swizzle_for(self.swizzle_b, self.bn + self.pad_b)
+    }
+
+    /// `M = log2(128 / BK) >= 2` keeps 4-element vectors whole: BK is 8, 16 or 32.
+    fn swizzle_for(&self, on: bool, pitch: i64) -> Option<(i64, i64, i64)> {
+        let pow2 = |x: i64| x > 0 && x & (x - 1) == 0;
+        if !on || !pow2(pitch) || !pow2(self.bk) || self.bk < 8 || self.bk > 32 || pitch < 32 {
+            return None;
+        }
+        let log = |x: i64| 63 - x.leading_zeros() as i64;
+        let (b, m) = (log(self.bk / 4), log(128 / self.bk));
+        Some((b, m, log(pitch) + 2 - m))
+    }
+
+    /// The [`Tiling`] (errors when the warp, lane and thread tiles do not fit the block tile).
+    ///
+    /// ```
+    /// use tessel_kernels::sgemm::WarpTiling;
+    /// let t = WarpTiling::TUNED.tiling().unwrap();
+    /// assert_eq!((&*t.thr_m, &*t.val_n), ("(8,4,2,4):(4,0,64,0)", "(4,2):(1,16)"));
+    /// assert!(WarpTiling { tm: 12, ..WarpTiling::TUNED }.tiling().is_err());
+    /// ```
+    pub fn tiling(&self) -> GpuResult<Tiling> {
+        let w = self;
+        let lanes_n = 32 / w.lanes_m.max(1);
+        let fits = w.lanes_m >= 1
+            && w.lanes_m * lanes_n == 32
+            && w.warps_m >= 1
+            && w.warps_n >= 1
+            && w.tm % 4 == 0
+            && w.tn % 4 == 0
+            && w.tm >= 4
+            && w.tn >= 4
+            && w.bm == w.warps_m * w.tm * w.lanes_m
+            && w.bn == w.warps_n * w.tn * lanes_n
+            && if w.async_copy {
+                (2..=8).contains(&w.stages)
+            } else {
+                (1..=2).contains(&w.stages)
+            };
+        if !fits {
+            return Err(GpuError::InvalidArgument(format!(
+                "sgemm warp tiling {}: {} x {} warps of {} x {lanes_n} lanes with {} x {} per lane \
+                 do not cover the {} x {} block tile",
+                w.name(),
+                w.warps_m,
+                w.warps_n,
+                w.lanes_m,
+                w.tm,
+                w.tn,
+                w.bm,
+                w.bn
+            )));
+        }
+        let (wtm, wtn) = (w.bm / w.warps_m, w.bn / w.warps_n);
+        let (rm, rn) = (w.tm / 4, w.tn / 4);
+        let (lm, wm, wn) = (w.lanes_m, w.warps_m, w.warps_n);
+        Ok(Tiling {
+            bm: w.bm,
+            bn: w.bn,
+            bk: w.bk,
+            threads: w.threads(),
+            tm: w.tm,
+            tn: w.tn,
+            thr_m: format!("({lm},{lanes_n},{wm},{wn}):(4,0,{wtm},0)").into(),
+            thr_n: format!("({lm},{lanes_n},{wm},{wn}):(0,4,0,{wtn})").into(),
+            val_m: format!("(4,{rm}):(1,{})", 4 * lm).into(),
+            val_n: format!("(4,{rn}):(1,{})", 4 * lanes_n).into(),
+            a_transposed: true,
+            vector: 4,
+            frag_vector: 4,
+            stages: w.stages,
+            pad: w.pad,
+            pad_b: w.pad_b,
+            a_swizzle: self.a_swizzle(),
+            b_swizzle: self.b_swizzle(),
+            min_blocks: w.min_blocks,
+            async_copy: w.async_copy,
+            b_async: w.b_async && !w.async_copy && w.stages == 2,
+            unchecked_whole_tiles: true,
+        })
     }
 }
 
@@ -493,6 +800,37 @@ impl SgemmPlan {
         })
     }
 
+    /// A plan of `rung`'s kernel with another tiling (a candidate of a sweep); the tiling must
+    /// give every thread the same number of load vectors, which [`kernel`](Self::kernel) checks.
+    ///
+    /// ```
+    /// use tessel_kernels::sgemm::{Major, Rung, SgemmPlan, WarpTiling};
+    /// let t = WarpTiling { bk: 8, ..WarpTiling::TUNED }.tiling().unwrap();
+    /// let p = SgemmPlan::with_tiling(Rung::Tuned, t, 512, 512, 512, Major::Row, Major::Row).unwrap();
+    /// assert_eq!(p.tiling.bk, 8);
+    /// assert!(p.kernel().is_ok());
+    /// ```
+    pub fn with_tiling(
+        rung: Rung,
+        tiling: Tiling,
+        m: i64,
+        n: i64,
+        k: i64,
+        a_major: Major,
+        b_major: Major,
+    ) -> GpuResult<SgemmPlan> {
+        if rung == Rung::Naive || tiling.threads % 32 != 0 || tiling.threads > 1024 {
+            return Err(GpuError::InvalidArgument(format!(
+                "sgemm: a custom tiling needs a tiled rung and a whole number of warps (at most \
+                 1024 threads), not {rung} with {} threads",
+                tiling.threads
+            )));
+        }
+        let mut plan = SgemmPlan::new(rung, m, n, k, a_major, b_major)?;
+        plan.tiling = tiling;
+        Ok(plan)
+    }
+
     /// Block tiles along M and N.
     ///
     /// ```
@@ -594,6 +932,7 @@ impl SgemmPlan {
             .param(Param::input("b", Elem::Type(CType::F32)).len((self.k * self.n) as usize))
             .param(Param::output("c", Elem::Type(CType::F32)).len((self.m * self.n) as usize))
             .threads(t.threads as u32)
+            .min_blocks(t.min_blocks)
             .grid(self.grid_blocks() as u32, 1, 1);
         if self.rung != Rung::Naive {
             let (la, lb) = self.tile_loads()?;
@@ -607,6 +946,23 @@ impl SgemmPlan {
                 Major::Col => self.k,
             };
             let (a_st_vec, b_st_vec) = self.store_vectors()?;
+            let smem_bytes = 4
+                * t.stages
+                * (crate::emit::storage(&sa).map_err(lay_err)?
+                    + crate::emit::storage(&sb).map_err(lay_err)?);
+            // Static shared memory stops at 48 KiB; the cp.async stages are dynamic (up to the
+            // 227 KiB an SM80 / SM90 block may opt into).
+            let limit = if t.async_copy { 227 * 1024 } else { 48 * 1024 };
+            if smem_bytes > limit {
+                return Err(GpuError::InvalidArgument(format!(
+                    "sgemm {}: {} stages of the A and B tiles take {smem_bytes} bytes of shared \
+                     memory, over the {limit} bytes a block may use",
+                    self.rung, t.stages
+                )));
+            }
+            if t.async_copy {
+                b = b.dynamic_smem(smem_bytes as u32);
+            }
             self.check_fragments(&sa, &sb)?;
             b = b
                 .int("NT", t.threads)
@@ -614,8 +970,14 @@ impl SgemmPlan {
                 .int("TM", t.tm)
                 .int("TN", t.tn)
                 .int("STAGES", t.stages)
-                .int("SA_SIZE", sa.layout().cosize())
-                .int("SB_SIZE", sb.layout().cosize())
+                .int("SA_SIZE", crate::emit::storage(&sa).map_err(lay_err)?)
+                .int("SB_SIZE", crate::emit::storage(&sb).map_err(lay_err)?)
+                .int("EVEN", (t.unchecked_whole_tiles && self.even()) as i64)
+                .int("ASYNC", t.async_copy as i64)
+                .int(
+                    "B_ASYNC",
+                    (t.b_async && !t.async_copy && t.stages == 2) as i64,
+                )
                 .int("LA", la.per_thread)
                 .int("LB", lb.per_thread)
                 .int("VA", la.vector)
@@ -639,9 +1001,39 @@ impl SgemmPlan {
                 .device_fn("vload", VECTOR_FNS)
                 .device_fn("vstore_shared", VSTORE_FNS)
                 .device_fn("vstore_global", VSTORE_GLOBAL_FNS)
+                .device_fn("cp_async", CP_ASYNC_FNS)
+                .device_fn("cp_async_commit", CP_ASYNC_COMMIT_FN)
+                .device_fn("cp_async_wait", CP_ASYNC_WAIT_FN)
                 .int("VC", self.c_vector()?);
         }
         b.build()
+    }
+
+    /// Whether the problem is a whole number of block tiles and K steps with every global vector
+    /// aligned: then a tiling with [`Tiling::unchecked_whole_tiles`] skips every bounds check
+    /// (`k::EVEN`).
+    ///
+    /// ```
+    /// use tessel_kernels::sgemm::{Major, Rung, SgemmPlan};
+    /// let even = |m, n, k| SgemmPlan::new(Rung::Tuned, m, n, k, Major::Row, Major::Row).unwrap().even();
+    /// assert!(even(512, 256, 64) && !even(512, 256, 65) && !even(500, 256, 64));
+    /// ```
+    pub fn even(&self) -> bool {
+        let t = &self.tiling;
+        let a_ld = match self.a_major {
+            Major::Row => self.k,
+            Major::Col => self.m,
+        };
+        let b_ld = match self.b_major {
+            Major::Row => self.n,
+            Major::Col => self.k,
+        };
+        self.rung != Rung::Naive
+            && self.m % t.bm == 0
+            && self.n % t.bn == 0
+            && self.k % t.bk == 0
+            && a_ld % t.vector == 0
+            && b_ld % t.vector == 0
     }
 
     /// Columns of C written per store in the epilogue: 4 (one `st.global.v4`) when every

@@ -1,6 +1,8 @@
 //! Running the ladder on a GPU: upload random operands, verify every rung against the CPU
-//! reference ([`super::host`]) before timing it, and time cuBLAS SGEMM (`cublasGemmEx`, fp32
-//! inputs and output, `CUBLAS_COMPUTE_32F`) on the same shape in the same run.
+//! reference ([`super::host`]) before timing it, and time cuBLAS SGEMM on the same shape in the
+//! same run, twice: [`time_cublas_same`] (`cublasSgemm` on the ladder's own operand layouts, its
+//! result verified like a rung's; the ratios use it) and [`time_cublas`] (`cublasGemmEx` fp32 in
+//! cuBLAS's `A B^T` layout, the figure the ladder was first compared with).
 //!
 //! ```
 //! use tessel_kernels::sgemm::{Major, Rung, run::{LadderOptions, ladder}};
@@ -126,6 +128,102 @@ pub fn time_cublas(
     })
 }
 
+/// `cublasSgemm` computing the plan's own product: row-major `C = A B` with A and B stored as
+/// `a_major` / `b_major`. Column-major cuBLAS computes `C^T = B^T A^T` (`N x M`, ld `N`): a
+/// row-major B is the column-major `B^T` (op N, ld N), a column-major B needs op T (ld K); a
+/// row-major A is the column-major `A^T` (op N, ld K), a column-major A needs op T (ld M).
+///
+/// # Safety
+/// `a`, `b`, `c` are device pointers to `M K`, `K N` and `M N` floats on the handle's stream.
+unsafe fn sgemm_same(
+    blas: &cudarc::cublas::CudaBlas,
+    (m, n, k): (i64, i64, i64),
+    (a_major, b_major): (Major, Major),
+    (a, b, c): (u64, u64, u64),
+) -> GpuResult<()> {
+    use cublas_sys::cublasOperation_t::{CUBLAS_OP_N, CUBLAS_OP_T};
+    let int = |v: i64| i32::try_from(v).unwrap_or(i32::MAX);
+    let (op_b, ld_b) = match b_major {
+        Major::Row => (CUBLAS_OP_N, n),
+        Major::Col => (CUBLAS_OP_T, k),
+    };
+    let (op_a, ld_a) = match a_major {
+        Major::Row => (CUBLAS_OP_N, k),
+        Major::Col => (CUBLAS_OP_T, m),
+    };
+    let (alpha, beta) = (1.0f32, 0.0f32);
+    // SAFETY: the caller guarantees the buffers; alpha and beta are host scalars.
+    let status = unsafe {
+        cublas_sys::cublasSgemm_v2(
+            *blas.handle(),
+            op_b,
+            op_a,
+            int(n),
+            int(m),
+            int(k),
+            &alpha,
+            b as *const f32,
+            int(ld_b),
+            a as *const f32,
+            int(ld_a),
+            &beta,
+            c as *mut f32,
+            int(n),
+        )
+    };
+    cuda("cublasSgemm", status.result())
+}
+
+/// Runs [`sgemm_same`] once into `bufs.c` (poisoned with NaN first) and checks C against the CPU
+/// reference at `elements`, then times it: cuBLAS SGEMM on the ladder's own operand layouts.
+///
+/// ```
+/// use tessel_kernels::sgemm::{Major, host::sample, run::{SgemmBuffers, time_cublas_same}};
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+/// let Ok(blas) = tessel_kernels::gemm::run::cublas(&gpu) else { return };
+/// let mut bufs = SgemmBuffers::new(&gpu, 64, 48, 40, 1).unwrap();
+/// let at = sample(64, 48, 32, 1);
+/// let (t, check) = time_cublas_same(&gpu, &blas, (64, 48, 40), (Major::Col, Major::Row), &mut bufs, &at, 1, 2).unwrap();
+/// assert!(t.median_ms > 0.0 && check.worst_ratio <= 1.0);
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn time_cublas_same(
+    gpu: &Gpu,
+    blas: &cudarc::cublas::CudaBlas,
+    (m, n, k): (i64, i64, i64),
+    majors: (Major, Major),
+    bufs: &mut SgemmBuffers,
+    elements: &[(usize, usize)],
+    warmup: usize,
+    repeats: usize,
+) -> GpuResult<(Timing, Check)> {
+    let stream = gpu.stream().clone();
+    let nan = vec![f32::NAN; bufs.c.len()];
+    cuda("cuMemcpyHtoD", stream.memcpy_htod(&nan, &mut bufs.c))?;
+    let run = |bufs: &mut SgemmBuffers| {
+        let (pa, _ra) = bufs.a.device_ptr(&stream);
+        let (pb, _rb) = bufs.b.device_ptr(&stream);
+        let (pc, _rc) = bufs.c.device_ptr_mut(&stream);
+        // SAFETY: A holds M K, B K N and C M N fp32 elements on the handle's stream.
+        unsafe { sgemm_same(blas, (m, n, k), majors, (pa, pb, pc)) }
+    };
+    run(bufs)?;
+    gpu.synchronize()?;
+    let got = cuda("cuMemcpyDtoH", stream.clone_dtoh(&bufs.c))?;
+    let dims = (m as usize, n as usize, k as usize);
+    let checked = check(
+        &got,
+        &bufs.ha,
+        majors.0,
+        &bufs.hb,
+        majors.1,
+        dims,
+        Some(elements),
+    )?;
+    let timing = time_events(gpu, warmup, repeats, || run(bufs))?;
+    Ok((timing, checked))
+}
+
 /// What [`ladder`] measures.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LadderOptions {
@@ -170,8 +268,11 @@ pub struct LadderRow {
 /// The ladder of one shape.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ladder {
-    /// cuBLAS SGEMM GFLOP/s (None without libcublas).
+    /// cuBLAS SGEMM GFLOP/s on the ladder's own operand layouts ([`time_cublas_same`]; None
+    /// without libcublas): the rungs' `vs_cublas` divides by it.
     pub cublas_gflops: Option<f64>,
+    /// cuBLAS SGEMM GFLOP/s in its `A B^T` layout ([`time_cublas`]).
+    pub cublas_tn_gflops: Option<f64>,
     /// One row per rung.
     pub rows: Vec<LadderRow>,
 }
@@ -190,18 +291,24 @@ pub fn ladder(gpu: &Gpu, opts: &LadderOptions) -> GpuResult<Ladder> {
     let mut bufs = SgemmBuffers::new(gpu, m, n, k, 0x5EED)?;
     let flops = 2.0 * m as f64 * n as f64 * k as f64;
     let gflops = |t: &Timing| flops / (t.median_ms * 1e6);
-    let cublas_gflops = match crate::gemm::run::cublas(gpu) {
-        Ok(blas) => Some(gflops(&time_cublas(
-            gpu,
-            &blas,
-            (m, n, k),
-            &mut bufs,
-            opts.warmup,
-            opts.repeats,
-        )?)),
-        Err(_) => None,
-    };
     let elements = sample(m as usize, n as usize, opts.samples, 7);
+    let (cublas_gflops, cublas_tn_gflops) = match crate::gemm::run::cublas(gpu) {
+        Ok(blas) => {
+            let (same, _) = time_cublas_same(
+                gpu,
+                &blas,
+                (m, n, k),
+                (opts.a_major, opts.b_major),
+                &mut bufs,
+                &elements,
+                opts.warmup,
+                opts.repeats,
+            )?;
+            let tn = time_cublas(gpu, &blas, (m, n, k), &mut bufs, opts.warmup, opts.repeats)?;
+            (Some(gflops(&same)), Some(gflops(&tn)))
+        }
+        Err(_) => (None, None),
+    };
     let mut rows = Vec::new();
     for &rung in &opts.rungs {
         let plan = SgemmPlan::new(rung, m, n, k, opts.a_major, opts.b_major)?;
@@ -233,6 +340,30 @@ pub fn ladder(gpu: &Gpu, opts: &LadderOptions) -> GpuResult<Ladder> {
     }
     Ok(Ladder {
         cublas_gflops,
+        cublas_tn_gflops,
         rows,
     })
+}
+
+/// One verified launch of `rung` on random operands (every element checked for problems up to
+/// 2^24 elements of C, else 256 samples) and the bank model's prediction for that launch: what
+/// `tessel bench sgemm --profile` runs under Nsight Compute (`scripts/ncu_conflicts.sh sgemm`).
+///
+/// ```
+/// use tessel_kernels::sgemm::{Major, Rung, run::profile_rung};
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+/// let t = profile_rung(&gpu, Rung::Tuned, (256, 256, 64), (Major::Row, Major::Row)).unwrap();
+/// assert_eq!(t.excess(), 0);
+/// ```
+pub fn profile_rung(
+    gpu: &Gpu,
+    rung: Rung,
+    (m, n, k): (i64, i64, i64),
+    (a_major, b_major): (Major, Major),
+) -> GpuResult<SmemTraffic> {
+    let plan = SgemmPlan::new(rung, m, n, k, a_major, b_major)?;
+    let mut bufs = SgemmBuffers::new(gpu, m, n, k, 0x9F0F)?;
+    let elements = (m * n > 1 << 24).then(|| sample(m as usize, n as usize, 256, 5));
+    verify(gpu, &plan, &mut bufs, elements.as_deref())?;
+    per_launch(&plan)
 }

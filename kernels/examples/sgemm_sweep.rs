@@ -1,0 +1,280 @@
+//! Candidate tilings of the SIMT SGEMM's top rung ([`WarpTiling`]), verified then timed next to
+//! cuBLAS SGEMM in one process: used to pick [`WarpTiling::TUNED`] (docs/performance.md).
+//!
+//! `cargo run --release -p tessel-kernels --example sgemm_sweep [-- OPTIONS]`
+//! - (no option): every candidate is verified against the f64 CPU reference on a ragged
+//!   257 x 129 x 67 problem (every element, row-major and column-major A and B) and on the timed
+//!   problem itself (256 sampled elements), then timed at 4096^3; the best `--top` (default 4)
+//!   are timed again at 8192^3 and 4096 x 2048 x 8192. cuBLAS SGEMM (`cublasSgemm` on the same
+//!   row-major A and B) is timed at each shape in the same process; ratios are to it.
+//! - `--repeats R` (default 20), `--top T`, `--only SUBSTRING` (candidates whose name contains it).
+//! - `--cubin DIR`: no GPU; writes each candidate's source and sm_90 CUBIN at 4096^3 (NVRTC) to DIR for
+//!   `cuobjdump -res-usage` / `nvdisasm`, and prints the bank model's prediction.
+
+use std::time::Instant;
+
+use tessel_kernels::Gpu;
+use tessel_kernels::kernel::Arg;
+use tessel_kernels::sgemm::bank::per_tile;
+use tessel_kernels::sgemm::host::sample;
+use tessel_kernels::sgemm::run::{SgemmBuffers, time_cublas_same, verify};
+use tessel_kernels::sgemm::{Major, Rung, SgemmPlan, Tiling, WarpTiling};
+
+/// The candidates: the ladder's double-buffered rung, then warp tilings around the tuned one.
+fn candidates() -> Vec<(String, Tiling)> {
+    let base = WarpTiling::TUNED;
+    let async3 = WarpTiling {
+        async_copy: true,
+        stages: 3,
+        ..base
+    };
+    let mut warp = vec![
+        base,
+        WarpTiling {
+            b_async: true,
+            ..base
+        },
+        WarpTiling { bk: 8, ..base },
+        WarpTiling {
+            bk: 8,
+            b_async: true,
+            ..base
+        },
+        WarpTiling {
+            swizzle: true,
+            pad: 0,
+            ..base
+        },
+        WarpTiling {
+            swizzle: true,
+            pad: 0,
+            b_async: true,
+            ..base
+        },
+        WarpTiling {
+            warps_m: 4,
+            warps_n: 2,
+            lanes_m: 4,
+            b_async: true,
+            ..base
+        },
+        WarpTiling {
+            bn: 256,
+            tn: 16,
+            bk: 8,
+            min_blocks: None,
+            b_async: true,
+            ..base
+        },
+        WarpTiling { pad_b: 4, ..base },
+        WarpTiling {
+            min_blocks: None,
+            ..base
+        },
+        // cp.async for both operands (dynamic shared memory): padded, swizzled, 8 x 16 per thread.
+        WarpTiling {
+            stages: 2,
+            ..async3
+        },
+        WarpTiling {
+            swizzle: true,
+            swizzle_b: true,
+            pad: 0,
+            ..async3
+        },
+        WarpTiling {
+            bn: 256,
+            tn: 16,
+            min_blocks: None,
+            stages: 2,
+            ..async3
+        },
+    ];
+    warp.dedup();
+    let mut out: Vec<(String, Tiling)> = [Rung::Vectorized, Rung::WarpTiled, Rung::DoubleBuffered]
+        .into_iter()
+        .map(|r| (format!("ladder {r}"), r.tiling()))
+        .collect();
+    for w in warp {
+        match w.tiling() {
+            Ok(t) => out.push((w.name(), t)),
+            Err(e) => println!("skipped {}: {e}", w.name()),
+        }
+    }
+    out
+}
+
+fn arg<T: std::str::FromStr>(args: &[String], name: &str) -> Option<T> {
+    let i = args.iter().position(|a| a == name)?;
+    args.get(i + 1)?.parse().ok()
+}
+
+fn plan(tiling: &Tiling, (m, n, k): (i64, i64, i64), am: Major, bm: Major) -> SgemmPlan {
+    SgemmPlan::with_tiling(Rung::Tuned, tiling.clone(), m, n, k, am, bm).expect("a valid plan")
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let repeats: usize = arg(&args, "--repeats").unwrap_or(20);
+    let top: usize = arg(&args, "--top").unwrap_or(4);
+    let only: Option<String> = arg(&args, "--only");
+    let mut cands = candidates();
+    if let Some(o) = &only {
+        cands.retain(|(name, _)| name.contains(o.as_str()));
+    }
+    let square = (4096, 4096, 4096);
+    if let Some(dir) = arg::<String>(&args, "--cubin") {
+        std::fs::create_dir_all(&dir)?;
+        for (i, (name, t)) in cands.iter().enumerate() {
+            let p = plan(t, square, Major::Row, Major::Row);
+            let traffic = per_tile(&p)?;
+            let kernel = match p.kernel() {
+                Ok(k) => k,
+                Err(e) => {
+                    println!("{name}: {e}");
+                    continue;
+                }
+            };
+            let start = Instant::now();
+            let bin = match cubin(kernel.source(), kernel.name()) {
+                Ok(b) => b,
+                Err(e) => {
+                    println!("{name}: {e}");
+                    continue;
+                }
+            };
+            std::fs::write(format!("{dir}/c{i:02}.cu"), kernel.source())?;
+            let file = format!("{dir}/c{i:02}.cubin");
+            std::fs::write(&file, bin)?;
+            println!(
+                "{file}: {name}: bank model per K step ld {}/{} st {}/{} (wavefronts/ideal), nvrtc {:.1}s",
+                traffic.loads.wavefronts,
+                traffic.loads.ideal,
+                traffic.stores.wavefronts,
+                traffic.stores.ideal,
+                start.elapsed().as_secs_f64()
+            );
+        }
+        return Ok(());
+    }
+    let gpu = match Gpu::open(0) {
+        Ok(g) => g,
+        Err(e) => {
+            println!("no GPU: {e}");
+            return Ok(());
+        }
+    };
+    let blas = tessel_kernels::gemm::run::cublas(&gpu)?;
+    println!("device: {}", gpu.describe());
+    let shapes = [square, (8192, 8192, 8192), (4096, 2048, 8192)];
+    let mut best: Vec<(f64, String, Tiling)> = Vec::new();
+    for (si, &shape) in shapes.iter().enumerate() {
+        let (m, n, k) = shape;
+        let mut bufs = SgemmBuffers::new(&gpu, m, n, k, 0x5EED + si as u64)?;
+        let at = sample(m as usize, n as usize, 256, 3);
+        let flops = 2.0 * (m * n * k) as f64;
+        let (ct, _) = time_cublas_same(
+            &gpu,
+            &blas,
+            shape,
+            (Major::Row, Major::Row),
+            &mut bufs,
+            &at,
+            3,
+            repeats,
+        )?;
+        let cublas = flops / (ct.median_ms * 1e6);
+        println!(
+            "{m}x{n}x{k} cublas (row-major A, B): {:.3} ms {cublas:.0} GFLOP/s",
+            ct.median_ms
+        );
+        let list: Vec<(String, Tiling)> = if si == 0 {
+            cands.clone()
+        } else {
+            best.iter()
+                .take(top)
+                .map(|(_, n, t)| (n.clone(), t.clone()))
+                .collect()
+        };
+        let mut rows = Vec::new();
+        for (name, t) in list {
+            // First (at 4096^3) a ragged problem, every element, two operand orders.
+            if si == 0 && !ragged_ok(&gpu, &name, &t)? {
+                continue;
+            }
+            let p = plan(&t, shape, Major::Row, Major::Row);
+            if let Err(e) = verify(&gpu, &p, &mut bufs, Some(&at)) {
+                println!("FAIL {name} at {m}x{n}x{k}: {e}");
+                continue;
+            }
+            let loaded = p.kernel()?.load(&gpu)?;
+            let timing = loaded.time(
+                3,
+                repeats,
+                &mut [
+                    Arg::input(&bufs.a),
+                    Arg::input(&bufs.b),
+                    Arg::output(&mut bufs.c),
+                ],
+            )?;
+            let g = flops / (timing.median_ms * 1e6);
+            println!(
+                "{m}x{n}x{k} {name:<42} {:.3} ms (min {:.3}) {g:.0} GFLOP/s {:.3}x  [{}]",
+                timing.median_ms,
+                timing.min_ms,
+                g / cublas,
+                loaded.info()
+            );
+            rows.push((g / cublas, name, t));
+        }
+        if si == 0 {
+            rows.sort_by(|a, b| b.0.total_cmp(&a.0));
+            best = rows;
+        }
+    }
+    println!("ranking at 4096^3:");
+    for (r, name, _) in &best {
+        println!("  {r:.3}x {name}");
+    }
+    Ok(())
+}
+
+/// Verifies `t` on a 257 x 129 x 67 problem (every element; row-major and column-major A and B).
+fn ragged_ok(gpu: &Gpu, name: &str, t: &Tiling) -> Result<bool, Box<dyn std::error::Error>> {
+    for (am, bm) in [(Major::Row, Major::Row), (Major::Col, Major::Col)] {
+        let p = plan(t, (257, 129, 67), am, bm);
+        let mut bufs = SgemmBuffers::new(gpu, 257, 129, 67, 11)?;
+        if let Err(e) = verify(gpu, &p, &mut bufs, None) {
+            println!("FAIL {name} ragged {am:?}/{bm:?}: {e}");
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// The sm_90 CUBIN NVRTC makes of `source`.
+fn cubin(source: &str, name: &str) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
+    use cudarc::nvrtc::{result, sys};
+    let src = std::ffi::CString::new(source)?;
+    let file = std::ffi::CString::new(format!("{name}.cu"))?;
+    // SAFETY: the program is created, compiled, read and destroyed here, once each, with a buffer
+    // of the size NVRTC reports.
+    unsafe {
+        let prog = result::create_program(&src, Some(&file))?;
+        let out = result::compile_program(prog, &["--gpu-architecture=sm_90", "--std=c++17"])
+            .map_err(|e| format!("{name}: {e:?}"))
+            .and_then(|()| {
+                let mut size = 0usize;
+                sys::nvrtcGetCUBINSize(prog, &mut size)
+                    .result()
+                    .map_err(|e| format!("{e:?}"))?;
+                let mut bytes = vec![0 as std::ffi::c_char; size];
+                sys::nvrtcGetCUBIN(prog, bytes.as_mut_ptr())
+                    .result()
+                    .map_err(|e| format!("{e:?}"))?;
+                Ok(bytes.into_iter().map(|b| b as u8).collect::<Vec<u8>>())
+            });
+        result::destroy_program(prog)?;
+        Ok(out?)
+    }
+}
