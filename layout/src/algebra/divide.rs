@@ -15,10 +15,11 @@ use smallvec::SmallVec;
 use super::Tiler;
 use super::coalesce::filtered_modes;
 use super::complement::{complement_of_modes, flat_ceil_div_size};
-use super::composition::{Extended, compose_extended};
-use super::flat::{Mode, coalesce_modes, layout_of_modes, modes_fit, modes_of, node_of_modes};
+use super::composition::{Extended, Node, compose_extended};
+use super::flat::{Mode, coalesce_modes, layout_of_modes, modes_fit, modes_of};
 use super::tiler::{Grouping, by_mode, regroup};
 use super::{coalesce, complement_to_shape, composition};
+use crate::layout::Bounds;
 use crate::{Error, Layout, Result, checked_mul};
 
 /// CuTe's `logical_divide(A, B) = A o (B, complement(B, shape(coalesce(A))))`: mode 0 of the
@@ -83,17 +84,22 @@ fn divide_on_modes(a: &Layout, b: &Layout) -> Result<Layout> {
         flat_ceil_div_size(&cotarget, covered)
     })?;
     let rest_or_unit: &[Mode] = if rest.is_empty() { &[(1, 0)] } else { &rest };
-    // The layouts `rest` and `(B, rest)` must be valid layouts.
-    let mut b_and_rest = modes_of(b);
-    b_and_rest.extend_from_slice(rest_or_unit);
-    if !modes_fit(rest_or_unit) || !modes_fit(&b_and_rest) {
+    // The layouts `rest` and `(B, rest)` must be valid layouts: `(B, rest)` folds the bounds of
+    // `rest` on those of `B`.
+    let mut b_bounds = Some(Bounds::EMPTY);
+    b.for_each_mode(|s, d| b_bounds = b_bounds.and_then(|acc| acc.add(s, Some(d))));
+    let b_and_rest = b_bounds.and_then(|acc| {
+        rest_or_unit
+            .iter()
+            .try_fold(acc, |acc, &(s, d)| acc.add(s, Some(d)))
+    });
+    if !modes_fit(rest_or_unit) || !b_and_rest.is_some_and(|acc| acc.fits()) {
         return Err(Error::invalid("the divide's complement does not fit"));
     }
     tiles_cover(a.size(), b_filtered, rest_or_unit).map_err(|_| Error::inadmissible(""))?;
-    let (rest_shape, rest_stride) = node_of_modes(&rest);
     compose_extended(
         &Extended::of_modes(a_modes),
-        &[(b.shape(), b.stride()), (&rest_shape, &rest_stride)],
+        &[Node::Tree(b.shape(), b.stride()), Node::Flat(&rest)],
     )
 }
 

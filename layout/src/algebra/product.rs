@@ -12,7 +12,7 @@
 use super::Tiler;
 use super::coalesce::filtered_modes;
 use super::complement::complement_of_modes;
-use super::composition::{Extended, compose_extended};
+use super::composition::{Extended, Node, compose_extended};
 use super::flat::{Mode, Modes, ceil_div, modes_fit, modes_of, pad_to_rank};
 use super::tiler::{Grouping, by_mode, regroup};
 use super::{complement, composition};
@@ -89,7 +89,7 @@ fn product_on_modes(a: &Layout, b: &Layout, cotarget: i64) -> Result<Layout> {
     }
     let copies = compose_extended(
         &Extended::of_modes(rest_or_unit.iter().copied().collect()),
-        &[(b.shape(), b.stride())],
+        &[Node::Tree(b.shape(), b.stride())],
     )?;
     let product = Layout::from_modes([a.clone(), copies])?;
     check_product_size(a, b, &product)?;
