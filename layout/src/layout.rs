@@ -1071,7 +1071,15 @@ fn is_valid_layout<L: Leaf>(shape: &IntTuple, stride: &IntTuple<L>) -> bool {
         match (shape, stride) {
             (IntTuple::Int(s), IntTuple::Int(d)) => acc.add(*s, d.known()),
             (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) if ss.len() == ds.len() => {
-                ss.iter().zip(ds).try_fold(acc, |acc, (s, d)| go(s, d, acc))
+                let mut acc = acc;
+                for (s, d) in ss.iter().zip(ds.iter()) {
+                    // Leaves directly, sub-tuples by recursion.
+                    acc = match (s, d) {
+                        (IntTuple::Int(s), IntTuple::Int(d)) => acc.add(*s, d.known())?,
+                        _ => go(s, d, acc)?,
+                    };
+                }
+                Some(acc)
             }
             _ => None,
         }

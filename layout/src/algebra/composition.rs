@@ -142,13 +142,15 @@ pub(crate) fn compose_extended(ext: &Extended, nodes: &[Node<'_>]) -> Result<Lay
         negative_now: false,
         bounds: Some(Bounds::EMPTY),
     };
+    // The modes of one leaf's result, reused for every leaf.
+    let mut scratch = Modes::new();
     let (shape, stride) = if let [node] = nodes {
-        compose_any(ext, *node, &mut usage)?
+        compose_any(ext, *node, &mut usage, &mut scratch)?
     } else {
         let mut shapes = Vec::with_capacity(nodes.len());
         let mut strides = Vec::with_capacity(nodes.len());
         for node in nodes {
-            let (rs, rd) = compose_any(ext, *node, &mut usage)?;
+            let (rs, rd) = compose_any(ext, *node, &mut usage, &mut scratch)?;
             shapes.push(rs);
             strides.push(rd);
         }
@@ -197,16 +199,21 @@ struct Usage {
 }
 
 /// Composes `A` with every leaf of `node`, keeping its nesting.
-fn compose_any(ext: &Extended, node: Node<'_>, usage: &mut Usage) -> Result<(IntTuple, IntTuple)> {
+fn compose_any(
+    ext: &Extended,
+    node: Node<'_>,
+    usage: &mut Usage,
+    scratch: &mut Modes,
+) -> Result<(IntTuple, IntTuple)> {
     match node {
-        Node::Tree(shape, stride) => compose_node(ext, shape, stride, usage),
-        Node::Flat([]) => compose_leaf(ext, 1, 0, usage),
-        Node::Flat(&[(s, d)]) => compose_leaf(ext, s, d, usage),
+        Node::Tree(shape, stride) => compose_node(ext, shape, stride, usage, scratch),
+        Node::Flat([]) => compose_leaf(ext, 1, 0, usage, scratch),
+        Node::Flat(&[(s, d)]) => compose_leaf(ext, s, d, usage, scratch),
         Node::Flat(modes) => {
             let mut shapes = Vec::with_capacity(modes.len());
             let mut strides = Vec::with_capacity(modes.len());
             for &(s, d) in modes {
-                let (rs, rd) = compose_leaf(ext, s, d, usage)?;
+                let (rs, rd) = compose_leaf(ext, s, d, usage, scratch)?;
                 shapes.push(rs);
                 strides.push(rd);
             }
@@ -224,14 +231,15 @@ fn compose_node(
     shape: &IntTuple,
     stride: &IntTuple,
     usage: &mut Usage,
+    scratch: &mut Modes,
 ) -> Result<(IntTuple, IntTuple)> {
     match (shape, stride) {
-        (IntTuple::Int(s), IntTuple::Int(d)) => compose_leaf(ext, *s, *d, usage),
+        (IntTuple::Int(s), IntTuple::Int(d)) => compose_leaf(ext, *s, *d, usage, scratch),
         (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) => {
             let mut shapes = Vec::with_capacity(ss.len());
             let mut strides = Vec::with_capacity(ss.len());
             for (s, d) in ss.iter().zip(ds) {
-                let (rs, rd) = compose_node(ext, s, d, usage)?;
+                let (rs, rd) = compose_node(ext, s, d, usage, scratch)?;
                 shapes.push(rs);
                 strides.push(rd);
             }
@@ -301,19 +309,27 @@ fn occupy(usage: &mut Usage, k: usize, count: i64, step: i64) -> Result<()> {
 
 /// `A o s:d` for one leaf of `B`; records the coordinates of `A` it occupies and the bounds of
 /// the result's leaves in `usage`.
-fn compose_leaf(ext: &Extended, s: i64, d: i64, usage: &mut Usage) -> Result<(IntTuple, IntTuple)> {
-    let modes = leaf_modes(ext, s, d, usage)?;
+fn compose_leaf(
+    ext: &Extended,
+    s: i64,
+    d: i64,
+    usage: &mut Usage,
+    modes: &mut Modes,
+) -> Result<(IntTuple, IntTuple)> {
+    modes.clear();
+    leaf_modes(ext, s, d, usage, modes)?;
     usage.bounds = usage
         .bounds
         .and_then(|b| modes.iter().try_fold(b, |b, &(s, d)| b.add(s, Some(d))));
-    Ok(node_of_modes(&modes))
+    Ok(node_of_modes(modes))
 }
 
 /// The flat modes of `A o s:d` (a leaf for one mode, a flat tuple otherwise).
-fn leaf_modes(ext: &Extended, s: i64, d: i64, usage: &mut Usage) -> Result<Modes> {
+fn leaf_modes(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Modes) -> Result<()> {
     let what = "the strides of the composition";
     if d == 0 {
-        return Ok(smallvec::smallvec![(s, 0)]);
+        out.push((s, 0));
+        return Ok(());
     }
     if s == 1 {
         // A single element: any stride represents it; use CuTe's (the carried stride).
@@ -322,7 +338,8 @@ fn leaf_modes(ext: &Extended, s: i64, d: i64, usage: &mut Usage) -> Result<Modes
             r = ceil_div(r, a_k);
         }
         let stride = checked_mul(r * d.signum(), ext.last_stride, what)?;
-        return Ok(smallvec::smallvec![(1, stride)]);
+        out.push((1, stride));
+        return Ok(());
     }
     if d < 0 {
         // CuTe: A(-x) == -A(x), so s:d composes as s:|d| with its strides negated.
@@ -330,23 +347,22 @@ fn leaf_modes(ext: &Extended, s: i64, d: i64, usage: &mut Usage) -> Result<Modes
         let magnitude = d.checked_neg().ok_or_else(|| {
             Error::overflow(format!("the stride {d} of B cannot be negated in i64"))
         })?;
-        let mut modes = positive_leaf(ext, s, magnitude, usage)?;
-        for m in &mut modes {
+        positive_leaf(ext, s, magnitude, usage, out)?;
+        for m in out.iter_mut() {
             m.1 = m
                 .1
                 .checked_neg()
                 .ok_or_else(|| Error::overflow("the strides of the composition overflow i64"))?;
         }
-        return Ok(modes);
+        return Ok(());
     }
     usage.negative_now = false;
-    positive_leaf(ext, s, d, usage)
+    positive_leaf(ext, s, d, usage, out)
 }
 
 /// `A o s:d` for a leaf with `s > 1` and `d > 0`.
-fn positive_leaf(ext: &Extended, s: i64, d: i64, usage: &mut Usage) -> Result<Modes> {
+fn positive_leaf(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Modes) -> Result<()> {
     let what = "the strides of the composition";
-    let mut out = Modes::new();
     let mut r = d; // stride still to divide out
     let mut m = s; // elements still to place
     for (k, &(a_k, e_k)) in ext.inner.iter().enumerate() {
@@ -393,7 +409,7 @@ fn positive_leaf(ext: &Extended, s: i64, d: i64, usage: &mut Usage) -> Result<Mo
         occupy(usage, ext.inner.len(), m, r)?;
         out.push((m, checked_mul(r, ext.last_stride, what)?));
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Composition with a [`Tiler`]: a [`Tiler::Layout`] is plain [`composition`]; a by-mode tiler

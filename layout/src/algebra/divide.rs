@@ -17,7 +17,7 @@ use super::coalesce::filtered_modes;
 use super::complement::{complement_of_modes, flat_ceil_div_size};
 use super::composition::{Extended, Node, compose_extended};
 use super::flat::{Mode, coalesce_modes, layout_of_modes, modes_fit, modes_of};
-use super::tiler::{Grouping, by_mode, regroup};
+use super::tiler::{Grouping, by_mode, halves_of, regroup};
 use super::{coalesce, complement_to_shape, composition};
 use crate::layout::Bounds;
 use crate::{Error, Layout, Result, checked_mul};
@@ -52,6 +52,13 @@ pub fn logical_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
         }
         Tiler::ByMode(parts) => by_mode(a, parts, "logical_divide", logical_divide),
     }
+}
+
+/// The halves `(tile, rest)` of [`logical_divide`] by the layout `b`, with its errors.
+fn divide_halves(a: &Layout, b: &Layout) -> Result<(Layout, Layout)> {
+    let r =
+        divide_by_layout(a, b).map_err(|e| e.context(format!("logical_divide of {a} by {b}")))?;
+    halves_of(r)
 }
 
 fn divide_by_layout(a: &Layout, b: &Layout) -> Result<Layout> {
@@ -157,7 +164,7 @@ fn tiles_cover(a_size: i64, b_filtered: super::flat::Modes, rest: &[Mode]) -> Re
 /// assert_eq!(z.mode(1).unwrap().size(), 12);
 /// ```
 pub fn zipped_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
-    regroup(a, tiler, "zipped_divide", &logical_divide, Grouping::Zipped)
+    regroup(a, tiler, "zipped_divide", &divide_halves, Grouping::Zipped)
 }
 
 /// CuTe's `tiled_divide`: like [`zipped_divide`] with the rest mode unpacked:
@@ -173,7 +180,7 @@ pub fn zipped_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
 /// assert_eq!(tiled_divide(&a, &t).unwrap().to_string(), "((2,4),4,2):((1,8),2,32)");
 /// ```
 pub fn tiled_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
-    regroup(a, tiler, "tiled_divide", &logical_divide, Grouping::Tiled)
+    regroup(a, tiler, "tiled_divide", &divide_halves, Grouping::Tiled)
 }
 
 /// CuTe's `flat_divide`: like [`zipped_divide`] with both modes unpacked:
@@ -189,5 +196,5 @@ pub fn tiled_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
 /// assert_eq!(flat_divide(&a, &t).unwrap().to_string(), "(2,4,4,2):(1,8,2,32)");
 /// ```
 pub fn flat_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
-    regroup(a, tiler, "flat_divide", &logical_divide, Grouping::Flat)
+    regroup(a, tiler, "flat_divide", &divide_halves, Grouping::Flat)
 }

@@ -125,7 +125,12 @@ pub(crate) fn into_two_modes(layout: Layout) -> Option<(Layout, Layout)> {
     ) else {
         return None;
     };
-    Some((Layout::new(s0, d0).ok()?, Layout::new(s1, d1).ok()?))
+    // A mode of a valid layout is valid: its size divides the whole's, its offsets lie
+    // between the whole's.
+    Some((
+        Layout::from_checked_parts(s0, d0),
+        Layout::from_checked_parts(s1, d1),
+    ))
 }
 
 /// Pads `layout` with trailing `1:0` modes up to `rank` top-level modes (CuTe's `append<R>`);
