@@ -63,17 +63,19 @@ pub(crate) fn coalesce_modes(modes: impl IntoIterator<Item = Mode>) -> Modes {
 
 /// [`coalesce_modes`] of `modes` in place.
 pub(crate) fn coalesce_in_place(modes: &mut Modes) {
-    let mut kept = 0;
-    for k in 0..modes.len() {
-        let (s, d) = modes[k];
+    let list: &mut [Mode] = modes;
+    let mut kept = 0usize;
+    for k in 0..list.len() {
+        let (s, d) = list[k];
         if s == 1 {
             continue;
         }
-        if kept > 0 && continues(modes[kept - 1], d) {
-            modes[kept - 1].0 = modes[kept - 1].0.saturating_mul(s);
-        } else {
-            modes[kept] = (s, d);
-            kept += 1;
+        match kept.checked_sub(1).map(|last| &mut list[last]) {
+            Some(prev) if continues(*prev, d) => prev.0 = prev.0.saturating_mul(s),
+            _ => {
+                list[kept] = (s, d);
+                kept += 1;
+            }
         }
     }
     modes.truncate(kept);
