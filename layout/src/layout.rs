@@ -296,18 +296,15 @@ impl Layout {
 
     /// The smallest and largest offset, `None` when they overflow `i64` (a `const fn`).
     pub(crate) const fn const_offset_range(&self) -> Option<(i64, i64)> {
-        match reach_const(&self.shape, &self.stride, [0, 0]) {
-            Some([lo, hi]) => Some((lo, hi)),
-            None => None,
+        match bounds_const(&self.shape, &self.stride, Bounds::EMPTY) {
+            Some(b) if b.fits() => Some((b.lo, b.hi)),
+            _ => None,
         }
     }
 
-    /// The checks of [`Layout::new`] as a `const fn`.
+    /// The checks of [`Layout::new`] as a `const fn`: [`Bounds`] over the leaves.
     const fn is_valid_const(&self) -> bool {
-        congruent_const(&self.shape, &self.stride)
-            && extents_positive_const(&self.shape)
-            && self.shape.checked_product().is_some()
-            && self.const_offset_range().is_some()
+        matches!(bounds_const(&self.shape, &self.stride, Bounds::EMPTY), Some(b) if b.fits())
     }
 
     /// The offset of the 1-D `index`, `None` when the index is outside `0..size`; a `const fn`,
@@ -340,71 +337,76 @@ impl Layout {
     }
 }
 
-/// Whether `stride` has the nesting of `shape` (a `const fn`).
-const fn congruent_const(shape: &IntTuple, stride: &IntTuple) -> bool {
+/// What the checks of [`Layout::new`] accumulate over the leaves of a layout, left to right:
+/// the size and the lowest and highest offset. [`Bounds::add`] is the one definition of those
+/// checks; the run-time constructor ([`is_valid_layout`]), the `const` one
+/// ([`Layout::from_const`]) and the algebra's flat mode lists all fold it over their leaves.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bounds {
+    /// The product of the extents so far.
+    pub(crate) size: i64,
+    /// The lowest offset so far (the sum of the negative reaches).
+    pub(crate) lo: i64,
+    /// The highest offset so far (the sum of the positive reaches).
+    pub(crate) hi: i64,
+}
+
+impl Bounds {
+    /// No leaf yet: size 1, offsets `0..=0`.
+    pub(crate) const EMPTY: Bounds = Bounds {
+        size: 1,
+        lo: 0,
+        hi: 0,
+    };
+
+    /// Adds the leaf `extent:stride` (`stride` `None` for a symbol, whose reach is unknown until
+    /// it is bound); `None` when the extent is below 1 or the size or an offset overflows `i64`.
+    #[inline]
+    pub(crate) const fn add(self, extent: i64, stride: Option<i64>) -> Option<Bounds> {
+        if extent < 1 {
+            return None;
+        }
+        let Some(size) = self.size.checked_mul(extent) else {
+            return None;
+        };
+        let Some(d) = stride else {
+            return Some(Bounds { size, ..self });
+        };
+        let Some(reach) = (extent - 1).checked_mul(d) else {
+            return None;
+        };
+        let (lo, hi) = if reach < 0 {
+            (self.lo.checked_add(reach), Some(self.hi))
+        } else {
+            (Some(self.lo), self.hi.checked_add(reach))
+        };
+        match (lo, hi) {
+            (Some(lo), Some(hi)) => Some(Bounds { size, lo, hi }),
+            _ => None,
+        }
+    }
+
+    /// Whether one past the highest offset fits in `i64` (the last check, after every leaf).
+    #[inline]
+    pub(crate) const fn fits(&self) -> bool {
+        self.hi < i64::MAX
+    }
+}
+
+/// [`Bounds`] of `shape:stride` added to `acc`, `None` when they are not congruent or a check
+/// fails (a `const fn`).
+const fn bounds_const(shape: &IntTuple, stride: &IntTuple, acc: Bounds) -> Option<Bounds> {
     match (shape, stride) {
-        (IntTuple::Int(_), IntTuple::Int(_)) => true,
+        (IntTuple::Int(s), IntTuple::Int(d)) => acc.add(*s, Some(*d)),
         (IntTuple::Tuple(a), IntTuple::Tuple(b)) => {
             let (a, b) = (a.as_slice(), b.as_slice());
             if a.len() != b.len() {
-                return false;
-            }
-            let mut k = 0;
-            while k < a.len() {
-                if !congruent_const(&a[k], &b[k]) {
-                    return false;
-                }
-                k += 1;
-            }
-            true
-        }
-        _ => false,
-    }
-}
-
-/// Whether every extent of `shape` is at least 1 (a `const fn`).
-const fn extents_positive_const(shape: &IntTuple) -> bool {
-    match shape {
-        IntTuple::Int(v) => *v >= 1,
-        IntTuple::Tuple(items) => {
-            let items = items.as_slice();
-            let mut k = 0;
-            while k < items.len() {
-                if !extents_positive_const(&items[k]) {
-                    return false;
-                }
-                k += 1;
-            }
-            true
-        }
-    }
-}
-
-/// Adds each leaf's reach `(s-1)*d` to the negative or the positive total of `acc`; `None` on
-/// overflow, or when the largest offset plus one does not fit (a `const fn`).
-const fn reach_const(shape: &IntTuple, stride: &IntTuple, acc: [i64; 2]) -> Option<[i64; 2]> {
-    match (shape, stride) {
-        (IntTuple::Int(s), IntTuple::Int(d)) => {
-            let Some(reach) = (*s - 1).checked_mul(*d) else {
                 return None;
-            };
-            let [lo, hi] = acc;
-            let (lo, hi) = if reach < 0 {
-                (lo.checked_add(reach), Some(hi))
-            } else {
-                (Some(lo), hi.checked_add(reach))
-            };
-            match (lo, hi) {
-                (Some(lo), Some(hi)) if hi < i64::MAX => Some([lo, hi]),
-                _ => None,
             }
-        }
-        (IntTuple::Tuple(a), IntTuple::Tuple(b)) => {
-            let (a, b) = (a.as_slice(), b.as_slice());
             let mut acc = acc;
             let mut k = 0;
             while k < a.len() {
-                acc = match reach_const(&a[k], &b[k], acc) {
+                acc = match bounds_const(&a[k], &b[k], acc) {
                     Some(v) => v,
                     None => return None,
                 };
@@ -417,6 +419,14 @@ const fn reach_const(shape: &IntTuple, stride: &IntTuple, acc: [i64; 2]) -> Opti
 }
 
 impl Layout {
+    /// `shape:stride` without the checks of [`Layout::new`], for the algebra's results whose
+    /// checks it has made on their flat modes ([`Bounds`]); debug builds check them again.
+    #[inline]
+    pub(crate) fn from_checked_parts(shape: Shape, stride: Stride) -> Layout {
+        debug_assert!(is_valid_layout(&shape, &stride), "{shape}:{stride}");
+        Layout { shape, stride }
+    }
+
     /// The compact column-major layout of `shape` (stride = exclusive prefix product).
     ///
     /// ```
@@ -501,26 +511,16 @@ impl Layout {
     /// assert_eq!(l.offset_range().unwrap(), (-1, 16));
     /// ```
     pub fn offset_range(&self) -> Result<(i64, i64)> {
-        let overflow = || Error::overflow(format!("the offsets of {self} overflow i64"));
-        let mut lo = 0i64;
-        let mut hi = 0i64;
-        let mut fits = true;
+        let mut acc = Some(Bounds::EMPTY);
         for_each_leaf(&self.shape, &self.stride, &mut |s, d| {
-            let Some(reach) = (s - 1).checked_mul(d) else {
-                fits = false;
-                return;
-            };
-            let bound = if reach < 0 { &mut lo } else { &mut hi };
-            match bound.checked_add(reach) {
-                Some(b) => *bound = b,
-                None => fits = false,
-            }
+            acc = acc.and_then(|b| b.add(s, Some(d)));
         });
-        if !fits {
-            return Err(overflow());
+        match acc {
+            Some(b) if b.fits() => Ok((b.lo, b.hi)),
+            _ => Err(Error::overflow(format!(
+                "the offsets of {self} overflow i64"
+            ))),
         }
-        hi.checked_add(1).ok_or_else(overflow)?;
-        Ok((lo, hi))
     }
 
     /// The `i`-th top-level mode as a layout.
@@ -572,12 +572,11 @@ impl Layout {
         self.leaf_modes().collect()
     }
 
-    /// `(extent, stride)` of every leaf mode, left to right, without allocating for up to eight
-    /// leaves (the algebra's working form).
-    pub(crate) fn leaf_mode_list(&self) -> smallvec::SmallVec<[(i64, i64); 8]> {
-        let mut out = smallvec::SmallVec::new();
-        for_each_leaf(&self.shape, &self.stride, &mut |s, d| out.push((s, d)));
-        out
+    /// Calls `f(extent, stride)` for every leaf mode, left to right (the algebra's working
+    /// form). Allocates nothing.
+    #[inline]
+    pub(crate) fn for_each_mode(&self, mut f: impl FnMut(i64, i64)) {
+        for_each_leaf(&self.shape, &self.stride, &mut f);
     }
 
     /// `(extent, stride)` of every leaf mode, without allocating for up to eight leaves.
@@ -1064,37 +1063,26 @@ const fn walk_offset(shape: &IntTuple, stride: &IntTuple, index: i64, last: bool
 }
 
 /// Whether `shape:stride` passes every check of [`Layout::new`] (congruent, extents at least 1,
-/// size and offsets within `i64`), in one pass that allocates nothing.
+/// size and offsets within `i64`), in one pass that allocates nothing: [`Bounds`] folded over the
+/// leaves, as [`Layout::from_const`] does in a `const fn`. (That one reads `i64` strides; this
+/// one reads any [`Leaf`] through [`Leaf::known`], which a `const fn` cannot call.)
 fn is_valid_layout<L: Leaf>(shape: &IntTuple, stride: &IntTuple<L>) -> bool {
-    fn go<L: Leaf>(
-        shape: &IntTuple,
-        stride: &IntTuple<L>,
-        acc: &mut (i64, i64, i64),
-    ) -> Option<()> {
+    fn go<L: Leaf>(shape: &IntTuple, stride: &IntTuple<L>, acc: Bounds) -> Option<Bounds> {
         match (shape, stride) {
-            (IntTuple::Int(s), IntTuple::Int(d)) => {
-                if *s < 1 {
-                    return None;
-                }
-                acc.0 = acc.0.checked_mul(*s)?;
-                // A symbol's reach is unknown until it is bound: only the known ones count.
-                let Some(d) = d.known() else {
-                    return Some(());
-                };
-                let reach = (s - 1).checked_mul(d)?;
-                if reach < 0 {
-                    acc.1 = acc.1.checked_add(reach)?;
-                } else {
-                    acc.2 = acc.2.checked_add(reach)?;
-                }
-                Some(())
-            }
+            (IntTuple::Int(s), IntTuple::Int(d)) => acc.add(*s, d.known()),
             (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) if ss.len() == ds.len() => {
-                ss.iter().zip(ds).try_for_each(|(s, d)| go(s, d, acc))
+                let mut acc = acc;
+                for (s, d) in ss.iter().zip(ds.iter()) {
+                    // Leaves directly, sub-tuples by recursion.
+                    acc = match (s, d) {
+                        (IntTuple::Int(s), IntTuple::Int(d)) => acc.add(*s, d.known())?,
+                        _ => go(s, d, acc)?,
+                    };
+                }
+                Some(acc)
             }
             _ => None,
         }
     }
-    let mut acc = (1i64, 0i64, 0i64); // (size, lowest offset, highest offset)
-    go(shape, stride, &mut acc).is_some() && acc.2.checked_add(1).is_some()
+    go(shape, stride, Bounds::EMPTY).is_some_and(|b| b.fits())
 }

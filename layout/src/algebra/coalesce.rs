@@ -10,7 +10,7 @@
 //! assert_eq!(filter(&l).unwrap().to_string(), "4:1");
 //! ```
 
-use super::flat::{Modes, coalesce_modes, layout_of_modes, modes_of};
+use super::flat::{Modes, coalesced_modes_of, layout_of_modes, push_coalesced};
 use crate::{Error, IntTuple, Layout, Result};
 
 /// CuTe's `coalesce`: flattens the layout, drops extent-1 modes and merges adjacent modes
@@ -29,7 +29,7 @@ use crate::{Error, IntTuple, Layout, Result};
 /// assert_eq!(coalesce(&l).unwrap().to_string(), "(4,3):(3,1)");
 /// ```
 pub fn coalesce(layout: &Layout) -> Result<Layout> {
-    layout_of_modes(&coalesce_modes(modes_of(layout)))
+    layout_of_modes(&coalesced_modes_of(layout))
 }
 
 /// CuTe's `coalesce(layout, profile)`: coalesces by mode. Where `profile` is an integer the
@@ -80,5 +80,11 @@ pub fn filter(layout: &Layout) -> Result<Layout> {
 
 /// The flat modes of `filter(layout)`.
 pub(crate) fn filtered_modes(layout: &Layout) -> Modes {
-    coalesce_modes(modes_of(layout).into_iter().filter(|&(_, d)| d != 0))
+    let mut out = Modes::new();
+    layout.for_each_mode(|s, d| {
+        if d != 0 {
+            push_coalesced(&mut out, (s, d));
+        }
+    });
+    out
 }

@@ -8,7 +8,7 @@
 //! ```
 
 use super::coalesce::filtered_modes;
-use super::flat::{Modes, ceil_div, coalesce_modes, layout_of_modes};
+use super::flat::{Modes, ceil_div, coalesce_in_place, layout_of_modes};
 use crate::{Error, IntTuple, Layout, Result, checked_mul};
 
 /// CuTe's `complement(A, cotarget)`: a layout `R` that "fills the holes" of `A` and repeats it
@@ -137,9 +137,10 @@ pub(crate) fn complement_of_modes(
         )));
     }
     modes.sort_by_key(|m| m.1);
-    let mut out = Modes::new();
+    // Rewritten in place: mode k of the result only needs modes k-1 and k of the input.
     let mut covered = 1i64; // extent*stride of the previous mode: the codomain filled so far
-    for &(s, d) in &modes {
+    for k in 0..modes.len() {
+        let (s, d) = modes[k];
         if d < covered {
             return Err(Error::inadmissible(format!(
                 "the complement condition fails: sorted by stride, the modes of filter(A) must \
@@ -148,9 +149,10 @@ pub(crate) fn complement_of_modes(
                  this form) and leave no hole to fill"
             )));
         }
-        out.push((d / covered, covered));
+        modes[k] = (d / covered, covered);
         covered = checked_mul(s, d, "the complement's strides")?;
     }
-    out.push((last_extent(covered)?, covered));
-    Ok(coalesce_modes(out))
+    modes.push((last_extent(covered)?, covered));
+    coalesce_in_place(&mut modes);
+    Ok(modes)
 }

@@ -13,8 +13,9 @@
 //! ```
 
 use super::Tiler;
-use super::flat::{Modes, ceil_div, continues, modes_of, node_of_modes};
+use super::flat::{Modes, ceil_div, coalesce_in_place, continues, modes_of, node_of_modes};
 use super::tiler::by_mode;
+use crate::layout::Bounds;
 use crate::{Error, IntTuple, Layout, Result, checked_mul};
 
 /// `A` as a function on all non-negative integers: its flat modes coalesced, where the last
@@ -37,20 +38,33 @@ impl Extended {
     pub(crate) fn of_modes(mut modes: Modes) -> Extended {
         let Some(last) = modes.pop() else {
             return Extended {
-                inner: Modes::new(),
+                inner: modes,
                 last_stride: 0,
             };
         };
-        let mut inner = super::flat::coalesce_modes(modes);
+        coalesce_in_place(&mut modes);
         let mut last_stride = last.1;
-        if let Some(&prev) = inner.last() {
+        if let Some(&prev) = modes.last() {
             if continues(prev, last_stride) {
-                inner.pop();
+                modes.pop();
                 last_stride = prev.1;
             }
         }
-        Extended { inner, last_stride }
+        Extended {
+            inner: modes,
+            last_stride,
+        }
     }
+}
+
+/// A node of `B` for [`compose_extended`]: a (sub)tree of a layout, or a flat list of modes
+/// (a leaf for one mode, a flat tuple otherwise, `1:0` for none) that need not be built.
+#[derive(Clone, Copy)]
+pub(crate) enum Node<'a> {
+    /// `shape:stride` of a layout.
+    Tree(&'a IntTuple, &'a IntTuple),
+    /// Flat modes.
+    Flat(&'a [(i64, i64)]),
 }
 
 /// Functional composition `A o B`: the layout `R` with `R(c) = A(B(c))` for every coordinate
@@ -115,25 +129,28 @@ impl Extended {
 /// ```
 pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
     let ext = Extended::of(a);
-    compose_extended(&ext, &[(b.shape(), b.stride())]).map_err(|e| describe(a, b, e))
+    compose_extended(&ext, &[Node::Tree(b.shape(), b.stride())]).map_err(|e| describe(a, b, e))
 }
 
 /// `A o B` for `A` given by [`Extended::of`] and `B` given by its top-level nodes: one node is
 /// `B` itself, several are the modes of `B` (and the result has one mode per node). Errors are
 /// those of [`composition`] without its description of the operands.
-pub(crate) fn compose_extended(ext: &Extended, nodes: &[(&IntTuple, &IntTuple)]) -> Result<Layout> {
+pub(crate) fn compose_extended(ext: &Extended, nodes: &[Node<'_>]) -> Result<Layout> {
     let mut usage = Usage {
         reach: smallvec::smallvec![0i64; ext.inner.len()],
         signs: smallvec::smallvec![(false, false); ext.inner.len() + 1],
         negative_now: false,
+        bounds: Some(Bounds::EMPTY),
     };
-    let (shape, stride) = if let [(shape, stride)] = nodes {
-        compose_node(ext, shape, stride, &mut usage)?
+    // The modes of one leaf's result, reused for every leaf.
+    let mut scratch = Modes::new();
+    let (shape, stride) = if let [node] = nodes {
+        compose_any(ext, *node, &mut usage, &mut scratch)?
     } else {
         let mut shapes = Vec::with_capacity(nodes.len());
         let mut strides = Vec::with_capacity(nodes.len());
-        for (shape, stride) in nodes {
-            let (rs, rd) = compose_node(ext, shape, stride, &mut usage)?;
+        for node in nodes {
+            let (rs, rd) = compose_any(ext, *node, &mut usage, &mut scratch)?;
             shapes.push(rs);
             strides.push(rd);
         }
@@ -143,7 +160,11 @@ pub(crate) fn compose_extended(ext: &Extended, nodes: &[(&IntTuple, &IntTuple)])
         )
     };
     check_disjoint(ext, &usage)?;
-    Layout::new(shape, stride)
+    match usage.bounds {
+        Some(b) if b.fits() => Ok(Layout::from_checked_parts(shape, stride)),
+        // Reports the failed check.
+        _ => Layout::new(shape, stride),
+    }
 }
 
 /// The error of `a o b`, naming both operands and `a` coalesced.
@@ -173,6 +194,35 @@ struct Usage {
     signs: smallvec::SmallVec<[(bool, bool); 8]>,
     /// The sign of the leaf being composed.
     negative_now: bool,
+    /// The checks of [`Layout::new`] on the result's leaves so far; `None` once one fails.
+    bounds: Option<Bounds>,
+}
+
+/// Composes `A` with every leaf of `node`, keeping its nesting.
+fn compose_any(
+    ext: &Extended,
+    node: Node<'_>,
+    usage: &mut Usage,
+    scratch: &mut Modes,
+) -> Result<(IntTuple, IntTuple)> {
+    match node {
+        Node::Tree(shape, stride) => compose_node(ext, shape, stride, usage, scratch),
+        Node::Flat([]) => compose_leaf(ext, 1, 0, usage, scratch),
+        Node::Flat(&[(s, d)]) => compose_leaf(ext, s, d, usage, scratch),
+        Node::Flat(modes) => {
+            let mut shapes = Vec::with_capacity(modes.len());
+            let mut strides = Vec::with_capacity(modes.len());
+            for &(s, d) in modes {
+                let (rs, rd) = compose_leaf(ext, s, d, usage, scratch)?;
+                shapes.push(rs);
+                strides.push(rd);
+            }
+            Ok((
+                IntTuple::Tuple(shapes.into()),
+                IntTuple::Tuple(strides.into()),
+            ))
+        }
+    }
 }
 
 /// Composes `A` with every leaf of the node `shape:stride` of `B`, keeping `B`'s nesting.
@@ -181,14 +231,15 @@ fn compose_node(
     shape: &IntTuple,
     stride: &IntTuple,
     usage: &mut Usage,
+    scratch: &mut Modes,
 ) -> Result<(IntTuple, IntTuple)> {
     match (shape, stride) {
-        (IntTuple::Int(s), IntTuple::Int(d)) => compose_leaf(ext, *s, *d, usage),
+        (IntTuple::Int(s), IntTuple::Int(d)) => compose_leaf(ext, *s, *d, usage, scratch),
         (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) => {
             let mut shapes = Vec::with_capacity(ss.len());
             let mut strides = Vec::with_capacity(ss.len());
             for (s, d) in ss.iter().zip(ds) {
-                let (rs, rd) = compose_node(ext, s, d, usage)?;
+                let (rs, rd) = compose_node(ext, s, d, usage, scratch)?;
                 shapes.push(rs);
                 strides.push(rd);
             }
@@ -256,11 +307,29 @@ fn occupy(usage: &mut Usage, k: usize, count: i64, step: i64) -> Result<()> {
     Ok(())
 }
 
-/// `A o s:d` for one leaf of `B`; records the coordinates of `A` it occupies in `usage`.
-fn compose_leaf(ext: &Extended, s: i64, d: i64, usage: &mut Usage) -> Result<(IntTuple, IntTuple)> {
+/// `A o s:d` for one leaf of `B`; records the coordinates of `A` it occupies and the bounds of
+/// the result's leaves in `usage`.
+fn compose_leaf(
+    ext: &Extended,
+    s: i64,
+    d: i64,
+    usage: &mut Usage,
+    modes: &mut Modes,
+) -> Result<(IntTuple, IntTuple)> {
+    modes.clear();
+    leaf_modes(ext, s, d, usage, modes)?;
+    usage.bounds = usage
+        .bounds
+        .and_then(|b| modes.iter().try_fold(b, |b, &(s, d)| b.add(s, Some(d))));
+    Ok(node_of_modes(modes))
+}
+
+/// The flat modes of `A o s:d` (a leaf for one mode, a flat tuple otherwise).
+fn leaf_modes(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Modes) -> Result<()> {
     let what = "the strides of the composition";
     if d == 0 {
-        return Ok((IntTuple::Int(s), IntTuple::Int(0)));
+        out.push((s, 0));
+        return Ok(());
     }
     if s == 1 {
         // A single element: any stride represents it; use CuTe's (the carried stride).
@@ -269,7 +338,8 @@ fn compose_leaf(ext: &Extended, s: i64, d: i64, usage: &mut Usage) -> Result<(In
             r = ceil_div(r, a_k);
         }
         let stride = checked_mul(r * d.signum(), ext.last_stride, what)?;
-        return Ok((IntTuple::Int(1), IntTuple::Int(stride)));
+        out.push((1, stride));
+        return Ok(());
     }
     if d < 0 {
         // CuTe: A(-x) == -A(x), so s:d composes as s:|d| with its strides negated.
@@ -277,26 +347,22 @@ fn compose_leaf(ext: &Extended, s: i64, d: i64, usage: &mut Usage) -> Result<(In
         let magnitude = d.checked_neg().ok_or_else(|| {
             Error::overflow(format!("the stride {d} of B cannot be negated in i64"))
         })?;
-        let (shape, stride) = positive_leaf(ext, s, magnitude, usage)?;
-        let stride = stride.map_leaves(&mut |x| {
-            x.checked_neg()
-                .ok_or_else(|| Error::overflow("the strides of the composition overflow i64"))
-        })?;
-        return Ok((shape, stride));
+        positive_leaf(ext, s, magnitude, usage, out)?;
+        for m in out.iter_mut() {
+            m.1 = m
+                .1
+                .checked_neg()
+                .ok_or_else(|| Error::overflow("the strides of the composition overflow i64"))?;
+        }
+        return Ok(());
     }
     usage.negative_now = false;
-    positive_leaf(ext, s, d, usage)
+    positive_leaf(ext, s, d, usage, out)
 }
 
 /// `A o s:d` for a leaf with `s > 1` and `d > 0`.
-fn positive_leaf(
-    ext: &Extended,
-    s: i64,
-    d: i64,
-    usage: &mut Usage,
-) -> Result<(IntTuple, IntTuple)> {
+fn positive_leaf(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Modes) -> Result<()> {
     let what = "the strides of the composition";
-    let mut out = Modes::new();
     let mut r = d; // stride still to divide out
     let mut m = s; // elements still to place
     for (k, &(a_k, e_k)) in ext.inner.iter().enumerate() {
@@ -343,7 +409,7 @@ fn positive_leaf(
         occupy(usage, ext.inner.len(), m, r)?;
         out.push((m, checked_mul(r, ext.last_stride, what)?));
     }
-    Ok(node_of_modes(&out))
+    Ok(())
 }
 
 /// Composition with a [`Tiler`]: a [`Tiler::Layout`] is plain [`composition`]; a by-mode tiler

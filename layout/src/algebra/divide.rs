@@ -15,10 +15,11 @@ use smallvec::SmallVec;
 use super::Tiler;
 use super::coalesce::filtered_modes;
 use super::complement::{complement_of_modes, flat_ceil_div_size};
-use super::composition::{Extended, compose_extended};
-use super::flat::{Mode, coalesce_modes, layout_of_modes, modes_fit, modes_of, node_of_modes};
-use super::tiler::{Grouping, by_mode, regroup};
+use super::composition::{Extended, Node, compose_extended};
+use super::flat::{Mode, coalesce_modes, layout_of_modes, modes_fit, modes_of};
+use super::tiler::{Grouping, by_mode, halves_of, regroup};
 use super::{coalesce, complement_to_shape, composition};
+use crate::layout::Bounds;
 use crate::{Error, Layout, Result, checked_mul};
 
 /// CuTe's `logical_divide(A, B) = A o (B, complement(B, shape(coalesce(A))))`: mode 0 of the
@@ -53,6 +54,13 @@ pub fn logical_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
     }
 }
 
+/// The halves `(tile, rest)` of [`logical_divide`] by the layout `b`, with its errors.
+fn divide_halves(a: &Layout, b: &Layout) -> Result<(Layout, Layout)> {
+    let r =
+        divide_by_layout(a, b).map_err(|e| e.context(format!("logical_divide of {a} by {b}")))?;
+    halves_of(r)
+}
+
 fn divide_by_layout(a: &Layout, b: &Layout) -> Result<Layout> {
     // The same steps on flat mode lists; where any of them fails, the steps below run again on
     // layouts and report the failure with its operands.
@@ -83,17 +91,22 @@ fn divide_on_modes(a: &Layout, b: &Layout) -> Result<Layout> {
         flat_ceil_div_size(&cotarget, covered)
     })?;
     let rest_or_unit: &[Mode] = if rest.is_empty() { &[(1, 0)] } else { &rest };
-    // The layouts `rest` and `(B, rest)` must be valid layouts.
-    let mut b_and_rest = modes_of(b);
-    b_and_rest.extend_from_slice(rest_or_unit);
-    if !modes_fit(rest_or_unit) || !modes_fit(&b_and_rest) {
+    // The layouts `rest` and `(B, rest)` must be valid layouts: `(B, rest)` folds the bounds of
+    // `rest` on those of `B`.
+    let mut b_bounds = Some(Bounds::EMPTY);
+    b.for_each_mode(|s, d| b_bounds = b_bounds.and_then(|acc| acc.add(s, Some(d))));
+    let b_and_rest = b_bounds.and_then(|acc| {
+        rest_or_unit
+            .iter()
+            .try_fold(acc, |acc, &(s, d)| acc.add(s, Some(d)))
+    });
+    if !modes_fit(rest_or_unit) || !b_and_rest.is_some_and(|acc| acc.fits()) {
         return Err(Error::invalid("the divide's complement does not fit"));
     }
     tiles_cover(a.size(), b_filtered, rest_or_unit).map_err(|_| Error::inadmissible(""))?;
-    let (rest_shape, rest_stride) = node_of_modes(&rest);
     compose_extended(
         &Extended::of_modes(a_modes),
-        &[(b.shape(), b.stride()), (&rest_shape, &rest_stride)],
+        &[Node::Tree(b.shape(), b.stride()), Node::Flat(&rest)],
     )
 }
 
@@ -151,7 +164,7 @@ fn tiles_cover(a_size: i64, b_filtered: super::flat::Modes, rest: &[Mode]) -> Re
 /// assert_eq!(z.mode(1).unwrap().size(), 12);
 /// ```
 pub fn zipped_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
-    regroup(a, tiler, "zipped_divide", &logical_divide, Grouping::Zipped)
+    regroup(a, tiler, "zipped_divide", &divide_halves, Grouping::Zipped)
 }
 
 /// CuTe's `tiled_divide`: like [`zipped_divide`] with the rest mode unpacked:
@@ -167,7 +180,7 @@ pub fn zipped_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
 /// assert_eq!(tiled_divide(&a, &t).unwrap().to_string(), "((2,4),4,2):((1,8),2,32)");
 /// ```
 pub fn tiled_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
-    regroup(a, tiler, "tiled_divide", &logical_divide, Grouping::Tiled)
+    regroup(a, tiler, "tiled_divide", &divide_halves, Grouping::Tiled)
 }
 
 /// CuTe's `flat_divide`: like [`zipped_divide`] with both modes unpacked:
@@ -183,5 +196,5 @@ pub fn tiled_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
 /// assert_eq!(flat_divide(&a, &t).unwrap().to_string(), "(2,4,4,2):(1,8,2,32)");
 /// ```
 pub fn flat_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
-    regroup(a, tiler, "flat_divide", &logical_divide, Grouping::Flat)
+    regroup(a, tiler, "flat_divide", &divide_halves, Grouping::Flat)
 }

@@ -2,6 +2,7 @@
 
 use smallvec::SmallVec;
 
+use crate::layout::Bounds;
 use crate::{Error, IntTuple, Layout, Result};
 
 /// One flat mode: `(extent, stride)`.
@@ -13,7 +14,16 @@ pub(crate) type Modes = SmallVec<[Mode; 8]>;
 
 /// The flat `(extent, stride)` modes of `layout`, left to right, without allocating.
 pub(crate) fn modes_of(layout: &Layout) -> Modes {
-    layout.leaf_mode_list()
+    let mut out = Modes::new();
+    layout.for_each_mode(|s, d| out.push((s, d)));
+    out
+}
+
+/// `coalesce(layout)` as flat modes (see [`coalesce_modes`]), in one pass over the leaves.
+pub(crate) fn coalesced_modes_of(layout: &Layout) -> Modes {
+    let mut out = Modes::new();
+    layout.for_each_mode(|s, d| push_coalesced(&mut out, (s, d)));
+    out
 }
 
 /// `ceil(a / b)` for `a >= 0`, `b > 0`.
@@ -26,55 +36,70 @@ pub(crate) fn continues(prev: Mode, next_stride: i64) -> bool {
     prev.0.checked_mul(prev.1) == Some(next_stride)
 }
 
+/// Appends `mode` to the coalesced list `out` the way [`coalesce_modes`] does: an extent-1 mode
+/// is dropped, a mode that continues the last one merges into it.
+#[inline]
+pub(crate) fn push_coalesced(out: &mut Modes, (s, d): Mode) {
+    if s == 1 {
+        return;
+    }
+    match out.last_mut() {
+        // The merged extent is at most the product of the input extents, which a valid
+        // layout keeps within i64.
+        Some(prev) if continues(*prev, d) => prev.0 = prev.0.saturating_mul(s),
+        _ => out.push((s, d)),
+    }
+}
+
 /// CuTe's coalesce on flat modes: drop extent-1 modes, merge `s0:d0 ++ s1:s0*d0` into
 /// `s0*s1:d0`. The result never contains an extent-1 mode (it may be empty).
 pub(crate) fn coalesce_modes(modes: impl IntoIterator<Item = Mode>) -> Modes {
     let mut out = Modes::new();
-    for (s, d) in modes {
-        if s == 1 {
-            continue;
-        }
-        match out.last_mut() {
-            // The merged extent is at most the product of the input extents, which a valid
-            // layout keeps within i64.
-            Some(prev) if continues(*prev, d) => prev.0 = prev.0.saturating_mul(s),
-            _ => out.push((s, d)),
-        }
+    for m in modes {
+        push_coalesced(&mut out, m);
     }
     out
 }
 
-/// Whether the flat modes pass the checks of [`Layout::new`] for a layout with these leaves:
-/// extents at least 1, size and offsets within `i64`.
-pub(crate) fn modes_fit(modes: &[Mode]) -> bool {
-    let (mut size, mut lo, mut hi) = (1i64, 0i64, 0i64);
-    for &(s, d) in modes {
-        if s < 1 {
-            return false;
+/// [`coalesce_modes`] of `modes` in place.
+pub(crate) fn coalesce_in_place(modes: &mut Modes) {
+    let list: &mut [Mode] = modes;
+    let mut kept = 0usize;
+    for k in 0..list.len() {
+        let (s, d) = list[k];
+        if s == 1 {
+            continue;
         }
-        let (Some(next), Some(reach)) = (size.checked_mul(s), (s - 1).checked_mul(d)) else {
-            return false;
-        };
-        size = next;
-        let bound = if reach < 0 { &mut lo } else { &mut hi };
-        let Some(b) = bound.checked_add(reach) else {
-            return false;
-        };
-        *bound = b;
+        match kept.checked_sub(1).map(|last| &mut list[last]) {
+            Some(prev) if continues(*prev, d) => prev.0 = prev.0.saturating_mul(s),
+            _ => {
+                list[kept] = (s, d);
+                kept += 1;
+            }
+        }
     }
-    hi.checked_add(1).is_some()
+    modes.truncate(kept);
+}
+
+/// Whether the flat modes pass the checks of [`Layout::new`] for a layout with these leaves:
+/// extents at least 1, size and offsets within `i64` ([`Bounds`], the one definition).
+pub(crate) fn modes_fit(modes: &[Mode]) -> bool {
+    modes
+        .iter()
+        .try_fold(Bounds::EMPTY, |b, &(s, d)| b.add(s, Some(d)))
+        .is_some_and(|b| b.fits())
 }
 
 /// The layout of flat modes: `1:0` when empty, `s:d` for one mode, a flat tuple otherwise.
+/// The checks of [`Layout::new`] run on the list, and [`Layout::new`] itself only to report a
+/// failure.
 pub(crate) fn layout_of_modes(modes: &[Mode]) -> Result<Layout> {
-    match modes {
-        [] => Layout::vector(1, 0),
-        [(s, d)] => Layout::vector(*s, *d),
-        _ => Layout::new(
-            IntTuple::from_ints(modes.iter().map(|m| m.0)),
-            IntTuple::from_ints(modes.iter().map(|m| m.1)),
-        ),
+    if !modes_fit(modes) {
+        let (shape, stride) = node_of_modes(modes);
+        return Layout::new(shape, stride);
     }
+    let (shape, stride) = node_of_modes(modes);
+    Ok(Layout::from_checked_parts(shape, stride))
 }
 
 /// `(shape, stride)` of a node whose leaves are the given modes: a leaf for one mode, a flat
@@ -102,7 +127,12 @@ pub(crate) fn into_two_modes(layout: Layout) -> Option<(Layout, Layout)> {
     ) else {
         return None;
     };
-    Some((Layout::new(s0, d0).ok()?, Layout::new(s1, d1).ok()?))
+    // A mode of a valid layout is valid: its size divides the whole's, its offsets lie
+    // between the whole's.
+    Some((
+        Layout::from_checked_parts(s0, d0),
+        Layout::from_checked_parts(s1, d1),
+    ))
 }
 
 /// Pads `layout` with trailing `1:0` modes up to `rank` top-level modes (CuTe's `append<R>`);

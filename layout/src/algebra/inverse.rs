@@ -11,23 +11,21 @@
 
 use smallvec::SmallVec;
 
-use super::flat::{Mode, Modes, coalesce_modes, layout_of_modes, modes_of, negate_strides};
+use super::flat::{
+    Mode, Modes, coalesce_in_place, coalesced_modes_of, layout_of_modes, negate_strides,
+};
 use crate::{Error, IntTuple, Layout, Result, checked_mul};
 
 /// The flat modes of `coalesce(layout)` paired with the exclusive prefix product of their
 /// extents (the domain index stride of each mode), sorted by stride (stable).
 fn sorted_with_domain_strides(layout: &Layout) -> SmallVec<[(Mode, i64); 8]> {
-    let modes = coalesce_modes(modes_of(layout));
+    let mut out: SmallVec<[(Mode, i64); 8]> = SmallVec::new();
     let mut running = 1i64;
-    let mut out: SmallVec<[(Mode, i64); 8]> = modes
-        .into_iter()
-        .map(|m| {
-            let here = running;
-            // The product of the extents is the layout's size, which fits in i64.
-            running = running.saturating_mul(m.0);
-            (m, here)
-        })
-        .collect();
+    for m in coalesced_modes_of(layout) {
+        out.push((m, running));
+        // The product of the extents is the layout's size, which fits in i64.
+        running = running.saturating_mul(m.0);
+    }
     out.sort_by_key(|&((_, d), _)| d);
     out
 }
@@ -60,7 +58,8 @@ pub fn right_inverse(layout: &Layout) -> Result<Layout> {
             next = checked_mul(s, d, "right_inverse")?;
         }
     }
-    layout_of_modes(&coalesce_modes(out))
+    coalesce_in_place(&mut out);
+    layout_of_modes(&out)
 }
 
 /// CuTe's `left_inverse`: a layout `L` with `layout(L(layout(i))) == layout(i)` for every `i`
@@ -132,8 +131,10 @@ fn left_inverse_named(layout: &Layout, shown: &Layout) -> Result<Layout> {
     let Some(&((last_extent, _), _)) = sorted.last() else {
         return Layout::vector(1, 0);
     };
-    let mut shapes: SmallVec<[i64; 8]> = SmallVec::new();
-    let mut strides: SmallVec<[i64; 8]> = smallvec::smallvec![0];
+    // Mode k of the result is (the k-th extent, the (k-1)-th domain stride), the first one's
+    // stride being 0.
+    let mut out = Modes::new();
+    let mut stride_before = 0i64;
     let mut prev: Option<Mode> = None;
     for &((s, d), domain_stride) in sorted.iter().filter(|m| m.0.1 != 0) {
         let (below, reach) = match prev {
@@ -145,12 +146,13 @@ fn left_inverse_named(layout: &Layout, shown: &Layout) -> Result<Layout> {
                 "the stride {d} is not a multiple of {below} at least {reach}"
             ));
         }
-        shapes.push(d / below);
-        strides.push(domain_stride);
+        out.push((d / below, stride_before));
+        stride_before = domain_stride;
         prev = Some((s, d));
     }
-    shapes.push(last_extent);
-    layout_of_modes(&coalesce_modes(shapes.into_iter().zip(strides)))
+    out.push((last_extent, stride_before));
+    coalesce_in_place(&mut out);
+    layout_of_modes(&out)
 }
 
 /// The nullspace (kernel) of a layout: an injective layout `K` whose image is exactly the set of

@@ -12,10 +12,11 @@
 use super::Tiler;
 use super::coalesce::filtered_modes;
 use super::complement::complement_of_modes;
-use super::composition::{Extended, compose_extended};
+use super::composition::{Extended, Node, compose_extended};
 use super::flat::{Mode, Modes, ceil_div, modes_fit, modes_of, pad_to_rank};
 use super::tiler::{Grouping, by_mode, regroup};
 use super::{complement, composition};
+use crate::layout::Bounds;
 use crate::{Layout, Result, checked_mul};
 
 /// CuTe's `logical_product(A, B) = (A, complement(A, size(A)*cosize(B)) o B)`: mode 0 is `A`,
@@ -48,6 +49,21 @@ pub fn logical_product(a: &Layout, b: &Tiler) -> Result<Layout> {
 }
 
 fn product_by_layout(a: &Layout, b: &Layout) -> Result<Layout> {
+    let copies = product_copies(a, b)?;
+    Ok(pair_of(a.clone(), copies))
+}
+
+/// The halves `(A, copies)` of [`logical_product`] by the layout `b`, with its errors: what
+/// [`unzip`](super::tiler::unzip) takes apart, without building the pair.
+pub(crate) fn product_halves(a: &Layout, b: &Layout) -> Result<(Layout, Layout)> {
+    let copies =
+        product_copies(a, b).map_err(|e| e.context(format!("logical_product of {a} and {b}")))?;
+    Ok((a.clone(), copies))
+}
+
+/// The second mode of `(A, complement(A, size(A)*cosize(B)) o B)`, after every check of the
+/// product: `(A, copies)` is a valid layout of size `size(A)*size(B)`.
+fn product_copies(a: &Layout, b: &Layout) -> Result<Layout> {
     if let Some((s, d)) = modes_of(b).into_iter().find(|m| m.0 > 1 && m.1 < 0) {
         return Err(crate::Error::inadmissible(format!(
             "the mode {s}:{d} of B has a negative stride (a product needs B's strides \
@@ -57,20 +73,30 @@ fn product_by_layout(a: &Layout, b: &Layout) -> Result<Layout> {
     let cotarget = checked_mul(a.size(), b.cosize(), "size(A)*cosize(B)")?;
     // The same steps on flat mode lists; where any of them fails, the steps below run again on
     // layouts and report the failure with its operands.
-    if let Ok(product) = product_on_modes(a, b, cotarget) {
-        return Ok(product);
+    if let Ok(copies) = copies_on_modes(a, b, cotarget) {
+        return Ok(copies);
     }
     let rest = complement(a, cotarget)?;
     check_copies_disjoint(a, b, &rest)?;
     let product = Layout::from_modes([a.clone(), composition(&rest, b)?])?;
     check_product_size(a, b, &product)?;
-    Ok(product)
+    product.mode(1)
 }
 
-/// The steps of [`product_by_layout`] after its cotarget on flat mode lists: the complement
-/// without building its layout, composed with `B` directly. Fails (with an unspecific error)
-/// exactly where they fail.
-fn product_on_modes(a: &Layout, b: &Layout, cotarget: i64) -> Result<Layout> {
+/// The layout `(a, b)` of two layouts whose pair the caller has checked.
+pub(crate) fn pair_of(a: Layout, b: Layout) -> Layout {
+    let (sa, da) = a.into_parts();
+    let (sb, db) = b.into_parts();
+    Layout::from_checked_parts(
+        crate::IntTuple::Tuple(vec![sa, sb].into()),
+        crate::IntTuple::Tuple(vec![da, db].into()),
+    )
+}
+
+/// The steps of [`product_copies`] after its cotarget on flat mode lists: the complement
+/// without building its layout, composed with `B` directly, and the checks of the pair
+/// `(A, copies)` on its leaves. Fails (with an unspecific error) exactly where they fail.
+fn copies_on_modes(a: &Layout, b: &Layout, cotarget: i64) -> Result<Layout> {
     if cotarget < 1 {
         return Err(crate::Error::invalid("the cotarget must be at least 1"));
     }
@@ -89,11 +115,17 @@ fn product_on_modes(a: &Layout, b: &Layout, cotarget: i64) -> Result<Layout> {
     }
     let copies = compose_extended(
         &Extended::of_modes(rest_or_unit.iter().copied().collect()),
-        &[(b.shape(), b.stride())],
+        &[Node::Tree(b.shape(), b.stride())],
     )?;
-    let product = Layout::from_modes([a.clone(), copies])?;
-    check_product_size(a, b, &product)?;
-    Ok(product)
+    // The checks of `Layout::from_modes([A, copies])` and of the product's size.
+    let mut bounds = Some(Bounds::EMPTY);
+    a.for_each_mode(|s, d| bounds = bounds.and_then(|acc| acc.add(s, Some(d))));
+    copies.for_each_mode(|s, d| bounds = bounds.and_then(|acc| acc.add(s, Some(d))));
+    let expected = a.size().checked_mul(b.size());
+    match bounds {
+        Some(acc) if acc.fits() && Some(acc.size) == expected => Ok(copies),
+        _ => Err(crate::Error::invalid("the product does not fit")),
+    }
 }
 
 /// Whether the copies of `A` overlap (see [`check_copies_disjoint`]), from the modes of
@@ -152,7 +184,7 @@ fn check_product_size(a: &Layout, b: &Layout, product: &Layout) -> Result<()> {
 /// assert_eq!(zipped_product(&a, &t).unwrap().to_string(), "((2,2),(3,2)):((1,2),(2,1))");
 /// ```
 pub fn zipped_product(a: &Layout, b: &Tiler) -> Result<Layout> {
-    regroup(a, b, "zipped_product", &logical_product, Grouping::Zipped)
+    regroup(a, b, "zipped_product", &product_halves, Grouping::Zipped)
 }
 
 /// CuTe's `tiled_product`: [`zipped_product`] with the second mode unpacked:
@@ -168,7 +200,7 @@ pub fn zipped_product(a: &Layout, b: &Tiler) -> Result<Layout> {
 /// assert_eq!(tiled_product(&a, &t).unwrap().to_string(), "((2,2),3,2):((1,2),2,1)");
 /// ```
 pub fn tiled_product(a: &Layout, b: &Tiler) -> Result<Layout> {
-    regroup(a, b, "tiled_product", &logical_product, Grouping::Tiled)
+    regroup(a, b, "tiled_product", &product_halves, Grouping::Tiled)
 }
 
 /// CuTe's `flat_product`: [`zipped_product`] with both modes unpacked:
@@ -184,7 +216,7 @@ pub fn tiled_product(a: &Layout, b: &Tiler) -> Result<Layout> {
 /// assert_eq!(flat_product(&a, &t).unwrap().to_string(), "(2,2,3,2):(1,2,2,1)");
 /// ```
 pub fn flat_product(a: &Layout, b: &Tiler) -> Result<Layout> {
-    regroup(a, b, "flat_product", &logical_product, Grouping::Flat)
+    regroup(a, b, "flat_product", &product_halves, Grouping::Flat)
 }
 
 /// The rank-matched product of CuTe's `blocked_product` / `raked_product`: both operands padded
@@ -193,10 +225,10 @@ pub fn flat_product(a: &Layout, b: &Tiler) -> Result<Layout> {
 fn rank_matched_product(a: &Layout, b: &Layout, block_first: bool, name: &str) -> Result<Layout> {
     let inner = || -> Result<Layout> {
         let rank = a.rank().max(b.rank());
-        let pa = pad_to_rank(a, rank)?;
-        let pb = pad_to_rank(b, rank)?;
-        let product = product_by_layout(&pa, &pb)?;
-        let (block, tiles) = (product.mode(0)?, product.mode(1)?);
+        let (pa, pb) = (padded(a, rank)?, padded(b, rank)?);
+        // The product is (A, tiles): its first half is A itself.
+        let tiles = product_copies(&pa, &pb)?;
+        let block: &Layout = &pa;
         // Mode i of each half is the part that came from mode i of its operand. A rank-1
         // operand that is a single leaf (`3:2`) is one mode as a whole, although the half built
         // from it may be a tuple (`complement o 4:1` can be `(2,2):(1,6)`).
@@ -209,19 +241,28 @@ fn rank_matched_product(a: &Layout, b: &Layout, block_first: bool, name: &str) -
         };
         let pairs = (0..rank)
             .map(|i| {
-                let (x, y) = (mode_of(&block, &pa, i)?, mode_of(&tiles, &pb, i)?);
+                let (x, y) = (mode_of(block, &pa, i)?, mode_of(&tiles, &pb, i)?);
                 if block_first {
                     Layout::from_modes([x, y])
                 } else {
                     Layout::from_modes([y, x])
                 }
             })
-            .collect::<Result<Vec<_>>>()?;
+            .collect::<Result<smallvec::SmallVec<[Layout; 4]>>>()?;
         let product = Layout::from_modes(pairs)?;
         check_product_size(a, b, &product)?;
         Ok(product)
     };
     inner().map_err(|e| e.context(format!("{name} of {a} and {b}")))
+}
+
+/// `layout` padded with `1:0` modes to `rank` modes, borrowed when it has them.
+fn padded(layout: &Layout, rank: usize) -> Result<std::borrow::Cow<'_, Layout>> {
+    Ok(if layout.rank() == rank {
+        std::borrow::Cow::Borrowed(layout)
+    } else {
+        std::borrow::Cow::Owned(pad_to_rank(layout, rank)?)
+    })
 }
 
 /// CuTe's `blocked_product`: reproduces the block `A` over the layout of blocks `B`, mode by

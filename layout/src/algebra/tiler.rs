@@ -56,11 +56,13 @@ pub(crate) fn by_mode(
             a.rank()
         )));
     }
-    let mut modes = a.modes();
-    for (mode, part) in modes.iter_mut().zip(parts) {
-        if let Some(t) = part {
-            *mode = op(mode, t)?;
-        }
+    let mut modes = Few::new();
+    for i in 0..a.rank() {
+        let mode = a.mode(i)?;
+        modes.push(match parts.get(i) {
+            Some(Some(t)) => op(&mode, t)?,
+            _ => mode,
+        });
     }
     Layout::from_modes(modes)
 }
@@ -89,12 +91,19 @@ pub(crate) enum Grouping {
     Flat,
 }
 
+/// The halves `(tile, rest)` of a rank-2 split (a logical divide or product) of a layout by a
+/// layout, with the split's errors.
+pub(crate) type Halves<'a> = &'a dyn Fn(&Layout, &Layout) -> crate::Result<(Layout, Layout)>;
+
+/// A few layouts, on the stack for up to four.
+type Few = smallvec::SmallVec<[Layout; 4]>;
+
 /// [`unzip`] `a` by `tiler` with `split`, then arrange the tile and rest as `grouping` says.
 pub(crate) fn regroup(
     a: &Layout,
     tiler: &Tiler,
     name: &str,
-    split: &dyn Fn(&Layout, &Tiler) -> crate::Result<Layout>,
+    split: Halves<'_>,
     grouping: Grouping,
 ) -> crate::Result<Layout> {
     let (tile, rest) = unzip(a, tiler, name, split)?;
@@ -105,6 +114,16 @@ pub(crate) fn regroup(
     }
 }
 
+/// The two modes of the rank-2 result `r` of a divide or product, moved out of it when it is a
+/// tuple of two.
+pub(crate) fn halves_of(r: Layout) -> crate::Result<(Layout, Layout)> {
+    if r.rank() != 2 {
+        return Ok((r.mode(0)?, r.mode(1)?));
+    }
+    super::flat::into_two_modes(r)
+        .ok_or_else(|| crate::Error::invalid("internal: a rank-2 layout without 2 modes"))
+}
+
 /// CuTe's tile-unzip (pycute's `hier_unzip`): applies the rank-2 operation `split` (a logical
 /// divide or product) following the tiler, and gathers the mode-0 parts into the tile and the
 /// mode-1 parts, followed by the modes the tiler does not reach, into the rest. A `None` entry
@@ -113,18 +132,10 @@ pub(crate) fn unzip(
     a: &Layout,
     tiler: &Tiler,
     name: &str,
-    split: &dyn Fn(&Layout, &Tiler) -> crate::Result<Layout>,
+    split: Halves<'_>,
 ) -> crate::Result<(Layout, Layout)> {
     match tiler {
-        Tiler::Layout(_) => {
-            let r = split(a, tiler)?;
-            if r.rank() != 2 {
-                return Ok((r.mode(0)?, r.mode(1)?));
-            }
-            // Moves the halves out instead of copying them.
-            super::flat::into_two_modes(r)
-                .ok_or_else(|| crate::Error::invalid("internal: a rank-2 layout without 2 modes"))
-        }
+        Tiler::Layout(b) => split(a, b),
         Tiler::ByMode(parts) => {
             if parts.len() > a.rank() {
                 return Err(crate::Error::invalid(format!(
@@ -134,18 +145,23 @@ pub(crate) fn unzip(
                     a.rank()
                 )));
             }
-            let modes = a.modes();
-            let mut tiles = Vec::with_capacity(parts.len());
-            let mut rests = Vec::with_capacity(modes.len());
-            for (mode, part) in modes.iter().zip(parts) {
-                let (tile, rest) = match part {
-                    Some(t) => unzip(mode, t, name, split)?,
-                    None => (Layout::vector(1, 0)?, mode.clone()),
-                };
-                tiles.push(tile);
-                rests.push(rest);
+            let mut tiles = Few::new();
+            let mut rests = Few::new();
+            for i in 0..a.rank() {
+                let mode = a.mode(i)?;
+                match parts.get(i) {
+                    Some(Some(t)) => {
+                        let (tile, rest) = unzip(&mode, t, name, split)?;
+                        tiles.push(tile);
+                        rests.push(rest);
+                    }
+                    Some(None) => {
+                        tiles.push(Layout::vector(1, 0)?);
+                        rests.push(mode);
+                    }
+                    None => rests.push(mode),
+                }
             }
-            rests.extend(modes.into_iter().skip(parts.len()));
             Ok((Layout::from_modes(tiles)?, Layout::from_modes(rests)?))
         }
     }
