@@ -11,6 +11,7 @@
 //! `cargo run -p tessel-kernels --example ptx_snapshot -- DIR [BASELINE]` (needs NVRTC, no GPU).
 //! Exits 1 when a kernel's CUBIN differs from the baseline's or the kernel is missing there.
 
+use tessel_kernels::compile::compile_cubin;
 use tessel_kernels::gemm::{GemmConfig, GemmPlan};
 use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
 use tessel_kernels::micro::{MicroKind, MicroPlan};
@@ -69,34 +70,6 @@ fn instructions(ptx: &str) -> Vec<String> {
         .collect()
 }
 
-/// The CUBIN NVRTC makes of `source` for `arch` (the options of `compile::compile_ptx`).
-fn cubin(source: &str, name: &str, arch: Arch) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
-    use cudarc::nvrtc::{result, sys};
-    let src = std::ffi::CString::new(source)?;
-    let file = std::ffi::CString::new(format!("{name}.cu"))?;
-    // SAFETY: the program is created, compiled, read and destroyed here, once each, with
-    // buffers of the sizes NVRTC reports.
-    unsafe {
-        let prog = result::create_program(&src, Some(&file))?;
-        let flag = arch.nvrtc_flag();
-        let out = result::compile_program(prog, &[flag.as_str(), "--std=c++17"])
-            .map_err(|e| format!("{name}: {e:?}"))
-            .and_then(|()| {
-                let mut size = 0usize;
-                sys::nvrtcGetCUBINSize(prog, &mut size)
-                    .result()
-                    .map_err(|e| format!("{e:?}"))?;
-                let mut bytes = vec![0 as std::ffi::c_char; size];
-                sys::nvrtcGetCUBIN(prog, bytes.as_mut_ptr())
-                    .result()
-                    .map_err(|e| format!("{e:?}"))?;
-                Ok(bytes.into_iter().map(|b| b as u8).collect())
-            });
-        result::destroy_program(prog)?;
-        Ok(out?)
-    }
-}
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(dir) = args.first() else {
@@ -118,7 +91,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 Ok(old) if instructions(&old) == instructions(&ptx) => "identical instructions",
                 Ok(_) => match std::fs::read_to_string(format!("{base}/{file}.cu")) {
                     Ok(old)
-                        if cubin(&old, &file, arch)? == cubin(kernel.source(), &file, arch)? =>
+                        if compile_cubin(&old, &file, arch, &[])?.bytes
+                            == compile_cubin(kernel.source(), &file, arch, &[])?.bytes =>
                     {
                         "PTX differs, CUBIN identical"
                     }

@@ -13,12 +13,13 @@
 
 use std::time::Instant;
 
-use tessel_kernels::Gpu;
+use tessel_kernels::compile::compile_cubin;
 use tessel_kernels::kernel::Arg;
 use tessel_kernels::sgemm::bank::per_tile;
 use tessel_kernels::sgemm::host::sample;
 use tessel_kernels::sgemm::run::{SgemmBuffers, time_cublas_same, verify};
 use tessel_kernels::sgemm::{Major, Rung, SgemmPlan, Tiling, WarpTiling};
+use tessel_kernels::{Arch, Gpu};
 
 /// The candidates: the ladder's double-buffered rung, then warp tilings around the tuned one.
 fn candidates() -> Vec<(String, Tiling)> {
@@ -125,6 +126,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let square = (4096, 4096, 4096);
     if let Some(dir) = arg::<String>(&args, "--cubin") {
         std::fs::create_dir_all(&dir)?;
+        let sm90 = Arch::new(9, 0)?;
         for (i, (name, t)) in cands.iter().enumerate() {
             let p = plan(t, square, Major::Row, Major::Row);
             let traffic = per_tile(&p)?;
@@ -136,8 +138,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
             };
             let start = Instant::now();
-            let bin = match cubin(kernel.source(), kernel.name()) {
-                Ok(b) => b,
+            let bin = match compile_cubin(kernel.source(), kernel.name(), sm90, &[]) {
+                Ok(c) => c.bytes,
                 Err(e) => {
                     println!("{name}: {e}");
                     continue;
@@ -250,31 +252,4 @@ fn ragged_ok(gpu: &Gpu, name: &str, t: &Tiling) -> Result<bool, Box<dyn std::err
         }
     }
     Ok(true)
-}
-
-/// The sm_90 CUBIN NVRTC makes of `source`.
-fn cubin(source: &str, name: &str) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
-    use cudarc::nvrtc::{result, sys};
-    let src = std::ffi::CString::new(source)?;
-    let file = std::ffi::CString::new(format!("{name}.cu"))?;
-    // SAFETY: the program is created, compiled, read and destroyed here, once each, with a buffer
-    // of the size NVRTC reports.
-    unsafe {
-        let prog = result::create_program(&src, Some(&file))?;
-        let out = result::compile_program(prog, &["--gpu-architecture=sm_90", "--std=c++17"])
-            .map_err(|e| format!("{name}: {e:?}"))
-            .and_then(|()| {
-                let mut size = 0usize;
-                sys::nvrtcGetCUBINSize(prog, &mut size)
-                    .result()
-                    .map_err(|e| format!("{e:?}"))?;
-                let mut bytes = vec![0 as std::ffi::c_char; size];
-                sys::nvrtcGetCUBIN(prog, bytes.as_mut_ptr())
-                    .result()
-                    .map_err(|e| format!("{e:?}"))?;
-                Ok(bytes.into_iter().map(|b| b as u8).collect::<Vec<u8>>())
-            });
-        result::destroy_program(prog)?;
-        Ok(out?)
-    }
 }

@@ -168,3 +168,81 @@ pub fn compile_ptx(source: &str, kernel: &str, arch: Arch) -> GpuResult<Ptx> {
         other => GpuError::Compile(format!("kernel {kernel}: {other:?}")),
     })
 }
+
+/// What NVRTC made of a source compiled through ptxas: the CUBIN and the program log (ptxas's
+/// messages too when `--ptxas-options=--verbose` was asked for).
+#[derive(Clone, Debug)]
+pub struct Cubin {
+    /// The machine code, as `cuobjdump`/`nvdisasm` read it.
+    pub bytes: Vec<u8>,
+    /// NVRTC's program log.
+    pub log: String,
+}
+
+/// Compiles CUDA C++ `source` (entry point `kernel`, used in messages and as the file name) for
+/// `arch` all the way to a CUBIN, with the options of [`compile_ptx`] plus `extra_options`
+/// (e.g. `--ptxas-options=--verbose` to have ptxas report registers and spills in the log).
+///
+/// ```
+/// use tessel_kernels::{Arch, compile::compile_cubin};
+/// let src = "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] = 1.0f; }";
+/// match compile_cubin(src, "k", Arch::new(9, 0).unwrap(), &["--ptxas-options=--verbose"]) {
+///     Ok(c) => assert!(c.bytes.starts_with(b"\x7fELF") && c.log.contains("registers")),
+///     Err(e) => assert!(e.is_unavailable()), // no libnvrtc on this machine
+/// }
+/// ```
+pub fn compile_cubin(
+    source: &str,
+    kernel: &str,
+    arch: Arch,
+    extra_options: &[&str],
+) -> GpuResult<Cubin> {
+    use cudarc::nvrtc::{result, sys};
+    require_nvrtc()?;
+    let nul = |what: &str| {
+        GpuError::InvalidArgument(format!("{what} of kernel {kernel} contains a NUL byte"))
+    };
+    let src = std::ffi::CString::new(source).map_err(|_| nul("CUDA source"))?;
+    let file = std::ffi::CString::new(format!("{kernel}.cu")).map_err(|_| nul("the name"))?;
+    let flag = arch.nvrtc_flag();
+    let mut options = vec![flag.as_str(), "--std=c++17"];
+    options.extend_from_slice(extra_options);
+    let failed = |step: &str, e: &dyn fmt::Debug| {
+        GpuError::Compile(format!("kernel {kernel}: {step}: {e:?}"))
+    };
+    // SAFETY: the program is created, compiled, read and destroyed here, once each, with a
+    // buffer of the size NVRTC reports; it is destroyed on every path after its creation.
+    unsafe {
+        let prog = result::create_program(&src, Some(&file))
+            .map_err(|e| failed("nvrtcCreateProgram", &e))?;
+        let compiled = result::compile_program(prog, &options);
+        let log = result::get_program_log(prog)
+            .map(|l| {
+                let bytes: Vec<u8> = l.iter().map(|&c| c as u8).filter(|&b| b != 0).collect();
+                String::from_utf8_lossy(&bytes).into_owned()
+            })
+            .unwrap_or_default();
+        let bytes = compiled
+            .map_err(|e| {
+                GpuError::Compile(format!(
+                    "kernel {kernel} ({e:?}, options {options:?}):\n{log}"
+                ))
+            })
+            .and_then(|()| {
+                let mut size = 0usize;
+                sys::nvrtcGetCUBINSize(prog, &mut size)
+                    .result()
+                    .map_err(|e| failed("nvrtcGetCUBINSize", &e))?;
+                let mut raw = vec![0 as std::ffi::c_char; size];
+                sys::nvrtcGetCUBIN(prog, raw.as_mut_ptr())
+                    .result()
+                    .map_err(|e| failed("nvrtcGetCUBIN", &e))?;
+                Ok(raw.into_iter().map(|b| b as u8).collect())
+            });
+        let destroyed =
+            result::destroy_program(prog).map_err(|e| failed("nvrtcDestroyProgram", &e));
+        let bytes = bytes?;
+        destroyed?;
+        Ok(Cubin { bytes, log })
+    }
+}

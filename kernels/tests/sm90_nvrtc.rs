@@ -6,40 +6,14 @@ mod common;
 
 use common::nvrtc_or_skip;
 use tessel_kernels::Arch;
+use tessel_kernels::compile::compile_cubin;
 use tessel_kernels::hopper::{Epilogue, InType, OutType, Sm90Options, Sm90Plan};
 
 /// NVRTC's CUBIN of `source` for `arch` and the program log (ptxas warnings included).
 fn cubin_and_log(source: &str, name: &str, arch: Arch) -> (Vec<u8>, String) {
-    use cudarc::nvrtc::{result, sys};
-    let src = std::ffi::CString::new(source).unwrap();
-    let file = std::ffi::CString::new(format!("{name}.cu")).unwrap();
-    let flag = arch.nvrtc_flag();
-    // SAFETY: the program is created, compiled, read and destroyed here, once each, with
-    // buffers of the sizes NVRTC reports.
-    unsafe {
-        let prog = result::create_program(&src, Some(&file)).unwrap();
-        let compiled = result::compile_program(
-            prog,
-            &[flag.as_str(), "--std=c++17", "--ptxas-options=--verbose"],
-        );
-        let log = result::get_program_log(prog)
-            .map(|l| {
-                let bytes: Vec<u8> = l.iter().map(|&c| c as u8).filter(|&b| b != 0).collect();
-                String::from_utf8_lossy(&bytes).into_owned()
-            })
-            .unwrap_or_default();
-        if let Err(e) = compiled {
-            panic!("{name}: {e:?}\n{log}");
-        }
-        let mut size = 0usize;
-        sys::nvrtcGetCUBINSize(prog, &mut size).result().unwrap();
-        let mut bytes = vec![0 as std::ffi::c_char; size];
-        sys::nvrtcGetCUBIN(prog, bytes.as_mut_ptr())
-            .result()
-            .unwrap();
-        result::destroy_program(prog).unwrap();
-        (bytes.into_iter().map(|b| b as u8).collect(), log)
-    }
+    let c = compile_cubin(source, name, arch, &["--ptxas-options=--verbose"])
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    (c.bytes, c.log)
 }
 
 #[test]
