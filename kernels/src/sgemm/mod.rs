@@ -937,14 +937,7 @@ impl SgemmPlan {
         if self.rung != Rung::Naive {
             let (la, lb) = self.tile_loads()?;
             let (sa, sb) = (t.smem_a()?, t.smem_b()?);
-            let a_ld = match self.a_major {
-                Major::Row => self.k,
-                Major::Col => self.m,
-            };
-            let b_ld = match self.b_major {
-                Major::Row => self.n,
-                Major::Col => self.k,
-            };
+            let (a_ld, b_ld) = self.leading_dims();
             let (a_st_vec, b_st_vec) = self.store_vectors()?;
             let smem_bytes = 4
                 * t.stages
@@ -1009,6 +1002,20 @@ impl SgemmPlan {
         b.build()
     }
 
+    /// The leading dimensions of A and B: the distance between consecutive rows (row-major) or
+    /// columns (column-major).
+    fn leading_dims(&self) -> (i64, i64) {
+        let a_ld = match self.a_major {
+            Major::Row => self.k,
+            Major::Col => self.m,
+        };
+        let b_ld = match self.b_major {
+            Major::Row => self.n,
+            Major::Col => self.k,
+        };
+        (a_ld, b_ld)
+    }
+
     /// Whether the problem is a whole number of block tiles and K steps with every global vector
     /// aligned: then a tiling with [`Tiling::unchecked_whole_tiles`] skips every bounds check
     /// (`k::EVEN`).
@@ -1020,14 +1027,7 @@ impl SgemmPlan {
     /// ```
     pub fn even(&self) -> bool {
         let t = &self.tiling;
-        let a_ld = match self.a_major {
-            Major::Row => self.k,
-            Major::Col => self.m,
-        };
-        let b_ld = match self.b_major {
-            Major::Row => self.n,
-            Major::Col => self.k,
-        };
+        let (a_ld, b_ld) = self.leading_dims();
         self.rung != Rung::Naive
             && self.m % t.bm == 0
             && self.n % t.bn == 0
