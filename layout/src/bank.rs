@@ -2,9 +2,15 @@
 //!
 //! Shared memory has 32 banks of 4 bytes; lanes that touch the same 32-bit word share one
 //! broadcast.
-//! - `lds`/`sts` of 16, 32, 64 or 128 bits: the whole warp counts together;
-//!   `wavefronts = max(ceil(32 * vector bytes / 128), max over banks of the distinct words the
-//!   warp touches in that bank)`; ideal 1, 1, 2, 4. Two 16-bit accesses in one word share it.
+//! - `lds`/`sts` of 16, 32, 64 or 128 bits (measured with Nsight Compute on an H100): the warp
+//!   splits into requests of 256 bytes (half-warps for 128-bit vectors, the warp otherwise), each
+//!   of two 128-byte phases (quarter-warps for 128-bit, half-warps for 64-bit; 32- and 16-bit
+//!   accesses are one phase). A request takes 1 wavefront when it fits one — no bank holds two
+//!   of its distinct words, and the distinct vectors of its aligned 4-lane groups add up to at
+//!   most 128 bytes — and otherwise the sum over its phases of `max(1, max over banks of the
+//!   distinct words in the phase)`. The ideal counts 1 per request whose 4-lane groups fit 128
+//!   bytes, else its phases (1, 1, 2, 4 without broadcasts). Two 16-bit accesses in one word
+//!   share it.
 //! - `ldsm`/`stsm` `.x1/.x2/.x4` (`.trans` behaves the same): every 8x8 b16 matrix (the 16-byte
 //!   rows addressed by lanes `8k..8k+7`) is its own phase; `wavefronts = sum over matrices of the
 //!   max over banks of the distinct words among its rows`; ideal 1 per matrix.
@@ -208,11 +214,18 @@ impl SmemOp {
         }
     }
 
-    /// The ideal number of wavefronts of one instruction: 1/1/2/4 for 16/32/64/128-bit
-    /// lds/sts, one per matrix for ldsm/stsm.
+    /// The ideal number of wavefronts of one instruction whose lanes move distinct vectors:
+    /// 1/1/2/4 for 16/32/64/128-bit lds/sts, one per matrix for ldsm/stsm. Lanes that share
+    /// vectors can need fewer ([`BankReport::ideal`] counts the access's own ideal).
     ///
     /// ```
-    /// assert_eq!("sts.128".parse::<tessel_layout::bank::SmemOp>().unwrap().ideal(), 4);
+    /// use tessel_layout::{bank::{analyze, SmemOp}, Layout};
+    /// let op: SmemOp = "lds.128".parse().unwrap();
+    /// assert_eq!(op.ideal(), 4);
+    /// // Every lane reading the same 16 bytes: one wavefront per half-warp (docs/bank-model.md).
+    /// let buffer: Layout = "1024:1".parse().unwrap();
+    /// let r = analyze(&buffer, 4, op, &"(32,4):(0,1)".parse().unwrap()).unwrap();
+    /// assert_eq!((r.wavefronts, r.ideal), (2, 2));
     /// ```
     pub fn ideal(&self) -> i64 {
         if self.is_matrix() {
@@ -294,7 +307,8 @@ impl FromStr for SmemOp {
     }
 }
 
-/// The outcome of the bank model: wavefronts, the ideal, and the excess (conflicts).
+/// The outcome of the bank model: wavefronts, the ideal (the wavefronts the same access would
+/// take without bank conflicts), and the excess (conflicts).
 ///
 /// ```
 /// let r = tessel_layout::bank::BankReport { wavefronts: 8, ideal: 1, excess: 7 };
