@@ -2,7 +2,9 @@
 # Nsight Compute vs. the bank model: measured shared-memory wavefronts of tessel's shared-memory
 # kernels next to the predictions computed from the same layouts.
 #
-# usage: scripts/ncu_conflicts.sh [SIZE]        copy, transposes and microkernels (`bench all`)
+# usage: scripts/ncu_conflicts.sh [SIZE]        copy, transposes and microkernels (`bench all`;
+#                                                 the pattern microkernels of
+#                                                 tessel_kernels::micro::PATTERNS included)
 #        scripts/ncu_conflicts.sh mma [PROBLEMS] the tensor-core swizzle kernels (`bench mma`,
 #                                                 PROBLEMS blocks per launch, default 4096)
 #        scripts/ncu_conflicts.sh sgemm [N]     the SIMT SGEMM ladder (`bench sgemm`, N^3, default

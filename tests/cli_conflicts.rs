@@ -41,6 +41,16 @@ fn conflicts_json_reproduces_design_cases() {
         conflicts("(32,32):(32,1)", "4", "lds.32", "32:0"),
         json(1, 1)
     );
+    // The quarter-warp example, 8 wavefronts as measured on an H100 (docs/bank-model.md,
+    // conflict_p128_docs), and every lane on one vector: one wavefront per half-warp.
+    assert_eq!(
+        conflicts("1024:1", "4", "lds.128", "((2,4,2,2),4):((32,4,16,64),1)"),
+        json(8, 4)
+    );
+    assert_eq!(
+        conflicts("1024:1", "4", "lds.128", "(32,4):(0,1)"),
+        json(2, 2)
+    );
     assert_eq!(
         conflicts("1024:1", "4", "lds.128", "(32,4):(4,1)"),
         json(4, 4)

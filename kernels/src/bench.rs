@@ -315,7 +315,7 @@ pub fn micro_rows(gpu: &Gpu, args: &BenchOptions, progress: &mut dyn Write) -> G
     let mut out = alloc::<u32>(gpu, 32)?;
     let mut rows = Vec::new();
     let reps: i32 = if args.profile { 1 } else { 1 << 14 };
-    for kind in MicroKind::ALL {
+    for kind in MicroKind::with_patterns() {
         let plan = MicroPlan::new(kind)?;
         io(writeln!(progress, "[conflicts] {kind}: compile + verify"))?;
         let kernel = crate::micro::run_and_verify(gpu, &plan, &mut out, reps)?;

@@ -49,7 +49,130 @@ pub enum MicroKind {
     Vec128,
     /// 128-bit loads, one row per lane: the 32 vectors share 4 banks (8x the ideal).
     Vec128Strided,
+    /// One entry of [`PATTERNS`]: a vector read (and, for a store pattern, first a vector
+    /// store) at word offsets given lane by lane.
+    Pattern(usize),
 }
+
+/// A single-instruction access pattern of a microkernel: lane `l` reads (a store pattern first
+/// writes, then reads back) the `bits / 32` words starting at word `lanes(l)` of a 1024-word
+/// shared buffer.
+///
+/// ```
+/// use tessel_kernels::micro::PATTERNS;
+/// let docs = PATTERNS.iter().find(|p| p.name == "conflict_p128_docs").unwrap();
+/// assert_eq!((docs.bits, docs.lanes), (128, "(2,4,2,2):(32,4,16,64)"));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Pattern {
+    /// Kernel name.
+    pub name: &'static str,
+    /// Vector width in bits: 32, 64 or 128.
+    pub bits: i64,
+    /// Whether the kernel first stores the vectors (an `sts`) and then reads them back.
+    pub store: bool,
+    /// Layout from the lane (32 lanes) to the word offset `32 r + c` of its vector's first
+    /// word in the row-major tile (before `smem`'s swizzle, if any).
+    pub lanes: &'static str,
+    /// The 32x32 row-major word tile, possibly swizzled.
+    pub smem: &'static str,
+}
+
+/// The plain row-major tile of the patterns.
+pub const ROW_MAJOR_TILE: &str = "(32,32):(32,1)";
+
+const fn pat(name: &'static str, bits: i64, store: bool, lanes: &'static str) -> Pattern {
+    Pattern {
+        name,
+        bits,
+        store,
+        lanes,
+        smem: ROW_MAJOR_TILE,
+    }
+}
+
+/// The vector patterns that separate the candidate rules for 64- and 128-bit accesses
+/// (`docs/bank-model.md`, "Evidence for wide accesses"). Word offsets; a 128-bit chunk is 4
+/// words, a 64-bit unit 2.
+///
+/// ```
+/// use tessel_kernels::micro::{MicroKind, MicroPlan, PATTERNS};
+/// for i in 0..PATTERNS.len() {
+///     MicroPlan::new(MicroKind::Pattern(i)).unwrap();
+/// }
+/// ```
+pub const PATTERNS: [Pattern; 47] = [
+    // 128-bit loads.
+    pat("conflict_p128_docs", 128, false, "(2,4,2,2):(32,4,16,64)"),
+    pat("conflict_p128_a_warptiled", 128, false, "(8,4):(4,0)"),
+    pat("conflict_p128_b_warptiled", 128, false, "(8,4):(0,4)"),
+    pat("conflict_p128_a_vectorized", 128, false, "(16,2):(0,8)"),
+    pat("conflict_p128_b_vectorized", 128, false, "(16,2):(8,0)"),
+    pat("conflict_p128_same", 128, false, "32:0"),
+    pat("conflict_p128_mod4", 128, false, "(4,8):(4,0)"),
+    pat("conflict_p128_mod16", 128, false, "(16,2):(4,0)"),
+    pat("conflict_p128_div2", 128, false, "(2,16):(0,4)"),
+    pat("conflict_p128_div4", 128, false, "(4,8):(0,4)"),
+    pat("conflict_p128_div16", 128, false, "(16,2):(0,4)"),
+    pat("conflict_p128_stride2", 128, false, "32:8"),
+    pat("conflict_p128_halfsame", 128, false, "(8,2,2):(4,0,32)"),
+    pat("conflict_p128_qalt", 128, false, "(8,2,2):(0,4,0)"),
+    pat("conflict_p128_a_conflict", 128, false, "(8,4):(32,0)"),
+    pat("conflict_p128_b_conflict", 128, false, "(8,4):(0,32)"),
+    pat("conflict_p128_mod2", 128, false, "(2,16):(4,0)"),
+    pat(
+        "conflict_p128_merge_conflict",
+        128,
+        false,
+        "(4,2,2,2):(0,32,4,0)",
+    ),
+    pat("conflict_p128_pair_conflict", 128, false, "(2,16):(32,0)"),
+    pat("conflict_p128_mod2x", 128, false, "(2,2,8):(4,0,0)"),
+    // 64-bit loads.
+    pat("conflict_p64_contig", 64, false, "32:2"),
+    pat("conflict_p64_same", 64, false, "32:0"),
+    pat("conflict_p64_mod16", 64, false, "(16,2):(2,0)"),
+    pat("conflict_p64_mod8", 64, false, "(8,4):(2,0)"),
+    pat("conflict_p64_div2", 64, false, "(2,16):(0,2)"),
+    pat("conflict_p64_div8", 64, false, "(8,4):(0,2)"),
+    pat("conflict_p64_div16", 64, false, "(16,2):(0,2)"),
+    pat("conflict_p64_s32b_mod16", 64, false, "(16,2):(8,0)"),
+    pat("conflict_p64_s32b", 64, false, "32:8"),
+    pat("conflict_p64_docs", 64, false, "(2,8,2):(32,2,16)"),
+    pat("conflict_p64_a_conflict", 64, false, "(16,2):(32,0)"),
+    pat("conflict_p64_qdup", 64, false, "(8,2,2):(2,0,16)"),
+    pat("conflict_p64_qalt", 64, false, "(8,2,2):(0,2,0)"),
+    pat("conflict_p64_mod2", 64, false, "(2,16):(2,0)"),
+    pat("conflict_p64_mod4", 64, false, "(4,8):(2,0)"),
+    pat("conflict_p64_merge_conflict", 64, false, "(8,2,2):(0,32,2)"),
+    pat("conflict_p64_pair_conflict", 64, false, "(2,16):(32,0)"),
+    // 32-bit loads with broadcasts.
+    pat("conflict_p32_mod8", 32, false, "(8,4):(1,0)"),
+    pat("conflict_p32_div8", 32, false, "(8,4):(0,1)"),
+    // Stores (distinct addresses), each read back with the same pattern.
+    pat("conflict_s128_contig", 128, true, "32:4"),
+    pat("conflict_s128_docs", 128, true, "(2,4,2,2):(32,4,16,64)"),
+    pat("conflict_s128_qconflict", 128, true, "(8,4):(32,4)"),
+    pat("conflict_s128_stride2", 128, true, "32:8"),
+    pat("conflict_s64_docs", 64, true, "(2,8,2):(32,2,16)"),
+    pat("conflict_s64_contig", 64, true, "32:2"),
+    // The fp32 epilogue store of the Hopper GEMM (kernels/src/hopper/mod.rs, `st.shared.v2`
+    // into the 128-byte swizzled C buffer): lane l writes row l / 4, columns 2 (l % 4) + 0..1.
+    Pattern {
+        name: "conflict_p64_epilogue_sm90",
+        bits: 64,
+        store: false,
+        lanes: "(4,8):(2,32)",
+        smem: "Sw<3,2,3> o (32,32):(32,1)",
+    },
+    Pattern {
+        name: "conflict_s64_epilogue_sm90",
+        bits: 64,
+        store: true,
+        lanes: "(4,8):(2,32)",
+        smem: "Sw<3,2,3> o (32,32):(32,1)",
+    },
+];
 
 impl MicroKind {
     /// All microkernels.
@@ -80,7 +203,22 @@ impl MicroKind {
             MicroKind::ColumnSwizzled => "conflict_column_swizzled_f32",
             MicroKind::Vec128 => "conflict_vec128_f32",
             MicroKind::Vec128Strided => "conflict_vec128_strided_f32",
+            MicroKind::Pattern(i) => PATTERNS
+                .get(i)
+                .map_or("conflict_pattern_unknown", |p| p.name),
         }
+    }
+
+    /// The five named microkernels followed by every [`PATTERNS`] entry.
+    ///
+    /// ```
+    /// use tessel_kernels::micro::{MicroKind, PATTERNS};
+    /// assert_eq!(MicroKind::with_patterns().len(), 5 + PATTERNS.len());
+    /// ```
+    pub fn with_patterns() -> Vec<MicroKind> {
+        let mut all = MicroKind::ALL.to_vec();
+        all.extend((0..PATTERNS.len()).map(MicroKind::Pattern));
+        all
     }
 }
 
@@ -106,8 +244,12 @@ pub struct MicroPlan {
     pub smem: ComposedLayout,
     /// `(lane, step) -> r + 32 * c` of the first element each lane reads.
     pub access: Layout,
-    /// Words per read (1 or 4).
+    /// Words per read (1, 2 or 4).
     pub vw: i64,
+    /// Whether the access is first a store (a [`Pattern`] with `store`).
+    pub store: bool,
+    /// Tile-index step between the elements of one vector (32: along a row).
+    pub vec_step: i64,
 }
 
 impl MicroPlan {
@@ -146,15 +288,65 @@ impl MicroPlan {
                 "(32,8):(1,128)".parse()?,
                 4,
             ),
+            MicroKind::Pattern(i) => {
+                let p = PATTERNS.get(i).ok_or_else(|| {
+                    Error::invalid(format!(
+                        "no microkernel pattern {i}: there are {}",
+                        PATTERNS.len()
+                    ))
+                })?;
+                // Word offset 32 r + c -> tile index r + 32 c, composed with the lanes' words.
+                let to_index: Layout = "(32,32):(32,1)".parse()?;
+                let lanes = tessel_layout::composition(&to_index, &p.lanes.parse()?)?;
+                let plan = MicroPlan {
+                    kind,
+                    smem: p.smem.parse()?,
+                    access: Layout::from_modes([lanes, "1:0".parse()?])?,
+                    vw: p.bits / 32,
+                    store: p.store,
+                    vec_step: 32,
+                };
+                plan.validate()?;
+                plan.check_pattern(p)?;
+                return Ok(plan);
+            }
         };
         let plan = MicroPlan {
             kind,
             smem,
             access,
             vw,
+            store: false,
+            vec_step: 32,
         };
         plan.validate()?;
         Ok(plan)
+    }
+
+    /// Checks that lane `l` reaches the word `smem(lanes(l))` and that a store pattern's lanes
+    /// write distinct words (so that the read-back is determined).
+    fn check_pattern(&self, p: &Pattern) -> Result<()> {
+        let lanes: Layout = p.lanes.parse()?;
+        let mut seen = std::collections::BTreeSet::new();
+        for lane in 0..32 {
+            let (r, c) = self.first(lane, 0)?;
+            let got = offset2(&self.smem, r, c)?;
+            let w = lanes.offset(lane)?;
+            let want = offset2(&self.smem, w / 32, w % 32)?;
+            if got != want {
+                return Err(Error::invalid(format!(
+                    "{}: lane {lane} reaches word {got}, the pattern {} says {want}",
+                    p.name, p.lanes
+                )));
+            }
+            if p.store && !(0..self.vw).all(|e| seen.insert(want + e)) {
+                return Err(Error::invalid(format!(
+                    "{}: store pattern {} writes word {want} twice",
+                    p.name, p.lanes
+                )));
+            }
+        }
+        Ok(())
     }
 
     fn steps(&self) -> i64 {
@@ -162,7 +354,18 @@ impl MicroPlan {
     }
 
     fn first(&self, lane: i64, step: i64) -> Result<(i64, i64)> {
-        let idx = self.access.offset(lane + 32 * (step % self.steps()))?;
+        self.element(lane, step, 0)
+    }
+
+    /// Tile coordinate `(r, c)` of element `e` of the vector lane `lane` reads at `step`.
+    fn element(&self, lane: i64, step: i64, e: i64) -> Result<(i64, i64)> {
+        let idx = self.access.offset(lane + 32 * (step % self.steps()))? + e * self.vec_step;
+        if !(0..1024).contains(&idx) {
+            return Err(Error::invalid(format!(
+                "{}: lane {lane} element {e} at tile index {idx}, outside the 32x32 tile",
+                self.kind
+            )));
+        }
         Ok((idx % 32, idx / 32))
     }
 
@@ -172,7 +375,8 @@ impl MicroPlan {
                 let (r, c) = self.first(lane, s)?;
                 let o = offset2(&self.smem, r, c)?;
                 for e in 0..self.vw {
-                    if c + e >= 32 || offset2(&self.smem, r, c + e)? != o + e || o % self.vw != 0 {
+                    let (re, ce) = self.element(lane, s, e)?;
+                    if offset2(&self.smem, re, ce)? != o + e || o % self.vw != 0 {
                         return Err(Error::invalid(format!(
                             "{}: the {}-word vector at ({r},{c}) is not contiguous and aligned under {}",
                             self.kind, self.vw, self.smem
@@ -202,6 +406,7 @@ impl MicroPlan {
             .comment(&header)
             .int("VW", self.vw)
             .int("STEPS", self.steps())
+            .int("STORE", i64::from(self.store))
             .int("SMEM_SIZE", storage(&self.smem)?)
             .composed_layout("tile", &self.smem)
             .index_layout("access", &self.access)
@@ -230,13 +435,28 @@ impl MicroPlan {
     /// assert_eq!(p.expected(1).unwrap()[2], 2 * 32 + 1);
     /// ```
     pub fn expected(&self, reps: i64) -> Result<Vec<u32>> {
+        // The tile's contents by (r, c); a store pattern overwrites its vectors (distinct words,
+        // checked by `new`) with `STORED + lane * vw + e`.
+        let value = |r: i64, c: i64| (r * 32 + c + 1) as u32;
+        let mut stored = std::collections::BTreeMap::new();
+        if self.store && reps > 0 {
+            for it in 0..self.steps().min(reps) {
+                for lane in 0..32 {
+                    for e in 0..self.vw {
+                        let at = self.element(lane, it, e)?;
+                        stored.insert(at, (STORED + lane * self.vw + e) as u32);
+                    }
+                }
+            }
+        }
+        let at = |r: i64, c: i64| stored.get(&(r, c)).copied().unwrap_or_else(|| value(r, c));
         (0..32)
             .map(|lane| {
                 let mut acc = 0u32;
                 for it in 0..reps {
-                    let (r, c) = self.first(lane, it)?;
                     for e in 0..self.vw {
-                        acc = acc.wrapping_add((r * 32 + c + e + 1) as u32);
+                        let (r, c) = self.element(lane, it, e)?;
+                        acc = acc.wrapping_add(at(r, c));
                     }
                 }
                 Ok(acc)
@@ -266,12 +486,15 @@ impl MicroPlan {
         let stores: BankReport = analyze_indices(&self.smem, 4, "sts.32".parse()?, &rows)?
             .into_iter()
             .sum();
-        let op = SmemOp::new(OpKind::Lds, u32::try_from(32 * self.vw).unwrap_or(0), false)?;
+        let bits = u32::try_from(32 * self.vw).unwrap_or(0);
+        let op = SmemOp::new(OpKind::Lds, bits, false)?;
         let mut reads = Vec::new();
         for s in 0..self.steps().min(reps) {
             for l in 0..32 {
-                let (r, c) = self.first(l, s)?;
-                reads.extend((0..self.vw).map(|e| r + 32 * (c + e)));
+                for e in 0..self.vw {
+                    let (r, c) = self.element(l, s, e)?;
+                    reads.push(r + 32 * c);
+                }
             }
         }
         let per_step = if reads.is_empty() {
@@ -280,14 +503,30 @@ impl MicroPlan {
             analyze_indices(&self.smem, 4, op, &reads)?
         };
         let mut loads = BankReport::default();
+        let mut pattern_stores = BankReport::default();
+        let store_op = SmemOp::new(OpKind::Sts, bits, false)?;
         for it in 0..reps {
             if let Some(&one) = per_step.get((it % self.steps()) as usize) {
                 loads += one;
+                if self.store {
+                    // The same addresses, so the same count under the sts rule.
+                    let at = (it % self.steps()) as usize * reads.len() / per_step.len();
+                    let one_store = &reads[at..at + reads.len() / per_step.len()];
+                    pattern_stores += analyze_indices(&self.smem, 4, store_op, one_store)?
+                        .into_iter()
+                        .sum();
+                }
             }
         }
+        let mut stores = stores;
+        stores += pattern_stores;
         Ok(SmemTraffic { loads, stores })
     }
 }
+
+/// The first value a store pattern writes (lane `l`'s element `e` gets `STORED + l * vw + e`),
+/// above every value of the filled tile.
+const STORED: i64 = 1 << 20;
 
 /// Compiles (cached), runs on poisoned `out` with `reps` reads per lane and verifies one
 /// microkernel against [`MicroPlan::expected`]; returns the loaded kernel for timing.

@@ -295,3 +295,71 @@ fn tiled_partitions_have_their_closed_forms() {
         }
     }
 }
+
+#[test]
+fn pattern_microkernels_predict_the_h100_measurements() {
+    // Nsight Compute on an H100 (docs/bank-model.md, "Evidence for wide accesses"): load and
+    // store wavefronts of one launch (32 row stores fill the tile, then one pattern store for
+    // the `conflict_s*` kernels, then one pattern load).
+    let measured: [(&str, i64, i64); 47] = [
+        ("conflict_p128_docs", 8, 32),
+        ("conflict_p128_a_warptiled", 4, 32),
+        ("conflict_p128_b_warptiled", 2, 32),
+        ("conflict_p128_a_vectorized", 2, 32),
+        ("conflict_p128_b_vectorized", 8, 32),
+        ("conflict_p128_same", 2, 32),
+        ("conflict_p128_mod4", 4, 32),
+        ("conflict_p128_mod16", 4, 32),
+        ("conflict_p128_div2", 2, 32),
+        ("conflict_p128_div4", 2, 32),
+        ("conflict_p128_div16", 2, 32),
+        ("conflict_p128_stride2", 8, 32),
+        ("conflict_p128_halfsame", 4, 32),
+        ("conflict_p128_qalt", 2, 32),
+        ("conflict_p128_a_conflict", 32, 32),
+        ("conflict_p128_b_conflict", 4, 32),
+        ("conflict_p128_mod2", 2, 32),
+        ("conflict_p128_merge_conflict", 8, 32),
+        ("conflict_p128_pair_conflict", 8, 32),
+        ("conflict_p128_mod2x", 2, 32),
+        ("conflict_p64_contig", 2, 32),
+        ("conflict_p64_same", 1, 32),
+        ("conflict_p64_mod16", 2, 32),
+        ("conflict_p64_mod8", 2, 32),
+        ("conflict_p64_div2", 1, 32),
+        ("conflict_p64_div8", 1, 32),
+        ("conflict_p64_div16", 1, 32),
+        ("conflict_p64_s32b_mod16", 8, 32),
+        ("conflict_p64_s32b", 8, 32),
+        ("conflict_p64_docs", 4, 32),
+        ("conflict_p64_a_conflict", 32, 32),
+        ("conflict_p64_qdup", 2, 32),
+        ("conflict_p64_qalt", 1, 32),
+        ("conflict_p64_mod2", 1, 32),
+        ("conflict_p64_mod4", 2, 32),
+        ("conflict_p64_merge_conflict", 4, 32),
+        ("conflict_p64_pair_conflict", 4, 32),
+        ("conflict_p32_mod8", 1, 32),
+        ("conflict_p32_div8", 1, 32),
+        ("conflict_s128_contig", 4, 36),
+        ("conflict_s128_docs", 8, 40),
+        ("conflict_s128_qconflict", 32, 64),
+        ("conflict_s128_stride2", 8, 40),
+        ("conflict_s64_docs", 4, 36),
+        ("conflict_s64_contig", 2, 34),
+        ("conflict_p64_epilogue_sm90", 4, 32),
+        ("conflict_s64_epilogue_sm90", 4, 36),
+    ];
+    assert_eq!(measured.len(), tessel_kernels::micro::PATTERNS.len());
+    for (i, (name, ld, st)) in measured.into_iter().enumerate() {
+        let kind = MicroKind::Pattern(i);
+        assert_eq!(kind.name(), name);
+        let p = MicroPlan::new(kind).unwrap().predict(1).unwrap();
+        assert_eq!(
+            (p.loads.wavefronts, p.stores.wavefronts),
+            (ld, st),
+            "{name}"
+        );
+        assert!(p.loads.excess >= 0 && p.stores.excess >= 0, "{name}");
+    }
+}

@@ -177,17 +177,44 @@ fn the_tolerance_rejects_a_wrong_product() {
     assert!(check(&right, &a, Major::Row, &b, Major::Row, (m, n, k), None).is_ok());
 }
 
-/// Wavefronts of one warp-wide lds/sts from its lanes' byte addresses: the 32-bit words touched,
-/// grouped by bank (`word mod 32`); the busiest bank's distinct words, but at least the bytes
-/// moved over 128 (docs/bank-model.md).
+/// Wavefronts of one warp-wide lds/sts from its lanes' byte addresses (`bytes`: every byte each
+/// lane moves, lane by lane), by the rule measured with Nsight Compute (docs/bank-model.md):
+/// requests of two 128-byte phases (a half-warp of two quarter-warps for 128-bit vectors, the
+/// warp of two half-warps for 64-bit, the warp as one phase for 32-bit); a request whose 4-lane
+/// groups' distinct vectors fit in 128 bytes, one distinct word a bank, is one wavefront;
+/// otherwise each phase takes its busiest bank's distinct 32-bit words, at least 1.
 fn wavefronts_from_bytes(bytes: &[i64], vector_bytes: i64) -> i64 {
-    let mut banks: BTreeMap<i64, BTreeSet<i64>> = BTreeMap::new();
-    for &byte in bytes {
-        let word = byte / 4;
-        banks.entry(word % 32).or_default().insert(word);
+    let busiest = |lanes: &[&[i64]]| {
+        let mut banks: BTreeMap<i64, BTreeSet<i64>> = BTreeMap::new();
+        for &byte in lanes.iter().flat_map(|l| l.iter()) {
+            let word = byte / 4;
+            banks.entry(word % 32).or_default().insert(word);
+        }
+        banks
+            .values()
+            .map(|w| w.len() as i64)
+            .max()
+            .unwrap_or(0)
+            .max(1)
+    };
+    let lanes: Vec<&[i64]> = bytes.chunks(vector_bytes as usize).collect();
+    assert_eq!(lanes.len(), 32);
+    let phase = (128 / vector_bytes).min(32) as usize;
+    let request = (2 * phase).min(32);
+    let mut wavefronts = 0;
+    for req in lanes.chunks(request) {
+        let packed: i64 = req
+            .chunks(4)
+            .map(|group| group.iter().map(|l| l[0]).collect::<BTreeSet<_>>().len() as i64)
+            .sum::<i64>()
+            * vector_bytes;
+        if packed <= 128 && busiest(req) == 1 {
+            wavefronts += 1;
+        } else {
+            wavefronts += req.chunks(phase).map(busiest).sum::<i64>();
+        }
     }
-    let busiest = banks.values().map(|w| w.len() as i64).max().unwrap_or(0);
-    busiest.max((32 * vector_bytes + 127) / 128)
+    wavefronts
 }
 
 #[test]
@@ -224,7 +251,11 @@ fn predictions_match_an_independent_word_count() {
 
 #[test]
 fn vectorized_and_warp_tiled_shared_layouts_are_conflict_free() {
-    for rung in [Rung::Vectorized, Rung::WarpTiled, Rung::DoubleBuffered] {
+    // The warp-tiled fragment reads, per warp and k: A's 2 lds.128 read 8 distinct vectors,
+    // the same in every quarter-warp (4 wavefronts each), B's 2 read one vector per quarter-warp
+    // (2 each): measured on an H100 (docs/bank-model.md, conflict_p128_a_warptiled and
+    // conflict_p128_b_warptiled; the warp-tiled rungs' 786432 load wavefronts at 512^3).
+    for rung in [Rung::WarpTiled, Rung::DoubleBuffered] {
         for (am, bm) in MAJORS {
             for (m, n, k) in [(4096, 4096, 4096), (257, 129, 67)] {
                 let plan = SgemmPlan::new(rung, m, n, k, am, bm).unwrap();
@@ -236,12 +267,31 @@ fn vectorized_and_warp_tiled_shared_layouts_are_conflict_free() {
                     t.loads,
                     t.stores
                 );
-                // 8 warps x BK k x 2 operands x 2 lds.128 of 4 wavefronts each.
+                // 8 warps x BK k x (2 A reads of 4 + 2 B reads of 2 wavefronts).
                 let bk = plan.tiling.bk;
-                assert_eq!(t.loads.wavefronts, 8 * bk * 2 * 2 * 4);
+                assert_eq!(t.loads.wavefronts, 8 * bk * (2 * 4 + 2 * 2));
             }
         }
     }
+}
+
+#[test]
+fn the_vectorized_b_fragment_reads_conflict_within_quarter_warps() {
+    // Vectorized: lane l is thread (l / 16, l % 16) of the 16 x 16 grid. An A read takes one
+    // vector per half-warp (1 wavefront each, 2 in all); a B read takes vectors 32 bytes apart,
+    // lane l % 16, the same in both half-warps, so each quarter-warp puts 2 vectors in every
+    // other group of 4 banks: 2 wavefronts per quarter-warp, 8 against an ideal of 4. Measured
+    // on an H100 (docs/bank-model.md, conflict_p128_a_vectorized 2, conflict_p128_b_vectorized
+    // 8; 262144 more load wavefronts than the whole-warp rule at 512^3).
+    let plan = SgemmPlan::new(Rung::Vectorized, 512, 512, 512, Major::Row, Major::Row).unwrap();
+    let t = per_tile(&plan).unwrap();
+    // Per K step: 8 warps x 8 k x 2 reads x (A 2 + B 8); ideal (A 2 + B 4).
+    assert_eq!(
+        (t.loads.wavefronts, t.loads.ideal),
+        (8 * 8 * 2 * (2 + 8), 8 * 8 * 2 * (2 + 4)),
+        "{}",
+        t.loads
+    );
 }
 
 #[test]
@@ -516,9 +566,10 @@ fn the_swizzle_makes_bk16_a_stores_conflict_free() {
         (t.stores.wavefronts, t.stores.ideal),
         (64 * 2 + 16 * 4, 64 + 16 * 4)
     );
-    // Loads: 8 warps x 16 k x 2 operands x 2 lds.128 of 4 wavefronts, conflict-free.
+    // Loads: 8 warps x 16 k x (2 A lds.128 of 4 + 2 B lds.128 of 2 wavefronts), conflict-free
+    // (the broadcast rule measured in docs/bank-model.md).
     assert_eq!(
         (t.loads.wavefronts, t.loads.excess),
-        (8 * 16 * 2 * 2 * 4, 0)
+        (8 * 16 * (2 * 4 + 2 * 2), 0)
     );
 }

@@ -2,9 +2,15 @@
 //!
 //! Shared memory has 32 banks of 4 bytes; lanes that touch the same 32-bit word share one
 //! broadcast.
-//! - `lds`/`sts` of 16, 32, 64 or 128 bits: the whole warp counts together;
-//!   `wavefronts = max(ceil(32 * vector bytes / 128), max over banks of the distinct words the
-//!   warp touches in that bank)`; ideal 1, 1, 2, 4. Two 16-bit accesses in one word share it.
+//! - `lds`/`sts` of 16, 32, 64 or 128 bits (measured with Nsight Compute on an H100): the warp
+//!   splits into requests of 256 bytes (half-warps for 128-bit vectors, the warp otherwise), each
+//!   of two 128-byte phases (quarter-warps for 128-bit, half-warps for 64-bit; 32- and 16-bit
+//!   accesses are one phase). A request takes 1 wavefront when it fits one — no bank holds two
+//!   of its distinct words, and the distinct vectors of its aligned 4-lane groups add up to at
+//!   most 128 bytes — and otherwise the sum over its phases of `max(1, max over banks of the
+//!   distinct words in the phase)`. The ideal counts 1 per request whose 4-lane groups fit 128
+//!   bytes, else its phases (1, 1, 2, 4 without broadcasts). Two 16-bit accesses in one word
+//!   share it.
 //! - `ldsm`/`stsm` `.x1/.x2/.x4` (`.trans` behaves the same): every 8x8 b16 matrix (the 16-byte
 //!   rows addressed by lanes `8k..8k+7`) is its own phase; `wavefronts = sum over matrices of the
 //!   max over banks of the distinct words among its rows`; ideal 1 per matrix.
@@ -208,11 +214,18 @@ impl SmemOp {
         }
     }
 
-    /// The ideal number of wavefronts of one instruction: 1/1/2/4 for 16/32/64/128-bit
-    /// lds/sts, one per matrix for ldsm/stsm.
+    /// The ideal number of wavefronts of one instruction whose lanes move distinct vectors:
+    /// 1/1/2/4 for 16/32/64/128-bit lds/sts, one per matrix for ldsm/stsm. Lanes that share
+    /// vectors can need fewer ([`BankReport::ideal`] counts the access's own ideal).
     ///
     /// ```
-    /// assert_eq!("sts.128".parse::<tessel_layout::bank::SmemOp>().unwrap().ideal(), 4);
+    /// use tessel_layout::{bank::{analyze, SmemOp}, Layout};
+    /// let op: SmemOp = "lds.128".parse().unwrap();
+    /// assert_eq!(op.ideal(), 4);
+    /// // Every lane reading the same 16 bytes: one wavefront per half-warp (docs/bank-model.md).
+    /// let buffer: Layout = "1024:1".parse().unwrap();
+    /// let r = analyze(&buffer, 4, op, &"(32,4):(0,1)".parse().unwrap()).unwrap();
+    /// assert_eq!((r.wavefronts, r.ideal), (2, 2));
     /// ```
     pub fn ideal(&self) -> i64 {
         if self.is_matrix() {
@@ -222,9 +235,21 @@ impl SmemOp {
         }
     }
 
-    /// Lanes that form one phase: the whole warp for lds/sts, 8 rows for ldsm/stsm.
+    /// Lanes that form one phase, a wavefront's worth of requested bytes: 8 rows for
+    /// ldsm/stsm; `128 / vector bytes` lanes for lds/sts (8 for 128-bit, 16 for 64-bit, the
+    /// whole warp for 32- and 16-bit accesses).
     fn phase_lanes(&self) -> usize {
-        if self.is_matrix() { 8 } else { WARP }
+        if self.is_matrix() {
+            8
+        } else {
+            ((WAVEFRONT_BYTES / self.vector_bytes()) as usize).min(WARP)
+        }
+    }
+
+    /// Lanes that form one request of lds/sts: two phases (a half-warp for 128-bit, the warp for
+    /// 64-bit), at most the warp.
+    fn request_lanes(&self) -> usize {
+        (2 * self.phase_lanes()).min(WARP)
     }
 }
 
@@ -282,7 +307,8 @@ impl FromStr for SmemOp {
     }
 }
 
-/// The outcome of the bank model: wavefronts, the ideal, and the excess (conflicts).
+/// The outcome of the bank model: wavefronts, the ideal (the wavefronts the same access would
+/// take without bank conflicts), and the excess (conflicts).
 ///
 /// ```
 /// let r = tessel_layout::bank::BankReport { wavefronts: 8, ideal: 1, excess: 7 };
@@ -662,8 +688,9 @@ impl AccessPlan {
         let mut report = BankReport::default();
         let mut scratch = Vec::with_capacity(WARP);
         for k in 0..self.instructions {
-            let wavefronts = self.instruction(k, outer, check_vectors, &mut scratch, work)?;
-            report.add(wavefronts, self.op.ideal());
+            let (wavefronts, ideal) =
+                self.instruction(k, outer, check_vectors, &mut scratch, work)?;
+            report.add(wavefronts, ideal);
             if report.wavefronts > budget {
                 break;
             }
@@ -676,15 +703,16 @@ impl AccessPlan {
         let mut scratch = Vec::with_capacity(WARP);
         (0..self.instructions)
             .map(|k| {
-                let wavefronts = self.instruction(k, outer, true, &mut scratch, &mut 0)?;
+                let (wavefronts, ideal) = self.instruction(k, outer, true, &mut scratch, &mut 0)?;
                 let mut report = BankReport::default();
-                report.add(wavefronts, self.op.ideal());
+                report.add(wavefronts, ideal);
                 Ok(report)
             })
             .collect()
     }
 
-    /// The wavefronts of instruction `k`.
+    /// The wavefronts of instruction `k` and its ideal (the wavefronts the same access would
+    /// take without bank conflicts: [`request_wavefronts`] with every conflict count 1).
     fn instruction(
         &self,
         k: usize,
@@ -692,10 +720,9 @@ impl AccessPlan {
         check_vectors: bool,
         units: &mut Vec<i64>,
         work: &mut i64,
-    ) -> Result<i64> {
+    ) -> Result<(i64, i64)> {
         let op = self.op;
         let used = op.lanes_used();
-        let phase_lanes = op.phase_lanes();
         let vector_bytes = op.vector_bytes();
         // A vector is aligned (checked here, or proven by the caller), so its words fill the
         // banks of one group of `vector_bytes / 4` banks, and two vectors share words exactly
@@ -704,33 +731,37 @@ impl AccessPlan {
         // word lies inside one word, and lanes in the same word share it: the unit counted is
         // the word.
         let unit = vector_bytes.max(BANK_BYTES);
-        let groups = WAVEFRONT_BYTES / unit;
         *work += (used * if check_vectors { self.vec_elems } else { 1 }) as i64;
-        let mut wavefronts = 0;
-        for phase in 0..used / phase_lanes {
-            units.clear();
-            for lane in phase * phase_lanes..(phase + 1) * phase_lanes {
-                let at = (k * used + lane) * self.vec_elems;
-                let first = outer(self.elements[at]);
-                if check_vectors {
-                    self.check_vector(
-                        k,
-                        lane,
-                        first,
-                        &self.elements[at..at + self.vec_elems],
-                        outer,
-                    )?;
-                }
-                units.push(first.wrapping_mul(self.elem_bytes).div_euclid(unit));
+        units.clear();
+        for lane in 0..used {
+            let at = (k * used + lane) * self.vec_elems;
+            let first = outer(self.elements[at]);
+            if check_vectors {
+                self.check_vector(
+                    k,
+                    lane,
+                    first,
+                    &self.elements[at..at + self.vec_elems],
+                    outer,
+                )?;
             }
-            let conflicts = max_distinct_per_group(units, groups);
-            wavefronts += if op.is_matrix() {
-                conflicts
-            } else {
-                conflicts.max(bandwidth_wavefronts(vector_bytes))
-            };
+            units.push(first.wrapping_mul(self.elem_bytes).div_euclid(unit));
         }
-        Ok(wavefronts)
+        let groups = WAVEFRONT_BYTES / unit;
+        let (mut wavefronts, mut ideal) = (0, 0);
+        if op.is_matrix() {
+            for phase in units.chunks_mut(op.phase_lanes()) {
+                wavefronts += max_distinct_per_group(phase, groups);
+                ideal += 1;
+            }
+        } else {
+            for request in units.chunks(op.request_lanes()) {
+                let (w, i) = request_wavefronts(request, op.phase_lanes(), vector_bytes, groups);
+                wavefronts += w;
+                ideal += i;
+            }
+        }
+        Ok((wavefronts, ideal))
     }
 
     fn check_vector(
@@ -836,6 +867,59 @@ fn instruction_name(k: usize, count: usize) -> String {
     }
 }
 
+/// Lanes whose distinct vectors are counted together when a request is packed
+/// ([`request_wavefronts`]).
+const LANE_GROUP: usize = 4;
+
+/// Wavefronts and ideal of one lds/sts request (`docs/bank-model.md`, "LDS / STS"): `units` are
+/// the vectors of the request's lanes (numbered in units of `max(vector bytes, 4)`, `groups` of
+/// them to a wavefront), `phase_lanes` the lanes of one phase.
+///
+/// The request is one wavefront when it fits one: each aligned group of [`LANE_GROUP`] lanes
+/// contributes its distinct vectors, they add up to at most 128 bytes, and no bank group holds
+/// two distinct vectors. Otherwise every phase is served on its own, at least one wavefront,
+/// as many as the most distinct vectors one bank group holds within that phase. The ideal is 1
+/// when the lane groups' vectors fit 128 bytes, else the number of phases.
+fn request_wavefronts(
+    units: &[i64],
+    phase_lanes: usize,
+    vector_bytes: i64,
+    groups: i64,
+) -> (i64, i64) {
+    let mut scratch = [0i64; WARP];
+    let mut distinct = |lanes: &[i64]| {
+        let part = &mut scratch[..lanes.len()];
+        part.copy_from_slice(lanes);
+        part.sort_unstable();
+        let mut n = 0;
+        for i in 0..part.len() {
+            if i == 0 || part[i] != part[i - 1] {
+                part[n] = part[i];
+                n += 1;
+            }
+        }
+        n
+    };
+    let slots: usize = units.chunks(LANE_GROUP).map(&mut distinct).sum();
+    let busiest = |lanes: &[i64]| {
+        let mut sorted = [0i64; WARP];
+        let part = &mut sorted[..lanes.len()];
+        part.copy_from_slice(lanes);
+        max_distinct_per_group(part, groups).max(1)
+    };
+    let fits = slots as i64 * vector_bytes <= WAVEFRONT_BYTES;
+    if fits && busiest(units) == 1 {
+        return (1, 1);
+    }
+    let mut wavefronts = 0;
+    let mut phases = 0;
+    for phase in units.chunks(phase_lanes) {
+        wavefronts += busiest(phase);
+        phases += 1;
+    }
+    (wavefronts, if fits { 1 } else { phases })
+}
+
 /// Max over banks of the number of distinct words (sorts and dedups `words`): the wavefronts one
 /// phase of a warp's accesses to these 32-bit words needs, bandwidth aside.
 ///
@@ -847,19 +931,22 @@ fn instruction_name(k: usize, count: usize) -> String {
 /// assert_eq!(words, [0, 1, 32, 64]);
 /// ```
 pub fn max_words_per_bank(words: &mut Vec<i64>) -> i64 {
+    words.sort_unstable();
+    words.dedup();
     max_distinct_per_group(words, BANKS)
 }
 
 /// Max over the `groups` (1 to 32) residue classes `x mod groups` of the number of distinct
-/// values (sorts and dedups `values`): with 32 groups and words, the busiest bank of
+/// values (sorts `values`): with 32 groups and words, the busiest bank of
 /// [`max_words_per_bank`]; with `128 / V` groups and aligned `V`-byte vectors (numbered in units
 /// of `V` bytes), the same count, since each vector fills one group of `V / 4` banks.
-fn max_distinct_per_group(values: &mut Vec<i64>, groups: i64) -> i64 {
+fn max_distinct_per_group(values: &mut [i64], groups: i64) -> i64 {
     values.sort_unstable();
-    values.dedup();
     let mut per_group = [0i64; BANKS as usize];
-    for &v in values.iter() {
-        per_group[v.rem_euclid(groups) as usize] += 1;
+    for (i, &v) in values.iter().enumerate() {
+        if i == 0 || values[i - 1] != v {
+            per_group[v.rem_euclid(groups) as usize] += 1;
+        }
     }
     per_group.iter().copied().max().unwrap_or(0)
 }

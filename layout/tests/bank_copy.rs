@@ -3,8 +3,12 @@
 //! from the thread arrangement each copy is built to have (stated per test), the bank count
 //! from the words they touch.
 //!
-//! - LDS/STS (and the shared side of cp.async): one phase of 32 lanes;
-//!   `max(ceil(32 * vector bytes / 128), max over banks of the distinct words in that bank)`.
+//! - LDS/STS (and the shared side of cp.async): requests of two 128-byte phases (half-warps of
+//!   two quarter-warps for 128-bit vectors, the warp of two half-warps for 64-bit, the warp as
+//!   one phase for 32- and 16-bit); a request whose 4-lane groups' distinct addresses fit in
+//!   128 bytes and whose banks hold one distinct word each is one wavefront; otherwise each
+//!   phase takes the max over banks of its distinct words, at least 1 (the rule measured with
+//!   Nsight Compute in docs/bank-model.md).
 //! - ldmatrix: each 8x8 matrix (lanes `8i..8i+7`, one 16-byte row each) is its own phase;
 //!   the sum over matrices of the max over banks of its distinct words.
 
@@ -38,8 +42,34 @@ fn busiest_bank(accesses: &[(i64, i64)]) -> i64 {
 /// One LDS/STS-like instruction: 32 lanes' `(byte address, bytes)`.
 fn vector_rule(lanes: &[(i64, i64)]) -> BankReport {
     assert_eq!(lanes.len(), 32);
-    let ideal = (32 * lanes[0].1 + 127) / 128;
-    let wavefronts = busiest_bank(lanes).max(ideal);
+    let bytes = lanes[0].1;
+    let phase = (128 / bytes).min(32) as usize;
+    let request = (2 * phase).min(32);
+    let (mut wavefronts, mut ideal) = (0, 0);
+    for req in lanes.chunks(request) {
+        let packed: i64 = req
+            .chunks(4)
+            .map(|group| {
+                let mut addresses: Vec<i64> = group.iter().map(|a| a.0).collect();
+                addresses.sort();
+                addresses.dedup();
+                addresses.len() as i64 * bytes
+            })
+            .sum();
+        if packed <= 128 && busiest_bank(req) <= 1 {
+            wavefronts += 1;
+            ideal += 1;
+            continue;
+        }
+        for p in req.chunks(phase) {
+            wavefronts += busiest_bank(p).max(1);
+        }
+        ideal += if packed <= 128 {
+            1
+        } else {
+            req.chunks(phase).count() as i64
+        };
+    }
     BankReport {
         wavefronts,
         ideal,
@@ -71,12 +101,13 @@ fn lds_vectors_follow_the_word_count_rule() {
         .unwrap();
     let copy = make_tiled_copy(&atom, &l("(32,8):(1,32)"), &l("(1,2):(0,1)")).unwrap();
     let mut excess = Vec::new();
-    // Row-major (conflicting), padded to a pitch of 18 floats, and Sw<3,1,5> (element offset
-    // bits 1..3, the 8-byte unit within a row, XOR row bits 2..4).
+    // Row-major (conflicting), padded to a pitch of 18 floats, Sw<3,1,5> (element offset bits
+    // 1..3, the 8-byte unit within a row, XOR row bits 2..4) and Sw<3,1,4> (XOR row bits 1..3).
     for smem in [
         c("(32,16):(16,1)"),
         c("(32,16):(18,1)"),
         c("Sw<3,1,5> o (32,16):(16,1)"),
+        c("Sw<3,1,4> o (32,16):(16,1)"),
     ] {
         let got = analyze_copy(&copy, &smem, SmemSide::Source).unwrap();
         let want: Vec<BankReport> = (0..8)
@@ -103,7 +134,11 @@ fn lds_vectors_follow_the_word_count_rule() {
         8 * (16 - 2),
         "row-major: 16 words in each used bank"
     );
-    assert_eq!(&excess[1..], [0, 0]);
+    // Sw<3,1,5> spreads the warp evenly (2 words a bank) but puts rows 4q and 4q+2 of each
+    // half-warp in one bank: 2 wavefronts per half-warp phase, as the half-warp pattern
+    // conflict_p64_docs measured (4 wavefronts, docs/bank-model.md); Sw<3,1,4> spreads every
+    // half-warp over all 32 banks.
+    assert_eq!(&excess[1..], [0, 8 * 2, 0]);
 }
 
 #[test]

