@@ -239,7 +239,7 @@ fn epilogue_chunk_is_the_128b_swizzled_row_major_box() {
 }
 
 #[test]
-fn epilogue_stores_are_conflict_free_and_would_conflict_unswizzled() {
+fn epilogue_stores_swizzled_stmatrix_ideal_fp32_two_way_unswizzled_worse() {
     for output in OutType::ALL {
         let plan = Sm90Plan::new(256, 256, 64, InType::BF16, output).unwrap();
         let (op, idx) = plan.epilogue_accesses(0).unwrap();
