@@ -174,8 +174,9 @@ unsafe fn sgemm_same(
     cuda("cublasSgemm", status.result())
 }
 
-/// Runs [`sgemm_same`] once into `bufs.c` (poisoned with NaN first) and checks C against the CPU
-/// reference at `elements`, then times it: cuBLAS SGEMM on the ladder's own operand layouts.
+/// Runs `cublasSgemm` on the ladder's operands (as `C^T = B^T A^T`) once into `bufs.c` (poisoned
+/// with NaN first) and checks C against the CPU reference at `elements`, then times it: cuBLAS
+/// SGEMM on the ladder's own operand layouts.
 ///
 /// ```
 /// use tessel_kernels::sgemm::{Major, host::sample, run::{SgemmBuffers, time_cublas_same}};
