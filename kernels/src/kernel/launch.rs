@@ -317,25 +317,8 @@ impl<'g> Loaded<'g> {
     /// assert!(k.load(&gpu).unwrap().max_active_clusters((2, 1, 1)).unwrap() >= 1);
     /// ```
     pub fn max_active_clusters(&self, dims: (u32, u32, u32)) -> GpuResult<u32> {
-        let l = self.kernel.launch();
-        // SAFETY: a zeroed attribute value is valid plain data; the cluster field is then set.
-        let mut attr: driver_sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
-        attr.id = driver_sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-        attr.value.clusterDim.x = dims.0;
-        attr.value.clusterDim.y = dims.1;
-        attr.value.clusterDim.z = dims.2;
-        let config = driver_sys::CUlaunchConfig {
-            gridDimX: dims.0,
-            gridDimY: dims.1,
-            gridDimZ: dims.2,
-            blockDimX: l.block.0,
-            blockDimY: l.block.1,
-            blockDimZ: l.block.2,
-            sharedMemBytes: l.dynamic_smem,
-            hStream: self.gpu.stream().cu_stream(),
-            attrs: &mut attr,
-            numAttrs: 1,
-        };
+        let mut attr = cluster_attribute(dims);
+        let config = self.cluster_config(dims, &mut attr);
         cuda(
             "cuCtxSetCurrent",
             self.gpu.stream().context().bind_to_thread(),
@@ -352,6 +335,29 @@ impl<'g> Loaded<'g> {
             )));
         }
         Ok(u32::try_from(count).unwrap_or(0))
+    }
+
+    /// The launch configuration of this kernel over `grid` blocks, on the GPU's stream, with the
+    /// one attribute `attr` (a cluster dimension, [`cluster_attribute`]); `attr` must outlive
+    /// every use of the configuration.
+    fn cluster_config(
+        &self,
+        grid: (u32, u32, u32),
+        attr: &mut driver_sys::CUlaunchAttribute,
+    ) -> driver_sys::CUlaunchConfig {
+        let l = self.kernel.launch();
+        driver_sys::CUlaunchConfig {
+            gridDimX: grid.0,
+            gridDimY: grid.1,
+            gridDimZ: grid.2,
+            blockDimX: l.block.0,
+            blockDimY: l.block.1,
+            blockDimZ: l.block.2,
+            sharedMemBytes: l.dynamic_smem,
+            hStream: self.gpu.stream().cu_stream(),
+            attrs: attr,
+            numAttrs: 1,
+        }
     }
 
     /// Launches in clusters of `dims` through `cuLaunchKernelEx` (arguments already checked).
@@ -377,25 +383,9 @@ impl<'g> Loaded<'g> {
             })
             .collect();
         let mut params: Vec<*mut std::ffi::c_void> = slots.iter_mut().map(Slot::ptr).collect();
-        // SAFETY: a zeroed attribute value is valid plain data; the cluster field is then set.
-        let mut attr: driver_sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
-        attr.id = driver_sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-        attr.value.clusterDim.x = dims.0;
-        attr.value.clusterDim.y = dims.1;
-        attr.value.clusterDim.z = dims.2;
+        let mut attr = cluster_attribute(dims);
         let stream = self.gpu.stream();
-        let config = driver_sys::CUlaunchConfig {
-            gridDimX: l.grid.0,
-            gridDimY: l.grid.1,
-            gridDimZ: l.grid.2,
-            blockDimX: l.block.0,
-            blockDimY: l.block.1,
-            blockDimZ: l.block.2,
-            sharedMemBytes: l.dynamic_smem,
-            hStream: stream.cu_stream(),
-            attrs: &mut attr,
-            numAttrs: 1,
-        };
+        let config = self.cluster_config(l.grid, &mut attr);
         cuda("cuCtxSetCurrent", stream.context().bind_to_thread())?;
         // SAFETY: `params` points at one live value per declared parameter, of the kernel's
         // parameter types (checked by check_args: buffers as device addresses, scalars, tensor
@@ -637,4 +627,15 @@ pub fn expect_bits_labelled<E: Elem>(
         )));
     }
     Ok(())
+}
+
+/// The launch attribute "thread-block clusters of `dims` blocks".
+fn cluster_attribute(dims: (u32, u32, u32)) -> driver_sys::CUlaunchAttribute {
+    // SAFETY: a zeroed attribute value is valid plain data; the cluster field is then set.
+    let mut attr: driver_sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+    attr.id = driver_sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim.x = dims.0;
+    attr.value.clusterDim.y = dims.1;
+    attr.value.clusterDim.z = dims.2;
+    attr
 }
