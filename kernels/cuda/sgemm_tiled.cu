@@ -165,15 +165,15 @@
     #pragma unroll
     for (int s = 0; s < k::STAGES - 1; ++s) {
       if (s < tiles) issue(s * k::BK, s);
-      dev::cp_async_commit();
+      tessel_cp_async_commit();
     }
     int s = 0;
     for (long long tile = 0; tile < tiles; ++tile) {
-      dev::cp_async_wait<k::STAGES - 2>();
+      tessel_cp_async_wait<k::STAGES - 2>();
       tessel_sync_block();
       const long long next = tile + k::STAGES - 1;
       if (next < tiles) issue(next * k::BK, (s + k::STAGES - 1) % k::STAGES);
-      dev::cp_async_commit();
+      tessel_cp_async_commit();
       compute(s);
       s = s + 1 == k::STAGES ? 0 : s + 1;
     }
@@ -183,20 +183,20 @@
     // With k::B_ASYNC the B tile skips the registers: cp.async into stage s ^ 1 (last read
     // before the previous barrier), waited for before the barrier.
     load_global(0);
-    if (k::B_ASYNC) issue_b(0, 0), dev::cp_async_commit();
+    if (k::B_ASYNC) issue_b(0, 0), tessel_cp_async_commit();
     store_shared(0);
-    if (k::B_ASYNC) dev::cp_async_wait<0>();
+    if (k::B_ASYNC) tessel_cp_async_wait<0>();
     tessel_sync_block();
     for (long long tile = 0; tile < tiles; ++tile) {
       const int s = (int)(tile & 1);
       if (tile + 1 < tiles) {
         load_global((tile + 1) * k::BK);
-        if (k::B_ASYNC) issue_b((tile + 1) * k::BK, s ^ 1), dev::cp_async_commit();
+        if (k::B_ASYNC) issue_b((tile + 1) * k::BK, s ^ 1), tessel_cp_async_commit();
       }
       compute(s);
       if (tile + 1 < tiles) {
         store_shared(s ^ 1);
-        if (k::B_ASYNC) dev::cp_async_wait<0>();
+        if (k::B_ASYNC) tessel_cp_async_wait<0>();
       }
       tessel_sync_block();
     }

@@ -63,7 +63,8 @@ template <> __device__ __forceinline__ void vstore_global<4>(float* p, const flo
                "f"(r[3]) : "memory");
 }"#;
 
-/// `cp.async` (SM80+) of 4 or 16 bytes with a source size (0 zero-fills), its commit and wait.
+/// `cp.async` (SM80+) of 4 or 16 bytes with a source size (0 zero-fills); its commit and wait
+/// are `tessel.cuh`'s `tessel_cp_async_commit` / `tessel_cp_async_wait`.
 const CP_ASYNC_FNS: &str = r#"template <int B> __device__ __forceinline__ void cp_async(float* dst, const float* src, int src_bytes);
 template <> __device__ __forceinline__ void cp_async<16>(float* dst, const float* src, int src_bytes) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"((unsigned)__cvta_generic_to_shared(dst)),
@@ -72,10 +73,6 @@ template <> __device__ __forceinline__ void cp_async<16>(float* dst, const float
 template <> __device__ __forceinline__ void cp_async<4>(float* dst, const float* src, int src_bytes) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"((unsigned)__cvta_generic_to_shared(dst)),
                "l"(src), "r"(src_bytes) : "memory");
-}"#;
-const CP_ASYNC_COMMIT_FN: &str = r#"__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }"#;
-const CP_ASYNC_WAIT_FN: &str = r#"template <int N> __device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }"#;
 
 /// The storage order of an operand: `Row` (the second index contiguous) or `Col`.
@@ -939,10 +936,11 @@ impl SgemmPlan {
             let (sa, sb) = (t.smem_a()?, t.smem_b()?);
             let (a_ld, b_ld) = self.leading_dims();
             let (a_st_vec, b_st_vec) = self.store_vectors()?;
-            let smem_bytes = 4
-                * t.stages
-                * (crate::emit::storage(&sa).map_err(lay_err)?
-                    + crate::emit::storage(&sb).map_err(lay_err)?);
+            let (sa_size, sb_size) = (
+                crate::emit::storage(&sa).map_err(lay_err)?,
+                crate::emit::storage(&sb).map_err(lay_err)?,
+            );
+            let smem_bytes = 4 * t.stages * (sa_size + sb_size);
             // Static shared memory stops at 48 KiB; the cp.async stages are dynamic (up to the
             // 227 KiB an SM80 / SM90 block may opt into).
             let limit = if t.async_copy { 227 * 1024 } else { 48 * 1024 };
@@ -963,8 +961,8 @@ impl SgemmPlan {
                 .int("TM", t.tm)
                 .int("TN", t.tn)
                 .int("STAGES", t.stages)
-                .int("SA_SIZE", crate::emit::storage(&sa).map_err(lay_err)?)
-                .int("SB_SIZE", crate::emit::storage(&sb).map_err(lay_err)?)
+                .int("SA_SIZE", sa_size)
+                .int("SB_SIZE", sb_size)
                 .int("EVEN", (t.unchecked_whole_tiles && self.even()) as i64)
                 .int("ASYNC", t.async_copy as i64)
                 .int(
@@ -995,8 +993,6 @@ impl SgemmPlan {
                 .device_fn("vstore_shared", VSTORE_FNS)
                 .device_fn("vstore_global", VSTORE_GLOBAL_FNS)
                 .device_fn("cp_async", CP_ASYNC_FNS)
-                .device_fn("cp_async_commit", CP_ASYNC_COMMIT_FN)
-                .device_fn("cp_async_wait", CP_ASYNC_WAIT_FN)
                 .int("VC", self.c_vector()?);
         }
         b.build()
