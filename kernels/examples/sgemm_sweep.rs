@@ -14,7 +14,6 @@
 use std::time::Instant;
 
 use tessel_kernels::compile::compile_cubin;
-use tessel_kernels::kernel::Arg;
 use tessel_kernels::sgemm::bank::per_tile;
 use tessel_kernels::sgemm::host::sample;
 use tessel_kernels::sgemm::run::{SgemmBuffers, time_cublas_same, verify};
@@ -210,15 +209,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 continue;
             }
             let loaded = p.kernel()?.load(&gpu)?;
-            let timing = loaded.time(
-                3,
-                repeats,
-                &mut [
-                    Arg::input(&bufs.a),
-                    Arg::input(&bufs.b),
-                    Arg::output(&mut bufs.c),
-                ],
-            )?;
+            let timing = loaded.time(3, repeats, &mut bufs.args())?;
             let g = flops / (timing.median_ms * 1e6);
             println!(
                 "{m}x{n}x{k} {name:<42} {:.3} ms (min {:.3}) {g:.0} GFLOP/s {:.3}x  [{}]",

@@ -21,6 +21,7 @@ use super::host::{Check, check, random, sample};
 use super::{Major, Rung, SgemmPlan};
 use crate::device::Gpu;
 use crate::error::{GpuResult, cuda};
+use crate::exec::poison;
 use crate::kernel::Arg;
 use crate::timing::{Timing, time_events};
 use tessel_layout::bank::SmemTraffic;
@@ -57,6 +58,21 @@ impl SgemmBuffers {
         let c = cuda("cuMemAlloc", stream.alloc_zeros::<f32>(m * n))?;
         Ok(SgemmBuffers { ha, hb, a, b, c })
     }
+
+    /// A rung's kernel arguments `(A, B, C)`.
+    ///
+    /// ```
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+    /// let mut b = tessel_kernels::sgemm::run::SgemmBuffers::new(&gpu, 4, 5, 6, 1).unwrap();
+    /// assert_eq!(b.args().len(), 3);
+    /// ```
+    pub fn args(&mut self) -> [Arg<'_>; 3] {
+        [
+            Arg::input(&self.a),
+            Arg::input(&self.b),
+            Arg::output(&mut self.c),
+        ]
+    }
 }
 
 /// Launches a rung once, downloads C and checks it against the CPU reference at `elements`
@@ -77,13 +93,8 @@ pub fn verify(
 ) -> GpuResult<Check> {
     let kernel = plan.kernel()?;
     let loaded = kernel.load(gpu)?;
-    let nan = vec![f32::NAN; bufs.c.len()];
-    cuda("cuMemcpyHtoD", gpu.stream().memcpy_htod(&nan, &mut bufs.c))?;
-    loaded.launch(&mut [
-        Arg::input(&bufs.a),
-        Arg::input(&bufs.b),
-        Arg::output(&mut bufs.c),
-    ])?;
+    poison(gpu, &mut bufs.c)?;
+    loaded.launch(&mut bufs.args())?;
     gpu.synchronize()?;
     let got = cuda("cuMemcpyDtoH", gpu.stream().clone_dtoh(&bufs.c))?;
     let dims = (plan.m as usize, plan.n as usize, plan.k as usize);
@@ -199,8 +210,7 @@ pub fn time_cublas_same(
     repeats: usize,
 ) -> GpuResult<(Timing, Check)> {
     let stream = gpu.stream().clone();
-    let nan = vec![f32::NAN; bufs.c.len()];
-    cuda("cuMemcpyHtoD", stream.memcpy_htod(&nan, &mut bufs.c))?;
+    poison(gpu, &mut bufs.c)?;
     let run = |bufs: &mut SgemmBuffers| {
         let (pa, _ra) = bufs.a.device_ptr(&stream);
         let (pb, _rb) = bufs.b.device_ptr(&stream);
@@ -320,15 +330,7 @@ pub fn ladder(gpu: &Gpu, opts: &LadderOptions) -> GpuResult<Ladder> {
             Rung::Naive | Rung::SmemBlock => opts.repeats.min(5),
             _ => opts.repeats,
         };
-        let timing = loaded.time(
-            opts.warmup.min(repeats),
-            repeats,
-            &mut [
-                Arg::input(&bufs.a),
-                Arg::input(&bufs.b),
-                Arg::output(&mut bufs.c),
-            ],
-        )?;
+        let timing = loaded.time(opts.warmup.min(repeats), repeats, &mut bufs.args())?;
         let g = gflops(&timing);
         rows.push(LadderRow {
             rung,
