@@ -237,6 +237,20 @@ impl OutType {
         }
     }
 
+    /// The tensor-map element type (C's map of the TMA-store epilogue).
+    ///
+    /// ```
+    /// use tessel_kernels::{hopper::OutType, tma::TmaElem};
+    /// assert_eq!(OutType::F32.tma(), TmaElem::F32);
+    /// ```
+    pub fn tma(self) -> TmaElem {
+        match self {
+            OutType::F32 => TmaElem::F32,
+            OutType::F16 => TmaElem::F16,
+            OutType::BF16 => TmaElem::BF16,
+        }
+    }
+
     /// The kernel's `k::OUT` code (0 fp32, 1 fp16, 2 bf16; `dev::sm90::bits<OUT>`).
     ///
     /// ```
@@ -661,29 +675,12 @@ impl Sm90Plan {
         let (ty, tx) = (ceil_div(m, BM), ceil_div(n, BN));
         // Cluster tiles: `cluster` M-tiles by one N-tile.
         let cy = ceil_div(ty, options.cluster);
-        let out_elem = match output {
-            OutType::F32 => TmaElem::F32,
-            OutType::F16 => TmaElem::F16,
-            OutType::BF16 => TmaElem::BF16,
-        };
         let c_cols = Self::c_cols(output);
-        let c_smem = smem_atom(Major::K, SwizzleMode::B128, 8 * out_elem.bytes())?
+        let c_smem = smem_atom(Major::K, SwizzleMode::B128, 8 * output.tma().bytes())?
             .tile_to_shape(&IntTuple::from_ints([64, c_cols]))?;
-        let c_tma = if options.epilogue == Epilogue::TmaStore && (n * out_elem.bytes()) % 16 == 0 {
-            Some(TmaPlan::new(
-                TmaMatrix {
-                    rows: m,
-                    cols: n,
-                    ld: n,
-                    elem: out_elem,
-                },
-                [c_cols, 64],
-                SwizzleMode::B128,
-                &c_smem,
-                Major::K,
-            )?)
-        } else {
-            None
+        let c_tma = match options.epilogue {
+            Epilogue::TmaStore => Self::c_store_tma(m, n, output, &c_smem)?,
+            Epilogue::Direct => None,
         };
         let epilogue = if c_tma.is_some() {
             Epilogue::TmaStore
@@ -718,6 +715,35 @@ impl Sm90Plan {
         plan.check_c_frag()?;
         plan.check_c_chunks()?;
         Ok(plan)
+    }
+
+    /// The TMA store of the epilogue's chunks (box `C_COLS x 64` of C, 128B swizzle, proven to
+    /// read `c_smem`), or `None` where TMA cannot address C: its row pitch is not a multiple of
+    /// 16 bytes.
+    pub(crate) fn c_store_tma(
+        m: i64,
+        n: i64,
+        output: OutType,
+        c_smem: &ComposedLayout,
+    ) -> GpuResult<Option<TmaPlan>> {
+        let elem = output.tma();
+        if (n * elem.bytes()) % 16 != 0 {
+            return Ok(None);
+        }
+        let matrix = TmaMatrix {
+            rows: m,
+            cols: n,
+            ld: n,
+            elem,
+        };
+        let tma = TmaPlan::new(
+            matrix,
+            [Self::c_cols(output), 64],
+            SwizzleMode::B128,
+            c_smem,
+            Major::K,
+        )?;
+        Ok(Some(tma))
     }
 
     /// Bytes between the two consumers' rows in an A stage (64 rows of 128 bytes).

@@ -201,18 +201,7 @@ impl Sm90Buffers {
         let mut c = c;
         // Every variant of these sizes and types can run on these buffers: C's map is encoded
         // whenever TMA can address C, whatever `plan`'s epilogue.
-        let store = Sm90Plan::with_options(
-            plan.m,
-            plan.n,
-            plan.k,
-            plan.input,
-            plan.output,
-            super::Sm90Options {
-                epilogue: super::Epilogue::TmaStore,
-                ..plan.options
-            },
-        )?;
-        let map_c = match &store.c_tma {
+        let map_c = match Sm90Plan::c_store_tma(plan.m, plan.n, plan.output, &plan.c_smem)? {
             Some(t) => Some(t.encode(c.device_ptr(gpu))?),
             None => None,
         };
