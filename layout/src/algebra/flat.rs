@@ -36,18 +36,31 @@ pub(crate) fn continues(prev: Mode, next_stride: i64) -> bool {
     prev.0.checked_mul(prev.1) == Some(next_stride)
 }
 
+/// The coalescing rule for one mode after the coalesced modes ending in `last`: whether `mode`
+/// is absorbed (an extent-1 mode is dropped, a mode that continues `last` merges into it);
+/// `false` when it must be appended.
+#[inline]
+fn absorbed(last: Option<&mut Mode>, (s, d): Mode) -> bool {
+    if s == 1 {
+        return true;
+    }
+    match last {
+        // The merged extent is at most the product of the input extents, which a valid
+        // layout keeps within i64.
+        Some(prev) if continues(*prev, d) => {
+            prev.0 = prev.0.saturating_mul(s);
+            true
+        }
+        _ => false,
+    }
+}
+
 /// Appends `mode` to the coalesced list `out` the way [`coalesce_modes`] does: an extent-1 mode
 /// is dropped, a mode that continues the last one merges into it.
 #[inline]
-pub(crate) fn push_coalesced(out: &mut Modes, (s, d): Mode) {
-    if s == 1 {
-        return;
-    }
-    match out.last_mut() {
-        // The merged extent is at most the product of the input extents, which a valid
-        // layout keeps within i64.
-        Some(prev) if continues(*prev, d) => prev.0 = prev.0.saturating_mul(s),
-        _ => out.push((s, d)),
+pub(crate) fn push_coalesced(out: &mut Modes, mode: Mode) {
+    if !absorbed(out.last_mut(), mode) {
+        out.push(mode);
     }
 }
 
@@ -66,16 +79,10 @@ pub(crate) fn coalesce_in_place(modes: &mut Modes) {
     let list: &mut [Mode] = modes;
     let mut kept = 0usize;
     for k in 0..list.len() {
-        let (s, d) = list[k];
-        if s == 1 {
-            continue;
-        }
-        match kept.checked_sub(1).map(|last| &mut list[last]) {
-            Some(prev) if continues(*prev, d) => prev.0 = prev.0.saturating_mul(s),
-            _ => {
-                list[kept] = (s, d);
-                kept += 1;
-            }
+        let mode = list[k];
+        if !absorbed(kept.checked_sub(1).map(|last| &mut list[last]), mode) {
+            list[kept] = mode;
+            kept += 1;
         }
     }
     modes.truncate(kept);
