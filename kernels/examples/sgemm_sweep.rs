@@ -23,75 +23,54 @@ use tessel_kernels::{Arch, Gpu};
 /// The candidates: the ladder's double-buffered rung, then warp tilings around the tuned one.
 fn candidates() -> Vec<(String, Tiling)> {
     let base = WarpTiling::TUNED;
-    let async3 = WarpTiling {
-        async_copy: true,
-        stages: 3,
+    // Lanes interleaved by 2 (both fragment reads 2 wavefronts), the A load run of 2 (A stores
+    // conflict-free), fragment prefetch across the barrier.
+    let i2 = WarpTiling {
+        lane_interleave: 2,
         ..base
+    };
+    let i2r2 = WarpTiling { a_run: 2, ..i2 };
+    let w4i2r2 = WarpTiling {
+        warps_m: 4,
+        warps_n: 2,
+        lanes_m: 4,
+        ..i2r2
     };
     let mut warp = vec![
         base,
+        i2,
         WarpTiling {
-            b_async: true,
-            ..base
+            min_blocks: None,
+            ..i2
         },
-        WarpTiling { bk: 8, ..base },
         WarpTiling {
+            min_blocks: None,
+            ..i2r2
+        },
+        i2r2,
+        WarpTiling {
+            min_blocks: None,
+            ..w4i2r2
+        },
+        WarpTiling {
+            min_blocks: None,
+            a_run: 0,
+            ..w4i2r2
+        },
+        WarpTiling { a_run: 0, ..w4i2r2 },
+        WarpTiling {
+            min_blocks: None,
             bk: 8,
-            b_async: true,
-            ..base
+            ..i2
         },
         WarpTiling {
-            swizzle: true,
-            pad: 0,
-            ..base
-        },
-        WarpTiling {
-            swizzle: true,
-            pad: 0,
-            b_async: true,
-            ..base
-        },
-        WarpTiling {
-            warps_m: 4,
-            warps_n: 2,
-            lanes_m: 4,
-            b_async: true,
-            ..base
-        },
-        WarpTiling {
-            bn: 256,
-            tn: 16,
-            bk: 8,
+            frag_prefetch: true,
             min_blocks: None,
-            b_async: true,
-            ..base
-        },
-        WarpTiling { pad_b: 4, ..base },
-        WarpTiling {
-            min_blocks: None,
-            ..base
-        },
-        // cp.async for both operands (dynamic shared memory): padded, swizzled, 8 x 16 per thread.
-        WarpTiling {
-            stages: 2,
-            ..async3
-        },
-        WarpTiling {
-            swizzle: true,
-            swizzle_b: true,
-            pad: 0,
-            ..async3
-        },
-        WarpTiling {
-            bn: 256,
-            tn: 16,
-            min_blocks: None,
-            stages: 2,
-            ..async3
+            ..i2
         },
     ];
     warp.dedup();
-    let mut out: Vec<(String, Tiling)> = [Rung::Vectorized, Rung::WarpTiled, Rung::DoubleBuffered]
+    let mut out: Vec<(String, Tiling)> = [Rung::DoubleBuffered]
         .into_iter()
         .map(|r| (format!("ladder {r}"), r.tiling()))
         .collect();
@@ -137,8 +116,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
             };
             let start = Instant::now();
-            let bin = match compile_cubin(kernel.source(), kernel.name(), sm90, &[]) {
-                Ok(c) => c.bytes,
+            let verbose = ["--ptxas-options=--verbose"];
+            let bin = match compile_cubin(kernel.source(), kernel.name(), sm90, &verbose) {
+                Ok(c) => {
+                    for line in c
+                        .log
+                        .lines()
+                        .filter(|l| l.contains("registers") || l.contains("spill"))
+                    {
+                        println!("  {}", line.trim());
+                    }
+                    c.bytes
+                }
                 Err(e) => {
                     println!("{name}: {e}");
                     continue;
