@@ -36,38 +36,28 @@ fn candidates() -> Vec<(String, Tiling)> {
         lanes_m: 4,
         ..i2r2
     };
+    let split = |w: WarpTiling| WarpTiling {
+        split_loads: true,
+        ..w
+    };
+    let mb0 = |w: WarpTiling| WarpTiling {
+        min_blocks: None,
+        ..w
+    };
     let mut warp = vec![
-        base,
+        WarpTiling {
+            lane_interleave: 1,
+            ..base
+        },
         i2,
-        WarpTiling {
-            min_blocks: None,
-            ..i2
-        },
-        WarpTiling {
-            min_blocks: None,
-            ..i2r2
-        },
-        i2r2,
-        WarpTiling {
-            min_blocks: None,
-            ..w4i2r2
-        },
-        WarpTiling {
-            min_blocks: None,
-            a_run: 0,
-            ..w4i2r2
-        },
-        WarpTiling { a_run: 0, ..w4i2r2 },
-        WarpTiling {
-            min_blocks: None,
-            bk: 8,
-            ..i2
-        },
-        WarpTiling {
-            frag_prefetch: true,
-            min_blocks: None,
-            ..i2
-        },
+        split(i2),
+        mb0(split(i2)),
+        mb0(i2r2),
+        split(i2r2),
+        mb0(split(i2r2)),
+        split(w4i2r2),
+        split(WarpTiling { a_run: 0, ..w4i2r2 }),
+        mb0(split(WarpTiling { a_run: 0, ..w4i2r2 })),
     ];
     warp.dedup();
     let mut out: Vec<(String, Tiling)> = [Rung::DoubleBuffered]

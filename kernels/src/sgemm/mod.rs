@@ -214,6 +214,7 @@ impl Rung {
             unchecked_whole_tiles: false,
             a_run: 0,
             frag_prefetch: false,
+            split_loads: false,
         };
         let vectorized = Tiling {
             a_transposed: true,
@@ -361,6 +362,11 @@ pub struct Tiling {
     /// product of `kk`, and at the last slice stores the next tile, waits at the barrier and
     /// reads slice 0 of the next stage before its last outer product.
     pub frag_prefetch: bool,
+    /// With two register-prefetched stages (`stages == 2`, no `async_copy`, no `b_async`): the
+    /// next tile's A is loaded before the first half of the k-slices and stored after it, then
+    /// its B is loaded and stored after the second half, so the two operands' prefetch
+    /// registers are never live at once.
+    pub split_loads: bool,
 }
 
 impl Tiling {
@@ -432,7 +438,8 @@ impl Tiling {
 /// ```
 /// use tessel_kernels::sgemm::{Rung, Tiling, WarpTiling};
 /// let w = WarpTiling { bk: 8, stages: 1, async_copy: false, swizzle: false, swizzle_b: false, pad: 4, pad_b: 4,
-///     min_blocks: None, lane_interleave: 1, a_run: 0, frag_prefetch: false, ..WarpTiling::TUNED };
+///     min_blocks: None, lane_interleave: 1, a_run: 0, frag_prefetch: false, split_loads: false,
+///     ..WarpTiling::TUNED };
 /// // The warp-tiled rung is this tiling (which keeps its bounds checks).
 /// let t = Tiling { unchecked_whole_tiles: false, ..w.tiling().unwrap() };
 /// assert_eq!(t, Rung::WarpTiled.tiling());
@@ -482,6 +489,8 @@ pub struct WarpTiling {
     pub a_run: i64,
     /// [`Tiling::frag_prefetch`].
     pub frag_prefetch: bool,
+    /// [`Tiling::split_loads`].
+    pub split_loads: bool,
 }
 
 /// The top rung's tiling ([`Rung::Tuned`]).
@@ -523,6 +532,7 @@ impl WarpTiling {
         lane_interleave: 2,
         a_run: 0,
         frag_prefetch: false,
+        split_loads: false,
     };
 
     /// Threads per block.
@@ -569,7 +579,11 @@ impl WarpTiling {
             } else {
                 ""
             },
-            if self.frag_prefetch { "+fp" } else { "" },
+            match (self.frag_prefetch, self.split_loads) {
+                (true, _) => "+fp",
+                (false, true) => "+split",
+                _ => "",
+            },
             match (self.swizzle, self.swizzle_b) {
                 (true, true) => " sw",
                 (true, false) => " swA",
@@ -655,6 +669,8 @@ impl WarpTiling {
             && w.lane_interleave >= 1
             && lanes_n % w.lane_interleave == 0
             && (!w.frag_prefetch || (w.stages == 2 && !w.async_copy && w.bk % 2 == 0))
+            && (!w.split_loads
+                || (w.stages == 2 && !w.async_copy && !w.b_async && !w.frag_prefetch))
             && w.bm == w.warps_m * w.tm * w.lanes_m
             && w.bn == w.warps_n * w.tn * lanes_n
             && if w.async_copy {
@@ -717,6 +733,7 @@ impl WarpTiling {
             unchecked_whole_tiles: true,
             a_run: w.a_run,
             frag_prefetch: w.frag_prefetch,
+            split_loads: w.split_loads,
         })
     }
 }
@@ -1099,6 +1116,14 @@ impl SgemmPlan {
                 .int("SB_SIZE", sb_size)
                 .int("EVEN", (t.unchecked_whole_tiles && self.even()) as i64)
                 .int("ASYNC", t.async_copy as i64)
+                .int(
+                    "SPLIT_LOADS",
+                    (t.split_loads
+                        && t.stages == 2
+                        && !t.async_copy
+                        && !t.b_async
+                        && !t.frag_prefetch) as i64,
+                )
                 .int(
                     "FRAG_PF",
                     (t.frag_prefetch && t.stages == 2 && !t.async_copy && t.bk % 2 == 0) as i64,
