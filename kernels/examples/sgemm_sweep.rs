@@ -9,7 +9,8 @@
 //!   row-major A and B) is timed at each shape in the same process; ratios are to it.
 //! - `--repeats R` (default 20), `--top T`, `--only SUBSTRING` (candidates whose name contains it).
 //! - `--cubin DIR`: no GPU; writes each candidate's source and sm_90 CUBIN at 4096^3 (NVRTC) to DIR for
-//!   `cuobjdump -res-usage` / `nvdisasm`, and prints the bank model's prediction.
+//!   `cuobjdump -res-usage` / `nvdisasm`, and prints ptxas's register and spill report and the
+//!   bank model's prediction.
 
 use std::time::Instant;
 
@@ -20,7 +21,8 @@ use tessel_kernels::sgemm::run::{SgemmBuffers, time_cublas_same, verify};
 use tessel_kernels::sgemm::{Major, Rung, SgemmPlan, Tiling, WarpTiling};
 use tessel_kernels::{Arch, Gpu};
 
-/// The candidates: the ladder's double-buffered rung, then warp tilings around the tuned one.
+/// The candidates: the ladder's double-buffered rung, then warp tilings around the tuned one
+/// (the last sweeps of docs/performance.md).
 fn candidates() -> Vec<(String, Tiling)> {
     let base = WarpTiling::TUNED;
     // Lanes interleaved by 2 (both fragment reads 2 wavefronts), the A load run of 2 (A stores
@@ -45,19 +47,48 @@ fn candidates() -> Vec<(String, Tiling)> {
         ..w
     };
     let mut warp = vec![
+        // The tuned rung before the interleave, and its A load run and fragment prefetch.
         WarpTiling {
             lane_interleave: 1,
             ..base
         },
+        WarpTiling {
+            lane_interleave: 1,
+            a_run: 2,
+            ..base
+        },
+        WarpTiling {
+            lane_interleave: 1,
+            a_run: 2,
+            frag_prefetch: true,
+            ..base
+        },
+        // The tuned rung (interleaved lanes) and its options.
         i2,
-        split(i2),
-        mb0(split(i2)),
+        i2r2,
         mb0(i2r2),
-        split(i2r2),
-        mb0(split(i2r2)),
-        split(w4i2r2),
-        split(WarpTiling { a_run: 0, ..w4i2r2 }),
-        mb0(split(WarpTiling { a_run: 0, ..w4i2r2 })),
+        mb0(i2),
+        WarpTiling {
+            frag_prefetch: true,
+            ..i2r2
+        },
+        WarpTiling {
+            b_async: true,
+            ..i2r2
+        },
+        split(i2),
+        WarpTiling { a_run: 0, ..w4i2r2 },
+        w4i2r2,
+        mb0(w4i2r2),
+        WarpTiling { bk: 8, ..i2r2 },
+        mb0(WarpTiling { bk: 8, ..i2 }),
+        // cp.async for both operands (dynamic shared memory), before the interleave.
+        WarpTiling {
+            async_copy: true,
+            stages: 2,
+            lane_interleave: 1,
+            ..base
+        },
     ];
     warp.dedup();
     let mut out: Vec<(String, Tiling)> = [Rung::DoubleBuffered]
