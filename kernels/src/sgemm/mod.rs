@@ -797,6 +797,10 @@ impl TileLoad {
     /// assert_eq!(l.rows.to_string(), "(2,128,2):(0,1,0)");
     /// assert_eq!(l.cols.to_string(), "(2,128,2):(4,0,8)");
     /// assert_eq!((l.rows.offset(31).unwrap(), l.cols.offset(31).unwrap()), (15, 4));
+    /// // Column-major: the lines are columns; vector 31 is column 15, rows 4..8.
+    /// let c = TileLoad::with_run(16, 128, Major::Col, 4, 256, 2).unwrap();
+    /// assert_eq!((c.rows.offset(31).unwrap(), c.cols.offset(31).unwrap()), (4, 15));
+    /// assert_eq!((c.rows.offset(256).unwrap(), c.cols.offset(256).unwrap()), (8, 0));
     /// assert!(TileLoad::with_run(128, 16, Major::Row, 4, 256, 3).is_err());
     /// ```
     pub fn with_run(
