@@ -26,7 +26,7 @@
     for (int j = 0; j < k::TN; ++j) acc[i][j] = 0.f;
 
   // Global tile k0 -> registers (zeros outside the matrix).
-  auto load_global = [&](long long k0) {
+  auto load_global_a = [&](long long k0) {
     #pragma unroll
     for (int v = 0; v < k::LA; ++v) {
       const long long j = t + k::NT * v;
@@ -43,6 +43,8 @@
         }
       }
     }
+  };
+  auto load_global_b = [&](long long k0) {
     #pragma unroll
     for (int v = 0; v < (k::B_ASYNC ? 0 : k::LB); ++v) {
       const long long j = t + k::NT * v;
@@ -60,9 +62,13 @@
       }
     }
   };
+  auto load_global = [&](long long k0) {
+    load_global_a(k0);
+    load_global_b(k0);
+  };
   // Registers -> shared stage s: one vector store where the vector runs along the shared tile's
   // contiguous mode (k::A_ST_VEC), else VA scalar stores.
-  auto store_shared = [&](int s) {
+  auto store_a = [&](int s) {
     #pragma unroll
     for (int v = 0; v < k::LA; ++v) {
       const long long j = t + k::NT * v;
@@ -75,6 +81,8 @@
           sA[s][layout::sa_crd(k::A_ALONG_K ? tm : tm + e, k::A_ALONG_K ? tk + e : tk)] = ra[v][e];
       }
     }
+  };
+  auto store_b = [&](int s) {
     #pragma unroll
     for (int v = 0; v < (k::B_ASYNC ? 0 : k::LB); ++v) {
       const long long j = t + k::NT * v;
@@ -88,22 +96,41 @@
       }
     }
   };
+  auto store_shared = [&](int s) {
+    store_a(s);
+    store_b(s);
+  };
   // The thread's outer products over one shared stage.
   const long long tm0 = layout::thr_m(t), tn0 = layout::thr_n(t);
+  auto load_frags = [&](int s, int kk, float* fa, float* fb) {
+    #pragma unroll
+    for (int i = 0; i < k::TM; i += k::VSA)
+      dev::vload<k::VSA>(&fa[i], &sA[s][layout::sa_crd(tm0 + layout::val_m(i), kk)]);
+    #pragma unroll
+    for (int j = 0; j < k::TN; j += k::VSB)
+      dev::vload<k::VSB>(&fb[j], &sB[s][layout::sb_crd(kk, tn0 + layout::val_n(j))]);
+  };
+  auto outer = [&](const float* fa, const float* fb) {
+    #pragma unroll
+    for (int i = 0; i < k::TM; ++i)
+      #pragma unroll
+      for (int j = 0; j < k::TN; ++j) acc[i][j] += fa[i] * fb[j];
+  };
+  // The outer products of k-slices [k0, k1) of stage s (constants where it is called).
+  auto compute_slices = [&](int s, int k0, int k1) {
+    #pragma unroll
+    for (int kk = k0; kk < k1; ++kk) {
+      float fa[k::TM], fb[k::TN];
+      load_frags(s, kk, fa, fb);
+      outer(fa, fb);
+    }
+  };
   auto compute = [&](int s) {
     #pragma unroll
     for (int kk = 0; kk < k::BK; ++kk) {
       float fa[k::TM], fb[k::TN];
-      #pragma unroll
-      for (int i = 0; i < k::TM; i += k::VSA)
-        dev::vload<k::VSA>(&fa[i], &sA[s][layout::sa_crd(tm0 + layout::val_m(i), kk)]);
-      #pragma unroll
-      for (int j = 0; j < k::TN; j += k::VSB)
-        dev::vload<k::VSB>(&fb[j], &sB[s][layout::sb_crd(kk, tn0 + layout::val_n(j))]);
-      #pragma unroll
-      for (int i = 0; i < k::TM; ++i)
-        #pragma unroll
-        for (int j = 0; j < k::TN; ++j) acc[i][j] += fa[i] * fb[j];
+      load_frags(s, kk, fa, fb);
+      outer(fa, fb);
     }
   };
 
@@ -176,6 +203,59 @@
       tessel_cp_async_commit();
       compute(s);
       s = s + 1 == k::STAGES ? 0 : s + 1;
+    }
+  } else if (k::STAGES == 2 && k::FRAG_PF) {
+    // Double buffering with fragment prefetch: two fragment buffers; slice kk + 1 is read
+    // before the outer product of slice kk. At the last slice the next tile is stored to stage
+    // s ^ 1 (last read before the previous barrier), the block waits, and slice 0 of stage
+    // s ^ 1 is read before the last outer product of stage s (BK is even: it lands in buffer 0).
+    float fa[2][k::TM], fb[2][k::TN];
+    load_global(0);
+    if (k::B_ASYNC) issue_b(0, 0), tessel_cp_async_commit();
+    store_shared(0);
+    if (k::B_ASYNC) tessel_cp_async_wait<0>();
+    tessel_sync_block();
+    load_frags(0, 0, fa[0], fb[0]);
+    for (long long tile = 0; tile < tiles; ++tile) {
+      const int s = (int)(tile & 1);
+      const bool more = tile + 1 < tiles;
+      if (more) {
+        load_global((tile + 1) * k::BK);
+        if (k::B_ASYNC) issue_b((tile + 1) * k::BK, s ^ 1), tessel_cp_async_commit();
+      }
+      #pragma unroll
+      for (int kk = 0; kk < k::BK; ++kk) {
+        if (kk + 1 < k::BK) {
+          load_frags(s, kk + 1, fa[(kk + 1) & 1], fb[(kk + 1) & 1]);
+        } else if (more) {
+          store_shared(s ^ 1);
+          if (k::B_ASYNC) tessel_cp_async_wait<0>();
+          tessel_sync_block();
+          load_frags(s ^ 1, 0, fa[0], fb[0]);
+        }
+        outer(fa[kk & 1], fb[kk & 1]);
+      }
+    }
+  } else if (k::STAGES == 2 && k::SPLIT_LOADS) {
+    // Double buffering with the next tile's loads split in two: A's global loads are issued
+    // before the first half of the k-slices and stored to stage s ^ 1 (last read before the
+    // previous barrier) after it, then B's are issued and stored after the second half, so the
+    // A and B prefetch registers are never live together.
+    load_global(0);
+    store_shared(0);
+    tessel_sync_block();
+    for (long long tile = 0; tile < tiles; ++tile) {
+      const int s = (int)(tile & 1);
+      const bool more = tile + 1 < tiles;
+      if (more) load_global_a((tile + 1) * k::BK);
+      compute_slices(s, 0, k::BK / 2);
+      if (more) {
+        store_a(s ^ 1);
+        load_global_b((tile + 1) * k::BK);
+      }
+      compute_slices(s, k::BK / 2, k::BK);
+      if (more) store_b(s ^ 1);
+      tessel_sync_block();
     }
   } else if (k::STAGES == 2) {
     // Double buffering: the next tile's global loads are in flight while this stage computes;

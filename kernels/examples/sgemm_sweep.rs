@@ -9,7 +9,8 @@
 //!   row-major A and B) is timed at each shape in the same process; ratios are to it.
 //! - `--repeats R` (default 20), `--top T`, `--only SUBSTRING` (candidates whose name contains it).
 //! - `--cubin DIR`: no GPU; writes each candidate's source and sm_90 CUBIN at 4096^3 (NVRTC) to DIR for
-//!   `cuobjdump -res-usage` / `nvdisasm`, and prints the bank model's prediction.
+//!   `cuobjdump -res-usage` / `nvdisasm`, and prints ptxas's register and spill report and the
+//!   bank model's prediction.
 
 use std::time::Instant;
 
@@ -20,78 +21,77 @@ use tessel_kernels::sgemm::run::{SgemmBuffers, time_cublas_same, verify};
 use tessel_kernels::sgemm::{Major, Rung, SgemmPlan, Tiling, WarpTiling};
 use tessel_kernels::{Arch, Gpu};
 
-/// The candidates: the ladder's double-buffered rung, then warp tilings around the tuned one.
+/// The candidates: the ladder's double-buffered rung, then warp tilings around the tuned one
+/// (the last sweeps of docs/performance.md).
 fn candidates() -> Vec<(String, Tiling)> {
     let base = WarpTiling::TUNED;
-    let async3 = WarpTiling {
-        async_copy: true,
-        stages: 3,
+    // Lanes interleaved by 2 (both fragment reads 2 wavefronts), the A load run of 2 (A stores
+    // conflict-free), fragment prefetch across the barrier.
+    let i2 = WarpTiling {
+        lane_interleave: 2,
         ..base
     };
+    let i2r2 = WarpTiling { a_run: 2, ..i2 };
+    let w4i2r2 = WarpTiling {
+        warps_m: 4,
+        warps_n: 2,
+        lanes_m: 4,
+        ..i2r2
+    };
+    let split = |w: WarpTiling| WarpTiling {
+        split_loads: true,
+        ..w
+    };
+    let mb0 = |w: WarpTiling| WarpTiling {
+        min_blocks: None,
+        ..w
+    };
     let mut warp = vec![
-        base,
+        // The tuned rung before the interleave, and its A load run and fragment prefetch.
+        WarpTiling {
+            lane_interleave: 1,
+            ..base
+        },
+        WarpTiling {
+            lane_interleave: 1,
+            a_run: 2,
+            ..base
+        },
+        WarpTiling {
+            lane_interleave: 1,
+            a_run: 2,
+            frag_prefetch: true,
+            ..base
+        },
+        // The tuned rung (interleaved lanes) and its options.
+        i2,
+        i2r2,
+        mb0(i2r2),
+        mb0(i2),
+        WarpTiling {
+            frag_prefetch: true,
+            ..i2r2
+        },
         WarpTiling {
             b_async: true,
-            ..base
+            ..i2r2
         },
-        WarpTiling { bk: 8, ..base },
+        split(i2),
+        WarpTiling { a_run: 0, ..w4i2r2 },
+        w4i2r2,
+        mb0(w4i2r2),
+        WarpTiling { bk: 8, ..i2r2 },
+        mb0(WarpTiling { bk: 8, ..i2 }),
+        // cp.async for both operands (dynamic shared memory), before the interleave.
         WarpTiling {
-            bk: 8,
-            b_async: true,
-            ..base
-        },
-        WarpTiling {
-            swizzle: true,
-            pad: 0,
-            ..base
-        },
-        WarpTiling {
-            swizzle: true,
-            pad: 0,
-            b_async: true,
-            ..base
-        },
-        WarpTiling {
-            warps_m: 4,
-            warps_n: 2,
-            lanes_m: 4,
-            b_async: true,
-            ..base
-        },
-        WarpTiling {
-            bn: 256,
-            tn: 16,
-            bk: 8,
-            min_blocks: None,
-            b_async: true,
-            ..base
-        },
-        WarpTiling { pad_b: 4, ..base },
-        WarpTiling {
-            min_blocks: None,
-            ..base
-        },
-        // cp.async for both operands (dynamic shared memory): padded, swizzled, 8 x 16 per thread.
-        WarpTiling {
+            async_copy: true,
             stages: 2,
-            ..async3
-        },
-        WarpTiling {
-            swizzle: true,
-            swizzle_b: true,
-            pad: 0,
-            ..async3
-        },
-        WarpTiling {
-            bn: 256,
-            tn: 16,
-            min_blocks: None,
-            stages: 2,
-            ..async3
+            lane_interleave: 1,
+            ..base
         },
     ];
     warp.dedup();
-    let mut out: Vec<(String, Tiling)> = [Rung::Vectorized, Rung::WarpTiled, Rung::DoubleBuffered]
+    let mut out: Vec<(String, Tiling)> = [Rung::DoubleBuffered]
         .into_iter()
         .map(|r| (format!("ladder {r}"), r.tiling()))
         .collect();
@@ -137,8 +137,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
             };
             let start = Instant::now();
-            let bin = match compile_cubin(kernel.source(), kernel.name(), sm90, &[]) {
-                Ok(c) => c.bytes,
+            let verbose = ["--ptxas-options=--verbose"];
+            let bin = match compile_cubin(kernel.source(), kernel.name(), sm90, &verbose) {
+                Ok(c) => {
+                    for line in c
+                        .log
+                        .lines()
+                        .filter(|l| l.contains("registers") || l.contains("spill"))
+                    {
+                        println!("  {}", line.trim());
+                    }
+                    c.bytes
+                }
                 Err(e) => {
                     println!("{name}: {e}");
                     continue;

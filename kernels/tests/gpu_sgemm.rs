@@ -5,7 +5,7 @@
 
 use tessel_kernels::Gpu;
 use tessel_kernels::sgemm::run::{LadderOptions, SgemmBuffers, ladder, verify};
-use tessel_kernels::sgemm::{Major, Rung, SgemmPlan};
+use tessel_kernels::sgemm::{Major, Rung, SgemmPlan, WarpTiling};
 
 fn gpu() -> Gpu {
     Gpu::open(0).expect("a GPU (these tests are #[ignore]d for machines without one)")
@@ -76,5 +76,50 @@ fn the_ladder_verifies_then_times_every_rung() {
     assert_eq!(l.rows.len(), Rung::ALL.len());
     for r in &l.rows {
         assert!(r.gflops > 0.0 && r.check.worst_ratio <= 1.0, "{}", r.rung);
+    }
+}
+
+#[test]
+#[ignore = "needs a GPU"]
+fn warp_tiling_options_at_ragged_and_whole_sizes() {
+    // The sweep's options beside the tuned rung's own: the A load run (row-major A reordered),
+    // fragment prefetch across the barrier, split tile loads, 4 x 8 interleaved lanes; every
+    // element checked at ragged sizes (bounds checks on) and at 512^3 (checks compiled out).
+    let gpu = gpu();
+    let tuned = WarpTiling::TUNED;
+    let options = [
+        WarpTiling { a_run: 2, ..tuned },
+        WarpTiling {
+            a_run: 2,
+            frag_prefetch: true,
+            ..tuned
+        },
+        WarpTiling {
+            split_loads: true,
+            ..tuned
+        },
+        WarpTiling {
+            warps_m: 4,
+            warps_n: 2,
+            lanes_m: 4,
+            a_run: 2,
+            min_blocks: None,
+            ..tuned
+        },
+    ];
+    for w in options {
+        for (m, n, k) in [(257, 129, 67), (132, 260, 36), (512, 512, 512)] {
+            for (am, bm) in ALL_MAJORS {
+                let mut bufs =
+                    SgemmBuffers::new(&gpu, m, n, k, (m + 3 * n + 7 * k) as u64).unwrap();
+                let plan =
+                    SgemmPlan::with_tiling(Rung::Tuned, w.tiling().unwrap(), m, n, k, am, bm)
+                        .unwrap();
+                let r = verify(&gpu, &plan, &mut bufs, None)
+                    .unwrap_or_else(|e| panic!("{} {am:?}/{bm:?} {m}x{n}x{k}: {e}", w.name()));
+                assert_eq!(r.checked, (m * n) as usize);
+                assert!(r.worst_ratio <= 1.0);
+            }
+        }
     }
 }

@@ -453,6 +453,27 @@ fn warp_tilings() -> Vec<WarpTiling> {
             tn: 16,
             ..base
         },
+        // Interleaved lanes, the A load run, fragment prefetch.
+        WarpTiling {
+            lane_interleave: 2,
+            a_run: 2,
+            ..base
+        },
+        WarpTiling {
+            warps_m: 4,
+            warps_n: 2,
+            lanes_m: 4,
+            lane_interleave: 2,
+            a_run: 2,
+            frag_prefetch: true,
+            ..base
+        },
+        WarpTiling {
+            lane_interleave: 4,
+            a_run: 1,
+            bk: 8,
+            ..base
+        },
     ]
 }
 
@@ -460,16 +481,23 @@ fn warp_tilings() -> Vec<WarpTiling> {
 fn warp_tilings_are_the_algebras_partitions() {
     // Warp w = wm + warps_m wn takes local_tile(block, (BM / warps_m, BN / warps_n), (wm, wn));
     // its grid of 4 x 4 blocks (zipped_divide) is partitioned over the lanes
-    // (lanes_m, lanes_n):(1, lanes_m) (local_partition).
+    // (lanes_m, (I, lanes_n / I)):(I, (1, I lanes_m)) (local_partition; I = 1: (1, lanes_m)).
     for w in warp_tilings() {
         let t = w.tiling().unwrap();
         let plan = SgemmPlan::with_tiling(Rung::Tuned, t, w.bm, w.bn, w.bk, Major::Row, Major::Row)
             .unwrap();
         let tile: Layout = format!("({},{}):(1,{})", w.bm, w.bn, w.bm).parse().unwrap();
+        // Interleaved by I: lane (lm, ln) = (ln % I) + I lm + I lanes_m (ln / I).
         let lanes_n = 32 / w.lanes_m;
-        let lanes: Layout = format!("({},{lanes_n}):(1,{})", w.lanes_m, w.lanes_m)
-            .parse()
-            .unwrap();
+        let il = w.lane_interleave;
+        let lanes: Layout = format!(
+            "({},({il},{})):({il},(1,{}))",
+            w.lanes_m,
+            lanes_n / il,
+            il * w.lanes_m
+        )
+        .parse()
+        .unwrap();
         let (wtm, wtn) = (w.bm / w.warps_m, w.bn / w.warps_n);
         let mut seen = BTreeSet::new();
         for th in 0..w.threads() {
@@ -566,10 +594,141 @@ fn the_swizzle_makes_bk16_a_stores_conflict_free() {
         (t.stores.wavefronts, t.stores.ideal),
         (64 * 2 + 16 * 4, 64 + 16 * 4)
     );
-    // Loads: 8 warps x 16 k x (2 A lds.128 of 4 + 2 B lds.128 of 2 wavefronts), conflict-free
-    // (the broadcast rule measured in docs/bank-model.md).
+    // Loads: 8 warps x 16 k x (2 A lds.128 + 2 B lds.128 of 2 wavefronts each: the tuned
+    // rung's lanes are interleaved), conflict-free.
     assert_eq!(
         (t.loads.wavefronts, t.loads.excess),
-        (8 * 16 * (2 * 4 + 2 * 2), 0)
+        (8 * 16 * (2 * 2 + 2 * 2), 0)
+    );
+}
+
+/// The bank model's report of every instruction of `tile`'s fragment reads (`lds`) of a
+/// warp tiling at 512^3, row-major A and B.
+fn fragment_reads(w: WarpTiling, tile: Tile) -> Vec<tessel_layout::bank::BankReport> {
+    let plan = SgemmPlan::with_tiling(
+        Rung::Tuned,
+        w.tiling().unwrap(),
+        512,
+        512,
+        512,
+        Major::Row,
+        Major::Row,
+    )
+    .unwrap();
+    let access = accesses(&plan)
+        .unwrap()
+        .into_iter()
+        .find(|a| a.tile == tile && a.op.to_string().starts_with("lds"))
+        .unwrap();
+    reports(&plan, &access).unwrap()
+}
+
+#[test]
+fn interleaved_lanes_pack_the_a_fragment_reads_into_two_wavefronts() {
+    // 128-bit reads are served by half-warp requests; a request is one wavefront when its 4-lane
+    // groups ask for at most 128 bytes in all and no bank holds two words (docs/bank-model.md,
+    // measured: conflict_p128_div4 2, conflict_p128_a_warptiled 4). Lanes l = lm + 8 ln: a group
+    // is 4 rows lm of one column ln, so for A (vector per lm) it asks 4 vectors, 4 groups x 64
+    // bytes = 256 > 128: 2 phases per half-warp, 4 wavefronts. Interleaved by 2,
+    // l = (ln % 2) + 2 lm + 16 (ln / 2): a group is 2 rows x 2 columns, 2 vectors of A and 2 of
+    // B, 4 x 32 = 128 bytes, the half-warp's 8 A vectors (128 contiguous bytes) or 2 B vectors
+    // in distinct banks: one wavefront per half-warp, 2 per read.
+    let plain = WarpTiling {
+        lane_interleave: 1,
+        ..WarpTiling::TUNED
+    };
+    let tuned = WarpTiling::TUNED;
+    assert_eq!(tuned.lane_interleave, 2);
+    for (w, a, b) in [(plain, 4, 2), (tuned, 2, 2)] {
+        let (ra, rb) = (fragment_reads(w, Tile::A), fragment_reads(w, Tile::B));
+        // 8 warps x 16 k x 2 vectors of 4 per lane.
+        assert_eq!((ra.len(), rb.len()), (8 * 16 * 2, 8 * 16 * 2));
+        assert!(
+            ra.iter().all(|r| (r.wavefronts, r.excess) == (a, 0)),
+            "{}",
+            w.name()
+        );
+        assert!(
+            rb.iter().all(|r| (r.wavefronts, r.excess) == (b, 0)),
+            "{}",
+            w.name()
+        );
+    }
+    // The same with 4 x 8 lanes (warp tile 32 x 64): groups of 2 rows x 2 columns again.
+    let w4 = WarpTiling {
+        warps_m: 4,
+        warps_n: 2,
+        lanes_m: 4,
+        ..tuned
+    };
+    assert!(
+        fragment_reads(w4, Tile::A)
+            .iter()
+            .all(|r| r.wavefronts == 2)
+    );
+    assert!(
+        fragment_reads(w4, Tile::B)
+            .iter()
+            .all(|r| r.wavefronts == 2)
+    );
+}
+
+#[test]
+fn the_bank_model_picks_an_a_load_run_of_2_for_conflict_free_stores() {
+    // Row-major A, BK 16, 128-bit global loads: each tile row is 4 vectors. A warp's scalar
+    // store e of its 32 vectors goes to the transposed tile at offset m + 132 (4 q + e), bank
+    // m + 16 q + 4 e (mod 32). Taking whole rows (run 4: 8 rows m x q = 0..3) puts q = 0 and
+    // q = 2 in the same banks: 2 wavefronts per store. A run of 2 (16 rows x q = 0, 1, the rows'
+    // other half by the thread's second vector) spreads m + 16 q over 32 banks. Runs are
+    // restricted to whole 32-byte sectors of A (run x 16 bytes >= 32); among them the model
+    // picks 2.
+    let stores = |run: i64| {
+        let w = WarpTiling {
+            a_run: run,
+            ..WarpTiling::TUNED
+        };
+        let plan = SgemmPlan::with_tiling(
+            Rung::Tuned,
+            w.tiling().unwrap(),
+            4096,
+            4096,
+            4096,
+            Major::Row,
+            Major::Row,
+        )
+        .unwrap();
+        per_tile(&plan).unwrap().stores
+    };
+    let runs = [2, 4];
+    let best = runs
+        .into_iter()
+        .min_by_key(|&r| (stores(r).wavefronts, -r))
+        .unwrap();
+    assert_eq!(best, 2);
+    // 64 sts.32 of A (1 wavefront each) and 16 sts.128 of B (4 each).
+    assert_eq!((stores(2).wavefronts, stores(2).excess), (64 + 16 * 4, 0));
+    assert_eq!(
+        (stores(4).wavefronts, stores(4).excess),
+        (64 * 2 + 16 * 4, 64)
+    );
+    // Run 0 is the whole row; a run that does not divide the row is refused.
+    assert_eq!(stores(0), stores(4));
+    let w3 = WarpTiling {
+        a_run: 3,
+        ..WarpTiling::TUNED
+    };
+    assert!(
+        SgemmPlan::with_tiling(
+            Rung::Tuned,
+            w3.tiling().unwrap(),
+            64,
+            64,
+            64,
+            Major::Row,
+            Major::Row
+        )
+        .unwrap()
+        .tile_loads()
+        .is_err()
     );
 }

@@ -143,8 +143,9 @@ pub enum Rung {
     /// WarpTiled with two shared stages and the next tile prefetched into registers.
     DoubleBuffered,
     /// The top rung: the fastest [`WarpTiling`] of `kernels/examples/sgemm_sweep.rs` on an H100
-    /// ([`TUNED`]): double-buffered as the rung below, with BK = 16, an unpadded B tile, every
-    /// bounds check compiled out for whole tiles, and two blocks per SM.
+    /// that keeps two blocks per SM by its launch bound ([`TUNED`]): double-buffered as the rung
+    /// below, with BK = 16, lanes interleaved by 2 (every fragment read 2 wavefronts), an
+    /// unpadded B tile, every bounds check compiled out for whole tiles.
     Tuned,
 }
 
@@ -211,6 +212,9 @@ impl Rung {
             async_copy: false,
             b_async: false,
             unchecked_whole_tiles: false,
+            a_run: 0,
+            frag_prefetch: false,
+            split_loads: false,
         };
         let vectorized = Tiling {
             a_transposed: true,
@@ -347,6 +351,22 @@ pub struct Tiling {
     /// cost `vectorized` and `warp-tiled` (no launch bound, one shared stage) a third of their
     /// speed (docs/performance.md).
     pub unchecked_whole_tiles: bool,
+    /// Vectors of a row-major A's tile row that consecutive load vectors take before moving to
+    /// the next row (0: the whole row, `BK / vector`). With BK = 16 and 128-bit loads, 2 makes a
+    /// warp load 16 rows x 32 bytes (whole sectors) whose scalar stores into the padded
+    /// transposed tile hit 32 distinct banks, where whole rows (8 rows x 64 bytes) put two k-rows
+    /// 8 apart in the same bank ([`TileLoad::with_run`], `kernels/tests/sgemm_plans.rs`).
+    pub a_run: i64,
+    /// With two register-prefetched stages (`stages == 2`, no `async_copy`, even BK): the thread
+    /// keeps two fragment buffers, reads the fragments of k-slice `kk + 1` before the outer
+    /// product of `kk`, and at the last slice stores the next tile, waits at the barrier and
+    /// reads slice 0 of the next stage before its last outer product.
+    pub frag_prefetch: bool,
+    /// With two register-prefetched stages (`stages == 2`, no `async_copy`, no `b_async`): the
+    /// next tile's A is loaded before the first half of the k-slices and stored after it, then
+    /// its B is loaded and stored after the second half, so the two operands' prefetch
+    /// registers are never live at once.
+    pub split_loads: bool,
 }
 
 impl Tiling {
@@ -418,7 +438,8 @@ impl Tiling {
 /// ```
 /// use tessel_kernels::sgemm::{Rung, Tiling, WarpTiling};
 /// let w = WarpTiling { bk: 8, stages: 1, async_copy: false, swizzle: false, swizzle_b: false, pad: 4, pad_b: 4,
-///     min_blocks: None, ..WarpTiling::TUNED };
+///     min_blocks: None, lane_interleave: 1, a_run: 0, frag_prefetch: false, split_loads: false,
+///     ..WarpTiling::TUNED };
 /// // The warp-tiled rung is this tiling (which keeps its bounds checks).
 /// let t = Tiling { unchecked_whole_tiles: false, ..w.tiling().unwrap() };
 /// assert_eq!(t, Rung::WarpTiled.tiling());
@@ -457,6 +478,19 @@ pub struct WarpTiling {
     pub async_copy: bool,
     /// B by `cp.async` in the register-prefetch pipeline ([`Tiling::b_async`]).
     pub b_async: bool,
+    /// Lanes interleaved along N within the warp: `1` numbers the lanes `l = lm + lanes_m ln`;
+    /// `I > 1` numbers them `l = (ln % I) + I lm + I lanes_m (ln / I)`, so every 4-lane group
+    /// holds `4 / I` rows and `I` columns of lanes. With `I = 2` and `8 x 4` lanes a half-warp
+    /// asks for 8 A vectors and 2 B vectors, each 4-lane group for 2 of each: both fragment
+    /// reads pack into one wavefront per half-warp (2 per `lds.128` instead of 4 for A;
+    /// docs/bank-model.md).
+    pub lane_interleave: i64,
+    /// [`Tiling::a_run`].
+    pub a_run: i64,
+    /// [`Tiling::frag_prefetch`].
+    pub frag_prefetch: bool,
+    /// [`Tiling::split_loads`].
+    pub split_loads: bool,
 }
 
 /// The top rung's tiling ([`Rung::Tuned`]).
@@ -466,12 +500,17 @@ impl WarpTiling {
     /// The top rung: 128 x 128 x 16 blocks of 2 x 4 warps of 8 x 4 lanes, 8 x 8 per thread,
     /// two stages with the next tile prefetched into registers, the transposed A tile padded by
     /// 4 elements per k-row, B unpadded, two blocks per SM (at most 128 registers a thread). The
-    /// fastest candidate of `kernels/examples/sgemm_sweep.rs` on an H100 (docs/performance.md):
-    /// the swizzled and the `cp.async` candidates came out slower.
+    /// fastest candidate of `kernels/examples/sgemm_sweep.rs` on an H100 with that launch bound
+    /// (docs/performance.md). Its lanes are interleaved by 2 ([`lane_interleave`](Self::lane_interleave)):
+    /// a 4-lane group holds 2 rows and 2 columns of lanes, so both fragment reads take 2
+    /// wavefronts a warp instead of 4 for A (0.883x -> 0.924x cuBLAS at 4096^3). The swizzled,
+    /// `cp.async`, fragment-prefetch and A-load-run candidates came out slower; without the launch
+    /// bound the A-load-run one was faster, by the one register the JIT has to spare.
     ///
     /// ```
     /// let t = tessel_kernels::sgemm::WarpTiling::TUNED;
     /// assert_eq!((t.bm, t.bn, t.bk, t.threads(), t.stages, t.pad), (128, 128, 16, 256, 2, 4));
+    /// assert_eq!((t.lane_interleave, t.a_run, t.min_blocks), (2, 0, Some(2)));
     /// ```
     pub const TUNED: WarpTiling = WarpTiling {
         bm: 128,
@@ -490,6 +529,10 @@ impl WarpTiling {
         min_blocks: Some(2),
         async_copy: false,
         b_async: false,
+        lane_interleave: 2,
+        a_run: 0,
+        frag_prefetch: false,
+        split_loads: false,
     };
 
     /// Threads per block.
@@ -501,19 +544,20 @@ impl WarpTiling {
         32 * self.warps_m * self.warps_n
     }
 
-    /// A short name, e.g. `128x128x16 w2x4 l8x4 t8x8 s2 p4/0 mb2` (`s2`: two register
-    /// prefetched stages, `s2+bA`: B by `cp.async`, `async3`: three `cp.async` stages; `sw`: both
-    /// tiles swizzled, `swA` only A; `p4/0`: the pads of A and B; `mb2`: two blocks per SM).
+    /// A short name, e.g. `128x128x16 w2x4 l8x4 t8x8 s2 p4/0 mb2` (`l8x4i2`: lanes interleaved
+    /// by 2; `s2`: two register prefetched stages, `s2+bA`: B by `cp.async`, `+fp`: fragment
+    /// prefetch, `async3`: three `cp.async` stages; `sw`: both tiles swizzled, `swA` only A;
+    /// `p4/0`: the pads of A and B; `r2`: the A load run; `mb2`: two blocks per SM).
     ///
     /// ```
     /// use tessel_kernels::sgemm::WarpTiling;
-    /// assert_eq!(WarpTiling::TUNED.name(), "128x128x16 w2x4 l8x4 t8x8 s2 p4/0 mb2");
+    /// assert_eq!(WarpTiling::TUNED.name(), "128x128x16 w2x4 l8x4i2 t8x8 s2 p4/0 mb2");
     /// let w = WarpTiling { async_copy: true, stages: 3, swizzle: true, pad: 0, ..WarpTiling::TUNED };
-    /// assert_eq!(w.name(), "128x128x16 w2x4 l8x4 t8x8 async3 swA p0/0 mb2");
+    /// assert_eq!(w.name(), "128x128x16 w2x4 l8x4i2 t8x8 async3 swA p0/0 mb2");
     /// ```
     pub fn name(&self) -> String {
         format!(
-            "{}x{}x{} w{}x{} l{}x{} t{}x{} {}{}{}{} p{}/{} mb{}",
+            "{}x{}x{} w{}x{} l{}x{}{} t{}x{} {}{}{}{}{} p{}/{}{} mb{}",
             self.bm,
             self.bn,
             self.bk,
@@ -521,6 +565,11 @@ impl WarpTiling {
             self.warps_n,
             self.lanes_m,
             32 / self.lanes_m.max(1),
+            if self.lane_interleave > 1 {
+                format!("i{}", self.lane_interleave)
+            } else {
+                String::new()
+            },
             self.tm,
             self.tn,
             if self.async_copy { "async" } else { "s" },
@@ -530,6 +579,11 @@ impl WarpTiling {
             } else {
                 ""
             },
+            match (self.frag_prefetch, self.split_loads) {
+                (true, _) => "+fp",
+                (false, true) => "+split",
+                _ => "",
+            },
             match (self.swizzle, self.swizzle_b) {
                 (true, true) => " sw",
                 (true, false) => " swA",
@@ -538,6 +592,11 @@ impl WarpTiling {
             },
             self.pad,
             self.pad_b,
+            if self.a_run > 0 {
+                format!(" r{}", self.a_run)
+            } else {
+                String::new()
+            },
             self.min_blocks.unwrap_or(0)
         )
     }
@@ -588,7 +647,12 @@ impl WarpTiling {
     /// ```
     /// use tessel_kernels::sgemm::WarpTiling;
     /// let t = WarpTiling::TUNED.tiling().unwrap();
-    /// assert_eq!((&*t.thr_m, &*t.val_n), ("(8,4,2,4):(4,0,64,0)", "(4,2):(1,16)"));
+    /// assert_eq!((&*t.thr_m, &*t.val_n), ("(2,8,2,2,4):(0,4,0,64,0)", "(4,2):(1,16)"));
+    /// // Lane 1 (ln = 1) starts 4 columns right of lane 0, lane 2 (lm = 1) 4 rows down.
+    /// assert_eq!(t.thread_layouts().unwrap().1.offset(1).unwrap(), 4);
+    /// assert_eq!(t.thread_layouts().unwrap().0.offset(2).unwrap(), 4);
+    /// let plain = WarpTiling { lane_interleave: 1, ..WarpTiling::TUNED }.tiling().unwrap();
+    /// assert_eq!(&*plain.thr_m, "(8,4,2,4):(4,0,64,0)");
     /// assert!(WarpTiling { tm: 12, ..WarpTiling::TUNED }.tiling().is_err());
     /// ```
     pub fn tiling(&self) -> GpuResult<Tiling> {
@@ -602,6 +666,11 @@ impl WarpTiling {
             && w.tn % 4 == 0
             && w.tm >= 4
             && w.tn >= 4
+            && w.lane_interleave >= 1
+            && lanes_n % w.lane_interleave == 0
+            && (!w.frag_prefetch || (w.stages == 2 && !w.async_copy && w.bk % 2 == 0))
+            && (!w.split_loads
+                || (w.stages == 2 && !w.async_copy && !w.b_async && !w.frag_prefetch))
             && w.bm == w.warps_m * w.tm * w.lanes_m
             && w.bn == w.warps_n * w.tn * lanes_n
             && if w.async_copy {
@@ -626,6 +695,19 @@ impl WarpTiling {
         let (wtm, wtn) = (w.bm / w.warps_m, w.bn / w.warps_n);
         let (rm, rn) = (w.tm / 4, w.tn / 4);
         let (lm, wm, wn) = (w.lanes_m, w.warps_m, w.warps_n);
+        let il = w.lane_interleave;
+        let (thr_m, thr_n) = if il == 1 {
+            (
+                format!("({lm},{lanes_n},{wm},{wn}):(4,0,{wtm},0)"),
+                format!("({lm},{lanes_n},{wm},{wn}):(0,4,0,{wtn})"),
+            )
+        } else {
+            let hi = lanes_n / il;
+            (
+                format!("({il},{lm},{hi},{wm},{wn}):(0,4,0,{wtm},0)"),
+                format!("({il},{lm},{hi},{wm},{wn}):(4,0,{},0,{wtn})", 4 * il),
+            )
+        };
         Ok(Tiling {
             bm: w.bm,
             bn: w.bn,
@@ -633,8 +715,8 @@ impl WarpTiling {
             threads: w.threads(),
             tm: w.tm,
             tn: w.tn,
-            thr_m: format!("({lm},{lanes_n},{wm},{wn}):(4,0,{wtm},0)").into(),
-            thr_n: format!("({lm},{lanes_n},{wm},{wn}):(0,4,0,{wtn})").into(),
+            thr_m: thr_m.into(),
+            thr_n: thr_n.into(),
             val_m: format!("(4,{rm}):(1,{})", 4 * lm).into(),
             val_n: format!("(4,{rn}):(1,{})", 4 * lanes_n).into(),
             a_transposed: true,
@@ -649,6 +731,9 @@ impl WarpTiling {
             async_copy: w.async_copy,
             b_async: w.b_async && !w.async_copy && w.stages == 2,
             unchecked_whole_tiles: true,
+            a_run: w.a_run,
+            frag_prefetch: w.frag_prefetch,
+            split_loads: w.split_loads,
         })
     }
 }
@@ -696,27 +781,92 @@ impl TileLoad {
         vector: i64,
         threads: i64,
     ) -> GpuResult<TileLoad> {
+        TileLoad::with_run(rows, cols, major, vector, threads, 0)
+    }
+
+    /// As [`new`](Self::new), but consecutive vectors take only `run` vectors of a line (a row of
+    /// a row-major operand, a column of a column-major one) before moving to the next line, and
+    /// the line's next `run` vectors come after every line's first ones: vector
+    /// `j = r + run (line + lines q)` covers part `r + run q` of its line. `run` 0 (or the whole
+    /// line) is [`new`](Self::new)'s order.
+    ///
+    /// ```
+    /// use tessel_kernels::sgemm::{Major, TileLoad};
+    /// // A 128 x 16 row-major A tile, 2 vectors of a row at a time: a warp covers rows 0..16.
+    /// let l = TileLoad::with_run(128, 16, Major::Row, 4, 256, 2).unwrap();
+    /// assert_eq!(l.rows.to_string(), "(2,128,2):(0,1,0)");
+    /// assert_eq!(l.cols.to_string(), "(2,128,2):(4,0,8)");
+    /// assert_eq!((l.rows.offset(31).unwrap(), l.cols.offset(31).unwrap()), (15, 4));
+    /// // Column-major: the lines are columns; vector 31 is column 15, rows 4..8.
+    /// let c = TileLoad::with_run(16, 128, Major::Col, 4, 256, 2).unwrap();
+    /// assert_eq!((c.rows.offset(31).unwrap(), c.cols.offset(31).unwrap()), (4, 15));
+    /// assert_eq!((c.rows.offset(256).unwrap(), c.cols.offset(256).unwrap()), (8, 0));
+    /// assert!(TileLoad::with_run(128, 16, Major::Row, 4, 256, 3).is_err());
+    /// ```
+    pub fn with_run(
+        rows: i64,
+        cols: i64,
+        major: Major,
+        vector: i64,
+        threads: i64,
+        run: i64,
+    ) -> GpuResult<TileLoad> {
+        let along = match major {
+            Major::Row => cols,
+            Major::Col => rows,
+        };
+        let per_line = along / vector.max(1);
+        let run = if run == 0 { per_line } else { run };
+        if run < 1 || per_line % run != 0 {
+            return Err(GpuError::InvalidArgument(format!(
+                "sgemm tile {rows}x{cols} ({} major): a run of {run} vectors does not divide the \
+                 {per_line} vectors of a line",
+                major.name()
+            )));
+        }
         let (along_cols, (rows_l, cols_l)) = match major {
-            Major::Row => {
-                let v = cols / vector;
+            Major::Row if run < per_line => {
+                let q = per_line / run;
                 (
                     true,
                     (
-                        format!("({v},{rows}):(0,1)"),
-                        format!("({v},{rows}):({vector},0)"),
+                        format!("({run},{rows},{q}):(0,1,0)"),
+                        format!("({run},{rows},{q}):({vector},0,{})", vector * run),
                     ),
                 )
             }
-            Major::Col => {
-                let v = rows / vector;
+            Major::Col if run < per_line => {
+                let q = per_line / run;
                 (
                     false,
                     (
-                        format!("({v},{cols}):({vector},0)"),
-                        format!("({v},{cols}):(0,1)"),
+                        format!("({run},{cols},{q}):({vector},0,{})", vector * run),
+                        format!("({run},{cols},{q}):(0,1,0)"),
                     ),
                 )
             }
+            _ => match major {
+                Major::Row => {
+                    let v = cols / vector;
+                    (
+                        true,
+                        (
+                            format!("({v},{rows}):(0,1)"),
+                            format!("({v},{rows}):({vector},0)"),
+                        ),
+                    )
+                }
+                Major::Col => {
+                    let v = rows / vector;
+                    (
+                        false,
+                        (
+                            format!("({v},{cols}):({vector},0)"),
+                            format!("({v},{cols}):(0,1)"),
+                        ),
+                    )
+                }
+            },
         };
         let count = rows * cols / vector;
         let along = if along_cols { cols } else { rows };
@@ -871,8 +1021,13 @@ impl SgemmPlan {
     /// ```
     pub fn tile_loads(&self) -> GpuResult<(TileLoad, TileLoad)> {
         let t = &self.tiling;
+        // The A run only reorders a row-major A (the scalar stores into the transposed tile).
+        let a_run = match self.a_major {
+            Major::Row => t.a_run,
+            Major::Col => 0,
+        };
         Ok((
-            TileLoad::new(t.bm, t.bk, self.a_major, t.vector, t.threads)?,
+            TileLoad::with_run(t.bm, t.bk, self.a_major, t.vector, t.threads, a_run)?,
             TileLoad::new(t.bk, t.bn, self.b_major, t.vector, t.threads)?,
         ))
     }
@@ -965,6 +1120,18 @@ impl SgemmPlan {
                 .int("SB_SIZE", sb_size)
                 .int("EVEN", (t.unchecked_whole_tiles && self.even()) as i64)
                 .int("ASYNC", t.async_copy as i64)
+                .int(
+                    "SPLIT_LOADS",
+                    (t.split_loads
+                        && t.stages == 2
+                        && !t.async_copy
+                        && !t.b_async
+                        && !t.frag_prefetch) as i64,
+                )
+                .int(
+                    "FRAG_PF",
+                    (t.frag_prefetch && t.stages == 2 && !t.async_copy && t.bk % 2 == 0) as i64,
+                )
                 .int(
                     "B_ASYNC",
                     (t.b_async && !t.async_copy && t.stages == 2) as i64,
