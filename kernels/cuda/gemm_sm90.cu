@@ -18,16 +18,19 @@
 //   dev::sm90                             mbarrier, TMA, fences, setmaxnreg, wgmma sync, stores
 //   TESSEL_SM90_TMA_STORE                 1: the epilogue goes through shared memory (chunks of
 //                                         64 x k::C_COLS in layout::c_smem, 128-byte rows,
-//                                         double-buffered per consumer) and a TMA store of
+//                                         k::C_BUFS buffers per consumer) and a TMA store of
 //                                         tmap_c; 0: predicated direct stores to C
+//   k::C_FLIP, k::C_FLIP_BIT              fp32 pair order: threads with that bit set store
+//                                         value pair u ^ C_FLIP at step u (bank-conflict free)
+//   k::C_BARS                             named barriers per epilogue chunk (1 or 2)
   extern __shared__ __align__(1024) unsigned char tessel_smem[];
   // Swizzled stages must start at multiples of 1024 bytes (the 128B pattern's repeat).
   const b32 raw = (b32)__cvta_generic_to_shared(tessel_smem);
   const b32 sA = (raw + 1023u) & ~1023u;
   const b32 sB = sA + k::STAGES * k::A_STAGE_BYTES;
-  // Epilogue buffers (2 per consumer, k::C_BUF_BYTES each; none for direct stores).
+  // Epilogue buffers (k::C_BUFS per consumer, k::C_BUF_BYTES each; none for direct stores).
   const b32 sC = sB + k::STAGES * k::B_STAGE_BYTES;
-  const b32 bars = sC + 4 * k::C_BUF_BYTES;  // full[s] = bars + 8 s, empty[s] after
+  const b32 bars = sC + 2 * k::C_BUFS * k::C_BUF_BYTES;  // full[s] = bars + 8 s, empty[s] after
   const int wg = threadIdx.x / 128;
   const int t = threadIdx.x % 128;
   // Clusters of k::CLUSTER blocks along M share each B tile: block `rank` loads rows
@@ -148,21 +151,31 @@
 #if TESSEL_SM90_TMA_STORE
       // Epilogue through shared memory, chunk by chunk: values ch * k::C_VALS .. of every thread
       // are the 64 x k::C_COLS chunk ch of the consumer's 64 x 256 tile (checked on the host).
-      // Chunk buffers alternate; before refilling one, thread 0 (which issued its store) waits
-      // until at most one store group still reads shared memory, and the warpgroup syncs.
+      // Chunk buffers rotate (k::C_CHUNKS is a multiple of k::C_BUFS, so chunk ch of every
+      // tile uses buffer ch % k::C_BUFS). Thread 0 issued every store: it waits until the store
+      // that last read a buffer is done with it, then the warpgroup syncs, before the buffer
+      // is refilled. With 2 barriers per chunk that happens before the chunk's own stores;
+      // with 1, at the barrier that follows the stores, for the next chunk's buffer.
 #pragma unroll
       for (int ch = 0; ch < k::C_CHUNKS; ++ch) {
-        const b32 buf = sC + (2 * c + (ch & 1)) * k::C_BUF_BYTES;
-        if (t == 0) dev::sm90::store_wait_read<1>();
-        dev::sm90::bar_sync(1 + c, 128);
+        const b32 buf = sC + (k::C_BUFS * c + ch % k::C_BUFS) * k::C_BUF_BYTES;
+        if constexpr (k::C_BARS == 2) {
+          if (t == 0) dev::sm90::store_wait_read<k::C_BUFS - 1>();
+          dev::sm90::bar_sync(1 + c, 128);
+        }
         const long long base = (long long)ch * 64 * k::C_COLS;
         if constexpr (k::OUT == 0) {
-          // Two adjacent fp32 columns per st.shared.v2.
+          // Two adjacent fp32 columns per st.shared.v2, pair u ^ flip at step u (a selection
+          // between two registers of constant index: the array stays in registers).
+          const int flip = (k::C_FLIP != 0 && ((t >> k::C_FLIP_BIT) & 1) != 0) ? k::C_FLIP : 0;
 #pragma unroll
           for (int u = 0; u < k::C_VALS; u += 2) {
             const int v = ch * k::C_VALS + u;
-            const long long idx = layout::c_frag_crd(t, v) - base;
-            dev::sm90::sts2(buf + 4 * (b32)layout::c_smem(idx), acc[v], acc[v + 1]);
+            const int w = v ^ k::C_FLIP;
+            const float x = flip != 0 ? acc[w] : acc[v];
+            const float y = flip != 0 ? acc[w + 1] : acc[v + 1];
+            const long long idx = layout::c_frag_crd(t, v ^ flip) - base;
+            dev::sm90::sts2(buf + 4 * (b32)layout::c_smem(idx), x, y);
           }
         } else {
           // stmatrix .x4: matrix i of the four holds values v + 2 i, + 1 of each lane (rows
@@ -185,6 +198,11 @@
           }
         }
         dev::sm90::fence_proxy_async();
+        if constexpr (k::C_BARS == 1) {
+          // Stores up to ch - 1 are issued; the next chunk's buffer was last read by store
+          // ch + 1 - C_BUFS: at most C_BUFS - 2 groups may still read.
+          if (t == 0) dev::sm90::store_wait_read<k::C_BUFS - 2>();
+        }
         dev::sm90::bar_sync(1 + c, 128);
         if (t == 0) {
           dev::sm90::tma_store(&tmap_c, buf, (int)(n0 + ch * k::C_COLS), (int)(m0 + 64 * c));
