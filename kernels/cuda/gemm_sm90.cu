@@ -23,6 +23,9 @@
 //   k::C_FLIP, k::C_FLIP_BIT              fp32 pair order: threads with that bit set store
 //                                         value pair u ^ C_FLIP at step u (bank-conflict free)
 //   k::C_BARS                             named barriers per epilogue chunk (1 or 2)
+//   k::C_WARP                             1: each warp stores its own 16 rows of a chunk
+//                                         (k::C_WARP_BYTES of the buffer, a 16-row box of
+//                                         tmap_c) and syncs with __syncwarp only
   extern __shared__ __align__(1024) unsigned char tessel_smem[];
   // Swizzled stages must start at multiples of 1024 bytes (the 128B pattern's repeat).
   const b32 raw = (b32)__cvta_generic_to_shared(tessel_smem);
@@ -159,7 +162,11 @@
 #pragma unroll
       for (int ch = 0; ch < k::C_CHUNKS; ++ch) {
         const b32 buf = sC + (k::C_BUFS * c + ch % k::C_BUFS) * k::C_BUF_BYTES;
-        if constexpr (k::C_BARS == 2) {
+        if constexpr (k::C_WARP) {
+          // Lane 0 issued this warp's stores from the buffer: the one that last read it is done.
+          if (t % 32 == 0) dev::sm90::store_wait_read<k::C_BUFS - 1>();
+          __syncwarp();
+        } else if constexpr (k::C_BARS == 2) {
           if (t == 0) dev::sm90::store_wait_read<k::C_BUFS - 1>();
           dev::sm90::bar_sync(1 + c, 128);
         }
@@ -167,15 +174,18 @@
         if constexpr (k::OUT == 0) {
           // Two adjacent fp32 columns per st.shared.v2, pair u ^ flip at step u (a selection
           // between two registers of constant index: the array stays in registers).
-          const int flip = (k::C_FLIP != 0 && ((t >> k::C_FLIP_BIT) & 1) != 0) ? k::C_FLIP : 0;
+          // The place of pair v ^ C_FLIP is that of pair v with the offset XOR C_FLIP_XOR
+          // (checked on the host), so the address stays the one of the sequential order.
+          const bool flip = k::C_FLIP != 0 && ((t >> k::C_FLIP_BIT) & 1) != 0;
+          const b32 fx = flip ? 4u * (b32)k::C_FLIP_XOR : 0u;
 #pragma unroll
           for (int u = 0; u < k::C_VALS; u += 2) {
             const int v = ch * k::C_VALS + u;
             const int w = v ^ k::C_FLIP;
-            const float x = flip != 0 ? acc[w] : acc[v];
-            const float y = flip != 0 ? acc[w + 1] : acc[v + 1];
-            const long long idx = layout::c_frag_crd(t, v ^ flip) - base;
-            dev::sm90::sts2(buf + 4 * (b32)layout::c_smem(idx), x, y);
+            const float x = flip ? acc[w] : acc[v];
+            const float y = flip ? acc[w + 1] : acc[v + 1];
+            const long long idx = layout::c_frag_crd(t, v) - base;
+            dev::sm90::sts2((buf + 4 * (b32)layout::c_smem(idx)) ^ fx, x, y);
           }
         } else {
           // stmatrix .x4: matrix i of the four holds values v + 2 i, + 1 of each lane (rows
@@ -198,15 +208,25 @@
           }
         }
         dev::sm90::fence_proxy_async();
-        if constexpr (k::C_BARS == 1) {
-          // Stores up to ch - 1 are issued; the next chunk's buffer was last read by store
-          // ch + 1 - C_BUFS: at most C_BUFS - 2 groups may still read.
-          if (t == 0) dev::sm90::store_wait_read<k::C_BUFS - 2>();
-        }
-        dev::sm90::bar_sync(1 + c, 128);
-        if (t == 0) {
-          dev::sm90::tma_store(&tmap_c, buf, (int)(n0 + ch * k::C_COLS), (int)(m0 + 64 * c));
-          dev::sm90::store_commit();
+        if constexpr (k::C_WARP) {
+          __syncwarp();
+          if (t % 32 == 0) {
+            const int w = t / 32;
+            dev::sm90::tma_store(&tmap_c, buf + w * k::C_WARP_BYTES, (int)(n0 + ch * k::C_COLS),
+                                 (int)(m0 + 64 * c + 16 * w));
+            dev::sm90::store_commit();
+          }
+        } else {
+          if constexpr (k::C_BARS == 1) {
+            // Stores up to ch - 1 are issued; the next chunk's buffer was last read by store
+            // ch + 1 - C_BUFS: at most C_BUFS - 2 groups may still read.
+            if (t == 0) dev::sm90::store_wait_read<k::C_BUFS - 2>();
+          }
+          dev::sm90::bar_sync(1 + c, 128);
+          if (t == 0) {
+            dev::sm90::tma_store(&tmap_c, buf, (int)(n0 + ch * k::C_COLS), (int)(m0 + 64 * c));
+            dev::sm90::store_commit();
+          }
         }
       }
 #else
@@ -227,7 +247,8 @@
     }
 #if TESSEL_SM90_TMA_STORE
     // The last stores must finish reading shared memory before the block exits.
-    if (t == 0) dev::sm90::store_wait<0>();
+    // (Per-warp stores: lane 0 of every warp issued some.)
+    if (k::C_WARP ? t % 32 == 0 : t == 0) dev::sm90::store_wait<0>();
 #endif
   }
   // No block leaves while another block of its cluster may still arrive on its barriers. The

@@ -31,8 +31,9 @@ fn variants() -> Vec<Sm90Options> {
         persistent: true,
         cluster: 1,
         pair_order: true,
-        chunk_barriers: 1,
+        chunk_barriers: 2,
         stages: 4,
+        warp_stores: false,
     };
     let mut v = vec![d, base];
     // The shared-memory epilogue: pair order, barriers per chunk, stages and buffers.
@@ -46,6 +47,14 @@ fn variants() -> Vec<Sm90Options> {
                     ..base
                 });
             }
+        }
+        for stages in [4, 3] {
+            v.push(Sm90Options {
+                pair_order,
+                stages,
+                warp_stores: true,
+                ..base
+            });
         }
     }
     v.extend([
@@ -213,6 +222,8 @@ fn main() {
                         // Verified in round 0 (an error there skips the variant below).
                         (None, None)
                     };
+                    // Later rounds follow other variants: their maps may differ.
+                    b.for_plan(&gpu, &plan)?;
                     let kernel = function(&gpu, &plan)?;
                     let theirs =
                         time_events(&gpu, 3, repeats, || launch_cublas(&gpu, &blas, &plan, b))?;

@@ -298,7 +298,8 @@ fn wgmma_d(t: i64, i: i64) -> (i64, i64) {
 fn fp32_epilogue_pair_order_fills_every_bank_once_per_half_warp() {
     // The kernel's fp32 epilogue: at step u of chunk ch, thread t stores its accumulators
     // v, v + 1 with v = (16 ch + u) ^ mask when bit `bit` of t is set, else 16 ch + u, into
-    // the 128B-swizzled chunk (64 rows of 32 fp32). Each half-warp's 16 lanes write 8 bytes
+    // the 128B-swizzled chunk (64 rows of 32 fp32), at the address of 16 ch + u XOR
+    // 4 c_flip_xor. Each half-warp's 16 lanes write 8 bytes
     // each: one wavefront exactly when the 128 bytes cover the 32 banks once.
     for (pair_order, banks_per_half) in [(true, 32), (false, 16)] {
         let opts = Sm90Options {
@@ -330,6 +331,14 @@ fn fp32_epilogue_pair_order_fills_every_bank_once_per_half_warp() {
                                     assert_eq!(byte, sw128(128 * r0 + 4 * (c0 - 32 * ch)) + 4);
                                 }
                                 banks.insert((byte / 4) % 32);
+                                // The kernel addresses it as value 16 ch + u's place XOR the
+                                // plan's offset XOR (4 bytes per element).
+                                if e == 0 {
+                                    let (r0, c0) = wgmma_d(t, 16 * ch + u);
+                                    let seq = sw128(128 * r0 + 4 * (c0 - 32 * ch));
+                                    let x = if flip != 0 { 4 * plan.c_flip_xor } else { 0 };
+                                    assert_eq!(byte, seq ^ x, "t {t} v {v}");
+                                }
                             }
                         }
                         assert_eq!(banks.len(), banks_per_half, "{pair_order}: w {w} u {u}");
@@ -553,10 +562,19 @@ fn gpu_variants() {
             ..d
         },
         Sm90Options {
-            chunk_barriers: 2,
+            chunk_barriers: 1,
             ..d
         },
         Sm90Options { stages: 3, ..d },
+        Sm90Options {
+            warp_stores: true,
+            ..d
+        },
+        Sm90Options {
+            warp_stores: true,
+            pair_order: false,
+            ..d
+        },
     ] {
         for output in [OutType::F32, OutType::BF16] {
             gpu_variant(

@@ -50,7 +50,7 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
             for op in [
                 "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group",
                 "cp.async.bulk.commit_group",
-                "cp.async.bulk.wait_group.read 0",
+                "cp.async.bulk.wait_group.read 1",
                 "cp.async.bulk.wait_group 0",
                 "fence.proxy.async.shared::cta",
                 "bar.sync",
@@ -110,8 +110,8 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
             assert!(!log.contains(bad), "{name}: ptxas says {bad}: {log}");
         }
     }
-    // The epilogue variants: the same pair order in every lane, two barriers per chunk, three
-    // stages with four buffers per consumer. The default fp32 epilogue's lane-dependent pair
+    // The epilogue variants: the same pair order in every lane, one barrier per chunk, three
+    // stages with four buffers per consumer, stores per warp. The default fp32 epilogue's lane-dependent pair
     // order selects between registers of constant index: no local memory (checked above), and
     // none here either.
     for opts in [
@@ -120,11 +120,15 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
             ..Sm90Options::default()
         },
         Sm90Options {
-            chunk_barriers: 2,
+            chunk_barriers: 1,
             ..Sm90Options::default()
         },
         Sm90Options {
             stages: 3,
+            ..Sm90Options::default()
+        },
+        Sm90Options {
+            warp_stores: true,
             ..Sm90Options::default()
         },
     ] {
@@ -134,9 +138,9 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
         let name = plan.kernel_name();
         let ptx = kernel.ptx(Arch::SM90A).unwrap();
         let wait = match (opts.chunk_barriers, opts.stages) {
-            (2, _) => "cp.async.bulk.wait_group.read 1",
-            (_, 3) => "cp.async.bulk.wait_group.read 2",
-            _ => "cp.async.bulk.wait_group.read 0",
+            (1, _) => "cp.async.bulk.wait_group.read 0",
+            (_, 3) => "cp.async.bulk.wait_group.read 3",
+            _ => "cp.async.bulk.wait_group.read 1",
         };
         assert!(ptx.contains(wait), "{name}: no {wait}");
         assert!(!ptx.contains(".local"), "{name} uses local memory");

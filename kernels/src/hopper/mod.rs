@@ -334,7 +334,7 @@ impl std::str::FromStr for Epilogue {
 /// use tessel_kernels::hopper::{Epilogue, Sm90Options};
 /// let d = Sm90Options::default();
 /// assert_eq!((d.epilogue, d.raster_group, d.persistent), (Epilogue::TmaStore, 8, true));
-/// assert_eq!((d.pair_order, d.chunk_barriers, d.stages), (true, 1, 4));
+/// assert_eq!((d.pair_order, d.chunk_barriers, d.stages, d.warp_stores), (true, 2, 4, false));
 /// assert_eq!(d.tag(), "");
 /// let o = Sm90Options {
 ///     epilogue: Epilogue::Direct,
@@ -342,11 +342,12 @@ impl std::str::FromStr for Epilogue {
 ///     persistent: false,
 ///     cluster: 2,
 ///     pair_order: false,
-///     chunk_barriers: 2,
+///     chunk_barriers: 1,
 ///     stages: 3,
+///     warp_stores: true,
 /// };
-/// assert_eq!(o.tag(), "_direct_g4_np_c2_seq_b2_s3");
-/// assert_eq!(o.to_string(), "direct g4 non-persistent c2 seq b2 s3");
+/// assert_eq!(o.tag(), "_direct_g4_np_c2_seq_b1_s3_ws");
+/// assert_eq!(o.to_string(), "direct g4 non-persistent c2 seq b1 s3 ws");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Sm90Options {
@@ -373,6 +374,11 @@ pub struct Sm90Options {
     /// Pipeline stages of 48 KiB (3 or 4); with 3 the shared memory freed holds 4 epilogue
     /// buffers per consumer instead of 2.
     pub stages: i64,
+    /// Shared-memory epilogue per warp: each warp writes its 16 rows of a chunk into its own
+    /// 2 KiB quarter of the buffer and its lane 0 stores them with a TMA box of 16 rows,
+    /// synchronizing with `__syncwarp` instead of the warpgroup's named barriers
+    /// (`chunk_barriers` then does not apply).
+    pub warp_stores: bool,
 }
 
 impl Default for Sm90Options {
@@ -383,8 +389,9 @@ impl Default for Sm90Options {
             persistent: true,
             cluster: 1,
             pair_order: true,
-            chunk_barriers: 1,
+            chunk_barriers: 2,
             stages: STAGES,
+            warp_stores: false,
         }
     }
 }
@@ -421,6 +428,9 @@ impl Sm90Options {
         if self.stages != d.stages {
             s += &format!("_s{}", self.stages);
         }
+        if self.warp_stores != d.warp_stores {
+            s += if self.warp_stores { "_ws" } else { "_wg" };
+        }
         s
     }
 }
@@ -429,7 +439,7 @@ impl fmt::Display for Sm90Options {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} g{} {} c{} {} b{} s{}",
+            "{} g{} {} c{} {} b{} s{}{}",
             self.epilogue,
             self.raster_group,
             if self.persistent {
@@ -440,7 +450,8 @@ impl fmt::Display for Sm90Options {
             self.cluster,
             if self.pair_order { "xor" } else { "seq" },
             self.chunk_barriers,
-            self.stages
+            self.stages,
+            if self.warp_stores { " ws" } else { "" }
         )
     }
 }
@@ -501,6 +512,10 @@ pub struct Sm90Plan {
     /// the first candidate whose stores are conflict-free); `(0, 0)` for 16-bit outputs,
     /// the direct epilogue and `pair_order: false`.
     pub c_flip: (i64, i64),
+    /// With a pair order, the element-offset XOR that takes the place of value `v` to that of
+    /// value `v ^ mask` for every thread that flips (the kernel XORs the address instead of
+    /// recomputing it); 0 without one.
+    pub c_flip_xor: i64,
     desc_a: Vec<GmmaDescriptor>,
     desc_b: Vec<GmmaDescriptor>,
 }
@@ -734,8 +749,26 @@ impl Sm90Plan {
         let c_cols = Self::c_cols(output);
         let c_smem = smem_atom(Major::K, SwizzleMode::B128, 8 * output.tma().bytes())?
             .tile_to_shape(&IntTuple::from_ints([64, c_cols]))?;
+        // Per-warp stores read 16-row boxes: rows 16 w .. of the chunk, 16 w * C_COLS
+        // elements (2 KiB) into it.
+        let box_rows = if options.warp_stores { 16 } else { 64 };
+        let c_box = smem_atom(Major::K, SwizzleMode::B128, 8 * output.tma().bytes())?
+            .tile_to_shape(&IntTuple::from_ints([box_rows, c_cols]))?;
+        for w in 0..64 / box_rows {
+            for col in 0..c_cols {
+                for r in 0..box_rows {
+                    let want = c_smem.offset(w * box_rows + r + 64 * col)?;
+                    if c_box.offset(r + box_rows * col)? + w * box_rows * c_cols != want {
+                        return Err(GpuError::InvalidArgument(format!(
+                            "rows {}.. of the epilogue chunk {c_smem} are not the box {c_box}",
+                            w * box_rows
+                        )));
+                    }
+                }
+            }
+        }
         let c_tma = match options.epilogue {
-            Epilogue::TmaStore => Self::c_store_tma(m, n, output, &c_smem)?,
+            Epilogue::TmaStore => Self::c_store_tma(m, n, output, &c_box)?,
             Epilogue::Direct => None,
         };
         let epilogue = if c_tma.is_some() {
@@ -766,23 +799,24 @@ impl Sm90Plan {
             c_smem,
             c_tma,
             c_flip: (0, 0),
+            c_flip_xor: 0,
             desc_a,
             desc_b,
         };
         plan.check_c_frag()?;
-        plan.c_flip = plan.choose_c_flip()?;
+        (plan.c_flip, plan.c_flip_xor) = plan.choose_c_flip()?;
         plan.check_c_chunks()?;
         Ok(plan)
     }
 
-    /// The TMA store of the epilogue's chunks (box `C_COLS x 64` of C, 128B swizzle, proven to
-    /// read `c_smem`), or `None` where TMA cannot address C: its row pitch is not a multiple of
-    /// 16 bytes.
+    /// The TMA store of the epilogue's chunks (box `C_COLS x rows` of C, 128B swizzle, proven
+    /// to read `c_box`, whose rows it takes from mode 0), or `None` where TMA cannot address C:
+    /// its row pitch is not a multiple of 16 bytes.
     pub(crate) fn c_store_tma(
         m: i64,
         n: i64,
         output: OutType,
-        c_smem: &ComposedLayout,
+        c_box: &ComposedLayout,
     ) -> GpuResult<Option<TmaPlan>> {
         let elem = output.tma();
         if (n * elem.bytes()) % 16 != 0 {
@@ -794,11 +828,12 @@ impl Sm90Plan {
             ld: n,
             elem,
         };
+        let rows = c_box.layout().mode(0)?.size();
         let tma = TmaPlan::new(
             matrix,
-            [Self::c_cols(output), 64],
+            [Self::c_cols(output), rows],
             SwizzleMode::B128,
-            c_smem,
+            c_box,
             Major::K,
         )?;
         Ok(Some(tma))
@@ -999,6 +1034,12 @@ impl Sm90Plan {
         // place of the first (checked above for every pair): the steps must visit every pair
         // of the chunk once.
         if self.output == OutType::F32 {
+            if self.c_flip != (0, 0) && self.flip_xor()? != Some(self.c_flip_xor) {
+                return bad(format!(
+                    "the pair order {:?} does not move every value by the offset XOR {}",
+                    self.c_flip, self.c_flip_xor
+                ));
+            }
             for ch in 0..chunks {
                 for t in 0..128 {
                     let mut seen = vec![false; vals as usize];
@@ -1035,23 +1076,48 @@ impl Sm90Plan {
     /// accumulator row bits of a lane; mask an even value index below `C_VALS`) whose stores
     /// the bank model finds conflict-free, or `(0, 0)` (the same order in every lane) for
     /// 16-bit outputs, the direct epilogue, `pair_order: false`, or when no candidate is free.
-    fn choose_c_flip(&self) -> GpuResult<(i64, i64)> {
+    fn choose_c_flip(&self) -> GpuResult<((i64, i64), i64)> {
         if self.output != OutType::F32
             || self.epilogue != Epilogue::TmaStore
             || !self.options.pair_order
         {
-            return Ok((0, 0));
+            return Ok(((0, 0), 0));
         }
         let mut trial = self.clone();
         for bit in 2..5 {
             for mask in (2..self.c_vals()).step_by(2) {
                 trial.c_flip = (mask, bit);
-                if trial.epilogue_banks()?.iter().all(|r| r.excess == 0) {
-                    return Ok((mask, bit));
+                if let Some(x) = trial.flip_xor()?
+                    && trial.epilogue_banks()?.iter().all(|r| r.excess == 0)
+                {
+                    return Ok(((mask, bit), x));
                 }
             }
         }
-        Ok((0, 0))
+        Ok(((0, 0), 0))
+    }
+
+    /// The one element-offset XOR `X` with `c_smem(value v ^ mask) == c_smem(value v) ^ X` for
+    /// every thread that flips, every chunk and every pair, below 256 elements (the kernel
+    /// XORs byte addresses of 1024-byte aligned buffers); `None` where there is none.
+    fn flip_xor(&self) -> GpuResult<Option<i64>> {
+        let (mask, bit) = self.c_flip;
+        let vals = self.c_vals();
+        let mut x = None;
+        for ch in 0..BN / Self::c_cols(self.output) {
+            for t in (0..128).filter(|t| (t >> bit) & 1 == 1) {
+                for u in (0..vals).step_by(2) {
+                    let v = ch * vals + u;
+                    let here = self.c_smem.offset(self.c_index(t, v, ch)?)?;
+                    let there = self.c_smem.offset(self.c_index(t, v ^ mask, ch)?)?;
+                    let d = here ^ there;
+                    if *x.get_or_insert(d) != d || d >= 256 {
+                        return Ok(None);
+                    }
+                }
+            }
+        }
+        Ok(x)
     }
 
     /// The descriptors of A's operands: consumer `c`, k-block `kb` at index `4 c + kb`, start
@@ -1294,6 +1360,9 @@ impl Sm90Plan {
             .int("C_BARS", self.options.chunk_barriers)
             .int("C_FLIP", self.c_flip.0)
             .int("C_FLIP_BIT", self.c_flip.1)
+            .int("C_FLIP_XOR", self.c_flip_xor)
+            .int("C_WARP", i64::from(self.options.warp_stores))
+            .int("C_WARP_BYTES", 16 * 128)
             .mma_atom("wgmma", &mma_atom(self.input.atom())?)
             .copy_atom("stsm", &copy_atom("SM90_U32x4_STSM_N")?)
             .device_fn("sm90", &sync)
