@@ -23,6 +23,8 @@
 //   k::C_FLIP, k::C_FLIP_BIT              fp32 pair order: threads with that bit set store
 //                                         value pair u ^ C_FLIP at step u (bank-conflict free)
 //   k::C_BARS                             named barriers per epilogue chunk (1 or 2)
+//   k::L2_HINT                            1: C's TMA stores evict first from L2; 2: also A's and
+//                                         B's loads evict last (clusters: B plain)
 //   k::C_WARP                             1: each warp stores its own 16 rows of a chunk
 //                                         (k::C_WARP_BYTES of the buffer, a 16-row box of
 //                                         tmap_c) and syncs with __syncwarp only
@@ -61,6 +63,7 @@
     if (t == 0) {
       dev::sm90::prefetch_map(&tmap_a);
       dev::sm90::prefetch_map(&tmap_b);
+      const uint64_t keep = k::L2_HINT >= 2 ? dev::sm90::policy_evict_last() : 0;
       int s = 0;
       b32 phase = 0;
 #pragma unroll 1
@@ -75,11 +78,19 @@
           dev::sm90::wait(bars + 8 * (k::STAGES + s), phase ^ 1u);
           const b32 full = bars + 8 * s;
           dev::sm90::arrive_expect_tx(full, k::TX_BYTES);
-          dev::sm90::tma_load(sA + s * k::A_STAGE_BYTES, &tmap_a, kt * k::BK, m0, full);
+          if constexpr (k::L2_HINT >= 2) {
+            dev::sm90::tma_load_hint(sA + s * k::A_STAGE_BYTES, &tmap_a, kt * k::BK, m0, full,
+                                     keep);
+          } else {
+            dev::sm90::tma_load(sA + s * k::A_STAGE_BYTES, &tmap_a, kt * k::BK, m0, full);
+          }
           if constexpr (k::CLUSTER > 1) {
             dev::sm90::tma_load_multicast(sB + s * k::B_STAGE_BYTES + rank * k::B_BOX_BYTES,
                                           &tmap_b, kt * k::BK, n0 + (int)rank * k::B_ROWS, full,
                                           (b16)((1u << k::CLUSTER) - 1u));
+          } else if constexpr (k::L2_HINT >= 2) {
+            dev::sm90::tma_load_hint(sB + s * k::B_STAGE_BYTES, &tmap_b, kt * k::BK, n0, full,
+                                     keep);
           } else {
             dev::sm90::tma_load(sB + s * k::B_STAGE_BYTES, &tmap_b, kt * k::BK, n0, full);
           }
@@ -108,6 +119,9 @@
         dev::sm90::arrive(bar);
       }
     };
+#if TESSEL_SM90_TMA_STORE
+    const uint64_t evict = k::L2_HINT >= 1 ? dev::sm90::policy_evict_first() : 0;
+#endif
     float acc[k::ACC];
 #pragma unroll
     for (int i = 0; i < k::ACC; ++i) acc[i] = 0.0f;
@@ -212,8 +226,13 @@
           __syncwarp();
           if (t % 32 == 0) {
             const int w = t / 32;
-            dev::sm90::tma_store(&tmap_c, buf + w * k::C_WARP_BYTES, (int)(n0 + ch * k::C_COLS),
-                                 (int)(m0 + 64 * c + 16 * w));
+            const b32 src = buf + w * k::C_WARP_BYTES;
+            const int c0 = (int)(n0 + ch * k::C_COLS), c1 = (int)(m0 + 64 * c + 16 * w);
+            if constexpr (k::L2_HINT >= 1) {
+              dev::sm90::tma_store_hint(&tmap_c, src, c0, c1, evict);
+            } else {
+              dev::sm90::tma_store(&tmap_c, src, c0, c1);
+            }
             dev::sm90::store_commit();
           }
         } else {
@@ -224,7 +243,12 @@
           }
           dev::sm90::bar_sync(1 + c, 128);
           if (t == 0) {
-            dev::sm90::tma_store(&tmap_c, buf, (int)(n0 + ch * k::C_COLS), (int)(m0 + 64 * c));
+            const int c0 = (int)(n0 + ch * k::C_COLS), c1 = (int)(m0 + 64 * c);
+            if constexpr (k::L2_HINT >= 1) {
+              dev::sm90::tma_store_hint(&tmap_c, buf, c0, c1, evict);
+            } else {
+              dev::sm90::tma_store(&tmap_c, buf, c0, c1);
+            }
             dev::sm90::store_commit();
           }
         }

@@ -146,6 +146,36 @@ struct sm90 {
         "r"(src), "r"(c0), "r"(c1)
         : "memory");
   }
+  // L2 cache policies (PTX ISA "createpolicy"): every access it is given is evicted first /
+  // last from L2.
+  static __device__ __forceinline__ uint64_t policy_evict_first() {
+    uint64_t p;
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(p));
+    return p;
+  }
+  static __device__ __forceinline__ uint64_t policy_evict_last() {
+    uint64_t p;
+    asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(p));
+    return p;
+  }
+  // tma_load with an L2 cache policy.
+  static __device__ __forceinline__ void tma_load_hint(b32 dst, const tessel_tensor_map* map,
+                                                       int c0, int c1, b32 bar, uint64_t policy) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+        ".L2::cache_hint [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(dst),
+        "l"((unsigned long long)map), "r"(bar), "r"(c0), "r"(c1), "l"(policy)
+        : "memory");
+  }
+  // tma_store with an L2 cache policy.
+  static __device__ __forceinline__ void tma_store_hint(const tessel_tensor_map* map, b32 src,
+                                                        int c0, int c1, uint64_t policy) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group.L2::cache_hint"
+        " [%0, {%2, %3}], [%1], %4;\n" ::"l"((unsigned long long)map),
+        "r"(src), "r"(c0), "r"(c1), "l"(policy)
+        : "memory");
+  }
   // Closes this thread's bulk stores issued so far into one group.
   static __device__ __forceinline__ void store_commit() {
     asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");

@@ -34,6 +34,7 @@ fn variants() -> Vec<Sm90Options> {
         chunk_barriers: 2,
         stages: 4,
         warp_stores: false,
+        l2_hint: 0,
     };
     let mut v = vec![d, base];
     // The shared-memory epilogue: pair order, barriers per chunk, stages and buffers.
@@ -56,6 +57,14 @@ fn variants() -> Vec<Sm90Options> {
                 ..base
             });
         }
+    }
+    for l2_hint in [1, 2] {
+        v.push(Sm90Options { l2_hint, ..base });
+        v.push(Sm90Options {
+            l2_hint,
+            pair_order: false,
+            ..base
+        });
     }
     v.extend([
         Sm90Options {

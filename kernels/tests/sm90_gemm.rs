@@ -575,6 +575,8 @@ fn gpu_variants() {
             pair_order: false,
             ..d
         },
+        Sm90Options { l2_hint: 1, ..d },
+        Sm90Options { l2_hint: 2, ..d },
     ] {
         for output in [OutType::F32, OutType::BF16] {
             gpu_variant(

@@ -131,6 +131,10 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
             warp_stores: true,
             ..Sm90Options::default()
         },
+        Sm90Options {
+            l2_hint: 2,
+            ..Sm90Options::default()
+        },
     ] {
         let plan =
             Sm90Plan::with_options(1000, 1000, 1000, InType::F16, OutType::F32, opts).unwrap();
@@ -143,6 +147,16 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
             _ => "cp.async.bulk.wait_group.read 1",
         };
         assert!(ptx.contains(wait), "{name}: no {wait}");
+        if opts.l2_hint == 2 {
+            for op in [
+                "createpolicy.fractional.L2::evict_first.b64",
+                "createpolicy.fractional.L2::evict_last.b64",
+                "bulk_group.L2::cache_hint",
+                "complete_tx::bytes.L2::cache_hint",
+            ] {
+                assert!(ptx.contains(op), "{name}: no {op}");
+            }
+        }
         assert!(!ptx.contains(".local"), "{name} uses local memory");
         let (_, log) = cubin_and_log(kernel.source(), &name, Arch::SM90A);
         assert!(

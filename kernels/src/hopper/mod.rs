@@ -345,9 +345,10 @@ impl std::str::FromStr for Epilogue {
 ///     chunk_barriers: 1,
 ///     stages: 3,
 ///     warp_stores: true,
+///     l2_hint: 1,
 /// };
-/// assert_eq!(o.tag(), "_direct_g4_np_c2_seq_b1_s3_ws");
-/// assert_eq!(o.to_string(), "direct g4 non-persistent c2 seq b1 s3 ws");
+/// assert_eq!(o.tag(), "_direct_g4_np_c2_seq_b1_s3_ws_h1");
+/// assert_eq!(o.to_string(), "direct g4 non-persistent c2 seq b1 s3 ws h1");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Sm90Options {
@@ -379,6 +380,10 @@ pub struct Sm90Options {
     /// synchronizing with `__syncwarp` instead of the warpgroup's named barriers
     /// (`chunk_barriers` then does not apply).
     pub warp_stores: bool,
+    /// L2 cache policies (`createpolicy`, `.L2::cache_hint`): 0 none; 1 C's TMA stores evict
+    /// first (C is not read again, A's and B's panels stay); 2 also A's and B's loads evict
+    /// last (without clusters).
+    pub l2_hint: i64,
 }
 
 impl Default for Sm90Options {
@@ -392,6 +397,7 @@ impl Default for Sm90Options {
             chunk_barriers: 2,
             stages: STAGES,
             warp_stores: false,
+            l2_hint: 0,
         }
     }
 }
@@ -431,6 +437,9 @@ impl Sm90Options {
         if self.warp_stores != d.warp_stores {
             s += if self.warp_stores { "_ws" } else { "_wg" };
         }
+        if self.l2_hint != d.l2_hint {
+            s += &format!("_h{}", self.l2_hint);
+        }
         s
     }
 }
@@ -439,7 +448,7 @@ impl fmt::Display for Sm90Options {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} g{} {} c{} {} b{} s{}{}",
+            "{} g{} {} c{} {} b{} s{}{} h{}",
             self.epilogue,
             self.raster_group,
             if self.persistent {
@@ -451,7 +460,8 @@ impl fmt::Display for Sm90Options {
             if self.pair_order { "xor" } else { "seq" },
             self.chunk_barriers,
             self.stages,
-            if self.warp_stores { " ws" } else { "" }
+            if self.warp_stores { " ws" } else { "" },
+            self.l2_hint
         )
     }
 }
@@ -644,6 +654,12 @@ impl Sm90Plan {
             return Err(GpuError::InvalidArgument(format!(
                 "Hopper GEMM: {} named barriers per epilogue chunk (1 or 2 supported)",
                 options.chunk_barriers
+            )));
+        }
+        if !(0..=2).contains(&options.l2_hint) {
+            return Err(GpuError::InvalidArgument(format!(
+                "Hopper GEMM: L2 hint {} (0, 1 or 2 supported)",
+                options.l2_hint
             )));
         }
         if !(3..=4).contains(&options.stages) {
@@ -1362,6 +1378,7 @@ impl Sm90Plan {
             .int("C_FLIP_BIT", self.c_flip.1)
             .int("C_FLIP_XOR", self.c_flip_xor)
             .int("C_WARP", i64::from(self.options.warp_stores))
+            .int("L2_HINT", self.options.l2_hint)
             .int("C_WARP_BYTES", 16 * 128)
             .mma_atom("wgmma", &mma_atom(self.input.atom())?)
             .copy_atom("stsm", &copy_atom("SM90_U32x4_STSM_N")?)
