@@ -17,14 +17,17 @@
 //!   rows of the tile and issues four `wgmma m64n256k16` per stage on descriptors of the
 //!   stage, keeping one k-tile of wgmmas in flight, then writes its 64 x 256 accumulators
 //!   (the GMMA atom's C layout) to C: by default ([`Epilogue::TmaStore`]) through shared
-//!   memory, in chunks of 64 rows x 128 bytes (`st.shared.v2` for fp32, `stmatrix` for 16-bit
+//!   memory, in chunks of 64 rows x 128 bytes (`st.shared.v2` for fp32, its lanes taking the
+//!   column pairs in a lane-dependent order, [`Sm90Plan::c_flip`]; `stmatrix` for 16-bit
 //!   outputs) into a 128B-swizzled buffer ([`Sm90Plan::c_smem`], proven conflict-free by the
 //!   bank model) that a TMA store copies to C (clipping ragged `M`, `N`), two buffers per
 //!   consumer; or ([`Epilogue::Direct`]) with predicated stores from the registers.
 //!
 //! [`Sm90Options`] selects the variant (epilogue, raster group, persistent grid, clusters of
-//! two blocks along M that multicast the shared B tile with TMA); `kernels/examples/
-//! sm90_sweep.rs` times them against cuBLAS in one process (docs/performance.md, "Hopper").
+//! two blocks along M that multicast the shared B tile with TMA, and the shared-memory
+//! epilogue's pair order, barriers per chunk, stages, per-warp stores and L2 hints);
+//! `kernels/examples/sm90_sweep.rs` times them against cuBLAS in one process
+//! (docs/performance.md, "Hopper").
 //!
 //! Every shared layout is `smem_atom(Major::K, SwizzleMode::B128, 16)` tiled over the stage
 //! with `tile_to_shape`. [`Sm90Plan::new`] proves on the host that the TMA boxes write exactly
