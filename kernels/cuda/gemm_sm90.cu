@@ -25,6 +25,9 @@
 //   k::C_BARS                             named barriers per epilogue chunk (1 or 2)
 //   k::L2_HINT                            1: C's TMA stores evict first from L2; 2: also A's and
 //                                         B's loads evict last (clusters: B plain)
+//   k::LAG, k::LAG_AT                     consumer 1 starts once consumer 0 has issued k-tile
+//                                         LAG_AT (= min(LAG, KT) - 1) of its first tile (named
+//                                         barrier 3): their epilogues no longer coincide
 //   k::C_WARP                             1: each warp stores its own 16 rows of a chunk
 //                                         (k::C_WARP_BYTES of the buffer, a 16-row box of
 //                                         tmap_c) and syncs with __syncwarp only
@@ -127,6 +130,11 @@
     for (int i = 0; i < k::ACC; ++i) acc[i] = 0.0f;
     int s = 0;
     b32 phase = 0;
+    // Consumer 0 owes consumer 1 its start signal (once; also with no tile at all).
+    bool owed = k::LAG > 0 && c == 0;
+    if constexpr (k::LAG > 0) {
+      if (c == 1) dev::sm90::bar_sync(3, 256);
+    }
 #pragma unroll 1
     for (long long tile = first; tile < k::TILES; tile += step) {
       const long long idx = layout::raster(tile);
@@ -156,6 +164,12 @@
         // arrival per consumer warp on the barrier of every block of the cluster).
         dev::sm90::mma_wait<1>();
         if (kt > 0 && t % 32 == 0) release(bars + 8 * (k::STAGES + prev));
+        if constexpr (k::LAG > 0) {
+          if (owed && kt == k::LAG_AT) {
+            dev::sm90::bar_arrive(3, 256);
+            owed = false;
+          }
+        }
         prev = s;
         if (++s == k::STAGES) {
           s = 0;
@@ -269,6 +283,7 @@
       }
 #endif
     }
+    if (owed) dev::sm90::bar_arrive(3, 256);
 #if TESSEL_SM90_TMA_STORE
     // The last stores must finish reading shared memory before the block exits.
     // (Per-warp stores: lane 0 of every warp issued some.)

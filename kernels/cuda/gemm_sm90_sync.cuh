@@ -136,6 +136,10 @@ struct sm90 {
   static __device__ __forceinline__ void bar_sync(int id, int threads) {
     asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
   }
+  // Arrives on named barrier `id` over `threads` threads without waiting.
+  static __device__ __forceinline__ void bar_arrive(int id, int threads) {
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+  }
   // The box at shared address `src` to the tensor at coordinates (c0 innermost, c1); TMA drops
   // the elements outside the tensor.
   static __device__ __forceinline__ void tma_store(const tessel_tensor_map* map, b32 src, int c0,

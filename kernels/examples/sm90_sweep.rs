@@ -35,6 +35,7 @@ fn variants() -> Vec<Sm90Options> {
         stages: 4,
         warp_stores: false,
         l2_hint: 0,
+        lag: 0,
     };
     let mut v = vec![d, base];
     // The shared-memory epilogue: pair order, barriers per chunk, stages and buffers.
@@ -57,6 +58,9 @@ fn variants() -> Vec<Sm90Options> {
                 ..base
             });
         }
+    }
+    for lag in 1..=3 {
+        v.push(Sm90Options { lag, ..base });
     }
     for l2_hint in [1, 2] {
         v.push(Sm90Options { l2_hint, ..base });

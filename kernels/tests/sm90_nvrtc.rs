@@ -135,6 +135,10 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
             l2_hint: 2,
             ..Sm90Options::default()
         },
+        Sm90Options {
+            lag: 3,
+            ..Sm90Options::default()
+        },
     ] {
         let plan =
             Sm90Plan::with_options(1000, 1000, 1000, InType::F16, OutType::F32, opts).unwrap();

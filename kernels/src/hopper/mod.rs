@@ -349,9 +349,10 @@ impl std::str::FromStr for Epilogue {
 ///     stages: 3,
 ///     warp_stores: true,
 ///     l2_hint: 1,
+///     lag: 2,
 /// };
-/// assert_eq!(o.tag(), "_direct_g4_np_c2_seq_b1_s3_ws_h1");
-/// assert_eq!(o.to_string(), "direct g4 non-persistent c2 seq b1 s3 ws h1");
+/// assert_eq!(o.tag(), "_direct_g4_np_c2_seq_b1_s3_ws_h1_l2");
+/// assert_eq!(o.to_string(), "direct g4 non-persistent c2 seq b1 s3 ws h1 l2");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Sm90Options {
@@ -387,6 +388,11 @@ pub struct Sm90Options {
     /// first (C is not read again, A's and B's panels stay); 2 also A's and B's loads evict
     /// last (without clusters).
     pub l2_hint: i64,
+    /// k-tiles (0 ..= 3) by which consumer 1 starts behind consumer 0: it waits on a named
+    /// barrier until consumer 0 has issued that many k-tiles of its first tile, so the two
+    /// consumers' epilogues stop coinciding and one's epilogue overlaps the other's last
+    /// k-tiles (the stage ring, 4 deep, keeps them at most 3 apart).
+    pub lag: i64,
 }
 
 impl Default for Sm90Options {
@@ -401,6 +407,7 @@ impl Default for Sm90Options {
             stages: STAGES,
             warp_stores: false,
             l2_hint: 0,
+            lag: 0,
         }
     }
 }
@@ -443,6 +450,9 @@ impl Sm90Options {
         if self.l2_hint != d.l2_hint {
             s += &format!("_h{}", self.l2_hint);
         }
+        if self.lag != d.lag {
+            s += &format!("_l{}", self.lag);
+        }
         s
     }
 }
@@ -451,7 +461,7 @@ impl fmt::Display for Sm90Options {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} g{} {} c{} {} b{} s{}{} h{}",
+            "{} g{} {} c{} {} b{} s{}{} h{} l{}",
             self.epilogue,
             self.raster_group,
             if self.persistent {
@@ -464,7 +474,8 @@ impl fmt::Display for Sm90Options {
             self.chunk_barriers,
             self.stages,
             if self.warp_stores { " ws" } else { "" },
-            self.l2_hint
+            self.l2_hint,
+            self.lag
         )
     }
 }
@@ -657,6 +668,12 @@ impl Sm90Plan {
             return Err(GpuError::InvalidArgument(format!(
                 "Hopper GEMM: {} named barriers per epilogue chunk (1 or 2 supported)",
                 options.chunk_barriers
+            )));
+        }
+        if !(0..=3).contains(&options.lag) {
+            return Err(GpuError::InvalidArgument(format!(
+                "Hopper GEMM: consumer lag of {} k-tiles (0 ..= 3 supported)",
+                options.lag
             )));
         }
         if !(0..=2).contains(&options.l2_hint) {
@@ -1382,6 +1399,8 @@ impl Sm90Plan {
             .int("C_FLIP_XOR", self.c_flip_xor)
             .int("C_WARP", i64::from(self.options.warp_stores))
             .int("L2_HINT", self.options.l2_hint)
+            .int("LAG", self.options.lag)
+            .int("LAG_AT", self.options.lag.min(self.k_tiles()) - 1)
             .int("C_WARP_BYTES", 16 * 128)
             .mma_atom("wgmma", &mma_atom(self.input.atom())?)
             .copy_atom("stsm", &copy_atom("SM90_U32x4_STSM_N")?)
