@@ -18,16 +18,27 @@
 //   dev::sm90                             mbarrier, TMA, fences, setmaxnreg, wgmma sync, stores
 //   TESSEL_SM90_TMA_STORE                 1: the epilogue goes through shared memory (chunks of
 //                                         64 x k::C_COLS in layout::c_smem, 128-byte rows,
-//                                         double-buffered per consumer) and a TMA store of
+//                                         k::C_BUFS buffers per consumer) and a TMA store of
 //                                         tmap_c; 0: predicated direct stores to C
+//   k::C_FLIP, k::C_FLIP_BIT              fp32 pair order: threads with that bit set store
+//                                         value pair u ^ C_FLIP at step u (bank-conflict free)
+//   k::C_BARS                             named barriers per epilogue chunk (1 or 2)
+//   k::L2_HINT                            1: C's TMA stores evict first from L2; 2: also A's and
+//                                         B's loads evict last (clusters: B plain)
+//   k::LAG, k::LAG_AT                     consumer 1 starts once consumer 0 has issued k-tile
+//                                         LAG_AT (= min(LAG, KT) - 1) of its first tile (named
+//                                         barrier 3): their epilogues no longer coincide
+//   k::C_WARP                             1: each warp stores its own 16 rows of a chunk
+//                                         (k::C_WARP_BYTES of the buffer, a 16-row box of
+//                                         tmap_c) and syncs with __syncwarp only
   extern __shared__ __align__(1024) unsigned char tessel_smem[];
   // Swizzled stages must start at multiples of 1024 bytes (the 128B pattern's repeat).
   const b32 raw = (b32)__cvta_generic_to_shared(tessel_smem);
   const b32 sA = (raw + 1023u) & ~1023u;
   const b32 sB = sA + k::STAGES * k::A_STAGE_BYTES;
-  // Epilogue buffers (2 per consumer, k::C_BUF_BYTES each; none for direct stores).
+  // Epilogue buffers (k::C_BUFS per consumer, k::C_BUF_BYTES each; none for direct stores).
   const b32 sC = sB + k::STAGES * k::B_STAGE_BYTES;
-  const b32 bars = sC + 4 * k::C_BUF_BYTES;  // full[s] = bars + 8 s, empty[s] after
+  const b32 bars = sC + 2 * k::C_BUFS * k::C_BUF_BYTES;  // full[s] = bars + 8 s, empty[s] after
   const int wg = threadIdx.x / 128;
   const int t = threadIdx.x % 128;
   // Clusters of k::CLUSTER blocks along M share each B tile: block `rank` loads rows
@@ -55,6 +66,7 @@
     if (t == 0) {
       dev::sm90::prefetch_map(&tmap_a);
       dev::sm90::prefetch_map(&tmap_b);
+      const uint64_t keep = k::L2_HINT >= 2 ? dev::sm90::policy_evict_last() : 0;
       int s = 0;
       b32 phase = 0;
 #pragma unroll 1
@@ -69,11 +81,19 @@
           dev::sm90::wait(bars + 8 * (k::STAGES + s), phase ^ 1u);
           const b32 full = bars + 8 * s;
           dev::sm90::arrive_expect_tx(full, k::TX_BYTES);
-          dev::sm90::tma_load(sA + s * k::A_STAGE_BYTES, &tmap_a, kt * k::BK, m0, full);
+          if constexpr (k::L2_HINT >= 2) {
+            dev::sm90::tma_load_hint(sA + s * k::A_STAGE_BYTES, &tmap_a, kt * k::BK, m0, full,
+                                     keep);
+          } else {
+            dev::sm90::tma_load(sA + s * k::A_STAGE_BYTES, &tmap_a, kt * k::BK, m0, full);
+          }
           if constexpr (k::CLUSTER > 1) {
             dev::sm90::tma_load_multicast(sB + s * k::B_STAGE_BYTES + rank * k::B_BOX_BYTES,
                                           &tmap_b, kt * k::BK, n0 + (int)rank * k::B_ROWS, full,
                                           (b16)((1u << k::CLUSTER) - 1u));
+          } else if constexpr (k::L2_HINT >= 2) {
+            dev::sm90::tma_load_hint(sB + s * k::B_STAGE_BYTES, &tmap_b, kt * k::BK, n0, full,
+                                     keep);
           } else {
             dev::sm90::tma_load(sB + s * k::B_STAGE_BYTES, &tmap_b, kt * k::BK, n0, full);
           }
@@ -102,11 +122,19 @@
         dev::sm90::arrive(bar);
       }
     };
+#if TESSEL_SM90_TMA_STORE
+    const uint64_t evict = k::L2_HINT >= 1 ? dev::sm90::policy_evict_first() : 0;
+#endif
     float acc[k::ACC];
 #pragma unroll
     for (int i = 0; i < k::ACC; ++i) acc[i] = 0.0f;
     int s = 0;
     b32 phase = 0;
+    // Consumer 0 owes consumer 1 its start signal (once; also with no tile at all).
+    bool owed = k::LAG > 0 && c == 0;
+    if constexpr (k::LAG > 0) {
+      if (c == 1) dev::sm90::bar_sync(3, 256);
+    }
 #pragma unroll 1
     for (long long tile = first; tile < k::TILES; tile += step) {
       const long long idx = layout::raster(tile);
@@ -136,6 +164,12 @@
         // arrival per consumer warp on the barrier of every block of the cluster).
         dev::sm90::mma_wait<1>();
         if (kt > 0 && t % 32 == 0) release(bars + 8 * (k::STAGES + prev));
+        if constexpr (k::LAG > 0) {
+          if (owed && kt == k::LAG_AT) {
+            dev::sm90::bar_arrive(3, 256);
+            owed = false;
+          }
+        }
         prev = s;
         if (++s == k::STAGES) {
           s = 0;
@@ -148,21 +182,38 @@
 #if TESSEL_SM90_TMA_STORE
       // Epilogue through shared memory, chunk by chunk: values ch * k::C_VALS .. of every thread
       // are the 64 x k::C_COLS chunk ch of the consumer's 64 x 256 tile (checked on the host).
-      // Chunk buffers alternate; before refilling one, thread 0 (which issued its store) waits
-      // until at most one store group still reads shared memory, and the warpgroup syncs.
+      // Chunk buffers rotate (k::C_CHUNKS is a multiple of k::C_BUFS, so chunk ch of every
+      // tile uses buffer ch % k::C_BUFS). Thread 0 issued every store: it waits until the store
+      // that last read a buffer is done with it, then the warpgroup syncs, before the buffer
+      // is refilled. With 2 barriers per chunk that happens before the chunk's own stores;
+      // with 1, at the barrier that follows the stores, for the next chunk's buffer.
 #pragma unroll
       for (int ch = 0; ch < k::C_CHUNKS; ++ch) {
-        const b32 buf = sC + (2 * c + (ch & 1)) * k::C_BUF_BYTES;
-        if (t == 0) dev::sm90::store_wait_read<1>();
-        dev::sm90::bar_sync(1 + c, 128);
+        const b32 buf = sC + (k::C_BUFS * c + ch % k::C_BUFS) * k::C_BUF_BYTES;
+        if constexpr (k::C_WARP) {
+          // Lane 0 issued this warp's stores from the buffer: the one that last read it is done.
+          if (t % 32 == 0) dev::sm90::store_wait_read<k::C_BUFS - 1>();
+          __syncwarp();
+        } else if constexpr (k::C_BARS == 2) {
+          if (t == 0) dev::sm90::store_wait_read<k::C_BUFS - 1>();
+          dev::sm90::bar_sync(1 + c, 128);
+        }
         const long long base = (long long)ch * 64 * k::C_COLS;
         if constexpr (k::OUT == 0) {
-          // Two adjacent fp32 columns per st.shared.v2.
+          // Two adjacent fp32 columns per st.shared.v2, pair u ^ flip at step u (a selection
+          // between two registers of constant index: the array stays in registers).
+          // The place of pair v ^ C_FLIP is that of pair v with the offset XOR C_FLIP_XOR
+          // (checked on the host), so the address stays the one of the sequential order.
+          const bool flip = k::C_FLIP != 0 && ((t >> k::C_FLIP_BIT) & 1) != 0;
+          const b32 fx = flip ? 4u * (b32)k::C_FLIP_XOR : 0u;
 #pragma unroll
           for (int u = 0; u < k::C_VALS; u += 2) {
             const int v = ch * k::C_VALS + u;
+            const int w = v ^ k::C_FLIP;
+            const float x = flip ? acc[w] : acc[v];
+            const float y = flip ? acc[w + 1] : acc[v + 1];
             const long long idx = layout::c_frag_crd(t, v) - base;
-            dev::sm90::sts2(buf + 4 * (b32)layout::c_smem(idx), acc[v], acc[v + 1]);
+            dev::sm90::sts2((buf + 4 * (b32)layout::c_smem(idx)) ^ fx, x, y);
           }
         } else {
           // stmatrix .x4: matrix i of the four holds values v + 2 i, + 1 of each lane (rows
@@ -185,10 +236,35 @@
           }
         }
         dev::sm90::fence_proxy_async();
-        dev::sm90::bar_sync(1 + c, 128);
-        if (t == 0) {
-          dev::sm90::tma_store(&tmap_c, buf, (int)(n0 + ch * k::C_COLS), (int)(m0 + 64 * c));
-          dev::sm90::store_commit();
+        if constexpr (k::C_WARP) {
+          __syncwarp();
+          if (t % 32 == 0) {
+            const int w = t / 32;
+            const b32 src = buf + w * k::C_WARP_BYTES;
+            const int c0 = (int)(n0 + ch * k::C_COLS), c1 = (int)(m0 + 64 * c + 16 * w);
+            if constexpr (k::L2_HINT >= 1) {
+              dev::sm90::tma_store_hint(&tmap_c, src, c0, c1, evict);
+            } else {
+              dev::sm90::tma_store(&tmap_c, src, c0, c1);
+            }
+            dev::sm90::store_commit();
+          }
+        } else {
+          if constexpr (k::C_BARS == 1) {
+            // Stores up to ch - 1 are issued; the next chunk's buffer was last read by store
+            // ch + 1 - C_BUFS: at most C_BUFS - 2 groups may still read.
+            if (t == 0) dev::sm90::store_wait_read<k::C_BUFS - 2>();
+          }
+          dev::sm90::bar_sync(1 + c, 128);
+          if (t == 0) {
+            const int c0 = (int)(n0 + ch * k::C_COLS), c1 = (int)(m0 + 64 * c);
+            if constexpr (k::L2_HINT >= 1) {
+              dev::sm90::tma_store_hint(&tmap_c, buf, c0, c1, evict);
+            } else {
+              dev::sm90::tma_store(&tmap_c, buf, c0, c1);
+            }
+            dev::sm90::store_commit();
+          }
         }
       }
 #else
@@ -207,9 +283,11 @@
       }
 #endif
     }
+    if (owed) dev::sm90::bar_arrive(3, 256);
 #if TESSEL_SM90_TMA_STORE
     // The last stores must finish reading shared memory before the block exits.
-    if (t == 0) dev::sm90::store_wait<0>();
+    // (Per-warp stores: lane 0 of every warp issued some.)
+    if (k::C_WARP ? t % 32 == 0 : t == 0) dev::sm90::store_wait<0>();
 #endif
   }
   // No block leaves while another block of its cluster may still arrive on its barriers. The

@@ -136,6 +136,10 @@ struct sm90 {
   static __device__ __forceinline__ void bar_sync(int id, int threads) {
     asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
   }
+  // Arrives on named barrier `id` over `threads` threads without waiting.
+  static __device__ __forceinline__ void bar_arrive(int id, int threads) {
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+  }
   // The box at shared address `src` to the tensor at coordinates (c0 innermost, c1); TMA drops
   // the elements outside the tensor.
   static __device__ __forceinline__ void tma_store(const tessel_tensor_map* map, b32 src, int c0,
@@ -144,6 +148,36 @@ struct sm90 {
         "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(
             (unsigned long long)map),
         "r"(src), "r"(c0), "r"(c1)
+        : "memory");
+  }
+  // L2 cache policies (PTX ISA "createpolicy"): every access it is given is evicted first /
+  // last from L2.
+  static __device__ __forceinline__ uint64_t policy_evict_first() {
+    uint64_t p;
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(p));
+    return p;
+  }
+  static __device__ __forceinline__ uint64_t policy_evict_last() {
+    uint64_t p;
+    asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(p));
+    return p;
+  }
+  // tma_load with an L2 cache policy.
+  static __device__ __forceinline__ void tma_load_hint(b32 dst, const tessel_tensor_map* map,
+                                                       int c0, int c1, b32 bar, uint64_t policy) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+        ".L2::cache_hint [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(dst),
+        "l"((unsigned long long)map), "r"(bar), "r"(c0), "r"(c1), "l"(policy)
+        : "memory");
+  }
+  // tma_store with an L2 cache policy.
+  static __device__ __forceinline__ void tma_store_hint(const tessel_tensor_map* map, b32 src,
+                                                        int c0, int c1, uint64_t policy) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group.L2::cache_hint"
+        " [%0, {%2, %3}], [%1], %4;\n" ::"l"((unsigned long long)map),
+        "r"(src), "r"(c0), "r"(c1), "l"(policy)
         : "memory");
   }
   // Closes this thread's bulk stores issued so far into one group.

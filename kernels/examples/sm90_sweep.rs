@@ -1,14 +1,17 @@
-//! Every variant of the Hopper GEMM ([`Sm90Options`]: epilogue, raster group, persistent grid)
+//! Every variant of the Hopper GEMM ([`Sm90Options`]: epilogue, raster group, persistent grid,
+//! clusters, the shared-memory epilogue's pair order, barriers per chunk and stages)
 //! at one or more sizes and type pairs: each verified against the f64 CPU reference (16 spread
 //! rows) and cuBLAS (every element, where cuBLAS has the type pair), then timed next to cuBLAS
 //! (`cublasGemmEx`, same types) with CUDA events in the same process, cuBLAS timed right before
 //! each variant. Used to pick `Sm90Options::default()` (docs/performance.md, "Hopper").
 //!
 //! `cargo run --release -p tessel-kernels --example sm90_sweep [N | MxNxK ...] [--repeats R]
-//! [--only TAG,...] [--f16-f32]` (default 4096^3 and 8192^3, 20 repeats, every variant and type
-//! pair; `--only` keeps the variants whose kernel-name tags are listed, `default` for the
-//! default; `--f16-f32` keeps that type pair only).
-//! Prints one line per variant as it goes and a summary table.
+//! [--rounds N] [--only TAG,...] [--f16-f32]` (default 4096^3 and 8192^3, 20 repeats, 1 round,
+//! every variant and type pair; `--only` keeps the variants whose kernel-name tags are listed,
+//! `default` for the default; `--f16-f32` keeps that type pair only; `--rounds` times the
+//! variants of a size and type pair again, round-robin, after verifying them once).
+//! Prints one line per variant as it goes, a summary table, and with several rounds the
+//! median ratio of each variant over the rounds with its range.
 
 use tessel_kernels::Gpu;
 use tessel_kernels::gemm::run::cublas;
@@ -27,14 +30,51 @@ fn variants() -> Vec<Sm90Options> {
         raster_group: RASTER_GROUP,
         persistent: true,
         cluster: 1,
+        pair_order: true,
+        chunk_barriers: 2,
+        stages: 4,
+        warp_stores: false,
+        l2_hint: 0,
+        lag: 0,
     };
-    let mut v = vec![
-        d,
+    let mut v = vec![d, base];
+    // The shared-memory epilogue: pair order, barriers per chunk, stages and buffers.
+    for pair_order in [true, false] {
+        for chunk_barriers in [1, 2] {
+            for stages in [4, 3] {
+                v.push(Sm90Options {
+                    pair_order,
+                    chunk_barriers,
+                    stages,
+                    ..base
+                });
+            }
+        }
+        for stages in [4, 3] {
+            v.push(Sm90Options {
+                pair_order,
+                stages,
+                warp_stores: true,
+                ..base
+            });
+        }
+    }
+    for lag in 1..=3 {
+        v.push(Sm90Options { lag, ..base });
+    }
+    for l2_hint in [1, 2] {
+        v.push(Sm90Options { l2_hint, ..base });
+        v.push(Sm90Options {
+            l2_hint,
+            pair_order: false,
+            ..base
+        });
+    }
+    v.extend([
         Sm90Options {
             epilogue: Epilogue::Direct,
             ..base
         },
-        base,
         Sm90Options {
             raster_group: 16,
             ..base
@@ -43,7 +83,7 @@ fn variants() -> Vec<Sm90Options> {
             persistent: false,
             ..base
         },
-    ];
+    ]);
     for g in [4, 8, 16] {
         v.push(Sm90Options {
             raster_group: g,
@@ -118,6 +158,7 @@ fn main() {
         })
     };
     let mut first_type_only = false;
+    let mut rounds = 1;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         if a == "--repeats" {
@@ -125,6 +166,8 @@ fn main() {
         } else if a == "--only" {
             // Variants by their kernel-name tags, comma-separated ("default", "_c2", ...).
             only = it.next().cloned();
+        } else if a == "--rounds" {
+            rounds = it.next().and_then(|r| r.parse().ok()).unwrap_or(rounds);
         } else if a == "--f16-f32" {
             first_type_only = true;
         } else if let Some(mnk) = parse_size(a) {
@@ -147,17 +190,28 @@ fn main() {
     };
     println!("device: {}", gpu.describe());
     let mut table = Vec::new();
+    // (size, types, variant) -> the ratio of every round.
+    let mut ratios: Vec<(String, Vec<f64>)> = Vec::new();
+    // Variants that failed (verification or otherwise) are not timed again.
+    let mut failed: Vec<String> = Vec::new();
     for &(m, n, k) in &sizes {
         for &(input, output) in types {
             let mut bufs: Option<Sm90Buffers> = None;
-            for opts in variants() {
+            for (round, opts) in
+                (0..rounds).flat_map(|r| variants().into_iter().map(move |o| (r, o)))
+            {
                 if !picked(&opts.tag(), &only) {
+                    continue;
+                }
+                let id = format!("{m}x{n}x{k} {input}->{output} {}", opts.tag());
+                if failed.contains(&id) {
                     continue;
                 }
                 let plan = match Sm90Plan::with_options(m, n, k, input, output, opts) {
                     Ok(p) => p,
                     Err(e) => {
                         println!("{m}x{n}x{k} {input}->{output} [{opts}] plan error: {e}");
+                        failed.push(id);
                         continue;
                     }
                 };
@@ -167,14 +221,22 @@ fn main() {
                         .insert(Sm90Buffers::new(&gpu, &plan, 0x5390 ^ n as u64).expect("upload")),
                 };
                 let result = (|| {
-                    eprintln!("{} [{opts}]: verify", plan.kernel_name());
-                    let (_, cpu) = run_and_verify(&gpu, &plan, b, 16)?;
-                    let ours_c = b.c_values(&gpu, output)?;
-                    let vs = if cublas_supports(input, output) {
-                        Some(run_and_compare_cublas(&gpu, &blas, &plan, b, &ours_c)?)
+                    let (cpu, vs) = if round == 0 {
+                        eprintln!("{} [{opts}]: verify", plan.kernel_name());
+                        let (_, cpu) = run_and_verify(&gpu, &plan, b, 16)?;
+                        let ours_c = b.c_values(&gpu, output)?;
+                        let vs = if cublas_supports(input, output) {
+                            Some(run_and_compare_cublas(&gpu, &blas, &plan, b, &ours_c)?)
+                        } else {
+                            None
+                        };
+                        (Some(cpu), vs)
                     } else {
-                        None
+                        // Verified in round 0 (an error there skips the variant below).
+                        (None, None)
                     };
+                    // Later rounds follow other variants: their maps may differ.
+                    b.for_plan(&gpu, &plan)?;
                     let kernel = function(&gpu, &plan)?;
                     let theirs =
                         time_events(&gpu, 3, repeats, || launch_cublas(&gpu, &blas, &plan, b))?;
@@ -201,13 +263,24 @@ fn main() {
                             ratio
                         );
                         println!(
-                            "{line}   cpu {:.1e} cublas {} {info}",
-                            cpu.rel_err,
+                            "{line}   cpu {} cublas {} {info}",
+                            cpu.map_or("-".to_string(), |c| format!("{:.1e}", c.rel_err)),
                             vs.map_or("-".to_string(), |v| format!("{:.1e}", v.rel_err))
                         );
                         table.push(line);
+                        let key = format!(
+                            "{:>5} {:<10} {:<28}",
+                            size_name(m, n, k),
+                            format!("{input}->{output}"),
+                            opts.to_string()
+                        );
+                        match ratios.iter_mut().find(|(k, _)| *k == key) {
+                            Some((_, r)) => r.push(ratio),
+                            None => ratios.push((key, vec![ratio])),
+                        }
                     }
                     Err(e) => {
+                        failed.push(id);
                         let line = format!(
                             "{:>5} {input}->{output} [{opts}] FAILED: {e}",
                             size_name(m, n, k)
@@ -225,5 +298,20 @@ fn main() {
     );
     for line in table {
         println!("{line}");
+    }
+    if rounds > 1 {
+        println!(
+            "\n{:>5} {:<10} {:<28} {:>7} {:>7} {:>7}",
+            "size", "in->out", "variant", "median", "min", "max"
+        );
+        for (key, mut r) in ratios {
+            r.sort_by(f64::total_cmp);
+            let median = if r.len() % 2 == 1 {
+                r[r.len() / 2]
+            } else {
+                (r[r.len() / 2 - 1] + r[r.len() / 2]) / 2.0
+            };
+            println!("{key} {median:>7.3} {:>7.3} {:>7.3}", r[0], r[r.len() - 1]);
+        }
     }
 }

@@ -239,23 +239,18 @@ fn epilogue_chunk_is_the_128b_swizzled_row_major_box() {
 }
 
 #[test]
-fn epilogue_stores_swizzled_stmatrix_ideal_fp32_two_way_unswizzled_worse() {
+fn epilogue_stores_swizzled_are_ideal_sequential_fp32_two_way_unswizzled_worse() {
     for output in OutType::ALL {
         let plan = Sm90Plan::new(256, 256, 64, InType::BF16, output).unwrap();
         let (op, idx) = plan.epilogue_accesses(0).unwrap();
         let swizzled = analyze_indices(&plan.c_smem, output.bytes() as i64, op, &idx).unwrap();
-        // stmatrix: 1 wavefront per 8x8 matrix. sts.64: 4 per warp-wide store, against an ideal
-        // of 2: each half-warp writes rows g and g ^ 1, whose 32-byte pieces the 128B swizzle
-        // puts in the same banks (measured: conflict_s64_epilogue_sm90, docs/bank-model.md).
-        let (per, excess) = if output == OutType::F32 {
-            (4, 2)
-        } else {
-            (4, 0)
-        };
+        // stmatrix: 1 wavefront per 8x8 matrix, 4 per stsm.x4. sts.64 with the lane-dependent
+        // pair order: 2 per warp-wide store (256 bytes), the ideal.
+        let per = if output == OutType::F32 { 2 } else { 4 };
         assert!(
             swizzled
                 .iter()
-                .all(|r| r.wavefronts == per && r.excess == excess),
+                .all(|r| r.wavefronts == per && r.excess == 0),
             "{output}: {:?}",
             swizzled[0]
         );
@@ -269,6 +264,89 @@ fn epilogue_stores_swizzled_stmatrix_ideal_fp32_two_way_unswizzled_worse() {
         .unwrap();
         let flat = analyze_indices(&plain, output.bytes() as i64, op, &idx).unwrap();
         assert!(flat.iter().all(|r| r.excess > 0), "{output}: {:?}", flat[0]);
+    }
+    // fp32 with the same pair order in every lane: 4 wavefronts against 2, each half-warp
+    // writing rows g and g ^ 1 into the same banks (measured: conflict_s64_epilogue_sm90,
+    // docs/bank-model.md).
+    let seq = Sm90Options {
+        pair_order: false,
+        ..Sm90Options::default()
+    };
+    let plan = Sm90Plan::with_options(256, 256, 64, InType::F16, OutType::F32, seq).unwrap();
+    assert_eq!(plan.c_flip, (0, 0));
+    let banks = plan.epilogue_banks().unwrap();
+    assert!(
+        banks.iter().all(|r| r.wavefronts == 4 && r.excess == 2),
+        "{:?}",
+        banks[0]
+    );
+}
+
+/// Row and column in the consumer's 64 x 256 tile of accumulator `i` of thread `t`, from the
+/// PTX ISA ("Register Fragments and Shared Memory Matrix Layouts", wgmma `.m64nNk16` D:
+/// row `16 warp + lane / 4 + 8 ((i / 2) % 2)`, column `2 (lane % 4) + i % 2 + 8 (i / 4)`),
+/// independently of tessel's GMMA atom.
+fn wgmma_d(t: i64, i: i64) -> (i64, i64) {
+    let (w, l) = (t / 32, t % 32);
+    (
+        16 * w + l / 4 + 8 * ((i / 2) % 2),
+        2 * (l % 4) + i % 2 + 8 * (i / 4),
+    )
+}
+
+#[test]
+fn fp32_epilogue_pair_order_fills_every_bank_once_per_half_warp() {
+    // The kernel's fp32 epilogue: at step u of chunk ch, thread t stores its accumulators
+    // v, v + 1 with v = (16 ch + u) ^ mask when bit `bit` of t is set, else 16 ch + u, into
+    // the 128B-swizzled chunk (64 rows of 32 fp32), at the address of 16 ch + u XOR
+    // 4 c_flip_xor. Each half-warp's 16 lanes write 8 bytes
+    // each: one wavefront exactly when the 128 bytes cover the 32 banks once.
+    for (pair_order, banks_per_half) in [(true, 32), (false, 16)] {
+        let opts = Sm90Options {
+            pair_order,
+            ..Sm90Options::default()
+        };
+        let plan = Sm90Plan::with_options(512, 512, 64, InType::F16, OutType::F32, opts).unwrap();
+        let (mask, bit) = plan.c_flip;
+        assert_eq!(pair_order, mask != 0);
+        for ch in 0..8 {
+            let mut written = vec![0; 64 * 32];
+            for w in 0..4 {
+                for u in (0..16).step_by(2) {
+                    for half in 0..2 {
+                        let mut banks = std::collections::BTreeSet::new();
+                        for l in 16 * half..16 * half + 16 {
+                            let t = 32 * w + l;
+                            let flip = if (t >> bit) & 1 == 1 { mask } else { 0 };
+                            let v = (16 * ch + u) ^ flip;
+                            for e in 0..2 {
+                                let (row, col) = wgmma_d(t, v + e);
+                                let col = col - 32 * ch;
+                                assert!((0..32).contains(&col), "chunk {ch}: value {}", v + e);
+                                written[(32 * row + col) as usize] += 1;
+                                let byte = sw128(128 * row + 4 * col);
+                                // The pair is one 8-byte vector.
+                                if e == 1 {
+                                    let (r0, c0) = wgmma_d(t, v);
+                                    assert_eq!(byte, sw128(128 * r0 + 4 * (c0 - 32 * ch)) + 4);
+                                }
+                                banks.insert((byte / 4) % 32);
+                                // The kernel addresses it as value 16 ch + u's place XOR the
+                                // plan's offset XOR (4 bytes per element).
+                                if e == 0 {
+                                    let (r0, c0) = wgmma_d(t, 16 * ch + u);
+                                    let seq = sw128(128 * r0 + 4 * (c0 - 32 * ch));
+                                    let x = if flip != 0 { 4 * plan.c_flip_xor } else { 0 };
+                                    assert_eq!(byte, seq ^ x, "t {t} v {v}");
+                                }
+                            }
+                        }
+                        assert_eq!(banks.len(), banks_per_half, "{pair_order}: w {w} u {u}");
+                    }
+                }
+            }
+            assert!(written.iter().all(|&n| n == 1), "chunk {ch}");
+        }
     }
 }
 
@@ -434,6 +512,24 @@ fn gpu_ragged_sizes() {
 
 #[test]
 #[ignore = "needs an sm_90 GPU"]
+fn gpu_ragged_small() {
+    // Ragged shapes of every epilogue path, small enough for compute-sanitizer's racecheck:
+    // partial tiles in M, N and K with the direct fallback (N = 257 fp32 columns are
+    // 1028-byte rows), the fp32 TMA-store epilogue (lane-dependent pair order) and the
+    // stmatrix one with C clipped inside a chunk (200 = 128 + 72 rows, 328 = 256 + 72
+    // columns), and a single element.
+    for (m, n, k, input, output) in [
+        (129, 257, 72, InType::F16, OutType::F32),
+        (200, 328, 136, InType::BF16, OutType::F32),
+        (200, 328, 72, InType::F16, OutType::BF16),
+        (1, 1, 8, InType::BF16, OutType::F16),
+    ] {
+        gpu_case("gpu_ragged_small", m, n, k, input, output, true);
+    }
+}
+
+#[test]
+#[ignore = "needs an sm_90 GPU"]
 fn gpu_variants() {
     // Every option away from the default, at a ragged size with several tiles per block.
     let d = Sm90Options::default();
@@ -461,6 +557,27 @@ fn gpu_variants() {
             persistent: false,
             ..d
         },
+        Sm90Options {
+            pair_order: false,
+            ..d
+        },
+        Sm90Options {
+            chunk_barriers: 1,
+            ..d
+        },
+        Sm90Options { stages: 3, ..d },
+        Sm90Options {
+            warp_stores: true,
+            ..d
+        },
+        Sm90Options {
+            warp_stores: true,
+            pair_order: false,
+            ..d
+        },
+        Sm90Options { l2_hint: 1, ..d },
+        Sm90Options { l2_hint: 2, ..d },
+        Sm90Options { lag: 2, ..d },
     ] {
         for output in [OutType::F32, OutType::BF16] {
             gpu_variant(

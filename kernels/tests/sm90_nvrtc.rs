@@ -110,6 +110,67 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
             assert!(!log.contains(bad), "{name}: ptxas says {bad}: {log}");
         }
     }
+    // The epilogue variants: the same pair order in every lane, one barrier per chunk, three
+    // stages with four buffers per consumer, stores per warp. The default fp32 epilogue's lane-dependent pair
+    // order selects between registers of constant index: no local memory (checked above), and
+    // none here either.
+    for opts in [
+        Sm90Options {
+            pair_order: false,
+            ..Sm90Options::default()
+        },
+        Sm90Options {
+            chunk_barriers: 1,
+            ..Sm90Options::default()
+        },
+        Sm90Options {
+            stages: 3,
+            ..Sm90Options::default()
+        },
+        Sm90Options {
+            warp_stores: true,
+            ..Sm90Options::default()
+        },
+        Sm90Options {
+            l2_hint: 2,
+            ..Sm90Options::default()
+        },
+        Sm90Options {
+            lag: 3,
+            ..Sm90Options::default()
+        },
+    ] {
+        let plan =
+            Sm90Plan::with_options(1000, 1000, 1000, InType::F16, OutType::F32, opts).unwrap();
+        let kernel = plan.kernel().unwrap();
+        let name = plan.kernel_name();
+        let ptx = kernel.ptx(Arch::SM90A).unwrap();
+        let wait = match (opts.chunk_barriers, opts.stages) {
+            (1, _) => "cp.async.bulk.wait_group.read 0",
+            (_, 3) => "cp.async.bulk.wait_group.read 3",
+            _ => "cp.async.bulk.wait_group.read 1",
+        };
+        assert!(ptx.contains(wait), "{name}: no {wait}");
+        if opts.l2_hint == 2 {
+            for op in [
+                "createpolicy.fractional.L2::evict_first.b64",
+                "createpolicy.fractional.L2::evict_last.b64",
+                "bulk_group.L2::cache_hint",
+                "complete_tx::bytes.L2::cache_hint",
+            ] {
+                assert!(ptx.contains(op), "{name}: no {op}");
+            }
+        }
+        assert!(!ptx.contains(".local"), "{name} uses local memory");
+        let (_, log) = cubin_and_log(kernel.source(), &name, Arch::SM90A);
+        assert!(
+            log.contains("0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"),
+            "{name}: {log}"
+        );
+        for bad in ["Performance Loss", "serialized", "C7508", "warning"] {
+            assert!(!log.contains(bad), "{name}: ptxas says {bad}: {log}");
+        }
+    }
     // The direct epilogue (also the fallback where TMA cannot address C: N = 1001 fp32
     // columns are 4004-byte rows) stores from registers and has no TMA store.
     let direct = Sm90Options {

@@ -17,14 +17,17 @@
 //!   rows of the tile and issues four `wgmma m64n256k16` per stage on descriptors of the
 //!   stage, keeping one k-tile of wgmmas in flight, then writes its 64 x 256 accumulators
 //!   (the GMMA atom's C layout) to C: by default ([`Epilogue::TmaStore`]) through shared
-//!   memory, in chunks of 64 rows x 128 bytes (`st.shared.v2` for fp32, `stmatrix` for 16-bit
+//!   memory, in chunks of 64 rows x 128 bytes (`st.shared.v2` for fp32, its lanes taking the
+//!   column pairs in a lane-dependent order, [`Sm90Plan::c_flip`]; `stmatrix` for 16-bit
 //!   outputs) into a 128B-swizzled buffer ([`Sm90Plan::c_smem`], proven conflict-free by the
 //!   bank model) that a TMA store copies to C (clipping ragged `M`, `N`), two buffers per
 //!   consumer; or ([`Epilogue::Direct`]) with predicated stores from the registers.
 //!
 //! [`Sm90Options`] selects the variant (epilogue, raster group, persistent grid, clusters of
-//! two blocks along M that multicast the shared B tile with TMA); `kernels/examples/
-//! sm90_sweep.rs` times them against cuBLAS in one process (docs/performance.md, "Hopper").
+//! two blocks along M that multicast the shared B tile with TMA, and the shared-memory
+//! epilogue's pair order, barriers per chunk, stages, per-warp stores and L2 hints);
+//! `kernels/examples/sm90_sweep.rs` times them against cuBLAS in one process
+//! (docs/performance.md, "Hopper").
 //!
 //! Every shared layout is `smem_atom(Major::K, SwizzleMode::B128, 16)` tiled over the stage
 //! with `tile_to_shape`. [`Sm90Plan::new`] proves on the host that the TMA boxes write exactly
@@ -327,16 +330,29 @@ impl std::str::FromStr for Epilogue {
     }
 }
 
-/// The variant of the Hopper GEMM: epilogue, raster group and grid.
+/// The variant of the Hopper GEMM: epilogue, raster group, grid, clusters, and the shared-memory
+/// epilogue's details (pair order, barriers per chunk, stages and buffers).
 ///
 /// ```
 /// use tessel_kernels::hopper::{Epilogue, Sm90Options};
 /// let d = Sm90Options::default();
 /// assert_eq!((d.epilogue, d.raster_group, d.persistent), (Epilogue::TmaStore, 8, true));
+/// assert_eq!((d.pair_order, d.chunk_barriers, d.stages, d.warp_stores), (true, 2, 4, false));
 /// assert_eq!(d.tag(), "");
-/// let o = Sm90Options { epilogue: Epilogue::Direct, raster_group: 4, persistent: false, cluster: 2 };
-/// assert_eq!(o.tag(), "_direct_g4_np_c2");
-/// assert_eq!(o.to_string(), "direct g4 non-persistent c2");
+/// let o = Sm90Options {
+///     epilogue: Epilogue::Direct,
+///     raster_group: 4,
+///     persistent: false,
+///     cluster: 2,
+///     pair_order: false,
+///     chunk_barriers: 1,
+///     stages: 3,
+///     warp_stores: true,
+///     l2_hint: 1,
+///     lag: 2,
+/// };
+/// assert_eq!(o.tag(), "_direct_g4_np_c2_seq_b1_s3_ws_h1_l2");
+/// assert_eq!(o.to_string(), "direct g4 non-persistent c2 seq b1 s3 ws h1 l2");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Sm90Options {
@@ -350,6 +366,33 @@ pub struct Sm90Options {
     /// adjacent M-tiles of one N-tile, and each loads `BN / cluster` rows of the shared B tile
     /// and multicasts them to all (`cp.async.bulk.tensor ... .multicast::cluster`).
     pub cluster: i64,
+    /// fp32 shared-memory epilogue: the lanes of odd accumulator rows store their column pairs
+    /// in a permuted order ([`Sm90Plan::c_flip`]) so that each half-warp's `st.shared.v2`
+    /// covers all 32 banks (2 wavefronts per store instead of 4); `false` keeps the same order
+    /// in every lane.
+    pub pair_order: bool,
+    /// Named barriers per epilogue chunk (1 or 2). With 2, a consumer syncs before writing a
+    /// chunk buffer (after thread 0 waited for the buffer's previous TMA store to read it) and
+    /// after writing it; with 1 only after writing, thread 0 having waited beforehand for the
+    /// store that last read the *next* chunk's buffer.
+    pub chunk_barriers: i64,
+    /// Pipeline stages of 48 KiB (3 or 4); with 3 the shared memory freed holds 4 epilogue
+    /// buffers per consumer instead of 2.
+    pub stages: i64,
+    /// Shared-memory epilogue per warp: each warp writes its 16 rows of a chunk into its own
+    /// 2 KiB quarter of the buffer and its lane 0 stores them with a TMA box of 16 rows,
+    /// synchronizing with `__syncwarp` instead of the warpgroup's named barriers
+    /// (`chunk_barriers` then does not apply).
+    pub warp_stores: bool,
+    /// L2 cache policies (`createpolicy`, `.L2::cache_hint`): 0 none; 1 C's TMA stores evict
+    /// first (C is not read again, A's and B's panels stay); 2 also A's and B's loads evict
+    /// last (without clusters).
+    pub l2_hint: i64,
+    /// k-tiles (0 ..= 3) by which consumer 1 starts behind consumer 0: it waits on a named
+    /// barrier until consumer 0 has issued that many k-tiles of its first tile, so the two
+    /// consumers' epilogues stop coinciding and one's epilogue overlaps the other's last
+    /// k-tiles (the stage ring, 4 deep, keeps them at most 3 apart).
+    pub lag: i64,
 }
 
 impl Default for Sm90Options {
@@ -359,6 +402,12 @@ impl Default for Sm90Options {
             raster_group: RASTER_GROUP,
             persistent: true,
             cluster: 1,
+            pair_order: true,
+            chunk_barriers: 2,
+            stages: STAGES,
+            warp_stores: false,
+            l2_hint: 0,
+            lag: 0,
         }
     }
 }
@@ -386,6 +435,24 @@ impl Sm90Options {
         if self.cluster != d.cluster {
             s += &format!("_c{}", self.cluster);
         }
+        if self.pair_order != d.pair_order {
+            s += if self.pair_order { "_xor" } else { "_seq" };
+        }
+        if self.chunk_barriers != d.chunk_barriers {
+            s += &format!("_b{}", self.chunk_barriers);
+        }
+        if self.stages != d.stages {
+            s += &format!("_s{}", self.stages);
+        }
+        if self.warp_stores != d.warp_stores {
+            s += if self.warp_stores { "_ws" } else { "_wg" };
+        }
+        if self.l2_hint != d.l2_hint {
+            s += &format!("_h{}", self.l2_hint);
+        }
+        if self.lag != d.lag {
+            s += &format!("_l{}", self.lag);
+        }
         s
     }
 }
@@ -394,7 +461,7 @@ impl fmt::Display for Sm90Options {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} g{} {} c{}",
+            "{} g{} {} c{} {} b{} s{}{} h{} l{}",
             self.epilogue,
             self.raster_group,
             if self.persistent {
@@ -402,7 +469,13 @@ impl fmt::Display for Sm90Options {
             } else {
                 "non-persistent"
             },
-            self.cluster
+            self.cluster,
+            if self.pair_order { "xor" } else { "seq" },
+            self.chunk_barriers,
+            self.stages,
+            if self.warp_stores { " ws" } else { "" },
+            self.l2_hint,
+            self.lag
         )
     }
 }
@@ -457,6 +530,16 @@ pub struct Sm90Plan {
     /// C's tensor map recipe (box `C_COLS x 64`), proven to read `c_smem`; `None` for the
     /// direct epilogue.
     pub c_tma: Option<TmaPlan>,
+    /// The fp32 epilogue's pair order `(mask, bit)`: at step `u` (an even value index of the
+    /// chunk) thread `t` stores its values `u ^ mask` and `u ^ mask + 1` when bit `bit` of `t`
+    /// is set, `u` and `u + 1` otherwise. Chosen with the bank model ([`Sm90Plan::new`]:
+    /// the first candidate whose stores are conflict-free); `(0, 0)` for 16-bit outputs,
+    /// the direct epilogue and `pair_order: false`.
+    pub c_flip: (i64, i64),
+    /// With a pair order, the element-offset XOR that takes the place of value `v` to that of
+    /// value `v ^ mask` for every thread that flips (the kernel XORs the address instead of
+    /// recomputing it); 0 without one.
+    pub c_flip_xor: i64,
     desc_a: Vec<GmmaDescriptor>,
     desc_b: Vec<GmmaDescriptor>,
 }
@@ -581,6 +664,30 @@ impl Sm90Plan {
                 options.cluster
             )));
         }
+        if !(1..=2).contains(&options.chunk_barriers) {
+            return Err(GpuError::InvalidArgument(format!(
+                "Hopper GEMM: {} named barriers per epilogue chunk (1 or 2 supported)",
+                options.chunk_barriers
+            )));
+        }
+        if !(0..=3).contains(&options.lag) {
+            return Err(GpuError::InvalidArgument(format!(
+                "Hopper GEMM: consumer lag of {} k-tiles (0 ..= 3 supported)",
+                options.lag
+            )));
+        }
+        if !(0..=2).contains(&options.l2_hint) {
+            return Err(GpuError::InvalidArgument(format!(
+                "Hopper GEMM: L2 hint {} (0, 1 or 2 supported)",
+                options.l2_hint
+            )));
+        }
+        if !(3..=4).contains(&options.stages) {
+            return Err(GpuError::InvalidArgument(format!(
+                "Hopper GEMM: {} pipeline stages (3 or 4 supported)",
+                options.stages
+            )));
+        }
         if !(1..=64).contains(&options.raster_group) {
             return Err(GpuError::InvalidArgument(format!(
                 "Hopper GEMM: raster group {} is outside 1..=64",
@@ -678,8 +785,26 @@ impl Sm90Plan {
         let c_cols = Self::c_cols(output);
         let c_smem = smem_atom(Major::K, SwizzleMode::B128, 8 * output.tma().bytes())?
             .tile_to_shape(&IntTuple::from_ints([64, c_cols]))?;
+        // Per-warp stores read 16-row boxes: rows 16 w .. of the chunk, 16 w * C_COLS
+        // elements (2 KiB) into it.
+        let box_rows = if options.warp_stores { 16 } else { 64 };
+        let c_box = smem_atom(Major::K, SwizzleMode::B128, 8 * output.tma().bytes())?
+            .tile_to_shape(&IntTuple::from_ints([box_rows, c_cols]))?;
+        for w in 0..64 / box_rows {
+            for col in 0..c_cols {
+                for r in 0..box_rows {
+                    let want = c_smem.offset(w * box_rows + r + 64 * col)?;
+                    if c_box.offset(r + box_rows * col)? + w * box_rows * c_cols != want {
+                        return Err(GpuError::InvalidArgument(format!(
+                            "rows {}.. of the epilogue chunk {c_smem} are not the box {c_box}",
+                            w * box_rows
+                        )));
+                    }
+                }
+            }
+        }
         let c_tma = match options.epilogue {
-            Epilogue::TmaStore => Self::c_store_tma(m, n, output, &c_smem)?,
+            Epilogue::TmaStore => Self::c_store_tma(m, n, output, &c_box)?,
             Epilogue::Direct => None,
         };
         let epilogue = if c_tma.is_some() {
@@ -687,7 +812,7 @@ impl Sm90Plan {
         } else {
             Epilogue::Direct
         };
-        let plan = Sm90Plan {
+        let mut plan = Sm90Plan {
             m,
             n,
             k,
@@ -709,22 +834,25 @@ impl Sm90Plan {
             epilogue,
             c_smem,
             c_tma,
+            c_flip: (0, 0),
+            c_flip_xor: 0,
             desc_a,
             desc_b,
         };
         plan.check_c_frag()?;
+        (plan.c_flip, plan.c_flip_xor) = plan.choose_c_flip()?;
         plan.check_c_chunks()?;
         Ok(plan)
     }
 
-    /// The TMA store of the epilogue's chunks (box `C_COLS x 64` of C, 128B swizzle, proven to
-    /// read `c_smem`), or `None` where TMA cannot address C: its row pitch is not a multiple of
-    /// 16 bytes.
+    /// The TMA store of the epilogue's chunks (box `C_COLS x rows` of C, 128B swizzle, proven
+    /// to read `c_box`, whose rows it takes from mode 0), or `None` where TMA cannot address C:
+    /// its row pitch is not a multiple of 16 bytes.
     pub(crate) fn c_store_tma(
         m: i64,
         n: i64,
         output: OutType,
-        c_smem: &ComposedLayout,
+        c_box: &ComposedLayout,
     ) -> GpuResult<Option<TmaPlan>> {
         let elem = output.tma();
         if (n * elem.bytes()) % 16 != 0 {
@@ -736,11 +864,12 @@ impl Sm90Plan {
             ld: n,
             elem,
         };
+        let rows = c_box.layout().mode(0)?.size();
         let tma = TmaPlan::new(
             matrix,
-            [Self::c_cols(output), 64],
+            [Self::c_cols(output), rows],
             SwizzleMode::B128,
-            c_smem,
+            c_box,
             Major::K,
         )?;
         Ok(Some(tma))
@@ -808,11 +937,20 @@ impl Sm90Plan {
         Ok(self.c_frag.offset(t + 128 * v)? - ch * 64 * Self::c_cols(self.output))
     }
 
+    /// The first of the two fp32 values thread `t` stores at step `u` (even, `0 .. C_VALS`) of
+    /// chunk `ch`: `(ch * C_VALS + u) ^ mask` where bit `bit` of `t` is set (`c_flip`), else
+    /// `ch * C_VALS + u`, as the kernel selects it.
+    fn c_pair_value(&self, t: i64, ch: i64, u: i64) -> i64 {
+        let (mask, bit) = self.c_flip;
+        let flip = if (t >> bit) & 1 == 1 { mask } else { 0 };
+        (ch * self.c_vals() + u) ^ flip
+    }
+
     /// Domain indices of every epilogue store instruction of one warpgroup into one chunk, as
     /// the bank model takes them (`[instruction][lane][value]`), with the op: `sts.64` (two
-    /// fp32 columns per lane) or `stsm.x4` (lane `l` addresses the 8 columns of row `l % 8` of
-    /// matrix `l / 8`, which starts where thread `4 (l % 8)` of the warp holds value
-    /// `v + 2 (l / 8)`).
+    /// fp32 columns per lane, in the lane's pair order [`Sm90Plan::c_flip`]) or `stsm.x4`
+    /// (lane `l` addresses the 8 columns of row `l % 8` of matrix `l / 8`, which starts where
+    /// thread `4 (l % 8)` of the warp holds value `v + 2 (l / 8)`).
     ///
     /// ```
     /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
@@ -828,7 +966,8 @@ impl Sm90Plan {
             for w in 0..4 {
                 for u in (0..vals).step_by(2) {
                     for l in 0..32 {
-                        let i = self.c_index(32 * w + l, ch * vals + u, ch)?;
+                        let t = 32 * w + l;
+                        let i = self.c_index(t, self.c_pair_value(t, ch, u), ch)?;
                         idx.extend([i, i + 64]);
                     }
                 }
@@ -855,9 +994,8 @@ impl Sm90Plan {
     /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
     /// for out in OutType::ALL {
     ///     let p = Sm90Plan::new(128, 256, 64, InType::F16, out).unwrap();
-    ///     // fp32: each sts.64 half-warp puts two rows' vectors in the same banks (2-way).
-    ///     let excess = if out == OutType::F32 { 2 } else { 0 };
-    ///     assert!(p.epilogue_banks().unwrap().iter().all(|r| r.excess == excess));
+    ///     // sts.64: 2 wavefronts per store (the lane-dependent pair order); stsm.x4: 4.
+    ///     assert!(p.epilogue_banks().unwrap().iter().all(|r| r.excess == 0));
     /// }
     /// ```
     pub fn epilogue_banks(&self) -> GpuResult<Vec<BankReport>> {
@@ -873,8 +1011,9 @@ impl Sm90Plan {
     /// Proves the shared-memory epilogue: the values `ch * C_VALS ..` of every thread are
     /// exactly chunk `ch`'s columns; every store puts each value where `c_smem` places its
     /// element (`st.shared.v2`: the pair is contiguous; `stmatrix`: lane `L`'s register `i`
-    /// lands at column `2 (L % 4)` of row `L / 4` of matrix `i`, PTX ISA "stmatrix"); the
-    /// stores are free of bank conflicts.
+    /// lands at column `2 (L % 4)` of row `L / 4` of matrix `i`, PTX ISA "stmatrix"); the fp32
+    /// pair order stores each value of the chunk exactly once; the stores are free of bank
+    /// conflicts (fp32 with `pair_order: false` excepted: 2-way, measured).
     fn check_c_chunks(&self) -> GpuResult<()> {
         let bad = |what: String| Err(GpuError::InvalidArgument(format!("epilogue: {what}")));
         let cols = Self::c_cols(self.output);
@@ -927,20 +1066,94 @@ impl Sm90Plan {
                 }
             }
         }
-        // The fp32 `st.shared.v2` stores take 4 wavefronts, not 2: each half-warp writes rows
-        // g and g ^ 1 into the same banks of the 128B swizzle (docs/bank-model.md,
-        // conflict_s64_epilogue_sm90, measured). Only the stmatrix stores are proven free.
+        // fp32: the kernel stores, at step u, values c_pair_value(t, ch, u) and + 1 at the
+        // place of the first (checked above for every pair): the steps must visit every pair
+        // of the chunk once.
+        if self.output == OutType::F32 {
+            if self.c_flip != (0, 0) && self.flip_xor()? != Some(self.c_flip_xor) {
+                return bad(format!(
+                    "the pair order {:?} does not move every value by the offset XOR {}",
+                    self.c_flip, self.c_flip_xor
+                ));
+            }
+            for ch in 0..chunks {
+                for t in 0..128 {
+                    let mut seen = vec![false; vals as usize];
+                    for u in (0..vals).step_by(2) {
+                        let v = self.c_pair_value(t, ch, u);
+                        let slot = (v - ch * vals) as usize;
+                        if v % 2 != 0 || slot >= seen.len() || seen[slot] {
+                            return bad(format!(
+                                "thread {t} stores value {v} at step {u} of chunk {ch}: not a \
+                                 permutation of the chunk's pairs"
+                            ));
+                        }
+                        seen[slot] = true;
+                    }
+                }
+            }
+        }
+        // With the same pair order in every lane, the fp32 `st.shared.v2` stores take 4
+        // wavefronts, not 2: each half-warp writes rows g and g ^ 1 into the same banks of the
+        // 128B swizzle (docs/bank-model.md, conflict_s64_epilogue_sm90, measured). That
+        // variant is allowed; every other epilogue must be conflict-free.
         let banks = self.epilogue_banks()?;
-        if let Some(r) = banks
-            .iter()
-            .find(|r| r.excess != 0 && self.output != OutType::F32)
-        {
+        let seq = self.output == OutType::F32 && self.c_flip == (0, 0);
+        if let Some(r) = banks.iter().find(|r| r.excess != 0 && !seq) {
             return bad(format!(
                 "a store into {} has bank conflicts ({r})",
                 self.c_smem
             ));
         }
         Ok(())
+    }
+
+    /// The fp32 pair order: the first `(mask, bit)` (bit of the thread index 2 .. 4, the
+    /// accumulator row bits of a lane; mask an even value index below `C_VALS`) whose stores
+    /// the bank model finds conflict-free, or `(0, 0)` (the same order in every lane) for
+    /// 16-bit outputs, the direct epilogue, `pair_order: false`, or when no candidate is free.
+    fn choose_c_flip(&self) -> GpuResult<((i64, i64), i64)> {
+        if self.output != OutType::F32
+            || self.epilogue != Epilogue::TmaStore
+            || !self.options.pair_order
+        {
+            return Ok(((0, 0), 0));
+        }
+        let mut trial = self.clone();
+        for bit in 2..5 {
+            for mask in (2..self.c_vals()).step_by(2) {
+                trial.c_flip = (mask, bit);
+                if let Some(x) = trial.flip_xor()?
+                    && trial.epilogue_banks()?.iter().all(|r| r.excess == 0)
+                {
+                    return Ok(((mask, bit), x));
+                }
+            }
+        }
+        Ok(((0, 0), 0))
+    }
+
+    /// The one element-offset XOR `X` with `c_smem(value v ^ mask) == c_smem(value v) ^ X` for
+    /// every thread that flips, every chunk and every pair, below 256 elements (the kernel
+    /// XORs byte addresses of 1024-byte aligned buffers); `None` where there is none.
+    fn flip_xor(&self) -> GpuResult<Option<i64>> {
+        let (mask, bit) = self.c_flip;
+        let vals = self.c_vals();
+        let mut x = None;
+        for ch in 0..BN / Self::c_cols(self.output) {
+            for t in (0..128).filter(|t| (t >> bit) & 1 == 1) {
+                for u in (0..vals).step_by(2) {
+                    let v = ch * vals + u;
+                    let here = self.c_smem.offset(self.c_index(t, v, ch)?)?;
+                    let there = self.c_smem.offset(self.c_index(t, v ^ mask, ch)?)?;
+                    let d = here ^ there;
+                    if *x.get_or_insert(d) != d || d >= 256 {
+                        return Ok(None);
+                    }
+                }
+            }
+        }
+        Ok(x)
     }
 
     /// The descriptors of A's operands: consumer `c`, k-block `kb` at index `4 c + kb`, start
@@ -1063,13 +1276,32 @@ impl Sm90Plan {
     /// let direct = Sm90Options { epilogue: Epilogue::Direct, ..Sm90Options::default() };
     /// let d = Sm90Plan::with_options(8, 8, 8, InType::F16, OutType::F32, direct).unwrap();
     /// assert_eq!(d.smem_bytes(), 4 * 49152 + 1024 + 64);
+    /// // 3 stages: 4 buffers per consumer.
+    /// let s3 = Sm90Options { stages: 3, ..Sm90Options::default() };
+    /// let p3 = Sm90Plan::with_options(8, 8, 8, InType::F16, OutType::F32, s3).unwrap();
+    /// assert_eq!(p3.smem_bytes(), 3 * 49152 + 8 * 8192 + 1024 + 48);
     /// ```
     pub fn smem_bytes(&self) -> i64 {
-        STAGES * self.stage_bytes() + 4 * self.c_buf_bytes() + 1024 + 2 * STAGES * 8
+        let stages = self.options.stages;
+        stages * self.stage_bytes()
+            + CONSUMERS * self.c_bufs() * self.c_buf_bytes()
+            + 1024
+            + 2 * stages * 8
+    }
+
+    /// Epilogue buffers per consumer: 2 with 4 stages, 4 with 3 (where the shared memory of
+    /// the fourth stage holds them).
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
+    /// assert_eq!(Sm90Plan::new(8, 8, 8, InType::F16, OutType::F32).unwrap().c_bufs(), 2);
+    /// ```
+    pub fn c_bufs(&self) -> i64 {
+        if self.options.stages == 3 { 4 } else { 2 }
     }
 
     /// Bytes of one epilogue buffer (64 rows of 128 bytes; 0 for the direct epilogue). Each
-    /// consumer has two.
+    /// consumer has [`Sm90Plan::c_bufs`].
     ///
     /// ```
     /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
@@ -1107,9 +1339,9 @@ impl Sm90Plan {
     /// ```
     pub fn kernel(&self) -> GpuResult<Kernel> {
         let header = format!(
-            "Hopper GEMM C = A * B^T, {} in, {} out, {} x {} x {}, tile {BM} x {BN} x {BK}, {STAGES} \
+            "Hopper GEMM C = A * B^T, {} in, {} out, {} x {} x {}, tile {BM} x {BN} x {BK}, {} \
              stages: generated by tessel-kernels.",
-            self.input, self.output, self.m, self.n, self.k
+            self.input, self.output, self.m, self.n, self.k, self.options.stages
         );
         let out = match self.output {
             OutType::F32 => CType::F32,
@@ -1135,7 +1367,7 @@ impl Sm90Plan {
             .int("KT", self.k_tiles())
             .int("BK", BK)
             .int("KB", BK / WGMMA_K)
-            .int("STAGES", STAGES)
+            .int("STAGES", self.options.stages)
             .int("A_STAGE_BYTES", self.a_tma.box_bytes())
             .int("B_STAGE_BYTES", self.b_stage_bytes())
             .int("TX_BYTES", self.stage_bytes())
@@ -1160,6 +1392,16 @@ impl Sm90Plan {
             .int("C_CHUNKS", BN / cols)
             .int("C_VALS", self.c_vals())
             .int("C_BUF_BYTES", self.c_buf_bytes())
+            .int("C_BUFS", self.c_bufs())
+            .int("C_BARS", self.options.chunk_barriers)
+            .int("C_FLIP", self.c_flip.0)
+            .int("C_FLIP_BIT", self.c_flip.1)
+            .int("C_FLIP_XOR", self.c_flip_xor)
+            .int("C_WARP", i64::from(self.options.warp_stores))
+            .int("L2_HINT", self.options.l2_hint)
+            .int("LAG", self.options.lag)
+            .int("LAG_AT", self.options.lag.min(self.k_tiles()) - 1)
+            .int("C_WARP_BYTES", 16 * 128)
             .mma_atom("wgmma", &mma_atom(self.input.atom())?)
             .copy_atom("stsm", &copy_atom("SM90_U32x4_STSM_N")?)
             .device_fn("sm90", &sync)

@@ -201,7 +201,11 @@ impl Sm90Buffers {
         let mut c = c;
         // Every variant of these sizes and types can run on these buffers: C's map is encoded
         // whenever TMA can address C, whatever `plan`'s epilogue.
-        let map_c = match Sm90Plan::c_store_tma(plan.m, plan.n, plan.output, &plan.c_smem)? {
+        let tma_c = match &plan.c_tma {
+            Some(t) => Some(t.clone()),
+            None => Sm90Plan::c_store_tma(plan.m, plan.n, plan.output, &plan.c_smem)?,
+        };
+        let map_c = match tma_c {
             Some(t) => Some(t.encode(c.device_ptr(gpu))?),
             None => None,
         };
