@@ -158,6 +158,9 @@ pub struct SgemmJson {
     pub cublas_gflops: Option<f64>,
     /// `gflops / cublas_gflops` (null without libcublas).
     pub ratio_to_cublas: Option<f64>,
+    /// cuBLAS SGEMM's GFLOP/s on the same problem in its `A B^T` operand layout (the `cublas-abt`
+    /// line of the table; null without libcublas).
+    pub cublas_abt_gflops: Option<f64>,
     /// Largest error over its bound `gamma_K sum |a b|` among the checked elements (<= 1).
     pub err_over_bound: f64,
     /// The bank model's shared-memory wavefronts per launch.
@@ -283,7 +286,7 @@ mod with_kernels {
     use super::{
         Args, BenchJson, Dtype, GemmJson, KernelJson, Predicted, Result_, SgemmJson, Suite,
     };
-    use tessel::kernels::sgemm::run::{Ladder, LadderOptions, ladder};
+    use tessel::kernels::sgemm::run::{Ladder, LadderOptions, LadderRow, ladder};
     use tessel::kernels::sgemm::{Major, Rung};
 
     fn gpu_error(e: GpuError) -> Error {
@@ -620,6 +623,29 @@ mod with_kernels {
         s
     }
 
+    /// One rung of one shape as `--json` reports it, with the shape's cuBLAS figures.
+    fn sgemm_json((m, n, k): (i64, i64, i64), l: &Ladder, r: &LadderRow) -> Result_ {
+        Result_::Sgemm(SgemmJson {
+            kernel: format!("sgemm_{}", r.rung.name().replace('-', "_")),
+            rung: r.rung.name().to_string(),
+            m,
+            n,
+            k,
+            median_ms: r.timing.median_ms,
+            gflops: r.gflops,
+            cublas_gflops: l.cublas_gflops,
+            ratio_to_cublas: l.cublas_gflops.map(|_| r.vs_cublas),
+            cublas_abt_gflops: l.cublas_tn_gflops,
+            err_over_bound: r.check.worst_ratio,
+            predicted_wavefronts: Predicted {
+                ld: r.traffic.loads.wavefronts,
+                ld_ideal: r.traffic.loads.ideal,
+                st: r.traffic.stores.wavefronts,
+                st_ideal: r.traffic.stores.ideal,
+            },
+        })
+    }
+
     /// A GEMM measurement as `--json` reports it.
     fn gemm_json(kernel: String, config: String, size: (i64, i64, i64), r: &VsCublas) -> Result_ {
         Result_::Gemm(GemmJson {
@@ -642,28 +668,7 @@ mod with_kernels {
         let results = match rows {
             Rows::Sgemm(ladders) => ladders
                 .iter()
-                .flat_map(|&((m, n, k), ref l)| {
-                    l.rows.iter().map(move |r| {
-                        Result_::Sgemm(SgemmJson {
-                            kernel: format!("sgemm_{}", r.rung.name().replace('-', "_")),
-                            rung: r.rung.name().to_string(),
-                            m,
-                            n,
-                            k,
-                            median_ms: r.timing.median_ms,
-                            gflops: r.gflops,
-                            cublas_gflops: l.cublas_gflops,
-                            ratio_to_cublas: l.cublas_gflops.map(|_| r.vs_cublas),
-                            err_over_bound: r.check.worst_ratio,
-                            predicted_wavefronts: Predicted {
-                                ld: r.traffic.loads.wavefronts,
-                                ld_ideal: r.traffic.loads.ideal,
-                                st: r.traffic.stores.wavefronts,
-                                st_ideal: r.traffic.stores.ideal,
-                            },
-                        })
-                    })
-                })
+                .flat_map(|(size, l)| l.rows.iter().map(move |r| sgemm_json(*size, l, r)))
                 .collect(),
             Rows::Gemm(rows, sm90, _) => rows
                 .iter()
@@ -764,7 +769,8 @@ mod with_kernels {
                 cublas_tn_gflops: Some(2500.0),
                 rows: vec![row],
             };
-            let table = sgemm_table("H100", &[((64, 32, 16), ladder)]);
+            let shapes = [((64, 32, 16), ladder)];
+            let table = sgemm_table("H100", &shapes);
             let lines: Vec<&str> = table.lines().collect();
             assert_eq!(lines.len(), 5, "{table}");
             assert!(
@@ -781,6 +787,17 @@ mod with_kernels {
                     "64x32x16", "reg-2d", "2.0000", "1000", "0.500", "30/0", "20"
                 ]
             );
+            let (size, ladder) = &shapes[0];
+            let json = serde_json::to_value(sgemm_json(*size, ladder, &ladder.rows[0])).unwrap();
+            assert_eq!(json["kernel"], "sgemm_reg_2d");
+            assert_eq!(
+                (json["m"].as_i64(), json["k"].as_i64()),
+                (Some(64), Some(16))
+            );
+            assert_eq!(json["cublas_gflops"], 2000.0);
+            assert_eq!(json["ratio_to_cublas"], 0.5);
+            assert_eq!(json["cublas_abt_gflops"], 2500.0);
+            assert_eq!(json["predicted_wavefronts"]["ld"], 30);
             let args = |m: Option<i64>, size: Option<(i64, i64)>| Args {
                 suite: Suite::Sgemm,
                 size,
