@@ -31,6 +31,8 @@
 //   k::C_WARP                             1: each warp stores its own 16 rows of a chunk
 //                                         (k::C_WARP_BYTES of the buffer, a 16-row box of
 //                                         tmap_c) and syncs with __syncwarp only
+//   TESSEL_SM90_STREAM_K                  1: hybrid data-parallel + stream-K schedule (below);
+//                                         WS (fp32 partials) and FLAGS are parameters
   extern __shared__ __align__(1024) unsigned char tessel_smem[];
   // Swizzled stages must start at multiples of 1024 bytes (the 128B pattern's repeat).
   const b32 raw = (b32)__cvta_generic_to_shared(tessel_smem);
@@ -48,6 +50,58 @@
   const b32 rank = k::CLUSTER > 1 ? dev::sm90::cluster_rank() : 0u;
   const long long first = k::CLUSTER > 1 ? (long long)dev::sm90::cluster_id() : blockIdx.x;
   const long long step = k::CLUSTER > 1 ? (long long)dev::sm90::clusters() : gridDim.x;
+  // Work units: (tile, k-tiles k0 .. k1). Data-parallel tiles first, `step` apart from
+  // `first`, each whole. Stream-K (TESSEL_SM90_STREAM_K): the last `sk_tiles` tiles (the
+  // partial last wave, plus one full wave where that remainder is under half the grid) are
+  // k::KT k-iterations each; their sk_tiles * KT iterations are cut into gridDim.x contiguous
+  // ranges of equal length (+-1), block b taking iterations sk_start(b) .. sk_start(b + 1).
+  // A block's first unit may start inside a tile (k0 > 0); every later unit starts at k0 = 0.
+  // A unit that ends inside a tile (k1 < KT; only a range's last unit) waits (acquire) for
+  // the flag of block b + 1, whose range starts there, and adds its fp32 partials from WS. A
+  // unit with k0 > 0 then writes its partials (its own part and all after it) to its slot of
+  // WS and sets its FLAGS entry (release); a unit with k0 = 0 owns the tile and runs the
+  // epilogue. Waits go from block b to b + 1 only, on b + 1's first stream-K unit, which only
+  // b + 1's data-parallel tiles (which never wait) precede and which waits only on b + 2's
+  // first stream-K unit (when b + 1's whole range lies inside the tile): no cycle. Spinning is safe because every block is resident at once: the
+  // stream-K grid is one block per SM (hopper::run::function launches gridDim.x = the SM
+  // count) and one block fits per SM (384 threads of 168 registers fill the register file;
+  // over half an SM's shared memory); no clusters.
+  static_assert(k::STREAM_K == TESSEL_SM90_STREAM_K, "the stream-K switch and its constant agree");
+#if TESSEL_SM90_STREAM_K
+  // 32-bit schedule (the host keeps the split iterations below 2^31): the consumers hold 128
+  // accumulators and ptxas budgets every warpgroup's registers at 168.
+  using unit_t = int;
+  const int grid = (int)step;
+  const int dp_tiles = k::TILES - (int)dev::sm90::sk_tiles(k::TILES, step, k::KT);
+  const int sk_total = (k::TILES - dp_tiles) * k::KT;
+  const int sk_end = (int)((long long)(blockIdx.x + 1) * sk_total / grid);
+  const int sk_first = (int)((long long)blockIdx.x * sk_total / grid);
+  // Every range holds at least one iteration (sk_tiles: sk_total >= gridDim.x).
+#else
+  using unit_t = long long;
+  const long long dp_tiles = k::TILES;
+  const long long sk_end = 0, sk_first = 0;
+#endif
+  // The next unit of this block after (dp: its next data-parallel tile, it: its next stream-K
+  // iteration); false when there is none.
+  auto next_unit = [&](unit_t& dp, unit_t& it, unit_t& tile, int& k0, int& k1) {
+    if (dp < dp_tiles) {
+      tile = dp;
+      k0 = 0;
+      k1 = k::KT;
+      dp += step;
+      return true;
+    }
+    if (it < sk_end) {
+      const unit_t l = it / k::KT;
+      k0 = (int)(it - l * k::KT);
+      k1 = sk_end - it < (unit_t)(k::KT - k0) ? k0 + (int)(sk_end - it) : k::KT;
+      tile = dp_tiles + l;
+      it += k1 - k0;
+      return true;
+    }
+    return false;
+  };
   if (threadIdx.x == 0) {
 #pragma unroll
     for (int s = 0; s < k::STAGES; ++s) {
@@ -69,13 +123,15 @@
       const uint64_t keep = k::L2_HINT >= 2 ? dev::sm90::policy_evict_last() : 0;
       int s = 0;
       b32 phase = 0;
+      unit_t dp = (unit_t)first, it = sk_first, tile = 0;
+      int k0 = 0, k1 = 0;
 #pragma unroll 1
-      for (long long tile = first; tile < k::TILES; tile += step) {
+      while (next_unit(dp, it, tile, k0, k1)) {
         const long long idx = layout::raster(tile);
         const int m0 = (int)layout::tile_m0(idx) + (int)rank * k::BM;
         const int n0 = (int)layout::tile_n0(idx);
 #pragma unroll 1
-        for (int kt = 0; kt < k::KT; ++kt) {
+        for (int kt = k0; kt < k1; ++kt) {
           // A fresh barrier counts as having completed the phase before its first: the first
           // pass over the ring does not wait.
           dev::sm90::wait(bars + 8 * (k::STAGES + s), phase ^ 1u);
@@ -135,14 +191,21 @@
     if constexpr (k::LAG > 0) {
       if (c == 1) dev::sm90::bar_sync(3, 256);
     }
+    unit_t dp = (unit_t)first, it = sk_first, tile = 0;
+    int k0 = 0, k1 = 0;
 #pragma unroll 1
-    for (long long tile = first; tile < k::TILES; tile += step) {
+    while (next_unit(dp, it, tile, k0, k1)) {
+#if !TESSEL_SM90_STREAM_K
       const long long idx = layout::raster(tile);
       const long long m0 = layout::tile_m0(idx) + (long long)rank * k::BM;
       const long long n0 = layout::tile_n0(idx);
+#endif
       int prev = 0;
+      // Every unit has k1 > k0 (a do-while: ptxas keeps the wgmmas asynchronous only when the
+      // accumulators cannot bypass the loop).
+      int kt = k0;
 #pragma unroll 1
-      for (int kt = 0; kt < k::KT; ++kt) {
+      do {
         dev::sm90::wait(bars + 8 * s, phase);
         tessel_sync_warp();  // the .aligned wgmma instructions need the whole warp converged
         dev::sm90::pin<k::ACC>(acc);
@@ -155,15 +218,15 @@
               (uint64_t)k::DESC_A | (uint64_t)(((a0 + kb * k::K_STEP_BYTES) >> 4) & 0x3FFFu);
           const uint64_t db =
               (uint64_t)k::DESC_B | (uint64_t)(((b0 + kb * k::K_STEP_BYTES) >> 4) & 0x3FFFu);
-          // scale_d 0 on the tile's first k-step: D = A B, the accumulators start over.
-          dev::wgmma<1, 1, 0, 0>(acc, da, db, (kt > 0 || kb > 0) ? 1u : 0u);
+          // scale_d 0 on the unit's first k-step: D = A B, the accumulators start over.
+          dev::wgmma<1, 1, 0, 0>(acc, da, db, (kt > k0 || kb > 0) ? 1u : 0u);
         }
         dev::sm90::mma_commit();
         dev::sm90::pin<k::ACC>(acc);
         // The previous k-tile's wgmmas are done: its stage goes back to the producers (one
         // arrival per consumer warp on the barrier of every block of the cluster).
         dev::sm90::mma_wait<1>();
-        if (kt > 0 && t % 32 == 0) release(bars + 8 * (k::STAGES + prev));
+        if (kt > k0 && t % 32 == 0) release(bars + 8 * (k::STAGES + prev));
         if constexpr (k::LAG > 0) {
           if (owed && kt == k::LAG_AT) {
             dev::sm90::bar_arrive(3, 256);
@@ -175,10 +238,52 @@
           s = 0;
           phase ^= 1u;
         }
-      }
+      } while (++kt < k1);
       dev::sm90::mma_wait<0>();
       dev::sm90::pin<k::ACC>(acc);
       if (t % 32 == 0) release(bars + 8 * (k::STAGES + prev));
+#if TESSEL_SM90_STREAM_K
+      {
+        // Consumer c's partials of block b: value v of thread t at v * 128 + t of its slot of
+        // ACC * 128 floats; 32-bit indices (the workspace holds fewer than 2^31 floats).
+        const b32 slot_len = (b32)k::ACC * 128;
+        // A unit that stops short of the tile's end (the last unit of this block's range) owes
+        // the rest of the tile to block b + 1, whose range starts there: thread 0 acquires
+        // b + 1's flag for consumer c and clears it for the next launch, the barrier orders
+        // every thread's reads after that, and the partials (which already hold those of
+        // b + 2, ... where b + 1's range ends inside the tile too) are added. The adds run on
+        // every unit (zeros where nothing is owed): ptxas keeps the wgmmas asynchronous only
+        // when the accumulators are modified alike on every path.
+        const bool owed = k1 < k::KT;
+        if (owed) {
+          if (t == 0) dev::sm90::flag_wait_clear(FLAGS + 2 * (blockIdx.x + 1) + c);
+          dev::sm90::bar_sync(1 + c, 128);
+        }
+        const float* next = WS + (slot_len * (2u * (blockIdx.x + 1) + c) + t);
+#pragma unroll
+        for (int v = 0; v < k::ACC; v += 4) {
+          dev::sm90::ld_cg4_add(owed, next + v * 128, acc[v], acc[v + 1], acc[v + 2],
+                                acc[v + 3]);
+        }
+        if (k0 > 0) {
+          // A later part of the tile (the first unit of this block's range): partials to this
+          // block's slot; after the warpgroup's barrier, thread 0 publishes them with a
+          // release store of the flag (cumulative over the barrier). Block b - 1 adds them.
+          float* slot = WS + (slot_len * (2u * blockIdx.x + c) + t);
+#pragma unroll
+          for (int v = 0; v < k::ACC; v += 4) {
+            dev::sm90::st_cg4(slot + v * 128, acc[v], acc[v + 1], acc[v + 2], acc[v + 3]);
+          }
+          dev::sm90::bar_sync(1 + c, 128);
+          if (t == 0) dev::sm90::flag_set(FLAGS + 2 * blockIdx.x + c);
+          continue;
+        }
+      }
+      // The tile's origin, computed once the accumulators are complete (registers are short).
+      const long long idx = layout::raster(tile);
+      const long long m0 = layout::tile_m0(idx) + (long long)rank * k::BM;
+      const long long n0 = layout::tile_n0(idx);
+#endif
 #if TESSEL_SM90_TMA_STORE
       // Epilogue through shared memory, chunk by chunk: values ch * k::C_VALS .. of every thread
       // are the 64 x k::C_COLS chunk ch of the consumer's 64 x 256 tile (checked on the host).
