@@ -241,14 +241,14 @@ struct sm90 {
   }
   // Stream-K (TESSEL_SM90_STREAM_K): tiles given to the stream-K part of a grid of `blocks` blocks,
   // as hopper::Sm90Plan::stream_k_tiles computes them: none when the tiles fill whole waves;
-  // else the partial last wave, plus one full wave when that remainder is under half the grid
-  // (so that every block's share of the split iterations stays near a tile or more); none
+  // else the partial last wave, plus one full wave where there is one (every block's share is
+  // then over a tile: no block's range lies inside one tile, no chain of hand-overs); none
   // when their k-iterations (k_tiles each) would leave a block without one.
   static __device__ __forceinline__ long long sk_tiles(long long tiles, long long blocks,
                                                        long long k_tiles) {
     const long long rem = tiles % blocks;
     if (rem == 0) return 0;
-    const long long sk = rem + (tiles >= blocks && 2 * rem < blocks ? blocks : 0);
+    const long long sk = rem + (tiles >= blocks ? blocks : 0);
     return sk * k_tiles >= blocks ? sk : 0;
   }
   // Four fp32 values to global memory at p, p + 128, p + 256, p + 384 (floats), cached in L2
@@ -266,23 +266,27 @@ struct sm90 {
   // Where `on`, adds the four fp32 values at p, p + 128, p + 256, p + 384 (floats), read
   // through L2 (not L1), to a, b, c, d; else adds zeros (the same instructions on every path:
   // ptxas keeps the wgmmas asynchronous only when the accumulators are modified alike on
-  // every path). One temporary register (wider loads leave ptxas short of registers).
+  // every path). Four loads in flight per call (the owner's fixup is bound by L2 latency)
+  // in four scalar registers (a vector of four leaves ptxas short of registers).
   static __device__ __forceinline__ void ld_cg4_add(bool on, const float* p, float& a, float& b,
                                                     float& c, float& d) {
     asm volatile(
         "{\n"
         ".reg .pred q;\n"
-        ".reg .f32 x;\n"
+        ".reg .f32 x, y, z, w;\n"
         "setp.ne.b32 q, %5, 0;\n"
         "mov.b32 x, 0;\n"
+        "mov.b32 y, 0;\n"
+        "mov.b32 z, 0;\n"
+        "mov.b32 w, 0;\n"
         "@q ld.global.cg.f32 x, [%4];\n"
+        "@q ld.global.cg.f32 y, [%4+512];\n"
+        "@q ld.global.cg.f32 z, [%4+1024];\n"
+        "@q ld.global.cg.f32 w, [%4+1536];\n"
         "add.f32 %0, %0, x;\n"
-        "@q ld.global.cg.f32 x, [%4+512];\n"
-        "add.f32 %1, %1, x;\n"
-        "@q ld.global.cg.f32 x, [%4+1024];\n"
-        "add.f32 %2, %2, x;\n"
-        "@q ld.global.cg.f32 x, [%4+1536];\n"
-        "add.f32 %3, %3, x;\n"
+        "add.f32 %1, %1, y;\n"
+        "add.f32 %2, %2, z;\n"
+        "add.f32 %3, %3, w;\n"
         "}\n"
         : "+f"(a), "+f"(b), "+f"(c), "+f"(d)
         : "l"(p), "r"((b32)on)

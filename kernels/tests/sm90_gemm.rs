@@ -758,13 +758,20 @@ fn stream_k_units_cover_every_k_tile_once_and_chain_forward() {
         let (lo, hi) = (lens.iter().min().unwrap(), lens.iter().max().unwrap());
         assert!(hi - lo <= 1, "{m}x{n}x{k}: {lo}..{hi}");
     }
-    // 4096^3 over 132 SMs: 3 data-parallel waves, 116 tiles split, at most 2 blocks per tile.
+    // 4096^3 over 132 SMs: 2 data-parallel waves, 116 + 132 tiles split, 120 or 121 k-tiles
+    // per block (over a tile: at most 2 blocks per split tile).
     let plan =
         Sm90Plan::with_options(4096, 4096, 4096, InType::F16, OutType::F32, stream_k()).unwrap();
-    assert_eq!(plan.stream_k_tiles(132), 116);
+    assert_eq!(plan.stream_k_tiles(132), 248);
     let units = plan.stream_k_units(132);
-    assert!(units.iter().all(|l| (4..=5).contains(&l.len())));
     assert_eq!(units[0][..3], [(0, 0, 64), (132, 0, 64), (264, 0, 64)]);
+    let mut owners = vec![0; 512];
+    for list in &units {
+        for u in list.iter().filter(|u| u.0 >= 264) {
+            owners[u.0 as usize] += 1;
+        }
+    }
+    assert!(owners[264..].iter().all(|&o| (1..=2).contains(&o)));
     // Stream-K needs a persistent grid without clusters or lag.
     for bad in [
         Sm90Options {
@@ -805,13 +812,16 @@ fn gpu_stream_k_every_type() {
 #[ignore = "needs an sm_90 GPU"]
 fn gpu_stream_k_small() {
     // Small split cases for compute-sanitizer: 6 tiles of 32 k-tiles over the SMs (about 1.5
-    // k-tiles per block: long chains), and 4 tiles of 65 with ragged M, N and K.
+    // k-tiles per block: long chains), and 4 tiles of 65 with ragged M, N and K; every row
+    // against the CPU only (cuBLAS's own kernels for these shapes draw racecheck reports, and
+    // its bf16 result at K = 4152 is off by 2 ulps where ours is within one rounding of the f64
+    // reference: seen on an H100).
     gpu_variant(
         "gpu_stream_k_small",
         (384, 512, 2048),
         InType::F16,
         OutType::F32,
-        true,
+        false,
         stream_k(),
     );
     gpu_variant(
@@ -819,7 +829,7 @@ fn gpu_stream_k_small() {
         (250, 500, 4152),
         InType::BF16,
         OutType::BF16,
-        true,
+        false,
         stream_k(),
     );
 }
@@ -827,7 +837,7 @@ fn gpu_stream_k_small() {
 #[test]
 #[ignore = "needs an sm_90 GPU"]
 fn gpu_stream_k_large_and_repeated() {
-    // 4096^3: 3 data-parallel waves and 116 split tiles; 34 x 4 tiles: 4 over a wave, so one
+    // 4096^3: 2 data-parallel waves and 248 split tiles; 34 x 4 tiles: 4 over a wave, so one
     // wave joins them (136 split tiles). Each verified on two launches of the same buffers: the
     // flags the first launch consumed are clear again for the second.
     let Some(gpu) = common::gpu_or_skip("gpu_stream_k_large_and_repeated") else {
