@@ -52,7 +52,7 @@
   const long long step = k::CLUSTER > 1 ? (long long)dev::sm90::clusters() : gridDim.x;
   // Work units: (tile, k-tiles k0 .. k1). Data-parallel tiles first, `step` apart from
   // `first`, each whole. Stream-K (TESSEL_SM90_STREAM_K): the last `sk_tiles` tiles (the
-  // partial last wave, plus one full wave where there is one) are
+  // partial last wave, plus one full wave where that remainder is under half the grid) are
   // k::KT k-iterations each; their sk_tiles * KT iterations are cut into gridDim.x contiguous
   // ranges of equal length (+-1), block b taking iterations sk_start(b) .. sk_start(b + 1).
   // A block's first unit may start inside a tile (k0 > 0); every later unit starts at k0 = 0.

@@ -1359,16 +1359,15 @@ impl Sm90Plan {
 
     /// Stream-K: the tiles (the last ones of the raster order) whose k-iterations a grid of
     /// `blocks` blocks splits, as the kernel computes them (`dev::sm90::sk_tiles`): none when
-    /// the tiles fill whole waves, else the partial last wave, plus one full wave where there
-    /// is one (each block's share is then over a tile, so no block's range lies inside one
-    /// tile); none when their k-iterations are fewer than the blocks (every block's range
-    /// holds one). 0 without [`Sm90Options::stream_k`].
+    /// the tiles fill whole waves, else the partial last wave, plus one full wave when that
+    /// remainder is under half the grid; none when their k-iterations are fewer than the
+    /// blocks (every block's range holds one). 0 without [`Sm90Options::stream_k`].
     ///
     /// ```
     /// use tessel_kernels::hopper::{InType, OutType, Sm90Options, Sm90Plan};
     /// let o = Sm90Options { stream_k: true, ..Sm90Options::default() };
     /// let p = Sm90Plan::with_options(4096, 4096, 4096, InType::F16, OutType::F32, o).unwrap();
-    /// assert_eq!(p.stream_k_tiles(132), 116 + 132); // 2 data-parallel waves; 116 + 132 split
+    /// assert_eq!(p.stream_k_tiles(132), 116); // 3 data-parallel waves, 116 tiles split
     /// let p = Sm90Plan::with_options(128 * 34, 1024, 4096, InType::F16, OutType::F32, o).unwrap();
     /// assert_eq!(p.stream_k_tiles(132), 132 + 4); // 136 tiles: 4 left over, one wave joins them
     /// let p = Sm90Plan::with_options(128 * 34, 1024, 64, InType::F16, OutType::F32, o).unwrap();
@@ -1383,7 +1382,7 @@ impl Sm90Plan {
         let rem = tiles % blocks;
         let sk = if rem == 0 {
             0
-        } else if tiles >= blocks {
+        } else if tiles >= blocks && 2 * rem < blocks {
             rem + blocks
         } else {
             rem
