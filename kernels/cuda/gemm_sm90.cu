@@ -83,8 +83,8 @@
   const long long sk_end = 0, sk_first = 0;
 #endif
   // The next unit of this block after (dp: its next data-parallel tile, it: its next stream-K
-  // iteration); false when there is none.
-  auto next_unit = [&](unit_t& dp, unit_t& it, unit_t& tile, int& k0, int& k1) {
+  // iteration); false when there is none. next_dp and next_sk: of one kind only.
+  auto next_dp = [&](unit_t& dp, unit_t& tile, int& k0, int& k1) {
     if (dp < dp_tiles) {
       tile = dp;
       k0 = 0;
@@ -92,6 +92,9 @@
       dp += step;
       return true;
     }
+    return false;
+  };
+  auto next_sk = [&](unit_t& it, unit_t& tile, int& k0, int& k1) {
     if (it < sk_end) {
       const unit_t l = it / k::KT;
       k0 = (int)(it - l * k::KT);
@@ -101,6 +104,9 @@
       return true;
     }
     return false;
+  };
+  auto next_unit = [&](unit_t& dp, unit_t& it, unit_t& tile, int& k0, int& k1) {
+    return next_dp(dp, tile, k0, k1) || next_sk(it, tile, k0, k1);
   };
   if (threadIdx.x == 0) {
 #pragma unroll
@@ -193,8 +199,18 @@
     }
     unit_t dp = (unit_t)first, it = sk_first, tile = 0;
     int k0 = 0, k1 = 0;
+#if TESSEL_SM90_STREAM_K
+    // Two copies of the unit loop (a generic lambda instantiated twice): the data-parallel
+    // tiles without any fixup code (it would cost every tile's epilogue), then the stream-K
+    // units with the fixup on every unit (see below).
+    auto units = [&](auto kind) {
+    constexpr int sk_phase = decltype(kind)::value;
+#pragma unroll 1
+    while (sk_phase == 0 ? next_dp(dp, tile, k0, k1) : next_sk(it, tile, k0, k1)) {
+#else
 #pragma unroll 1
     while (next_unit(dp, it, tile, k0, k1)) {
+#endif
 #if !TESSEL_SM90_STREAM_K
       const long long idx = layout::raster(tile);
       const long long m0 = layout::tile_m0(idx) + (long long)rank * k::BM;
@@ -243,7 +259,7 @@
       dev::sm90::pin<k::ACC>(acc);
       if (t % 32 == 0) release(bars + 8 * (k::STAGES + prev));
 #if TESSEL_SM90_STREAM_K
-      {
+      if constexpr (sk_phase == 1) {
         // Consumer c's partials of block b: value v of thread t at v * 128 + t of its slot of
         // ACC * 128 floats; 32-bit indices (the workspace holds fewer than 2^31 floats).
         const b32 slot_len = (b32)k::ACC * 128;
@@ -252,17 +268,17 @@
         // b + 1's flag for consumer c and clears it for the next launch, the barrier orders
         // every thread's reads after that, and the partials (which already hold those of
         // b + 2, ... where b + 1's range ends inside the tile too) are added. The adds run on
-        // every unit (zeros where nothing is owed): ptxas keeps the wgmmas asynchronous only
+        // every stream-K unit (zeros where nothing is owed): ptxas keeps the wgmmas asynchronous only
         // when the accumulators are modified alike on every path.
-        const bool owed = k1 < k::KT;
-        if (owed) {
+        const bool short_unit = k1 < k::KT;
+        if (short_unit) {
           if (t == 0) dev::sm90::flag_wait_clear(FLAGS + 2 * (blockIdx.x + 1) + c);
           dev::sm90::bar_sync(1 + c, 128);
         }
         const float* next = WS + (slot_len * (2u * (blockIdx.x + 1) + c) + t);
 #pragma unroll
         for (int v = 0; v < k::ACC; v += 4) {
-          dev::sm90::ld_cg4_add(owed, next + v * 128, acc[v], acc[v + 1], acc[v + 2],
+          dev::sm90::ld_cg4_add(short_unit, next + v * 128, acc[v], acc[v + 1], acc[v + 2],
                                 acc[v + 3]);
         }
         if (k0 > 0) {
@@ -388,6 +404,11 @@
       }
 #endif
     }
+#if TESSEL_SM90_STREAM_K
+    };
+    units(dev::sm90::phase<0>{});
+    units(dev::sm90::phase<1>{});
+#endif
     if (owed) dev::sm90::bar_arrive(3, 256);
 #if TESSEL_SM90_TMA_STORE
     // The last stores must finish reading shared memory before the block exits.
