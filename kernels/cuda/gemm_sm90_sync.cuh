@@ -252,11 +252,6 @@ struct sm90 {
     const long long sk = rem + (tiles >= blocks && 2 * rem < blocks ? blocks : 0);
     return sk * k_tiles >= blocks ? sk : 0;
   }
-  // A compile-time phase of the stream-K consumer loop (0: data-parallel tiles, 1: stream-K
-  // units), to instantiate it twice.
-  template <int P> struct phase {
-    static constexpr int value = P;
-  };
   // Four fp32 values to global memory at p, p + 128, p + 256, p + 384 (floats), cached in L2
   // only (the partials of stream-K: value v of consumer thread t at v * 128 + t, so that a
   // warp's stores are contiguous).

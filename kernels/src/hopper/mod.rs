@@ -60,10 +60,10 @@ use crate::kernel::{CType, Elem, Kernel, KernelBuilder, Param};
 use crate::tiled::raster_layout;
 use crate::tma::{TmaElem, TmaMatrix, TmaPlan};
 
-/// The device body ([`Sm90Plan::kernel`] declares its pieces).
+/// The device body ([`Sm90Plan::kernel`] declares its pieces and inserts [`UNITS`]).
 ///
 /// ```
-/// assert!(tessel_kernels::hopper::BODY.contains("dev::wgmma<1, 1, 0, 0>("));
+/// assert!(tessel_kernels::hopper::BODY.contains("dev::sm90::tma_load("));
 /// ```
 pub const BODY: &str = include_str!("../../cuda/gemm_sm90.cu");
 /// The device struct `dev::sm90`: mbarrier, TMA, fence, `setmaxnreg`, wgmma-sync and store
@@ -73,6 +73,15 @@ pub const BODY: &str = include_str!("../../cuda/gemm_sm90.cu");
 /// assert!(tessel_kernels::hopper::SYNC.contains("struct sm90"));
 /// ```
 pub const SYNC: &str = include_str!("../../cuda/gemm_sm90_sync.cuh");
+/// The consumers' unit loop (main loop, stream-K fixup, epilogue), which [`Sm90Plan::kernel`]
+/// inserts into [`BODY`] at its `//@UNITS` line: once over the data-parallel tiles, and with
+/// [`Sm90Options::stream_k`] once more over the stream-K units.
+///
+/// ```
+/// use tessel_kernels::hopper::{BODY, UNITS};
+/// assert!(UNITS.contains("dev::wgmma<1, 1, 0, 0>(") && BODY.contains("//@UNITS"));
+/// ```
+pub const UNITS: &str = include_str!("../../cuda/gemm_sm90_units.cuh");
 
 /// Block tile rows (two consumer warpgroups of 64).
 ///
@@ -1472,7 +1481,20 @@ impl Sm90Plan {
             i64::from(stream_k)
         );
         let cols = Self::c_cols(self.output);
-        let mut b = KernelBuilder::new(&self.kernel_name(), BODY)
+        let phases: &[i64] = if stream_k { &[0, 1] } else { &[0] };
+        let loops: String = phases
+            .iter()
+            .map(|p| {
+                format!("#define TESSEL_SM90_SK_PHASE {p}\n{UNITS}#undef TESSEL_SM90_SK_PHASE\n")
+            })
+            .collect();
+        let body = BODY.replacen("    //@UNITS\n", &loops, 1);
+        if body.len() == BODY.len() {
+            return Err(GpuError::InvalidArgument(
+                "the Hopper GEMM body has no //@UNITS line for the unit loop".into(),
+            ));
+        }
+        let mut b = KernelBuilder::new(&self.kernel_name(), &body)
             .comment(&header)
             .alias("TC", out)
             .long("M", self.m)
