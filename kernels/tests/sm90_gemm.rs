@@ -713,8 +713,7 @@ fn stream_k_units_cover_every_k_tile_once_and_chain_forward() {
         ((256, 256, 256), 3),
         ((4096, 4096, 64), 132),
     ] {
-        let plan =
-            Sm90Plan::with_options(m, n, k, InType::F16, OutType::F32, stream_k()).unwrap();
+        let plan = Sm90Plan::with_options(m, n, k, InType::F16, OutType::F32, stream_k()).unwrap();
         let (tiles, kt) = (plan.tiles(), plan.k_tiles());
         let units = plan.stream_k_units(blocks);
         let sk = plan.stream_k_tiles(blocks);
@@ -731,14 +730,23 @@ fn stream_k_units_cover_every_k_tile_once_and_chain_forward() {
                 }
                 // Only a block's first stream-K unit starts inside a tile, only its last ends
                 // inside one.
-                assert!(k0 == 0 || i == first_sk, "block {b} unit {i}: {:?}", list[i]);
+                assert!(
+                    k0 == 0 || i == first_sk,
+                    "block {b} unit {i}: {:?}",
+                    list[i]
+                );
                 assert!(k1 == kt || i + 1 == list.len(), "block {b} unit {i}");
                 // A unit that ends inside a tile is continued by block b + 1's first stream-K
                 // unit (the only one the kernel makes wait for it).
                 if k1 < kt {
                     let after = &units[b + 1];
                     let next = after[dp_units(after)];
-                    assert_eq!(next, (tile, k1, next.2), "block {b} hands over to block {}", b + 1);
+                    assert_eq!(
+                        next,
+                        (tile, k1, next.2),
+                        "block {b} hands over to block {}",
+                        b + 1
+                    );
                 }
                 // Split tiles are the last `sk` of the raster order.
                 if (k0, k1) != (0, kt) {
@@ -753,7 +761,12 @@ fn stream_k_units_cover_every_k_tile_once_and_chain_forward() {
         // The stream-K iterations are shared evenly (+-1).
         let lens: Vec<i64> = units
             .iter()
-            .map(|l| l.iter().filter(|u| u.0 >= tiles - sk).map(|u| u.2 - u.1).sum())
+            .map(|l| {
+                l.iter()
+                    .filter(|u| u.0 >= tiles - sk)
+                    .map(|u| u.2 - u.1)
+                    .sum()
+            })
             .collect();
         let (lo, hi) = (lens.iter().min().unwrap(), lens.iter().max().unwrap());
         assert!(hi - lo <= 1, "{m}x{n}x{k}: {lo}..{hi}");
@@ -778,7 +791,10 @@ fn stream_k_units_cover_every_k_tile_once_and_chain_forward() {
             cluster: 2,
             ..stream_k()
         },
-        Sm90Options { lag: 1, ..stream_k() },
+        Sm90Options {
+            lag: 1,
+            ..stream_k()
+        },
         Sm90Options {
             persistent: false,
             ..stream_k()

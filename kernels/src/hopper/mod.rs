@@ -25,7 +25,8 @@
 //!
 //! [`Sm90Options`] selects the variant (epilogue, raster group, persistent grid, clusters of
 //! two blocks along M that multicast the shared B tile with TMA, and the shared-memory
-//! epilogue's pair order, barriers per chunk, stages, per-warp stores and L2 hints);
+//! epilogue's pair order, barriers per chunk, stages, per-warp stores, L2 hints, consumer lag
+//! and a stream-K schedule for the last wave);
 //! `kernels/examples/sm90_sweep.rs` times them against cuBLAS in one process
 //! (docs/performance.md, "Hopper").
 //!
@@ -411,6 +412,8 @@ pub struct Sm90Options {
     /// part of a tile leaves its fp32 partials in a global workspace and sets a flag, the
     /// block that computed the tile's first part adds them and writes C. The grid is one block
     /// per SM (also when there are fewer tiles). Needs `persistent`, no clusters, no lag.
+    /// Measured slower than the default at 4096^3 (docs/performance.md, "Stream-K"), faster
+    /// where few tiles meet a long K.
     pub stream_k: bool,
 }
 
@@ -1423,8 +1426,10 @@ impl Sm90Plan {
         let total = sk * kt;
         (0..blocks.max(0))
             .map(|b| {
-                let mut units: Vec<(i64, i64, i64)> =
-                    (b..dp).step_by(blocks as usize).map(|t| (t, 0, kt)).collect();
+                let mut units: Vec<(i64, i64, i64)> = (b..dp)
+                    .step_by(blocks as usize)
+                    .map(|t| (t, 0, kt))
+                    .collect();
                 let (mut it, end) = (b * total / blocks, (b + 1) * total / blocks);
                 while it < end {
                     let (l, k0) = (it / kt, it % kt);
