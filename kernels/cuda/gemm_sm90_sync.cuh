@@ -242,9 +242,9 @@ struct sm90 {
   // Stream-K (TESSEL_SM90_STREAM_K): tiles given to the stream-K part of a grid of `blocks` blocks,
   // as hopper::Sm90Plan::stream_k_tiles computes them: none when the tiles fill whole waves;
   // else the partial last wave, plus one full wave when that remainder is under half the grid
-  // (so that every block's share stays near a tile or more; a whole extra wave scatters the
-  // blocks over k and loses L2 reuse: 0.85x cuBLAS at 4096^3 instead of 0.99x, measured on an
-  // H100); none when their k-iterations (k_tiles each) would leave a block without one.
+  // (so that every block's share stays near a tile or more; always adding a wave was slower
+  // on an H100: 0.85x cuBLAS at 4096^3 against 0.91x, docs/performance.md); none when their
+  // k-iterations (k_tiles each) would leave a block without one.
   static __device__ __forceinline__ long long sk_tiles(long long tiles, long long blocks,
                                                        long long k_tiles) {
     const long long rem = tiles % blocks;
