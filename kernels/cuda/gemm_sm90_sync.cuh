@@ -239,4 +239,72 @@ struct sm90 {
         "l"((unsigned long long)map), "r"(bar), "r"(c0), "r"(c1), "h"(mask)
         : "memory");
   }
+  // Stream-K (TESSEL_SM90_STREAM_K): tiles given to the stream-K part of a grid of `blocks` blocks,
+  // as hopper::Sm90Plan::stream_k_tiles computes them: none when the tiles fill whole waves;
+  // else the partial last wave, plus one full wave when that remainder is under half the grid
+  // (so that every block's share stays near a tile or more; always adding a wave was slower
+  // on an H100: 0.85x cuBLAS at 4096^3 against 0.91x, docs/performance.md); none when their
+  // k-iterations (k_tiles each) would leave a block without one.
+  static __device__ __forceinline__ long long sk_tiles(long long tiles, long long blocks,
+                                                       long long k_tiles) {
+    const long long rem = tiles % blocks;
+    if (rem == 0) return 0;
+    const long long sk = rem + (tiles >= blocks && 2 * rem < blocks ? blocks : 0);
+    return sk * k_tiles >= blocks ? sk : 0;
+  }
+  // Four fp32 values to global memory at p, p + 128, p + 256, p + 384 (floats), cached in L2
+  // only (the partials of stream-K: value v of consumer thread t at v * 128 + t, so that a
+  // warp's stores are contiguous).
+  static __device__ __forceinline__ void st_cg4(float* p, float a, float b, float c, float d) {
+    asm volatile(
+        "st.global.cg.f32 [%0], %1;\n"
+        "st.global.cg.f32 [%0+512], %2;\n"
+        "st.global.cg.f32 [%0+1024], %3;\n"
+        "st.global.cg.f32 [%0+1536], %4;\n" ::"l"(p),
+        "f"(a), "f"(b), "f"(c), "f"(d)
+        : "memory");
+  }
+  // Where `on`, adds the four fp32 values at p, p + 128, p + 256, p + 384 (floats), read
+  // through L2 (not L1), to a, b, c, d; else adds zeros (the same instructions on every path:
+  // ptxas keeps the wgmmas asynchronous only when the accumulators are modified alike on
+  // every path). Four loads in flight per call (the owner's fixup is bound by L2 latency)
+  // in four scalar registers (a vector of four leaves ptxas short of registers).
+  static __device__ __forceinline__ void ld_cg4_add(bool on, const float* p, float& a, float& b,
+                                                    float& c, float& d) {
+    asm volatile(
+        "{\n"
+        ".reg .pred q;\n"
+        ".reg .f32 x, y, z, w;\n"
+        "setp.ne.b32 q, %5, 0;\n"
+        "mov.b32 x, 0;\n"
+        "mov.b32 y, 0;\n"
+        "mov.b32 z, 0;\n"
+        "mov.b32 w, 0;\n"
+        "@q ld.global.cg.f32 x, [%4];\n"
+        "@q ld.global.cg.f32 y, [%4+512];\n"
+        "@q ld.global.cg.f32 z, [%4+1024];\n"
+        "@q ld.global.cg.f32 w, [%4+1536];\n"
+        "add.f32 %0, %0, x;\n"
+        "add.f32 %1, %1, y;\n"
+        "add.f32 %2, %2, z;\n"
+        "add.f32 %3, %3, w;\n"
+        "}\n"
+        : "+f"(a), "+f"(b), "+f"(c), "+f"(d)
+        : "l"(p), "r"((b32)on)
+        : "memory");
+  }
+  // Sets a stream-K flag to 1 with release semantics at GPU scope: this thread's writes, and
+  // those ordered before it by a barrier, are visible to a thread that acquires the 1.
+  static __device__ __forceinline__ void flag_set(b32* p) {
+    asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(p), "r"(1u) : "memory");
+  }
+  // Spins until the flag reads 1 (acquire at GPU scope), then clears it for the next launch
+  // (its only reader in this launch is this thread).
+  static __device__ __forceinline__ void flag_wait_clear(b32* p) {
+    b32 v = 0;
+    do {
+      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
+    } while (v == 0);
+    asm volatile("st.relaxed.gpu.global.u32 [%0], %1;\n" ::"l"(p), "r"(0u) : "memory");
+  }
 };

@@ -1,5 +1,5 @@
 //! Every variant of the Hopper GEMM ([`Sm90Options`]: epilogue, raster group, persistent grid,
-//! clusters, the shared-memory epilogue's pair order, barriers per chunk and stages)
+//! clusters, the shared-memory epilogue's pair order, barriers per chunk and stages, stream-K)
 //! at one or more sizes and type pairs: each verified against the f64 CPU reference (16 spread
 //! rows) and cuBLAS (every element, where cuBLAS has the type pair), then timed next to cuBLAS
 //! (`cublasGemmEx`, same types) with CUDA events in the same process, cuBLAS timed right before
@@ -36,6 +36,7 @@ fn variants() -> Vec<Sm90Options> {
         warp_stores: false,
         l2_hint: 0,
         lag: 0,
+        stream_k: false,
     };
     let mut v = vec![d, base];
     // The shared-memory epilogue: pair order, barriers per chunk, stages and buffers.
@@ -99,6 +100,11 @@ fn variants() -> Vec<Sm90Options> {
     v.push(Sm90Options {
         epilogue: Epilogue::Direct,
         cluster: 2,
+        ..base
+    });
+    // Hybrid data-parallel + stream-K schedule.
+    v.push(Sm90Options {
+        stream_k: true,
         ..base
     });
     let mut seen = Vec::new();

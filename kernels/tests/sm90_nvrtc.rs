@@ -263,3 +263,48 @@ fn hopper_gemm_sass_uses_hgmma_and_tma() {
     assert_eq!(count("MEMBAR.ALL.GPU"), 2, "{sass}");
     assert!(count("SYNCS.ARRIVE.TRANS64.RED") >= 2, "{sass}");
 }
+
+/// The stream-K variant, for every type pair: its PTX holds the flag protocol (a release store,
+/// an acquiring spin) and the L2-only partial stores and loads, uses no local memory, and
+/// ptxas spills nothing; the default kernel has none of the flag instructions.
+#[test]
+fn hopper_gemm_stream_k_compiles_without_spills() {
+    if !nvrtc_or_skip("sm90_nvrtc") {
+        return;
+    }
+    let sk = Sm90Options {
+        stream_k: true,
+        ..Sm90Options::default()
+    };
+    for input in InType::ALL {
+        for output in OutType::ALL {
+            let plan = Sm90Plan::with_options(1000, 2000, 520, input, output, sk).unwrap();
+            let kernel = plan.kernel().unwrap();
+            let name = plan.kernel_name();
+            assert!(name.ends_with("_sk"), "{name}");
+            let ptx = kernel.ptx(Arch::SM90A).unwrap();
+            for op in [
+                "st.release.gpu.global.u32",
+                "ld.acquire.gpu.global.u32",
+                "st.global.cg.f32",
+                "ld.global.cg.f32",
+                "wgmma.mma_async.sync.aligned.m64n256k16.f32",
+            ] {
+                assert!(ptx.contains(op), "{name}: no {op} in the PTX");
+            }
+            assert!(!ptx.contains(".local"), "{name} uses local memory");
+            let (_, log) = cubin_and_log(kernel.source(), &name, Arch::SM90A);
+            eprintln!("{name}: {log}");
+            assert!(
+                log.contains("0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"),
+                "{name}: {log}"
+            );
+            for bad in ["Performance Loss", "serialized", "C7508", "warning"] {
+                assert!(!log.contains(bad), "{name}: ptxas says {bad}: {log}");
+            }
+        }
+    }
+    let plan = Sm90Plan::new(1000, 2000, 520, InType::F16, OutType::F32).unwrap();
+    let ptx = plan.kernel().unwrap().ptx(Arch::SM90A).unwrap();
+    assert!(!ptx.contains("ld.acquire.gpu") && !ptx.contains("st.release.gpu"));
+}

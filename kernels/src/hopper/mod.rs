@@ -25,7 +25,8 @@
 //!
 //! [`Sm90Options`] selects the variant (epilogue, raster group, persistent grid, clusters of
 //! two blocks along M that multicast the shared B tile with TMA, and the shared-memory
-//! epilogue's pair order, barriers per chunk, stages, per-warp stores and L2 hints);
+//! epilogue's pair order, barriers per chunk, stages, per-warp stores, L2 hints, consumer lag
+//! and a stream-K schedule for the last wave);
 //! `kernels/examples/sm90_sweep.rs` times them against cuBLAS in one process
 //! (docs/performance.md, "Hopper").
 //!
@@ -60,10 +61,10 @@ use crate::kernel::{CType, Elem, Kernel, KernelBuilder, Param};
 use crate::tiled::raster_layout;
 use crate::tma::{TmaElem, TmaMatrix, TmaPlan};
 
-/// The device body ([`Sm90Plan::kernel`] declares its pieces).
+/// The device body ([`Sm90Plan::kernel`] declares its pieces and inserts [`UNITS`]).
 ///
 /// ```
-/// assert!(tessel_kernels::hopper::BODY.contains("dev::wgmma<1, 1, 0, 0>("));
+/// assert!(tessel_kernels::hopper::BODY.contains("dev::sm90::tma_load("));
 /// ```
 pub const BODY: &str = include_str!("../../cuda/gemm_sm90.cu");
 /// The device struct `dev::sm90`: mbarrier, TMA, fence, `setmaxnreg`, wgmma-sync and store
@@ -73,6 +74,15 @@ pub const BODY: &str = include_str!("../../cuda/gemm_sm90.cu");
 /// assert!(tessel_kernels::hopper::SYNC.contains("struct sm90"));
 /// ```
 pub const SYNC: &str = include_str!("../../cuda/gemm_sm90_sync.cuh");
+/// The consumers' unit loop (main loop, stream-K fixup, epilogue), which [`Sm90Plan::kernel`]
+/// inserts into [`BODY`] at its `//@UNITS` line: once over the data-parallel tiles, and with
+/// [`Sm90Options::stream_k`] once more over the stream-K units.
+///
+/// ```
+/// use tessel_kernels::hopper::{BODY, UNITS};
+/// assert!(UNITS.contains("dev::wgmma<1, 1, 0, 0>(") && BODY.contains("//@UNITS"));
+/// ```
+pub const UNITS: &str = include_str!("../../cuda/gemm_sm90_units.cuh");
 
 /// Block tile rows (two consumer warpgroups of 64).
 ///
@@ -350,9 +360,12 @@ impl std::str::FromStr for Epilogue {
 ///     warp_stores: true,
 ///     l2_hint: 1,
 ///     lag: 2,
+///     stream_k: false,
 /// };
 /// assert_eq!(o.tag(), "_direct_g4_np_c2_seq_b1_s3_ws_h1_l2");
 /// assert_eq!(o.to_string(), "direct g4 non-persistent c2 seq b1 s3 ws h1 l2");
+/// let sk = Sm90Options { stream_k: true, ..Sm90Options::default() };
+/// assert_eq!((sk.tag().as_str(), sk.to_string().ends_with(" sk")), ("_sk", true));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Sm90Options {
@@ -393,6 +406,15 @@ pub struct Sm90Options {
     /// consumers' epilogues stop coinciding and one's epilogue overlaps the other's last
     /// k-tiles (the stage ring, 4 deep, keeps them at most 3 apart).
     pub lag: i64,
+    /// Hybrid data-parallel + stream-K schedule: whole tiles for the full waves, and the
+    /// k-iterations of the remaining tiles ([`Sm90Plan::stream_k_tiles`]) split evenly over all
+    /// blocks in contiguous ranges ([`Sm90Plan::stream_k_units`]); a block that computes a later
+    /// part of a tile leaves its fp32 partials in a global workspace and sets a flag, the
+    /// block that computed the tile's first part adds them and writes C. The grid is one block
+    /// per SM (also when there are fewer tiles). Needs `persistent`, no clusters, no lag.
+    /// Measured slower than the default at 4096^3 (docs/performance.md, "Stream-K"), faster
+    /// where few tiles meet a long K.
+    pub stream_k: bool,
 }
 
 impl Default for Sm90Options {
@@ -408,6 +430,7 @@ impl Default for Sm90Options {
             warp_stores: false,
             l2_hint: 0,
             lag: 0,
+            stream_k: false,
         }
     }
 }
@@ -453,6 +476,9 @@ impl Sm90Options {
         if self.lag != d.lag {
             s += &format!("_l{}", self.lag);
         }
+        if self.stream_k != d.stream_k {
+            s += if self.stream_k { "_sk" } else { "_dp" };
+        }
         s
     }
 }
@@ -461,7 +487,7 @@ impl fmt::Display for Sm90Options {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} g{} {} c{} {} b{} s{}{} h{} l{}",
+            "{} g{} {} c{} {} b{} s{}{} h{} l{}{}",
             self.epilogue,
             self.raster_group,
             if self.persistent {
@@ -475,7 +501,8 @@ impl fmt::Display for Sm90Options {
             self.stages,
             if self.warp_stores { " ws" } else { "" },
             self.l2_hint,
-            self.lag
+            self.lag,
+            if self.stream_k { " sk" } else { "" }
         )
     }
 }
@@ -674,6 +701,22 @@ impl Sm90Plan {
             return Err(GpuError::InvalidArgument(format!(
                 "Hopper GEMM: consumer lag of {} k-tiles (0 ..= 3 supported)",
                 options.lag
+            )));
+        }
+        if options.stream_k
+            && (ceil_div(m, BM) * ceil_div(n, BN))
+                .checked_mul(ceil_div(k, BK))
+                .is_none_or(|x| x >= 1 << 31)
+        {
+            return Err(GpuError::InvalidArgument(format!(
+                "Hopper GEMM: stream-K needs tiles x k-tiles below 2^31 (its 32-bit schedule), \
+                 {m} x {n} x {k} has more"
+            )));
+        }
+        if options.stream_k && (options.cluster != 1 || options.lag != 0 || !options.persistent) {
+            return Err(GpuError::InvalidArgument(format!(
+                "Hopper GEMM: stream-K needs a persistent grid without clusters or lag (given \
+                 {options})"
             )));
         }
         if !(0..=2).contains(&options.l2_hint) {
@@ -1326,6 +1369,93 @@ impl Sm90Plan {
         2.0 * self.m as f64 * self.n as f64 * self.k as f64
     }
 
+    /// Stream-K: the tiles (the last ones of the raster order) whose k-iterations a grid of
+    /// `blocks` blocks splits, as the kernel computes them (`dev::sm90::sk_tiles`): none when
+    /// the tiles fill whole waves, else the partial last wave, plus one full wave when that
+    /// remainder is under half the grid; none when their k-iterations are fewer than the
+    /// blocks (every block's range holds one). 0 without [`Sm90Options::stream_k`].
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Options, Sm90Plan};
+    /// let o = Sm90Options { stream_k: true, ..Sm90Options::default() };
+    /// let p = Sm90Plan::with_options(4096, 4096, 4096, InType::F16, OutType::F32, o).unwrap();
+    /// assert_eq!(p.stream_k_tiles(132), 116); // 3 data-parallel waves, 116 tiles split
+    /// let p = Sm90Plan::with_options(128 * 34, 1024, 4096, InType::F16, OutType::F32, o).unwrap();
+    /// assert_eq!(p.stream_k_tiles(132), 132 + 4); // 136 tiles: 4 left over, one wave joins them
+    /// let p = Sm90Plan::with_options(128 * 34, 1024, 64, InType::F16, OutType::F32, o).unwrap();
+    /// assert_eq!(p.stream_k_tiles(200), 0); // 136 k-iterations for 200 blocks: no split
+    /// assert_eq!(Sm90Plan::new(4096, 4096, 64, InType::F16, OutType::F32).unwrap().stream_k_tiles(132), 0);
+    /// ```
+    pub fn stream_k_tiles(&self, blocks: i64) -> i64 {
+        let tiles = self.cluster_tiles();
+        if !self.options.stream_k || blocks < 1 {
+            return 0;
+        }
+        let rem = tiles % blocks;
+        let sk = if rem == 0 {
+            0
+        } else if tiles >= blocks && 2 * rem < blocks {
+            rem + blocks
+        } else {
+            rem
+        };
+        if sk * self.k_tiles() >= blocks { sk } else { 0 }
+    }
+
+    /// Stream-K: the work units `(tile, k0, k1)` (tile index in raster order, k-tiles
+    /// `k0 .. k1`) of each of `blocks` blocks, in the order the kernel runs them: its
+    /// data-parallel tiles (every `blocks`-th of the first ones), then its contiguous range
+    /// `b T / blocks .. (b + 1) T / blocks` of the `T` split k-iterations. Without stream-K,
+    /// whole tiles only.
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Options, Sm90Plan};
+    /// let o = Sm90Options { stream_k: true, ..Sm90Options::default() };
+    /// // 2 tiles of 4 k-tiles over 3 blocks: 8 iterations cut at 2 and 5.
+    /// let p = Sm90Plan::with_options(256, 256, 256, InType::F16, OutType::F32, o).unwrap();
+    /// assert_eq!(
+    ///     p.stream_k_units(3),
+    ///     vec![vec![(0, 0, 2)], vec![(0, 2, 4), (1, 0, 1)], vec![(1, 1, 4)]]
+    /// );
+    /// ```
+    pub fn stream_k_units(&self, blocks: i64) -> Vec<Vec<(i64, i64, i64)>> {
+        let tiles = self.cluster_tiles();
+        let kt = self.k_tiles();
+        let sk = self.stream_k_tiles(blocks);
+        let dp = tiles - sk;
+        let total = sk * kt;
+        (0..blocks.max(0))
+            .map(|b| {
+                let mut units: Vec<(i64, i64, i64)> = (b..dp)
+                    .step_by(blocks as usize)
+                    .map(|t| (t, 0, kt))
+                    .collect();
+                let (mut it, end) = (b * total / blocks, (b + 1) * total / blocks);
+                while it < end {
+                    let (l, k0) = (it / kt, it % kt);
+                    let k1 = kt.min(k0 + end - it);
+                    units.push((dp + l, k0, k1));
+                    it += k1 - k0;
+                }
+                units
+            })
+            .collect()
+    }
+
+    /// Stream-K workspace for a grid of `blocks` blocks: fp32 partials (one 128 x 256 tile per
+    /// block: a block contributes to at most one tile it does not own) and flags (one per
+    /// consumer of each block, zero between launches).
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
+    /// let p = Sm90Plan::new(8, 8, 8, InType::F16, OutType::F32).unwrap();
+    /// assert_eq!(p.stream_k_workspace(132), (132 * 128 * 256, 132 * 2));
+    /// ```
+    pub fn stream_k_workspace(&self, blocks: i64) -> (usize, usize) {
+        let b = usize::try_from(blocks.max(0)).unwrap_or(0);
+        (b * (BM * BN) as usize, b * CONSUMERS as usize)
+    }
+
     /// The kernel, for `sm_90a`, launched over one block per tile, in clusters of
     /// `options.cluster` ([`run`] launches at most as many as fit on the GPU with
     /// [`Kernel::with_grid`]).
@@ -1349,12 +1479,27 @@ impl Sm90Plan {
         };
         let len = usize::try_from(self.m * self.n).unwrap_or(usize::MAX);
         let tma_store = self.epilogue == Epilogue::TmaStore;
+        let stream_k = self.options.stream_k;
         let sync = format!(
-            "#define TESSEL_SM90_TMA_STORE {}\n{SYNC}",
-            i64::from(tma_store)
+            "#define TESSEL_SM90_TMA_STORE {}\n#define TESSEL_SM90_STREAM_K {}\n{SYNC}",
+            i64::from(tma_store),
+            i64::from(stream_k)
         );
         let cols = Self::c_cols(self.output);
-        let mut b = KernelBuilder::new(&self.kernel_name(), BODY)
+        let phases: &[i64] = if stream_k { &[0, 1] } else { &[0] };
+        let loops: String = phases
+            .iter()
+            .map(|p| {
+                format!("#define TESSEL_SM90_SK_PHASE {p}\n{UNITS}#undef TESSEL_SM90_SK_PHASE\n")
+            })
+            .collect();
+        let body = BODY.replacen("    //@UNITS\n", &loops, 1);
+        if body.len() == BODY.len() {
+            return Err(GpuError::InvalidArgument(
+                "the Hopper GEMM body has no //@UNITS line for the unit loop".into(),
+            ));
+        }
+        let mut b = KernelBuilder::new(&self.kernel_name(), &body)
             .comment(&header)
             .alias("TC", out)
             .long("M", self.m)
@@ -1401,6 +1546,7 @@ impl Sm90Plan {
             .int("L2_HINT", self.options.l2_hint)
             .int("LAG", self.options.lag)
             .int("LAG_AT", self.options.lag.min(self.k_tiles()) - 1)
+            .int("STREAM_K", i64::from(stream_k))
             .int("C_WARP_BYTES", 16 * 128)
             .mma_atom("wgmma", &mma_atom(self.input.atom())?)
             .copy_atom("stsm", &copy_atom("SM90_U32x4_STSM_N")?)
@@ -1410,8 +1556,14 @@ impl Sm90Plan {
         if tma_store {
             b = b.param(Param::tensor_map("tmap_c"));
         }
-        b.param(Param::output("C", Elem::alias("TC")).len(len))
-            .threads(384)
+        b = b.param(Param::output("C", Elem::alias("TC")).len(len));
+        if stream_k {
+            // Sized for the launch's grid by hopper::run (Sm90Buffers' workspace).
+            b = b
+                .param(Param::output("WS", CType::F32.into()))
+                .param(Param::output("FLAGS", CType::B32.into()));
+        }
+        b.threads(384)
             .min_blocks(Some(1))
             .grid(
                 u32::try_from(self.cluster_tiles() * self.options.cluster).unwrap_or(u32::MAX),

@@ -148,6 +148,47 @@ pub struct Sm90Buffers {
     pub map_b: TensorMap,
     /// C's tensor map for the TMA-store epilogue (`None` where TMA cannot address C).
     pub map_c: Option<TensorMap>,
+    /// The stream-K workspace (allocated for a plan with [`super::Sm90Options::stream_k`]).
+    pub stream_k: Option<StreamKWorkspace>,
+}
+
+/// The stream-K variant's global workspace, sized by [`Sm90Plan::stream_k_workspace`] for one
+/// block per SM (the grid [`function`] launches for it).
+///
+/// ```
+/// use tessel_kernels::hopper::{InType, OutType, Sm90Options, Sm90Plan, run::StreamKWorkspace};
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+/// let o = Sm90Options { stream_k: true, ..Sm90Options::default() };
+/// let plan = Sm90Plan::with_options(256, 256, 256, InType::F16, OutType::F32, o).unwrap();
+/// let ws = StreamKWorkspace::new(&gpu, &plan).unwrap();
+/// assert_eq!(ws.blocks, i64::from(gpu.sm_count()));
+/// assert_eq!(ws.flags.len(), 2 * ws.blocks as usize);
+/// ```
+pub struct StreamKWorkspace {
+    /// Blocks it serves (the SM count).
+    pub blocks: i64,
+    /// fp32 partial accumulators: one 128 x 256 tile per block.
+    pub partials: CudaSlice<f32>,
+    /// One flag per consumer of each block: zero between launches (the kernel clears every flag
+    /// it consumes), 1 while a block's partials wait for their owner.
+    pub flags: CudaSlice<u32>,
+}
+
+impl StreamKWorkspace {
+    /// Zeroed partials and flags for one block per SM of `gpu`.
+    ///
+    /// ```
+    /// let _ = tessel_kernels::hopper::run::StreamKWorkspace::new; // see the struct
+    /// ```
+    pub fn new(gpu: &Gpu, plan: &Sm90Plan) -> GpuResult<StreamKWorkspace> {
+        let blocks = i64::from(gpu.sm_count());
+        let (floats, flags) = plan.stream_k_workspace(blocks);
+        Ok(StreamKWorkspace {
+            blocks,
+            partials: cuda("cuMemAlloc", gpu.stream().alloc_zeros::<f32>(floats))?,
+            flags: cuda("cuMemAlloc", gpu.stream().alloc_zeros::<u32>(flags))?,
+        })
+    }
 }
 
 fn count(x: i64, y: i64) -> GpuResult<usize> {
@@ -209,6 +250,11 @@ impl Sm90Buffers {
             Some(t) => Some(t.encode(c.device_ptr(gpu))?),
             None => None,
         };
+        let stream_k = if plan.options.stream_k {
+            Some(StreamKWorkspace::new(gpu, plan)?)
+        } else {
+            None
+        };
         Ok(Sm90Buffers {
             a_host,
             b_host,
@@ -218,6 +264,7 @@ impl Sm90Buffers {
             map_a,
             map_b,
             map_c,
+            stream_k,
         })
     }
 
@@ -264,6 +311,9 @@ impl Sm90Buffers {
         {
             self.map_c = Some(tma.encode(self.c.device_ptr(gpu))?);
         }
+        if plan.options.stream_k && self.stream_k.is_none() {
+            self.stream_k = Some(StreamKWorkspace::new(gpu, plan)?);
+        }
         Ok(())
     }
 
@@ -302,6 +352,16 @@ impl Sm90Buffers {
             args.push(Arg::TensorMap(map));
         }
         args.push(self.c.arg());
+        if plan.options.stream_k {
+            let ws = self.stream_k.as_mut().ok_or_else(|| {
+                GpuError::InvalidArgument(format!(
+                    "{}: the buffers have no stream-K workspace (call Sm90Buffers::for_plan)",
+                    plan.kernel_name()
+                ))
+            })?;
+            args.push(Arg::output(&mut ws.partials));
+            args.push(Arg::output(&mut ws.flags));
+        }
         Ok(args)
     }
 
@@ -354,7 +414,12 @@ pub fn function<'g>(gpu: &'g Gpu, plan: &Sm90Plan) -> GpuResult<Loaded<'g>> {
             gpu.name()
         )));
     }
-    let clusters = if plan.options.persistent {
+    let clusters = if plan.options.stream_k {
+        // One block per SM, all resident at once (the stream-K blocks spin on each other's
+        // flags): the SM count, 1 block per SM (384 threads of 168 registers fill the register
+        // file, and the shared memory is over half an SM's).
+        resident
+    } else if plan.options.persistent {
         plan.cluster_tiles().min(resident)
     } else {
         plan.cluster_tiles()
