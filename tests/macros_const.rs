@@ -2,6 +2,7 @@
 //! build tessel's own `Layout`, `ComposedLayout` and `Swizzle` values in static storage, and
 //! their `const fn`s agree with the run-time methods.
 
+use tessel::int_tuple::Token;
 use tessel::{ComposedLayout, IntTuple, Layout, Modes, Swizzle, cuda_index, layout, swizzle};
 
 static NESTED: Layout = layout!((8,(2,4)):(1,(64,8)));
@@ -192,8 +193,8 @@ fn const_offsets_are_exact_at_the_i64_limits_and_checked_elsewhere() {
     assert_eq!(SWIZZLED.checked_offset(512), None);
 }
 
-/// The tuples of a hand-built compile-time layout.
-fn tuple(items: &'static [IntTuple]) -> IntTuple {
+/// A hand-built compile-time flat tuple of the leaves `items`.
+fn tuple(items: &'static [Token]) -> IntTuple {
     IntTuple::Tuple(Modes::from_static(items))
 }
 
@@ -203,12 +204,12 @@ fn hand_built_const_values_are_checked_like_runtime_ones() {
     // const item), with the condition Layout::new names.
     let zero_extent = || {
         Layout::from_const(
-            tuple(&[IntTuple::Int(4), IntTuple::Int(0)]),
-            tuple(&[IntTuple::Int(1), IntTuple::Int(4)]),
+            tuple(&[Token::Leaf(4), Token::Leaf(0)]),
+            tuple(&[Token::Leaf(1), Token::Leaf(4)]),
         )
     };
     assert!(std::panic::catch_unwind(zero_extent).is_err());
-    let not_congruent = || Layout::from_const(tuple(&[IntTuple::Int(4)]), IntTuple::Int(1));
+    let not_congruent = || Layout::from_const(tuple(&[Token::Leaf(4)]), IntTuple::Int(1));
     assert!(std::panic::catch_unwind(not_congruent).is_err());
     // 3:i64::MAX reaches 2 * i64::MAX.
     let far = || Layout::from_const(IntTuple::Int(3), IntTuple::Int(i64::MAX));

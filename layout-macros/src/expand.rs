@@ -4,17 +4,24 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
+use tessel_layout::int_tuple::Token;
 use tessel_layout::{ComposedLayout, IntTuple, Layout, Swizzle};
 
-/// A tuple node's elements become a `const` slice, so every level lives in static storage.
+/// A tuple node's elements become a `const` slice of their pre-order tokens, so every level
+/// lives in static storage.
 pub fn int_tuple(t: &IntTuple) -> TokenStream {
     match t {
         IntTuple::Int(v) => quote!(::tessel::IntTuple::Int(#v)),
         IntTuple::Tuple(items) => {
-            let items = items.iter().map(int_tuple);
+            let tokens = items.tokens().iter().map(|token| match token {
+                Token::Leaf(v) => quote!(::tessel::int_tuple::Token::Leaf(#v)),
+                Token::Node { arity, len } => {
+                    quote!(::tessel::int_tuple::Token::Node { arity: #arity, len: #len })
+                }
+            });
             quote!(::tessel::IntTuple::Tuple(::tessel::Modes::from_static({
-                const TESSEL_MODES: &[::tessel::IntTuple] = &[#(#items),*];
-                TESSEL_MODES
+                const TESSEL_TOKENS: &[::tessel::int_tuple::Token] = &[#(#tokens),*];
+                TESSEL_TOKENS
             })))
         }
     }

@@ -90,7 +90,7 @@ fn shape_ceil_div_size(shape: &IntTuple, m: i64) -> Result<i64> {
                 let mut rest = m;
                 let mut size = 1i64;
                 for item in items {
-                    size = checked_mul(size, go(item, rest)?, "the complement's extent")?;
+                    size = checked_mul(size, go(&item, rest)?, "the complement's extent")?;
                     rest = ceil_div(rest, item.product()?);
                 }
                 Ok(size)

@@ -15,6 +15,7 @@
 use super::Tiler;
 use super::flat::{Modes, ceil_div, coalesce_in_place, continues, modes_of, node_of_modes};
 use super::tiler::by_mode;
+use crate::int_tuple::View;
 use crate::layout::Bounds;
 use crate::{Error, IntTuple, Layout, Result, checked_mul};
 
@@ -147,17 +148,14 @@ pub(crate) fn compose_extended(ext: &Extended, nodes: &[Node<'_>]) -> Result<Lay
     let (shape, stride) = if let [node] = nodes {
         compose_any(ext, *node, &mut usage, &mut scratch)?
     } else {
-        let mut shapes = Vec::with_capacity(nodes.len());
-        let mut strides = Vec::with_capacity(nodes.len());
+        let mut shapes = crate::Modes::new();
+        let mut strides = crate::Modes::new();
         for node in nodes {
             let (rs, rd) = compose_any(ext, *node, &mut usage, &mut scratch)?;
             shapes.push(rs);
             strides.push(rd);
         }
-        (
-            IntTuple::Tuple(shapes.into()),
-            IntTuple::Tuple(strides.into()),
-        )
+        (IntTuple::Tuple(shapes), IntTuple::Tuple(strides))
     };
     check_disjoint(ext, &usage)?;
     match usage.bounds {
@@ -206,21 +204,18 @@ fn compose_any(
     scratch: &mut Modes,
 ) -> Result<(IntTuple, IntTuple)> {
     match node {
-        Node::Tree(shape, stride) => compose_node(ext, shape, stride, usage, scratch),
+        Node::Tree(shape, stride) => compose_node(ext, shape.view(), stride.view(), usage, scratch),
         Node::Flat([]) => compose_leaf(ext, 1, 0, usage, scratch),
         Node::Flat(&[(s, d)]) => compose_leaf(ext, s, d, usage, scratch),
         Node::Flat(modes) => {
-            let mut shapes = Vec::with_capacity(modes.len());
-            let mut strides = Vec::with_capacity(modes.len());
+            let mut shapes = crate::Modes::new();
+            let mut strides = crate::Modes::new();
             for &(s, d) in modes {
                 let (rs, rd) = compose_leaf(ext, s, d, usage, scratch)?;
                 shapes.push(rs);
                 strides.push(rd);
             }
-            Ok((
-                IntTuple::Tuple(shapes.into()),
-                IntTuple::Tuple(strides.into()),
-            ))
+            Ok((IntTuple::Tuple(shapes), IntTuple::Tuple(strides)))
         }
     }
 }
@@ -228,25 +223,22 @@ fn compose_any(
 /// Composes `A` with every leaf of the node `shape:stride` of `B`, keeping `B`'s nesting.
 fn compose_node(
     ext: &Extended,
-    shape: &IntTuple,
-    stride: &IntTuple,
+    shape: View<'_>,
+    stride: View<'_>,
     usage: &mut Usage,
     scratch: &mut Modes,
 ) -> Result<(IntTuple, IntTuple)> {
     match (shape, stride) {
-        (IntTuple::Int(s), IntTuple::Int(d)) => compose_leaf(ext, *s, *d, usage, scratch),
-        (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) => {
-            let mut shapes = Vec::with_capacity(ss.len());
-            let mut strides = Vec::with_capacity(ss.len());
-            for (s, d) in ss.iter().zip(ds) {
+        (View::Int(s), View::Int(d)) => compose_leaf(ext, *s, *d, usage, scratch),
+        (View::Tuple(ss), View::Tuple(ds)) => {
+            let mut shapes = crate::Modes::new();
+            let mut strides = crate::Modes::new();
+            for (s, d) in ss.zip(ds) {
                 let (rs, rd) = compose_node(ext, s, d, usage, scratch)?;
                 shapes.push(rs);
                 strides.push(rd);
             }
-            Ok((
-                IntTuple::Tuple(shapes.into()),
-                IntTuple::Tuple(strides.into()),
-            ))
+            Ok((IntTuple::Tuple(shapes), IntTuple::Tuple(strides)))
         }
         _ => Err(Error::invalid("internal: shape and stride not congruent")),
     }

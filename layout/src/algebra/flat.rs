@@ -122,18 +122,19 @@ pub(crate) fn node_of_modes(modes: &[Mode]) -> (IntTuple, IntTuple) {
     }
 }
 
-/// The two top-level modes of a rank-2 layout, moved out of it (no copy of their tuples);
-/// `None` for any other rank.
+/// The two top-level modes of a rank-2 layout (copies of their tokens, no allocation); `None`
+/// for any other rank.
 pub(crate) fn into_two_modes(layout: Layout) -> Option<(Layout, Layout)> {
-    let (IntTuple::Tuple(shapes), IntTuple::Tuple(strides)) = layout.into_parts() else {
+    let (IntTuple::Tuple(shapes), IntTuple::Tuple(strides)) = (layout.shape(), layout.stride())
+    else {
         return None;
     };
-    let (Ok([s0, s1]), Ok([d0, d1])) = (
-        <[IntTuple; 2]>::try_from(shapes.into_vec()),
-        <[IntTuple; 2]>::try_from(strides.into_vec()),
-    ) else {
+    if shapes.len() != 2 || strides.len() != 2 {
         return None;
-    };
+    }
+    let (mut ss, mut ds) = (shapes.views(), strides.views());
+    let (s0, s1) = (ss.next()?.to_int_tuple(), ss.next()?.to_int_tuple());
+    let (d0, d1) = (ds.next()?.to_int_tuple(), ds.next()?.to_int_tuple());
     // A mode of a valid layout is valid: its size divides the whole's, its offsets lie
     // between the whole's.
     Some((

@@ -88,8 +88,8 @@ pub(crate) fn pair_of(a: Layout, b: Layout) -> Layout {
     let (sa, da) = a.into_parts();
     let (sb, db) = b.into_parts();
     Layout::from_checked_parts(
-        crate::IntTuple::Tuple(vec![sa, sb].into()),
-        crate::IntTuple::Tuple(vec![da, db].into()),
+        crate::IntTuple::Tuple([sa, sb].into()),
+        crate::IntTuple::Tuple([da, db].into()),
     )
 }
 
