@@ -4,25 +4,20 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use tessel_layout::int_tuple::Token;
 use tessel_layout::{ComposedLayout, IntTuple, Layout, Swizzle};
 
-/// A tuple node's elements become a `const` slice of their pre-order tokens, so every level
-/// lives in static storage.
+/// A tuple node's elements become `const` slices of their structure codes and leaves, so every
+/// level lives in static storage.
 pub fn int_tuple(t: &IntTuple) -> TokenStream {
     match t {
         IntTuple::Int(v) => quote!(::tessel::IntTuple::Int(#v)),
         IntTuple::Tuple(items) => {
-            let tokens = items.tokens().iter().map(|token| match token {
-                Token::Leaf(v) => quote!(::tessel::int_tuple::Token::Leaf(#v)),
-                Token::Node { arity, len } => {
-                    quote!(::tessel::int_tuple::Token::Node { arity: #arity, len: #len })
-                }
-            });
-            quote!(::tessel::IntTuple::Tuple(::tessel::Modes::from_static({
-                const TESSEL_TOKENS: &[::tessel::int_tuple::Token] = &[#(#tokens),*];
-                TESSEL_TOKENS
-            })))
+            let codes = items.codes();
+            let leaves = items.leaf_slice();
+            quote!(::tessel::IntTuple::Tuple(::tessel::Modes::from_static(
+                &[#(#codes),*],
+                &[#(#leaves),*],
+            )))
         }
     }
 }

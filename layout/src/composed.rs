@@ -222,13 +222,13 @@ impl ComposedLayout {
     /// is a compile error.
     ///
     /// ```
-    /// use tessel_layout::{ComposedLayout, IntTuple, Layout, Swizzle, int_tuple::{Modes, Token}};
+    /// use tessel_layout::{ComposedLayout, IntTuple, Layout, Swizzle, int_tuple::Modes};
     /// static L: ComposedLayout = ComposedLayout::from_const(
     ///     &[Swizzle::from_const(3, 3, 3)],
     ///     0,
     ///     Layout::from_const(
-    ///         IntTuple::Tuple(Modes::from_static(&[Token::Leaf(8), Token::Leaf(64)])),
-    ///         IntTuple::Tuple(Modes::from_static(&[Token::Leaf(64), Token::Leaf(1)])),
+    ///         IntTuple::Tuple(Modes::from_static(&[0, 0], &[8, 64])),
+    ///         IntTuple::Tuple(Modes::from_static(&[0, 0], &[64, 1])),
     ///     ),
     /// );
     /// const AT1: i64 = L.const_offset(1);

@@ -6,9 +6,10 @@
 //! `i64`, the default, for the algebra, or a [`SymInt`](crate::codegen::SymInt) for a stride with
 //! run-time symbols.
 //!
-//! A tuple node keeps its elements flat, as the pre-order [`Token`]s of their trees (a leaf, or
-//! a node header with its number of elements and of tokens below it), inline for up to twelve
-//! tokens: small tuples, and so every layout of the algebra's working sizes, allocate nothing.
+//! A tuple node keeps its elements flat: the pre-order structure of their trees (one code per
+//! leaf and per nested node) and their leaves in order, inline for up to six leaves and ten
+//! codes, so small tuples (every layout of the algebra's working sizes) allocate nothing, and
+//! the leaves of any subtree are one slice.
 //! Elements are read as [`View`]s (borrowed) or as owned `IntTuple`s ([`Modes::iter`]).
 //!
 //! ```
@@ -27,9 +28,9 @@ use smallvec::SmallVec;
 use crate::error::{Error, Result, checked_add};
 use crate::leaf::Leaf;
 
-mod tokens;
+mod store;
 
-use tokens::Tokens;
+use store::Store;
 
 /// A leaf or a (possibly nested, possibly empty) tuple of `IntTuple`s.
 ///
@@ -49,64 +50,23 @@ pub enum IntTuple<L: Leaf = i64> {
     Tuple(Modes<L>),
 }
 
-/// One token of the flat (pre-order) encoding of a tuple node's elements: a leaf, or the header
-/// of a nested node, followed by its `len` tokens, which encode its `arity` elements.
+/// The elements of a tuple node, kept flat: the pre-order structure codes of their trees and
+/// their leaves in order ([`Modes::codes`], [`Modes::leaf_slice`]); inline (no allocation) for
+/// up to six leaves and ten codes, on the heap beyond, or in static storage for values built at
+/// compile time. Compared, hashed and printed by their elements.
+///
+/// A structure code is `0` for a leaf and `1 + arity` for a nested node of up to 253 elements
+/// (`255` followed by the arity as four little-endian bytes above).
 ///
 /// ```
-/// use tessel_layout::{IntTuple, int_tuple::Token};
-/// let t: IntTuple = "(4,(2,3))".parse().unwrap();
-/// let IntTuple::Tuple(modes) = &t else { unreachable!() };
-/// assert_eq!(
-///     modes.tokens(),
-///     &[Token::Leaf(4), Token::Node { arity: 2, len: 2 }, Token::Leaf(2), Token::Leaf(3)]
-/// );
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Token<L: Leaf = i64> {
-    /// A leaf.
-    Leaf(L),
-    /// A nested node of `arity` elements, encoded by the next `len` tokens.
-    Node {
-        /// The number of elements of the node.
-        arity: u32,
-        /// The number of tokens that encode them.
-        len: u32,
-    },
-}
-
-/// The elements of a tuple node, kept flat as their pre-order [`Token`]s: inline (no
-/// allocation) for up to twelve tokens, on the heap beyond, or in static storage for values
-/// built at compile time. Compared, hashed and printed by their elements.
-///
-/// ```
-/// use tessel_layout::{IntTuple, int_tuple::{Modes, Token}};
-/// static FOUR_EIGHT: [Token; 2] = [Token::Leaf(4), Token::Leaf(8)];
-/// let fixed = IntTuple::Tuple(Modes::from_static(&FOUR_EIGHT));
-/// assert_eq!(fixed, IntTuple::from_ints([4, 8]));
-/// assert_eq!(fixed.to_string(), "(4,8)");
+/// use tessel_layout::{IntTuple, int_tuple::Modes};
+/// static FOUR_EIGHT: IntTuple = IntTuple::Tuple(Modes::from_static(&[0, 0], &[4, 8]));
+/// assert_eq!(FOUR_EIGHT, IntTuple::from_ints([4, 8]));
+/// assert_eq!(FOUR_EIGHT.to_string(), "(4,8)");
 /// ```
 #[derive(Clone)]
 pub struct Modes<L: Leaf = i64> {
-    arity: u32,
-    tokens: Tokens<L>,
-}
-
-/// The number of elements encoded by `tokens` (a `const fn`).
-const fn arity_of<L: Leaf>(tokens: &[Token<L>]) -> u32 {
-    let mut k = 0;
-    let mut arity = 0;
-    while k < tokens.len() {
-        k += match &tokens[k] {
-            Token::Leaf(_) => 1,
-            Token::Node { len, .. } => 1 + *len as usize,
-        };
-        arity += 1;
-    }
-    arity
-}
-
-fn count(n: usize) -> u32 {
-    u32::try_from(n).expect("a tuple of more than u32::MAX tokens")
+    store: Store<L>,
 }
 
 impl<L: Leaf> Modes<L> {
@@ -118,39 +78,50 @@ impl<L: Leaf> Modes<L> {
     /// m.push(IntTuple::Int(3));
     /// assert_eq!(IntTuple::Tuple(m).to_string(), "(3)");
     /// ```
+    #[inline]
     pub const fn new() -> Self {
         Modes {
-            arity: 0,
-            tokens: Tokens::new(),
+            store: Store::new(),
         }
     }
 
-    /// Elements encoded by tokens in static storage: what the compile-time macros build.
+    /// Elements in static storage, given by their structure codes and leaves: what the
+    /// compile-time macros build.
     ///
     /// ```
-    /// use tessel_layout::int_tuple::{Modes, Token};
-    /// const EMPTY: Modes = Modes::from_static(&[]);
+    /// use tessel_layout::{IntTuple, int_tuple::Modes};
+    /// const EMPTY: Modes = Modes::from_static(&[], &[]);
     /// assert!(EMPTY.is_empty());
-    /// const NESTED: Modes = Modes::from_static(&[Token::Node { arity: 2, len: 2 }, Token::Leaf(2), Token::Leaf(3)]);
-    /// assert_eq!(NESTED.len(), 1);
+    /// // (4,(2,3)): a leaf, then a node of two leaves.
+    /// static NESTED: IntTuple = IntTuple::Tuple(Modes::from_static(&[0, 3, 0, 0], &[4, 2, 3]));
+    /// assert_eq!(NESTED.to_string(), "(4,(2,3))");
     /// ```
-    pub const fn from_static(tokens: &'static [Token<L>]) -> Self {
+    pub const fn from_static(codes: &'static [u8], leaves: &'static [L]) -> Self {
         Modes {
-            arity: arity_of(tokens),
-            tokens: Tokens::Static(tokens),
+            store: Store::from_static(codes, leaves),
         }
     }
 
-    /// The pre-order tokens of the elements (usable in `const fn`s).
+    /// The pre-order structure codes of the elements (usable in `const fn`s).
     ///
     /// ```
-    /// use tessel_layout::{IntTuple, int_tuple::{Modes, Token}};
-    /// let m: Modes = vec![IntTuple::Int(3)].into();
-    /// assert_eq!(m.tokens(), &[Token::Leaf(3)]);
+    /// let t: tessel_layout::IntTuple = "(4,(2,3))".parse().unwrap();
+    /// assert_eq!(t.modes().codes(), &[0, 3, 0, 0]);
     /// ```
     #[inline]
-    pub const fn tokens(&self) -> &[Token<L>] {
-        self.tokens.as_slice()
+    pub const fn codes(&self) -> &[u8] {
+        self.store.codes()
+    }
+
+    /// The leaves of all elements, left to right (usable in `const fn`s).
+    ///
+    /// ```
+    /// let t: tessel_layout::IntTuple = "(4,(2,3))".parse().unwrap();
+    /// assert_eq!(t.modes().leaf_slice(), &[4, 2, 3]);
+    /// ```
+    #[inline]
+    pub const fn leaf_slice(&self) -> &[L] {
+        self.store.leaves()
     }
 
     /// The number of elements.
@@ -161,7 +132,7 @@ impl<L: Leaf> Modes<L> {
     /// ```
     #[inline]
     pub const fn len(&self) -> usize {
-        self.arity as usize
+        self.store.arity()
     }
 
     /// Whether there are no elements.
@@ -171,7 +142,7 @@ impl<L: Leaf> Modes<L> {
     /// ```
     #[inline]
     pub const fn is_empty(&self) -> bool {
-        self.arity == 0
+        self.len() == 0
     }
 
     /// Appends `item` as a new last element.
@@ -187,7 +158,7 @@ impl<L: Leaf> Modes<L> {
     pub fn push(&mut self, item: IntTuple<L>) {
         match item {
             IntTuple::Int(v) => self.push_leaf(v),
-            IntTuple::Tuple(m) => self.push_node(&m),
+            IntTuple::Tuple(m) => self.push_view(View::Tuple(m.views())),
         }
     }
 
@@ -200,28 +171,27 @@ impl<L: Leaf> Modes<L> {
     /// ```
     #[inline]
     pub fn push_leaf(&mut self, v: L) {
-        self.tokens.push(Token::Leaf(v));
-        self.arity += 1;
+        self.store.push_leaf(v);
     }
 
     /// Appends a copy of the view `item` as a new last element.
-    fn push_view(&mut self, item: View<'_, L>) {
+    ///
+    /// ```
+    /// use tessel_layout::{IntTuple, Modes};
+    /// let t: IntTuple = "(4,(2,3))".parse().unwrap();
+    /// let mut m = Modes::new();
+    /// let views: Vec<_> = t.views().collect();
+    /// for v in views.into_iter().rev() {
+    ///     m.push_view(v);
+    /// }
+    /// assert_eq!(IntTuple::Tuple(m).to_string(), "((2,3),4)");
+    /// ```
+    #[inline]
+    pub fn push_view(&mut self, item: View<'_, L>) {
         match item {
             View::Int(v) => self.push_leaf(v.clone()),
-            View::Tuple(children) => {
-                self.tokens.push(Token::Node {
-                    arity: count(children.remaining),
-                    len: count(children.tokens.len()),
-                });
-                self.tokens.extend_from_slice(children.tokens);
-                self.arity += 1;
-            }
+            View::Tuple(c) => self.store.push_node(c.remaining, c.codes, c.leaves),
         }
-    }
-
-    /// Appends a tuple node of the elements `node` as a new last element.
-    fn push_node(&mut self, node: &Modes<L>) {
-        self.push_view(View::Tuple(node.views()));
     }
 
     /// The elements as borrowed [`View`]s, left to right (allocates nothing).
@@ -237,13 +207,13 @@ impl<L: Leaf> Modes<L> {
     #[inline]
     pub fn views(&self) -> Children<'_, L> {
         Children {
-            leaf: None,
-            tokens: self.tokens(),
+            codes: self.codes(),
+            leaves: self.leaf_slice(),
             remaining: self.len(),
         }
     }
 
-    /// The elements as owned `IntTuple`s, left to right (each a copy of its tokens).
+    /// The elements as owned `IntTuple`s, left to right (each a copy).
     ///
     /// ```
     /// use tessel_layout::IntTuple;
@@ -360,7 +330,7 @@ impl<L: Leaf> IntoIterator for Modes<L> {
         IntoIter {
             remaining: self.len(),
             modes: self,
-            at: 0,
+            at: (0, 0),
         }
     }
 }
@@ -397,7 +367,8 @@ impl<L: Leaf> ExactSizeIterator for Iter<'_, L> {}
 /// ```
 pub struct IntoIter<L: Leaf = i64> {
     modes: Modes<L>,
-    at: usize,
+    /// The next element's first code and first leaf.
+    at: (usize, usize),
     remaining: usize,
 }
 
@@ -408,9 +379,13 @@ impl<L: Leaf> Iterator for IntoIter<L> {
         if self.remaining == 0 {
             return None;
         }
-        let (view, used) = View::read(&self.modes.tokens()[self.at..]);
+        let (code, leaf) = self.at;
+        let (view, used) = View::read(
+            &self.modes.codes()[code..],
+            &self.modes.leaf_slice()[leaf..],
+        );
         let item = view.to_int_tuple();
-        self.at += used;
+        self.at = (code + used.0, leaf + used.1);
         self.remaining -= 1;
         Some(item)
     }
@@ -424,7 +399,9 @@ impl<L: Leaf> ExactSizeIterator for IntoIter<L> {}
 
 impl<L: Leaf> PartialEq for Modes<L> {
     fn eq(&self, other: &Self) -> bool {
-        self.arity == other.arity && self.tokens() == other.tokens()
+        self.len() == other.len()
+            && self.codes() == other.codes()
+            && self.leaf_slice() == other.leaf_slice()
     }
 }
 
@@ -432,8 +409,9 @@ impl<L: Leaf> Eq for Modes<L> {}
 
 impl<L: Leaf> Hash for Modes<L> {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        self.arity.hash(state);
-        self.tokens().hash(state)
+        self.len().hash(state);
+        self.codes().hash(state);
+        self.leaf_slice().hash(state)
     }
 }
 
@@ -509,9 +487,8 @@ impl<L: Leaf> Copy for View<'_, L> {}
 /// assert_eq!(t.views().len(), 2);
 /// ```
 pub struct Children<'a, L: Leaf = i64> {
-    /// The only element of the one-mode view of a leaf ([`IntTuple::views`]).
-    leaf: Option<&'a L>,
-    tokens: &'a [Token<L>],
+    codes: &'a [u8],
+    leaves: &'a [L],
     remaining: usize,
 }
 
@@ -524,14 +501,14 @@ impl<L: Leaf> Clone for Children<'_, L> {
 impl<L: Leaf> Copy for Children<'_, L> {}
 
 impl<'a, L: Leaf> Children<'a, L> {
-    /// The tokens of the elements not read yet.
+    /// The leaves of the elements not read yet, in order.
     ///
     /// ```
-    /// let t = tessel_layout::IntTuple::from_ints([4, 8]);
-    /// assert_eq!(t.views().tokens().len(), 2);
+    /// let t: tessel_layout::IntTuple = "(4,(2,3))".parse().unwrap();
+    /// assert_eq!(t.views().leaf_slice(), &[4, 2, 3]);
     /// ```
-    pub fn tokens(&self) -> &'a [Token<L>] {
-        self.tokens
+    pub fn leaf_slice(&self) -> &'a [L] {
+        self.leaves
     }
 }
 
@@ -543,12 +520,9 @@ impl<'a, L: Leaf> Iterator for Children<'a, L> {
         if self.remaining == 0 {
             return None;
         }
-        if let Some(v) = self.leaf.take() {
-            self.remaining -= 1;
-            return Some(View::Int(v));
-        }
-        let (view, used) = View::read(self.tokens);
-        self.tokens = &self.tokens[used..];
+        let (view, (codes, leaves)) = View::read(self.codes, self.leaves);
+        self.codes = &self.codes[codes..];
+        self.leaves = &self.leaves[leaves..];
         self.remaining -= 1;
         Some(view)
     }
@@ -561,20 +535,21 @@ impl<'a, L: Leaf> Iterator for Children<'a, L> {
 impl<L: Leaf> ExactSizeIterator for Children<'_, L> {}
 
 impl<'a, L: Leaf> View<'a, L> {
-    /// The element that starts `tokens` and the number of tokens it takes.
+    /// The element that starts at `codes` and `leaves`, and the numbers of codes and leaves
+    /// it takes.
     #[inline]
-    fn read(tokens: &'a [Token<L>]) -> (View<'a, L>, usize) {
-        match &tokens[0] {
-            Token::Leaf(v) => (View::Int(v), 1),
-            Token::Node { arity, len } => {
-                let len = *len as usize;
+    fn read(codes: &'a [u8], leaves: &'a [L]) -> (View<'a, L>, (usize, usize)) {
+        match store::read_code(codes, 0) {
+            (None, _) => (View::Int(&leaves[0]), (1, 1)),
+            (Some(arity), start) => {
+                let (end, n) = store::skip(codes, start, arity);
                 (
                     View::Tuple(Children {
-                        leaf: None,
-                        tokens: &tokens[1..1 + len],
-                        remaining: *arity as usize,
+                        codes: &codes[start..end],
+                        leaves: &leaves[..n],
+                        remaining: arity,
                     }),
-                    1 + len,
+                    (end, n),
                 )
             }
         }
@@ -591,9 +566,8 @@ impl<'a, L: Leaf> View<'a, L> {
     pub fn to_int_tuple(&self) -> IntTuple<L> {
         match self {
             View::Int(v) => IntTuple::Int((*v).clone()),
-            View::Tuple(children) => IntTuple::Tuple(Modes {
-                arity: count(children.remaining),
-                tokens: Tokens::from_slice(children.tokens),
+            View::Tuple(c) => IntTuple::Tuple(Modes {
+                store: Store::from_parts(c.remaining, c.codes, c.leaves),
             }),
         }
     }
@@ -630,16 +604,22 @@ impl<'a, L: Leaf> View<'a, L> {
     /// let t: tessel_layout::IntTuple = "(4,(2,3))".parse().unwrap();
     /// assert_eq!(t.views().nth(1).unwrap().leaves().copied().collect::<Vec<_>>(), vec![2, 3]);
     /// ```
-    pub fn leaves(&self) -> LeafIter<'a, L> {
+    #[inline]
+    pub fn leaves(&self) -> std::slice::Iter<'a, L> {
+        self.leaf_slice().iter()
+    }
+
+    /// The leaves as one slice.
+    ///
+    /// ```
+    /// let t: tessel_layout::IntTuple = "(4,(2,3))".parse().unwrap();
+    /// assert_eq!(t.views().nth(1).unwrap().leaf_slice(), &[2, 3]);
+    /// ```
+    #[inline]
+    pub fn leaf_slice(&self) -> &'a [L] {
         match self {
-            View::Int(v) => LeafIter {
-                first: Some(*v),
-                rest: [].iter(),
-            },
-            View::Tuple(children) => LeafIter {
-                first: None,
-                rest: children.tokens.iter(),
-            },
+            View::Int(v) => std::slice::from_ref(*v),
+            View::Tuple(c) => c.leaves,
         }
     }
 }
@@ -679,35 +659,6 @@ impl<L: Leaf> fmt::Display for View<'_, L> {
 impl<L: Leaf> fmt::Debug for View<'_, L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&self.to_int_tuple(), f)
-    }
-}
-
-/// The leaves of a tuple, left to right, borrowed ([`IntTuple::iter_leaves`]).
-///
-/// ```
-/// let t: tessel_layout::IntTuple = "(4,(2,3))".parse().unwrap();
-/// assert_eq!(t.iter_leaves().sum::<i64>(), 9);
-/// ```
-#[derive(Clone)]
-pub struct LeafIter<'a, L: Leaf = i64> {
-    first: Option<&'a L>,
-    rest: std::slice::Iter<'a, Token<L>>,
-}
-
-impl<'a, L: Leaf> Iterator for LeafIter<'a, L> {
-    type Item = &'a L;
-
-    #[inline]
-    fn next(&mut self) -> Option<&'a L> {
-        if let Some(v) = self.first.take() {
-            return Some(v);
-        }
-        for t in self.rest.by_ref() {
-            if let Token::Leaf(v) = t {
-                return Some(v);
-            }
-        }
-        None
     }
 }
 
@@ -787,8 +738,8 @@ impl<L: Leaf> IntTuple<L> {
     pub fn views(&self) -> Children<'_, L> {
         match self {
             IntTuple::Int(v) => Children {
-                leaf: Some(v),
-                tokens: &[],
+                codes: &[store::LEAF],
+                leaves: std::slice::from_ref(v),
                 remaining: 1,
             },
             IntTuple::Tuple(m) => m.views(),
@@ -829,19 +780,18 @@ impl<L: Leaf> IntTuple<L> {
         Ok(match self {
             IntTuple::Int(v) => IntTuple::Int(f(v)?),
             IntTuple::Tuple(m) => {
-                let mut tokens = Tokens::new();
-                for t in m.tokens() {
-                    tokens.push(match t {
-                        Token::Leaf(v) => Token::Leaf(f(v)?),
-                        Token::Node { arity, len } => Token::Node {
-                            arity: *arity,
-                            len: *len,
-                        },
-                    });
+                let leaves = m.leaf_slice();
+                let mut mapped = SmallVec::<[M; 8]>::with_capacity(leaves.len());
+                for v in leaves {
+                    mapped.push(f(v)?);
                 }
                 IntTuple::Tuple(Modes {
-                    arity: m.arity,
-                    tokens,
+                    store: Store::from_iter_parts(
+                        m.len(),
+                        m.codes(),
+                        mapped.len(),
+                        mapped.into_iter(),
+                    ),
                 })
             }
         })
@@ -954,7 +904,7 @@ impl<L: Leaf> IntTuple<L> {
     /// assert_eq!(t.iter_leaves().copied().collect::<Vec<_>>(), vec![4, 2, 3]);
     /// ```
     #[inline]
-    pub fn iter_leaves(&self) -> LeafIter<'_, L> {
+    pub fn iter_leaves(&self) -> std::slice::Iter<'_, L> {
         self.view().leaves()
     }
 
@@ -990,7 +940,7 @@ impl<L: Leaf> IntTuple<L> {
         match (self, other) {
             (IntTuple::Int(_), IntTuple::Int(_)) => true,
             (IntTuple::Tuple(a), IntTuple::Tuple(b)) => {
-                a.arity == b.arity && same_structure(a.tokens(), b.tokens())
+                a.len() == b.len() && a.codes() == b.codes()
             }
             _ => false,
         }
@@ -1017,18 +967,6 @@ impl<L: Leaf> IntTuple<L> {
         }
         go(self.view(), other.view())
     }
-}
-
-/// Whether two token lists encode trees of the same structure (leaf for leaf, node for node of
-/// the same arity), whatever their leaves.
-#[inline]
-pub(crate) fn same_structure<L: Leaf, M: Leaf>(a: &[Token<L>], b: &[Token<M>]) -> bool {
-    a.len() == b.len()
-        && a.iter().zip(b).all(|(x, y)| match (x, y) {
-            (Token::Leaf(_), Token::Leaf(_)) => true,
-            (Token::Node { arity: p, .. }, Token::Node { arity: q, .. }) => p == q,
-            _ => false,
-        })
 }
 
 impl IntTuple {
@@ -1159,8 +1097,8 @@ impl IntTuple {
     /// static storage is measured at compile time.
     ///
     /// ```
-    /// use tessel_layout::{IntTuple, int_tuple::{Modes, Token}};
-    /// static SHAPE: IntTuple = IntTuple::Tuple(Modes::from_static(&[Token::Leaf(4), Token::Leaf(8)]));
+    /// use tessel_layout::{IntTuple, int_tuple::Modes};
+    /// static SHAPE: IntTuple = IntTuple::Tuple(Modes::from_static(&[0, 0], &[4, 8]));
     /// const SIZE: Option<i64> = SHAPE.checked_product();
     /// assert_eq!(SIZE, Some(32));
     /// assert_eq!(IntTuple::from_ints([1 << 40, 1 << 40]).checked_product(), None);
@@ -1170,16 +1108,14 @@ impl IntTuple {
         match self {
             IntTuple::Int(v) => Some(*v),
             IntTuple::Tuple(items) => {
-                let tokens = items.tokens();
+                let leaves = items.leaf_slice();
                 let mut acc = 1i64;
                 let mut k = 0;
-                while k < tokens.len() {
-                    if let Token::Leaf(v) = &tokens[k] {
-                        acc = match acc.checked_mul(*v) {
-                            Some(p) => p,
-                            None => return None,
-                        };
-                    }
+                while k < leaves.len() {
+                    acc = match acc.checked_mul(leaves[k]) {
+                        Some(p) => p,
+                        None => return None,
+                    };
                     k += 1;
                 }
                 Some(acc)

@@ -18,7 +18,7 @@
 use std::fmt;
 
 use crate::error::{Error, Result, checked_add, checked_mul};
-use crate::int_tuple::{Coord, IntTuple, Leaves, Modes, Shape, Stride, Token, View};
+use crate::int_tuple::{Coord, IntTuple, Leaves, Modes, Shape, Stride, View};
 use crate::leaf::{Leaf, SymInt};
 
 /// A CuTe layout `Shape:Stride`. Shape and stride are congruent; every shape leaf is positive;
@@ -273,10 +273,10 @@ impl Layout {
     /// other constants.
     ///
     /// ```
-    /// use tessel_layout::{IntTuple, Layout, int_tuple::{Modes, Token}};
+    /// use tessel_layout::{IntTuple, Layout, int_tuple::Modes};
     /// static L: Layout = Layout::from_const(
-    ///     IntTuple::Tuple(Modes::from_static(&[Token::Leaf(4), Token::Leaf(8)])),
-    ///     IntTuple::Tuple(Modes::from_static(&[Token::Leaf(8), Token::Leaf(1)])),
+    ///     IntTuple::Tuple(Modes::from_static(&[0, 0], &[4, 8])),
+    ///     IntTuple::Tuple(Modes::from_static(&[0, 0], &[8, 1])),
     /// );
     /// const SIZE: i64 = L.size();
     /// const AT5: i64 = L.const_offset(5);
@@ -399,32 +399,38 @@ const fn bounds_const(shape: &IntTuple, stride: &IntTuple, acc: Bounds) -> Optio
     match (shape, stride) {
         (IntTuple::Int(s), IntTuple::Int(d)) => acc.add(*s, Some(*d)),
         (IntTuple::Tuple(a), IntTuple::Tuple(b)) => {
-            if a.len() != b.len() {
+            if a.len() != b.len() || !same_codes(a.codes(), b.codes()) {
                 return None;
             }
-            let (a, b) = (a.tokens(), b.tokens());
-            if a.len() != b.len() {
-                return None;
-            }
+            let (a, b) = (a.leaf_slice(), b.leaf_slice());
             let mut acc = acc;
             let mut k = 0;
-            while k < a.len() {
-                match (&a[k], &b[k]) {
-                    (Token::Leaf(s), Token::Leaf(d)) => {
-                        acc = match acc.add(*s, Some(*d)) {
-                            Some(v) => v,
-                            None => return None,
-                        }
-                    }
-                    (Token::Node { arity: p, .. }, Token::Node { arity: q, .. }) if *p == *q => {}
-                    _ => return None,
-                }
+            while k < a.len() && k < b.len() {
+                acc = match acc.add(a[k], Some(b[k])) {
+                    Some(v) => v,
+                    None => return None,
+                };
                 k += 1;
             }
             Some(acc)
         }
         _ => None,
     }
+}
+
+/// Whether two structure codes are equal (a `const fn`): the elements are congruent.
+const fn same_codes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut k = 0;
+    while k < a.len() {
+        if a[k] != b[k] {
+            return false;
+        }
+        k += 1;
+    }
+    true
 }
 
 impl Layout {
@@ -1004,7 +1010,7 @@ const fn offset_and_rest(shape: &IntTuple, stride: &IntTuple, index: i64) -> (i6
     match (shape, stride) {
         (IntTuple::Int(s), IntTuple::Int(d)) => leaf_offset(*s, *d, index, true),
         (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) => {
-            let (ss, ds) = (ss.tokens(), ds.tokens());
+            let (ss, ds) = (ss.leaf_slice(), ds.leaf_slice());
             let n = if ss.len() < ds.len() {
                 ss.len()
             } else {
@@ -1014,11 +1020,9 @@ const fn offset_and_rest(shape: &IntTuple, stride: &IntTuple, index: i64) -> (i6
             let mut rest = index;
             let mut k = 0;
             while k < n {
-                if let (Token::Leaf(s), Token::Leaf(d)) = (&ss[k], &ds[k]) {
-                    let (o, r) = leaf_offset(*s, *d, rest, k + 1 == n);
-                    off = off.wrapping_add(o);
-                    rest = r;
-                }
+                let (o, r) = leaf_offset(ss[k], ds[k], rest, k + 1 == n);
+                off = off.wrapping_add(o);
+                rest = r;
                 k += 1;
             }
             (off, rest)
@@ -1047,20 +1051,14 @@ const fn leaf_offset(s: i64, d: i64, index: i64, last: bool) -> (i64, i64) {
 fn is_valid_layout<L: Leaf>(shape: &IntTuple, stride: &IntTuple<L>) -> bool {
     let acc = match (shape, stride) {
         (IntTuple::Int(s), IntTuple::Int(d)) => Bounds::EMPTY.add(*s, d.known()),
-        (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) if ss.len() == ds.len() => {
-            let (ss, ds) = (ss.tokens(), ds.tokens());
-            if ss.len() != ds.len() {
-                return false;
-            }
+        (IntTuple::Tuple(ss), IntTuple::Tuple(ds))
+            if ss.len() == ds.len() && ss.codes() == ds.codes() =>
+        {
             let mut acc = Bounds::EMPTY;
-            for (s, d) in ss.iter().zip(ds) {
-                match (s, d) {
-                    (Token::Leaf(s), Token::Leaf(d)) => match acc.add(*s, d.known()) {
-                        Some(b) => acc = b,
-                        None => return false,
-                    },
-                    (Token::Node { arity: p, .. }, Token::Node { arity: q, .. }) if p == q => {}
-                    _ => return false,
+            for (s, d) in ss.leaf_slice().iter().zip(ds.leaf_slice()) {
+                match acc.add(*s, d.known()) {
+                    Some(b) => acc = b,
+                    None => return false,
                 }
             }
             Some(acc)
