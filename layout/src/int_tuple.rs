@@ -28,7 +28,7 @@ use smallvec::SmallVec;
 use crate::error::{Error, Result, checked_add};
 use crate::leaf::Leaf;
 
-mod store;
+pub(crate) mod store;
 
 use store::Store;
 
@@ -191,6 +191,16 @@ impl<L: Leaf> Modes<L> {
         match item {
             View::Int(v) => self.push_leaf(v.clone()),
             View::Tuple(c) => self.store.push_node(c.remaining, c.codes, c.leaves),
+        }
+    }
+
+    /// `arity` elements encoded by the structure codes `codes` over clones of `leaves` (which
+    /// the caller has made consistent).
+    #[inline]
+    pub(crate) fn from_raw_parts(arity: usize, codes: &[u8], leaves: &[L]) -> Self {
+        debug_assert_eq!(store::arity_of(codes), arity);
+        Modes {
+            store: Store::from_parts(arity, codes, leaves),
         }
     }
 
@@ -539,6 +549,9 @@ impl<'a, L: Leaf> View<'a, L> {
     /// it takes.
     #[inline]
     fn read(codes: &'a [u8], leaves: &'a [L]) -> (View<'a, L>, (usize, usize)) {
+        if codes[0] == store::LEAF {
+            return (View::Int(&leaves[0]), (1, 1));
+        }
         match store::read_code(codes, 0) {
             (None, _) => (View::Int(&leaves[0]), (1, 1)),
             (Some(arity), start) => {

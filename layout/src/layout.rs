@@ -103,7 +103,7 @@ impl From<&IntTuple> for SliceCoord {
 /// Checks that every extent of `shape` is at least 1 and that its size fits in `i64`: the shape
 /// conditions of [`Layout::new`] (and of the symbolic layouts of codegen).
 pub(crate) fn check_extents(shape: &Shape) -> Result<()> {
-    if let Some(bad) = shape.leaves().iter().find(|&&s| s < 1) {
+    if let Some(bad) = shape.iter_leaves().find(|&&s| s < 1) {
         return Err(Error::invalid(format!(
             "shape {shape} has the extent {bad}; every extent must be at least 1"
         )));
@@ -605,7 +605,10 @@ impl Layout {
 
     /// `(extent, stride)` of every leaf mode, without allocating for up to eight leaves.
     fn leaf_modes(&self) -> impl Iterator<Item = (i64, i64)> {
-        self.shape.leaves().into_iter().zip(self.stride.leaves())
+        self.shape
+            .iter_leaves()
+            .copied()
+            .zip(self.stride.iter_leaves().copied())
     }
 
     /// The layout with every mode flattened to a leaf; a rank-1 integer layout stays as it is.

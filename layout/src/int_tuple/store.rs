@@ -66,6 +66,16 @@ pub(crate) const fn arity_of(codes: &[u8]) -> usize {
     arity
 }
 
+/// Appends the structure code of a node of `arity` elements to `codes`.
+pub(crate) fn push_node_code(codes: &mut impl Extend<u8>, arity: usize) {
+    if arity < usize::from(WIDE) - 1 {
+        codes.extend([arity as u8 + 1]);
+    } else {
+        codes.extend([WIDE]);
+        codes.extend(count(arity).to_le_bytes());
+    }
+}
+
 /// A tuple node's elements.
 pub(crate) enum Store<L: Leaf> {
     /// Few elements: the first `n_codes` codes and `n_leaves` leaves are set.
