@@ -158,7 +158,7 @@ impl<L: Leaf> Modes<L> {
     pub fn push(&mut self, item: IntTuple<L>) {
         match item {
             IntTuple::Int(v) => self.push_leaf(v),
-            IntTuple::Tuple(m) => self.push_view(View::Tuple(m.views())),
+            IntTuple::Tuple(m) => self.store.push_node(m.len(), m.codes(), m.leaf_slice()),
         }
     }
 
@@ -983,6 +983,14 @@ impl<L: Leaf> IntTuple<L> {
 }
 
 impl IntTuple {
+    /// A flat tuple of the `n` leaves `leaf(0), leaf(1), ...` (no intermediate list).
+    #[inline]
+    pub(crate) fn flat_with(n: usize, leaf: impl FnMut(usize) -> i64) -> Self {
+        IntTuple::Tuple(Modes {
+            store: Store::flat_with(n, leaf),
+        })
+    }
+
     /// A flat tuple of integers.
     ///
     /// ```

@@ -546,10 +546,10 @@ impl Layout {
     /// assert!(l.mode(2).is_err());
     /// ```
     pub fn mode(&self, i: usize) -> Result<Layout> {
-        match (self.shape.mode(i), self.stride.mode(i)) {
+        match (self.shape.views().nth(i), self.stride.views().nth(i)) {
             (Some(s), Some(d)) => Ok(Layout {
-                shape: s.clone(),
-                stride: d.clone(),
+                shape: s.to_int_tuple(),
+                stride: d.to_int_tuple(),
             }),
             _ => Err(Error::invalid(format!(
                 "mode {i} does not exist in {self} of rank {}",

@@ -8,9 +8,9 @@ use crate::{Error, IntTuple, Layout, Result};
 /// One flat mode: `(extent, stride)`.
 pub(crate) type Mode = (i64, i64);
 
-/// A list of flat modes, on the stack for up to eight modes: the algebra works on these and
-/// builds the result's tree once at the end.
-pub(crate) type Modes = SmallVec<[Mode; 8]>;
+/// A list of flat modes, on the stack for up to six modes (112 bytes, moved without a call to
+/// `memcpy`): the algebra works on these and builds the result's tree once at the end.
+pub(crate) type Modes = SmallVec<[Mode; 6]>;
 
 /// The flat `(extent, stride)` modes of `layout`, left to right, without allocating.
 pub(crate) fn modes_of(layout: &Layout) -> Modes {
@@ -116,8 +116,8 @@ pub(crate) fn node_of_modes(modes: &[Mode]) -> (IntTuple, IntTuple) {
         [] => (IntTuple::Int(1), IntTuple::Int(0)),
         [(s, d)] => (IntTuple::Int(*s), IntTuple::Int(*d)),
         _ => (
-            IntTuple::from_ints(modes.iter().map(|m| m.0)),
-            IntTuple::from_ints(modes.iter().map(|m| m.1)),
+            IntTuple::flat_with(modes.len(), |i| modes[i].0),
+            IntTuple::flat_with(modes.len(), |i| modes[i].1),
         ),
     }
 }

@@ -199,6 +199,30 @@ impl<L: Leaf> Store<L> {
         }
     }
 
+    /// A flat tuple of the `n` leaves `leaf(0), leaf(1), ...`, written in place.
+    #[inline]
+    pub(crate) fn flat_with(n: usize, mut leaf: impl FnMut(usize) -> L) -> Self {
+        if n > LEAVES {
+            return Store::Heap {
+                arity: count(n),
+                codes: vec![LEAF; n],
+                leaves: (0..n).map(leaf).collect(),
+            };
+        }
+        let mut leaves = [const { MaybeUninit::uninit() }; LEAVES];
+        for (i, slot) in leaves.iter_mut().enumerate().take(n) {
+            // A panicking `leaf` leaks the leaves written so far (never reads them).
+            slot.write(leaf(i));
+        }
+        Store::Inline {
+            arity: n as u8,
+            n_codes: n as u8,
+            n_leaves: n as u8,
+            codes: [LEAF; CODES],
+            leaves,
+        }
+    }
+
     /// Moves the elements to the heap (with room for more).
     #[cold]
     fn spill(&mut self) {
