@@ -162,6 +162,15 @@ impl<L: Leaf> Modes<L> {
         }
     }
 
+    /// Appends a copy of `item` as a new last element (no move of the tuple itself).
+    #[inline]
+    pub(crate) fn push_copy(&mut self, item: &IntTuple<L>) {
+        match item {
+            IntTuple::Int(v) => self.push_leaf(v.clone()),
+            IntTuple::Tuple(m) => self.store.push_node(m.len(), m.codes(), m.leaf_slice()),
+        }
+    }
+
     /// Appends the leaf `v` as a new last element.
     ///
     /// ```

@@ -498,8 +498,8 @@ impl Layout {
     pub fn from_modes(modes: impl IntoIterator<Item = Layout>) -> Result<Layout> {
         let (mut shapes, mut strides) = (Modes::new(), Modes::new());
         for m in modes {
-            shapes.push(m.shape);
-            strides.push(m.stride);
+            shapes.push_copy(&m.shape);
+            strides.push_copy(&m.stride);
         }
         Layout::new(IntTuple::Tuple(shapes), IntTuple::Tuple(strides))
     }
@@ -1008,7 +1008,7 @@ fn for_each_leaf(shape: &IntTuple, stride: &IntTuple, f: &mut impl FnMut(i64, i6
 /// layouts evaluated in constant expressions ([`Layout::checked_offset`]). Arithmetic wraps: the
 /// constructors proved that every in-domain offset fits in `i64`, and an out-of-domain index
 /// (reported through the rest) gives a meaningless but finite offset, never a panic.
-#[inline]
+#[inline(always)]
 const fn offset_and_rest(shape: &IntTuple, stride: &IntTuple, index: i64) -> (i64, i64) {
     match (shape, stride) {
         (IntTuple::Int(s), IntTuple::Int(d)) => leaf_offset(*s, *d, index, true),
