@@ -118,11 +118,11 @@ fn main() -> Res<()> {
             return Ok(());
         }
     };
-    let plan = tessel::kernels::mma::run::MmaKernel::Modes(ModesPlan::new(
+    let plan = tessel::kernels::mma::run::MmaKernel::Modes(Box::new(ModesPlan::new(
         ModesKind::Shared,
         true,
         i64::from(problems),
-    )?);
+    )?));
     let timing = plan.run(&gpu, Some((3, 20)))?.ok_or("no timing")?;
     println!(
         "{} verified on {}: {:.4} ms for {problems} problems",

@@ -6,16 +6,18 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use tessel_layout::{ComposedLayout, IntTuple, Layout, Swizzle};
 
-/// A tuple node's elements become a `const` slice, so every level lives in static storage.
+/// A tuple node's elements become `const` slices of their structure codes and leaves, so every
+/// level lives in static storage.
 pub fn int_tuple(t: &IntTuple) -> TokenStream {
     match t {
         IntTuple::Int(v) => quote!(::tessel::IntTuple::Int(#v)),
         IntTuple::Tuple(items) => {
-            let items = items.iter().map(int_tuple);
-            quote!(::tessel::IntTuple::Tuple(::tessel::Modes::from_static({
-                const TESSEL_MODES: &[::tessel::IntTuple] = &[#(#items),*];
-                TESSEL_MODES
-            })))
+            let codes = items.codes();
+            let leaves = items.leaf_slice();
+            quote!(::tessel::IntTuple::Tuple(::tessel::Modes::from_static(
+                &[#(#codes),*],
+                &[#(#leaves),*],
+            )))
         }
     }
 }

@@ -227,8 +227,8 @@ impl ComposedLayout {
     ///     &[Swizzle::from_const(3, 3, 3)],
     ///     0,
     ///     Layout::from_const(
-    ///         IntTuple::Tuple(Modes::from_static(&[IntTuple::Int(8), IntTuple::Int(64)])),
-    ///         IntTuple::Tuple(Modes::from_static(&[IntTuple::Int(64), IntTuple::Int(1)])),
+    ///         IntTuple::Tuple(Modes::from_static(&[0, 0], &[8, 64])),
+    ///         IntTuple::Tuple(Modes::from_static(&[0, 0], &[64, 1])),
     ///     ),
     /// );
     /// const AT1: i64 = L.const_offset(1);

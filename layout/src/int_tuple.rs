@@ -6,6 +6,12 @@
 //! `i64`, the default, for the algebra, or a [`SymInt`](crate::codegen::SymInt) for a stride with
 //! run-time symbols.
 //!
+//! A tuple node keeps its elements flat: the pre-order structure of their trees (one code per
+//! leaf and per nested node) and their leaves in order, inline for up to six leaves and ten
+//! codes, so small tuples (every layout of the algebra's working sizes) allocate nothing, and
+//! the leaves of any subtree are one slice.
+//! Elements are read as [`View`]s (borrowed) or as owned `IntTuple`s ([`Modes::iter`]).
+//!
 //! ```
 //! use tessel_layout::IntTuple;
 //! let t: IntTuple = "(4,(2,3))".parse().unwrap();
@@ -13,14 +19,18 @@
 //! assert_eq!(t.flatten().to_string(), "(4,2,3)");
 //! ```
 
+use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
-use std::ops::Deref;
 
 use smallvec::SmallVec;
 
 use crate::error::{Error, Result, checked_add};
 use crate::leaf::Leaf;
+
+pub(crate) mod store;
+
+use store::Store;
 
 /// A leaf or a (possibly nested, possibly empty) tuple of `IntTuple`s.
 ///
@@ -40,49 +50,228 @@ pub enum IntTuple<L: Leaf = i64> {
     Tuple(Modes<L>),
 }
 
-/// The elements of a tuple node: a slice of [`IntTuple`]s, held on the heap or, for values
-/// built at compile time, in static storage. Both compare, hash and print by their elements.
+/// The elements of a tuple node, kept flat: the pre-order structure codes of their trees and
+/// their leaves in order ([`Modes::codes`], [`Modes::leaf_slice`]); inline (no allocation) for
+/// up to six leaves and ten codes, on the heap beyond, or in static storage for values built at
+/// compile time. Compared, hashed and printed by their elements.
+///
+/// A structure code is `0` for a leaf and `1 + arity` for a nested node of up to 253 elements
+/// (`255` followed by the arity as four little-endian bytes above).
 ///
 /// ```
 /// use tessel_layout::{IntTuple, int_tuple::Modes};
-/// static FOUR_EIGHT: [IntTuple; 2] = [IntTuple::Int(4), IntTuple::Int(8)];
-/// let fixed = IntTuple::Tuple(Modes::from_static(&FOUR_EIGHT));
-/// assert_eq!(fixed, IntTuple::from_ints([4, 8]));
-/// assert_eq!(fixed.to_string(), "(4,8)");
+/// static FOUR_EIGHT: IntTuple = IntTuple::Tuple(Modes::from_static(&[0, 0], &[4, 8]));
+/// assert_eq!(FOUR_EIGHT, IntTuple::from_ints([4, 8]));
+/// assert_eq!(FOUR_EIGHT.to_string(), "(4,8)");
 /// ```
 #[derive(Clone)]
-pub struct Modes<L: Leaf = i64>(Storage<L>);
-
-#[derive(Clone)]
-enum Storage<L: Leaf> {
-    Owned(Vec<IntTuple<L>>),
-    Static(&'static [IntTuple<L>]),
+pub struct Modes<L: Leaf = i64> {
+    store: Store<L>,
 }
 
 impl<L: Leaf> Modes<L> {
-    /// Elements in static storage: what the compile-time macros build.
+    /// No elements.
     ///
     /// ```
     /// use tessel_layout::{IntTuple, int_tuple::Modes};
-    /// const EMPTY: Modes = Modes::from_static(&[]);
-    /// assert!(EMPTY.is_empty());
+    /// let mut m = Modes::new();
+    /// m.push(IntTuple::Int(3));
+    /// assert_eq!(IntTuple::Tuple(m).to_string(), "(3)");
     /// ```
-    pub const fn from_static(items: &'static [IntTuple<L>]) -> Self {
-        Modes(Storage::Static(items))
+    #[inline]
+    pub const fn new() -> Self {
+        Modes {
+            store: Store::new(),
+        }
     }
 
-    /// The elements as a slice (usable in `const fn`s).
+    /// Elements in static storage, given by their structure codes and leaves: what the
+    /// compile-time macros build.
     ///
     /// ```
     /// use tessel_layout::{IntTuple, int_tuple::Modes};
-    /// let m: Modes = vec![IntTuple::Int(3)].into();
-    /// assert_eq!(m.as_slice(), &[IntTuple::Int(3)]);
+    /// const EMPTY: Modes = Modes::from_static(&[], &[]);
+    /// assert!(EMPTY.is_empty());
+    /// // (4,(2,3)): a leaf, then a node of two leaves.
+    /// static NESTED: IntTuple = IntTuple::Tuple(Modes::from_static(&[0, 3, 0, 0], &[4, 2, 3]));
+    /// assert_eq!(NESTED.to_string(), "(4,(2,3))");
     /// ```
-    pub const fn as_slice(&self) -> &[IntTuple<L>] {
-        match &self.0 {
-            Storage::Owned(v) => v.as_slice(),
-            Storage::Static(s) => s,
+    pub const fn from_static(codes: &'static [u8], leaves: &'static [L]) -> Self {
+        Modes {
+            store: Store::from_static(codes, leaves),
         }
+    }
+
+    /// The pre-order structure codes of the elements (usable in `const fn`s).
+    ///
+    /// ```
+    /// let t: tessel_layout::IntTuple = "(4,(2,3))".parse().unwrap();
+    /// assert_eq!(t.modes().codes(), &[0, 3, 0, 0]);
+    /// ```
+    #[inline]
+    pub const fn codes(&self) -> &[u8] {
+        self.store.codes()
+    }
+
+    /// The leaves of all elements, left to right (usable in `const fn`s).
+    ///
+    /// ```
+    /// let t: tessel_layout::IntTuple = "(4,(2,3))".parse().unwrap();
+    /// assert_eq!(t.modes().leaf_slice(), &[4, 2, 3]);
+    /// ```
+    #[inline]
+    pub const fn leaf_slice(&self) -> &[L] {
+        self.store.leaves()
+    }
+
+    /// The number of elements.
+    ///
+    /// ```
+    /// let m: tessel_layout::Modes = tessel_layout::IntTuple::from_ints([1, 2]).modes();
+    /// assert_eq!(m.len(), 2);
+    /// ```
+    #[inline]
+    pub const fn len(&self) -> usize {
+        self.store.arity()
+    }
+
+    /// Whether there are no elements.
+    ///
+    /// ```
+    /// assert!(tessel_layout::Modes::<i64>::new().is_empty());
+    /// ```
+    #[inline]
+    pub const fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Appends `item` as a new last element.
+    ///
+    /// ```
+    /// use tessel_layout::{IntTuple, Modes};
+    /// let mut m = Modes::new();
+    /// m.push(IntTuple::Int(4));
+    /// m.push(IntTuple::from_ints([2, 3]));
+    /// assert_eq!(IntTuple::Tuple(m).to_string(), "(4,(2,3))");
+    /// ```
+    #[inline]
+    pub fn push(&mut self, item: IntTuple<L>) {
+        match item {
+            IntTuple::Int(v) => self.push_leaf(v),
+            IntTuple::Tuple(m) => self.store.push_node(m.len(), m.codes(), m.leaf_slice()),
+        }
+    }
+
+    /// Appends a copy of `item` as a new last element (no move of the tuple itself).
+    #[inline]
+    pub(crate) fn push_copy(&mut self, item: &IntTuple<L>) {
+        match item {
+            IntTuple::Int(v) => self.push_leaf(v.clone()),
+            IntTuple::Tuple(m) => self.store.push_node(m.len(), m.codes(), m.leaf_slice()),
+        }
+    }
+
+    /// Appends the leaf `v` as a new last element.
+    ///
+    /// ```
+    /// let mut m = tessel_layout::Modes::new();
+    /// m.push_leaf(5);
+    /// assert_eq!(m.len(), 1);
+    /// ```
+    #[inline]
+    pub fn push_leaf(&mut self, v: L) {
+        self.store.push_leaf(v);
+    }
+
+    /// Appends a copy of the view `item` as a new last element.
+    ///
+    /// ```
+    /// use tessel_layout::{IntTuple, Modes};
+    /// let t: IntTuple = "(4,(2,3))".parse().unwrap();
+    /// let mut m = Modes::new();
+    /// let views: Vec<_> = t.views().collect();
+    /// for v in views.into_iter().rev() {
+    ///     m.push_view(v);
+    /// }
+    /// assert_eq!(IntTuple::Tuple(m).to_string(), "((2,3),4)");
+    /// ```
+    #[inline]
+    pub fn push_view(&mut self, item: View<'_, L>) {
+        match item {
+            View::Int(v) => self.push_leaf(v.clone()),
+            View::Tuple(c) => self.store.push_node(c.remaining, c.codes, c.leaves),
+        }
+    }
+
+    /// `arity` elements encoded by the structure codes `codes` over clones of `leaves` (which
+    /// the caller has made consistent).
+    #[inline]
+    pub(crate) fn from_raw_parts(arity: usize, codes: &[u8], leaves: &[L]) -> Self {
+        debug_assert_eq!(store::arity_of(codes), arity);
+        Modes {
+            store: Store::from_parts(arity, codes, leaves),
+        }
+    }
+
+    /// The elements as borrowed [`View`]s, left to right (allocates nothing).
+    ///
+    /// ```
+    /// use tessel_layout::{IntTuple, int_tuple::View};
+    /// let t: IntTuple = "(4,(2,3))".parse().unwrap();
+    /// let IntTuple::Tuple(m) = &t else { unreachable!() };
+    /// let ranks: Vec<usize> = m.views().map(|v| v.rank()).collect();
+    /// assert_eq!(ranks, vec![1, 2]);
+    /// assert!(matches!(m.views().next(), Some(View::Int(&4))));
+    /// ```
+    #[inline]
+    pub fn views(&self) -> Children<'_, L> {
+        Children {
+            codes: self.codes(),
+            leaves: self.leaf_slice(),
+            remaining: self.len(),
+        }
+    }
+
+    /// The elements as owned `IntTuple`s, left to right (each a copy).
+    ///
+    /// ```
+    /// use tessel_layout::IntTuple;
+    /// let m = IntTuple::from_ints([4, 8]).modes();
+    /// assert_eq!(m.iter().collect::<Vec<_>>(), vec![IntTuple::Int(4), IntTuple::Int(8)]);
+    /// ```
+    #[inline]
+    pub fn iter(&self) -> Iter<'_, L> {
+        Iter(self.views())
+    }
+
+    /// Element `i`, `None` past the end.
+    ///
+    /// ```
+    /// use tessel_layout::IntTuple;
+    /// let m = IntTuple::from_ints([4, 8]).modes();
+    /// assert_eq!(m.get(1), Some(IntTuple::Int(8)));
+    /// assert_eq!(m.get(2), None);
+    /// ```
+    pub fn get(&self, i: usize) -> Option<IntTuple<L>> {
+        self.views().nth(i).map(|v| v.to_int_tuple())
+    }
+
+    /// The first element, `None` when empty.
+    ///
+    /// ```
+    /// assert_eq!(tessel_layout::IntTuple::from_ints([4, 8]).modes().first(), Some(tessel_layout::IntTuple::Int(4)));
+    /// ```
+    pub fn first(&self) -> Option<IntTuple<L>> {
+        self.get(0)
+    }
+
+    /// The last element, `None` when empty.
+    ///
+    /// ```
+    /// assert_eq!(tessel_layout::IntTuple::from_ints([4, 8]).modes().last(), Some(tessel_layout::IntTuple::Int(8)));
+    /// ```
+    pub fn last(&self) -> Option<IntTuple<L>> {
+        self.views().last().map(|v| v.to_int_tuple())
     }
 
     /// The elements as an owned vector.
@@ -93,71 +282,145 @@ impl<L: Leaf> Modes<L> {
     /// assert_eq!(m.into_vec(), vec![IntTuple::Int(3)]);
     /// ```
     pub fn into_vec(self) -> Vec<IntTuple<L>> {
-        match self.0 {
-            Storage::Owned(v) => v,
-            Storage::Static(s) => s.to_vec(),
-        }
+        self.iter().collect()
     }
-}
 
-impl<L: Leaf> Deref for Modes<L> {
-    type Target = [IntTuple<L>];
-
-    fn deref(&self) -> &[IntTuple<L>] {
-        self.as_slice()
+    /// The elements as an owned vector (a copy).
+    ///
+    /// ```
+    /// use tessel_layout::IntTuple;
+    /// assert_eq!(IntTuple::from_ints([3]).modes().to_vec(), vec![IntTuple::Int(3)]);
+    /// ```
+    pub fn to_vec(&self) -> Vec<IntTuple<L>> {
+        self.iter().collect()
     }
 }
 
 impl<L: Leaf> From<Vec<IntTuple<L>>> for Modes<L> {
     fn from(items: Vec<IntTuple<L>>) -> Self {
-        Modes(Storage::Owned(items))
+        items.into_iter().collect()
+    }
+}
+
+impl<L: Leaf, const N: usize> From<[IntTuple<L>; N]> for Modes<L> {
+    fn from(items: [IntTuple<L>; N]) -> Self {
+        items.into_iter().collect()
     }
 }
 
 impl<L: Leaf> FromIterator<IntTuple<L>> for Modes<L> {
+    #[inline]
     fn from_iter<I: IntoIterator<Item = IntTuple<L>>>(iter: I) -> Self {
-        Modes(Storage::Owned(iter.into_iter().collect()))
+        let mut out = Modes::new();
+        out.extend(iter);
+        out
     }
 }
 
 impl<L: Leaf> Default for Modes<L> {
     fn default() -> Self {
-        Modes(Storage::Owned(Vec::new()))
+        Modes::new()
     }
 }
 
 impl<L: Leaf> Extend<IntTuple<L>> for Modes<L> {
+    #[inline]
     fn extend<I: IntoIterator<Item = IntTuple<L>>>(&mut self, iter: I) {
-        if let Storage::Static(items) = self.0 {
-            self.0 = Storage::Owned(items.to_vec());
-        }
-        if let Storage::Owned(v) = &mut self.0 {
-            v.extend(iter);
+        for item in iter {
+            self.push(item);
         }
     }
 }
 
 impl<'a, L: Leaf> IntoIterator for &'a Modes<L> {
-    type Item = &'a IntTuple<L>;
-    type IntoIter = std::slice::Iter<'a, IntTuple<L>>;
+    type Item = IntTuple<L>;
+    type IntoIter = Iter<'a, L>;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.as_slice().iter()
+        self.iter()
     }
 }
 
 impl<L: Leaf> IntoIterator for Modes<L> {
     type Item = IntTuple<L>;
-    type IntoIter = std::vec::IntoIter<IntTuple<L>>;
+    type IntoIter = IntoIter<L>;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.into_vec().into_iter()
+        IntoIter {
+            remaining: self.len(),
+            modes: self,
+            at: (0, 0),
+        }
     }
 }
 
+/// The elements of [`Modes`] as owned `IntTuple`s ([`Modes::iter`]).
+///
+/// ```
+/// let m = tessel_layout::IntTuple::from_ints([4, 8]).modes();
+/// assert_eq!(m.iter().len(), 2);
+/// ```
+#[derive(Clone)]
+pub struct Iter<'a, L: Leaf = i64>(Children<'a, L>);
+
+impl<L: Leaf> Iterator for Iter<'_, L> {
+    type Item = IntTuple<L>;
+
+    #[inline]
+    fn next(&mut self) -> Option<IntTuple<L>> {
+        self.0.next().map(|v| v.to_int_tuple())
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl<L: Leaf> ExactSizeIterator for Iter<'_, L> {}
+
+/// The elements of [`Modes`] taken by value.
+///
+/// ```
+/// let m = tessel_layout::IntTuple::from_ints([4, 8]).modes();
+/// assert_eq!(m.into_iter().map(|t| t.as_int().unwrap()).sum::<i64>(), 12);
+/// ```
+pub struct IntoIter<L: Leaf = i64> {
+    modes: Modes<L>,
+    /// The next element's first code and first leaf.
+    at: (usize, usize),
+    remaining: usize,
+}
+
+impl<L: Leaf> Iterator for IntoIter<L> {
+    type Item = IntTuple<L>;
+
+    fn next(&mut self) -> Option<IntTuple<L>> {
+        if self.remaining == 0 {
+            return None;
+        }
+        let (code, leaf) = self.at;
+        let (view, used) = View::read(
+            &self.modes.codes()[code..],
+            &self.modes.leaf_slice()[leaf..],
+        );
+        let item = view.to_int_tuple();
+        self.at = (code + used.0, leaf + used.1);
+        self.remaining -= 1;
+        Some(item)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+}
+
+impl<L: Leaf> ExactSizeIterator for IntoIter<L> {}
+
 impl<L: Leaf> PartialEq for Modes<L> {
     fn eq(&self, other: &Self) -> bool {
-        self.as_slice() == other.as_slice()
+        self.len() == other.len()
+            && self.codes() == other.codes()
+            && self.leaf_slice() == other.leaf_slice()
     }
 }
 
@@ -165,25 +428,259 @@ impl<L: Leaf> Eq for Modes<L> {}
 
 impl<L: Leaf> Hash for Modes<L> {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        self.as_slice().hash(state)
+        self.len().hash(state);
+        self.codes().hash(state);
+        self.leaf_slice().hash(state)
     }
 }
 
 impl<L: Leaf> PartialOrd for Modes<L> {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 
 impl<L: Leaf> Ord for Modes<L> {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.as_slice().cmp(other.as_slice())
+    /// Lexicographic by elements (a leaf orders before a tuple), as a slice of `IntTuple`s.
+    fn cmp(&self, other: &Self) -> Ordering {
+        cmp_children(self.views(), other.views())
+    }
+}
+
+fn cmp_children<L: Leaf>(mut a: Children<'_, L>, mut b: Children<'_, L>) -> Ordering {
+    loop {
+        match (a.next(), b.next()) {
+            (None, None) => return Ordering::Equal,
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(x), Some(y)) => {
+                let o = match (x, y) {
+                    (View::Int(x), View::Int(y)) => x.cmp(y),
+                    (View::Int(_), View::Tuple(_)) => Ordering::Less,
+                    (View::Tuple(_), View::Int(_)) => Ordering::Greater,
+                    (View::Tuple(x), View::Tuple(y)) => cmp_children(x, y),
+                };
+                if o != Ordering::Equal {
+                    return o;
+                }
+            }
+        }
     }
 }
 
 impl<L: Leaf> fmt::Debug for Modes<L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.as_slice()).finish()
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// A borrowed element of a tuple: a leaf, or the [`Children`] of a node. What reading a tuple
+/// without copying it gives.
+///
+/// ```
+/// use tessel_layout::{IntTuple, int_tuple::View};
+/// let t: IntTuple = "(4,(2,3))".parse().unwrap();
+/// let View::Tuple(mut top) = t.view() else { unreachable!() };
+/// assert!(matches!(top.next(), Some(View::Int(&4))));
+/// assert_eq!(top.next().unwrap().to_string(), "(2,3)");
+/// ```
+pub enum View<'a, L: Leaf = i64> {
+    /// A leaf.
+    Int(&'a L),
+    /// A node: its elements.
+    Tuple(Children<'a, L>),
+}
+
+impl<L: Leaf> Clone for View<'_, L> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<L: Leaf> Copy for View<'_, L> {}
+
+/// The elements of a node, read left to right as [`View`]s.
+///
+/// ```
+/// let t: tessel_layout::IntTuple = "(4,(2,3))".parse().unwrap();
+/// assert_eq!(t.views().len(), 2);
+/// ```
+pub struct Children<'a, L: Leaf = i64> {
+    codes: &'a [u8],
+    leaves: &'a [L],
+    remaining: usize,
+}
+
+impl<L: Leaf> Clone for Children<'_, L> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<L: Leaf> Copy for Children<'_, L> {}
+
+impl<'a, L: Leaf> Children<'a, L> {
+    /// The leaves of the elements not read yet, in order.
+    ///
+    /// ```
+    /// let t: tessel_layout::IntTuple = "(4,(2,3))".parse().unwrap();
+    /// assert_eq!(t.views().leaf_slice(), &[4, 2, 3]);
+    /// ```
+    pub fn leaf_slice(&self) -> &'a [L] {
+        self.leaves
+    }
+}
+
+impl<'a, L: Leaf> Iterator for Children<'a, L> {
+    type Item = View<'a, L>;
+
+    #[inline]
+    fn next(&mut self) -> Option<View<'a, L>> {
+        if self.remaining == 0 {
+            return None;
+        }
+        let (view, (codes, leaves)) = View::read(self.codes, self.leaves);
+        self.codes = &self.codes[codes..];
+        self.leaves = &self.leaves[leaves..];
+        self.remaining -= 1;
+        Some(view)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+}
+
+impl<L: Leaf> ExactSizeIterator for Children<'_, L> {}
+
+impl<'a, L: Leaf> View<'a, L> {
+    /// The element that starts at `codes` and `leaves`, and the numbers of codes and leaves
+    /// it takes.
+    #[inline]
+    fn read(codes: &'a [u8], leaves: &'a [L]) -> (View<'a, L>, (usize, usize)) {
+        if codes[0] == store::LEAF {
+            return (View::Int(&leaves[0]), (1, 1));
+        }
+        match store::read_code(codes, 0) {
+            (None, _) => (View::Int(&leaves[0]), (1, 1)),
+            (Some(arity), start) => {
+                let (end, n) = store::skip(codes, start, arity);
+                (
+                    View::Tuple(Children {
+                        codes: &codes[start..end],
+                        leaves: &leaves[..n],
+                        remaining: arity,
+                    }),
+                    (end, n),
+                )
+            }
+        }
+    }
+
+    /// An owned copy.
+    ///
+    /// ```
+    /// use tessel_layout::IntTuple;
+    /// let t: IntTuple = "(4,(2,3))".parse().unwrap();
+    /// assert_eq!(t.views().nth(1).unwrap().to_int_tuple(), IntTuple::from_ints([2, 3]));
+    /// ```
+    #[inline]
+    pub fn to_int_tuple(&self) -> IntTuple<L> {
+        match self {
+            View::Int(v) => IntTuple::Int((*v).clone()),
+            View::Tuple(c) => IntTuple::Tuple(Modes {
+                store: Store::from_parts(c.remaining, c.codes, c.leaves),
+            }),
+        }
+    }
+
+    /// Number of top-level modes: 1 for a leaf, the length for a tuple.
+    ///
+    /// ```
+    /// let t: tessel_layout::IntTuple = "(4,(2,3))".parse().unwrap();
+    /// assert_eq!(t.views().map(|v| v.rank()).collect::<Vec<_>>(), vec![1, 2]);
+    /// ```
+    pub fn rank(&self) -> usize {
+        match self {
+            View::Int(_) => 1,
+            View::Tuple(children) => children.remaining,
+        }
+    }
+
+    /// Nesting depth: 0 for a leaf, 1 + the deepest element for a tuple.
+    ///
+    /// ```
+    /// let t: tessel_layout::IntTuple = "(4,(2,(3)))".parse().unwrap();
+    /// assert_eq!(t.views().map(|v| v.depth()).collect::<Vec<_>>(), vec![0, 2]);
+    /// ```
+    pub fn depth(&self) -> usize {
+        match self {
+            View::Int(_) => 0,
+            View::Tuple(children) => 1 + children.map(|c| c.depth()).max().unwrap_or(0),
+        }
+    }
+
+    /// The leaves, left to right.
+    ///
+    /// ```
+    /// let t: tessel_layout::IntTuple = "(4,(2,3))".parse().unwrap();
+    /// assert_eq!(t.views().nth(1).unwrap().leaves().copied().collect::<Vec<_>>(), vec![2, 3]);
+    /// ```
+    #[inline]
+    pub fn leaves(&self) -> std::slice::Iter<'a, L> {
+        self.leaf_slice().iter()
+    }
+
+    /// The leaves as one slice.
+    ///
+    /// ```
+    /// let t: tessel_layout::IntTuple = "(4,(2,3))".parse().unwrap();
+    /// assert_eq!(t.views().nth(1).unwrap().leaf_slice(), &[2, 3]);
+    /// ```
+    #[inline]
+    pub fn leaf_slice(&self) -> &'a [L] {
+        match self {
+            View::Int(v) => std::slice::from_ref(*v),
+            View::Tuple(c) => c.leaves,
+        }
+    }
+}
+
+impl View<'_> {
+    /// Product of all leaves, checked for overflow.
+    ///
+    /// ```
+    /// let t: tessel_layout::IntTuple = "(4,(2,3))".parse().unwrap();
+    /// assert_eq!(t.views().nth(1).unwrap().product().unwrap(), 6);
+    /// ```
+    pub fn product(&self) -> Result<i64> {
+        self.leaves()
+            .try_fold(1i64, |acc, &v| acc.checked_mul(v))
+            .ok_or_else(|| Error::overflow(format!("the product of {self} overflows i64")))
+    }
+}
+
+impl<L: Leaf> fmt::Display for View<'_, L> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            View::Int(v) => write!(f, "{v}"),
+            View::Tuple(children) => {
+                f.write_str("(")?;
+                for (i, c) in children.enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{c}")?;
+                }
+                f.write_str(")")
+            }
+        }
+    }
+}
+
+impl<L: Leaf> fmt::Debug for View<'_, L> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.to_int_tuple(), f)
     }
 }
 
@@ -237,6 +734,40 @@ impl<L: Leaf> IntTuple<L> {
         IntTuple::Tuple(items.into_iter().collect())
     }
 
+    /// A borrowed view (allocates nothing).
+    ///
+    /// ```
+    /// use tessel_layout::{IntTuple, int_tuple::View};
+    /// assert!(matches!(IntTuple::Int(3).view(), View::Int(&3)));
+    /// assert_eq!(IntTuple::from_ints([1, 2]).view().rank(), 2);
+    /// ```
+    #[inline]
+    pub fn view(&self) -> View<'_, L> {
+        match self {
+            IntTuple::Int(v) => View::Int(v),
+            IntTuple::Tuple(m) => View::Tuple(m.views()),
+        }
+    }
+
+    /// The top-level modes as borrowed views (an integer is its own only mode).
+    ///
+    /// ```
+    /// use tessel_layout::IntTuple;
+    /// assert_eq!(IntTuple::Int(5).views().len(), 1);
+    /// assert_eq!(IntTuple::from_ints([1, 2, 3]).views().len(), 3);
+    /// ```
+    #[inline]
+    pub fn views(&self) -> Children<'_, L> {
+        match self {
+            IntTuple::Int(v) => Children {
+                codes: &[store::LEAF],
+                leaves: std::slice::from_ref(v),
+                remaining: 1,
+            },
+            IntTuple::Tuple(m) => m.views(),
+        }
+    }
+
     /// Whether this is a leaf.
     ///
     /// ```
@@ -270,8 +801,20 @@ impl<L: Leaf> IntTuple<L> {
     pub fn map_to<M: Leaf>(&self, f: &mut impl FnMut(&L) -> Result<M>) -> Result<IntTuple<M>> {
         Ok(match self {
             IntTuple::Int(v) => IntTuple::Int(f(v)?),
-            IntTuple::Tuple(items) => {
-                IntTuple::Tuple(items.iter().map(|t| t.map_to(f)).collect::<Result<_>>()?)
+            IntTuple::Tuple(m) => {
+                let leaves = m.leaf_slice();
+                let mut mapped = SmallVec::<[M; 8]>::with_capacity(leaves.len());
+                for v in leaves {
+                    mapped.push(f(v)?);
+                }
+                IntTuple::Tuple(Modes {
+                    store: Store::from_iter_parts(
+                        m.len(),
+                        m.codes(),
+                        mapped.len(),
+                        mapped.into_iter(),
+                    ),
+                })
             }
         })
     }
@@ -284,9 +827,9 @@ impl<L: Leaf> IntTuple<L> {
     /// assert_eq!(t.to_string(), "(4,1)");
     /// ```
     pub fn map<M: Leaf>(&self, f: &mut impl FnMut(&L) -> M) -> IntTuple<M> {
-        match self {
-            IntTuple::Int(v) => IntTuple::Int(f(v)),
-            IntTuple::Tuple(items) => IntTuple::Tuple(items.iter().map(|t| t.map(f)).collect()),
+        match self.map_to(&mut |v| Ok(f(v))) {
+            Ok(t) => t,
+            Err(_) => unreachable!("an infallible map failed"),
         }
     }
 
@@ -311,6 +854,7 @@ impl<L: Leaf> IntTuple<L> {
     /// assert_eq!(IntTuple::Int(7).rank(), 1);
     /// assert_eq!(IntTuple::from_ints([1, 2, 3]).rank(), 3);
     /// ```
+    #[inline]
     pub fn rank(&self) -> usize {
         match self {
             IntTuple::Int(_) => 1,
@@ -326,38 +870,40 @@ impl<L: Leaf> IntTuple<L> {
     /// assert_eq!(IntTuple::from_ints([1, 2]).depth(), 1);
     /// ```
     pub fn depth(&self) -> usize {
-        match self {
-            IntTuple::Int(_) => 0,
-            IntTuple::Tuple(items) => 1 + items.iter().map(IntTuple::<L>::depth).max().unwrap_or(0),
-        }
+        self.view().depth()
     }
 
-    /// The `i`-th top-level mode. An integer is its own only mode.
+    /// The `i`-th top-level mode (a copy). An integer is its own only mode.
     ///
     /// ```
     /// use tessel_layout::IntTuple;
     /// let t = IntTuple::from_ints([4, 8]);
-    /// assert_eq!(t.mode(1), Some(&IntTuple::Int(8)));
-    /// assert_eq!(IntTuple::Int(5).mode(0), Some(&IntTuple::Int(5)));
+    /// assert_eq!(t.mode(1), Some(IntTuple::Int(8)));
+    /// assert_eq!(IntTuple::Int(5).mode(0), Some(IntTuple::Int(5)));
     /// assert_eq!(t.mode(2), None);
     /// ```
-    pub fn mode(&self, i: usize) -> Option<&IntTuple<L>> {
+    pub fn mode(&self, i: usize) -> Option<IntTuple<L>> {
         match self {
-            IntTuple::Int(_) => (i == 0).then_some(self),
+            IntTuple::Int(_) => (i == 0).then(|| self.clone()),
             IntTuple::Tuple(items) => items.get(i),
         }
     }
 
-    /// The top-level modes as a slice (an integer is a one-mode slice of itself).
+    /// The top-level modes (a copy; an integer is a one-mode tuple of itself).
     ///
     /// ```
     /// use tessel_layout::IntTuple;
     /// assert_eq!(IntTuple::Int(5).modes().len(), 1);
+    /// assert_eq!(IntTuple::from_ints([4, 8]).modes().len(), 2);
     /// ```
-    pub fn modes(&self) -> &[IntTuple<L>] {
+    pub fn modes(&self) -> Modes<L> {
         match self {
-            IntTuple::Int(_) => std::slice::from_ref(self),
-            IntTuple::Tuple(items) => items,
+            IntTuple::Int(v) => {
+                let mut m = Modes::new();
+                m.push_leaf(v.clone());
+                m
+            }
+            IntTuple::Tuple(items) => items.clone(),
         }
     }
 
@@ -369,16 +915,19 @@ impl<L: Leaf> IntTuple<L> {
     /// assert_eq!(t.leaves().as_slice(), &[4, 2, 3]);
     /// ```
     pub fn leaves(&self) -> SmallVec<[L; 8]> {
-        let mut out = SmallVec::new();
-        self.collect_leaves(&mut out);
-        out
+        self.iter_leaves().cloned().collect()
     }
 
-    fn collect_leaves(&self, out: &mut SmallVec<[L; 8]>) {
-        match self {
-            IntTuple::Int(v) => out.push(v.clone()),
-            IntTuple::Tuple(items) => items.iter().for_each(|t| t.collect_leaves(out)),
-        }
+    /// The leaves, left to right, borrowed (allocates nothing).
+    ///
+    /// ```
+    /// use tessel_layout::IntTuple;
+    /// let t: IntTuple = "(4,(2,3))".parse().unwrap();
+    /// assert_eq!(t.iter_leaves().copied().collect::<Vec<_>>(), vec![4, 2, 3]);
+    /// ```
+    #[inline]
+    pub fn iter_leaves(&self) -> std::slice::Iter<'_, L> {
+        self.view().leaves()
     }
 
     /// A flat tuple of the leaves; a leaf stays a leaf.
@@ -392,7 +941,11 @@ impl<L: Leaf> IntTuple<L> {
         match self {
             IntTuple::Int(_) => self.clone(),
             IntTuple::Tuple(_) => {
-                IntTuple::Tuple(self.leaves().into_iter().map(IntTuple::Int).collect())
+                let mut m = Modes::new();
+                for v in self.iter_leaves() {
+                    m.push_leaf(v.clone());
+                }
+                IntTuple::Tuple(m)
             }
         }
     }
@@ -404,11 +957,12 @@ impl<L: Leaf> IntTuple<L> {
     /// assert!(IntTuple::from_ints([1, 2]).congruent(&IntTuple::from_ints([5, 6])));
     /// assert!(!IntTuple::from_ints([1, 2]).congruent(&IntTuple::Int(3)));
     /// ```
+    #[inline]
     pub fn congruent<M: Leaf>(&self, other: &IntTuple<M>) -> bool {
         match (self, other) {
             (IntTuple::Int(_), IntTuple::Int(_)) => true,
             (IntTuple::Tuple(a), IntTuple::Tuple(b)) => {
-                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.congruent(y))
+                a.len() == b.len() && a.codes() == b.codes()
             }
             _ => false,
         }
@@ -424,29 +978,26 @@ impl<L: Leaf> IntTuple<L> {
     /// assert!(!shape.weakly_congruent(&IntTuple::from_ints([1, 5])));
     /// ```
     pub fn weakly_congruent<M: Leaf>(&self, other: &IntTuple<M>) -> bool {
-        match (self, other) {
-            (IntTuple::Int(_), _) => true,
-            (IntTuple::Tuple(_), IntTuple::Int(_)) => false,
-            (IntTuple::Tuple(a), IntTuple::Tuple(b)) => {
-                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.weakly_congruent(y))
+        fn go<L: Leaf, M: Leaf>(a: View<'_, L>, b: View<'_, M>) -> bool {
+            match (a, b) {
+                (View::Int(_), _) => true,
+                (View::Tuple(_), View::Int(_)) => false,
+                (View::Tuple(a), View::Tuple(b)) => {
+                    a.len() == b.len() && a.zip(b).all(|(x, y)| go(x, y))
+                }
             }
         }
+        go(self.view(), other.view())
     }
 }
 
 impl IntTuple {
-    /// Folds `f` over the leaves left to right, stopping at the first `None`. Allocates nothing.
-    fn try_fold_leaves(
-        &self,
-        acc: i64,
-        f: &mut impl FnMut(i64, i64) -> Option<i64>,
-    ) -> Option<i64> {
-        match self {
-            IntTuple::Int(v) => f(acc, *v),
-            IntTuple::Tuple(items) => items
-                .iter()
-                .try_fold(acc, |acc, t| t.try_fold_leaves(acc, f)),
-        }
+    /// A flat tuple of the `n` leaves `leaf(0), leaf(1), ...` (no intermediate list).
+    #[inline]
+    pub(crate) fn flat_with(n: usize, leaf: impl FnMut(usize) -> i64) -> Self {
+        IntTuple::Tuple(Modes {
+            store: Store::flat_with(n, leaf),
+        })
     }
 
     /// A flat tuple of integers.
@@ -455,8 +1006,13 @@ impl IntTuple {
     /// use tessel_layout::IntTuple;
     /// assert_eq!(IntTuple::from_ints([4, 8]).to_string(), "(4,8)");
     /// ```
+    #[inline]
     pub fn from_ints(items: impl IntoIterator<Item = i64>) -> Self {
-        IntTuple::Tuple(items.into_iter().map(IntTuple::Int).collect())
+        let mut m = Modes::new();
+        for v in items {
+            m.push_leaf(v);
+        }
+        IntTuple::Tuple(m)
     }
 
     /// The integer of a leaf, `None` for a tuple.
@@ -480,8 +1036,7 @@ impl IntTuple {
     /// assert!(IntTuple::from_ints([1 << 40, 1 << 40]).product().is_err());
     /// ```
     pub fn product(&self) -> Result<i64> {
-        self.try_fold_leaves(1i64, &mut |acc, v| acc.checked_mul(v))
-            .ok_or_else(|| Error::overflow(format!("the product of {self} overflows i64")))
+        self.view().product()
     }
 
     /// The product of every top-level mode (CuTe's `product_each`): a tuple of the mode sizes,
@@ -496,11 +1051,13 @@ impl IntTuple {
     pub fn product_each(&self) -> Result<IntTuple> {
         match self {
             IntTuple::Int(_) => Ok(self.clone()),
-            IntTuple::Tuple(items) => items
-                .iter()
-                .map(|m| m.product().map(IntTuple::Int))
-                .collect::<Result<Modes>>()
-                .map(IntTuple::Tuple),
+            IntTuple::Tuple(items) => {
+                let mut out = Modes::new();
+                for m in items.views() {
+                    out.push_leaf(m.product()?);
+                }
+                Ok(IntTuple::Tuple(out))
+            }
         }
     }
 
@@ -511,8 +1068,7 @@ impl IntTuple {
     /// assert_eq!(IntTuple::from_ints([4, 8]).sum().unwrap(), 12);
     /// ```
     pub fn sum(&self) -> Result<i64> {
-        self.leaves()
-            .iter()
+        self.iter_leaves()
             .try_fold(0i64, |acc, &v| checked_add(acc, v, "sum"))
     }
 
@@ -546,15 +1102,7 @@ impl IntTuple {
     /// assert_eq!(doubled.to_string(), "(2,4)");
     /// ```
     pub fn map_leaves(&self, f: &mut impl FnMut(i64) -> Result<i64>) -> Result<IntTuple> {
-        Ok(match self {
-            IntTuple::Int(v) => IntTuple::Int(f(*v)?),
-            IntTuple::Tuple(items) => IntTuple::Tuple(
-                items
-                    .iter()
-                    .map(|t| t.map_leaves(f))
-                    .collect::<Result<_>>()?,
-            ),
-        })
+        self.map_to(&mut |v| f(*v))
     }
 
     /// A tuple of the same structure as `self` with the given leaves substituted in order.
@@ -580,24 +1128,22 @@ impl IntTuple {
     ///
     /// ```
     /// use tessel_layout::{IntTuple, int_tuple::Modes};
-    /// static SHAPE: IntTuple = IntTuple::Tuple(Modes::from_static(&[IntTuple::Int(4), IntTuple::Int(8)]));
+    /// static SHAPE: IntTuple = IntTuple::Tuple(Modes::from_static(&[0, 0], &[4, 8]));
     /// const SIZE: Option<i64> = SHAPE.checked_product();
     /// assert_eq!(SIZE, Some(32));
     /// assert_eq!(IntTuple::from_ints([1 << 40, 1 << 40]).checked_product(), None);
     /// ```
+    #[inline]
     pub const fn checked_product(&self) -> Option<i64> {
         match self {
             IntTuple::Int(v) => Some(*v),
             IntTuple::Tuple(items) => {
-                let items = items.as_slice();
+                let leaves = items.leaf_slice();
                 let mut acc = 1i64;
                 let mut k = 0;
-                while k < items.len() {
-                    acc = match items[k].checked_product() {
-                        Some(p) => match acc.checked_mul(p) {
-                            Some(v) => v,
-                            None => return None,
-                        },
+                while k < leaves.len() {
+                    acc = match acc.checked_mul(leaves[k]) {
+                        Some(p) => p,
                         None => return None,
                     };
                     k += 1;
@@ -610,10 +1156,7 @@ impl IntTuple {
 
 impl<L: Leaf> fmt::Display for IntTuple<L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            IntTuple::Int(v) => write!(f, "{v}"),
-            IntTuple::Tuple(items) => write_seq(f, ("(", ")"), items, |f, t| write!(f, "{t}")),
-        }
+        self.view().fmt(f)
     }
 }
 

@@ -18,7 +18,7 @@
 use std::fmt;
 
 use crate::error::{Error, Result, checked_add, checked_mul};
-use crate::int_tuple::{Coord, IntTuple, Leaves, Shape, Stride};
+use crate::int_tuple::{Coord, IntTuple, Leaves, Modes, Shape, Stride, View};
 use crate::leaf::{Leaf, SymInt};
 
 /// A CuTe layout `Shape:Stride`. Shape and stride are congruent; every shape leaf is positive;
@@ -94,7 +94,7 @@ impl From<&IntTuple> for SliceCoord {
         match t {
             IntTuple::Int(i) => SliceCoord::Index(*i),
             IntTuple::Tuple(items) => {
-                SliceCoord::Tuple(items.iter().map(SliceCoord::from).collect())
+                SliceCoord::Tuple(items.iter().map(|t| SliceCoord::from(&t)).collect())
             }
         }
     }
@@ -103,7 +103,7 @@ impl From<&IntTuple> for SliceCoord {
 /// Checks that every extent of `shape` is at least 1 and that its size fits in `i64`: the shape
 /// conditions of [`Layout::new`] (and of the symbolic layouts of codegen).
 pub(crate) fn check_extents(shape: &Shape) -> Result<()> {
-    if let Some(bad) = shape.leaves().iter().find(|&&s| s < 1) {
+    if let Some(bad) = shape.iter_leaves().find(|&&s| s < 1) {
         return Err(Error::invalid(format!(
             "shape {shape} has the extent {bad}; every extent must be at least 1"
         )));
@@ -275,8 +275,8 @@ impl Layout {
     /// ```
     /// use tessel_layout::{IntTuple, Layout, int_tuple::Modes};
     /// static L: Layout = Layout::from_const(
-    ///     IntTuple::Tuple(Modes::from_static(&[IntTuple::Int(4), IntTuple::Int(8)])),
-    ///     IntTuple::Tuple(Modes::from_static(&[IntTuple::Int(8), IntTuple::Int(1)])),
+    ///     IntTuple::Tuple(Modes::from_static(&[0, 0], &[4, 8])),
+    ///     IntTuple::Tuple(Modes::from_static(&[0, 0], &[8, 1])),
     /// );
     /// const SIZE: i64 = L.size();
     /// const AT5: i64 = L.const_offset(5);
@@ -399,14 +399,14 @@ const fn bounds_const(shape: &IntTuple, stride: &IntTuple, acc: Bounds) -> Optio
     match (shape, stride) {
         (IntTuple::Int(s), IntTuple::Int(d)) => acc.add(*s, Some(*d)),
         (IntTuple::Tuple(a), IntTuple::Tuple(b)) => {
-            let (a, b) = (a.as_slice(), b.as_slice());
-            if a.len() != b.len() {
+            if a.len() != b.len() || !same_codes(a.codes(), b.codes()) {
                 return None;
             }
+            let (a, b) = (a.leaf_slice(), b.leaf_slice());
             let mut acc = acc;
             let mut k = 0;
-            while k < a.len() {
-                acc = match bounds_const(&a[k], &b[k], acc) {
+            while k < a.len() && k < b.len() {
+                acc = match acc.add(a[k], Some(b[k])) {
                     Some(v) => v,
                     None => return None,
                 };
@@ -416,6 +416,21 @@ const fn bounds_const(shape: &IntTuple, stride: &IntTuple, acc: Bounds) -> Optio
         }
         _ => None,
     }
+}
+
+/// Whether two structure codes are equal (a `const fn`): the elements are congruent.
+const fn same_codes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut k = 0;
+    while k < a.len() {
+        if a[k] != b[k] {
+            return false;
+        }
+        k += 1;
+    }
+    true
 }
 
 impl Layout {
@@ -481,12 +496,12 @@ impl Layout {
     /// assert_eq!(l.to_string(), "(4,8):(1,4)");
     /// ```
     pub fn from_modes(modes: impl IntoIterator<Item = Layout>) -> Result<Layout> {
-        let (shapes, strides): (Vec<_>, Vec<_>) =
-            modes.into_iter().map(|m| (m.shape, m.stride)).unzip();
-        Layout::new(
-            IntTuple::Tuple(shapes.into()),
-            IntTuple::Tuple(strides.into()),
-        )
+        let (mut shapes, mut strides) = (Modes::new(), Modes::new());
+        for m in modes {
+            shapes.push_copy(&m.shape);
+            strides.push_copy(&m.stride);
+        }
+        Layout::new(IntTuple::Tuple(shapes), IntTuple::Tuple(strides))
     }
 
     /// One past the largest offset: `max_c L(c) + 1` (equal to CuTe's `L(size-1) + 1` when no
@@ -531,10 +546,10 @@ impl Layout {
     /// assert!(l.mode(2).is_err());
     /// ```
     pub fn mode(&self, i: usize) -> Result<Layout> {
-        match (self.shape.mode(i), self.stride.mode(i)) {
+        match (self.shape.views().nth(i), self.stride.views().nth(i)) {
             (Some(s), Some(d)) => Ok(Layout {
-                shape: s.clone(),
-                stride: d.clone(),
+                shape: s.to_int_tuple(),
+                stride: d.to_int_tuple(),
             }),
             _ => Err(Error::invalid(format!(
                 "mode {i} does not exist in {self} of rank {}",
@@ -550,15 +565,24 @@ impl Layout {
     /// assert_eq!(l.modes().len(), 2);
     /// ```
     pub fn modes(&self) -> Vec<Layout> {
+        self.iter_modes().collect()
+    }
+
+    /// The top-level modes as layouts, one at a time (allocates nothing for small modes).
+    ///
+    /// ```
+    /// let l: tessel_layout::Layout = "(4,(2,3)):(1,(8,16))".parse().unwrap();
+    /// let sizes: Vec<i64> = l.iter_modes().map(|m| m.size()).collect();
+    /// assert_eq!(sizes, vec![4, 6]);
+    /// ```
+    pub fn iter_modes(&self) -> impl ExactSizeIterator<Item = Layout> + '_ {
         self.shape
-            .modes()
-            .iter()
-            .zip(self.stride.modes())
+            .views()
+            .zip(self.stride.views())
             .map(|(s, d)| Layout {
-                shape: s.clone(),
-                stride: d.clone(),
+                shape: s.to_int_tuple(),
+                stride: d.to_int_tuple(),
             })
-            .collect()
     }
 
     /// `(extent, stride)` of every leaf mode, left to right.
@@ -581,7 +605,10 @@ impl Layout {
 
     /// `(extent, stride)` of every leaf mode, without allocating for up to eight leaves.
     fn leaf_modes(&self) -> impl Iterator<Item = (i64, i64)> {
-        self.shape.leaves().into_iter().zip(self.stride.leaves())
+        self.shape
+            .iter_leaves()
+            .copied()
+            .zip(self.stride.iter_leaves().copied())
     }
 
     /// The layout with every mode flattened to a leaf; a rank-1 integer layout stays as it is.
@@ -894,12 +921,12 @@ fn slice_modes(coord: &SliceCoord, shape: &IntTuple, stride: &IntTuple) -> Resul
         match c {
             SliceCoord::All => out.kept.push((s.clone(), d.clone())),
             SliceCoord::Index(i) => {
-                let off = crd2idx(&IntTuple::Int(*i), s, d)?;
+                let off = crd2idx(&IntTuple::Int(*i), &s, &d)?;
                 out.offset = checked_add(out.offset, off, "slice offset")?;
             }
             SliceCoord::Tuple(_) => {
                 // CuTe's lift_slice: the modes kept inside a sub-tuple join this level.
-                let inner = slice_modes(c, s, d)?;
+                let inner = slice_modes(c, &s, &d)?;
                 out.offset = checked_add(out.offset, inner.offset, "slice offset")?;
                 out.kept.extend(inner.kept);
             }
@@ -918,26 +945,28 @@ fn slice_modes(coord: &SliceCoord, shape: &IntTuple, stride: &IntTuple) -> Resul
 /// assert_eq!(crd2idx(&IntTuple::Int(5), &shape, &stride).unwrap(), 8 + 1);
 /// ```
 pub fn crd2idx(coord: &Coord, shape: &Shape, stride: &Stride) -> Result<i64> {
+    crd2idx_view(coord.view(), shape.view(), stride.view())
+}
+
+/// [`crd2idx`] on borrowed views.
+fn crd2idx_view(coord: View<'_>, shape: View<'_>, stride: View<'_>) -> Result<i64> {
     match (coord, shape, stride) {
-        (IntTuple::Tuple(cs), IntTuple::Tuple(ss), IntTuple::Tuple(ds)) => {
+        (View::Tuple(cs), View::Tuple(ss), View::Tuple(ds)) => {
             if cs.len() != ss.len() {
                 return Err(Error::new(
                     crate::ErrorKind::NotCongruent,
                     format!("coordinate {coord} does not match the rank of shape {shape}"),
                 ));
             }
-            cs.iter()
-                .zip(ss)
-                .zip(ds)
-                .try_fold(0i64, |acc, ((c, s), d)| {
-                    checked_add(acc, crd2idx(c, s, d)?, "crd2idx")
-                })
+            cs.zip(ss).zip(ds).try_fold(0i64, |acc, ((c, s), d)| {
+                checked_add(acc, crd2idx_view(c, s, d)?, "crd2idx")
+            })
         }
-        (IntTuple::Tuple(_), IntTuple::Int(_), _) => Err(Error::new(
+        (View::Tuple(_), View::Int(_), _) => Err(Error::new(
             crate::ErrorKind::NotCongruent,
             format!("coordinate {coord} is deeper than the shape {shape}"),
         )),
-        (IntTuple::Int(c), _, _) => {
+        (View::Int(c), _, _) => {
             let size = shape.product()?;
             if !(0..size).contains(c) {
                 return Err(Error::invalid(format!(
@@ -946,21 +975,14 @@ pub fn crd2idx(coord: &Coord, shape: &Shape, stride: &Stride) -> Result<i64> {
             }
             let mut rest = *c;
             let mut off = 0i64;
-            let mut overflow = None;
-            for_each_leaf(shape, stride, &mut |s, d| {
-                if overflow.is_none() {
-                    match checked_mul(rest % s, d, "crd2idx")
-                        .and_then(|term| checked_add(off, term, "crd2idx"))
-                    {
-                        Ok(o) => off = o,
-                        Err(e) => overflow = Some(e),
-                    }
-                    rest /= s;
-                }
-            });
-            overflow.map_or(Ok(off), Err)
+            for (&s, &d) in shape.leaves().zip(stride.leaves()) {
+                let term = checked_mul(rest % s, d, "crd2idx")?;
+                off = checked_add(off, term, "crd2idx")?;
+                rest /= s;
+            }
+            Ok(off)
         }
-        (IntTuple::Tuple(_), IntTuple::Tuple(_), IntTuple::Int(_)) => {
+        (View::Tuple(_), View::Tuple(_), View::Int(_)) => {
             Err(Error::invalid("internal: shape and stride not congruent"))
         }
     }
@@ -972,22 +994,12 @@ impl<L: Leaf> fmt::Display for Layout<L> {
     }
 }
 
-/// Calls `f(extent, stride)` for every leaf of the congruent `shape` and `stride`, left to right
-/// (a subtree where they are not congruent is skipped). Allocates nothing.
+/// Calls `f(extent, stride)` for every leaf of the congruent `shape` and `stride`, left to right.
+/// Allocates nothing.
 #[inline]
 fn for_each_leaf(shape: &IntTuple, stride: &IntTuple, f: &mut impl FnMut(i64, i64)) {
-    match (shape, stride) {
-        (IntTuple::Int(s), IntTuple::Int(d)) => f(*s, *d),
-        (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) => {
-            for (s, d) in ss.iter().zip(ds) {
-                // Leaves directly, sub-tuples by recursion.
-                match (s, d) {
-                    (IntTuple::Int(s), IntTuple::Int(d)) => f(*s, *d),
-                    _ => for_each_leaf(s, d, f),
-                }
-            }
-        }
-        _ => {}
+    for (&s, &d) in shape.iter_leaves().zip(stride.iter_leaves()) {
+        f(s, d);
     }
 }
 
@@ -996,61 +1008,22 @@ fn for_each_leaf(shape: &IntTuple, stride: &IntTuple, f: &mut impl FnMut(i64, i6
 /// layouts evaluated in constant expressions ([`Layout::checked_offset`]). Arithmetic wraps: the
 /// constructors proved that every in-domain offset fits in `i64`, and an out-of-domain index
 /// (reported through the rest) gives a meaningless but finite offset, never a panic.
-#[inline]
+#[inline(always)]
 const fn offset_and_rest(shape: &IntTuple, stride: &IntTuple, index: i64) -> (i64, i64) {
-    if let (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) = (shape, stride) {
-        if let Some(flat) = flat_offset_and_rest(ss.as_slice(), ds.as_slice(), index) {
-            return flat;
-        }
-    }
-    walk_offset(shape, stride, index, true)
-}
-
-/// [`offset_and_rest`] of a flat tuple of leaves (most rank-1 and rank-2 layouts) in one loop;
-/// `None` when a mode is itself a tuple.
-#[inline]
-const fn flat_offset_and_rest(ss: &[IntTuple], ds: &[IntTuple], index: i64) -> Option<(i64, i64)> {
-    let n = ss.len();
-    if n == 0 || ds.len() != n {
-        return None;
-    }
-    let mut off = 0i64;
-    let mut rest = index;
-    let mut k = 0;
-    while k < n {
-        let (IntTuple::Int(s), IntTuple::Int(d)) = (&ss[k], &ds[k]) else {
-            return None;
-        };
-        if k + 1 == n && 0 <= rest && rest < *s {
-            // The last leaf takes the whole rest, without a division.
-            return Some((off.wrapping_add(rest.wrapping_mul(*d)), 0));
-        }
-        off = off.wrapping_add((rest % *s).wrapping_mul(*d));
-        rest /= *s;
-        k += 1;
-    }
-    Some((off, rest))
-}
-
-/// [`offset_and_rest`] of one mode; `last` marks the mode that ends the layout, whose coordinate
-/// is the whole rest (no division) when the rest is below its extent.
-#[inline]
-const fn walk_offset(shape: &IntTuple, stride: &IntTuple, index: i64, last: bool) -> (i64, i64) {
     match (shape, stride) {
-        (IntTuple::Int(s), IntTuple::Int(d)) => {
-            if last && 0 <= index && index < *s {
-                (index.wrapping_mul(*d), 0)
-            } else {
-                ((index % *s).wrapping_mul(*d), index / *s)
-            }
-        }
+        (IntTuple::Int(s), IntTuple::Int(d)) => leaf_offset(*s, *d, index, true),
         (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) => {
-            let (ss, ds) = (ss.as_slice(), ds.as_slice());
+            let (ss, ds) = (ss.leaf_slice(), ds.leaf_slice());
+            let n = if ss.len() < ds.len() {
+                ss.len()
+            } else {
+                ds.len()
+            };
             let mut off = 0i64;
             let mut rest = index;
             let mut k = 0;
-            while k < ss.len() && k < ds.len() {
-                let (o, r) = walk_offset(&ss[k], &ds[k], rest, last && k + 1 == ss.len());
+            while k < n {
+                let (o, r) = leaf_offset(ss[k], ds[k], rest, k + 1 == n);
                 off = off.wrapping_add(o);
                 rest = r;
                 k += 1;
@@ -1062,27 +1035,38 @@ const fn walk_offset(shape: &IntTuple, stride: &IntTuple, index: i64, last: bool
     }
 }
 
+/// The offset and the rest of `index` at the leaf `s:d`; `last` marks the leaf that ends the
+/// layout, whose coordinate is the whole rest (no division) when the rest is below its extent.
+#[inline]
+const fn leaf_offset(s: i64, d: i64, index: i64, last: bool) -> (i64, i64) {
+    if last && 0 <= index && index < s {
+        (index.wrapping_mul(d), 0)
+    } else {
+        ((index % s).wrapping_mul(d), index / s)
+    }
+}
+
 /// Whether `shape:stride` passes every check of [`Layout::new`] (congruent, extents at least 1,
 /// size and offsets within `i64`), in one pass that allocates nothing: [`Bounds`] folded over the
 /// leaves, as [`Layout::from_const`] does in a `const fn`. (That one reads `i64` strides; this
 /// one reads any [`Leaf`] through [`Leaf::known`], which a `const fn` cannot call.)
+#[inline]
 fn is_valid_layout<L: Leaf>(shape: &IntTuple, stride: &IntTuple<L>) -> bool {
-    fn go<L: Leaf>(shape: &IntTuple, stride: &IntTuple<L>, acc: Bounds) -> Option<Bounds> {
-        match (shape, stride) {
-            (IntTuple::Int(s), IntTuple::Int(d)) => acc.add(*s, d.known()),
-            (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) if ss.len() == ds.len() => {
-                let mut acc = acc;
-                for (s, d) in ss.iter().zip(ds.iter()) {
-                    // Leaves directly, sub-tuples by recursion.
-                    acc = match (s, d) {
-                        (IntTuple::Int(s), IntTuple::Int(d)) => acc.add(*s, d.known())?,
-                        _ => go(s, d, acc)?,
-                    };
+    let acc = match (shape, stride) {
+        (IntTuple::Int(s), IntTuple::Int(d)) => Bounds::EMPTY.add(*s, d.known()),
+        (IntTuple::Tuple(ss), IntTuple::Tuple(ds))
+            if ss.len() == ds.len() && ss.codes() == ds.codes() =>
+        {
+            let mut acc = Bounds::EMPTY;
+            for (s, d) in ss.leaf_slice().iter().zip(ds.leaf_slice()) {
+                match acc.add(*s, d.known()) {
+                    Some(b) => acc = b,
+                    None => return false,
                 }
-                Some(acc)
             }
-            _ => None,
+            Some(acc)
         }
-    }
-    go(shape, stride, Bounds::EMPTY).is_some_and(|b| b.fits())
+        _ => None,
+    };
+    acc.is_some_and(|b| b.fits())
 }

@@ -86,7 +86,7 @@ const NOT_STATED: &[(&str, &str)] = &[
 fn tiler_of(shape: &IntTuple) -> Tiler {
     match shape {
         IntTuple::Int(n) => Tiler::Layout(Layout::vector(*n, 1).unwrap()),
-        IntTuple::Tuple(items) => Tiler::ByMode(items.iter().map(|i| Some(tiler_of(i))).collect()),
+        IntTuple::Tuple(items) => Tiler::ByMode(items.iter().map(|i| Some(tiler_of(&i))).collect()),
     }
 }
 

@@ -69,8 +69,8 @@ fn element_atoms_are_upcast_bit_atoms() {
                 let (rows_mode, cols_mode) = if major == Major::K { (0, 1) } else { (1, 0) };
                 let shape = atom.layout().shape();
                 let (n0, n1) = (
-                    shape.modes()[0].product().unwrap(),
-                    shape.modes()[1].product().unwrap(),
+                    shape.modes().get(0).unwrap().product().unwrap(),
+                    shape.modes().get(1).unwrap().product().unwrap(),
                 );
                 for i1 in 0..n1 {
                     for i0 in 0..n0 {

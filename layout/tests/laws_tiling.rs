@@ -690,7 +690,7 @@ fn order_leaves(shape: &IntTuple, order: &IntTuple, out: &mut Vec<(i64, Vec<i64>
         IntTuple::Int(o) => out.push((*o, shape.leaves().to_vec())),
         IntTuple::Tuple(os) => {
             for (s, o) in shape.modes().iter().zip(os) {
-                order_leaves(s, o, out);
+                order_leaves(&s, &o, out);
             }
         }
     }

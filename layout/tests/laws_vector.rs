@@ -33,7 +33,7 @@ fn same_profile(a: &IntTuple, b: &IntTuple) -> bool {
     match (a, b) {
         (IntTuple::Int(_), IntTuple::Int(_)) => true,
         (IntTuple::Tuple(x), IntTuple::Tuple(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_profile(p, q))
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_profile(&p, &q))
         }
         _ => false,
     }

@@ -79,8 +79,8 @@ pub enum MmaKernel {
     Power(PowerPlan),
     /// Problem 2.
     Pair(PairPlan),
-    /// Problems 3 and 4.
-    Modes(ModesPlan),
+    /// Problems 3 and 4 (boxed: the largest plan).
+    Modes(Box<ModesPlan>),
 }
 
 fn uniform(name: &str, problems: i64, per: usize, seed: u64) -> GpuResult<Vec<f16>> {
@@ -103,12 +103,16 @@ impl MmaKernel {
         Ok(match problem {
             Problem::Power => MmaKernel::Power(PowerPlan::new(swizzled, problems, POWER_N)?),
             Problem::Pair => MmaKernel::Pair(PairPlan::new(swizzled, problems)?),
-            Problem::Modes => {
-                MmaKernel::Modes(ModesPlan::new(ModesKind::Shared, swizzled, problems)?)
-            }
-            Problem::Relayout => {
-                MmaKernel::Modes(ModesPlan::new(ModesKind::Relayout, swizzled, problems)?)
-            }
+            Problem::Modes => MmaKernel::Modes(Box::new(ModesPlan::new(
+                ModesKind::Shared,
+                swizzled,
+                problems,
+            )?)),
+            Problem::Relayout => MmaKernel::Modes(Box::new(ModesPlan::new(
+                ModesKind::Relayout,
+                swizzled,
+                problems,
+            )?)),
         })
     }
 

@@ -58,7 +58,7 @@ pub fn coalesce_profile(layout: &Layout, profile: &IntTuple) -> Result<Layout> {
     }
     let mut modes = layout.modes();
     for (mode, part) in modes.iter_mut().zip(parts) {
-        *mode = coalesce_profile(mode, part)?;
+        *mode = coalesce_profile(mode, &part)?;
     }
     Layout::from_modes(modes)
 }

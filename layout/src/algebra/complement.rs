@@ -83,6 +83,9 @@ pub fn complement_to_shape(layout: &Layout, cotarget: &IntTuple) -> Result<Layou
 /// resulting shape: the modes are divided from the left, each by what the previous ones left
 /// of `m`.
 fn shape_ceil_div_size(shape: &IntTuple, m: i64) -> Result<i64> {
+    if let IntTuple::Int(s) = shape {
+        return Ok(ceil_div(*s, m));
+    }
     fn go(shape: &IntTuple, m: i64) -> Result<i64> {
         match shape {
             IntTuple::Int(s) => Ok(ceil_div(*s, m)),
@@ -90,7 +93,7 @@ fn shape_ceil_div_size(shape: &IntTuple, m: i64) -> Result<i64> {
                 let mut rest = m;
                 let mut size = 1i64;
                 for item in items {
-                    size = checked_mul(size, go(item, rest)?, "the complement's extent")?;
+                    size = checked_mul(size, go(&item, rest)?, "the complement's extent")?;
                     rest = ceil_div(rest, item.product()?);
                 }
                 Ok(size)
@@ -114,7 +117,7 @@ pub(crate) fn flat_ceil_div_size(extents: &[i64], m: i64) -> Result<i64> {
 
 /// The coalesced flat modes of the complement.
 fn complement_modes(layout: &Layout, cotarget: &IntTuple) -> Result<Modes> {
-    if let Some(bad) = cotarget.leaves().into_iter().find(|&v| v < 1) {
+    if let Some(&bad) = cotarget.iter_leaves().find(|&&v| v < 1) {
         return Err(Error::invalid(format!(
             "the cotarget {cotarget} has the extent {bad}; its extents must be at least 1"
         )));

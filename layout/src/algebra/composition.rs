@@ -15,6 +15,9 @@
 use super::Tiler;
 use super::flat::{Modes, ceil_div, coalesce_in_place, continues, modes_of, node_of_modes};
 use super::tiler::by_mode;
+use smallvec::SmallVec;
+
+use crate::int_tuple::store;
 use crate::layout::Bounds;
 use crate::{Error, IntTuple, Layout, Result, checked_mul};
 
@@ -147,17 +150,14 @@ pub(crate) fn compose_extended(ext: &Extended, nodes: &[Node<'_>]) -> Result<Lay
     let (shape, stride) = if let [node] = nodes {
         compose_any(ext, *node, &mut usage, &mut scratch)?
     } else {
-        let mut shapes = Vec::with_capacity(nodes.len());
-        let mut strides = Vec::with_capacity(nodes.len());
+        let mut shapes = crate::Modes::new();
+        let mut strides = crate::Modes::new();
         for node in nodes {
             let (rs, rd) = compose_any(ext, *node, &mut usage, &mut scratch)?;
             shapes.push(rs);
             strides.push(rd);
         }
-        (
-            IntTuple::Tuple(shapes.into()),
-            IntTuple::Tuple(strides.into()),
-        )
+        (IntTuple::Tuple(shapes), IntTuple::Tuple(strides))
     };
     check_disjoint(ext, &usage)?;
     match usage.bounds {
@@ -206,49 +206,76 @@ fn compose_any(
     scratch: &mut Modes,
 ) -> Result<(IntTuple, IntTuple)> {
     match node {
-        Node::Tree(shape, stride) => compose_node(ext, shape, stride, usage, scratch),
+        Node::Tree(IntTuple::Int(s), IntTuple::Int(d)) => compose_leaf(ext, *s, *d, usage, scratch),
+        Node::Tree(IntTuple::Tuple(ss), IntTuple::Tuple(ds)) if ss.codes() == ds.codes() => {
+            let mut built = Built::default();
+            let (codes, shapes, strides) = (ss.codes(), ss.leaf_slice(), ds.leaf_slice());
+            let (mut k, mut leaf) = (0, 0);
+            while k < codes.len() {
+                let (arity, next) = store::read_code(codes, k);
+                match arity {
+                    None => {
+                        leaf_result(ext, shapes[leaf], strides[leaf], usage, scratch)?;
+                        built.push_leaf_result(scratch);
+                        leaf += 1;
+                    }
+                    // B's nodes are the result's nodes.
+                    Some(_) => built.codes.extend_from_slice(&codes[k..next]),
+                }
+                k = next;
+            }
+            Ok(built.finish(ss.len()))
+        }
+        Node::Tree(..) => Err(Error::invalid("internal: shape and stride not congruent")),
         Node::Flat([]) => compose_leaf(ext, 1, 0, usage, scratch),
         Node::Flat(&[(s, d)]) => compose_leaf(ext, s, d, usage, scratch),
         Node::Flat(modes) => {
-            let mut shapes = Vec::with_capacity(modes.len());
-            let mut strides = Vec::with_capacity(modes.len());
+            let mut built = Built::default();
             for &(s, d) in modes {
-                let (rs, rd) = compose_leaf(ext, s, d, usage, scratch)?;
-                shapes.push(rs);
-                strides.push(rd);
+                leaf_result(ext, s, d, usage, scratch)?;
+                built.push_leaf_result(scratch);
             }
-            Ok((
-                IntTuple::Tuple(shapes.into()),
-                IntTuple::Tuple(strides.into()),
-            ))
+            Ok(built.finish(modes.len()))
         }
     }
 }
 
-/// Composes `A` with every leaf of the node `shape:stride` of `B`, keeping `B`'s nesting.
-fn compose_node(
-    ext: &Extended,
-    shape: &IntTuple,
-    stride: &IntTuple,
-    usage: &mut Usage,
-    scratch: &mut Modes,
-) -> Result<(IntTuple, IntTuple)> {
-    match (shape, stride) {
-        (IntTuple::Int(s), IntTuple::Int(d)) => compose_leaf(ext, *s, *d, usage, scratch),
-        (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) => {
-            let mut shapes = Vec::with_capacity(ss.len());
-            let mut strides = Vec::with_capacity(ss.len());
-            for (s, d) in ss.iter().zip(ds) {
-                let (rs, rd) = compose_node(ext, s, d, usage, scratch)?;
-                shapes.push(rs);
-                strides.push(rd);
-            }
-            Ok((
-                IntTuple::Tuple(shapes.into()),
-                IntTuple::Tuple(strides.into()),
-            ))
+/// The structure codes and leaves of a result tuple being built (on the stack for small ones):
+/// `B`'s structure with every leaf replaced by its result.
+#[derive(Default)]
+struct Built {
+    codes: SmallVec<[u8; 16]>,
+    shapes: SmallVec<[i64; 8]>,
+    strides: SmallVec<[i64; 8]>,
+}
+
+impl Built {
+    /// Appends the result of one leaf of `B`: a leaf for one mode, a flat node otherwise.
+    fn push_leaf_result(&mut self, modes: &[(i64, i64)]) {
+        if modes.len() != 1 {
+            store::push_node_code(&mut self.codes, modes.len());
         }
-        _ => Err(Error::invalid("internal: shape and stride not congruent")),
+        for &(s, d) in modes {
+            self.codes.push(store::LEAF);
+            self.shapes.push(s);
+            self.strides.push(d);
+        }
+    }
+
+    /// The result's shape and stride, tuples of `arity` elements.
+    fn finish(self, arity: usize) -> (IntTuple, IntTuple) {
+        (
+            IntTuple::Tuple(crate::Modes::from_raw_parts(
+                arity,
+                &self.codes,
+                &self.shapes,
+            )),
+            IntTuple::Tuple(crate::Modes::from_raw_parts(
+                arity,
+                &self.codes,
+                &self.strides,
+            )),
+        )
     }
 }
 
@@ -316,12 +343,18 @@ fn compose_leaf(
     usage: &mut Usage,
     modes: &mut Modes,
 ) -> Result<(IntTuple, IntTuple)> {
+    leaf_result(ext, s, d, usage, modes)?;
+    Ok(node_of_modes(modes))
+}
+
+/// The flat modes of `A o s:d` in `modes`, recorded in `usage` as [`compose_leaf`] does.
+fn leaf_result(ext: &Extended, s: i64, d: i64, usage: &mut Usage, modes: &mut Modes) -> Result<()> {
     modes.clear();
     leaf_modes(ext, s, d, usage, modes)?;
     usage.bounds = usage
         .bounds
         .and_then(|b| modes.iter().try_fold(b, |b, &(s, d)| b.add(s, Some(d))));
-    Ok(node_of_modes(modes))
+    Ok(())
 }
 
 /// The flat modes of `A o s:d` (a leaf for one mode, a flat tuple otherwise).

@@ -8,9 +8,9 @@ use crate::{Error, IntTuple, Layout, Result};
 /// One flat mode: `(extent, stride)`.
 pub(crate) type Mode = (i64, i64);
 
-/// A list of flat modes, on the stack for up to eight modes: the algebra works on these and
-/// builds the result's tree once at the end.
-pub(crate) type Modes = SmallVec<[Mode; 8]>;
+/// A list of flat modes, on the stack for up to six modes (112 bytes, moved without a call to
+/// `memcpy`): the algebra works on these and builds the result's tree once at the end.
+pub(crate) type Modes = SmallVec<[Mode; 6]>;
 
 /// The flat `(extent, stride)` modes of `layout`, left to right, without allocating.
 pub(crate) fn modes_of(layout: &Layout) -> Modes {
@@ -116,24 +116,25 @@ pub(crate) fn node_of_modes(modes: &[Mode]) -> (IntTuple, IntTuple) {
         [] => (IntTuple::Int(1), IntTuple::Int(0)),
         [(s, d)] => (IntTuple::Int(*s), IntTuple::Int(*d)),
         _ => (
-            IntTuple::from_ints(modes.iter().map(|m| m.0)),
-            IntTuple::from_ints(modes.iter().map(|m| m.1)),
+            IntTuple::flat_with(modes.len(), |i| modes[i].0),
+            IntTuple::flat_with(modes.len(), |i| modes[i].1),
         ),
     }
 }
 
-/// The two top-level modes of a rank-2 layout, moved out of it (no copy of their tuples);
-/// `None` for any other rank.
+/// The two top-level modes of a rank-2 layout (copies of their tokens, no allocation); `None`
+/// for any other rank.
 pub(crate) fn into_two_modes(layout: Layout) -> Option<(Layout, Layout)> {
-    let (IntTuple::Tuple(shapes), IntTuple::Tuple(strides)) = layout.into_parts() else {
+    let (IntTuple::Tuple(shapes), IntTuple::Tuple(strides)) = (layout.shape(), layout.stride())
+    else {
         return None;
     };
-    let (Ok([s0, s1]), Ok([d0, d1])) = (
-        <[IntTuple; 2]>::try_from(shapes.into_vec()),
-        <[IntTuple; 2]>::try_from(strides.into_vec()),
-    ) else {
+    if shapes.len() != 2 || strides.len() != 2 {
         return None;
-    };
+    }
+    let (mut ss, mut ds) = (shapes.views(), strides.views());
+    let (s0, s1) = (ss.next()?.to_int_tuple(), ss.next()?.to_int_tuple());
+    let (d0, d1) = (ds.next()?.to_int_tuple(), ds.next()?.to_int_tuple());
     // A mode of a valid layout is valid: its size divides the whole's, its offsets lie
     // between the whole's.
     Some((

@@ -125,7 +125,7 @@ fn thread_coord(thr: &Layout, index: i64) -> Result<SliceCoord> {
         IntTuple::Tuple(shapes) => shapes
             .iter()
             .zip(crd.modes())
-            .map(|(s, c)| flat(c, s).map(SliceCoord::Index))
+            .map(|(s, c)| flat(&c, &s).map(SliceCoord::Index))
             .collect::<Result<Vec<_>>>()
             .map(SliceCoord::Tuple),
     }

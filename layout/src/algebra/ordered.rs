@@ -55,7 +55,7 @@ fn collect_ranks(shape: &IntTuple, order: &IntTuple, out: &mut Vec<(i64, i64)>) 
         IntTuple::Int(o) => out.push((*o, shape.product()?)),
         IntTuple::Tuple(os) => {
             for (s, o) in shape.modes().iter().zip(os) {
-                collect_ranks(s, o, out)?;
+                collect_ranks(&s, &o, out)?;
             }
         }
     }
@@ -79,7 +79,7 @@ fn ordered_strides(
                 .modes()
                 .iter()
                 .zip(os)
-                .map(|(s, o)| ordered_strides(s, o, start_of))
+                .map(|(s, o)| ordered_strides(&s, &o, start_of))
                 .collect::<Result<_>>()?,
         )),
     }

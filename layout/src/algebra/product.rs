@@ -85,11 +85,14 @@ fn product_copies(a: &Layout, b: &Layout) -> Result<Layout> {
 
 /// The layout `(a, b)` of two layouts whose pair the caller has checked.
 pub(crate) fn pair_of(a: Layout, b: Layout) -> Layout {
-    let (sa, da) = a.into_parts();
-    let (sb, db) = b.into_parts();
+    let (mut shape, mut stride) = (crate::Modes::new(), crate::Modes::new());
+    for l in [&a, &b] {
+        shape.push_copy(l.shape());
+        stride.push_copy(l.stride());
+    }
     Layout::from_checked_parts(
-        crate::IntTuple::Tuple(vec![sa, sb].into()),
-        crate::IntTuple::Tuple(vec![da, db].into()),
+        crate::IntTuple::Tuple(shape),
+        crate::IntTuple::Tuple(stride),
     )
 }
 

@@ -109,8 +109,8 @@ pub(crate) fn regroup(
     let (tile, rest) = unzip(a, tiler, name, split)?;
     match grouping {
         Grouping::Zipped => Layout::from_modes([tile, rest]),
-        Grouping::Tiled => Layout::from_modes(std::iter::once(tile).chain(rest.modes())),
-        Grouping::Flat => Layout::from_modes(tile.modes().into_iter().chain(rest.modes())),
+        Grouping::Tiled => Layout::from_modes(std::iter::once(tile).chain(rest.iter_modes())),
+        Grouping::Flat => Layout::from_modes(tile.iter_modes().chain(rest.iter_modes())),
     }
 }
 

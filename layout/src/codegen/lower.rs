@@ -140,9 +140,13 @@ pub fn lower_index(layout: &SymLayout, index: IndexExpr, w: Widths) -> IndexExpr
 /// ```
 pub fn lower_coords(layout: &SymLayout, coords: &[IndexExpr], w: Widths) -> IndexExpr {
     let mut terms = Vec::new();
-    let modes = layout.shape().modes().iter().zip(layout.stride().modes());
+    let modes = layout
+        .shape()
+        .modes()
+        .into_iter()
+        .zip(layout.stride().modes());
     for ((s, d), c) in modes.zip(coords) {
-        add_modes(&mut terms, c.clone(), &flat_modes(s, d), sum_type(w));
+        add_modes(&mut terms, c.clone(), &flat_modes(&s, &d), sum_type(w));
     }
     IndexExpr::Add(terms)
 }

@@ -449,7 +449,7 @@ fn partition_shape(a: &Args<'_>, op: Operand) -> Result<Value> {
         t => t
             .modes()
             .iter()
-            .map(IntTuple::product)
+            .map(|m| m.product())
             .collect::<Result<Vec<_>>>()?,
     };
     let out = match op {

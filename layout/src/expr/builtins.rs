@@ -469,7 +469,7 @@ fn mode(a: &Args<'_>) -> Result<Value> {
             let mut t = a.int_tuple(0)?;
             for i in 1..a.len() {
                 let k = index(a, i)?;
-                t = t.mode(k).cloned().ok_or_else(|| {
+                t = t.mode(k).ok_or_else(|| {
                     Error::invalid(format!(
                         "mode {k} does not exist in {t} of rank {}",
                         t.rank()
@@ -640,7 +640,7 @@ fn is_int_tuple(a: &Args<'_>, i: usize) -> Result<bool> {
 /// The sub-tuple of `t` at `path`.
 fn tuple_at(t: IntTuple, path: &[usize]) -> Result<IntTuple> {
     path.iter().try_fold(t, |t, &k| {
-        t.mode(k).cloned().ok_or_else(|| {
+        t.mode(k).ok_or_else(|| {
             Error::invalid(format!(
                 "mode {k} does not exist in {t} of rank {}",
                 t.rank()
@@ -774,7 +774,9 @@ fn take(a: &Args<'_>) -> Result<Value> {
                 modes.len()
             )));
         }
-        return Ok(Value::Tuple(IntTuple::Tuple((modes[b..e].to_vec()).into())));
+        return Ok(Value::Tuple(IntTuple::Tuple(
+            modes.iter().skip(b).take(e - b).collect(),
+        )));
     }
     layout(a.layout(0)?.take(b, e))
 }

@@ -10,7 +10,7 @@
 //! ```
 
 use super::ast::{Expr, ExprKind};
-use super::functions::{Args, lookup, nearest};
+use super::functions::{Args, Function, lookup, nearest};
 use super::value::Value;
 use crate::algebra::{Tiler, compose_tiler, composition};
 use crate::composed::ComposedLayout;
@@ -40,24 +40,10 @@ fn eval_node(expr: &Expr) -> Result<Value> {
     match &expr.kind {
         ExprKind::Int(v) => Ok(Value::Int(*v)),
         ExprKind::Tuple(items) => {
-            let values = items.iter().map(eval_expr).collect::<Result<Vec<_>>>()?;
+            let values = eval_all(items)?;
             tuple_value(values).map_err(at)
         }
-        ExprKind::Layout { shape, stride } => {
-            let shape_value = eval_expr(shape)?;
-            let stride_value = eval_expr(stride)?;
-            let part = |v: &Value, what: &str| {
-                v.as_int_tuple().ok_or_else(|| {
-                    Error::invalid(format!(
-                        "the {what} of a layout must be an integer or a tuple, got {}",
-                        v.describe()
-                    ))
-                })
-            };
-            let shape = part(&shape_value, "shape").map_err(at)?;
-            let stride = part(&stride_value, "stride").map_err(at)?;
-            Layout::new(shape, stride).map(Value::Layout).map_err(at)
-        }
+        ExprKind::Layout { shape, stride } => layout_value(shape, stride).map_err(at),
         ExprKind::Tiler(modes) => {
             let mut tilers = Vec::with_capacity(modes.len());
             for mode in modes {
@@ -72,7 +58,7 @@ fn eval_node(expr: &Expr) -> Result<Value> {
             .map(Value::Swizzle)
             .map_err(at),
         ExprKind::Compose(chain) => {
-            let values = chain.iter().map(eval_expr).collect::<Result<Vec<_>>>()?;
+            let values = eval_all(chain)?;
             if values.is_empty() {
                 return Err(at(Error::invalid("an empty 'o' chain")));
             }
@@ -82,6 +68,35 @@ fn eval_node(expr: &Expr) -> Result<Value> {
         ExprKind::Name(name) => super::atoms::atom_value(name).map_err(at),
         ExprKind::Underscore => Ok(Value::Slice(crate::SliceCoord::All)),
     }
+}
+
+/// The layout `shape:stride` of a layout literal. Kept out of [`eval_node`] (which recursion
+/// re-enters for every nested call) so that its temporaries do not enlarge every level's frame.
+#[inline(never)]
+fn layout_value(shape: &Expr, stride: &Expr) -> Result<Value> {
+    let shape_value = eval_expr(shape)?;
+    let stride_value = eval_expr(stride)?;
+    let part = |v: &Value, what: &str| {
+        v.as_int_tuple().ok_or_else(|| {
+            Error::invalid(format!(
+                "the {what} of a layout must be an integer or a tuple, got {}",
+                v.describe()
+            ))
+        })
+    };
+    let shape = part(&shape_value, "shape")?;
+    let stride = part(&stride_value, "stride")?;
+    Layout::new(shape, stride).map(Value::Layout)
+}
+
+/// The values of `exprs`, in order. A plain loop: the recursion of nested calls passes through
+/// here, and an iterator chain would add a dozen frames per level in debug builds.
+fn eval_all(exprs: &[Expr]) -> Result<Vec<Value>> {
+    let mut values = Vec::with_capacity(exprs.len());
+    for e in exprs {
+        values.push(eval_expr(e)?);
+    }
+    Ok(values)
 }
 
 fn tiler_mode(e: &Expr) -> Result<Tiler> {
@@ -118,8 +133,8 @@ fn call(name: &str, args: &[Expr], span: Span) -> Result<Value> {
         ))
         .at(span));
     }
-    let values = args.iter().map(eval_expr).collect::<Result<Vec<_>>>()?;
-    let result = (function.call)(&Args::new(function, &values));
+    let values = eval_all(args)?;
+    let result = apply(function, &values);
     if super::atoms::FUNCTIONS
         .iter()
         .any(|f| f.name == function.name)
@@ -128,6 +143,13 @@ fn call(name: &str, args: &[Expr], span: Span) -> Result<Value> {
         return result.map_err(|e| e.at(span));
     }
     result
+}
+
+/// `function` applied to evaluated arguments; not inlined into [`call`], which recursion
+/// re-enters for every nested call.
+#[inline(never)]
+fn apply(function: &'static Function, values: &[Value]) -> Result<Value> {
+    (function.call)(&Args::new(function, values))
 }
 
 /// A tuple literal's value: a tuple of integer tuples, or (when some element is a layout) the

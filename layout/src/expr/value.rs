@@ -247,7 +247,7 @@ fn tuple_tiler(t: &IntTuple) -> Result<Tiler> {
         IntTuple::Int(n) => Layout::vector(*n, 1).map(Tiler::Layout),
         IntTuple::Tuple(items) => items
             .iter()
-            .map(|item| tuple_tiler(item).map(Some))
+            .map(|item| tuple_tiler(&item).map(Some))
             .collect::<Result<Vec<_>>>()
             .map(Tiler::ByMode),
     }

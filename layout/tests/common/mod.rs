@@ -150,7 +150,7 @@ pub fn compatible(b: &IntTuple, r: &IntTuple) -> bool {
     match (b, r) {
         (IntTuple::Int(s), _) => r.product().ok() == Some(*s),
         (IntTuple::Tuple(bs), IntTuple::Tuple(rs)) => {
-            bs.len() == rs.len() && bs.iter().zip(rs).all(|(x, y)| compatible(x, y))
+            bs.len() == rs.len() && bs.iter().zip(rs).all(|(x, y)| compatible(&x, &y))
         }
         _ => false,
     }
