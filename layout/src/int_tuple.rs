@@ -88,6 +88,11 @@ impl<L: Leaf> Modes<L> {
     /// Elements in static storage, given by their structure codes and leaves: what the
     /// compile-time macros build.
     ///
+    /// # Panics
+    ///
+    /// When `codes` is not a sequence of whole trees over exactly `leaves` (in a `const` or
+    /// `static`, that is a compile-time error).
+    ///
     /// ```
     /// use tessel_layout::{IntTuple, int_tuple::Modes};
     /// const EMPTY: Modes = Modes::from_static(&[], &[]);
@@ -207,7 +212,7 @@ impl<L: Leaf> Modes<L> {
     /// the caller has made consistent).
     #[inline]
     pub(crate) fn from_raw_parts(arity: usize, codes: &[u8], leaves: &[L]) -> Self {
-        debug_assert_eq!(store::arity_of(codes), arity);
+        debug_assert_eq!(store::count_trees(codes).map(|(a, _)| a), Some(arity));
         Modes {
             store: Store::from_parts(arity, codes, leaves),
         }

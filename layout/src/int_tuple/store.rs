@@ -54,16 +54,44 @@ pub(crate) const fn skip(codes: &[u8], k: usize, count: usize) -> (usize, usize)
     (k, leaves)
 }
 
-/// The number of elements encoded by `codes` (a `const fn`).
-pub(crate) const fn arity_of(codes: &[u8]) -> usize {
+/// The number of elements and of leaves encoded by `codes`, or `None` when `codes` is not a
+/// sequence of whole trees (a node missing elements, or a wide arity cut short); a `const fn`.
+pub(crate) const fn count_trees(codes: &[u8]) -> Option<(usize, usize)> {
     let mut k = 0;
-    let mut arity = 0;
+    // Elements still owed to the nodes opened so far.
+    let mut owed: usize = 0;
+    let (mut elements, mut leaves) = (0, 0);
     while k < codes.len() {
-        let (end, _) = skip(codes, k, 1);
-        k = end;
-        arity += 1;
+        if owed == 0 {
+            elements += 1;
+        } else {
+            owed -= 1;
+        }
+        match codes[k] {
+            LEAF => {
+                leaves += 1;
+                k += 1;
+            }
+            WIDE => {
+                if k + 4 >= codes.len() {
+                    return None;
+                }
+                let a =
+                    u32::from_le_bytes([codes[k + 1], codes[k + 2], codes[k + 3], codes[k + 4]]);
+                owed += a as usize;
+                k += 5;
+            }
+            c => {
+                owed += c as usize - 1;
+                k += 1;
+            }
+        }
     }
-    arity
+    if owed == 0 {
+        Some((elements, leaves))
+    } else {
+        None
+    }
 }
 
 /// Appends the structure code of a node of `arity` elements to `codes`.
@@ -149,10 +177,15 @@ impl<L: Leaf> Store<L> {
 
     /// Elements encoded by `codes` in static storage.
     pub(crate) const fn from_static(codes: &'static [u8], leaves: &'static [L]) -> Self {
-        Store::Static {
-            arity: arity_of(codes) as u32,
-            codes,
-            leaves,
+        match count_trees(codes) {
+            Some((arity, n)) if n == leaves.len() && arity <= u32::MAX as usize => Store::Static {
+                arity: arity as u32,
+                codes,
+                leaves,
+            },
+            _ => panic!(
+                "Modes::from_static: the structure codes are not whole trees over the leaves"
+            ),
         }
     }
 
@@ -356,5 +389,35 @@ impl<L: Leaf> Clone for Store<L> {
             },
             _ => Store::from_parts(self.arity(), self.codes(), self.leaves()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{WIDE, count_trees, push_node_code};
+    use crate::IntTuple;
+    use crate::int_tuple::Modes;
+
+    #[test]
+    fn count_trees_accepts_whole_trees_only() {
+        // (4,(2,3)): a leaf, then a node of two leaves.
+        assert_eq!(count_trees(&[0, 3, 0, 0]), Some((2, 3)));
+        assert_eq!(count_trees(&[]), Some((0, 0)));
+        // A node of two elements with one given, and a wide arity cut short.
+        assert_eq!(count_trees(&[0, 3, 0]), None);
+        assert_eq!(count_trees(&[WIDE, 1, 0]), None);
+        // A node of 300 leaves takes the wide code.
+        let mut codes = Vec::new();
+        push_node_code(&mut codes, 300);
+        codes.extend(std::iter::repeat_n(0, 300));
+        assert_eq!((codes[0], count_trees(&codes)), (WIDE, Some((1, 300))));
+    }
+
+    #[test]
+    #[should_panic(expected = "not whole trees over the leaves")]
+    fn from_static_refuses_codes_that_disagree_with_the_leaves() {
+        static LEAVES: [i64; 2] = [4, 8];
+        // Three leaf codes over two leaves.
+        let _ = IntTuple::Tuple(Modes::from_static(&[0, 0, 0], &LEAVES));
     }
 }
