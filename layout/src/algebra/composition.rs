@@ -13,7 +13,7 @@
 //! ```
 
 use super::Tiler;
-use super::flat::{Modes, ceil_div, coalesce_in_place, continues, modes_of, node_of_modes};
+use super::flat::{Modes, ceil_div, coalesce_in_place, continues, modes_of};
 use super::tiler::by_mode;
 use smallvec::SmallVec;
 
@@ -139,6 +139,28 @@ pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
 /// `B` itself, several are the modes of `B` (and the result has one mode per node). Errors are
 /// those of [`composition`] without its description of the operands.
 pub(crate) fn compose_extended(ext: &Extended, nodes: &[Node<'_>]) -> Result<Layout> {
+    let mut built = Built::default();
+    let bounds = compose_nodes_into(ext, nodes, &mut built)?;
+    let (shape, stride) = if let [_] = nodes {
+        built.single()
+    } else {
+        built.finish(nodes.len())
+    };
+    match bounds {
+        Some(b) if b.fits() => Ok(Layout::from_checked_parts(shape, stride)),
+        // Reports the failed check.
+        _ => Layout::new(shape, stride),
+    }
+}
+
+/// Appends the result of `A o B` to `out`, one element per node of `B` (see
+/// [`compose_extended`]), after checking the disjointness and sign conditions; returns the
+/// checks of [`Layout::new`] folded over the appended leaves (`None` once one fails).
+pub(crate) fn compose_nodes_into(
+    ext: &Extended,
+    nodes: &[Node<'_>],
+    out: &mut Built,
+) -> Result<Option<Bounds>> {
     let mut usage = Usage {
         reach: smallvec::smallvec![0i64; ext.inner.len()],
         signs: smallvec::smallvec![(false, false); ext.inner.len() + 1],
@@ -147,24 +169,11 @@ pub(crate) fn compose_extended(ext: &Extended, nodes: &[Node<'_>]) -> Result<Lay
     };
     // The modes of one leaf's result, reused for every leaf.
     let mut scratch = Modes::new();
-    let (shape, stride) = if let [node] = nodes {
-        compose_any(ext, *node, &mut usage, &mut scratch)?
-    } else {
-        let mut shapes = crate::Modes::new();
-        let mut strides = crate::Modes::new();
-        for node in nodes {
-            let (rs, rd) = compose_any(ext, *node, &mut usage, &mut scratch)?;
-            shapes.push(rs);
-            strides.push(rd);
-        }
-        (IntTuple::Tuple(shapes), IntTuple::Tuple(strides))
-    };
-    check_disjoint(ext, &usage)?;
-    match usage.bounds {
-        Some(b) if b.fits() => Ok(Layout::from_checked_parts(shape, stride)),
-        // Reports the failed check.
-        _ => Layout::new(shape, stride),
+    for node in nodes {
+        compose_node_into(ext, *node, &mut usage, &mut scratch, out)?;
     }
+    check_disjoint(ext, &usage)?;
+    Ok(usage.bounds)
 }
 
 /// The error of `a o b`, naming both operands and `a` coalesced.
@@ -198,17 +207,22 @@ struct Usage {
     bounds: Option<Bounds>,
 }
 
-/// Composes `A` with every leaf of `node`, keeping its nesting.
-fn compose_any(
+/// Appends `A o node` to `out` as one element: `node`'s nesting, every leaf of `node` replaced
+/// by its result (a leaf for one mode, a flat node otherwise).
+fn compose_node_into(
     ext: &Extended,
     node: Node<'_>,
     usage: &mut Usage,
     scratch: &mut Modes,
-) -> Result<(IntTuple, IntTuple)> {
+    out: &mut Built,
+) -> Result<()> {
     match node {
-        Node::Tree(IntTuple::Int(s), IntTuple::Int(d)) => compose_leaf(ext, *s, *d, usage, scratch),
+        Node::Tree(IntTuple::Int(s), IntTuple::Int(d)) => {
+            leaf_result(ext, *s, *d, usage, scratch)?;
+            out.push_leaf_result(scratch);
+        }
         Node::Tree(IntTuple::Tuple(ss), IntTuple::Tuple(ds)) if ss.codes() == ds.codes() => {
-            let mut built = Built::default();
+            store::push_node_code(&mut out.codes, ss.len());
             let (codes, shapes, strides) = (ss.codes(), ss.leaf_slice(), ds.leaf_slice());
             let (mut k, mut leaf) = (0, 0);
             while k < codes.len() {
@@ -216,37 +230,42 @@ fn compose_any(
                 match arity {
                     None => {
                         leaf_result(ext, shapes[leaf], strides[leaf], usage, scratch)?;
-                        built.push_leaf_result(scratch);
+                        out.push_leaf_result(scratch);
                         leaf += 1;
                     }
                     // B's nodes are the result's nodes.
-                    Some(_) => built.codes.extend_from_slice(&codes[k..next]),
+                    Some(_) => out.codes.extend_from_slice(&codes[k..next]),
                 }
                 k = next;
             }
-            Ok(built.finish(ss.len()))
         }
-        Node::Tree(..) => Err(Error::invalid("internal: shape and stride not congruent")),
-        Node::Flat([]) => compose_leaf(ext, 1, 0, usage, scratch),
-        Node::Flat(&[(s, d)]) => compose_leaf(ext, s, d, usage, scratch),
+        Node::Tree(..) => return Err(Error::invalid("internal: shape and stride not congruent")),
+        Node::Flat([]) => {
+            leaf_result(ext, 1, 0, usage, scratch)?;
+            out.push_leaf_result(scratch);
+        }
+        Node::Flat(&[(s, d)]) => {
+            leaf_result(ext, s, d, usage, scratch)?;
+            out.push_leaf_result(scratch);
+        }
         Node::Flat(modes) => {
-            let mut built = Built::default();
+            store::push_node_code(&mut out.codes, modes.len());
             for &(s, d) in modes {
                 leaf_result(ext, s, d, usage, scratch)?;
-                built.push_leaf_result(scratch);
+                out.push_leaf_result(scratch);
             }
-            Ok(built.finish(modes.len()))
         }
     }
+    Ok(())
 }
 
 /// The structure codes and leaves of a result tuple being built (on the stack for small ones):
 /// `B`'s structure with every leaf replaced by its result.
 #[derive(Default)]
-struct Built {
-    codes: SmallVec<[u8; 16]>,
-    shapes: SmallVec<[i64; 8]>,
-    strides: SmallVec<[i64; 8]>,
+pub(crate) struct Built {
+    pub(crate) codes: SmallVec<[u8; 16]>,
+    pub(crate) shapes: SmallVec<[i64; 8]>,
+    pub(crate) strides: SmallVec<[i64; 8]>,
 }
 
 impl Built {
@@ -255,15 +274,37 @@ impl Built {
         if modes.len() != 1 {
             store::push_node_code(&mut self.codes, modes.len());
         }
-        for &(s, d) in modes {
-            self.codes.push(store::LEAF);
-            self.shapes.push(s);
-            self.strides.push(d);
+        for &mode in modes {
+            self.push_leaf(mode);
+        }
+    }
+
+    /// Appends one leaf `s:d`.
+    pub(crate) fn push_leaf(&mut self, (s, d): (i64, i64)) {
+        self.codes.push(store::LEAF);
+        self.shapes.push(s);
+        self.strides.push(d);
+    }
+
+    /// The shape and stride of the one element built: a leaf, or a node.
+    fn single(self) -> (IntTuple, IntTuple) {
+        match store::read_code(&self.codes, 0) {
+            (None, _) => (
+                IntTuple::Int(self.shapes[0]),
+                IntTuple::Int(self.strides[0]),
+            ),
+            (Some(arity), body) => {
+                let codes = &self.codes[body..];
+                (
+                    IntTuple::Tuple(crate::Modes::from_raw_parts(arity, codes, &self.shapes)),
+                    IntTuple::Tuple(crate::Modes::from_raw_parts(arity, codes, &self.strides)),
+                )
+            }
         }
     }
 
     /// The result's shape and stride, tuples of `arity` elements.
-    fn finish(self, arity: usize) -> (IntTuple, IntTuple) {
+    pub(crate) fn finish(self, arity: usize) -> (IntTuple, IntTuple) {
         (
             IntTuple::Tuple(crate::Modes::from_raw_parts(
                 arity,
@@ -334,20 +375,8 @@ fn occupy(usage: &mut Usage, k: usize, count: i64, step: i64) -> Result<()> {
     Ok(())
 }
 
-/// `A o s:d` for one leaf of `B`; records the coordinates of `A` it occupies and the bounds of
-/// the result's leaves in `usage`.
-fn compose_leaf(
-    ext: &Extended,
-    s: i64,
-    d: i64,
-    usage: &mut Usage,
-    modes: &mut Modes,
-) -> Result<(IntTuple, IntTuple)> {
-    leaf_result(ext, s, d, usage, modes)?;
-    Ok(node_of_modes(modes))
-}
-
-/// The flat modes of `A o s:d` in `modes`, recorded in `usage` as [`compose_leaf`] does.
+/// The flat modes of `A o s:d` in `modes`; records the coordinates of `A` they occupy and the
+/// bounds of the result's leaves in `usage`.
 fn leaf_result(ext: &Extended, s: i64, d: i64, usage: &mut Usage, modes: &mut Modes) -> Result<()> {
     modes.clear();
     leaf_modes(ext, s, d, usage, modes)?;

@@ -15,12 +15,13 @@ use smallvec::SmallVec;
 use super::Tiler;
 use super::coalesce::filtered_modes;
 use super::complement::{complement_of_modes, flat_ceil_div_size};
-use super::composition::{Extended, Node, compose_extended};
-use super::flat::{Mode, coalesce_modes, layout_of_modes, modes_fit, modes_of};
+use super::composition::{Built, Extended, Node, compose_extended, compose_nodes_into};
+use super::flat::{Mode, Modes, coalesce_modes, layout_of_modes, modes_fit, modes_of};
 use super::tiler::{Grouping, by_mode, halves_of, regroup};
 use super::{coalesce, complement_to_shape, composition};
+use crate::int_tuple::store;
 use crate::layout::Bounds;
-use crate::{Error, Layout, Result, checked_mul};
+use crate::{Error, IntTuple, Layout, Result, checked_mul};
 
 /// CuTe's `logical_divide(A, B) = A o (B, complement(B, shape(coalesce(A))))`: mode 0 of the
 /// result is `A o B` (one tile), mode 1 iterates over the tiles. With a by-mode tiler
@@ -50,7 +51,80 @@ pub fn logical_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
         Tiler::Layout(b) => {
             divide_by_layout(a, b).map_err(|e| e.context(format!("logical_divide of {a} by {b}")))
         }
-        Tiler::ByMode(parts) => by_mode(a, parts, "logical_divide", logical_divide),
+        Tiler::ByMode(parts) => divide_by_modes_flat(a, parts)
+            .or_else(|_| by_mode(a, parts, "logical_divide", logical_divide)),
+    }
+}
+
+/// [`logical_divide`] by a by-mode tiler whose parts are layouts or `None`, computed on flat
+/// mode lists: each divided mode is composed straight into the result's structure codes and
+/// leaves, the kept modes are copied. Fails (with an unspecific error) wherever the by-mode
+/// divide on layouts may fail, which then runs and reports the failure with its operands.
+fn divide_by_modes_flat(a: &Layout, parts: &[Option<Tiler>]) -> Result<Layout> {
+    let unspecific = || Error::invalid("the flat by-mode divide does not apply");
+    let (rank, codes, shapes, strides) = tree_parts(a);
+    if parts.len() > rank {
+        return Err(unspecific());
+    }
+    let mut out = Built::default();
+    let (mut k, mut leaf) = (0, 0);
+    for i in 0..rank {
+        let (end, n_leaves) = store::skip(codes, k, 1);
+        let (mode_shapes, mode_strides) = (
+            &shapes[leaf..leaf + n_leaves],
+            &strides[leaf..leaf + n_leaves],
+        );
+        match parts.get(i) {
+            Some(Some(Tiler::Layout(b))) => {
+                let a_modes: Modes = mode_shapes
+                    .iter()
+                    .copied()
+                    .zip(mode_strides.iter().copied())
+                    .collect();
+                let (ext, rest) = divide_parts(a_modes, b)?;
+                store::push_node_code(&mut out.codes, 2);
+                compose_nodes_into(
+                    &ext,
+                    &[Node::Tree(b.shape(), b.stride()), Node::Flat(&rest)],
+                    &mut out,
+                )?;
+            }
+            Some(Some(Tiler::ByMode(_))) => return Err(unspecific()),
+            _ => {
+                out.codes.extend_from_slice(&codes[k..end]);
+                out.shapes.extend_from_slice(mode_shapes);
+                out.strides.extend_from_slice(mode_strides);
+            }
+        }
+        (k, leaf) = (end, leaf + n_leaves);
+    }
+    let bounds = out
+        .shapes
+        .iter()
+        .zip(&out.strides)
+        .try_fold(Bounds::EMPTY, |acc, (&s, &d)| acc.add(s, Some(d)));
+    if !bounds.is_some_and(|b| b.fits()) {
+        return Err(unspecific());
+    }
+    let (shape, stride) = out.finish(rank);
+    Ok(Layout::from_checked_parts(shape, stride))
+}
+
+/// The rank of `a` and the structure codes and leaves of its top-level modes (one leaf mode for
+/// a leaf layout).
+fn tree_parts(a: &Layout) -> (usize, &[u8], &[i64], &[i64]) {
+    match (a.shape(), a.stride()) {
+        (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) => {
+            (ss.len(), ss.codes(), ss.leaf_slice(), ds.leaf_slice())
+        }
+        (IntTuple::Int(s), IntTuple::Int(d)) => (
+            1,
+            &[store::LEAF],
+            std::slice::from_ref(s),
+            std::slice::from_ref(d),
+        ),
+        // Not congruent: never a valid layout; the layout path reports it.
+        _ => (0, &[], &[], &[]),
     }
 }
 
@@ -77,7 +151,19 @@ fn divide_by_layout(a: &Layout, b: &Layout) -> Result<Layout> {
 /// checks without building their layouts, and `A o (B, rest)` without building `(B, rest)`.
 /// Fails (with an unspecific error) exactly where [`divide_by_layout`] fails.
 fn divide_on_modes(a: &Layout, b: &Layout) -> Result<Layout> {
-    let a_modes = modes_of(a);
+    let (ext, rest) = divide_parts(modes_of(a), b)?;
+    compose_extended(
+        &ext,
+        &[Node::Tree(b.shape(), b.stride()), Node::Flat(&rest)],
+    )
+}
+
+/// The operands of the composition `A o (B, rest)` of a divide of the layout with the flat modes
+/// `a_modes` by `b`: `A` extended and the modes of `rest = complement(B, shape(coalesce(A)))`,
+/// after the checks of [`divide_by_layout`] (failing with an unspecific error where they fail).
+fn divide_parts(a_modes: Modes, b: &Layout) -> Result<(Extended, Modes)> {
+    // size(A): the product of the extents of a valid layout fits in i64.
+    let a_size = a_modes.iter().fold(1i64, |p, m| p.saturating_mul(m.0));
     // shape(coalesce(A)): its extents, `1` when every extent is 1.
     let mut cotarget: SmallVec<[i64; 8]> = coalesce_modes(a_modes.iter().copied())
         .iter()
@@ -103,11 +189,8 @@ fn divide_on_modes(a: &Layout, b: &Layout) -> Result<Layout> {
     if !modes_fit(rest_or_unit) || !b_and_rest.is_some_and(|acc| acc.fits()) {
         return Err(Error::invalid("the divide's complement does not fit"));
     }
-    tiles_cover(a.size(), b_filtered, rest_or_unit).map_err(|_| Error::inadmissible(""))?;
-    compose_extended(
-        &Extended::of_modes(a_modes),
-        &[Node::Tree(b.shape(), b.stride()), Node::Flat(&rest)],
-    )
+    tiles_cover(a_size, b_filtered, rest_or_unit).map_err(|_| Error::inadmissible(""))?;
+    Ok((Extended::of_modes(a_modes), rest))
 }
 
 /// The divide re-indexes `A`'s domain by `(B, rest)`: the modes of `filter(B)` and `rest`,
