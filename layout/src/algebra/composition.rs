@@ -286,6 +286,49 @@ impl Built {
         self.strides.push(d);
     }
 
+    /// Appends the whole of `layout` as one element (a leaf, or a node).
+    pub(crate) fn push_layout(&mut self, layout: &Layout) -> Result<()> {
+        match (layout.shape(), layout.stride()) {
+            (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) => {
+                store::push_node_code(&mut self.codes, ss.len());
+                self.push_elements(ss, ds);
+            }
+            (IntTuple::Int(s), IntTuple::Int(d)) => self.push_leaf((*s, *d)),
+            _ => return Err(Error::invalid("internal: shape and stride not congruent")),
+        }
+        Ok(())
+    }
+
+    /// Appends the elements of `other` as they are.
+    pub(crate) fn append(&mut self, other: Built) {
+        self.codes.extend_from_slice(&other.codes);
+        self.shapes.extend_from_slice(&other.shapes);
+        self.strides.extend_from_slice(&other.strides);
+    }
+
+    /// Appends a node of the `arity` elements of `body`.
+    pub(crate) fn push_node(&mut self, arity: usize, body: Built) {
+        store::push_node_code(&mut self.codes, arity);
+        self.append(body);
+    }
+
+    /// Whether the leaves pass the checks of [`Layout::new`] ([`Bounds`]), and their size.
+    pub(crate) fn checked_size(&self) -> Option<i64> {
+        self.shapes
+            .iter()
+            .zip(&self.strides)
+            .try_fold(Bounds::EMPTY, |acc, (&s, &d)| acc.add(s, Some(d)))
+            .filter(|b| b.fits())
+            .map(|b| b.size)
+    }
+
+    /// Appends the elements of the congruent tuples `ss:ds` (without a node around them).
+    pub(crate) fn push_elements(&mut self, ss: &crate::Modes, ds: &crate::Modes) {
+        self.codes.extend_from_slice(ss.codes());
+        self.shapes.extend_from_slice(ss.leaf_slice());
+        self.strides.extend_from_slice(ds.leaf_slice());
+    }
+
     /// The shape and stride of the one element built: a leaf, or a node.
     fn single(self) -> (IntTuple, IntTuple) {
         match store::read_code(&self.codes, 0) {

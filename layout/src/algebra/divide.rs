@@ -10,8 +10,6 @@
 //! assert_eq!(zipped_divide(&a, &t).unwrap(), logical_divide(&a, &t).unwrap());
 //! ```
 
-use smallvec::SmallVec;
-
 use super::Tiler;
 use super::coalesce::filtered_modes;
 use super::complement::{complement_of_modes, flat_ceil_div_size};
@@ -76,11 +74,10 @@ fn divide_by_modes_flat(a: &Layout, parts: &[Option<Tiler>]) -> Result<Layout> {
         );
         match parts.get(i) {
             Some(Some(Tiler::Layout(b))) => {
-                let a_modes: Modes = mode_shapes
-                    .iter()
-                    .copied()
-                    .zip(mode_strides.iter().copied())
-                    .collect();
+                let mut a_modes = Modes::new();
+                for (&s, &d) in mode_shapes.iter().zip(mode_strides) {
+                    a_modes.push((s, d));
+                }
                 let (ext, rest) = divide_parts(a_modes, b)?;
                 store::push_node_code(&mut out.codes, 2);
                 compose_nodes_into(
@@ -98,12 +95,7 @@ fn divide_by_modes_flat(a: &Layout, parts: &[Option<Tiler>]) -> Result<Layout> {
         }
         (k, leaf) = (end, leaf + n_leaves);
     }
-    let bounds = out
-        .shapes
-        .iter()
-        .zip(&out.strides)
-        .try_fold(Bounds::EMPTY, |acc, (&s, &d)| acc.add(s, Some(d)));
-    if !bounds.is_some_and(|b| b.fits()) {
+    if out.checked_size().is_none() {
         return Err(unspecific());
     }
     let (shape, stride) = out.finish(rank);
@@ -165,17 +157,13 @@ fn divide_parts(a_modes: Modes, b: &Layout) -> Result<(Extended, Modes)> {
     // size(A): the product of the extents of a valid layout fits in i64.
     let a_size = a_modes.iter().fold(1i64, |p, m| p.saturating_mul(m.0));
     // shape(coalesce(A)): its extents, `1` when every extent is 1.
-    let mut cotarget: SmallVec<[i64; 8]> = coalesce_modes(a_modes.iter().copied())
-        .iter()
-        .map(|m| m.0)
-        .collect();
-    if cotarget.is_empty() {
-        cotarget.push(1);
-    }
+    let coalesced = coalesce_modes(a_modes.iter().copied());
+    let cotarget = |covered| match coalesced.as_slice() {
+        [] => flat_ceil_div_size([1], covered),
+        modes => flat_ceil_div_size(modes.iter().map(|m| m.0), covered),
+    };
     let b_filtered = filtered_modes(b);
-    let rest = complement_of_modes(b_filtered.clone(), |covered| {
-        flat_ceil_div_size(&cotarget, covered)
-    })?;
+    let rest = complement_of_modes(b_filtered.clone(), cotarget)?;
     let rest_or_unit: &[Mode] = if rest.is_empty() { &[(1, 0)] } else { &rest };
     // The layouts `rest` and `(B, rest)` must be valid layouts: `(B, rest)` folds the bounds of
     // `rest` on those of `B`.
@@ -204,7 +192,11 @@ fn check_tiles_cover(a: &Layout, b: &Layout, rest: &Layout) -> Result<()> {
 /// [`check_tiles_cover`] for `size(A)`, the modes of `filter(B)` and the flat modes of `rest`.
 fn tiles_cover(a_size: i64, b_filtered: super::flat::Modes, rest: &[Mode]) -> Result<()> {
     let mut modes = b_filtered;
-    modes.extend(rest.iter().copied().filter(|m| m.0 > 1));
+    for &m in rest {
+        if m.0 > 1 {
+            modes.push(m);
+        }
+    }
     modes.sort_by_key(|m| m.1);
     let mut next = 1i64;
     for &(s, d) in &modes {

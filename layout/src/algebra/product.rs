@@ -12,7 +12,7 @@
 use super::Tiler;
 use super::coalesce::filtered_modes;
 use super::complement::complement_of_modes;
-use super::composition::{Extended, Node, compose_extended};
+use super::composition::{Built, Extended, Node, compose_extended};
 use super::flat::{Mode, Modes, ceil_div, modes_fit, modes_of, pad_to_rank};
 use super::tiler::{Grouping, by_mode, regroup};
 use super::{complement, composition};
@@ -242,21 +242,46 @@ fn rank_matched_product(a: &Layout, b: &Layout, block_first: bool, name: &str) -
                 half.mode(i)
             }
         };
+        let pair = |i: usize| -> Result<(Layout, Layout)> {
+            let (x, y) = (mode_of(block, &pa, i)?, mode_of(&tiles, &pb, i)?);
+            Ok(if block_first { (x, y) } else { (y, x) })
+        };
+        if let Some(product) = pairs_flat(rank, pair)? {
+            check_product_size(a, b, &product)?;
+            return Ok(product);
+        }
         let pairs = (0..rank)
-            .map(|i| {
-                let (x, y) = (mode_of(block, &pa, i)?, mode_of(&tiles, &pb, i)?);
-                if block_first {
-                    Layout::from_modes([x, y])
-                } else {
-                    Layout::from_modes([y, x])
-                }
-            })
+            .map(|i| pair(i).and_then(|(x, y)| Layout::from_modes([x, y])))
             .collect::<Result<smallvec::SmallVec<[Layout; 4]>>>()?;
         let product = Layout::from_modes(pairs)?;
         check_product_size(a, b, &product)?;
         Ok(product)
     };
     inner().map_err(|e| e.context(format!("{name} of {a} and {b}")))
+}
+
+/// The layout `((x0,y0),(x1,y1),...)` of the `rank` pairs `pair(i)`, written straight into its
+/// structure codes and leaves; `None` when a pair fails or the result is not a valid layout (the
+/// pairs are then built as layouts, which report the failure).
+fn pairs_flat(
+    rank: usize,
+    pair: impl Fn(usize) -> Result<(Layout, Layout)>,
+) -> Result<Option<Layout>> {
+    let mut out = Built::default();
+    for i in 0..rank {
+        // A failing pair is reported by the layouts, in their order.
+        let Ok((x, y)) = pair(i) else {
+            return Ok(None);
+        };
+        crate::int_tuple::store::push_node_code(&mut out.codes, 2);
+        out.push_layout(&x)?;
+        out.push_layout(&y)?;
+    }
+    if out.checked_size().is_none() {
+        return Ok(None);
+    }
+    let (shape, stride) = out.finish(rank);
+    Ok(Some(Layout::from_checked_parts(shape, stride)))
 }
 
 /// `layout` padded with `1:0` modes to `rank` modes, borrowed when it has them.
