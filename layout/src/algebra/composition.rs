@@ -13,7 +13,7 @@
 //! ```
 
 use super::Tiler;
-use super::flat::{Modes, ceil_div, coalesce_in_place, continues, modes_of};
+use super::flat::{Modes, ceil_div, coalesce_in_place, continues, modes_of, node_of_modes};
 use super::tiler::by_mode;
 use smallvec::SmallVec;
 
@@ -139,12 +139,26 @@ pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
 /// `B` itself, several are the modes of `B` (and the result has one mode per node). Errors are
 /// those of [`composition`] without its description of the operands.
 pub(crate) fn compose_extended(ext: &Extended, nodes: &[Node<'_>]) -> Result<Layout> {
-    let mut built = Built::default();
-    let bounds = compose_nodes_into(ext, nodes, &mut built)?;
-    let (shape, stride) = if let [_] = nodes {
-        built.single()
-    } else {
-        built.finish(nodes.len())
+    let (shape, stride, bounds) = match nodes {
+        // One leaf: its result's modes need no builder.
+        [Node::Tree(IntTuple::Int(s), IntTuple::Int(d))] => {
+            let mut usage = Usage::new(ext);
+            let mut modes = Modes::new();
+            leaf_result(ext, *s, *d, &mut usage, &mut modes)?;
+            check_disjoint(ext, &usage)?;
+            let (shape, stride) = node_of_modes(&modes);
+            (shape, stride, usage.bounds)
+        }
+        _ => {
+            let mut built = Built::default();
+            let bounds = compose_nodes_into(ext, nodes, &mut built)?;
+            let (shape, stride) = if let [_] = nodes {
+                built.single()
+            } else {
+                built.finish(nodes.len())
+            };
+            (shape, stride, bounds)
+        }
     };
     match bounds {
         Some(b) if b.fits() => Ok(Layout::from_checked_parts(shape, stride)),
@@ -161,12 +175,7 @@ pub(crate) fn compose_nodes_into(
     nodes: &[Node<'_>],
     out: &mut Built,
 ) -> Result<Option<Bounds>> {
-    let mut usage = Usage {
-        reach: smallvec::smallvec![0i64; ext.inner.len()],
-        signs: smallvec::smallvec![(false, false); ext.inner.len() + 1],
-        negative_now: false,
-        bounds: Some(Bounds::EMPTY),
-    };
+    let mut usage = Usage::new(ext);
     // The modes of one leaf's result, reused for every leaf.
     let mut scratch = Modes::new();
     for node in nodes {
@@ -205,6 +214,18 @@ struct Usage {
     negative_now: bool,
     /// The checks of [`Layout::new`] on the result's leaves so far; `None` once one fails.
     bounds: Option<Bounds>,
+}
+
+impl Usage {
+    /// Nothing occupied yet in the modes of `ext`.
+    fn new(ext: &Extended) -> Usage {
+        Usage {
+            reach: smallvec::smallvec![0i64; ext.inner.len()],
+            signs: smallvec::smallvec![(false, false); ext.inner.len() + 1],
+            negative_now: false,
+            bounds: Some(Bounds::EMPTY),
+        }
+    }
 }
 
 /// Appends `A o node` to `out` as one element: `node`'s nesting, every leaf of `node` replaced
