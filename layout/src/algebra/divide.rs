@@ -60,7 +60,7 @@ pub fn logical_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
 /// divide on layouts may fail, which then runs and reports the failure with its operands.
 fn divide_by_modes_flat(a: &Layout, parts: &[Option<Tiler>]) -> Result<Layout> {
     let unspecific = || Error::invalid("the flat by-mode divide does not apply");
-    let (rank, codes, shapes, strides) = tree_parts(a);
+    let (rank, codes, shapes, strides) = tree_parts(a).ok_or_else(unspecific)?;
     if parts.len() > rank {
         return Err(unspecific());
     }
@@ -103,20 +103,19 @@ fn divide_by_modes_flat(a: &Layout, parts: &[Option<Tiler>]) -> Result<Layout> {
 }
 
 /// The rank of `a` and the structure codes and leaves of its top-level modes (one leaf mode for
-/// a leaf layout).
-fn tree_parts(a: &Layout) -> (usize, &[u8], &[i64], &[i64]) {
+/// a leaf layout); `None` where shape and stride are not congruent (never for a valid layout).
+fn tree_parts(a: &Layout) -> Option<(usize, &[u8], &[i64], &[i64])> {
     match (a.shape(), a.stride()) {
-        (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) => {
-            (ss.len(), ss.codes(), ss.leaf_slice(), ds.leaf_slice())
+        (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) if ss.codes() == ds.codes() => {
+            Some((ss.len(), ss.codes(), ss.leaf_slice(), ds.leaf_slice()))
         }
-        (IntTuple::Int(s), IntTuple::Int(d)) => (
+        (IntTuple::Int(s), IntTuple::Int(d)) => Some((
             1,
             &[store::LEAF],
             std::slice::from_ref(s),
             std::slice::from_ref(d),
-        ),
-        // Not congruent: never a valid layout; the layout path reports it.
-        _ => (0, &[], &[], &[]),
+        )),
+        _ => None,
     }
 }
 
