@@ -102,9 +102,12 @@ fn divide_by_modes_flat(a: &Layout, parts: &[Option<Tiler>]) -> Result<Layout> {
     Ok(Layout::from_checked_parts(shape, stride))
 }
 
+/// A layout's top-level modes: its rank, their structure codes, their extents and strides.
+type TopModes<'a> = (usize, &'a [u8], &'a [i64], &'a [i64]);
+
 /// The rank of `a` and the structure codes and leaves of its top-level modes (one leaf mode for
 /// a leaf layout); `None` where shape and stride are not congruent (never for a valid layout).
-fn tree_parts(a: &Layout) -> Option<(usize, &[u8], &[i64], &[i64])> {
+fn tree_parts(a: &Layout) -> Option<TopModes<'_>> {
     match (a.shape(), a.stride()) {
         (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) if ss.codes() == ds.codes() => {
             Some((ss.len(), ss.codes(), ss.leaf_slice(), ds.leaf_slice()))
