@@ -105,10 +105,10 @@ fn shape_ceil_div_size(shape: &IntTuple, m: i64) -> Result<i64> {
 
 /// [`shape_ceil_div_size`] of a flat shape (or an integer) given by its extents: the same
 /// loop, without building the shape.
-pub(crate) fn flat_ceil_div_size(extents: &[i64], m: i64) -> Result<i64> {
+pub(crate) fn flat_ceil_div_size(extents: impl IntoIterator<Item = i64>, m: i64) -> Result<i64> {
     let mut rest = m;
     let mut size = 1i64;
-    for &s in extents {
+    for s in extents {
         size = checked_mul(size, ceil_div(s, rest), "the complement's extent")?;
         rest = ceil_div(rest, s);
     }

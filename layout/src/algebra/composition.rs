@@ -139,32 +139,50 @@ pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
 /// `B` itself, several are the modes of `B` (and the result has one mode per node). Errors are
 /// those of [`composition`] without its description of the operands.
 pub(crate) fn compose_extended(ext: &Extended, nodes: &[Node<'_>]) -> Result<Layout> {
-    let mut usage = Usage {
-        reach: smallvec::smallvec![0i64; ext.inner.len()],
-        signs: smallvec::smallvec![(false, false); ext.inner.len() + 1],
-        negative_now: false,
-        bounds: Some(Bounds::EMPTY),
-    };
-    // The modes of one leaf's result, reused for every leaf.
-    let mut scratch = Modes::new();
-    let (shape, stride) = if let [node] = nodes {
-        compose_any(ext, *node, &mut usage, &mut scratch)?
-    } else {
-        let mut shapes = crate::Modes::new();
-        let mut strides = crate::Modes::new();
-        for node in nodes {
-            let (rs, rd) = compose_any(ext, *node, &mut usage, &mut scratch)?;
-            shapes.push(rs);
-            strides.push(rd);
+    let (shape, stride, bounds) = match nodes {
+        // One leaf: its result's modes need no builder.
+        [Node::Tree(IntTuple::Int(s), IntTuple::Int(d))] => {
+            let mut usage = Usage::new(ext);
+            let mut modes = Modes::new();
+            leaf_result(ext, *s, *d, &mut usage, &mut modes)?;
+            check_disjoint(ext, &usage)?;
+            let (shape, stride) = node_of_modes(&modes);
+            (shape, stride, usage.bounds)
         }
-        (IntTuple::Tuple(shapes), IntTuple::Tuple(strides))
+        _ => {
+            let mut built = Built::default();
+            let bounds = compose_nodes_into(ext, nodes, &mut built)?;
+            let (shape, stride) = if let [_] = nodes {
+                built.single()
+            } else {
+                built.finish(nodes.len())
+            };
+            (shape, stride, bounds)
+        }
     };
-    check_disjoint(ext, &usage)?;
-    match usage.bounds {
+    match bounds {
         Some(b) if b.fits() => Ok(Layout::from_checked_parts(shape, stride)),
         // Reports the failed check.
         _ => Layout::new(shape, stride),
     }
+}
+
+/// Appends the result of `A o B` to `out`, one element per node of `B` (see
+/// [`compose_extended`]), after checking the disjointness and sign conditions; returns the
+/// checks of [`Layout::new`] folded over the appended leaves (`None` once one fails).
+pub(crate) fn compose_nodes_into(
+    ext: &Extended,
+    nodes: &[Node<'_>],
+    out: &mut Built,
+) -> Result<Option<Bounds>> {
+    let mut usage = Usage::new(ext);
+    // The modes of one leaf's result, reused for every leaf.
+    let mut scratch = Modes::new();
+    for node in nodes {
+        compose_node_into(ext, *node, &mut usage, &mut scratch, out)?;
+    }
+    check_disjoint(ext, &usage)?;
+    Ok(usage.bounds)
 }
 
 /// The error of `a o b`, naming both operands and `a` coalesced.
@@ -198,17 +216,34 @@ struct Usage {
     bounds: Option<Bounds>,
 }
 
-/// Composes `A` with every leaf of `node`, keeping its nesting.
-fn compose_any(
+impl Usage {
+    /// Nothing occupied yet in the modes of `ext`.
+    fn new(ext: &Extended) -> Usage {
+        Usage {
+            reach: smallvec::smallvec![0i64; ext.inner.len()],
+            signs: smallvec::smallvec![(false, false); ext.inner.len() + 1],
+            negative_now: false,
+            bounds: Some(Bounds::EMPTY),
+        }
+    }
+}
+
+/// Appends `A o node` to `out` as one element: `node`'s nesting, every leaf of `node` replaced
+/// by its result (a leaf for one mode, a flat node otherwise).
+fn compose_node_into(
     ext: &Extended,
     node: Node<'_>,
     usage: &mut Usage,
     scratch: &mut Modes,
-) -> Result<(IntTuple, IntTuple)> {
+    out: &mut Built,
+) -> Result<()> {
     match node {
-        Node::Tree(IntTuple::Int(s), IntTuple::Int(d)) => compose_leaf(ext, *s, *d, usage, scratch),
+        Node::Tree(IntTuple::Int(s), IntTuple::Int(d)) => {
+            leaf_result(ext, *s, *d, usage, scratch)?;
+            out.push_leaf_result(scratch);
+        }
         Node::Tree(IntTuple::Tuple(ss), IntTuple::Tuple(ds)) if ss.codes() == ds.codes() => {
-            let mut built = Built::default();
+            store::push_node_code(&mut out.codes, ss.len());
             let (codes, shapes, strides) = (ss.codes(), ss.leaf_slice(), ds.leaf_slice());
             let (mut k, mut leaf) = (0, 0);
             while k < codes.len() {
@@ -216,37 +251,42 @@ fn compose_any(
                 match arity {
                     None => {
                         leaf_result(ext, shapes[leaf], strides[leaf], usage, scratch)?;
-                        built.push_leaf_result(scratch);
+                        out.push_leaf_result(scratch);
                         leaf += 1;
                     }
                     // B's nodes are the result's nodes.
-                    Some(_) => built.codes.extend_from_slice(&codes[k..next]),
+                    Some(_) => out.codes.extend_from_slice(&codes[k..next]),
                 }
                 k = next;
             }
-            Ok(built.finish(ss.len()))
         }
-        Node::Tree(..) => Err(Error::invalid("internal: shape and stride not congruent")),
-        Node::Flat([]) => compose_leaf(ext, 1, 0, usage, scratch),
-        Node::Flat(&[(s, d)]) => compose_leaf(ext, s, d, usage, scratch),
+        Node::Tree(..) => return Err(Error::invalid("internal: shape and stride not congruent")),
+        Node::Flat([]) => {
+            leaf_result(ext, 1, 0, usage, scratch)?;
+            out.push_leaf_result(scratch);
+        }
+        Node::Flat(&[(s, d)]) => {
+            leaf_result(ext, s, d, usage, scratch)?;
+            out.push_leaf_result(scratch);
+        }
         Node::Flat(modes) => {
-            let mut built = Built::default();
+            store::push_node_code(&mut out.codes, modes.len());
             for &(s, d) in modes {
                 leaf_result(ext, s, d, usage, scratch)?;
-                built.push_leaf_result(scratch);
+                out.push_leaf_result(scratch);
             }
-            Ok(built.finish(modes.len()))
         }
     }
+    Ok(())
 }
 
 /// The structure codes and leaves of a result tuple being built (on the stack for small ones):
 /// `B`'s structure with every leaf replaced by its result.
 #[derive(Default)]
-struct Built {
-    codes: SmallVec<[u8; 16]>,
-    shapes: SmallVec<[i64; 8]>,
-    strides: SmallVec<[i64; 8]>,
+pub(crate) struct Built {
+    pub(crate) codes: SmallVec<[u8; 16]>,
+    pub(crate) shapes: SmallVec<[i64; 8]>,
+    pub(crate) strides: SmallVec<[i64; 8]>,
 }
 
 impl Built {
@@ -255,15 +295,80 @@ impl Built {
         if modes.len() != 1 {
             store::push_node_code(&mut self.codes, modes.len());
         }
-        for &(s, d) in modes {
-            self.codes.push(store::LEAF);
-            self.shapes.push(s);
-            self.strides.push(d);
+        for &mode in modes {
+            self.push_leaf(mode);
+        }
+    }
+
+    /// Appends one leaf `s:d`.
+    pub(crate) fn push_leaf(&mut self, (s, d): (i64, i64)) {
+        self.codes.push(store::LEAF);
+        self.shapes.push(s);
+        self.strides.push(d);
+    }
+
+    /// Appends the whole of `layout` as one element (a leaf, or a node).
+    pub(crate) fn push_layout(&mut self, layout: &Layout) -> Result<()> {
+        match (layout.shape(), layout.stride()) {
+            (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) => {
+                store::push_node_code(&mut self.codes, ss.len());
+                self.push_elements(ss, ds);
+            }
+            (IntTuple::Int(s), IntTuple::Int(d)) => self.push_leaf((*s, *d)),
+            _ => return Err(Error::invalid("internal: shape and stride not congruent")),
+        }
+        Ok(())
+    }
+
+    /// Appends the elements of `other` as they are.
+    pub(crate) fn append(&mut self, other: Built) {
+        self.codes.extend_from_slice(&other.codes);
+        self.shapes.extend_from_slice(&other.shapes);
+        self.strides.extend_from_slice(&other.strides);
+    }
+
+    /// Appends a node of the `arity` elements of `body`.
+    pub(crate) fn push_node(&mut self, arity: usize, body: Built) {
+        store::push_node_code(&mut self.codes, arity);
+        self.append(body);
+    }
+
+    /// Whether the leaves pass the checks of [`Layout::new`] ([`Bounds`]), and their size.
+    pub(crate) fn checked_size(&self) -> Option<i64> {
+        self.shapes
+            .iter()
+            .zip(&self.strides)
+            .try_fold(Bounds::EMPTY, |acc, (&s, &d)| acc.add(s, Some(d)))
+            .filter(|b| b.fits())
+            .map(|b| b.size)
+    }
+
+    /// Appends the elements of the congruent tuples `ss:ds` (without a node around them).
+    pub(crate) fn push_elements(&mut self, ss: &crate::Modes, ds: &crate::Modes) {
+        self.codes.extend_from_slice(ss.codes());
+        self.shapes.extend_from_slice(ss.leaf_slice());
+        self.strides.extend_from_slice(ds.leaf_slice());
+    }
+
+    /// The shape and stride of the one element built: a leaf, or a node.
+    fn single(self) -> (IntTuple, IntTuple) {
+        match store::read_code(&self.codes, 0) {
+            (None, _) => (
+                IntTuple::Int(self.shapes[0]),
+                IntTuple::Int(self.strides[0]),
+            ),
+            (Some(arity), body) => {
+                let codes = &self.codes[body..];
+                (
+                    IntTuple::Tuple(crate::Modes::from_raw_parts(arity, codes, &self.shapes)),
+                    IntTuple::Tuple(crate::Modes::from_raw_parts(arity, codes, &self.strides)),
+                )
+            }
         }
     }
 
     /// The result's shape and stride, tuples of `arity` elements.
-    fn finish(self, arity: usize) -> (IntTuple, IntTuple) {
+    pub(crate) fn finish(self, arity: usize) -> (IntTuple, IntTuple) {
         (
             IntTuple::Tuple(crate::Modes::from_raw_parts(
                 arity,
@@ -334,20 +439,8 @@ fn occupy(usage: &mut Usage, k: usize, count: i64, step: i64) -> Result<()> {
     Ok(())
 }
 
-/// `A o s:d` for one leaf of `B`; records the coordinates of `A` it occupies and the bounds of
-/// the result's leaves in `usage`.
-fn compose_leaf(
-    ext: &Extended,
-    s: i64,
-    d: i64,
-    usage: &mut Usage,
-    modes: &mut Modes,
-) -> Result<(IntTuple, IntTuple)> {
-    leaf_result(ext, s, d, usage, modes)?;
-    Ok(node_of_modes(modes))
-}
-
-/// The flat modes of `A o s:d` in `modes`, recorded in `usage` as [`compose_leaf`] does.
+/// The flat modes of `A o s:d` in `modes`; records the coordinates of `A` they occupy and the
+/// bounds of the result's leaves in `usage`.
 fn leaf_result(ext: &Extended, s: i64, d: i64, usage: &mut Usage, modes: &mut Modes) -> Result<()> {
     modes.clear();
     leaf_modes(ext, s, d, usage, modes)?;

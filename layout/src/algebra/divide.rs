@@ -10,17 +10,16 @@
 //! assert_eq!(zipped_divide(&a, &t).unwrap(), logical_divide(&a, &t).unwrap());
 //! ```
 
-use smallvec::SmallVec;
-
 use super::Tiler;
 use super::coalesce::filtered_modes;
 use super::complement::{complement_of_modes, flat_ceil_div_size};
-use super::composition::{Extended, Node, compose_extended};
-use super::flat::{Mode, coalesce_modes, layout_of_modes, modes_fit, modes_of};
+use super::composition::{Built, Extended, Node, compose_extended, compose_nodes_into};
+use super::flat::{Mode, Modes, coalesce_modes, layout_of_modes, modes_fit, modes_of};
 use super::tiler::{Grouping, by_mode, halves_of, regroup};
 use super::{coalesce, complement_to_shape, composition};
+use crate::int_tuple::store;
 use crate::layout::Bounds;
-use crate::{Error, Layout, Result, checked_mul};
+use crate::{Error, IntTuple, Layout, Result, checked_mul};
 
 /// CuTe's `logical_divide(A, B) = A o (B, complement(B, shape(coalesce(A))))`: mode 0 of the
 /// result is `A o B` (one tile), mode 1 iterates over the tiles. With a by-mode tiler
@@ -50,7 +49,76 @@ pub fn logical_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
         Tiler::Layout(b) => {
             divide_by_layout(a, b).map_err(|e| e.context(format!("logical_divide of {a} by {b}")))
         }
-        Tiler::ByMode(parts) => by_mode(a, parts, "logical_divide", logical_divide),
+        Tiler::ByMode(parts) => divide_by_modes_flat(a, parts)
+            .or_else(|_| by_mode(a, parts, "logical_divide", logical_divide)),
+    }
+}
+
+/// [`logical_divide`] by a by-mode tiler whose parts are layouts or `None`, computed on flat
+/// mode lists: each divided mode is composed straight into the result's structure codes and
+/// leaves, the kept modes are copied. Fails (with an unspecific error) wherever the by-mode
+/// divide on layouts may fail, which then runs and reports the failure with its operands.
+fn divide_by_modes_flat(a: &Layout, parts: &[Option<Tiler>]) -> Result<Layout> {
+    let unspecific = || Error::invalid("the flat by-mode divide does not apply");
+    let (rank, codes, shapes, strides) = tree_parts(a).ok_or_else(unspecific)?;
+    if parts.len() > rank {
+        return Err(unspecific());
+    }
+    let mut out = Built::default();
+    let (mut k, mut leaf) = (0, 0);
+    for i in 0..rank {
+        let (end, n_leaves) = store::skip(codes, k, 1);
+        let (mode_shapes, mode_strides) = (
+            &shapes[leaf..leaf + n_leaves],
+            &strides[leaf..leaf + n_leaves],
+        );
+        match parts.get(i) {
+            Some(Some(Tiler::Layout(b))) => {
+                let mut a_modes = Modes::new();
+                for (&s, &d) in mode_shapes.iter().zip(mode_strides) {
+                    a_modes.push((s, d));
+                }
+                let (ext, rest) = divide_parts(a_modes, b)?;
+                store::push_node_code(&mut out.codes, 2);
+                compose_nodes_into(
+                    &ext,
+                    &[Node::Tree(b.shape(), b.stride()), Node::Flat(&rest)],
+                    &mut out,
+                )?;
+            }
+            Some(Some(Tiler::ByMode(_))) => return Err(unspecific()),
+            _ => {
+                out.codes.extend_from_slice(&codes[k..end]);
+                out.shapes.extend_from_slice(mode_shapes);
+                out.strides.extend_from_slice(mode_strides);
+            }
+        }
+        (k, leaf) = (end, leaf + n_leaves);
+    }
+    if out.checked_size().is_none() {
+        return Err(unspecific());
+    }
+    let (shape, stride) = out.finish(rank);
+    Ok(Layout::from_checked_parts(shape, stride))
+}
+
+/// A layout's top-level modes: its rank, their structure codes, their extents and strides.
+type TopModes<'a> = (usize, &'a [u8], &'a [i64], &'a [i64]);
+
+/// The rank of `a` and the structure codes and leaves of its top-level modes (one leaf mode for
+/// a leaf layout); `None` where shape and stride are not congruent (never for a valid layout).
+fn tree_parts(a: &Layout) -> Option<TopModes<'_>> {
+    match (a.shape(), a.stride()) {
+        (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) if ss.codes() == ds.codes() => {
+            Some((ss.len(), ss.codes(), ss.leaf_slice(), ds.leaf_slice()))
+        }
+        (IntTuple::Int(s), IntTuple::Int(d)) => Some((
+            1,
+            &[store::LEAF],
+            std::slice::from_ref(s),
+            std::slice::from_ref(d),
+        )),
+        _ => None,
     }
 }
 
@@ -77,19 +145,27 @@ fn divide_by_layout(a: &Layout, b: &Layout) -> Result<Layout> {
 /// checks without building their layouts, and `A o (B, rest)` without building `(B, rest)`.
 /// Fails (with an unspecific error) exactly where [`divide_by_layout`] fails.
 fn divide_on_modes(a: &Layout, b: &Layout) -> Result<Layout> {
-    let a_modes = modes_of(a);
+    let (ext, rest) = divide_parts(modes_of(a), b)?;
+    compose_extended(
+        &ext,
+        &[Node::Tree(b.shape(), b.stride()), Node::Flat(&rest)],
+    )
+}
+
+/// The operands of the composition `A o (B, rest)` of a divide of the layout with the flat modes
+/// `a_modes` by `b`: `A` extended and the modes of `rest = complement(B, shape(coalesce(A)))`,
+/// after the checks of [`divide_by_layout`] (failing with an unspecific error where they fail).
+fn divide_parts(a_modes: Modes, b: &Layout) -> Result<(Extended, Modes)> {
+    // size(A): the product of the extents of a valid layout fits in i64.
+    let a_size = a_modes.iter().fold(1i64, |p, m| p.saturating_mul(m.0));
     // shape(coalesce(A)): its extents, `1` when every extent is 1.
-    let mut cotarget: SmallVec<[i64; 8]> = coalesce_modes(a_modes.iter().copied())
-        .iter()
-        .map(|m| m.0)
-        .collect();
-    if cotarget.is_empty() {
-        cotarget.push(1);
-    }
+    let coalesced = coalesce_modes(a_modes.iter().copied());
+    let cotarget = |covered| match coalesced.as_slice() {
+        [] => flat_ceil_div_size([1], covered),
+        modes => flat_ceil_div_size(modes.iter().map(|m| m.0), covered),
+    };
     let b_filtered = filtered_modes(b);
-    let rest = complement_of_modes(b_filtered.clone(), |covered| {
-        flat_ceil_div_size(&cotarget, covered)
-    })?;
+    let rest = complement_of_modes(b_filtered.clone(), cotarget)?;
     let rest_or_unit: &[Mode] = if rest.is_empty() { &[(1, 0)] } else { &rest };
     // The layouts `rest` and `(B, rest)` must be valid layouts: `(B, rest)` folds the bounds of
     // `rest` on those of `B`.
@@ -103,11 +179,8 @@ fn divide_on_modes(a: &Layout, b: &Layout) -> Result<Layout> {
     if !modes_fit(rest_or_unit) || !b_and_rest.is_some_and(|acc| acc.fits()) {
         return Err(Error::invalid("the divide's complement does not fit"));
     }
-    tiles_cover(a.size(), b_filtered, rest_or_unit).map_err(|_| Error::inadmissible(""))?;
-    compose_extended(
-        &Extended::of_modes(a_modes),
-        &[Node::Tree(b.shape(), b.stride()), Node::Flat(&rest)],
-    )
+    tiles_cover(a_size, b_filtered, rest_or_unit).map_err(|_| Error::inadmissible(""))?;
+    Ok((Extended::of_modes(a_modes), rest))
 }
 
 /// The divide re-indexes `A`'s domain by `(B, rest)`: the modes of `filter(B)` and `rest`,
@@ -121,7 +194,11 @@ fn check_tiles_cover(a: &Layout, b: &Layout, rest: &Layout) -> Result<()> {
 /// [`check_tiles_cover`] for `size(A)`, the modes of `filter(B)` and the flat modes of `rest`.
 fn tiles_cover(a_size: i64, b_filtered: super::flat::Modes, rest: &[Mode]) -> Result<()> {
     let mut modes = b_filtered;
-    modes.extend(rest.iter().copied().filter(|m| m.0 > 1));
+    for &m in rest {
+        if m.0 > 1 {
+            modes.push(m);
+        }
+    }
     modes.sort_by_key(|m| m.1);
     let mut next = 1i64;
     for &(s, d) in &modes {

@@ -12,7 +12,7 @@
 use super::Tiler;
 use super::coalesce::filtered_modes;
 use super::complement::complement_of_modes;
-use super::composition::{Extended, Node, compose_extended};
+use super::composition::{Built, Extended, Node, compose_extended};
 use super::flat::{Mode, Modes, ceil_div, modes_fit, modes_of, pad_to_rank};
 use super::tiler::{Grouping, by_mode, regroup};
 use super::{complement, composition};
@@ -50,7 +50,7 @@ pub fn logical_product(a: &Layout, b: &Tiler) -> Result<Layout> {
 
 fn product_by_layout(a: &Layout, b: &Layout) -> Result<Layout> {
     let copies = product_copies(a, b)?;
-    Ok(pair_of(a.clone(), copies))
+    pair_of(a, &copies)
 }
 
 /// The halves `(A, copies)` of [`logical_product`] by the layout `b`, with its errors: what
@@ -70,10 +70,11 @@ fn product_copies(a: &Layout, b: &Layout) -> Result<Layout> {
              non-negative)"
         )));
     }
-    let cotarget = checked_mul(a.size(), b.cosize(), "size(A)*cosize(B)")?;
+    let b_cosize = b.cosize();
+    let cotarget = checked_mul(a.size(), b_cosize, "size(A)*cosize(B)")?;
     // The same steps on flat mode lists; where any of them fails, the steps below run again on
     // layouts and report the failure with its operands.
-    if let Ok(copies) = copies_on_modes(a, b, cotarget) {
+    if let Ok(copies) = copies_on_modes(a, b, cotarget, b_cosize) {
         return Ok(copies);
     }
     let rest = complement(a, cotarget)?;
@@ -83,23 +84,21 @@ fn product_copies(a: &Layout, b: &Layout) -> Result<Layout> {
     product.mode(1)
 }
 
-/// The layout `(a, b)` of two layouts whose pair the caller has checked.
-pub(crate) fn pair_of(a: Layout, b: Layout) -> Layout {
-    let (mut shape, mut stride) = (crate::Modes::new(), crate::Modes::new());
-    for l in [&a, &b] {
-        shape.push_copy(l.shape());
-        stride.push_copy(l.stride());
-    }
-    Layout::from_checked_parts(
-        crate::IntTuple::Tuple(shape),
-        crate::IntTuple::Tuple(stride),
-    )
+/// The layout `(a, b)` of two layouts whose pair the caller has checked, written straight into
+/// its structure codes and leaves.
+fn pair_of(a: &Layout, b: &Layout) -> Result<Layout> {
+    let mut out = Built::default();
+    out.push_layout(a)?;
+    out.push_layout(b)?;
+    let (shape, stride) = out.finish(2);
+    Ok(Layout::from_checked_parts(shape, stride))
 }
 
 /// The steps of [`product_copies`] after its cotarget on flat mode lists: the complement
 /// without building its layout, composed with `B` directly, and the checks of the pair
 /// `(A, copies)` on its leaves. Fails (with an unspecific error) exactly where they fail.
-fn copies_on_modes(a: &Layout, b: &Layout, cotarget: i64) -> Result<Layout> {
+/// `b_cosize` is `cosize(B)`.
+fn copies_on_modes(a: &Layout, b: &Layout, cotarget: i64, b_cosize: i64) -> Result<Layout> {
     if cotarget < 1 {
         return Err(crate::Error::invalid("the cotarget must be at least 1"));
     }
@@ -113,7 +112,7 @@ fn copies_on_modes(a: &Layout, b: &Layout, cotarget: i64) -> Result<Layout> {
     }
     let rest_size = rest_or_unit.iter().map(|m| m.0).product::<i64>();
     let rest_last_stride = rest_or_unit.last().map_or(0, |m| m.1);
-    if copies_overlap(&a_filtered, b.cosize(), rest_size, rest_last_stride) {
+    if copies_overlap(&a_filtered, b_cosize, rest_size, rest_last_stride) {
         return Err(crate::Error::inadmissible("the copies of A overlap"));
     }
     let copies = compose_extended(
@@ -242,21 +241,46 @@ fn rank_matched_product(a: &Layout, b: &Layout, block_first: bool, name: &str) -
                 half.mode(i)
             }
         };
+        let pair = |i: usize| -> Result<(Layout, Layout)> {
+            let (x, y) = (mode_of(block, &pa, i)?, mode_of(&tiles, &pb, i)?);
+            Ok(if block_first { (x, y) } else { (y, x) })
+        };
+        if let Some(product) = pairs_flat(rank, pair)? {
+            check_product_size(a, b, &product)?;
+            return Ok(product);
+        }
         let pairs = (0..rank)
-            .map(|i| {
-                let (x, y) = (mode_of(block, &pa, i)?, mode_of(&tiles, &pb, i)?);
-                if block_first {
-                    Layout::from_modes([x, y])
-                } else {
-                    Layout::from_modes([y, x])
-                }
-            })
+            .map(|i| pair(i).and_then(|(x, y)| Layout::from_modes([x, y])))
             .collect::<Result<smallvec::SmallVec<[Layout; 4]>>>()?;
         let product = Layout::from_modes(pairs)?;
         check_product_size(a, b, &product)?;
         Ok(product)
     };
     inner().map_err(|e| e.context(format!("{name} of {a} and {b}")))
+}
+
+/// The layout `((x0,y0),(x1,y1),...)` of the `rank` pairs `pair(i)`, written straight into its
+/// structure codes and leaves; `None` when a pair fails or the result is not a valid layout (the
+/// pairs are then built as layouts, which report the failure).
+fn pairs_flat(
+    rank: usize,
+    pair: impl Fn(usize) -> Result<(Layout, Layout)>,
+) -> Result<Option<Layout>> {
+    let mut out = Built::default();
+    for i in 0..rank {
+        // A failing pair is reported by the layouts, in their order.
+        let Ok((x, y)) = pair(i) else {
+            return Ok(None);
+        };
+        crate::int_tuple::store::push_node_code(&mut out.codes, 2);
+        out.push_layout(&x)?;
+        out.push_layout(&y)?;
+    }
+    if out.checked_size().is_none() {
+        return Ok(None);
+    }
+    let (shape, stride) = out.finish(rank);
+    Ok(Some(Layout::from_checked_parts(shape, stride)))
 }
 
 /// `layout` padded with `1:0` modes to `rank` modes, borrowed when it has them.

@@ -9,6 +9,7 @@
 //! assert_eq!(logical_divide(&a, &t).unwrap().to_string(), "((2,2),3):((1,2),4)");
 //! ```
 
+use super::composition::Built;
 use crate::Layout;
 use crate::int_tuple::write_seq;
 
@@ -106,12 +107,75 @@ pub(crate) fn regroup(
     split: Halves<'_>,
     grouping: Grouping,
 ) -> crate::Result<Layout> {
+    if let Tiler::ByMode(parts) = tiler {
+        if let Ok(r) = regroup_flat(a, parts, split, grouping) {
+            return Ok(r);
+        }
+    }
     let (tile, rest) = unzip(a, tiler, name, split)?;
     match grouping {
         Grouping::Zipped => Layout::from_modes([tile, rest]),
         Grouping::Tiled => Layout::from_modes(std::iter::once(tile).chain(rest.iter_modes())),
         Grouping::Flat => Layout::from_modes(tile.iter_modes().chain(rest.iter_modes())),
     }
+}
+
+/// [`regroup`] by a by-mode tiler whose parts are layouts or `None`, writing the tiles and the
+/// rests straight into the result's structure codes and leaves. Fails (with an unspecific
+/// error) wherever [`regroup`] on layouts may fail, which then runs and reports the failure.
+fn regroup_flat(
+    a: &Layout,
+    parts: &[Option<Tiler>],
+    split: Halves<'_>,
+    grouping: Grouping,
+) -> crate::Result<Layout> {
+    let unspecific = || crate::Error::invalid("the flat regrouping does not apply");
+    if parts.len() > a.rank() {
+        return Err(unspecific());
+    }
+    let (mut tiles, mut rests) = (Built::default(), Built::default());
+    let (mut n_tiles, mut n_rests) = (0, 0);
+    for (i, mode) in a.iter_modes().enumerate() {
+        match parts.get(i) {
+            Some(Some(Tiler::Layout(b))) => {
+                let (tile, rest) = split(&mode, b)?;
+                tiles.push_layout(&tile)?;
+                rests.push_layout(&rest)?;
+                n_tiles += 1;
+            }
+            Some(Some(Tiler::ByMode(_))) => return Err(unspecific()),
+            Some(None) => {
+                tiles.push_leaf((1, 0));
+                rests.push_layout(&mode)?;
+                n_tiles += 1;
+            }
+            None => rests.push_layout(&mode)?,
+        }
+        n_rests += 1;
+    }
+    let mut out = Built::default();
+    let arity = match grouping {
+        Grouping::Zipped => {
+            out.push_node(n_tiles, tiles);
+            out.push_node(n_rests, rests);
+            2
+        }
+        Grouping::Tiled => {
+            out.push_node(n_tiles, tiles);
+            out.append(rests);
+            1 + n_rests
+        }
+        Grouping::Flat => {
+            out.append(tiles);
+            out.append(rests);
+            n_tiles + n_rests
+        }
+    };
+    if out.checked_size().is_none() {
+        return Err(unspecific());
+    }
+    let (shape, stride) = out.finish(arity);
+    Ok(Layout::from_checked_parts(shape, stride))
 }
 
 /// The two modes of the rank-2 result `r` of a divide or product, moved out of it when it is a
