@@ -267,6 +267,22 @@ impl<L: Leaf> Store<L> {
         *self = heap;
     }
 
+    /// The elements on the heap, moved there first if they are inline or static: their count,
+    /// codes and leaves, to append to.
+    fn heap_mut(&mut self) -> (&mut u32, &mut Vec<u8>, &mut Vec<L>) {
+        if !matches!(self, Store::Heap { .. }) {
+            self.spill();
+        }
+        match self {
+            Store::Heap {
+                arity,
+                codes,
+                leaves,
+            } => (arity, codes, leaves),
+            _ => unreachable!("spill moves the elements to the heap"),
+        }
+    }
+
     /// Appends a leaf element.
     #[inline]
     pub(crate) fn push_leaf(&mut self, v: L) {
@@ -287,29 +303,17 @@ impl<L: Leaf> Store<L> {
                 return;
             }
         }
-        if !matches!(self, Store::Heap { .. }) {
-            self.spill();
-        }
-        if let Store::Heap {
-            arity,
-            codes,
-            leaves,
-        } = self
-        {
-            codes.push(LEAF);
-            leaves.push(v);
-            *arity += 1;
-        }
+        let (arity, codes, leaves) = self.heap_mut();
+        codes.push(LEAF);
+        leaves.push(v);
+        *arity += 1;
     }
 
     /// Appends a node element of `node_arity` elements encoded by `body` over `node_leaves`.
     #[inline]
     pub(crate) fn push_node(&mut self, node_arity: usize, body: &[u8], node_leaves: &[L]) {
-        let header_len = if node_arity < usize::from(WIDE) - 1 {
-            1
-        } else {
-            5
-        };
+        // A node code of one byte (a wide arity never goes inline).
+        let narrow = node_arity < usize::from(WIDE) - 1;
         if let Store::Inline {
             arity,
             n_codes,
@@ -319,7 +323,7 @@ impl<L: Leaf> Store<L> {
         } = self
         {
             let (nc, nl) = (*n_codes as usize, *n_leaves as usize);
-            if header_len == 1 && nc + 1 + body.len() <= CODES && nl + node_leaves.len() <= LEAVES {
+            if narrow && nc + 1 + body.len() <= CODES && nl + node_leaves.len() <= LEAVES {
                 codes[nc] = node_arity as u8 + 1;
                 codes[nc + 1..nc + 1 + body.len()].copy_from_slice(body);
                 *n_codes += 1 + body.len() as u8;
@@ -331,25 +335,11 @@ impl<L: Leaf> Store<L> {
                 return;
             }
         }
-        if !matches!(self, Store::Heap { .. }) {
-            self.spill();
-        }
-        if let Store::Heap {
-            arity,
-            codes,
-            leaves,
-        } = self
-        {
-            if header_len == 1 {
-                codes.push(node_arity as u8 + 1);
-            } else {
-                codes.push(WIDE);
-                codes.extend_from_slice(&count(node_arity).to_le_bytes());
-            }
-            codes.extend_from_slice(body);
-            leaves.extend_from_slice(node_leaves);
-            *arity += 1;
-        }
+        let (arity, codes, leaves) = self.heap_mut();
+        push_node_code(codes, node_arity);
+        codes.extend_from_slice(body);
+        leaves.extend_from_slice(node_leaves);
+        *arity += 1;
     }
 }
 
