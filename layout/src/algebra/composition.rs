@@ -367,6 +367,14 @@ impl Built {
         }
     }
 
+    /// The layout whose shape and stride are tuples of the `arity` elements built, or `None`
+    /// when its leaves fail the checks of [`Layout::new`] ([`Built::checked_size`]).
+    pub(crate) fn into_checked_layout(self, arity: usize) -> Option<Layout> {
+        self.checked_size()?;
+        let (shape, stride) = self.finish(arity);
+        Some(Layout::from_checked_parts(shape, stride))
+    }
+
     /// The result's shape and stride, tuples of `arity` elements.
     pub(crate) fn finish(self, arity: usize) -> (IntTuple, IntTuple) {
         (

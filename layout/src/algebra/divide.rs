@@ -95,11 +95,7 @@ fn divide_by_modes_flat(a: &Layout, parts: &[Option<Tiler>]) -> Result<Layout> {
         }
         (k, leaf) = (end, leaf + n_leaves);
     }
-    if out.checked_size().is_none() {
-        return Err(unspecific());
-    }
-    let (shape, stride) = out.finish(rank);
-    Ok(Layout::from_checked_parts(shape, stride))
+    out.into_checked_layout(rank).ok_or_else(unspecific)
 }
 
 /// A layout's top-level modes: its rank, their structure codes, their extents and strides.

@@ -276,11 +276,7 @@ fn pairs_flat(
         out.push_layout(&x)?;
         out.push_layout(&y)?;
     }
-    if out.checked_size().is_none() {
-        return Ok(None);
-    }
-    let (shape, stride) = out.finish(rank);
-    Ok(Some(Layout::from_checked_parts(shape, stride)))
+    Ok(out.into_checked_layout(rank))
 }
 
 /// `layout` padded with `1:0` modes to `rank` modes, borrowed when it has them.

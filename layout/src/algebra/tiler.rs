@@ -171,11 +171,7 @@ fn regroup_flat(
             n_tiles + n_rests
         }
     };
-    if out.checked_size().is_none() {
-        return Err(unspecific());
-    }
-    let (shape, stride) = out.finish(arity);
-    Ok(Layout::from_checked_parts(shape, stride))
+    out.into_checked_layout(arity).ok_or_else(unspecific)
 }
 
 /// The two modes of the rank-2 result `r` of a divide or product, moved out of it when it is a
