@@ -669,16 +669,7 @@ impl<L: Leaf> fmt::Display for View<'_, L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             View::Int(v) => write!(f, "{v}"),
-            View::Tuple(children) => {
-                f.write_str("(")?;
-                for (i, c) in children.enumerate() {
-                    if i > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{c}")?;
-                }
-                f.write_str(")")
-            }
+            View::Tuple(children) => write_seq(f, ("(", ")"), *children, |f, c| write!(f, "{c}")),
         }
     }
 }
@@ -1170,11 +1161,11 @@ impl<L: Leaf> fmt::Display for IntTuple<L> {
 pub(crate) fn write_seq<T>(
     f: &mut fmt::Formatter<'_>,
     delims: (&str, &str),
-    items: &[T],
-    mut item: impl FnMut(&mut fmt::Formatter<'_>, &T) -> fmt::Result,
+    items: impl IntoIterator<Item = T>,
+    mut item: impl FnMut(&mut fmt::Formatter<'_>, T) -> fmt::Result,
 ) -> fmt::Result {
     f.write_str(delims.0)?;
-    for (i, t) in items.iter().enumerate() {
+    for (i, t) in items.into_iter().enumerate() {
         if i > 0 {
             f.write_str(",")?;
         }
