@@ -391,6 +391,14 @@ impl Bounds {
     pub(crate) const fn fits(&self) -> bool {
         self.hi < i64::MAX
     }
+
+    /// [`Bounds::add`] folded over the leaf modes `(extent, stride)` from [`Bounds::EMPTY`]:
+    /// `None` once one fails.
+    pub(crate) fn of_modes(modes: impl IntoIterator<Item = (i64, i64)>) -> Option<Bounds> {
+        modes
+            .into_iter()
+            .try_fold(Bounds::EMPTY, |acc, (s, d)| acc.add(s, Some(d)))
+    }
 }
 
 /// [`Bounds`] of `shape:stride` added to `acc`, `None` when they are not congruent or a check
@@ -526,11 +534,7 @@ impl Layout {
     /// assert_eq!(l.offset_range().unwrap(), (-1, 16));
     /// ```
     pub fn offset_range(&self) -> Result<(i64, i64)> {
-        let mut acc = Some(Bounds::EMPTY);
-        for_each_leaf(&self.shape, &self.stride, &mut |s, d| {
-            acc = acc.and_then(|b| b.add(s, Some(d)));
-        });
-        match acc {
+        match Bounds::of_modes(self.leaf_modes()) {
             Some(b) if b.fits() => Ok((b.lo, b.hi)),
             _ => Err(Error::overflow(format!(
                 "the offsets of {self} overflow i64"
@@ -603,8 +607,8 @@ impl Layout {
         for_each_leaf(&self.shape, &self.stride, &mut f);
     }
 
-    /// `(extent, stride)` of every leaf mode, without allocating for up to eight leaves.
-    fn leaf_modes(&self) -> impl Iterator<Item = (i64, i64)> {
+    /// `(extent, stride)` of every leaf mode, without allocating.
+    pub(crate) fn leaf_modes(&self) -> impl Iterator<Item = (i64, i64)> {
         self.shape
             .iter_leaves()
             .copied()

@@ -335,12 +335,14 @@ impl Built {
 
     /// Whether the leaves pass the checks of [`Layout::new`] ([`Bounds`]), and their size.
     pub(crate) fn checked_size(&self) -> Option<i64> {
-        self.shapes
-            .iter()
-            .zip(&self.strides)
-            .try_fold(Bounds::EMPTY, |acc, (&s, &d)| acc.add(s, Some(d)))
-            .filter(|b| b.fits())
-            .map(|b| b.size)
+        Bounds::of_modes(
+            self.shapes
+                .iter()
+                .copied()
+                .zip(self.strides.iter().copied()),
+        )
+        .filter(|b| b.fits())
+        .map(|b| b.size)
     }
 
     /// Appends the elements of the congruent tuples `ss:ds` (without a node around them).

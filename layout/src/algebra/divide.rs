@@ -165,13 +165,7 @@ fn divide_parts(a_modes: Modes, b: &Layout) -> Result<(Extended, Modes)> {
     let rest_or_unit: &[Mode] = if rest.is_empty() { &[(1, 0)] } else { &rest };
     // The layouts `rest` and `(B, rest)` must be valid layouts: `(B, rest)` folds the bounds of
     // `rest` on those of `B`.
-    let mut b_bounds = Some(Bounds::EMPTY);
-    b.for_each_mode(|s, d| b_bounds = b_bounds.and_then(|acc| acc.add(s, Some(d))));
-    let b_and_rest = b_bounds.and_then(|acc| {
-        rest_or_unit
-            .iter()
-            .try_fold(acc, |acc, &(s, d)| acc.add(s, Some(d)))
-    });
+    let b_and_rest = Bounds::of_modes(b.leaf_modes().chain(rest_or_unit.iter().copied()));
     if !modes_fit(rest_or_unit) || !b_and_rest.is_some_and(|acc| acc.fits()) {
         return Err(Error::invalid("the divide's complement does not fit"));
     }

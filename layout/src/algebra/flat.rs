@@ -91,10 +91,7 @@ pub(crate) fn coalesce_in_place(modes: &mut Modes) {
 /// Whether the flat modes pass the checks of [`Layout::new`] for a layout with these leaves:
 /// extents at least 1, size and offsets within `i64` ([`Bounds`], the one definition).
 pub(crate) fn modes_fit(modes: &[Mode]) -> bool {
-    modes
-        .iter()
-        .try_fold(Bounds::EMPTY, |b, &(s, d)| b.add(s, Some(d)))
-        .is_some_and(|b| b.fits())
+    Bounds::of_modes(modes.iter().copied()).is_some_and(|b| b.fits())
 }
 
 /// The layout of flat modes: `1:0` when empty, `s:d` for one mode, a flat tuple otherwise.

@@ -120,9 +120,7 @@ fn copies_on_modes(a: &Layout, b: &Layout, cotarget: i64, b_cosize: i64) -> Resu
         &[Node::Tree(b.shape(), b.stride())],
     )?;
     // The checks of `Layout::from_modes([A, copies])` and of the product's size.
-    let mut bounds = Some(Bounds::EMPTY);
-    a.for_each_mode(|s, d| bounds = bounds.and_then(|acc| acc.add(s, Some(d))));
-    copies.for_each_mode(|s, d| bounds = bounds.and_then(|acc| acc.add(s, Some(d))));
+    let bounds = Bounds::of_modes(a.leaf_modes().chain(copies.leaf_modes()));
     let expected = a.size().checked_mul(b.size());
     match bounds {
         Some(acc) if acc.fits() && Some(acc.size) == expected => Ok(copies),
