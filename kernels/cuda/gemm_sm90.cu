@@ -7,6 +7,10 @@
 //                      of every k-tile into a ring of k::STAGES stages (full/empty mbarriers)
 //   warpgroups 1, 2    consumers: rows 64 c .. 64 c + 63 of the 128 x 256 block tile each, four
 //                      wgmma m64n256k16 per stage, accumulators in registers, then the epilogue
+//   k::PINGPONG        1: block tiles of 64 x 256 (k::BM = 64, A boxes of 64 rows), taken by
+//                      the consumers in turn (tiles c, c + 2, ... of the block); main loops
+//                      alternate (named barriers 4 + c), epilogues overlap the other's main
+//                      loop; k::C_ROW (64, or 0) is consumer c's row offset in the block tile
 //   layout::raster(i), tile_m0, tile_n0   tile order (grouped for L2) and tile origins
 //   layout::c_frag_crd(t, v)              the GMMA atom's C layout: (thread, value) -> m + 64 n
 //   layout::g_c_crd(r, c)                 C's row-major offsets
@@ -198,6 +202,22 @@
       if (c == 1) dev::sm90::bar_sync(3, 256);
     }
     unit_t dp = (unit_t)first, tile = 0;
+    // Ping-pong (k::PINGPONG): consumer c computes the block's tiles c, c + 2, ...; between
+    // two of them the ring passes the other consumer's KT k-tiles, which this one skips.
+    auto skip_tile = [&]() {
+      s += k::KT % k::STAGES;
+      if ((k::KT / k::STAGES) % 2 == 1) phase ^= 1u;
+      if (s >= k::STAGES) {
+        s -= k::STAGES;
+        phase ^= 1u;
+      }
+    };
+    if constexpr (k::PINGPONG) {
+      if (c == 1) {
+        dp += step;
+        skip_tile();
+      }
+    }
 #if TESSEL_SM90_STREAM_K
     unit_t it = sk_first;
 #endif

@@ -12,6 +12,13 @@
     while (next_sk(it, tile, k0, k1)) {
 #endif
 #if TESSEL_SM90_SK_PHASE == 0
+      if constexpr (k::PINGPONG) {
+        // The block's next tile is the other consumer's. Main loops take turns: this one
+        // starts once the other consumer has issued its main loop of the block's previous
+        // tile (consumer 0's first tile has none).
+        dp += step;
+        if (c == 1 || tile != (unit_t)first) dev::sm90::bar_sync(4 + c, 256);
+      }
       const long long idx = layout::raster(tile);
       const long long m0 = layout::tile_m0(idx) + (long long)rank * k::BM;
       const long long n0 = layout::tile_n0(idx);
@@ -55,9 +62,17 @@
           phase ^= 1u;
         }
       } while (++kt < k1);
+#if TESSEL_SM90_SK_PHASE == 0
+      if constexpr (k::PINGPONG) {
+        // Every wgmma of this tile is issued: the other consumer may start its main loop (on
+        // the block's next tile, where there is one: each arrival meets one bar_sync).
+        if (tile + step < dp_tiles) dev::sm90::bar_arrive(4 + (1 - c), 256);
+      }
+#endif
       dev::sm90::mma_wait<0>();
       dev::sm90::pin<k::ACC>(acc);
       if (t % 32 == 0) release(bars + 8 * (k::STAGES + prev));
+      if constexpr (k::PINGPONG) skip_tile();
 #if TESSEL_SM90_SK_PHASE == 1
       {
         // Consumer c's partials of block b: value v of thread t at v * 128 + t of its slot of
@@ -162,7 +177,7 @@
           if (t % 32 == 0) {
             const int w = t / 32;
             const b32 src = buf + w * k::C_WARP_BYTES;
-            const int c0 = (int)(n0 + ch * k::C_COLS), c1 = (int)(m0 + 64 * c + 16 * w);
+            const int c0 = (int)(n0 + ch * k::C_COLS), c1 = (int)(m0 + k::C_ROW * c + 16 * w);
             if constexpr (k::L2_HINT >= 1) {
               dev::sm90::tma_store_hint(&tmap_c, src, c0, c1, evict);
             } else {
@@ -178,7 +193,7 @@
           }
           dev::sm90::bar_sync(1 + c, 128);
           if (t == 0) {
-            const int c0 = (int)(n0 + ch * k::C_COLS), c1 = (int)(m0 + 64 * c);
+            const int c0 = (int)(n0 + ch * k::C_COLS), c1 = (int)(m0 + k::C_ROW * c);
             if constexpr (k::L2_HINT >= 1) {
               dev::sm90::tma_store_hint(&tmap_c, buf, c0, c1, evict);
             } else {
@@ -190,7 +205,7 @@
       }
 #else
       // Epilogue: values v and v + 1 are adjacent columns of one row (checked on the host).
-      const long long r0 = m0 + 64 * c;
+      const long long r0 = m0 + k::C_ROW * c;
 #pragma unroll
       for (int v = 0; v < k::ACC; v += 2) {
         const long long off = layout::c_frag_crd(t, v);

@@ -308,3 +308,53 @@ fn hopper_gemm_stream_k_compiles_without_spills() {
     let ptx = plan.kernel().unwrap().ptx(Arch::SM90A).unwrap();
     assert!(!ptx.contains("ld.acquire.gpu") && !ptx.contains("st.release.gpu"));
 }
+
+/// The ping-pong variant, for every type pair and with clusters of two: its PTX holds the
+/// consumers' turn-taking (`bar.arrive` on the named barriers 4 and 5, a `bar.sync` on each)
+/// and the four-buffer epilogue's wait (`wait_group.read 3`), uses no local memory, and ptxas
+/// keeps the wgmmas asynchronous and spills nothing; the default kernel has no such barrier.
+#[test]
+fn hopper_gemm_pingpong_compiles_without_spills() {
+    if !nvrtc_or_skip("sm90_nvrtc") {
+        return;
+    }
+    let pp = Sm90Options {
+        pingpong: true,
+        ..Sm90Options::default()
+    };
+    let pp_c2 = Sm90Options { cluster: 2, ..pp };
+    let mut cases: Vec<(InType, OutType, Sm90Options)> = Vec::new();
+    for input in InType::ALL {
+        for output in OutType::ALL {
+            cases.push((input, output, pp));
+        }
+    }
+    cases.push((InType::F16, OutType::F32, pp_c2));
+    for (input, output, opts) in cases {
+        let plan = Sm90Plan::with_options(1000, 2000, 520, input, output, opts).unwrap();
+        let kernel = plan.kernel().unwrap();
+        let name = plan.kernel_name();
+        assert!(name.ends_with("_pp"), "{name}");
+        let ptx = kernel.ptx(Arch::SM90A).unwrap();
+        for op in [
+            "wgmma.mma_async.sync.aligned.m64n256k16.f32",
+            "bar.arrive",
+            "cp.async.bulk.wait_group.read 3",
+        ] {
+            assert!(ptx.contains(op), "{name}: no {op} in the PTX");
+        }
+        assert!(!ptx.contains(".local"), "{name} uses local memory");
+        let (_, log) = cubin_and_log(kernel.source(), &name, Arch::SM90A);
+        eprintln!("{name}: {log}");
+        assert!(
+            log.contains("0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"),
+            "{name}: {log}"
+        );
+        for bad in ["Performance Loss", "serialized", "C7508", "warning"] {
+            assert!(!log.contains(bad), "{name}: ptxas says {bad}: {log}");
+        }
+    }
+    let plan = Sm90Plan::new(1000, 2000, 520, InType::F16, OutType::F32).unwrap();
+    let ptx = plan.kernel().unwrap().ptx(Arch::SM90A).unwrap();
+    assert!(!ptx.contains("bar.arrive"), "the default has no turn-taking barrier");
+}

@@ -361,11 +361,14 @@ impl std::str::FromStr for Epilogue {
 ///     l2_hint: 1,
 ///     lag: 2,
 ///     stream_k: false,
+///     pingpong: false,
 /// };
 /// assert_eq!(o.tag(), "_direct_g4_np_c2_seq_b1_s3_ws_h1_l2");
 /// assert_eq!(o.to_string(), "direct g4 non-persistent c2 seq b1 s3 ws h1 l2");
 /// let sk = Sm90Options { stream_k: true, ..Sm90Options::default() };
 /// assert_eq!((sk.tag().as_str(), sk.to_string().ends_with(" sk")), ("_sk", true));
+/// let pp = Sm90Options { pingpong: true, ..Sm90Options::default() };
+/// assert_eq!((pp.tag().as_str(), pp.to_string().ends_with(" pp")), ("_pp", true));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Sm90Options {
@@ -415,6 +418,13 @@ pub struct Sm90Options {
     /// Measured slower than the default at 4096^3 (docs/performance.md, "Stream-K"), faster
     /// where few tiles meet a long K.
     pub stream_k: bool,
+    /// Ping-pong consumers: the block tile is one consumer's 64 x 256 ([`Sm90Plan::block_m`]),
+    /// the block's tiles go to its two consumers in turn, and their main loops take turns
+    /// (named barriers 4 and 5: a consumer starts its next main loop once the other has issued
+    /// its own), so that one consumer's epilogue overlaps the other's main loop. Stages hold
+    /// 64 rows of A (40 KiB) and each consumer has 4 epilogue buffers. Needs `persistent`,
+    /// no stream-K and no lag.
+    pub pingpong: bool,
 }
 
 impl Default for Sm90Options {
@@ -431,6 +441,7 @@ impl Default for Sm90Options {
             l2_hint: 0,
             lag: 0,
             stream_k: false,
+            pingpong: false,
         }
     }
 }
@@ -479,6 +490,9 @@ impl Sm90Options {
         if self.stream_k != d.stream_k {
             s += if self.stream_k { "_sk" } else { "_dp" };
         }
+        if self.pingpong != d.pingpong {
+            s += if self.pingpong { "_pp" } else { "_coop" };
+        }
         s
     }
 }
@@ -487,7 +501,7 @@ impl fmt::Display for Sm90Options {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} g{} {} c{} {} b{} s{}{} h{} l{}{}",
+            "{} g{} {} c{} {} b{} s{}{} h{} l{}{}{}",
             self.epilogue,
             self.raster_group,
             if self.persistent {
@@ -502,7 +516,8 @@ impl fmt::Display for Sm90Options {
             if self.warp_stores { " ws" } else { "" },
             self.l2_hint,
             self.lag,
-            if self.stream_k { " sk" } else { "" }
+            if self.stream_k { " sk" } else { "" },
+            if self.pingpong { " pp" } else { "" }
         )
     }
 }
@@ -719,6 +734,12 @@ impl Sm90Plan {
                  {options})"
             )));
         }
+        if options.pingpong && (options.stream_k || options.lag != 0 || !options.persistent) {
+            return Err(GpuError::InvalidArgument(format!(
+                "Hopper GEMM: ping-pong consumers need a persistent grid without stream-K or lag \
+                 (given {options})"
+            )));
+        }
         if !(0..=2).contains(&options.l2_hint) {
             return Err(GpuError::InvalidArgument(format!(
                 "Hopper GEMM: L2 hint {} (0, 1 or 2 supported)",
@@ -752,7 +773,8 @@ impl Sm90Plan {
             )));
         }
         let atom = smem_atom(Major::K, SwizzleMode::B128, 16)?;
-        let a_stage = atom.tile_to_shape(&IntTuple::from_ints([BM, BK]))?;
+        let bm = Self::block_m_of(&options);
+        let a_stage = atom.tile_to_shape(&IntTuple::from_ints([bm, BK]))?;
         let b_stage = atom.tile_to_shape(&IntTuple::from_ints([BN, BK]))?;
         let elem = input.tma();
         let a_tma = TmaPlan::new(
@@ -762,7 +784,7 @@ impl Sm90Plan {
                 ld: k,
                 elem,
             },
-            [BK, BM],
+            [BK, bm],
             SwizzleMode::B128,
             &a_stage,
             Major::K,
@@ -801,12 +823,17 @@ impl Sm90Plan {
         )?;
         let eb = elem.bytes();
         let mut desc_a = Vec::new();
-        for c in 0..CONSUMERS {
-            desc_a.extend(descriptors(&a_stage, BM, 64 * c, 64, eb)?);
+        // The consumers' row blocks of an A stage: two of 64 rows, or (ping-pong) one that
+        // both consumers read in turn.
+        for c in 0..bm / 64 {
+            desc_a.extend(descriptors(&a_stage, bm, 64 * c, 64, eb)?);
         }
         let desc_b = descriptors(&b_stage, BN, 0, BN, eb)?;
-        // Consumer c's rows start A_WG_BYTES * c into the stage.
-        let per_wg = desc_a[(BK / WGMMA_K) as usize].start_address - desc_a[0].start_address;
+        // Consumer c's rows start A_WG_BYTES * c into the stage (cooperative).
+        let per_wg = match desc_a.get((BK / WGMMA_K) as usize) {
+            Some(d) => d.start_address - desc_a[0].start_address,
+            None => Self::A_WG_BYTES,
+        };
         if per_wg != Self::A_WG_BYTES
             || desc_a[0].start_address != 0
             || desc_b[0].start_address != 0
@@ -822,7 +849,7 @@ impl Sm90Plan {
         }
         let atom = mma_atom(input.atom())?;
         let c_frag = atom.c_layout().clone();
-        let (ty, tx) = (ceil_div(m, BM), ceil_div(n, BN));
+        let (ty, tx) = (ceil_div(m, bm), ceil_div(n, BN));
         // Cluster tiles: `cluster` M-tiles by one N-tile.
         let cy = ceil_div(ty, options.cluster);
         let c_cols = Self::c_cols(output);
@@ -868,7 +895,7 @@ impl Sm90Plan {
             raster: raster_layout(cy, tx, options.raster_group)?,
             tile_m0: Layout::new(
                 IntTuple::from_ints([cy, tx]),
-                IntTuple::from_ints([cluster * BM, 0]),
+                IntTuple::from_ints([cluster * bm, 0]),
             )?,
             tile_n0: Layout::new(IntTuple::from_ints([cy, tx]), IntTuple::from_ints([0, BN]))?,
             c_frag,
@@ -1261,14 +1288,35 @@ impl Sm90Plan {
         )
     }
 
-    /// Output tiles (128 x 256).
+    /// Output tiles ([`Sm90Plan::block_m`] x 256).
     ///
     /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Options, Sm90Plan};
     /// assert_eq!(Sm90Plan::new(4096, 4096, 64, InType::F16, OutType::F32).unwrap().tiles(), 512);
+    /// let pp = Sm90Options { pingpong: true, ..Sm90Options::default() };
+    /// let p = Sm90Plan::with_options(4096, 4096, 64, InType::F16, OutType::F32, pp).unwrap();
+    /// assert_eq!(p.tiles(), 1024);
     /// ```
     pub fn tiles(&self) -> i64 {
-        ceil_div(self.m, BM) * ceil_div(self.n, BN)
+        ceil_div(self.m, self.block_m()) * ceil_div(self.n, BN)
+    }
+
+    /// Rows of a block tile: [`BM`] (two consumers of 64 rows), or 64 with
+    /// [`Sm90Options::pingpong`] (each consumer computes whole tiles of its own).
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{BM, InType, OutType, Sm90Options, Sm90Plan};
+    /// let pp = Sm90Options { pingpong: true, ..Sm90Options::default() };
+    /// let p = Sm90Plan::with_options(256, 256, 64, InType::F16, OutType::F32, pp).unwrap();
+    /// assert_eq!((p.block_m(), p.a_tma.box_dims()), (64, [64, 64]));
+    /// assert_eq!(Sm90Plan::new(256, 256, 64, InType::F16, OutType::F32).unwrap().block_m(), BM);
+    /// ```
+    pub fn block_m(&self) -> i64 {
+        Self::block_m_of(&self.options)
+    }
+
+    fn block_m_of(options: &Sm90Options) -> i64 {
+        if options.pingpong { 64 } else { BM }
     }
 
     /// k-tiles (64 wide; the last one zero-filled past K by TMA).
@@ -1306,7 +1354,7 @@ impl Sm90Plan {
     /// assert_eq!((p.tiles(), p.cluster_tiles()), (3 * 2, 2 * 2)); // 3 M-tiles: 2 clusters
     /// ```
     pub fn cluster_tiles(&self) -> i64 {
-        ceil_div(ceil_div(self.m, BM), self.options.cluster) * ceil_div(self.n, BN)
+        ceil_div(ceil_div(self.m, self.block_m()), self.options.cluster) * ceil_div(self.n, BN)
     }
 
     /// Dynamic shared memory: the stages, the epilogue buffers, 1 KiB to align them to the
@@ -1333,14 +1381,23 @@ impl Sm90Plan {
     }
 
     /// Epilogue buffers per consumer: 2 with 4 stages, 4 with 3 (where the shared memory of
-    /// the fourth stage holds them).
+    /// the fourth stage holds them) or with ping-pong consumers (whose stages are 8 KiB
+    /// smaller).
     ///
     /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Options, Sm90Plan};
     /// assert_eq!(Sm90Plan::new(8, 8, 8, InType::F16, OutType::F32).unwrap().c_bufs(), 2);
+    /// let pp = Sm90Options { pingpong: true, ..Sm90Options::default() };
+    /// let p = Sm90Plan::with_options(8, 8, 8, InType::F16, OutType::F32, pp).unwrap();
+    /// assert_eq!((p.c_bufs(), p.smem_bytes()), (4, 4 * 40960 + 8 * 8192 + 1024 + 64));
+    /// assert!(p.smem_bytes() <= 227 * 1024);
     /// ```
     pub fn c_bufs(&self) -> i64 {
-        if self.options.stages == 3 { 4 } else { 2 }
+        if self.options.stages == 3 || self.options.pingpong {
+            4
+        } else {
+            2
+        }
     }
 
     /// Bytes of one epilogue buffer (64 rows of 128 bytes; 0 for the direct epilogue). Each
@@ -1469,10 +1526,22 @@ impl Sm90Plan {
     /// ```
     pub fn kernel(&self) -> GpuResult<Kernel> {
         let header = format!(
-            "Hopper GEMM C = A * B^T, {} in, {} out, {} x {} x {}, tile {BM} x {BN} x {BK}, {} \
-             stages: generated by tessel-kernels.",
-            self.input, self.output, self.m, self.n, self.k, self.options.stages
+            "Hopper GEMM C = A * B^T, {} in, {} out, {} x {} x {}, tile {} x {BN} x {BK}, {} \
+             stages{}: generated by tessel-kernels.",
+            self.input,
+            self.output,
+            self.m,
+            self.n,
+            self.k,
+            self.block_m(),
+            self.options.stages,
+            if self.options.pingpong {
+                ", ping-pong consumers"
+            } else {
+                ""
+            }
         );
+        let pingpong = self.options.pingpong;
         let out = match self.output {
             OutType::F32 => CType::F32,
             OutType::F16 | OutType::BF16 => CType::B16,
@@ -1506,7 +1575,7 @@ impl Sm90Plan {
             .long("N", self.n)
             .int("TILES", self.cluster_tiles())
             .int("CLUSTER", self.options.cluster)
-            .int("BM", BM)
+            .int("BM", self.block_m())
             .int("B_ROWS", BN / self.options.cluster)
             .int("B_BOX_BYTES", self.b_tma.box_bytes())
             .int("KT", self.k_tiles())
@@ -1516,9 +1585,14 @@ impl Sm90Plan {
             .int("A_STAGE_BYTES", self.a_tma.box_bytes())
             .int("B_STAGE_BYTES", self.b_stage_bytes())
             .int("TX_BYTES", self.stage_bytes())
-            .int("A_WG_BYTES", Self::A_WG_BYTES)
+            .int("A_WG_BYTES", if pingpong { 0 } else { Self::A_WG_BYTES })
             .int("K_STEP_BYTES", Self::K_STEP_BYTES)
-            .int("EMPTY_ARRIVALS", CONSUMERS * 4 * self.options.cluster)
+            .int(
+                "EMPTY_ARRIVALS",
+                if pingpong { 1 } else { CONSUMERS } * 4 * self.options.cluster,
+            )
+            .int("PINGPONG", i64::from(pingpong))
+            .int("C_ROW", if pingpong { 0 } else { 64 })
             .int("PRODUCER_REGS", PRODUCER_REGS)
             .int("CONSUMER_REGS", CONSUMER_REGS)
             .int("ACC", self.c_frag.mode(1)?.size())
