@@ -7,6 +7,9 @@
 //                      of every k-tile into a ring of k::STAGES stages (full/empty mbarriers)
 //   warpgroups 1, 2    consumers: rows 64 c .. 64 c + 63 of the 128 x 256 block tile each, four
 //                      wgmma m64n256k16 per stage, accumulators in registers, then the epilogue
+//   k::LEAN_DESC       1: the wgmma descriptors' low words by 32-bit adds from per-consumer
+//                      bases (one add per k-step) instead of a 64-bit OR of the masked address
+//   TESSEL_SM90_WAIT_HINT  > 0: mbarrier try_wait with that suspend-time hint (nanoseconds)
 //   k::PINGPONG        1: block tiles of 64 x 256 (k::BM = 64, A boxes of 64 rows), taken by
 //                      the consumers in turn (tiles c, c + 2, ... of the block); main loops
 //                      alternate (named barriers 4 + c), epilogues overlap the other's main
@@ -202,6 +205,9 @@
       if (c == 1) dev::sm90::bar_sync(3, 256);
     }
     unit_t dp = (unit_t)first, tile = 0;
+    // The descriptors' low words at stage 0 (k::LEAN_DESC): DESC_* low word + address >> 4.
+    const b32 desc_a_lo = (b32)k::DESC_A + ((sA + c * k::A_WG_BYTES) >> 4);
+    const b32 desc_b_lo = (b32)k::DESC_B + (sB >> 4);
     // Ping-pong (k::PINGPONG): consumer c computes the block's tiles c, c + 2, ...; between
     // two of them the ring passes the other consumer's KT k-tiles, which this one skips.
     auto skip_tile = [&]() {

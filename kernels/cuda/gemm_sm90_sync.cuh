@@ -24,10 +24,23 @@ struct sm90 {
   static __device__ __forceinline__ void arrive(b32 bar) {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
   }
-  // Waits until the phase of parity `parity` has completed.
+  // Waits until the phase of parity `parity` has completed. With TESSEL_SM90_WAIT_HINT > 0,
+  // each try_wait may suspend the thread up to that many nanoseconds (PTX ISA, mbarrier
+  // try_wait's suspendTimeHint) instead of the system's default limit.
   static __device__ __forceinline__ void wait(b32 bar, b32 parity) {
     b32 done = 0;
     do {
+#if TESSEL_SM90_WAIT_HINT > 0
+      asm volatile(
+          "{\n"
+          ".reg .pred p;\n"
+          "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2, %3;\n"
+          "selp.b32 %0, 1, 0, p;\n"
+          "}\n"
+          : "=r"(done)
+          : "r"(bar), "r"(parity), "n"(TESSEL_SM90_WAIT_HINT)
+          : "memory");
+#else
       asm volatile(
           "{\n"
           ".reg .pred p;\n"
@@ -37,6 +50,7 @@ struct sm90 {
           : "=r"(done)
           : "r"(bar), "r"(parity)
           : "memory");
+#endif
     } while (done == 0);
   }
   // The box of `map` at coordinates (c0 innermost, c1) into shared memory at `dst`, completing
@@ -74,6 +88,13 @@ struct sm90 {
   template <int N> static __device__ __forceinline__ void pin(float* r) {
 #pragma unroll
     for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
+  }
+  // A wgmma descriptor from its two 32-bit words (lo: start address >> 4 and LBO; hi: SBO,
+  // base offset and swizzle mode).
+  static __device__ __forceinline__ uint64_t desc(b32 lo, b32 hi) {
+    uint64_t d;
+    asm("mov.b64 %0, {%1, %2};\n" : "=l"(d) : "r"(lo), "r"(hi));
+    return d;
   }
   // One output element (OUT: 0 fp32, 1 fp16, 2 bf16, round to nearest even).
   template <int OUT> static __device__ __forceinline__ b32 bits(float x) {

@@ -35,12 +35,23 @@
         dev::sm90::mma_fence();
         const b32 a0 = sA + s * k::A_STAGE_BYTES + c * k::A_WG_BYTES;
         const b32 b0 = sB + s * k::B_STAGE_BYTES;
+        // k::LEAN_DESC: the descriptors' low words as one add per k-step onto the stage's
+        // (every operand's address >> 4 is below 2^14, checked on the host: the start field
+        // never carries into the LBO).
+        const b32 a_lo = desc_a_lo + s * (k::A_STAGE_BYTES >> 4);
+        const b32 b_lo = desc_b_lo + s * (k::B_STAGE_BYTES >> 4);
 #pragma unroll
         for (int kb = 0; kb < k::KB; ++kb) {
           const uint64_t da =
-              (uint64_t)k::DESC_A | (uint64_t)(((a0 + kb * k::K_STEP_BYTES) >> 4) & 0x3FFFu);
+              k::LEAN_DESC
+                  ? dev::sm90::desc(a_lo + kb * (k::K_STEP_BYTES >> 4), (b32)(k::DESC_A >> 32))
+                  : (uint64_t)k::DESC_A |
+                        (uint64_t)(((a0 + kb * k::K_STEP_BYTES) >> 4) & 0x3FFFu);
           const uint64_t db =
-              (uint64_t)k::DESC_B | (uint64_t)(((b0 + kb * k::K_STEP_BYTES) >> 4) & 0x3FFFu);
+              k::LEAN_DESC
+                  ? dev::sm90::desc(b_lo + kb * (k::K_STEP_BYTES >> 4), (b32)(k::DESC_B >> 32))
+                  : (uint64_t)k::DESC_B |
+                        (uint64_t)(((b0 + kb * k::K_STEP_BYTES) >> 4) & 0x3FFFu);
           // scale_d 0 on the unit's first k-step: D = A B, the accumulators start over.
           dev::wgmma<1, 1, 0, 0>(acc, da, db, (kt > k0 || kb > 0) ? 1u : 0u);
         }

@@ -39,6 +39,8 @@ fn variants() -> Vec<Sm90Options> {
         lag: 0,
         stream_k: false,
         pingpong: false,
+        lean_desc: false,
+        wait_hint: false,
     };
     let mut v = vec![d, base];
     // The shared-memory epilogue: pair order, barriers per chunk, stages and buffers.
@@ -115,6 +117,21 @@ fn variants() -> Vec<Sm90Options> {
             raster_group,
             cluster,
             pingpong: true,
+            ..base
+        });
+    }
+    // Fewer instructions per k-tile and per wait, alone, together and with clusters of two.
+    for (lean_desc, wait_hint, cluster) in [
+        (true, false, 1),
+        (false, true, 1),
+        (true, true, 1),
+        (true, false, 2),
+        (true, true, 2),
+    ] {
+        v.push(Sm90Options {
+            lean_desc,
+            wait_hint,
+            cluster,
             ..base
         });
     }

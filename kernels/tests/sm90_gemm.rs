@@ -578,6 +578,16 @@ fn gpu_variants() {
         Sm90Options { l2_hint: 1, ..d },
         Sm90Options { l2_hint: 2, ..d },
         Sm90Options { lag: 2, ..d },
+        Sm90Options {
+            lean_desc: true,
+            wait_hint: true,
+            ..d
+        },
+        Sm90Options {
+            lean_desc: true,
+            cluster: 2,
+            ..d
+        },
     ] {
         for output in [OutType::F32, OutType::BF16] {
             gpu_variant(

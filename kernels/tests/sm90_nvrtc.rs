@@ -139,6 +139,11 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
             lag: 3,
             ..Sm90Options::default()
         },
+        Sm90Options {
+            lean_desc: true,
+            wait_hint: true,
+            ..Sm90Options::default()
+        },
     ] {
         let plan =
             Sm90Plan::with_options(1000, 1000, 1000, InType::F16, OutType::F32, opts).unwrap();
@@ -160,6 +165,15 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
             ] {
                 assert!(ptx.contains(op), "{name}: no {op}");
             }
+        }
+        if opts.wait_hint {
+            // The suspend-time hint is the try_wait's fourth operand.
+            let hint = format!(", {};", tessel_kernels::hopper::WAIT_HINT_NS);
+            assert!(
+                ptx.lines()
+                    .any(|l| l.contains("mbarrier.try_wait.parity") && l.contains(&hint)),
+                "{name}: no try_wait with the hint"
+            );
         }
         assert!(!ptx.contains(".local"), "{name} uses local memory");
         let (_, log) = cubin_and_log(kernel.source(), &name, Arch::SM90A);

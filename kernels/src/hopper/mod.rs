@@ -362,6 +362,8 @@ impl std::str::FromStr for Epilogue {
 ///     lag: 2,
 ///     stream_k: false,
 ///     pingpong: false,
+///     lean_desc: false,
+///     wait_hint: false,
 /// };
 /// assert_eq!(o.tag(), "_direct_g4_np_c2_seq_b1_s3_ws_h1_l2");
 /// assert_eq!(o.to_string(), "direct g4 non-persistent c2 seq b1 s3 ws h1 l2");
@@ -369,6 +371,8 @@ impl std::str::FromStr for Epilogue {
 /// assert_eq!((sk.tag().as_str(), sk.to_string().ends_with(" sk")), ("_sk", true));
 /// let pp = Sm90Options { pingpong: true, ..Sm90Options::default() };
 /// assert_eq!((pp.tag().as_str(), pp.to_string().ends_with(" pp")), ("_pp", true));
+/// let lw = Sm90Options { lean_desc: true, wait_hint: true, ..Sm90Options::default() };
+/// assert_eq!(lw.tag(), "_ld_wh");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Sm90Options {
@@ -425,7 +429,22 @@ pub struct Sm90Options {
     /// 64 rows of A (40 KiB) and each consumer has 4 epilogue buffers. Needs `persistent`,
     /// no stream-K and no lag.
     pub pingpong: bool,
+    /// The wgmma descriptors' low words by one 32-bit add per k-step from a per-consumer base
+    /// (the start field never carries: every shared address is below 2^18, checked), instead
+    /// of a 64-bit OR of each masked address: fewer instructions per k-tile.
+    pub lean_desc: bool,
+    /// `mbarrier.try_wait` with a suspend-time hint of [`WAIT_HINT_NS`] (PTX ISA), so that a
+    /// waiting thread may sleep until the phase completes rather than the system's default
+    /// limit: fewer spin iterations.
+    pub wait_hint: bool,
 }
+
+/// The suspend-time hint of [`Sm90Options::wait_hint`], in nanoseconds.
+///
+/// ```
+/// assert_eq!(tessel_kernels::hopper::WAIT_HINT_NS, 1_000_000);
+/// ```
+pub const WAIT_HINT_NS: i64 = 1_000_000;
 
 impl Default for Sm90Options {
     fn default() -> Sm90Options {
@@ -442,6 +461,8 @@ impl Default for Sm90Options {
             lag: 0,
             stream_k: false,
             pingpong: false,
+            lean_desc: false,
+            wait_hint: false,
         }
     }
 }
@@ -493,6 +514,12 @@ impl Sm90Options {
         if self.pingpong != d.pingpong {
             s += if self.pingpong { "_pp" } else { "_coop" };
         }
+        if self.lean_desc != d.lean_desc {
+            s += if self.lean_desc { "_ld" } else { "_od" };
+        }
+        if self.wait_hint != d.wait_hint {
+            s += if self.wait_hint { "_wh" } else { "_nwh" };
+        }
         s
     }
 }
@@ -501,7 +528,7 @@ impl fmt::Display for Sm90Options {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} g{} {} c{} {} b{} s{}{} h{} l{}{}{}",
+            "{} g{} {} c{} {} b{} s{}{} h{} l{}{}{}{}{}",
             self.epilogue,
             self.raster_group,
             if self.persistent {
@@ -517,7 +544,9 @@ impl fmt::Display for Sm90Options {
             self.l2_hint,
             self.lag,
             if self.stream_k { " sk" } else { "" },
-            if self.pingpong { " pp" } else { "" }
+            if self.pingpong { " pp" } else { "" },
+            if self.lean_desc { " ld" } else { "" },
+            if self.wait_hint { " wh" } else { "" }
         )
     }
 }
@@ -1550,10 +1579,24 @@ impl Sm90Plan {
         let tma_store = self.epilogue == Epilogue::TmaStore;
         let stream_k = self.options.stream_k;
         let sync = format!(
-            "#define TESSEL_SM90_TMA_STORE {}\n#define TESSEL_SM90_STREAM_K {}\n{SYNC}",
+            "#define TESSEL_SM90_TMA_STORE {}\n#define TESSEL_SM90_STREAM_K {}\n\
+             #define TESSEL_SM90_WAIT_HINT {}\n{SYNC}",
             i64::from(tma_store),
-            i64::from(stream_k)
+            i64::from(stream_k),
+            if self.options.wait_hint {
+                WAIT_HINT_NS
+            } else {
+                0
+            }
         );
+        // The lean descriptors add k-steps to the start field (address >> 4, 14 bits): every
+        // shared address (after the 1 KiB the driver reserves per block) must stay below 2^18.
+        if self.options.lean_desc && self.smem_bytes() + 1024 >= 1 << 18 {
+            return Err(GpuError::InvalidArgument(format!(
+                "Hopper GEMM: lean descriptors need shared addresses below 2^18, {} bytes has more",
+                self.smem_bytes()
+            )));
+        }
         let cols = Self::c_cols(self.output);
         let phases: &[i64] = if stream_k { &[0, 1] } else { &[0] };
         let loops: String = phases
@@ -1592,6 +1635,7 @@ impl Sm90Plan {
                 if pingpong { 1 } else { CONSUMERS } * 4 * self.options.cluster,
             )
             .int("PINGPONG", i64::from(pingpong))
+            .int("LEAN_DESC", i64::from(self.options.lean_desc))
             .int("C_ROW", if pingpong { 0 } else { 64 })
             .int("PRODUCER_REGS", PRODUCER_REGS)
             .int("CONSUMER_REGS", CONSUMER_REGS)
