@@ -10,6 +10,8 @@
 //   k::LEAN_DESC       1: the wgmma descriptors' low words by 32-bit adds from per-consumer
 //                      bases (one add per k-step) instead of a 64-bit OR of the masked address
 //   TESSEL_SM90_WAIT_HINT  > 0: mbarrier try_wait with that suspend-time hint (nanoseconds)
+//   k::PREFETCH        k-tiles by which the producer's L2 prefetches (TMA prefetch of the
+//                      same boxes) run ahead of its loads; 0: none
 //   k::PINGPONG        1: block tiles of 64 x 256 (k::BM = 64, A boxes of 64 rows), taken by
 //                      the consumers in turn (tiles c, c + 2, ... of the block); main loops
 //                      alternate (named barriers 4 + c), epilogues overlap the other's main
@@ -138,6 +140,25 @@
       b32 phase = 0;
       unit_t dp = (unit_t)first, it = sk_first, tile = 0;
       int k0 = 0, k1 = 0;
+      // k::PREFETCH > 0 (whole tiles only): the k-tile PREFETCH loads ahead of this one in
+      // the block's order (the j-th of its tiles holds k-tiles j * KT ..) is prefetched into
+      // L2 as this one is loaded; the first PREFETCH ones before the loop.
+      long long pos = 0;
+      auto prefetch = [&](long long p) {
+        const long long j = p / k::KT;
+        const long long t = (long long)first + j * step;
+        if (t < (long long)dp_tiles) {
+          const long long pidx = layout::raster(t);
+          const int pk = (int)(p - j * k::KT) * k::BK;
+          dev::sm90::tma_prefetch(&tmap_a, pk, (int)layout::tile_m0(pidx) + (int)rank * k::BM);
+          dev::sm90::tma_prefetch(&tmap_b, pk, (int)layout::tile_n0(pidx) +
+                                                   (k::CLUSTER > 1 ? (int)rank * k::B_ROWS : 0));
+        }
+      };
+      if constexpr (k::PREFETCH > 0) {
+#pragma unroll 1
+        for (long long p = 0; p < k::PREFETCH; ++p) prefetch(p);
+      }
 #pragma unroll 1
       while (next_unit(dp, it, tile, k0, k1)) {
         const long long idx = layout::raster(tile);
@@ -145,6 +166,7 @@
         const int n0 = (int)layout::tile_n0(idx);
 #pragma unroll 1
         for (int kt = k0; kt < k1; ++kt) {
+          if constexpr (k::PREFETCH > 0) prefetch(pos++ + k::PREFETCH);
           // A fresh barrier counts as having completed the phase before its first: the first
           // pass over the ring does not wait.
           dev::sm90::wait(bars + 8 * (k::STAGES + s), phase ^ 1u);

@@ -66,6 +66,15 @@ struct sm90 {
   static __device__ __forceinline__ void prefetch_map(const tessel_tensor_map* map) {
     asm volatile("prefetch.tensormap [%0];\n" ::"l"((unsigned long long)map) : "memory");
   }
+  // Prefetches the box of `map` at coordinates (c0 innermost, c1) into L2 (no shared memory,
+  // no barrier; PTX ISA cp.async.bulk.prefetch.tensor).
+  static __device__ __forceinline__ void tma_prefetch(const tessel_tensor_map* map, int c0,
+                                                      int c1) {
+    asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];\n" ::"l"(
+                     (unsigned long long)map),
+                 "r"(c0), "r"(c1)
+                 : "memory");
+  }
   // Warpgroup register budgets (the kernel's __launch_bounds__(384, 1) caps them at entry).
   template <int N> static __device__ __forceinline__ void regs_dec() {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));

@@ -39,8 +39,9 @@ fn variants() -> Vec<Sm90Options> {
         lag: 0,
         stream_k: false,
         pingpong: false,
-        lean_desc: false,
+        lean_desc: true,
         wait_hint: false,
+        prefetch: 0,
     };
     let mut v = vec![d, base];
     // The shared-memory epilogue: pair order, barriers per chunk, stages and buffers.
@@ -120,17 +121,19 @@ fn variants() -> Vec<Sm90Options> {
             ..base
         });
     }
-    // Fewer instructions per k-tile and per wait, alone, together and with clusters of two.
-    for (lean_desc, wait_hint, cluster) in [
-        (true, false, 1),
-        (false, true, 1),
-        (true, true, 1),
-        (true, false, 2),
-        (true, true, 2),
+    // The previous descriptor arithmetic, the try_wait hint, L2 prefetch distances, clusters.
+    for (lean_desc, wait_hint, prefetch, cluster) in [
+        (false, false, 0, 1),
+        (true, true, 0, 1),
+        (true, false, 2, 1),
+        (true, false, 4, 1),
+        (true, false, 8, 1),
+        (true, false, 4, 2),
     ] {
         v.push(Sm90Options {
             lean_desc,
             wait_hint,
+            prefetch,
             cluster,
             ..base
         });

@@ -579,12 +579,16 @@ fn gpu_variants() {
         Sm90Options { l2_hint: 2, ..d },
         Sm90Options { lag: 2, ..d },
         Sm90Options {
-            lean_desc: true,
-            wait_hint: true,
+            lean_desc: false,
             ..d
         },
         Sm90Options {
-            lean_desc: true,
+            wait_hint: true,
+            prefetch: 4,
+            ..d
+        },
+        Sm90Options {
+            prefetch: 16,
             cluster: 2,
             ..d
         },

@@ -140,8 +140,13 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
             ..Sm90Options::default()
         },
         Sm90Options {
-            lean_desc: true,
+            lean_desc: false,
             wait_hint: true,
+            ..Sm90Options::default()
+        },
+        Sm90Options {
+            prefetch: 4,
+            cluster: 2,
             ..Sm90Options::default()
         },
     ] {
@@ -165,6 +170,12 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
             ] {
                 assert!(ptx.contains(op), "{name}: no {op}");
             }
+        }
+        if opts.prefetch > 0 {
+            let op = "cp.async.bulk.prefetch.tensor.2d.L2.global.tile";
+            assert!(ptx.contains(op), "{name}: no {op}");
+        } else {
+            assert!(!ptx.contains("prefetch.tensor."), "{name}: prefetches");
         }
         if opts.wait_hint {
             // The suspend-time hint is the try_wait's fourth operand.

@@ -362,8 +362,9 @@ impl std::str::FromStr for Epilogue {
 ///     lag: 2,
 ///     stream_k: false,
 ///     pingpong: false,
-///     lean_desc: false,
+///     lean_desc: true,
 ///     wait_hint: false,
+///     prefetch: 0,
 /// };
 /// assert_eq!(o.tag(), "_direct_g4_np_c2_seq_b1_s3_ws_h1_l2");
 /// assert_eq!(o.to_string(), "direct g4 non-persistent c2 seq b1 s3 ws h1 l2");
@@ -371,8 +372,8 @@ impl std::str::FromStr for Epilogue {
 /// assert_eq!((sk.tag().as_str(), sk.to_string().ends_with(" sk")), ("_sk", true));
 /// let pp = Sm90Options { pingpong: true, ..Sm90Options::default() };
 /// assert_eq!((pp.tag().as_str(), pp.to_string().ends_with(" pp")), ("_pp", true));
-/// let lw = Sm90Options { lean_desc: true, wait_hint: true, ..Sm90Options::default() };
-/// assert_eq!(lw.tag(), "_ld_wh");
+/// let lw = Sm90Options { lean_desc: false, wait_hint: true, prefetch: 4, ..Sm90Options::default() };
+/// assert_eq!(lw.tag(), "_od_wh_pf4");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Sm90Options {
@@ -431,12 +432,18 @@ pub struct Sm90Options {
     pub pingpong: bool,
     /// The wgmma descriptors' low words by one 32-bit add per k-step from a per-consumer base
     /// (the start field never carries: every shared address is below 2^18, checked), instead
-    /// of a 64-bit OR of each masked address: fewer instructions per k-tile.
+    /// of a 64-bit OR of each masked address: fewer instructions per k-tile (53 instead of 74
+    /// in the SASS of the main loop; the default, faster in every type pair at 4096^3 and
+    /// 8192^3, docs/performance.md).
     pub lean_desc: bool,
     /// `mbarrier.try_wait` with a suspend-time hint of [`WAIT_HINT_NS`] (PTX ISA), so that a
     /// waiting thread may sleep until the phase completes rather than the system's default
     /// limit: fewer spin iterations.
     pub wait_hint: bool,
+    /// The producer also prefetches into L2 (`cp.async.bulk.prefetch.tensor`) the A and B
+    /// boxes of the k-tile this many loads ahead of each load, across the block's tiles
+    /// (0 ..= 16; 0: none). Needs whole tiles (no stream-K).
+    pub prefetch: i64,
 }
 
 /// The suspend-time hint of [`Sm90Options::wait_hint`], in nanoseconds.
@@ -461,8 +468,9 @@ impl Default for Sm90Options {
             lag: 0,
             stream_k: false,
             pingpong: false,
-            lean_desc: false,
+            lean_desc: true,
             wait_hint: false,
+            prefetch: 0,
         }
     }
 }
@@ -520,6 +528,9 @@ impl Sm90Options {
         if self.wait_hint != d.wait_hint {
             s += if self.wait_hint { "_wh" } else { "_nwh" };
         }
+        if self.prefetch != d.prefetch {
+            s += &format!("_pf{}", self.prefetch);
+        }
         s
     }
 }
@@ -528,7 +539,7 @@ impl fmt::Display for Sm90Options {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} g{} {} c{} {} b{} s{}{} h{} l{}{}{}{}{}",
+            "{} g{} {} c{} {} b{} s{}{} h{} l{}{}{}{}{}{}",
             self.epilogue,
             self.raster_group,
             if self.persistent {
@@ -545,8 +556,13 @@ impl fmt::Display for Sm90Options {
             self.lag,
             if self.stream_k { " sk" } else { "" },
             if self.pingpong { " pp" } else { "" },
-            if self.lean_desc { " ld" } else { "" },
-            if self.wait_hint { " wh" } else { "" }
+            if self.lean_desc { "" } else { " od" },
+            if self.wait_hint { " wh" } else { "" },
+            if self.prefetch > 0 {
+                format!(" pf{}", self.prefetch)
+            } else {
+                String::new()
+            }
         )
     }
 }
@@ -767,6 +783,12 @@ impl Sm90Plan {
             return Err(GpuError::InvalidArgument(format!(
                 "Hopper GEMM: ping-pong consumers need a persistent grid without stream-K or lag \
                  (given {options})"
+            )));
+        }
+        if !(0..=16).contains(&options.prefetch) || (options.prefetch > 0 && options.stream_k) {
+            return Err(GpuError::InvalidArgument(format!(
+                "Hopper GEMM: L2 prefetch of {} k-tiles (0 ..= 16, without stream-K)",
+                options.prefetch
             )));
         }
         if !(0..=2).contains(&options.l2_hint) {
@@ -1636,6 +1658,7 @@ impl Sm90Plan {
             )
             .int("PINGPONG", i64::from(pingpong))
             .int("LEAN_DESC", i64::from(self.options.lean_desc))
+            .int("PREFETCH", self.options.prefetch)
             .int("C_ROW", if pingpong { 0 } else { 64 })
             .int("PRODUCER_REGS", PRODUCER_REGS)
             .int("CONSUMER_REGS", CONSUMER_REGS)
