@@ -12,6 +12,8 @@
 //   TESSEL_SM90_WAIT_HINT  > 0: mbarrier try_wait with that suspend-time hint (nanoseconds)
 //   k::PREFETCH        k-tiles by which the producer's L2 prefetches (TMA prefetch of the
 //                      same boxes) run ahead of its loads; 0: none
+//   //@CONSUMER .. //@CONSUMER_END  the consumer's body; Sm90Options::uniform_consumer writes
+//                      it once per consumer with c a constant (hopper::Sm90Plan::kernel)
 //   k::PINGPONG        1: block tiles of 64 x 256 (k::BM = 64, A boxes of 64 rows), taken by
 //                      the consumers in turn (tiles c, c + 2, ... of the block); main loops
 //                      alternate (named barriers 4 + c), epilogues overlap the other's main
@@ -197,6 +199,10 @@
     }
   } else {
     dev::sm90::regs_inc<k::CONSUMER_REGS>();
+    // The consumer's body, up to //@CONSUMER_END; with uniform_consumer, hopper::Sm90Plan::kernel
+    // writes it twice, under `if (wg == 1)` with c = 0 and else with c = 1, so that every
+    // address that depends on c is a constant offset.
+    //@CONSUMER
     const int c = wg - 1;
     auto release = [](b32 bar) {
       if constexpr (k::CLUSTER > 1) {
@@ -258,6 +264,7 @@
     // (Per-warp stores: lane 0 of every warp issued some.)
     if (k::C_WARP ? t % 32 == 0 : t == 0) dev::sm90::store_wait<0>();
 #endif
+    //@CONSUMER_END
   }
   // No block leaves while another block of its cluster may still arrive on its barriers. The
   // producer warp's idle lanes wait for its issuing lane first (the warp reaches the cluster

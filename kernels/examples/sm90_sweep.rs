@@ -42,6 +42,7 @@ fn variants() -> Vec<Sm90Options> {
         lean_desc: true,
         wait_hint: false,
         prefetch: 0,
+        uniform_consumer: false,
     };
     let mut v = vec![d, base];
     // The shared-memory epilogue: pair order, barriers per chunk, stages and buffers.
@@ -135,6 +136,14 @@ fn variants() -> Vec<Sm90Options> {
             wait_hint,
             prefetch,
             cluster,
+            ..base
+        });
+    }
+    // The consumer's code once per consumer index, alone and with the previous descriptors.
+    for lean_desc in [true, false] {
+        v.push(Sm90Options {
+            uniform_consumer: true,
+            lean_desc,
             ..base
         });
     }

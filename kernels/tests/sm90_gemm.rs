@@ -592,6 +592,15 @@ fn gpu_variants() {
             cluster: 2,
             ..d
         },
+        Sm90Options {
+            uniform_consumer: true,
+            ..d
+        },
+        Sm90Options {
+            uniform_consumer: true,
+            pingpong: true,
+            ..d
+        },
     ] {
         for output in [OutType::F32, OutType::BF16] {
             gpu_variant(

@@ -149,6 +149,15 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
             cluster: 2,
             ..Sm90Options::default()
         },
+        Sm90Options {
+            uniform_consumer: true,
+            ..Sm90Options::default()
+        },
+        Sm90Options {
+            uniform_consumer: true,
+            pingpong: true,
+            ..Sm90Options::default()
+        },
     ] {
         let plan =
             Sm90Plan::with_options(1000, 1000, 1000, InType::F16, OutType::F32, opts).unwrap();
@@ -158,6 +167,7 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
         let wait = match (opts.chunk_barriers, opts.stages) {
             (1, _) => "cp.async.bulk.wait_group.read 0",
             (_, 3) => "cp.async.bulk.wait_group.read 3",
+            _ if opts.pingpong => "cp.async.bulk.wait_group.read 3",
             _ => "cp.async.bulk.wait_group.read 1",
         };
         assert!(ptx.contains(wait), "{name}: no {wait}");

@@ -365,6 +365,7 @@ impl std::str::FromStr for Epilogue {
 ///     lean_desc: true,
 ///     wait_hint: false,
 ///     prefetch: 0,
+///     uniform_consumer: false,
 /// };
 /// assert_eq!(o.tag(), "_direct_g4_np_c2_seq_b1_s3_ws_h1_l2");
 /// assert_eq!(o.to_string(), "direct g4 non-persistent c2 seq b1 s3 ws h1 l2");
@@ -444,6 +445,10 @@ pub struct Sm90Options {
     /// boxes of the k-tile this many loads ahead of each load, across the block's tiles
     /// (0 ..= 16; 0: none). Needs whole tiles (no stream-K).
     pub prefetch: i64,
+    /// The consumers' code written once per consumer, with its index a constant (addresses
+    /// that depend on it become constant offsets in the uniform datapath): fewer instructions
+    /// per k-tile, twice the consumer code.
+    pub uniform_consumer: bool,
 }
 
 /// The suspend-time hint of [`Sm90Options::wait_hint`], in nanoseconds.
@@ -471,6 +476,7 @@ impl Default for Sm90Options {
             lean_desc: true,
             wait_hint: false,
             prefetch: 0,
+            uniform_consumer: false,
         }
     }
 }
@@ -531,6 +537,9 @@ impl Sm90Options {
         if self.prefetch != d.prefetch {
             s += &format!("_pf{}", self.prefetch);
         }
+        if self.uniform_consumer != d.uniform_consumer {
+            s += if self.uniform_consumer { "_uc" } else { "_vc" };
+        }
         s
     }
 }
@@ -539,7 +548,7 @@ impl fmt::Display for Sm90Options {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} g{} {} c{} {} b{} s{}{} h{} l{}{}{}{}{}{}",
+            "{} g{} {} c{} {} b{} s{}{} h{} l{}{}{}{}{}{}{}",
             self.epilogue,
             self.raster_group,
             if self.persistent {
@@ -562,7 +571,8 @@ impl fmt::Display for Sm90Options {
                 format!(" pf{}", self.prefetch)
             } else {
                 String::new()
-            }
+            },
+            if self.uniform_consumer { " uc" } else { "" }
         )
     }
 }
@@ -964,6 +974,34 @@ impl Sm90Plan {
         (plan.c_flip, plan.c_flip_xor) = plan.choose_c_flip()?;
         plan.check_c_chunks()?;
         Ok(plan)
+    }
+
+    /// The body with the consumer's code (between `//@CONSUMER` and `//@CONSUMER_END`, which
+    /// starts with `const int c = wg - 1;`) written once for each consumer with `c` a
+    /// constant ([`Sm90Options::uniform_consumer`]).
+    fn consumer_per_index(body: &str) -> GpuResult<String> {
+        let (begin, end, first) = (
+            "    //@CONSUMER\n",
+            "    //@CONSUMER_END\n",
+            "    const int c = wg - 1;\n",
+        );
+        let missing = || {
+            GpuError::InvalidArgument(
+                "the Hopper GEMM body has no //@CONSUMER .. //@CONSUMER_END region starting with \
+                 the consumer index"
+                    .into(),
+            )
+        };
+        let i = body.find(begin).ok_or_else(missing)?;
+        let j = body[i..].find(end).ok_or_else(missing)? + i;
+        let region = &body[i + begin.len()..j];
+        let rest = region.strip_prefix(first).ok_or_else(missing)?;
+        Ok(format!(
+            "{}    if (wg == 1) {{\n    const int c = 0;\n{rest}    }} else {{\n    const int c = 1;\n\
+             {rest}    }}\n{}",
+            &body[..i],
+            &body[j + end.len()..]
+        ))
     }
 
     /// The TMA store of the epilogue's chunks (box `C_COLS x rows` of C, 128B swizzle, proven
@@ -1633,6 +1671,11 @@ impl Sm90Plan {
                 "the Hopper GEMM body has no //@UNITS line for the unit loop".into(),
             ));
         }
+        let body = if self.options.uniform_consumer {
+            Self::consumer_per_index(&body)?
+        } else {
+            body
+        };
         let mut b = KernelBuilder::new(&self.kernel_name(), &body)
             .comment(&header)
             .alias("TC", out)
