@@ -12,6 +12,8 @@
 //   TESSEL_SM90_WAIT_HINT  > 0: mbarrier try_wait with that suspend-time hint (nanoseconds)
 //   k::PREFETCH        k-tiles by which the producer's L2 prefetches (TMA prefetch of the
 //                      same boxes) run ahead of its loads; 0: none
+//   TESSEL_SM90_KUNROLL    the consumers' k-tile loop unrolled by STAGES (each copy at a
+//                      constant stage) where every tile's k-tiles are a multiple of it; else 1
 //   //@CONSUMER .. //@CONSUMER_END  the consumer's body; Sm90Options::uniform_consumer writes
 //                      it once per consumer with c a constant (hopper::Sm90Plan::kernel)
 //   k::PINGPONG        1: block tiles of 64 x 256 (k::BM = 64, A boxes of 64 rows), taken by

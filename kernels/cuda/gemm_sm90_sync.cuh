@@ -6,6 +6,9 @@
 // (cp.async.bulk.tensor shared::cta -> global, bulk_group commit / wait_group.read,
 // fence.proxy.async.shared::cta, named barriers). Shared-memory operands are 32-bit
 // shared::cta addresses; a tensor map is the generic address of the __grid_constant__ param.
+// `#pragma unroll N` with N a macro (TESSEL_SM90_KUNROLL: the main loop's unroll factor).
+#define TESSEL_SM90_PRAGMA(x) _Pragma(#x)
+#define TESSEL_SM90_UNROLL(n) TESSEL_SM90_PRAGMA(unroll n)
 struct sm90 {
   // An mbarrier expecting `count` arrivals per phase.
   static __device__ __forceinline__ void mbar_init(b32 bar, b32 count) {

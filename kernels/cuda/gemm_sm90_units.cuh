@@ -27,7 +27,14 @@
       // Every unit has k1 > k0 (a do-while: ptxas keeps the wgmmas asynchronous only when the
       // accumulators cannot bypass the loop).
       int kt = k0;
+#if TESSEL_SM90_SK_PHASE == 0 && TESSEL_SM90_KUNROLL > 1
+      // Whole tiles of a multiple of STAGES k-tiles start at stage 0 (they do already; saying
+      // so lets the compiler fold the stage of each unrolled copy into constants).
+      s = 0;
+      TESSEL_SM90_UNROLL(TESSEL_SM90_KUNROLL)
+#else
 #pragma unroll 1
+#endif
       do {
         dev::sm90::wait(bars + 8 * s, phase);
         tessel_sync_warp();  // the .aligned wgmma instructions need the whole warp converged

@@ -42,7 +42,8 @@ fn variants() -> Vec<Sm90Options> {
         lean_desc: true,
         wait_hint: false,
         prefetch: 0,
-        uniform_consumer: false,
+        uniform_consumer: true,
+        unroll_stages: false,
     };
     let mut v = vec![d, base];
     // The shared-memory epilogue: pair order, barriers per chunk, stages and buffers.
@@ -139,10 +140,16 @@ fn variants() -> Vec<Sm90Options> {
             ..base
         });
     }
-    // The consumer's code once per consumer index, alone and with the previous descriptors.
-    for lean_desc in [true, false] {
+    // The consumer's code once per consumer index, the k-tile loop unrolled by the stages.
+    for (uniform_consumer, unroll_stages, lean_desc) in [
+        (false, false, true),
+        (false, false, false),
+        (true, true, true),
+        (false, true, true),
+    ] {
         v.push(Sm90Options {
-            uniform_consumer: true,
+            uniform_consumer,
+            unroll_stages,
             lean_desc,
             ..base
         });

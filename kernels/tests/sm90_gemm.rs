@@ -593,12 +593,21 @@ fn gpu_variants() {
             ..d
         },
         Sm90Options {
-            uniform_consumer: true,
+            uniform_consumer: false,
             ..d
         },
         Sm90Options {
-            uniform_consumer: true,
             pingpong: true,
+            unroll_stages: true,
+            ..d
+        },
+        Sm90Options {
+            unroll_stages: true,
+            ..d
+        },
+        Sm90Options {
+            unroll_stages: true,
+            cluster: 2,
             ..d
         },
     ] {
@@ -930,8 +939,8 @@ fn pingpong() -> Sm90Options {
 
 #[test]
 fn pingpong_plan_has_64_row_tiles_one_consumer_per_stage() {
-    let plan = Sm90Plan::with_options(4096, 4096, 4096, InType::F16, OutType::F32, pingpong())
-        .unwrap();
+    let plan =
+        Sm90Plan::with_options(4096, 4096, 4096, InType::F16, OutType::F32, pingpong()).unwrap();
     // A box of 64 rows (8 KiB) and all 256 rows of B (32 KiB) per stage; 64 x 256 tiles.
     assert_eq!(plan.a_tma.box_dims(), [BK, 64]);
     assert_eq!(plan.b_tma.box_dims(), [BK, BN]);
@@ -974,10 +983,20 @@ fn pingpong_plan_has_64_row_tiles_one_consumer_per_stage() {
     ] {
         assert!(src.contains(want), "{want}");
     }
-    assert!(p2.kernel().unwrap().source().contains("EMPTY_ARRIVALS = 8 }"));
+    assert!(
+        p2.kernel()
+            .unwrap()
+            .source()
+            .contains("EMPTY_ARRIVALS = 8 }")
+    );
     let coop = Sm90Plan::new(4096, 4096, 4096, InType::F16, OutType::F32).unwrap();
     let src = coop.kernel().unwrap().source().to_string();
-    for want in ["EMPTY_ARRIVALS = 8 }", "PINGPONG = 0 }", "C_ROW = 64 }", "BM = 128 }"] {
+    for want in [
+        "EMPTY_ARRIVALS = 8 }",
+        "PINGPONG = 0 }",
+        "C_ROW = 64 }",
+        "BM = 128 }",
+    ] {
         assert!(src.contains(want), "{want}");
     }
     // Ping-pong takes whole tiles in turn: no stream-K, no lag, no one-tile grid.
@@ -986,7 +1005,10 @@ fn pingpong_plan_has_64_row_tiles_one_consumer_per_stage() {
             stream_k: true,
             ..pingpong()
         },
-        Sm90Options { lag: 1, ..pingpong() },
+        Sm90Options {
+            lag: 1,
+            ..pingpong()
+        },
         Sm90Options {
             persistent: false,
             ..pingpong()

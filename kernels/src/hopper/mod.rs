@@ -365,7 +365,8 @@ impl std::str::FromStr for Epilogue {
 ///     lean_desc: true,
 ///     wait_hint: false,
 ///     prefetch: 0,
-///     uniform_consumer: false,
+///     uniform_consumer: true,
+///     unroll_stages: false,
 /// };
 /// assert_eq!(o.tag(), "_direct_g4_np_c2_seq_b1_s3_ws_h1_l2");
 /// assert_eq!(o.to_string(), "direct g4 non-persistent c2 seq b1 s3 ws h1 l2");
@@ -447,8 +448,14 @@ pub struct Sm90Options {
     pub prefetch: i64,
     /// The consumers' code written once per consumer, with its index a constant (addresses
     /// that depend on it become constant offsets in the uniform datapath): fewer instructions
-    /// per k-tile, twice the consumer code.
+    /// per k-tile (about 45 instead of 53 in the main loop's SASS), twice the consumer code.
+    /// The default (faster at 4096^3 in every type pair, docs/performance.md).
     pub uniform_consumer: bool,
+    /// The consumers' k-tile loop unrolled by the stage count, so that each copy reads a
+    /// constant stage (barrier and descriptor addresses fold into immediates), where every
+    /// tile's k-tiles are a multiple of the stages ([`Sm90Plan::k_unroll`]; not with
+    /// stream-K).
+    pub unroll_stages: bool,
 }
 
 /// The suspend-time hint of [`Sm90Options::wait_hint`], in nanoseconds.
@@ -476,7 +483,8 @@ impl Default for Sm90Options {
             lean_desc: true,
             wait_hint: false,
             prefetch: 0,
-            uniform_consumer: false,
+            uniform_consumer: true,
+            unroll_stages: false,
         }
     }
 }
@@ -540,6 +548,9 @@ impl Sm90Options {
         if self.uniform_consumer != d.uniform_consumer {
             s += if self.uniform_consumer { "_uc" } else { "_vc" };
         }
+        if self.unroll_stages != d.unroll_stages {
+            s += if self.unroll_stages { "_us" } else { "_ur1" };
+        }
         s
     }
 }
@@ -548,7 +559,7 @@ impl fmt::Display for Sm90Options {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} g{} {} c{} {} b{} s{}{} h{} l{}{}{}{}{}{}{}",
+            "{} g{} {} c{} {} b{} s{}{} h{} l{}{}{}{}{}{}{}{}",
             self.epilogue,
             self.raster_group,
             if self.persistent {
@@ -572,7 +583,8 @@ impl fmt::Display for Sm90Options {
             } else {
                 String::new()
             },
-            if self.uniform_consumer { " uc" } else { "" }
+            if self.uniform_consumer { "" } else { " vc" },
+            if self.unroll_stages { " us" } else { "" }
         )
     }
 }
@@ -1418,6 +1430,27 @@ impl Sm90Plan {
         ceil_div(self.k, BK)
     }
 
+    /// The unroll factor of the consumers' k-tile loop: the stage count with
+    /// [`Sm90Options::unroll_stages`] where every tile's k-tiles are a multiple of it (and no
+    /// stream-K), else 1.
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Options, Sm90Plan};
+    /// let us = Sm90Options { unroll_stages: true, ..Sm90Options::default() };
+    /// let p = Sm90Plan::with_options(256, 256, 4096, InType::F16, OutType::F32, us).unwrap();
+    /// assert_eq!(p.k_unroll(), 4); // 64 k-tiles
+    /// let p = Sm90Plan::with_options(256, 256, 4104, InType::F16, OutType::F32, us).unwrap();
+    /// assert_eq!(p.k_unroll(), 1); // 65 k-tiles
+    /// ```
+    pub fn k_unroll(&self) -> i64 {
+        let stages = self.options.stages;
+        if self.options.unroll_stages && !self.options.stream_k && self.k_tiles() % stages == 0 {
+            stages
+        } else {
+            1
+        }
+    }
+
     /// Bytes one stage receives (A box + B box): the transaction count of its `full` barrier.
     ///
     /// ```
@@ -1640,14 +1673,15 @@ impl Sm90Plan {
         let stream_k = self.options.stream_k;
         let sync = format!(
             "#define TESSEL_SM90_TMA_STORE {}\n#define TESSEL_SM90_STREAM_K {}\n\
-             #define TESSEL_SM90_WAIT_HINT {}\n{SYNC}",
+             #define TESSEL_SM90_WAIT_HINT {}\n#define TESSEL_SM90_KUNROLL {}\n{SYNC}",
             i64::from(tma_store),
             i64::from(stream_k),
             if self.options.wait_hint {
                 WAIT_HINT_NS
             } else {
                 0
-            }
+            },
+            self.k_unroll()
         );
         // The lean descriptors add k-steps to the start field (address >> 4, 14 bits): every
         // shared address (after the 1 KiB the driver reserves per block) must stay below 2^18.
