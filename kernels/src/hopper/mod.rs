@@ -25,8 +25,9 @@
 //!
 //! [`Sm90Options`] selects the variant (epilogue, raster group, persistent grid, clusters of
 //! two blocks along M that multicast the shared B tile with TMA, and the shared-memory
-//! epilogue's pair order, barriers per chunk, stages, per-warp stores, L2 hints, consumer lag
-//! and a stream-K schedule for the last wave);
+//! epilogue's pair order, barriers per chunk, stages, per-warp stores, L2 hints, consumer lag,
+//! a stream-K schedule for the last wave, ping-pong consumers, the descriptor arithmetic, the
+//! consumer code per consumer index, the k-loop unrolling, a try_wait hint and L2 prefetch);
 //! `kernels/examples/sm90_sweep.rs` times them against cuBLAS in one process
 //! (docs/performance.md, "Hopper").
 //!
