@@ -7,6 +7,19 @@
 //                      of every k-tile into a ring of k::STAGES stages (full/empty mbarriers)
 //   warpgroups 1, 2    consumers: rows 64 c .. 64 c + 63 of the 128 x 256 block tile each, four
 //                      wgmma m64n256k16 per stage, accumulators in registers, then the epilogue
+//   k::LEAN_DESC       1: the wgmma descriptors' low words by 32-bit adds from per-consumer
+//                      bases (one add per k-step) instead of a 64-bit OR of the masked address
+//   TESSEL_SM90_WAIT_HINT  > 0: mbarrier try_wait with that suspend-time hint (nanoseconds)
+//   k::PREFETCH        k-tiles by which the producer's L2 prefetches (TMA prefetch of the
+//                      same boxes) run ahead of its loads; 0: none
+//   TESSEL_SM90_KUNROLL    the consumers' k-tile loop unrolled by STAGES (each copy at a
+//                      constant stage) where every tile's k-tiles are a multiple of it; else 1
+//   //@CONSUMER .. //@CONSUMER_END  the consumer's body; Sm90Options::uniform_consumer writes
+//                      it once per consumer with c a constant (hopper::Sm90Plan::kernel)
+//   k::PINGPONG        1: block tiles of 64 x 256 (k::BM = 64, A boxes of 64 rows), taken by
+//                      the consumers in turn (tiles c, c + 2, ... of the block); main loops
+//                      alternate (named barriers 4 + c), epilogues overlap the other's main
+//                      loop; k::C_ROW (64, or 0) is consumer c's row offset in the block tile
 //   layout::raster(i), tile_m0, tile_n0   tile order (grouped for L2) and tile origins
 //   layout::c_frag_crd(t, v)              the GMMA atom's C layout: (thread, value) -> m + 64 n
 //   layout::g_c_crd(r, c)                 C's row-major offsets
@@ -131,6 +144,25 @@
       b32 phase = 0;
       unit_t dp = (unit_t)first, it = sk_first, tile = 0;
       int k0 = 0, k1 = 0;
+      // k::PREFETCH > 0 (whole tiles only): the k-tile PREFETCH loads ahead of this one in
+      // the block's order (the j-th of its tiles holds k-tiles j * KT ..) is prefetched into
+      // L2 as this one is loaded; the first PREFETCH ones before the loop.
+      long long pos = 0;
+      auto prefetch = [&](long long p) {
+        const long long j = p / k::KT;
+        const long long t = (long long)first + j * step;
+        if (t < (long long)dp_tiles) {
+          const long long pidx = layout::raster(t);
+          const int pk = (int)(p - j * k::KT) * k::BK;
+          dev::sm90::tma_prefetch(&tmap_a, pk, (int)layout::tile_m0(pidx) + (int)rank * k::BM);
+          dev::sm90::tma_prefetch(&tmap_b, pk, (int)layout::tile_n0(pidx) +
+                                                   (k::CLUSTER > 1 ? (int)rank * k::B_ROWS : 0));
+        }
+      };
+      if constexpr (k::PREFETCH > 0) {
+#pragma unroll 1
+        for (long long p = 0; p < k::PREFETCH; ++p) prefetch(p);
+      }
 #pragma unroll 1
       while (next_unit(dp, it, tile, k0, k1)) {
         const long long idx = layout::raster(tile);
@@ -138,6 +170,7 @@
         const int n0 = (int)layout::tile_n0(idx);
 #pragma unroll 1
         for (int kt = k0; kt < k1; ++kt) {
+          if constexpr (k::PREFETCH > 0) prefetch(pos++ + k::PREFETCH);
           // A fresh barrier counts as having completed the phase before its first: the first
           // pass over the ring does not wait.
           dev::sm90::wait(bars + 8 * (k::STAGES + s), phase ^ 1u);
@@ -168,6 +201,10 @@
     }
   } else {
     dev::sm90::regs_inc<k::CONSUMER_REGS>();
+    // The consumer's body, up to //@CONSUMER_END; with uniform_consumer, hopper::Sm90Plan::kernel
+    // writes it twice, under `if (wg == 1)` with c = 0 and else with c = 1, so that every
+    // address that depends on c is a constant offset.
+    //@CONSUMER
     const int c = wg - 1;
     auto release = [](b32 bar) {
       if constexpr (k::CLUSTER > 1) {
@@ -198,6 +235,25 @@
       if (c == 1) dev::sm90::bar_sync(3, 256);
     }
     unit_t dp = (unit_t)first, tile = 0;
+    // The descriptors' low words at stage 0 (k::LEAN_DESC): DESC_* low word + address >> 4.
+    const b32 desc_a_lo = (b32)k::DESC_A + ((sA + c * k::A_WG_BYTES) >> 4);
+    const b32 desc_b_lo = (b32)k::DESC_B + (sB >> 4);
+    // Ping-pong (k::PINGPONG): consumer c computes the block's tiles c, c + 2, ...; between
+    // two of them the ring passes the other consumer's KT k-tiles, which this one skips.
+    auto skip_tile = [&]() {
+      s += k::KT % k::STAGES;
+      if ((k::KT / k::STAGES) % 2 == 1) phase ^= 1u;
+      if (s >= k::STAGES) {
+        s -= k::STAGES;
+        phase ^= 1u;
+      }
+    };
+    if constexpr (k::PINGPONG) {
+      if (c == 1) {
+        dp += step;
+        skip_tile();
+      }
+    }
 #if TESSEL_SM90_STREAM_K
     unit_t it = sk_first;
 #endif
@@ -210,6 +266,7 @@
     // (Per-warp stores: lane 0 of every warp issued some.)
     if (k::C_WARP ? t % 32 == 0 : t == 0) dev::sm90::store_wait<0>();
 #endif
+    //@CONSUMER_END
   }
   // No block leaves while another block of its cluster may still arrive on its barriers. The
   // producer warp's idle lanes wait for its issuing lane first (the warp reaches the cluster

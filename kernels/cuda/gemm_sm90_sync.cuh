@@ -6,6 +6,9 @@
 // (cp.async.bulk.tensor shared::cta -> global, bulk_group commit / wait_group.read,
 // fence.proxy.async.shared::cta, named barriers). Shared-memory operands are 32-bit
 // shared::cta addresses; a tensor map is the generic address of the __grid_constant__ param.
+// `#pragma unroll N` with N a macro (TESSEL_SM90_KUNROLL: the main loop's unroll factor).
+#define TESSEL_SM90_PRAGMA(x) _Pragma(#x)
+#define TESSEL_SM90_UNROLL(n) TESSEL_SM90_PRAGMA(unroll n)
 struct sm90 {
   // An mbarrier expecting `count` arrivals per phase.
   static __device__ __forceinline__ void mbar_init(b32 bar, b32 count) {
@@ -24,10 +27,23 @@ struct sm90 {
   static __device__ __forceinline__ void arrive(b32 bar) {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
   }
-  // Waits until the phase of parity `parity` has completed.
+  // Waits until the phase of parity `parity` has completed. With TESSEL_SM90_WAIT_HINT > 0,
+  // each try_wait may suspend the thread up to that many nanoseconds (PTX ISA, mbarrier
+  // try_wait's suspendTimeHint) instead of the system's default limit.
   static __device__ __forceinline__ void wait(b32 bar, b32 parity) {
     b32 done = 0;
     do {
+#if TESSEL_SM90_WAIT_HINT > 0
+      asm volatile(
+          "{\n"
+          ".reg .pred p;\n"
+          "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2, %3;\n"
+          "selp.b32 %0, 1, 0, p;\n"
+          "}\n"
+          : "=r"(done)
+          : "r"(bar), "r"(parity), "n"(TESSEL_SM90_WAIT_HINT)
+          : "memory");
+#else
       asm volatile(
           "{\n"
           ".reg .pred p;\n"
@@ -37,6 +53,7 @@ struct sm90 {
           : "=r"(done)
           : "r"(bar), "r"(parity)
           : "memory");
+#endif
     } while (done == 0);
   }
   // The box of `map` at coordinates (c0 innermost, c1) into shared memory at `dst`, completing
@@ -51,6 +68,15 @@ struct sm90 {
   }
   static __device__ __forceinline__ void prefetch_map(const tessel_tensor_map* map) {
     asm volatile("prefetch.tensormap [%0];\n" ::"l"((unsigned long long)map) : "memory");
+  }
+  // Prefetches the box of `map` at coordinates (c0 innermost, c1) into L2 (no shared memory,
+  // no barrier; PTX ISA cp.async.bulk.prefetch.tensor).
+  static __device__ __forceinline__ void tma_prefetch(const tessel_tensor_map* map, int c0,
+                                                      int c1) {
+    asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];\n" ::"l"(
+                     (unsigned long long)map),
+                 "r"(c0), "r"(c1)
+                 : "memory");
   }
   // Warpgroup register budgets (the kernel's __launch_bounds__(384, 1) caps them at entry).
   template <int N> static __device__ __forceinline__ void regs_dec() {
@@ -74,6 +100,13 @@ struct sm90 {
   template <int N> static __device__ __forceinline__ void pin(float* r) {
 #pragma unroll
     for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
+  }
+  // A wgmma descriptor from its two 32-bit words (lo: start address >> 4 and LBO; hi: SBO,
+  // base offset and swizzle mode).
+  static __device__ __forceinline__ uint64_t desc(b32 lo, b32 hi) {
+    uint64_t d;
+    asm("mov.b64 %0, {%1, %2};\n" : "=l"(d) : "r"(lo), "r"(hi));
+    return d;
   }
   // One output element (OUT: 0 fp32, 1 fp16, 2 bf16, round to nearest even).
   template <int OUT> static __device__ __forceinline__ b32 bits(float x) {

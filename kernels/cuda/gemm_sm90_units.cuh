@@ -12,6 +12,13 @@
     while (next_sk(it, tile, k0, k1)) {
 #endif
 #if TESSEL_SM90_SK_PHASE == 0
+      if constexpr (k::PINGPONG) {
+        // The block's next tile is the other consumer's. Main loops take turns: this one
+        // starts once the other consumer has issued its main loop of the block's previous
+        // tile (consumer 0's first tile has none).
+        dp += step;
+        if (c == 1 || tile != (unit_t)first) dev::sm90::bar_sync(4 + c, 256);
+      }
       const long long idx = layout::raster(tile);
       const long long m0 = layout::tile_m0(idx) + (long long)rank * k::BM;
       const long long n0 = layout::tile_n0(idx);
@@ -20,7 +27,14 @@
       // Every unit has k1 > k0 (a do-while: ptxas keeps the wgmmas asynchronous only when the
       // accumulators cannot bypass the loop).
       int kt = k0;
+#if TESSEL_SM90_SK_PHASE == 0 && TESSEL_SM90_KUNROLL > 1
+      // Whole tiles of a multiple of STAGES k-tiles start at stage 0 (they do already; saying
+      // so lets the compiler fold the stage of each unrolled copy into constants).
+      s = 0;
+      TESSEL_SM90_UNROLL(TESSEL_SM90_KUNROLL)
+#else
 #pragma unroll 1
+#endif
       do {
         dev::sm90::wait(bars + 8 * s, phase);
         tessel_sync_warp();  // the .aligned wgmma instructions need the whole warp converged
@@ -28,12 +42,23 @@
         dev::sm90::mma_fence();
         const b32 a0 = sA + s * k::A_STAGE_BYTES + c * k::A_WG_BYTES;
         const b32 b0 = sB + s * k::B_STAGE_BYTES;
+        // k::LEAN_DESC: the descriptors' low words as one add per k-step onto the stage's
+        // (every operand's address >> 4 is below 2^14, checked on the host: the start field
+        // never carries into the LBO).
+        const b32 a_lo = desc_a_lo + s * (k::A_STAGE_BYTES >> 4);
+        const b32 b_lo = desc_b_lo + s * (k::B_STAGE_BYTES >> 4);
 #pragma unroll
         for (int kb = 0; kb < k::KB; ++kb) {
           const uint64_t da =
-              (uint64_t)k::DESC_A | (uint64_t)(((a0 + kb * k::K_STEP_BYTES) >> 4) & 0x3FFFu);
+              k::LEAN_DESC
+                  ? dev::sm90::desc(a_lo + kb * (k::K_STEP_BYTES >> 4), (b32)(k::DESC_A >> 32))
+                  : (uint64_t)k::DESC_A |
+                        (uint64_t)(((a0 + kb * k::K_STEP_BYTES) >> 4) & 0x3FFFu);
           const uint64_t db =
-              (uint64_t)k::DESC_B | (uint64_t)(((b0 + kb * k::K_STEP_BYTES) >> 4) & 0x3FFFu);
+              k::LEAN_DESC
+                  ? dev::sm90::desc(b_lo + kb * (k::K_STEP_BYTES >> 4), (b32)(k::DESC_B >> 32))
+                  : (uint64_t)k::DESC_B |
+                        (uint64_t)(((b0 + kb * k::K_STEP_BYTES) >> 4) & 0x3FFFu);
           // scale_d 0 on the unit's first k-step: D = A B, the accumulators start over.
           dev::wgmma<1, 1, 0, 0>(acc, da, db, (kt > k0 || kb > 0) ? 1u : 0u);
         }
@@ -55,9 +80,17 @@
           phase ^= 1u;
         }
       } while (++kt < k1);
+#if TESSEL_SM90_SK_PHASE == 0
+      if constexpr (k::PINGPONG) {
+        // Every wgmma of this tile is issued: the other consumer may start its main loop (on
+        // the block's next tile, where there is one: each arrival meets one bar_sync).
+        if (tile + step < dp_tiles) dev::sm90::bar_arrive(4 + (1 - c), 256);
+      }
+#endif
       dev::sm90::mma_wait<0>();
       dev::sm90::pin<k::ACC>(acc);
       if (t % 32 == 0) release(bars + 8 * (k::STAGES + prev));
+      if constexpr (k::PINGPONG) skip_tile();
 #if TESSEL_SM90_SK_PHASE == 1
       {
         // Consumer c's partials of block b: value v of thread t at v * 128 + t of its slot of
@@ -162,7 +195,7 @@
           if (t % 32 == 0) {
             const int w = t / 32;
             const b32 src = buf + w * k::C_WARP_BYTES;
-            const int c0 = (int)(n0 + ch * k::C_COLS), c1 = (int)(m0 + 64 * c + 16 * w);
+            const int c0 = (int)(n0 + ch * k::C_COLS), c1 = (int)(m0 + k::C_ROW * c + 16 * w);
             if constexpr (k::L2_HINT >= 1) {
               dev::sm90::tma_store_hint(&tmap_c, src, c0, c1, evict);
             } else {
@@ -178,7 +211,7 @@
           }
           dev::sm90::bar_sync(1 + c, 128);
           if (t == 0) {
-            const int c0 = (int)(n0 + ch * k::C_COLS), c1 = (int)(m0 + 64 * c);
+            const int c0 = (int)(n0 + ch * k::C_COLS), c1 = (int)(m0 + k::C_ROW * c);
             if constexpr (k::L2_HINT >= 1) {
               dev::sm90::tma_store_hint(&tmap_c, buf, c0, c1, evict);
             } else {
@@ -190,7 +223,7 @@
       }
 #else
       // Epilogue: values v and v + 1 are adjacent columns of one row (checked on the host).
-      const long long r0 = m0 + 64 * c;
+      const long long r0 = m0 + k::C_ROW * c;
 #pragma unroll
       for (int v = 0; v < k::ACC; v += 2) {
         const long long off = layout::c_frag_crd(t, v);

@@ -1,5 +1,6 @@
 //! Every variant of the Hopper GEMM ([`Sm90Options`]: epilogue, raster group, persistent grid,
-//! clusters, the shared-memory epilogue's pair order, barriers per chunk and stages, stream-K)
+//! clusters, the shared-memory epilogue's pair order, barriers per chunk and stages, stream-K,
+//! ping-pong consumers)
 //! at one or more sizes and type pairs: each verified against the f64 CPU reference (16 spread
 //! rows) and cuBLAS (every element, where cuBLAS has the type pair), then timed next to cuBLAS
 //! (`cublasGemmEx`, same types) with CUDA events in the same process, cuBLAS timed right before
@@ -37,6 +38,12 @@ fn variants() -> Vec<Sm90Options> {
         l2_hint: 0,
         lag: 0,
         stream_k: false,
+        pingpong: false,
+        lean_desc: true,
+        wait_hint: false,
+        prefetch: 0,
+        uniform_consumer: true,
+        unroll_stages: false,
     };
     let mut v = vec![d, base];
     // The shared-memory epilogue: pair order, barriers per chunk, stages and buffers.
@@ -107,6 +114,46 @@ fn variants() -> Vec<Sm90Options> {
         stream_k: true,
         ..base
     });
+    // Ping-pong consumers (64 x 256 tiles each), alone and with clusters of two.
+    for (raster_group, cluster) in [(8, 1), (16, 1), (8, 2), (16, 2)] {
+        v.push(Sm90Options {
+            raster_group,
+            cluster,
+            pingpong: true,
+            ..base
+        });
+    }
+    // The previous descriptor arithmetic, the try_wait hint, L2 prefetch distances, clusters.
+    for (lean_desc, wait_hint, prefetch, cluster) in [
+        (false, false, 0, 1),
+        (true, true, 0, 1),
+        (true, false, 2, 1),
+        (true, false, 4, 1),
+        (true, false, 8, 1),
+        (true, false, 4, 2),
+    ] {
+        v.push(Sm90Options {
+            lean_desc,
+            wait_hint,
+            prefetch,
+            cluster,
+            ..base
+        });
+    }
+    // The consumer's code once per consumer index, the k-tile loop unrolled by the stages.
+    for (uniform_consumer, unroll_stages, lean_desc) in [
+        (false, false, true),
+        (false, false, false),
+        (true, true, true),
+        (false, true, true),
+    ] {
+        v.push(Sm90Options {
+            uniform_consumer,
+            unroll_stages,
+            lean_desc,
+            ..base
+        });
+    }
     let mut seen = Vec::new();
     v.retain(|o| {
         let new = !seen.contains(o);

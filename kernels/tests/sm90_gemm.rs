@@ -578,6 +578,38 @@ fn gpu_variants() {
         Sm90Options { l2_hint: 1, ..d },
         Sm90Options { l2_hint: 2, ..d },
         Sm90Options { lag: 2, ..d },
+        Sm90Options {
+            lean_desc: false,
+            ..d
+        },
+        Sm90Options {
+            wait_hint: true,
+            prefetch: 4,
+            ..d
+        },
+        Sm90Options {
+            prefetch: 16,
+            cluster: 2,
+            ..d
+        },
+        Sm90Options {
+            uniform_consumer: false,
+            ..d
+        },
+        Sm90Options {
+            pingpong: true,
+            unroll_stages: true,
+            ..d
+        },
+        Sm90Options {
+            unroll_stages: true,
+            ..d
+        },
+        Sm90Options {
+            unroll_stages: true,
+            cluster: 2,
+            ..d
+        },
     ] {
         for output in [OutType::F32, OutType::BF16] {
             gpu_variant(
@@ -894,5 +926,181 @@ fn gpu_stream_k_large_and_repeated() {
             .clone_dtoh(&bufs.stream_k.as_ref().unwrap().flags)
             .unwrap();
         assert!(flags.iter().all(|&f| f == 0), "flags left set: {flags:?}");
+    }
+}
+
+/// The ping-pong variant.
+fn pingpong() -> Sm90Options {
+    Sm90Options {
+        pingpong: true,
+        ..Sm90Options::default()
+    }
+}
+
+#[test]
+fn pingpong_plan_has_64_row_tiles_one_consumer_per_stage() {
+    let plan =
+        Sm90Plan::with_options(4096, 4096, 4096, InType::F16, OutType::F32, pingpong()).unwrap();
+    // A box of 64 rows (8 KiB) and all 256 rows of B (32 KiB) per stage; 64 x 256 tiles.
+    assert_eq!(plan.a_tma.box_dims(), [BK, 64]);
+    assert_eq!(plan.b_tma.box_dims(), [BK, BN]);
+    assert_eq!(plan.stage_bytes(), (64 + 256) * 64 * 2);
+    assert_eq!((plan.block_m(), plan.tiles()), (64, 64 * 16));
+    // Four stages, four 8 KiB buffers per consumer, alignment slack, the barriers: within
+    // the 227 KiB a block may have on an H100.
+    assert_eq!(plan.smem_bytes(), 4 * 40960 + 8 * 8192 + 1024 + 64);
+    assert!(plan.smem_bytes() <= 232_448);
+    // Both consumers read the same 64 rows of a stage: one set of A descriptors, the same
+    // fields as the cooperative kernel's, each element where the 64-row TMA box put it.
+    assert_eq!(plan.desc_a().len(), 4);
+    for (kb, d) in plan.desc_a().iter().enumerate() {
+        for k in 0..16 {
+            for m in 0..64 {
+                assert_eq!(d.address(m, k, 2), stage_byte(m, 16 * kb as i64 + k));
+            }
+        }
+    }
+    // Tile origins step by 64 rows (and by 2 x 64 with clusters of two).
+    assert_eq!(plan.tile_m0.offset(1).unwrap(), 64);
+    let c2 = Sm90Options {
+        cluster: 2,
+        ..pingpong()
+    };
+    let p2 = Sm90Plan::with_options(4096, 4096, 4096, InType::F16, OutType::F32, c2).unwrap();
+    assert_eq!(p2.tile_m0.offset(1).unwrap(), 128);
+    assert_eq!(p2.cluster_tiles(), 32 * 16);
+    // One consumer releases each stage: 4 warp arrivals per block of the cluster; consumer
+    // rows start at the stage's row 0 (A_WG_BYTES 0) and at the tile's row 0 (C_ROW 0).
+    let src = plan.kernel().unwrap().source().to_string();
+    for want in [
+        "EMPTY_ARRIVALS = 4 }",
+        "PINGPONG = 1 }",
+        "A_WG_BYTES = 0 }",
+        "C_ROW = 0 }",
+        "BM = 64 }",
+        "TX_BYTES = 40960 }",
+        "C_BUFS = 4 }",
+    ] {
+        assert!(src.contains(want), "{want}");
+    }
+    assert!(
+        p2.kernel()
+            .unwrap()
+            .source()
+            .contains("EMPTY_ARRIVALS = 8 }")
+    );
+    let coop = Sm90Plan::new(4096, 4096, 4096, InType::F16, OutType::F32).unwrap();
+    let src = coop.kernel().unwrap().source().to_string();
+    for want in [
+        "EMPTY_ARRIVALS = 8 }",
+        "PINGPONG = 0 }",
+        "C_ROW = 64 }",
+        "BM = 128 }",
+    ] {
+        assert!(src.contains(want), "{want}");
+    }
+    // Ping-pong takes whole tiles in turn: no stream-K, no lag, no one-tile grid.
+    for bad in [
+        Sm90Options {
+            stream_k: true,
+            ..pingpong()
+        },
+        Sm90Options {
+            lag: 1,
+            ..pingpong()
+        },
+        Sm90Options {
+            persistent: false,
+            ..pingpong()
+        },
+    ] {
+        let err = Sm90Plan::with_options(512, 512, 64, InType::F16, OutType::F32, bad).unwrap_err();
+        assert!(err.to_string().contains("ping-pong"), "{err}");
+    }
+}
+
+#[test]
+#[ignore = "needs an sm_90 GPU"]
+fn gpu_pingpong_every_type() {
+    // More than two tiles per block (over 264 tiles of 64 x 256), so both consumers take
+    // turns: ragged in M, N and K, every type pair; the direct fallback (N = 1001 fp32
+    // columns); clusters of two.
+    let c2 = Sm90Options {
+        cluster: 2,
+        ..pingpong()
+    };
+    for input in InType::ALL {
+        for output in OutType::ALL {
+            gpu_variant(
+                "gpu_pingpong_every_type",
+                (2000, 4000, 520),
+                input,
+                output,
+                true,
+                pingpong(),
+            );
+        }
+        gpu_variant(
+            "gpu_pingpong_every_type",
+            (2000, 1001, 72),
+            input,
+            OutType::F32,
+            true,
+            pingpong(),
+        );
+        gpu_variant(
+            "gpu_pingpong_every_type",
+            (4200, 2100, 136),
+            input,
+            OutType::F16,
+            true,
+            c2,
+        );
+    }
+    // Fewer tiles than blocks: consumer 1 of every block has none.
+    gpu_variant(
+        "gpu_pingpong_every_type",
+        (129, 257, 72),
+        InType::F16,
+        OutType::BF16,
+        true,
+        pingpong(),
+    );
+}
+
+#[test]
+#[ignore = "needs an sm_90 GPU"]
+fn gpu_pingpong_small() {
+    // 16 x 18 = 288 tiles over at most 132 blocks (2 or 3 each, both consumers), 2 k-tiles
+    // each (fewer than the 4 stages: the ring turns within a tile pair), ragged in M, N and K;
+    // every row against the CPU only (compute-sanitizer's racecheck has reported hazards
+    // inside cuBLAS's own kernels, docs/performance.md).
+    gpu_variant(
+        "gpu_pingpong_small",
+        (1000, 4400, 72),
+        InType::BF16,
+        OutType::F32,
+        false,
+        pingpong(),
+    );
+}
+
+#[test]
+#[ignore = "needs an sm_90 GPU"]
+fn gpu_pingpong_4096_cubed() {
+    for (input, output) in [
+        (InType::F16, OutType::F32),
+        (InType::BF16, OutType::F32),
+        (InType::F16, OutType::F16),
+        (InType::BF16, OutType::BF16),
+    ] {
+        gpu_variant(
+            "gpu_pingpong_4096_cubed",
+            (4096, 4096, 4096),
+            input,
+            output,
+            true,
+            pingpong(),
+        );
     }
 }

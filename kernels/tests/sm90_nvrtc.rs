@@ -139,6 +139,29 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
             lag: 3,
             ..Sm90Options::default()
         },
+        Sm90Options {
+            lean_desc: false,
+            wait_hint: true,
+            ..Sm90Options::default()
+        },
+        Sm90Options {
+            prefetch: 4,
+            cluster: 2,
+            ..Sm90Options::default()
+        },
+        Sm90Options {
+            uniform_consumer: false,
+            ..Sm90Options::default()
+        },
+        Sm90Options {
+            pingpong: true,
+            unroll_stages: true,
+            ..Sm90Options::default()
+        },
+        Sm90Options {
+            unroll_stages: true,
+            ..Sm90Options::default()
+        },
     ] {
         let plan =
             Sm90Plan::with_options(1000, 1000, 1000, InType::F16, OutType::F32, opts).unwrap();
@@ -148,6 +171,7 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
         let wait = match (opts.chunk_barriers, opts.stages) {
             (1, _) => "cp.async.bulk.wait_group.read 0",
             (_, 3) => "cp.async.bulk.wait_group.read 3",
+            _ if opts.pingpong => "cp.async.bulk.wait_group.read 3",
             _ => "cp.async.bulk.wait_group.read 1",
         };
         assert!(ptx.contains(wait), "{name}: no {wait}");
@@ -160,6 +184,21 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
             ] {
                 assert!(ptx.contains(op), "{name}: no {op}");
             }
+        }
+        if opts.prefetch > 0 {
+            let op = "cp.async.bulk.prefetch.tensor.2d.L2.global.tile";
+            assert!(ptx.contains(op), "{name}: no {op}");
+        } else {
+            assert!(!ptx.contains("prefetch.tensor."), "{name}: prefetches");
+        }
+        if opts.wait_hint {
+            // The suspend-time hint is the try_wait's fourth operand.
+            let hint = format!(", {};", tessel_kernels::hopper::WAIT_HINT_NS);
+            assert!(
+                ptx.lines()
+                    .any(|l| l.contains("mbarrier.try_wait.parity") && l.contains(&hint)),
+                "{name}: no try_wait with the hint"
+            );
         }
         assert!(!ptx.contains(".local"), "{name} uses local memory");
         let (_, log) = cubin_and_log(kernel.source(), &name, Arch::SM90A);
@@ -197,7 +236,7 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
 
 /// The SASS, where `nvdisasm` is available (`TESSEL_NVDISASM=/path/to/nvdisasm`, e.g. from the
 /// `nvidia-cuda-nvdisasm` wheel; skipped otherwise): the tensor cores run `HGMMA` (not `HMMA`),
-/// four per k-tile with one wait between k-tiles, the loads are TMA (`UTMALDG`), the register
+/// four per k-tile with one wait between k-tiles (in each consumer's copy of the code), the loads are TMA (`UTMALDG`), the register
 /// budgets are reassigned (`USETMAXREG`), and nothing goes to local memory; the epilogue is
 /// eight TMA stores, and clusters of two multicast B and release stages without GPU-wide fences.
 #[test]
@@ -229,12 +268,15 @@ fn hopper_gemm_sass_uses_hgmma_and_tma() {
     );
     let sass = String::from_utf8_lossy(&out.stdout);
     let count = |op: &str| sass.matches(op).count();
-    assert_eq!(count("HGMMA.64x256x16.F32"), 4, "{sass}");
+    // The default writes the consumer's code once per consumer (uniform_consumer): the
+    // consumers' instructions appear twice.
+    let copies = 2;
+    assert_eq!(count("HGMMA.64x256x16.F32"), 4 * copies, "{sass}");
     assert_eq!(count("HMMA"), 0);
-    assert_eq!(count("WARPGROUP.DEPBAR.LE gsb0, 0x1"), 1, "{sass}");
+    assert_eq!(count("WARPGROUP.DEPBAR.LE gsb0, 0x1"), copies, "{sass}");
     assert_eq!(count("UTMALDG.2D"), 2);
     // The epilogue: one TMA store per chunk (8 chunks of 64 x 32 fp32, unrolled).
-    assert_eq!(count("UTMASTG.2D"), 8, "{sass}");
+    assert_eq!(count("UTMASTG.2D"), 8 * copies, "{sass}");
     assert!(count("USETMAXREG") >= 2, "{sass}");
     for local in ["LDL", "STL"] {
         assert_eq!(count(local), 0, "{local} in the SASS");
@@ -307,4 +349,57 @@ fn hopper_gemm_stream_k_compiles_without_spills() {
     let plan = Sm90Plan::new(1000, 2000, 520, InType::F16, OutType::F32).unwrap();
     let ptx = plan.kernel().unwrap().ptx(Arch::SM90A).unwrap();
     assert!(!ptx.contains("ld.acquire.gpu") && !ptx.contains("st.release.gpu"));
+}
+
+/// The ping-pong variant, for every type pair and with clusters of two: its PTX holds the
+/// consumers' turn-taking (`bar.arrive` on the named barriers 4 and 5, a `bar.sync` on each)
+/// and the four-buffer epilogue's wait (`wait_group.read 3`), uses no local memory, and ptxas
+/// keeps the wgmmas asynchronous and spills nothing; the default kernel has no such barrier.
+#[test]
+fn hopper_gemm_pingpong_compiles_without_spills() {
+    if !nvrtc_or_skip("sm90_nvrtc") {
+        return;
+    }
+    let pp = Sm90Options {
+        pingpong: true,
+        ..Sm90Options::default()
+    };
+    let pp_c2 = Sm90Options { cluster: 2, ..pp };
+    let mut cases: Vec<(InType, OutType, Sm90Options)> = Vec::new();
+    for input in InType::ALL {
+        for output in OutType::ALL {
+            cases.push((input, output, pp));
+        }
+    }
+    cases.push((InType::F16, OutType::F32, pp_c2));
+    for (input, output, opts) in cases {
+        let plan = Sm90Plan::with_options(1000, 2000, 520, input, output, opts).unwrap();
+        let kernel = plan.kernel().unwrap();
+        let name = plan.kernel_name();
+        assert!(name.ends_with("_pp"), "{name}");
+        let ptx = kernel.ptx(Arch::SM90A).unwrap();
+        for op in [
+            "wgmma.mma_async.sync.aligned.m64n256k16.f32",
+            "bar.arrive",
+            "cp.async.bulk.wait_group.read 3",
+        ] {
+            assert!(ptx.contains(op), "{name}: no {op} in the PTX");
+        }
+        assert!(!ptx.contains(".local"), "{name} uses local memory");
+        let (_, log) = cubin_and_log(kernel.source(), &name, Arch::SM90A);
+        eprintln!("{name}: {log}");
+        assert!(
+            log.contains("0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"),
+            "{name}: {log}"
+        );
+        for bad in ["Performance Loss", "serialized", "C7508", "warning"] {
+            assert!(!log.contains(bad), "{name}: ptxas says {bad}: {log}");
+        }
+    }
+    let plan = Sm90Plan::new(1000, 2000, 520, InType::F16, OutType::F32).unwrap();
+    let ptx = plan.kernel().unwrap().ptx(Arch::SM90A).unwrap();
+    assert!(
+        !ptx.contains("bar.arrive"),
+        "the default has no turn-taking barrier"
+    );
 }

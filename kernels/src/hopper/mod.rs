@@ -25,8 +25,9 @@
 //!
 //! [`Sm90Options`] selects the variant (epilogue, raster group, persistent grid, clusters of
 //! two blocks along M that multicast the shared B tile with TMA, and the shared-memory
-//! epilogue's pair order, barriers per chunk, stages, per-warp stores, L2 hints, consumer lag
-//! and a stream-K schedule for the last wave);
+//! epilogue's pair order, barriers per chunk, stages, per-warp stores, L2 hints, consumer lag,
+//! a stream-K schedule for the last wave, ping-pong consumers, the descriptor arithmetic, the
+//! consumer code per consumer index, the k-loop unrolling, a try_wait hint and L2 prefetch);
 //! `kernels/examples/sm90_sweep.rs` times them against cuBLAS in one process
 //! (docs/performance.md, "Hopper").
 //!
@@ -361,11 +362,21 @@ impl std::str::FromStr for Epilogue {
 ///     l2_hint: 1,
 ///     lag: 2,
 ///     stream_k: false,
+///     pingpong: false,
+///     lean_desc: true,
+///     wait_hint: false,
+///     prefetch: 0,
+///     uniform_consumer: true,
+///     unroll_stages: false,
 /// };
 /// assert_eq!(o.tag(), "_direct_g4_np_c2_seq_b1_s3_ws_h1_l2");
 /// assert_eq!(o.to_string(), "direct g4 non-persistent c2 seq b1 s3 ws h1 l2");
 /// let sk = Sm90Options { stream_k: true, ..Sm90Options::default() };
 /// assert_eq!((sk.tag().as_str(), sk.to_string().ends_with(" sk")), ("_sk", true));
+/// let pp = Sm90Options { pingpong: true, ..Sm90Options::default() };
+/// assert_eq!((pp.tag().as_str(), pp.to_string().ends_with(" pp")), ("_pp", true));
+/// let lw = Sm90Options { lean_desc: false, wait_hint: true, prefetch: 4, ..Sm90Options::default() };
+/// assert_eq!(lw.tag(), "_od_wh_pf4");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Sm90Options {
@@ -415,7 +426,45 @@ pub struct Sm90Options {
     /// Measured slower than the default at 4096^3 (docs/performance.md, "Stream-K"), faster
     /// where few tiles meet a long K.
     pub stream_k: bool,
+    /// Ping-pong consumers: the block tile is one consumer's 64 x 256 ([`Sm90Plan::block_m`]),
+    /// the block's tiles go to its two consumers in turn, and their main loops take turns
+    /// (named barriers 4 and 5: a consumer starts its next main loop once the other has issued
+    /// its own), so that one consumer's epilogue overlaps the other's main loop. Stages hold
+    /// 64 rows of A (40 KiB) and each consumer has 4 epilogue buffers. Needs `persistent`,
+    /// no stream-K and no lag.
+    pub pingpong: bool,
+    /// The wgmma descriptors' low words by one 32-bit add per k-step from a per-consumer base
+    /// (the start field never carries: every shared address is below 2^18, checked), instead
+    /// of a 64-bit OR of each masked address: fewer instructions per k-tile (53 instead of 74
+    /// in the SASS of the main loop; the default, faster in every type pair at 4096^3 and
+    /// 8192^3, docs/performance.md).
+    pub lean_desc: bool,
+    /// `mbarrier.try_wait` with a suspend-time hint of [`WAIT_HINT_NS`] (PTX ISA), so that a
+    /// waiting thread may sleep until the phase completes rather than the system's default
+    /// limit: fewer spin iterations.
+    pub wait_hint: bool,
+    /// The producer also prefetches into L2 (`cp.async.bulk.prefetch.tensor`) the A and B
+    /// boxes of the k-tile this many loads ahead of each load, across the block's tiles
+    /// (0 ..= 16; 0: none). Needs whole tiles (no stream-K).
+    pub prefetch: i64,
+    /// The consumers' code written once per consumer, with its index a constant (addresses
+    /// that depend on it become constant offsets in the uniform datapath): fewer instructions
+    /// per k-tile (about 45 instead of 53 in the main loop's SASS), twice the consumer code.
+    /// The default (faster at 4096^3 in every type pair, docs/performance.md).
+    pub uniform_consumer: bool,
+    /// The consumers' k-tile loop unrolled by the stage count, so that each copy reads a
+    /// constant stage (barrier and descriptor addresses fold into immediates), where every
+    /// tile's k-tiles are a multiple of the stages ([`Sm90Plan::k_unroll`]; not with
+    /// stream-K).
+    pub unroll_stages: bool,
 }
+
+/// The suspend-time hint of [`Sm90Options::wait_hint`], in nanoseconds.
+///
+/// ```
+/// assert_eq!(tessel_kernels::hopper::WAIT_HINT_NS, 1_000_000);
+/// ```
+pub const WAIT_HINT_NS: i64 = 1_000_000;
 
 impl Default for Sm90Options {
     fn default() -> Sm90Options {
@@ -431,6 +480,12 @@ impl Default for Sm90Options {
             l2_hint: 0,
             lag: 0,
             stream_k: false,
+            pingpong: false,
+            lean_desc: true,
+            wait_hint: false,
+            prefetch: 0,
+            uniform_consumer: true,
+            unroll_stages: false,
         }
     }
 }
@@ -479,6 +534,24 @@ impl Sm90Options {
         if self.stream_k != d.stream_k {
             s += if self.stream_k { "_sk" } else { "_dp" };
         }
+        if self.pingpong != d.pingpong {
+            s += if self.pingpong { "_pp" } else { "_coop" };
+        }
+        if self.lean_desc != d.lean_desc {
+            s += if self.lean_desc { "_ld" } else { "_od" };
+        }
+        if self.wait_hint != d.wait_hint {
+            s += if self.wait_hint { "_wh" } else { "_nwh" };
+        }
+        if self.prefetch != d.prefetch {
+            s += &format!("_pf{}", self.prefetch);
+        }
+        if self.uniform_consumer != d.uniform_consumer {
+            s += if self.uniform_consumer { "_uc" } else { "_vc" };
+        }
+        if self.unroll_stages != d.unroll_stages {
+            s += if self.unroll_stages { "_us" } else { "_ur1" };
+        }
         s
     }
 }
@@ -487,7 +560,7 @@ impl fmt::Display for Sm90Options {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} g{} {} c{} {} b{} s{}{} h{} l{}{}",
+            "{} g{} {} c{} {} b{} s{}{} h{} l{}{}{}{}{}{}{}{}",
             self.epilogue,
             self.raster_group,
             if self.persistent {
@@ -502,7 +575,17 @@ impl fmt::Display for Sm90Options {
             if self.warp_stores { " ws" } else { "" },
             self.l2_hint,
             self.lag,
-            if self.stream_k { " sk" } else { "" }
+            if self.stream_k { " sk" } else { "" },
+            if self.pingpong { " pp" } else { "" },
+            if self.lean_desc { "" } else { " od" },
+            if self.wait_hint { " wh" } else { "" },
+            if self.prefetch > 0 {
+                format!(" pf{}", self.prefetch)
+            } else {
+                String::new()
+            },
+            if self.uniform_consumer { "" } else { " vc" },
+            if self.unroll_stages { " us" } else { "" }
         )
     }
 }
@@ -719,6 +802,18 @@ impl Sm90Plan {
                  {options})"
             )));
         }
+        if options.pingpong && (options.stream_k || options.lag != 0 || !options.persistent) {
+            return Err(GpuError::InvalidArgument(format!(
+                "Hopper GEMM: ping-pong consumers need a persistent grid without stream-K or lag \
+                 (given {options})"
+            )));
+        }
+        if !(0..=16).contains(&options.prefetch) || (options.prefetch > 0 && options.stream_k) {
+            return Err(GpuError::InvalidArgument(format!(
+                "Hopper GEMM: L2 prefetch of {} k-tiles (0 ..= 16, without stream-K)",
+                options.prefetch
+            )));
+        }
         if !(0..=2).contains(&options.l2_hint) {
             return Err(GpuError::InvalidArgument(format!(
                 "Hopper GEMM: L2 hint {} (0, 1 or 2 supported)",
@@ -752,7 +847,8 @@ impl Sm90Plan {
             )));
         }
         let atom = smem_atom(Major::K, SwizzleMode::B128, 16)?;
-        let a_stage = atom.tile_to_shape(&IntTuple::from_ints([BM, BK]))?;
+        let bm = Self::block_m_of(&options);
+        let a_stage = atom.tile_to_shape(&IntTuple::from_ints([bm, BK]))?;
         let b_stage = atom.tile_to_shape(&IntTuple::from_ints([BN, BK]))?;
         let elem = input.tma();
         let a_tma = TmaPlan::new(
@@ -762,7 +858,7 @@ impl Sm90Plan {
                 ld: k,
                 elem,
             },
-            [BK, BM],
+            [BK, bm],
             SwizzleMode::B128,
             &a_stage,
             Major::K,
@@ -801,12 +897,17 @@ impl Sm90Plan {
         )?;
         let eb = elem.bytes();
         let mut desc_a = Vec::new();
-        for c in 0..CONSUMERS {
-            desc_a.extend(descriptors(&a_stage, BM, 64 * c, 64, eb)?);
+        // The consumers' row blocks of an A stage: two of 64 rows, or (ping-pong) one that
+        // both consumers read in turn.
+        for c in 0..bm / 64 {
+            desc_a.extend(descriptors(&a_stage, bm, 64 * c, 64, eb)?);
         }
         let desc_b = descriptors(&b_stage, BN, 0, BN, eb)?;
-        // Consumer c's rows start A_WG_BYTES * c into the stage.
-        let per_wg = desc_a[(BK / WGMMA_K) as usize].start_address - desc_a[0].start_address;
+        // Consumer c's rows start A_WG_BYTES * c into the stage (cooperative).
+        let per_wg = match desc_a.get((BK / WGMMA_K) as usize) {
+            Some(d) => d.start_address - desc_a[0].start_address,
+            None => Self::A_WG_BYTES,
+        };
         if per_wg != Self::A_WG_BYTES
             || desc_a[0].start_address != 0
             || desc_b[0].start_address != 0
@@ -822,7 +923,7 @@ impl Sm90Plan {
         }
         let atom = mma_atom(input.atom())?;
         let c_frag = atom.c_layout().clone();
-        let (ty, tx) = (ceil_div(m, BM), ceil_div(n, BN));
+        let (ty, tx) = (ceil_div(m, bm), ceil_div(n, BN));
         // Cluster tiles: `cluster` M-tiles by one N-tile.
         let cy = ceil_div(ty, options.cluster);
         let c_cols = Self::c_cols(output);
@@ -868,7 +969,7 @@ impl Sm90Plan {
             raster: raster_layout(cy, tx, options.raster_group)?,
             tile_m0: Layout::new(
                 IntTuple::from_ints([cy, tx]),
-                IntTuple::from_ints([cluster * BM, 0]),
+                IntTuple::from_ints([cluster * bm, 0]),
             )?,
             tile_n0: Layout::new(IntTuple::from_ints([cy, tx]), IntTuple::from_ints([0, BN]))?,
             c_frag,
@@ -886,6 +987,34 @@ impl Sm90Plan {
         (plan.c_flip, plan.c_flip_xor) = plan.choose_c_flip()?;
         plan.check_c_chunks()?;
         Ok(plan)
+    }
+
+    /// The body with the consumer's code (between `//@CONSUMER` and `//@CONSUMER_END`, which
+    /// starts with `const int c = wg - 1;`) written once for each consumer with `c` a
+    /// constant ([`Sm90Options::uniform_consumer`]).
+    fn consumer_per_index(body: &str) -> GpuResult<String> {
+        let (begin, end, first) = (
+            "    //@CONSUMER\n",
+            "    //@CONSUMER_END\n",
+            "    const int c = wg - 1;\n",
+        );
+        let missing = || {
+            GpuError::InvalidArgument(
+                "the Hopper GEMM body has no //@CONSUMER .. //@CONSUMER_END region starting with \
+                 the consumer index"
+                    .into(),
+            )
+        };
+        let i = body.find(begin).ok_or_else(missing)?;
+        let j = body[i..].find(end).ok_or_else(missing)? + i;
+        let region = &body[i + begin.len()..j];
+        let rest = region.strip_prefix(first).ok_or_else(missing)?;
+        Ok(format!(
+            "{}    if (wg == 1) {{\n    const int c = 0;\n{rest}    }} else {{\n    const int c = 1;\n\
+             {rest}    }}\n{}",
+            &body[..i],
+            &body[j + end.len()..]
+        ))
     }
 
     /// The TMA store of the epilogue's chunks (box `C_COLS x rows` of C, 128B swizzle, proven
@@ -1261,14 +1390,35 @@ impl Sm90Plan {
         )
     }
 
-    /// Output tiles (128 x 256).
+    /// Output tiles ([`Sm90Plan::block_m`] x 256).
     ///
     /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Options, Sm90Plan};
     /// assert_eq!(Sm90Plan::new(4096, 4096, 64, InType::F16, OutType::F32).unwrap().tiles(), 512);
+    /// let pp = Sm90Options { pingpong: true, ..Sm90Options::default() };
+    /// let p = Sm90Plan::with_options(4096, 4096, 64, InType::F16, OutType::F32, pp).unwrap();
+    /// assert_eq!(p.tiles(), 1024);
     /// ```
     pub fn tiles(&self) -> i64 {
-        ceil_div(self.m, BM) * ceil_div(self.n, BN)
+        ceil_div(self.m, self.block_m()) * ceil_div(self.n, BN)
+    }
+
+    /// Rows of a block tile: [`BM`] (two consumers of 64 rows), or 64 with
+    /// [`Sm90Options::pingpong`] (each consumer computes whole tiles of its own).
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{BM, InType, OutType, Sm90Options, Sm90Plan};
+    /// let pp = Sm90Options { pingpong: true, ..Sm90Options::default() };
+    /// let p = Sm90Plan::with_options(256, 256, 64, InType::F16, OutType::F32, pp).unwrap();
+    /// assert_eq!((p.block_m(), p.a_tma.box_dims()), (64, [64, 64]));
+    /// assert_eq!(Sm90Plan::new(256, 256, 64, InType::F16, OutType::F32).unwrap().block_m(), BM);
+    /// ```
+    pub fn block_m(&self) -> i64 {
+        Self::block_m_of(&self.options)
+    }
+
+    fn block_m_of(options: &Sm90Options) -> i64 {
+        if options.pingpong { 64 } else { BM }
     }
 
     /// k-tiles (64 wide; the last one zero-filled past K by TMA).
@@ -1279,6 +1429,27 @@ impl Sm90Plan {
     /// ```
     pub fn k_tiles(&self) -> i64 {
         ceil_div(self.k, BK)
+    }
+
+    /// The unroll factor of the consumers' k-tile loop: the stage count with
+    /// [`Sm90Options::unroll_stages`] where every tile's k-tiles are a multiple of it (and no
+    /// stream-K), else 1.
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Options, Sm90Plan};
+    /// let us = Sm90Options { unroll_stages: true, ..Sm90Options::default() };
+    /// let p = Sm90Plan::with_options(256, 256, 4096, InType::F16, OutType::F32, us).unwrap();
+    /// assert_eq!(p.k_unroll(), 4); // 64 k-tiles
+    /// let p = Sm90Plan::with_options(256, 256, 4104, InType::F16, OutType::F32, us).unwrap();
+    /// assert_eq!(p.k_unroll(), 1); // 65 k-tiles
+    /// ```
+    pub fn k_unroll(&self) -> i64 {
+        let stages = self.options.stages;
+        if self.options.unroll_stages && !self.options.stream_k && self.k_tiles() % stages == 0 {
+            stages
+        } else {
+            1
+        }
     }
 
     /// Bytes one stage receives (A box + B box): the transaction count of its `full` barrier.
@@ -1306,7 +1477,7 @@ impl Sm90Plan {
     /// assert_eq!((p.tiles(), p.cluster_tiles()), (3 * 2, 2 * 2)); // 3 M-tiles: 2 clusters
     /// ```
     pub fn cluster_tiles(&self) -> i64 {
-        ceil_div(ceil_div(self.m, BM), self.options.cluster) * ceil_div(self.n, BN)
+        ceil_div(ceil_div(self.m, self.block_m()), self.options.cluster) * ceil_div(self.n, BN)
     }
 
     /// Dynamic shared memory: the stages, the epilogue buffers, 1 KiB to align them to the
@@ -1333,14 +1504,23 @@ impl Sm90Plan {
     }
 
     /// Epilogue buffers per consumer: 2 with 4 stages, 4 with 3 (where the shared memory of
-    /// the fourth stage holds them).
+    /// the fourth stage holds them) or with ping-pong consumers (whose stages are 8 KiB
+    /// smaller).
     ///
     /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Options, Sm90Plan};
     /// assert_eq!(Sm90Plan::new(8, 8, 8, InType::F16, OutType::F32).unwrap().c_bufs(), 2);
+    /// let pp = Sm90Options { pingpong: true, ..Sm90Options::default() };
+    /// let p = Sm90Plan::with_options(8, 8, 8, InType::F16, OutType::F32, pp).unwrap();
+    /// assert_eq!((p.c_bufs(), p.smem_bytes()), (4, 4 * 40960 + 8 * 8192 + 1024 + 64));
+    /// assert!(p.smem_bytes() <= 227 * 1024);
     /// ```
     pub fn c_bufs(&self) -> i64 {
-        if self.options.stages == 3 { 4 } else { 2 }
+        if self.options.stages == 3 || self.options.pingpong {
+            4
+        } else {
+            2
+        }
     }
 
     /// Bytes of one epilogue buffer (64 rows of 128 bytes; 0 for the direct epilogue). Each
@@ -1469,10 +1649,22 @@ impl Sm90Plan {
     /// ```
     pub fn kernel(&self) -> GpuResult<Kernel> {
         let header = format!(
-            "Hopper GEMM C = A * B^T, {} in, {} out, {} x {} x {}, tile {BM} x {BN} x {BK}, {} \
-             stages: generated by tessel-kernels.",
-            self.input, self.output, self.m, self.n, self.k, self.options.stages
+            "Hopper GEMM C = A * B^T, {} in, {} out, {} x {} x {}, tile {} x {BN} x {BK}, {} \
+             stages{}: generated by tessel-kernels.",
+            self.input,
+            self.output,
+            self.m,
+            self.n,
+            self.k,
+            self.block_m(),
+            self.options.stages,
+            if self.options.pingpong {
+                ", ping-pong consumers"
+            } else {
+                ""
+            }
         );
+        let pingpong = self.options.pingpong;
         let out = match self.output {
             OutType::F32 => CType::F32,
             OutType::F16 | OutType::BF16 => CType::B16,
@@ -1481,10 +1673,25 @@ impl Sm90Plan {
         let tma_store = self.epilogue == Epilogue::TmaStore;
         let stream_k = self.options.stream_k;
         let sync = format!(
-            "#define TESSEL_SM90_TMA_STORE {}\n#define TESSEL_SM90_STREAM_K {}\n{SYNC}",
+            "#define TESSEL_SM90_TMA_STORE {}\n#define TESSEL_SM90_STREAM_K {}\n\
+             #define TESSEL_SM90_WAIT_HINT {}\n#define TESSEL_SM90_KUNROLL {}\n{SYNC}",
             i64::from(tma_store),
-            i64::from(stream_k)
+            i64::from(stream_k),
+            if self.options.wait_hint {
+                WAIT_HINT_NS
+            } else {
+                0
+            },
+            self.k_unroll()
         );
+        // The lean descriptors add k-steps to the start field (address >> 4, 14 bits): every
+        // shared address (after the 1 KiB the driver reserves per block) must stay below 2^18.
+        if self.options.lean_desc && self.smem_bytes() + 1024 >= 1 << 18 {
+            return Err(GpuError::InvalidArgument(format!(
+                "Hopper GEMM: lean descriptors need shared addresses below 2^18, {} bytes has more",
+                self.smem_bytes()
+            )));
+        }
         let cols = Self::c_cols(self.output);
         let phases: &[i64] = if stream_k { &[0, 1] } else { &[0] };
         let loops: String = phases
@@ -1499,6 +1706,11 @@ impl Sm90Plan {
                 "the Hopper GEMM body has no //@UNITS line for the unit loop".into(),
             ));
         }
+        let body = if self.options.uniform_consumer {
+            Self::consumer_per_index(&body)?
+        } else {
+            body
+        };
         let mut b = KernelBuilder::new(&self.kernel_name(), &body)
             .comment(&header)
             .alias("TC", out)
@@ -1506,7 +1718,7 @@ impl Sm90Plan {
             .long("N", self.n)
             .int("TILES", self.cluster_tiles())
             .int("CLUSTER", self.options.cluster)
-            .int("BM", BM)
+            .int("BM", self.block_m())
             .int("B_ROWS", BN / self.options.cluster)
             .int("B_BOX_BYTES", self.b_tma.box_bytes())
             .int("KT", self.k_tiles())
@@ -1516,9 +1728,16 @@ impl Sm90Plan {
             .int("A_STAGE_BYTES", self.a_tma.box_bytes())
             .int("B_STAGE_BYTES", self.b_stage_bytes())
             .int("TX_BYTES", self.stage_bytes())
-            .int("A_WG_BYTES", Self::A_WG_BYTES)
+            .int("A_WG_BYTES", if pingpong { 0 } else { Self::A_WG_BYTES })
             .int("K_STEP_BYTES", Self::K_STEP_BYTES)
-            .int("EMPTY_ARRIVALS", CONSUMERS * 4 * self.options.cluster)
+            .int(
+                "EMPTY_ARRIVALS",
+                if pingpong { 1 } else { CONSUMERS } * 4 * self.options.cluster,
+            )
+            .int("PINGPONG", i64::from(pingpong))
+            .int("LEAN_DESC", i64::from(self.options.lean_desc))
+            .int("PREFETCH", self.options.prefetch)
+            .int("C_ROW", if pingpong { 0 } else { 64 })
             .int("PRODUCER_REGS", PRODUCER_REGS)
             .int("CONSUMER_REGS", CONSUMER_REGS)
             .int("ACC", self.c_frag.mode(1)?.size())
