@@ -13,9 +13,8 @@
 //! ```
 
 use super::Tiler;
-use super::flat::{Modes, ceil_div, coalesce_in_place, continues, modes_of, node_of_modes};
+use super::flat::{Modes, ceil_div, coalesce_in_place, continues, push_coalesced};
 use super::tiler::by_mode;
-use smallvec::SmallVec;
 
 use crate::int_tuple::store;
 use crate::layout::Bounds;
@@ -28,13 +27,35 @@ pub(crate) struct Extended {
     pub(crate) inner: Modes,
     /// Stride of the last (unbounded) mode.
     pub(crate) last_stride: i64,
+    /// Extent of the last mode before it is unbounded: `coalesce(A)` is `inner` followed by
+    /// `last_extent:last_stride` (dropped when the extent is 1).
+    pub(crate) last_extent: i64,
 }
 
 impl Extended {
     /// Coalesces `a` the way CuTe's `coalesce_x` does: it keeps `a`'s value at every index,
     /// inside and past its domain.
     pub(crate) fn of(a: &Layout) -> Extended {
-        Extended::of_modes(modes_of(a))
+        let (shapes, strides) = (a.shape().iter_leaves(), a.stride().iter_leaves());
+        Extended::of_leaves(shapes.as_slice(), strides.as_slice())
+    }
+
+    /// [`Extended::of`] the layout whose leaves are `shapes:strides`, in one pass.
+    #[inline]
+    pub(crate) fn of_leaves(shapes: &[i64], strides: &[i64]) -> Extended {
+        let mut inner = Modes::new();
+        let n = shapes.len().min(strides.len());
+        let Some(last) = n.checked_sub(1) else {
+            return Extended {
+                inner,
+                last_stride: 0,
+                last_extent: 1,
+            };
+        };
+        for k in 0..last {
+            push_coalesced(&mut inner, (shapes[k], strides[k]));
+        }
+        Extended::ending_in(inner, (shapes[last], strides[last]))
     }
 
     /// [`Extended::of`] the layout whose flat modes are `modes`.
@@ -43,20 +64,40 @@ impl Extended {
             return Extended {
                 inner: modes,
                 last_stride: 0,
+                last_extent: 1,
             };
         };
         coalesce_in_place(&mut modes);
-        let mut last_stride = last.1;
-        if let Some(&prev) = modes.last() {
+        Extended::ending_in(modes, last)
+    }
+
+    /// The extended layout of the coalesced modes `inner` followed by the mode `last`, which
+    /// merges into the last of `inner` where it continues it.
+    #[inline]
+    fn ending_in(mut inner: Modes, last: (i64, i64)) -> Extended {
+        let (mut last_extent, mut last_stride) = last;
+        if let Some(&prev) = inner.last() {
             if continues(prev, last_stride) {
-                modes.pop();
+                inner.pop();
+                // A valid layout's extents multiply within i64 (as in coalescing).
+                last_extent = prev.0.saturating_mul(last_extent);
                 last_stride = prev.1;
             }
         }
         Extended {
-            inner: modes,
+            inner,
             last_stride,
+            last_extent,
         }
+    }
+
+    /// The extents of `shape(coalesce(A))`, possibly with extents of 1 among them (which no
+    /// shape division by them notices).
+    pub(crate) fn coalesced_extents(&self) -> impl Iterator<Item = i64> + '_ {
+        self.inner
+            .iter()
+            .map(|m| m.0)
+            .chain(std::iter::once(self.last_extent))
     }
 }
 
@@ -139,26 +180,12 @@ pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
 /// `B` itself, several are the modes of `B` (and the result has one mode per node). Errors are
 /// those of [`composition`] without its description of the operands.
 pub(crate) fn compose_extended(ext: &Extended, nodes: &[Node<'_>]) -> Result<Layout> {
-    let (shape, stride, bounds) = match nodes {
-        // One leaf: its result's modes need no builder.
-        [Node::Tree(IntTuple::Int(s), IntTuple::Int(d))] => {
-            let mut usage = Usage::new(ext);
-            let mut modes = Modes::new();
-            leaf_result(ext, *s, *d, &mut usage, &mut modes)?;
-            check_disjoint(ext, &usage)?;
-            let (shape, stride) = node_of_modes(&modes);
-            (shape, stride, usage.bounds)
-        }
-        _ => {
-            let mut built = Built::default();
-            let bounds = compose_nodes_into(ext, nodes, &mut built)?;
-            let (shape, stride) = if let [_] = nodes {
-                built.single()
-            } else {
-                built.finish(nodes.len())
-            };
-            (shape, stride, bounds)
-        }
+    let mut built = Built::new();
+    let bounds = compose_nodes_into(ext, nodes, &mut built)?;
+    let (shape, stride) = if let [_] = nodes {
+        built.single()
+    } else {
+        built.finish(nodes.len())
     };
     match bounds {
         Some(b) if b.fits() => Ok(Layout::from_checked_parts(shape, stride)),
@@ -175,14 +202,43 @@ pub(crate) fn compose_nodes_into(
     nodes: &[Node<'_>],
     out: &mut Built,
 ) -> Result<Option<Bounds>> {
-    let mut usage = Usage::new(ext);
-    // The modes of one leaf's result, reused for every leaf.
-    let mut scratch = Modes::new();
+    let mut composer = Composer::new(ext, Bounds::EMPTY);
     for node in nodes {
-        compose_node_into(ext, *node, &mut usage, &mut scratch, out)?;
+        composer.node_into(*node, out)?;
     }
-    check_disjoint(ext, &usage)?;
-    Ok(usage.bounds)
+    composer.finish()
+}
+
+/// A composition `A o B` under way, node by node of `B`, each node into a builder of the
+/// caller's choice (so the halves of a divide can go to different builders while the
+/// disjointness and sign conditions are checked across all of `B`).
+pub(crate) struct Composer<'a> {
+    ext: &'a Extended,
+    usage: Usage,
+}
+
+impl<'a> Composer<'a> {
+    /// Nothing composed yet; the bounds of the result's leaves are folded onto `start` (the
+    /// bounds of leaves the caller has placed before them).
+    #[inline(always)]
+    pub(crate) fn new(ext: &'a Extended, start: Bounds) -> Self {
+        let mut usage = Usage::new(ext);
+        usage.bounds = Some(start);
+        Composer { ext, usage }
+    }
+
+    /// Appends `A o node` to `out` as one element.
+    #[inline(always)]
+    pub(crate) fn node_into(&mut self, node: Node<'_>, out: &mut Built) -> Result<()> {
+        compose_node_into(self.ext, node, &mut self.usage, out)
+    }
+
+    /// Checks the disjointness and sign conditions over every node composed; returns the
+    /// checks of [`Layout::new`] folded over the leaves appended (`None` once one fails).
+    pub(crate) fn finish(&self) -> Result<Option<Bounds>> {
+        check_disjoint(self.ext, &self.usage)?;
+        Ok(self.usage.bounds)
+    }
 }
 
 /// The error of `a o b`, naming both operands and `a` coalesced.
@@ -203,13 +259,18 @@ fn describe(a: &Layout, b: &Layout, e: Error) -> Error {
     }
 }
 
+/// Whether a leaf of positive stride moves a mode of `A` ([`Usage::moved`]).
+const POSITIVE: u8 = 1;
+/// Whether a leaf of negative stride moves a mode of `A` ([`Usage::moved`]).
+const NEGATIVE: u8 = 2;
+
 /// What the leaves of `B` occupy in `A`: per bounded mode of `A` the largest coordinate they
 /// add up to, and the signs of the leaves that reach past index 0.
 struct Usage {
-    reach: smallvec::SmallVec<[i64; 8]>,
-    /// Per mode of `A` (the last, unbounded one included): whether a leaf of positive / of
-    /// negative stride moves its coordinate.
-    signs: smallvec::SmallVec<[(bool, bool); 8]>,
+    reach: Buf<i64, 8>,
+    /// Per mode of `A` (the last, unbounded one included): whether a leaf of positive
+    /// ([`POSITIVE`]) / of negative ([`NEGATIVE`]) stride moves its coordinate.
+    moved: Buf<u8, 9>,
     /// The sign of the leaf being composed.
     negative_now: bool,
     /// The checks of [`Layout::new`] on the result's leaves so far; `None` once one fails.
@@ -218,10 +279,11 @@ struct Usage {
 
 impl Usage {
     /// Nothing occupied yet in the modes of `ext`.
+    #[inline(always)]
     fn new(ext: &Extended) -> Usage {
         Usage {
-            reach: smallvec::smallvec![0i64; ext.inner.len()],
-            signs: smallvec::smallvec![(false, false); ext.inner.len() + 1],
+            reach: Buf::zeros(ext.inner.len()),
+            moved: Buf::zeros(ext.inner.len() + 1),
             negative_now: false,
             bounds: Some(Bounds::EMPTY),
         }
@@ -230,28 +292,24 @@ impl Usage {
 
 /// Appends `A o node` to `out` as one element: `node`'s nesting, every leaf of `node` replaced
 /// by its result (a leaf for one mode, a flat node otherwise).
+#[inline]
 fn compose_node_into(
     ext: &Extended,
     node: Node<'_>,
     usage: &mut Usage,
-    scratch: &mut Modes,
     out: &mut Built,
 ) -> Result<()> {
     match node {
-        Node::Tree(IntTuple::Int(s), IntTuple::Int(d)) => {
-            leaf_result(ext, *s, *d, usage, scratch)?;
-            out.push_leaf_result(scratch);
-        }
-        Node::Tree(IntTuple::Tuple(ss), IntTuple::Tuple(ds)) if ss.codes() == ds.codes() => {
-            store::push_node_code(&mut out.codes, ss.len());
+        Node::Tree(IntTuple::Int(s), IntTuple::Int(d)) => leaf_into(ext, *s, *d, usage, out)?,
+        Node::Tree(IntTuple::Tuple(ss), IntTuple::Tuple(ds)) if same_codes(ss, ds) => {
+            out.push_node_code(ss.len());
             let (codes, shapes, strides) = (ss.codes(), ss.leaf_slice(), ds.leaf_slice());
             let (mut k, mut leaf) = (0, 0);
             while k < codes.len() {
                 let (arity, next) = store::read_code(codes, k);
                 match arity {
                     None => {
-                        leaf_result(ext, shapes[leaf], strides[leaf], usage, scratch)?;
-                        out.push_leaf_result(scratch);
+                        leaf_into(ext, shapes[leaf], strides[leaf], usage, out)?;
                         leaf += 1;
                     }
                     // B's nodes are the result's nodes.
@@ -261,57 +319,194 @@ fn compose_node_into(
             }
         }
         Node::Tree(..) => return Err(Error::invalid("internal: shape and stride not congruent")),
-        Node::Flat([]) => {
-            leaf_result(ext, 1, 0, usage, scratch)?;
-            out.push_leaf_result(scratch);
-        }
-        Node::Flat(&[(s, d)]) => {
-            leaf_result(ext, s, d, usage, scratch)?;
-            out.push_leaf_result(scratch);
-        }
+        Node::Flat([]) => leaf_into(ext, 1, 0, usage, out)?,
+        Node::Flat(&[(s, d)]) => leaf_into(ext, s, d, usage, out)?,
         Node::Flat(modes) => {
-            store::push_node_code(&mut out.codes, modes.len());
+            out.push_node_code(modes.len());
             for &(s, d) in modes {
-                leaf_result(ext, s, d, usage, scratch)?;
-                out.push_leaf_result(scratch);
+                leaf_into(ext, s, d, usage, out)?;
             }
         }
     }
     Ok(())
 }
 
-/// The structure codes and leaves of a result tuple being built (on the stack for small ones):
-/// `B`'s structure with every leaf replaced by its result.
-#[derive(Default)]
-pub(crate) struct Built {
-    pub(crate) codes: SmallVec<[u8; 16]>,
-    pub(crate) shapes: SmallVec<[i64; 8]>,
-    pub(crate) strides: SmallVec<[i64; 8]>,
+/// Whether the tuples `ss` and `ds` have the same structure codes (are congruent), compared
+/// byte by byte (a few bytes: cheaper than a call to `memcmp`).
+#[inline]
+fn same_codes(ss: &crate::Modes, ds: &crate::Modes) -> bool {
+    let (a, b) = (ss.codes(), ds.codes());
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
-impl Built {
-    /// Appends the result of one leaf of `B`: a leaf for one mode, a flat node otherwise.
-    fn push_leaf_result(&mut self, modes: &[(i64, i64)]) {
-        if modes.len() != 1 {
-            store::push_node_code(&mut self.codes, modes.len());
-        }
-        for &mode in modes {
-            self.push_leaf(mode);
+/// A list of `N` values inline, on the heap beyond: the few values of the algebra's builders,
+/// pushed with one comparison (no `SmallVec` capacity bookkeeping on every access).
+#[derive(Clone)]
+pub(crate) struct Buf<T: Copy + Default, const N: usize> {
+    len: usize,
+    inline: [T; N],
+    /// All values once there are more than `N`.
+    heap: Vec<T>,
+}
+
+impl<T: Copy + Default, const N: usize> Buf<T, N> {
+    /// No values.
+    #[inline(always)]
+    fn new() -> Self {
+        Buf {
+            len: 0,
+            inline: [T::default(); N],
+            heap: Vec::new(),
         }
     }
 
+    /// `n` default values (zeros).
+    #[inline(always)]
+    fn zeros(n: usize) -> Self {
+        let mut buf = Buf::new();
+        if n <= N {
+            buf.len = n;
+        } else {
+            buf.spill_zeros(n);
+        }
+        buf
+    }
+
+    #[cold]
+    fn spill_zeros(&mut self, n: usize) {
+        self.heap = vec![T::default(); n];
+        self.len = n;
+    }
+
+    /// The number of values.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Appends `v`.
+    #[inline]
+    pub(crate) fn push(&mut self, v: T) {
+        if self.len < N {
+            self.inline[self.len] = v;
+        } else {
+            self.push_heap(v);
+        }
+        self.len += 1;
+    }
+
+    #[cold]
+    fn push_heap(&mut self, v: T) {
+        if self.len == N {
+            self.heap.extend_from_slice(&self.inline);
+        }
+        self.heap.push(v);
+    }
+
+    /// Appends the values of `values`.
+    #[inline]
+    pub(crate) fn extend_from_slice(&mut self, values: &[T]) {
+        for &v in values {
+            self.push(v);
+        }
+    }
+
+    /// The values.
+    #[inline]
+    pub(crate) fn as_slice(&self) -> &[T] {
+        if self.len <= N {
+            &self.inline[..self.len]
+        } else {
+            &self.heap
+        }
+    }
+
+    /// The values, to change in place.
+    #[inline]
+    fn as_mut_slice(&mut self) -> &mut [T] {
+        if self.len <= N {
+            &mut self.inline[..self.len]
+        } else {
+            &mut self.heap
+        }
+    }
+
+    /// The inline array (of which the first [`Buf::len`] values are set), `None` on the heap.
+    #[inline]
+    fn inline_array(&self) -> Option<&[T; N]> {
+        (self.len <= N).then_some(&self.inline)
+    }
+}
+
+impl<T: Copy + Default, const N: usize> Extend<T> for Buf<T, N> {
+    #[inline]
+    fn extend<I: IntoIterator<Item = T>>(&mut self, values: I) {
+        for v in values {
+            self.push(v);
+        }
+    }
+}
+
+/// The structure codes and leaves of a result tuple being built: `B`'s structure with every
+/// leaf replaced by its result. Inline up to the inline capacity of a tuple's storage, so a
+/// small result becomes its tuples by copying whole arrays.
+pub(crate) struct Built {
+    pub(crate) codes: Buf<u8, { store::CODES }>,
+    shapes: Buf<i64, { store::LEAVES }>,
+    strides: Buf<i64, { store::LEAVES }>,
+}
+
+impl Default for Built {
+    fn default() -> Self {
+        Built::new()
+    }
+}
+
+impl Built {
+    /// Nothing built yet.
+    #[inline]
+    pub(crate) fn new() -> Built {
+        Built {
+            codes: Buf::new(),
+            shapes: Buf::new(),
+            strides: Buf::new(),
+        }
+    }
+
+    /// Appends the code of a node of `arity` elements (its elements follow).
+    #[inline]
+    pub(crate) fn push_node_code(&mut self, arity: usize) {
+        store::push_node_code(&mut self.codes, arity);
+    }
+
     /// Appends one leaf `s:d`.
+    #[inline]
     pub(crate) fn push_leaf(&mut self, (s, d): (i64, i64)) {
         self.codes.push(store::LEAF);
+        self.push_mode(s, d);
+    }
+
+    /// Appends the extent and stride of a leaf without its code.
+    #[inline]
+    fn push_mode(&mut self, s: i64, d: i64) {
         self.shapes.push(s);
         self.strides.push(d);
+    }
+
+    /// Appends the elements whose structure codes are `codes` over the leaves
+    /// `shapes:strides`.
+    #[inline]
+    pub(crate) fn push_raw(&mut self, codes: &[u8], shapes: &[i64], strides: &[i64]) {
+        self.codes.extend_from_slice(codes);
+        self.shapes.extend_from_slice(shapes);
+        self.strides.extend_from_slice(strides);
     }
 
     /// Appends the whole of `layout` as one element (a leaf, or a node).
     pub(crate) fn push_layout(&mut self, layout: &Layout) -> Result<()> {
         match (layout.shape(), layout.stride()) {
             (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) => {
-                store::push_node_code(&mut self.codes, ss.len());
+                self.push_node_code(ss.len());
                 self.push_elements(ss, ds);
             }
             (IntTuple::Int(s), IntTuple::Int(d)) => self.push_leaf((*s, *d)),
@@ -321,52 +516,102 @@ impl Built {
     }
 
     /// Appends the elements of `other` as they are.
-    pub(crate) fn append(&mut self, other: Built) {
-        self.codes.extend_from_slice(&other.codes);
-        self.shapes.extend_from_slice(&other.shapes);
-        self.strides.extend_from_slice(&other.strides);
+    pub(crate) fn append(&mut self, other: &Built) {
+        self.push_raw(
+            other.codes.as_slice(),
+            other.shapes.as_slice(),
+            other.strides.as_slice(),
+        );
     }
 
     /// Appends a node of the `arity` elements of `body`.
-    pub(crate) fn push_node(&mut self, arity: usize, body: Built) {
-        store::push_node_code(&mut self.codes, arity);
+    pub(crate) fn push_node(&mut self, arity: usize, body: &Built) {
+        self.push_node_code(arity);
         self.append(body);
+    }
+
+    /// The leaves built so far, as `(extent, stride)`.
+    pub(crate) fn leaf_modes(&self) -> impl Iterator<Item = (i64, i64)> + '_ {
+        self.shapes
+            .as_slice()
+            .iter()
+            .copied()
+            .zip(self.strides.as_slice().iter().copied())
     }
 
     /// Whether the leaves pass the checks of [`Layout::new`] ([`Bounds`]), and their size.
     pub(crate) fn checked_size(&self) -> Option<i64> {
-        Bounds::of_modes(
-            self.shapes
-                .iter()
-                .copied()
-                .zip(self.strides.iter().copied()),
-        )
-        .filter(|b| b.fits())
-        .map(|b| b.size)
+        Bounds::of_modes(self.leaf_modes())
+            .filter(|b| b.fits())
+            .map(|b| b.size)
     }
 
     /// Appends the elements of the congruent tuples `ss:ds` (without a node around them).
     pub(crate) fn push_elements(&mut self, ss: &crate::Modes, ds: &crate::Modes) {
-        self.codes.extend_from_slice(ss.codes());
-        self.shapes.extend_from_slice(ss.leaf_slice());
-        self.strides.extend_from_slice(ds.leaf_slice());
+        self.push_raw(ss.codes(), ss.leaf_slice(), ds.leaf_slice());
     }
 
     /// The shape and stride of the one element built: a leaf, or a node.
-    fn single(self) -> (IntTuple, IntTuple) {
-        match store::read_code(&self.codes, 0) {
+    pub(crate) fn single(&self) -> (IntTuple, IntTuple) {
+        let codes = self.codes.as_slice();
+        match store::read_code(codes, 0) {
             (None, _) => (
-                IntTuple::Int(self.shapes[0]),
-                IntTuple::Int(self.strides[0]),
+                IntTuple::Int(self.shapes.as_slice()[0]),
+                IntTuple::Int(self.strides.as_slice()[0]),
             ),
-            (Some(arity), body) => {
-                let codes = &self.codes[body..];
-                (
-                    IntTuple::Tuple(crate::Modes::from_raw_parts(arity, codes, &self.shapes)),
-                    IntTuple::Tuple(crate::Modes::from_raw_parts(arity, codes, &self.strides)),
-                )
+            (Some(arity), 1) => {
+                // The node's elements: the codes after its own.
+                if let Some(inline) = self.codes.inline_array() {
+                    let mut body = [store::LEAF; store::CODES];
+                    body[..store::CODES - 1].copy_from_slice(&inline[1..]);
+                    if let Some(tuples) = self.inline_tuples(arity, &body, self.codes.len - 1) {
+                        return tuples;
+                    }
+                }
+                self.tuples(arity, &codes[1..])
             }
+            (Some(arity), body) => self.tuples(arity, &codes[body..]),
         }
+    }
+
+    /// Tuples of `arity` elements encoded by the first `n_codes` of `codes` over the leaves
+    /// built, when they fit inline (copies of whole arrays).
+    #[inline]
+    fn inline_tuples(
+        &self,
+        arity: usize,
+        codes: &[u8; store::CODES],
+        n_codes: usize,
+    ) -> Option<(IntTuple, IntTuple)> {
+        let (shapes, strides) = (self.shapes.inline_array()?, self.strides.inline_array()?);
+        if arity > store::CODES {
+            return None;
+        }
+        let n_leaves = self.shapes.len;
+        Some((
+            IntTuple::Tuple(crate::Modes::from_inline_arrays(
+                arity, codes, n_codes, shapes, n_leaves,
+            )),
+            IntTuple::Tuple(crate::Modes::from_inline_arrays(
+                arity, codes, n_codes, strides, n_leaves,
+            )),
+        ))
+    }
+
+    /// Tuples of `arity` elements encoded by `codes` over the leaves built.
+    fn tuples(&self, arity: usize, codes: &[u8]) -> (IntTuple, IntTuple) {
+        (
+            IntTuple::Tuple(crate::Modes::from_raw_parts(
+                arity,
+                codes,
+                self.shapes.as_slice(),
+            )),
+            IntTuple::Tuple(crate::Modes::from_raw_parts(
+                arity,
+                codes,
+                self.strides.as_slice(),
+            )),
+        )
     }
 
     /// The layout whose shape and stride are tuples of the `arity` elements built, or `None`
@@ -378,19 +623,13 @@ impl Built {
     }
 
     /// The result's shape and stride, tuples of `arity` elements.
-    pub(crate) fn finish(self, arity: usize) -> (IntTuple, IntTuple) {
-        (
-            IntTuple::Tuple(crate::Modes::from_raw_parts(
-                arity,
-                &self.codes,
-                &self.shapes,
-            )),
-            IntTuple::Tuple(crate::Modes::from_raw_parts(
-                arity,
-                &self.codes,
-                &self.strides,
-            )),
-        )
+    pub(crate) fn finish(&self, arity: usize) -> (IntTuple, IntTuple) {
+        if let Some(codes) = self.codes.inline_array() {
+            if let Some(tuples) = self.inline_tuples(arity, codes, self.codes.len) {
+                return tuples;
+            }
+        }
+        self.tuples(arity, self.codes.as_slice())
     }
 }
 
@@ -399,7 +638,7 @@ impl Built {
 /// extent, and leaves of both signs only meet in `A`'s unbounded last mode. Then `A(B(c))` is
 /// the sum over `B`'s leaves of `A(B_leaf(c_leaf))`, which is what the by-leaf result computes.
 fn check_disjoint(ext: &Extended, usage: &Usage) -> Result<()> {
-    for (k, (&(a_k, _), &used)) in ext.inner.iter().zip(&usage.reach).enumerate() {
+    for (k, (&(a_k, _), &used)) in ext.inner.iter().zip(usage.reach.as_slice()).enumerate() {
         if used >= a_k {
             return Err(Error::inadmissible(format!(
                 "the disjointness condition fails: together the modes of B reach coordinate \
@@ -412,15 +651,10 @@ fn check_disjoint(ext: &Extended, usage: &Usage) -> Result<()> {
     // With A(-x) == -A(x), leaves of both signs that move one and the same mode of A (and no
     // other) add and subtract inside that mode; once they move two modes, a negative index
     // borrows from the next mode and A(B(c)) is no longer the sum of A over B's leaves.
-    let positive = usage.signs.iter().any(|s| s.0);
-    let negative = usage.signs.iter().any(|s| s.1);
-    let moved = || -> Vec<usize> {
-        (0..usage.signs.len())
-            .filter(|&k| usage.signs[k].0 || usage.signs[k].1)
-            .collect()
-    };
-    if positive && negative && moved().len() > 1 {
-        let moved = moved();
+    let moved = usage.moved.as_slice();
+    let signs = moved.iter().fold(0, |acc, &m| acc | m);
+    if signs == POSITIVE | NEGATIVE && moved.iter().filter(|&&m| m != 0).count() > 1 {
+        let moved: Vec<usize> = (0..moved.len()).filter(|&k| moved[k] != 0).collect();
         return Err(Error::inadmissible(format!(
             "the sign condition fails: B has modes with positive and with negative strides \
              and together they move modes {moved:?} of A, so a negative index borrows between \
@@ -432,39 +666,51 @@ fn check_disjoint(ext: &Extended, usage: &Usage) -> Result<()> {
 }
 
 /// Records that a piece of `count` steps of `step` occupies mode `k` of `A`.
+#[inline]
 fn occupy(usage: &mut Usage, k: usize, count: i64, step: i64) -> Result<()> {
     let reach = checked_mul(count - 1, step, "the coordinates of the composition")?;
     if reach > 0 {
-        let last = usage.signs.len() - 1;
-        let moved = &mut usage.signs[k.min(last)];
-        if usage.negative_now {
-            moved.1 = true;
+        let moved = usage.moved.as_mut_slice();
+        let last = moved.len() - 1;
+        moved[k.min(last)] |= if usage.negative_now {
+            NEGATIVE
         } else {
-            moved.0 = true;
-        }
+            POSITIVE
+        };
     }
-    if let Some(u) = usage.reach.get_mut(k) {
+    if let Some(u) = usage.reach.as_mut_slice().get_mut(k) {
         *u = u.saturating_add(reach);
     }
     Ok(())
 }
 
-/// The flat modes of `A o s:d` in `modes`; records the coordinates of `A` they occupy and the
-/// bounds of the result's leaves in `usage`.
-fn leaf_result(ext: &Extended, s: i64, d: i64, usage: &mut Usage, modes: &mut Modes) -> Result<()> {
-    modes.clear();
-    leaf_modes(ext, s, d, usage, modes)?;
+/// Appends `A o s:d` to `out` as one element (a leaf for one mode, a flat node otherwise);
+/// records the coordinates of `A` it occupies and the bounds of its leaves in `usage`.
+fn leaf_into(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Built) -> Result<()> {
+    let first = out.shapes.len();
+    leaf_modes(ext, s, d, usage, out)?;
+    let n = out.shapes.len() - first;
+    if n != 1 {
+        out.push_node_code(n);
+    }
+    for _ in 0..n {
+        out.codes.push(store::LEAF);
+    }
+    let mut modes = out.shapes.as_slice()[first..]
+        .iter()
+        .zip(&out.strides.as_slice()[first..]);
     usage.bounds = usage
         .bounds
-        .and_then(|b| modes.iter().try_fold(b, |b, &(s, d)| b.add(s, Some(d))));
+        .and_then(|b| modes.try_fold(b, |b, (&s, &d)| b.add(s, Some(d))));
     Ok(())
 }
 
-/// The flat modes of `A o s:d` (a leaf for one mode, a flat tuple otherwise).
-fn leaf_modes(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Modes) -> Result<()> {
+/// Appends the extents and strides of the flat modes of `A o s:d` to `out` (without their
+/// codes; at least one mode).
+fn leaf_modes(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Built) -> Result<()> {
     let what = "the strides of the composition";
     if d == 0 {
-        out.push((s, 0));
+        out.push_mode(s, 0);
         return Ok(());
     }
     if s == 1 {
@@ -474,7 +720,7 @@ fn leaf_modes(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Modes
             r = ceil_div(r, a_k);
         }
         let stride = checked_mul(r * d.signum(), ext.last_stride, what)?;
-        out.push((1, stride));
+        out.push_mode(1, stride);
         return Ok(());
     }
     if d < 0 {
@@ -483,10 +729,10 @@ fn leaf_modes(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Modes
         let magnitude = d.checked_neg().ok_or_else(|| {
             Error::overflow(format!("the stride {d} of B cannot be negated in i64"))
         })?;
+        let first = out.strides.len();
         positive_leaf(ext, s, magnitude, usage, out)?;
-        for m in out.iter_mut() {
-            m.1 = m
-                .1
+        for stride in &mut out.strides.as_mut_slice()[first..] {
+            *stride = stride
                 .checked_neg()
                 .ok_or_else(|| Error::overflow("the strides of the composition overflow i64"))?;
         }
@@ -496,9 +742,11 @@ fn leaf_modes(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Modes
     positive_leaf(ext, s, d, usage, out)
 }
 
-/// `A o s:d` for a leaf with `s > 1` and `d > 0`.
-fn positive_leaf(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Modes) -> Result<()> {
+/// `A o s:d` for a leaf with `s > 1` and `d > 0`: its modes' extents and strides appended to
+/// `out`.
+fn positive_leaf(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Built) -> Result<()> {
     let what = "the strides of the composition";
+    let first = out.shapes.len();
     let mut r = d; // stride still to divide out
     let mut m = s; // elements still to place
     for (k, &(a_k, e_k)) in ext.inner.iter().enumerate() {
@@ -513,11 +761,11 @@ fn positive_leaf(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Mo
             let q = a_k / r;
             if m <= q {
                 occupy(usage, k, m, r)?;
-                out.push((m, checked_mul(r, e_k, what)?));
+                out.push_mode(m, checked_mul(r, e_k, what)?);
                 m = 1;
             } else if m % q == 0 {
                 occupy(usage, k, q, r)?;
-                out.push((q, checked_mul(r, e_k, what)?));
+                out.push_mode(q, checked_mul(r, e_k, what)?);
                 m /= q;
                 r = 1;
             } else {
@@ -531,7 +779,7 @@ fn positive_leaf(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Mo
         }
         if r < a_k && r.checked_mul(m - 1).is_some_and(|x| x < a_k) {
             occupy(usage, k, m, r)?;
-            out.push((m, checked_mul(r, e_k, what)?));
+            out.push_mode(m, checked_mul(r, e_k, what)?);
             m = 1;
             continue;
         }
@@ -541,9 +789,9 @@ fn positive_leaf(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Mo
              and the remaining {m} elements do not fit inside that mode"
         )));
     }
-    if m != 1 || out.is_empty() {
+    if m != 1 || out.shapes.len() == first {
         occupy(usage, ext.inner.len(), m, r)?;
-        out.push((m, checked_mul(r, ext.last_stride, what)?));
+        out.push_mode(m, checked_mul(r, ext.last_stride, what)?);
     }
     Ok(())
 }

@@ -96,6 +96,11 @@ pub(crate) enum Grouping {
 /// layout, with the split's errors.
 pub(crate) type Halves<'a> = &'a dyn Fn(&Layout, &Layout) -> crate::Result<(Layout, Layout)>;
 
+/// The same split written into builders, the tile appended to the first and the rest to the
+/// second; it fails (with an unspecific error) wherever the [`Halves`] split fails.
+pub(crate) type HalvesInto<'a> =
+    &'a dyn Fn(&Layout, &Layout, &mut Built, &mut Built) -> crate::Result<()>;
+
 /// A few layouts, on the stack for up to four.
 type Few = smallvec::SmallVec<[Layout; 4]>;
 
@@ -105,10 +110,11 @@ pub(crate) fn regroup(
     tiler: &Tiler,
     name: &str,
     split: Halves<'_>,
+    split_into: HalvesInto<'_>,
     grouping: Grouping,
 ) -> crate::Result<Layout> {
     if let Tiler::ByMode(parts) = tiler {
-        if let Ok(r) = regroup_flat(a, parts, split, grouping) {
+        if let Ok(r) = regroup_flat(a, parts, split_into, grouping) {
             return Ok(r);
         }
     }
@@ -126,7 +132,7 @@ pub(crate) fn regroup(
 fn regroup_flat(
     a: &Layout,
     parts: &[Option<Tiler>],
-    split: Halves<'_>,
+    split: HalvesInto<'_>,
     grouping: Grouping,
 ) -> crate::Result<Layout> {
     let unspecific = || crate::Error::invalid("the flat regrouping does not apply");
@@ -138,9 +144,7 @@ fn regroup_flat(
     for (i, mode) in a.iter_modes().enumerate() {
         match parts.get(i) {
             Some(Some(Tiler::Layout(b))) => {
-                let (tile, rest) = split(&mode, b)?;
-                tiles.push_layout(&tile)?;
-                rests.push_layout(&rest)?;
+                split(&mode, b, &mut tiles, &mut rests)?;
                 n_tiles += 1;
             }
             Some(Some(Tiler::ByMode(_))) => return Err(unspecific()),
@@ -156,18 +160,18 @@ fn regroup_flat(
     let mut out = Built::default();
     let arity = match grouping {
         Grouping::Zipped => {
-            out.push_node(n_tiles, tiles);
-            out.push_node(n_rests, rests);
+            out.push_node(n_tiles, &tiles);
+            out.push_node(n_rests, &rests);
             2
         }
         Grouping::Tiled => {
-            out.push_node(n_tiles, tiles);
-            out.append(rests);
+            out.push_node(n_tiles, &tiles);
+            out.append(&rests);
             1 + n_rests
         }
         Grouping::Flat => {
-            out.append(tiles);
-            out.append(rests);
+            out.append(&tiles);
+            out.append(&rests);
             n_tiles + n_rests
         }
     };
