@@ -181,12 +181,17 @@ pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
 /// those of [`composition`] without its description of the operands.
 pub(crate) fn compose_extended(ext: &Extended, nodes: &[Node<'_>]) -> Result<Layout> {
     let mut built = Built::new();
-    let bounds = compose_nodes_into(ext, nodes, &mut built)?;
-    let (shape, stride) = if let [_] = nodes {
-        built.single()
+    let mut composer = Composer::new(ext, Bounds::EMPTY);
+    let element = if let [node] = nodes {
+        composer.elements_into(*node, &mut built)?
     } else {
-        built.finish(nodes.len())
+        for node in nodes {
+            composer.node_into(*node, &mut built)?;
+        }
+        Element::Node(nodes.len())
     };
+    let bounds = composer.finish()?;
+    let (shape, stride) = built.element(element);
     match bounds {
         Some(b) if b.fits() => Ok(Layout::from_checked_parts(shape, stride)),
         // Reports the failed check.
@@ -222,15 +227,23 @@ impl<'a> Composer<'a> {
     /// bounds of leaves the caller has placed before them).
     #[inline(always)]
     pub(crate) fn new(ext: &'a Extended, start: Bounds) -> Self {
-        let mut usage = Usage::new(ext);
-        usage.bounds = Some(start);
-        Composer { ext, usage }
+        Composer {
+            ext,
+            usage: Usage::new(ext, start),
+        }
     }
 
     /// Appends `A o node` to `out` as one element.
     #[inline(always)]
     pub(crate) fn node_into(&mut self, node: Node<'_>, out: &mut Built) -> Result<()> {
-        compose_node_into(self.ext, node, &mut self.usage, out)
+        compose_node_into(self.ext, node, &mut self.usage, out, true).map(|_| ())
+    }
+
+    /// Appends the elements of `A o node` to `out` without a node around them: the one leaf
+    /// of a leaf result, or the elements of a node.
+    #[inline(always)]
+    pub(crate) fn elements_into(&mut self, node: Node<'_>, out: &mut Built) -> Result<Element> {
+        compose_node_into(self.ext, node, &mut self.usage, out, false)
     }
 
     /// Checks the disjointness and sign conditions over every node composed; returns the
@@ -267,42 +280,103 @@ const NEGATIVE: u8 = 2;
 /// What the leaves of `B` occupy in `A`: per bounded mode of `A` the largest coordinate they
 /// add up to, and the signs of the leaves that reach past index 0.
 struct Usage {
-    reach: Buf<i64, 8>,
+    /// Per bounded mode of `A`, the largest coordinate (for up to [`USAGE_INLINE`] modes).
+    reach: [i64; USAGE_INLINE],
     /// Per mode of `A` (the last, unbounded one included): whether a leaf of positive
     /// ([`POSITIVE`]) / of negative ([`NEGATIVE`]) stride moves its coordinate.
-    moved: Buf<u8, 9>,
+    moved: [u8; USAGE_INLINE + 1],
+    /// Both lists, for an `A` of more bounded modes (the arrays are then unused).
+    spilled: Option<Box<(Vec<i64>, Vec<u8>)>>,
+    /// The number of bounded modes of `A`.
+    bounded: usize,
+    /// The signs of all leaves that moved a mode (the union of `moved`).
+    signs: u8,
     /// The sign of the leaf being composed.
     negative_now: bool,
     /// The checks of [`Layout::new`] on the result's leaves so far; `None` once one fails.
     bounds: Option<Bounds>,
 }
 
+/// The bounded modes of `A` whose usage is kept inline.
+const USAGE_INLINE: usize = 8;
+
 impl Usage {
-    /// Nothing occupied yet in the modes of `ext`.
+    /// Nothing occupied yet in the modes of `ext`; the result's bounds start at `start`.
     #[inline(always)]
-    fn new(ext: &Extended) -> Usage {
+    fn new(ext: &Extended, start: Bounds) -> Usage {
+        let bounded = ext.inner.len();
         Usage {
-            reach: Buf::zeros(ext.inner.len()),
-            moved: Buf::zeros(ext.inner.len() + 1),
+            reach: [0; USAGE_INLINE],
+            moved: [0; USAGE_INLINE + 1],
+            spilled: (bounded > USAGE_INLINE)
+                .then(|| Box::new((vec![0; bounded], vec![0; bounded + 1]))),
+            bounded,
+            signs: 0,
             negative_now: false,
-            bounds: Some(Bounds::EMPTY),
+            bounds: Some(start),
+        }
+    }
+
+    /// The largest coordinate per bounded mode of `A`.
+    #[inline]
+    fn reach(&self) -> &[i64] {
+        match &self.spilled {
+            None => &self.reach[..self.bounded],
+            Some(spilled) => &spilled.0,
+        }
+    }
+
+    /// The sign bits per mode of `A` (the unbounded last one included).
+    #[inline]
+    fn moved(&self) -> &[u8] {
+        match &self.spilled {
+            None => &self.moved[..=self.bounded],
+            Some(spilled) => &spilled.1,
+        }
+    }
+
+    /// Both lists, to update.
+    #[inline]
+    fn lists_mut(&mut self) -> (&mut [i64], &mut [u8]) {
+        match &mut self.spilled {
+            None => (
+                &mut self.reach[..self.bounded],
+                &mut self.moved[..=self.bounded],
+            ),
+            Some(spilled) => (&mut spilled.0, &mut spilled.1),
         }
     }
 }
 
 /// Appends `A o node` to `out` as one element: `node`'s nesting, every leaf of `node` replaced
-/// by its result (a leaf for one mode, a flat node otherwise).
+/// by its result (a leaf for one mode, a flat node otherwise). Without `with_code`, a node's own
+/// structure code is left out (only its elements are appended); returns what was appended.
 #[inline]
 fn compose_node_into(
     ext: &Extended,
     node: Node<'_>,
     usage: &mut Usage,
     out: &mut Built,
-) -> Result<()> {
+    with_code: bool,
+) -> Result<Element> {
+    let leaf = |s, d, usage: &mut Usage, out: &mut Built| -> Result<Element> {
+        let n = leaf_modes_into(ext, s, d, usage, out)?;
+        if n == 1 {
+            out.codes.push(store::LEAF);
+            return Ok(Element::Leaf);
+        }
+        if with_code {
+            out.push_node_code(n);
+        }
+        push_leaf_codes(out, n);
+        Ok(Element::Node(n))
+    };
     match node {
-        Node::Tree(IntTuple::Int(s), IntTuple::Int(d)) => leaf_into(ext, *s, *d, usage, out)?,
+        Node::Tree(IntTuple::Int(s), IntTuple::Int(d)) => leaf(*s, *d, usage, out),
         Node::Tree(IntTuple::Tuple(ss), IntTuple::Tuple(ds)) if same_codes(ss, ds) => {
-            out.push_node_code(ss.len());
+            if with_code {
+                out.push_node_code(ss.len());
+            }
             let (codes, shapes, strides) = (ss.codes(), ss.leaf_slice(), ds.leaf_slice());
             let (mut k, mut leaf) = (0, 0);
             while k < codes.len() {
@@ -317,18 +391,30 @@ fn compose_node_into(
                 }
                 k = next;
             }
+            Ok(Element::Node(ss.len()))
         }
-        Node::Tree(..) => return Err(Error::invalid("internal: shape and stride not congruent")),
-        Node::Flat([]) => leaf_into(ext, 1, 0, usage, out)?,
-        Node::Flat(&[(s, d)]) => leaf_into(ext, s, d, usage, out)?,
+        Node::Tree(..) => Err(Error::invalid("internal: shape and stride not congruent")),
+        Node::Flat([]) => leaf(1, 0, usage, out),
+        Node::Flat(&[(s, d)]) => leaf(s, d, usage, out),
         Node::Flat(modes) => {
-            out.push_node_code(modes.len());
+            if with_code {
+                out.push_node_code(modes.len());
+            }
             for &(s, d) in modes {
                 leaf_into(ext, s, d, usage, out)?;
             }
+            Ok(Element::Node(modes.len()))
         }
     }
-    Ok(())
+}
+
+/// What [`compose_node_into`] appended: a leaf, or a node of some arity.
+#[derive(Clone, Copy)]
+pub(crate) enum Element {
+    /// One leaf.
+    Leaf,
+    /// A node of this many elements.
+    Node(usize),
 }
 
 /// Whether the tuples `ss` and `ds` have the same structure codes (are congruent), compared
@@ -358,24 +444,6 @@ impl<T: Copy + Default, const N: usize> Buf<T, N> {
             inline: [T::default(); N],
             heap: Vec::new(),
         }
-    }
-
-    /// `n` default values (zeros).
-    #[inline(always)]
-    fn zeros(n: usize) -> Self {
-        let mut buf = Buf::new();
-        if n <= N {
-            buf.len = n;
-        } else {
-            buf.spill_zeros(n);
-        }
-        buf
-    }
-
-    #[cold]
-    fn spill_zeros(&mut self, n: usize) {
-        self.heap = vec![T::default(); n];
-        self.len = n;
     }
 
     /// The number of values.
@@ -551,6 +619,19 @@ impl Built {
         self.push_raw(ss.codes(), ss.leaf_slice(), ds.leaf_slice());
     }
 
+    /// The shape and stride of what was built as `element`: a leaf, or a node of that many
+    /// elements (its own code left out).
+    #[inline]
+    pub(crate) fn element(&self, element: Element) -> (IntTuple, IntTuple) {
+        match element {
+            Element::Leaf => (
+                IntTuple::Int(self.shapes.as_slice()[0]),
+                IntTuple::Int(self.strides.as_slice()[0]),
+            ),
+            Element::Node(arity) => self.finish(arity),
+        }
+    }
+
     /// The shape and stride of the one element built: a leaf, or a node.
     pub(crate) fn single(&self) -> (IntTuple, IntTuple) {
         let codes = self.codes.as_slice();
@@ -638,7 +719,7 @@ impl Built {
 /// extent, and leaves of both signs only meet in `A`'s unbounded last mode. Then `A(B(c))` is
 /// the sum over `B`'s leaves of `A(B_leaf(c_leaf))`, which is what the by-leaf result computes.
 fn check_disjoint(ext: &Extended, usage: &Usage) -> Result<()> {
-    for (k, (&(a_k, _), &used)) in ext.inner.iter().zip(usage.reach.as_slice()).enumerate() {
+    for (k, (&(a_k, _), &used)) in ext.inner.iter().zip(usage.reach()).enumerate() {
         if used >= a_k {
             return Err(Error::inadmissible(format!(
                 "the disjointness condition fails: together the modes of B reach coordinate \
@@ -651,9 +732,8 @@ fn check_disjoint(ext: &Extended, usage: &Usage) -> Result<()> {
     // With A(-x) == -A(x), leaves of both signs that move one and the same mode of A (and no
     // other) add and subtract inside that mode; once they move two modes, a negative index
     // borrows from the next mode and A(B(c)) is no longer the sum of A over B's leaves.
-    let moved = usage.moved.as_slice();
-    let signs = moved.iter().fold(0, |acc, &m| acc | m);
-    if signs == POSITIVE | NEGATIVE && moved.iter().filter(|&&m| m != 0).count() > 1 {
+    let moved = usage.moved();
+    if usage.signs == POSITIVE | NEGATIVE && moved.iter().filter(|&&m| m != 0).count() > 1 {
         let moved: Vec<usize> = (0..moved.len()).filter(|&k| moved[k] != 0).collect();
         return Err(Error::inadmissible(format!(
             "the sign condition fails: B has modes with positive and with negative strides \
@@ -666,19 +746,23 @@ fn check_disjoint(ext: &Extended, usage: &Usage) -> Result<()> {
 }
 
 /// Records that a piece of `count` steps of `step` occupies mode `k` of `A`.
-#[inline]
+#[inline(always)]
 fn occupy(usage: &mut Usage, k: usize, count: i64, step: i64) -> Result<()> {
     let reach = checked_mul(count - 1, step, "the coordinates of the composition")?;
+    let sign = if usage.negative_now {
+        NEGATIVE
+    } else {
+        POSITIVE
+    };
     if reach > 0 {
-        let moved = usage.moved.as_mut_slice();
-        let last = moved.len() - 1;
-        moved[k.min(last)] |= if usage.negative_now {
-            NEGATIVE
-        } else {
-            POSITIVE
-        };
+        usage.signs |= sign;
     }
-    if let Some(u) = usage.reach.as_mut_slice().get_mut(k) {
+    let (reaches, moved) = usage.lists_mut();
+    if reach > 0 {
+        let last = moved.len() - 1;
+        moved[k.min(last)] |= sign;
+    }
+    if let Some(u) = reaches.get_mut(k) {
         *u = u.saturating_add(reach);
     }
     Ok(())
@@ -686,27 +770,48 @@ fn occupy(usage: &mut Usage, k: usize, count: i64, step: i64) -> Result<()> {
 
 /// Appends `A o s:d` to `out` as one element (a leaf for one mode, a flat node otherwise);
 /// records the coordinates of `A` it occupies and the bounds of its leaves in `usage`.
+#[inline(always)]
 fn leaf_into(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Built) -> Result<()> {
-    let first = out.shapes.len();
-    leaf_modes(ext, s, d, usage, out)?;
-    let n = out.shapes.len() - first;
+    let n = leaf_modes_into(ext, s, d, usage, out)?;
     if n != 1 {
         out.push_node_code(n);
     }
+    push_leaf_codes(out, n);
+    Ok(())
+}
+
+/// Appends the codes of `n` leaves.
+#[inline]
+fn push_leaf_codes(out: &mut Built, n: usize) {
     for _ in 0..n {
         out.codes.push(store::LEAF);
     }
+}
+
+/// Appends the extents and strides of the modes of `A o s:d` to `out` without their codes,
+/// records the coordinates of `A` they occupy and their bounds in `usage`; returns how many.
+#[inline(always)]
+fn leaf_modes_into(
+    ext: &Extended,
+    s: i64,
+    d: i64,
+    usage: &mut Usage,
+    out: &mut Built,
+) -> Result<usize> {
+    let first = out.shapes.len();
+    leaf_modes(ext, s, d, usage, out)?;
     let mut modes = out.shapes.as_slice()[first..]
         .iter()
         .zip(&out.strides.as_slice()[first..]);
     usage.bounds = usage
         .bounds
         .and_then(|b| modes.try_fold(b, |b, (&s, &d)| b.add(s, Some(d))));
-    Ok(())
+    Ok(out.shapes.len() - first)
 }
 
 /// Appends the extents and strides of the flat modes of `A o s:d` to `out` (without their
 /// codes; at least one mode).
+#[inline(always)]
 fn leaf_modes(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Built) -> Result<()> {
     let what = "the strides of the composition";
     if d == 0 {
@@ -769,11 +874,7 @@ fn positive_leaf(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Bu
                 m /= q;
                 r = 1;
             } else {
-                return Err(Error::inadmissible(format!(
-                    "the shape divisibility condition fails for the mode {s}:{d} of B: after \
-                     dividing out the stride, mode {k} of A (extent {a_k}) holds {q} of the \
-                     remaining {m} elements, and {q} does not divide {m}"
-                )));
+                return Err(shape_divisibility_fails((s, d), k, a_k, q, m));
             }
             continue;
         }
@@ -783,17 +884,37 @@ fn positive_leaf(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Bu
             m = 1;
             continue;
         }
-        return Err(Error::inadmissible(format!(
-            "the stride divisibility condition fails for the mode {s}:{d} of B: the remaining \
-             stride {r} neither divides nor is a multiple of the extent {a_k} of mode {k} of A, \
-             and the remaining {m} elements do not fit inside that mode"
-        )));
+        return Err(stride_divisibility_fails((s, d), k, a_k, r, m));
     }
     if m != 1 || out.shapes.len() == first {
         occupy(usage, ext.inner.len(), m, r)?;
         out.push_mode(m, checked_mul(r, ext.last_stride, what)?);
     }
     Ok(())
+}
+
+/// The error of the shape divisibility condition for the mode `s:d` of `B` at mode `k` of `A`
+/// (out of line: the error path only).
+#[cold]
+#[inline(never)]
+fn shape_divisibility_fails((s, d): (i64, i64), k: usize, a_k: i64, q: i64, m: i64) -> Error {
+    Error::inadmissible(format!(
+        "the shape divisibility condition fails for the mode {s}:{d} of B: after dividing out \
+         the stride, mode {k} of A (extent {a_k}) holds {q} of the remaining {m} elements, and \
+         {q} does not divide {m}"
+    ))
+}
+
+/// The error of the stride divisibility condition for the mode `s:d` of `B` at mode `k` of
+/// `A` (out of line: the error path only).
+#[cold]
+#[inline(never)]
+fn stride_divisibility_fails((s, d): (i64, i64), k: usize, a_k: i64, r: i64, m: i64) -> Error {
+    Error::inadmissible(format!(
+        "the stride divisibility condition fails for the mode {s}:{d} of B: the remaining \
+         stride {r} neither divides nor is a multiple of the extent {a_k} of mode {k} of A, and \
+         the remaining {m} elements do not fit inside that mode"
+    ))
 }
 
 /// Composition with a [`Tiler`]: a [`Tiler::Layout`] is plain [`composition`]; a by-mode tiler
