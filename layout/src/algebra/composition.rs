@@ -13,7 +13,7 @@
 //! ```
 
 use super::Tiler;
-use super::flat::{Modes, ceil_div, coalesce_in_place, continues, push_coalesced};
+use super::flat::{Modes, ceil_div, continues, push_coalesced};
 use super::tiler::by_mode;
 
 use crate::int_tuple::store;
@@ -41,7 +41,7 @@ impl Extended {
     }
 
     /// [`Extended::of`] the layout whose leaves are `shapes:strides`, in one pass.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn of_leaves(shapes: &[i64], strides: &[i64]) -> Extended {
         let mut inner = Modes::new();
         let n = shapes.len().min(strides.len());
@@ -58,17 +58,22 @@ impl Extended {
         Extended::ending_in(inner, (shapes[last], strides[last]))
     }
 
-    /// [`Extended::of`] the layout whose flat modes are `modes`.
-    pub(crate) fn of_modes(mut modes: Modes) -> Extended {
-        let Some(last) = modes.pop() else {
+    /// [`Extended::of`] the layout whose flat modes are `modes` (borrowed: one pass, no
+    /// copy of the list).
+    #[inline]
+    pub(crate) fn of_mode_slice(modes: &[(i64, i64)]) -> Extended {
+        let mut inner = Modes::new();
+        let Some((&last, rest)) = modes.split_last() else {
             return Extended {
-                inner: modes,
+                inner,
                 last_stride: 0,
                 last_extent: 1,
             };
         };
-        coalesce_in_place(&mut modes);
-        Extended::ending_in(modes, last)
+        for &mode in rest {
+            push_coalesced(&mut inner, mode);
+        }
+        Extended::ending_in(inner, last)
     }
 
     /// The extended layout of the coalesced modes `inner` followed by the mode `last`, which
@@ -420,7 +425,7 @@ pub(crate) enum Element {
 /// Whether the tuples `ss` and `ds` have the same structure codes (are congruent), compared
 /// byte by byte (a few bytes: cheaper than a call to `memcmp`).
 #[inline]
-fn same_codes(ss: &crate::Modes, ds: &crate::Modes) -> bool {
+pub(crate) fn same_codes(ss: &crate::Modes, ds: &crate::Modes) -> bool {
     let (a, b) = (ss.codes(), ds.codes());
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }

@@ -15,11 +15,11 @@ use super::coalesce::filtered_modes;
 use super::complement::{complement_of_modes, flat_ceil_div_size};
 use super::composition::{Built, Composer, Extended, Node, compose_extended, compose_nodes_into};
 use super::flat::{Mode, Modes, layout_of_modes, modes_fit};
-use super::tiler::{Grouping, by_mode, halves_of, regroup};
+use super::tiler::{Grouping, by_mode, halves_of, regroup, tree_parts};
 use super::{coalesce, complement_to_shape, composition};
 use crate::int_tuple::store;
 use crate::layout::Bounds;
-use crate::{Error, IntTuple, Layout, Result, checked_mul};
+use crate::{Error, Layout, Result, checked_mul};
 
 /// CuTe's `logical_divide(A, B) = A o (B, complement(B, shape(coalesce(A))))`: mode 0 of the
 /// result is `A o B` (one tile), mode 1 iterates over the tiles. With a by-mode tiler
@@ -93,26 +93,6 @@ fn divide_by_modes_flat(a: &Layout, parts: &[Option<Tiler>]) -> Result<Layout> {
     out.into_checked_layout(rank).ok_or_else(unspecific)
 }
 
-/// A layout's top-level modes: its rank, their structure codes, their extents and strides.
-type TopModes<'a> = (usize, &'a [u8], &'a [i64], &'a [i64]);
-
-/// The rank of `a` and the structure codes and leaves of its top-level modes (one leaf mode for
-/// a leaf layout); `None` where shape and stride are not congruent (never for a valid layout).
-fn tree_parts(a: &Layout) -> Option<TopModes<'_>> {
-    match (a.shape(), a.stride()) {
-        (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) if ss.codes() == ds.codes() => {
-            Some((ss.len(), ss.codes(), ss.leaf_slice(), ds.leaf_slice()))
-        }
-        (IntTuple::Int(s), IntTuple::Int(d)) => Some((
-            1,
-            &[store::LEAF],
-            std::slice::from_ref(s),
-            std::slice::from_ref(d),
-        )),
-        _ => None,
-    }
-}
-
 /// The halves `(tile, rest)` of [`logical_divide`] by the layout `b`, with its errors.
 fn divide_halves(a: &Layout, b: &Layout) -> Result<(Layout, Layout)> {
     let r =
@@ -179,7 +159,7 @@ fn with_divide_parts<T>(
     // check reads them in order.
     let mut b_filtered = filtered_modes(b);
     b_filtered.sort_by_key(|m| m.1);
-    let rest = complement_of_modes(b_filtered.clone(), cotarget)?;
+    let rest = complement_of_modes(Modes::from_slice(&b_filtered), cotarget)?;
     let rest_or_unit: &[Mode] = if rest.is_empty() { &[(1, 0)] } else { &rest };
     // The layouts `rest` and `(B, rest)` must be valid layouts: `(B, rest)` folds the bounds of
     // `rest` on those of `B`.

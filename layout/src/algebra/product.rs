@@ -148,7 +148,7 @@ fn copies_into(a: &Layout, b: &Layout, out: &mut Built) -> Result<()> {
     if copies_overlap(above_a, b_cosize, rest_size, rest_last_stride) {
         return Err(unspecific());
     }
-    let ext = Extended::of_modes(rest_or_unit.iter().copied().collect());
+    let ext = Extended::of_mode_slice(rest_or_unit);
     let mut composer = Composer::new(&ext, a_bounds);
     composer.node_into(Node::Tree(b.shape(), b.stride()), out)?;
     // The checks of `(A, copies)` as a layout and of the product's size.
