@@ -43,57 +43,57 @@ impl Extended {
     /// [`Extended::of`] the layout whose leaves are `shapes:strides`, in one pass.
     #[inline(always)]
     pub(crate) fn of_leaves(shapes: &[i64], strides: &[i64]) -> Extended {
-        let mut inner = Modes::new();
+        // Built in place (no move of the mode list).
+        let mut ext = Extended::unit();
         let n = shapes.len().min(strides.len());
-        let Some(last) = n.checked_sub(1) else {
-            return Extended {
-                inner,
-                last_stride: 0,
-                last_extent: 1,
-            };
-        };
-        for k in 0..last {
-            push_coalesced(&mut inner, (shapes[k], strides[k]));
+        if let Some(last) = n.checked_sub(1) {
+            for k in 0..last {
+                push_coalesced(&mut ext.inner, (shapes[k], strides[k]));
+            }
+            ext.end_with((shapes[last], strides[last]));
         }
-        Extended::ending_in(inner, (shapes[last], strides[last]))
+        ext
     }
 
     /// [`Extended::of`] the layout whose flat modes are `modes` (borrowed: one pass, no
     /// copy of the list).
     #[inline]
     pub(crate) fn of_mode_slice(modes: &[(i64, i64)]) -> Extended {
-        let mut inner = Modes::new();
-        let Some((&last, rest)) = modes.split_last() else {
-            return Extended {
-                inner,
-                last_stride: 0,
-                last_extent: 1,
-            };
-        };
-        for &mode in rest {
-            push_coalesced(&mut inner, mode);
+        let mut ext = Extended::unit();
+        if let Some((&last, rest)) = modes.split_last() {
+            for &mode in rest {
+                push_coalesced(&mut ext.inner, mode);
+            }
+            ext.end_with(last);
         }
-        Extended::ending_in(inner, last)
+        ext
     }
 
-    /// The extended layout of the coalesced modes `inner` followed by the mode `last`, which
-    /// merges into the last of `inner` where it continues it.
-    #[inline]
-    fn ending_in(mut inner: Modes, last: (i64, i64)) -> Extended {
+    /// No modes: the extended layout of a layout without leaves.
+    #[inline(always)]
+    fn unit() -> Extended {
+        Extended {
+            inner: Modes::new(),
+            last_stride: 0,
+            last_extent: 1,
+        }
+    }
+
+    /// Ends the coalesced modes `inner` with the mode `last`, which merges into the last of
+    /// `inner` where it continues it.
+    #[inline(always)]
+    fn end_with(&mut self, last: (i64, i64)) {
         let (mut last_extent, mut last_stride) = last;
-        if let Some(&prev) = inner.last() {
+        if let Some(&prev) = self.inner.last() {
             if continues(prev, last_stride) {
-                inner.pop();
+                self.inner.pop();
                 // A valid layout's extents multiply within i64 (as in coalescing).
                 last_extent = prev.0.saturating_mul(last_extent);
                 last_stride = prev.1;
             }
         }
-        Extended {
-            inner,
-            last_stride,
-            last_extent,
-        }
+        self.last_stride = last_stride;
+        self.last_extent = last_extent;
     }
 
     /// The extents of `shape(coalesce(A))`, possibly with extents of 1 among them (which no
@@ -195,12 +195,13 @@ pub(crate) fn compose_extended(ext: &Extended, nodes: &[Node<'_>]) -> Result<Lay
         }
         Element::Node(nodes.len())
     };
-    let bounds = composer.finish()?;
-    let (shape, stride) = built.element(element);
-    match bounds {
-        Some(b) if b.fits() => Ok(Layout::from_checked_parts(shape, stride)),
+    match composer.finish()? {
+        Some(b) if b.fits() => Ok(built.layout_of(element)),
         // Reports the failed check.
-        _ => Layout::new(shape, stride),
+        _ => {
+            let (shape, stride) = built.element(element);
+            Layout::new(shape, stride)
+        }
     }
 }
 
@@ -298,6 +299,8 @@ struct Usage {
     signs: u8,
     /// The sign of the leaf being composed.
     negative_now: bool,
+    /// Whether negating a stride of the leaf being composed overflowed.
+    negation_overflowed: bool,
     /// The checks of [`Layout::new`] on the result's leaves so far; `None` once one fails.
     bounds: Option<Bounds>,
 }
@@ -318,6 +321,7 @@ impl Usage {
             bounded,
             signs: 0,
             negative_now: false,
+            negation_overflowed: false,
             bounds: Some(start),
         }
     }
@@ -494,16 +498,6 @@ impl<T: Copy + Default, const N: usize> Buf<T, N> {
         }
     }
 
-    /// The values, to change in place.
-    #[inline]
-    fn as_mut_slice(&mut self) -> &mut [T] {
-        if self.len <= N {
-            &mut self.inline[..self.len]
-        } else {
-            &mut self.heap
-        }
-    }
-
     /// The inline array (of which the first [`Buf::len`] values are set), `None` on the heap.
     #[inline]
     fn inline_array(&self) -> Option<&[T; N]> {
@@ -635,6 +629,14 @@ impl Built {
             ),
             Element::Node(arity) => self.finish(arity),
         }
+    }
+
+    /// The layout of what was built as `element` ([`Built::element`]), whose leaves the caller
+    /// has checked ([`Layout::new`]'s checks).
+    #[inline]
+    pub(crate) fn layout_of(&self, element: Element) -> Layout {
+        let (shape, stride) = self.element(element);
+        Layout::from_checked_parts(shape, stride)
     }
 
     /// The shape and stride of the one element built: a leaf, or a node.
@@ -805,13 +807,24 @@ fn leaf_modes_into(
 ) -> Result<usize> {
     let first = out.shapes.len();
     leaf_modes(ext, s, d, usage, out)?;
-    let mut modes = out.shapes.as_slice()[first..]
-        .iter()
-        .zip(&out.strides.as_slice()[first..]);
-    usage.bounds = usage
-        .bounds
-        .and_then(|b| modes.try_fold(b, |b, (&s, &d)| b.add(s, Some(d))));
     Ok(out.shapes.len() - first)
+}
+
+/// Appends the mode `s:d` of a leaf's result to `out` (its stride negated when the leaf has a
+/// negative stride; an overflow of that negation is recorded in `usage`) and folds its bounds
+/// into `usage`.
+#[inline(always)]
+fn push_result(out: &mut Built, usage: &mut Usage, s: i64, d: i64) {
+    let d = if usage.negative_now {
+        d.checked_neg().unwrap_or_else(|| {
+            usage.negation_overflowed = true;
+            d
+        })
+    } else {
+        d
+    };
+    out.push_mode(s, d);
+    usage.bounds = usage.bounds.and_then(|b| b.add(s, Some(d)));
 }
 
 /// Appends the extents and strides of the flat modes of `A o s:d` to `out` (without their
@@ -820,7 +833,8 @@ fn leaf_modes_into(
 fn leaf_modes(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Built) -> Result<()> {
     let what = "the strides of the composition";
     if d == 0 {
-        out.push_mode(s, 0);
+        usage.negative_now = false;
+        push_result(out, usage, s, 0);
         return Ok(());
     }
     if s == 1 {
@@ -830,21 +844,22 @@ fn leaf_modes(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Built
             r = ceil_div(r, a_k);
         }
         let stride = checked_mul(r * d.signum(), ext.last_stride, what)?;
-        out.push_mode(1, stride);
+        usage.negative_now = false;
+        push_result(out, usage, 1, stride);
         return Ok(());
     }
     if d < 0 {
-        // CuTe: A(-x) == -A(x), so s:d composes as s:|d| with its strides negated.
+        // CuTe: A(-x) == -A(x), so s:d composes as s:|d| with its strides negated (as the
+        // modes are pushed; an overflow is reported once the leaf's modes are complete).
         usage.negative_now = true;
         let magnitude = d.checked_neg().ok_or_else(|| {
             Error::overflow(format!("the stride {d} of B cannot be negated in i64"))
         })?;
-        let first = out.strides.len();
         positive_leaf(ext, s, magnitude, usage, out)?;
-        for stride in &mut out.strides.as_mut_slice()[first..] {
-            *stride = stride
-                .checked_neg()
-                .ok_or_else(|| Error::overflow("the strides of the composition overflow i64"))?;
+        if std::mem::take(&mut usage.negation_overflowed) {
+            return Err(Error::overflow(
+                "the strides of the composition overflow i64",
+            ));
         }
         return Ok(());
     }
@@ -871,11 +886,11 @@ fn positive_leaf(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Bu
             let q = a_k / r;
             if m <= q {
                 occupy(usage, k, m, r)?;
-                out.push_mode(m, checked_mul(r, e_k, what)?);
+                push_result(out, usage, m, checked_mul(r, e_k, what)?);
                 m = 1;
             } else if m % q == 0 {
                 occupy(usage, k, q, r)?;
-                out.push_mode(q, checked_mul(r, e_k, what)?);
+                push_result(out, usage, q, checked_mul(r, e_k, what)?);
                 m /= q;
                 r = 1;
             } else {
@@ -885,7 +900,7 @@ fn positive_leaf(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Bu
         }
         if r < a_k && r.checked_mul(m - 1).is_some_and(|x| x < a_k) {
             occupy(usage, k, m, r)?;
-            out.push_mode(m, checked_mul(r, e_k, what)?);
+            push_result(out, usage, m, checked_mul(r, e_k, what)?);
             m = 1;
             continue;
         }
@@ -893,7 +908,7 @@ fn positive_leaf(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Bu
     }
     if m != 1 || out.shapes.len() == first {
         occupy(usage, ext.inner.len(), m, r)?;
-        out.push_mode(m, checked_mul(r, ext.last_stride, what)?);
+        push_result(out, usage, m, checked_mul(r, ext.last_stride, what)?);
     }
     Ok(())
 }
