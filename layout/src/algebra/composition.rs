@@ -704,7 +704,7 @@ impl Built {
 
     /// The layout whose shape and stride are tuples of the `arity` elements built, or `None`
     /// when its leaves fail the checks of [`Layout::new`] ([`Built::checked_size`]).
-    pub(crate) fn into_checked_layout(self, arity: usize) -> Option<Layout> {
+    pub(crate) fn checked_layout(&self, arity: usize) -> Option<Layout> {
         self.checked_size()?;
         let (shape, stride) = self.finish(arity);
         Some(Layout::from_checked_parts(shape, stride))

@@ -90,7 +90,7 @@ fn divide_by_modes_flat(a: &Layout, parts: &[Option<Tiler>]) -> Result<Layout> {
         }
         (k, leaf) = (end, leaf + n_leaves);
     }
-    out.into_checked_layout(rank).ok_or_else(unspecific)
+    out.checked_layout(rank).ok_or_else(unspecific)
 }
 
 /// The halves `(tile, rest)` of [`logical_divide`] by the layout `b`, with its errors.

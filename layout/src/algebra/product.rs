@@ -336,7 +336,7 @@ fn pairs_flat(
         out.push_layout(&x)?;
         out.push_layout(&y)?;
     }
-    Ok(out.into_checked_layout(rank))
+    Ok(out.checked_layout(rank))
 }
 
 /// `layout` padded with `1:0` modes to `rank` modes, borrowed when it has them.

@@ -186,7 +186,7 @@ fn regroup_flat(
             n_tiles + n_rests
         }
     };
-    out.into_checked_layout(arity).ok_or_else(unspecific)
+    out.checked_layout(arity).ok_or_else(unspecific)
 }
 
 /// A layout's top-level modes: its rank, their structure codes, their extents and strides.
