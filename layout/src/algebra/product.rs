@@ -13,7 +13,7 @@ use super::Tiler;
 use super::coalesce::filtered_modes;
 use super::complement::complement_of_modes;
 use super::composition::{Built, Composer, Extended, Node};
-use super::flat::{Mode, Modes, ceil_div, modes_fit, modes_of, pad_to_rank};
+use super::flat::{Mode, Modes, ceil_div, modes_of, pad_to_rank};
 use super::tiler::{Grouping, by_mode, regroup};
 use super::{complement, composition};
 use crate::layout::Bounds;
@@ -140,10 +140,11 @@ fn copies_into(a: &Layout, b: &Layout, out: &mut Built) -> Result<()> {
     let above_a = above(&a_filtered);
     let rest: Modes = complement_of_modes(a_filtered, |covered| Ok(ceil_div(cotarget, covered)))?;
     let rest_or_unit: &[Mode] = if rest.is_empty() { &[(1, 0)] } else { &rest };
-    if !modes_fit(rest_or_unit) {
-        return Err(unspecific());
-    }
-    let rest_size = rest_or_unit.iter().map(|m| m.0).product::<i64>();
+    // The complement must be a valid layout ([`Bounds`]); its size comes with the check.
+    let rest_size = Bounds::of_modes(rest_or_unit.iter().copied())
+        .filter(|b| b.fits())
+        .ok_or_else(unspecific)?
+        .size;
     let rest_last_stride = rest_or_unit.last().map_or(0, |m| m.1);
     if copies_overlap(above_a, b_cosize, rest_size, rest_last_stride) {
         return Err(unspecific());

@@ -141,8 +141,16 @@ fn regroup_flat(
         return Err(unspecific());
     }
     let (rank, codes, shapes, strides) = tree_parts(a).ok_or_else(unspecific)?;
-    let (mut tiles, mut rests) = (Built::default(), Built::default());
-    let (mut n_tiles, mut n_rests) = (0, 0);
+    // Every part within the rank gives one tile (a `None` part the tile `1:0`), every mode of
+    // `a` one rest: the tiles go straight into the result after their node's code (when they
+    // have one), the rests into their own builder, appended once at the end.
+    let n_tiles = parts.len();
+    let mut out = Built::new();
+    if !matches!(grouping, Grouping::Flat) {
+        out.push_node_code(n_tiles);
+    }
+    let tiles = &mut out;
+    let mut rests = Built::new();
     let (mut k, mut leaf) = (0, 0);
     for i in 0..rank {
         let (end, n_leaves) = store::skip(codes, k, 1);
@@ -155,33 +163,27 @@ fn regroup_flat(
         match parts.get(i) {
             Some(Some(Tiler::Layout(b))) => {
                 let mode = mode_layout(mode_codes, mode_shapes, mode_strides);
-                split(&mode, b, &mut tiles, &mut rests)?;
-                n_tiles += 1;
+                split(&mode, b, tiles, &mut rests)?;
             }
             Some(Some(Tiler::ByMode(_))) => return Err(unspecific()),
             Some(None) => {
                 tiles.push_leaf((1, 0));
                 rests.push_raw(mode_codes, mode_shapes, mode_strides);
-                n_tiles += 1;
             }
             None => rests.push_raw(mode_codes, mode_shapes, mode_strides),
         }
-        n_rests += 1;
     }
-    let mut out = Built::default();
+    let n_rests = rank;
     let arity = match grouping {
         Grouping::Zipped => {
-            out.push_node(n_tiles, &tiles);
             out.push_node(n_rests, &rests);
             2
         }
         Grouping::Tiled => {
-            out.push_node(n_tiles, &tiles);
             out.append(&rests);
             1 + n_rests
         }
         Grouping::Flat => {
-            out.append(&tiles);
             out.append(&rests);
             n_tiles + n_rests
         }

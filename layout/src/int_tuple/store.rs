@@ -95,7 +95,7 @@ pub(crate) const fn count_trees(codes: &[u8]) -> Option<(usize, usize)> {
 }
 
 /// Appends the structure code of a node of `arity` elements to `codes`.
-#[inline]
+#[inline(always)]
 pub(crate) fn push_node_code(codes: &mut impl Extend<u8>, arity: usize) {
     if arity < usize::from(WIDE) - 1 {
         codes.extend([arity as u8 + 1]);
