@@ -309,9 +309,19 @@ pub type Result<T> = std::result::Result<T, Error>;
 /// assert_eq!(checked_mul(6, 7, "size").unwrap(), 42);
 /// assert!(checked_mul(i64::MAX, 2, "size").is_err());
 /// ```
+#[inline]
 pub fn checked_mul(a: i64, b: i64, what: &str) -> Result<i64> {
-    a.checked_mul(b)
-        .ok_or_else(|| Error::overflow(format!("{what}: {a} * {b} overflows i64")))
+    match a.checked_mul(b) {
+        Some(product) => Ok(product),
+        None => Err(mul_overflow(a, b, what)),
+    }
+}
+
+/// The error of [`checked_mul`], built out of line (only on the error path).
+#[cold]
+#[inline(never)]
+fn mul_overflow(a: i64, b: i64, what: &str) -> Error {
+    Error::overflow(format!("{what}: {a} * {b} overflows i64"))
 }
 
 /// `a + b`, or an [`ErrorKind::Overflow`] error that names `what` was being computed.
@@ -321,7 +331,17 @@ pub fn checked_mul(a: i64, b: i64, what: &str) -> Result<i64> {
 /// assert_eq!(checked_add(40, 2, "cosize").unwrap(), 42);
 /// assert!(checked_add(i64::MAX, 1, "cosize").is_err());
 /// ```
+#[inline]
 pub fn checked_add(a: i64, b: i64, what: &str) -> Result<i64> {
-    a.checked_add(b)
-        .ok_or_else(|| Error::overflow(format!("{what}: {a} + {b} overflows i64")))
+    match a.checked_add(b) {
+        Some(sum) => Ok(sum),
+        None => Err(add_overflow(a, b, what)),
+    }
+}
+
+/// The error of [`checked_add`], built out of line (only on the error path).
+#[cold]
+#[inline(never)]
+fn add_overflow(a: i64, b: i64, what: &str) -> Error {
+    Error::overflow(format!("{what}: {a} + {b} overflows i64"))
 }

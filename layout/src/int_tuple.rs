@@ -208,6 +208,28 @@ impl<L: Leaf> Modes<L> {
         }
     }
 
+    /// `arity` elements encoded by the first `n_codes` of `codes` over the first `n_leaves` of
+    /// `leaves`, held inline (the counts must fit: at most ten codes and elements, six leaves).
+    #[inline]
+    pub(crate) fn from_inline_arrays(
+        arity: usize,
+        codes: &[u8; store::CODES],
+        n_codes: usize,
+        leaves: &[L; store::LEAVES],
+        n_leaves: usize,
+    ) -> Self
+    where
+        L: Copy,
+    {
+        debug_assert_eq!(
+            store::count_trees(&codes[..n_codes]),
+            Some((arity, n_leaves))
+        );
+        Modes {
+            store: Store::from_inline_arrays(arity, codes, n_codes, leaves, n_leaves),
+        }
+    }
+
     /// `arity` elements encoded by the structure codes `codes` over clones of `leaves` (which
     /// the caller has made consistent).
     #[inline]

@@ -13,9 +13,8 @@
 //! ```
 
 use super::Tiler;
-use super::flat::{Modes, ceil_div, coalesce_in_place, continues, modes_of, node_of_modes};
+use super::flat::{Modes, ceil_div, continues, push_coalesced};
 use super::tiler::by_mode;
-use smallvec::SmallVec;
 
 use crate::int_tuple::store;
 use crate::layout::Bounds;
@@ -28,35 +27,82 @@ pub(crate) struct Extended {
     pub(crate) inner: Modes,
     /// Stride of the last (unbounded) mode.
     pub(crate) last_stride: i64,
+    /// Extent of the last mode before it is unbounded: `coalesce(A)` is `inner` followed by
+    /// `last_extent:last_stride` (dropped when the extent is 1).
+    pub(crate) last_extent: i64,
 }
 
 impl Extended {
     /// Coalesces `a` the way CuTe's `coalesce_x` does: it keeps `a`'s value at every index,
     /// inside and past its domain.
     pub(crate) fn of(a: &Layout) -> Extended {
-        Extended::of_modes(modes_of(a))
+        let (shapes, strides) = (a.shape().iter_leaves(), a.stride().iter_leaves());
+        Extended::of_leaves(shapes.as_slice(), strides.as_slice())
     }
 
-    /// [`Extended::of`] the layout whose flat modes are `modes`.
-    pub(crate) fn of_modes(mut modes: Modes) -> Extended {
-        let Some(last) = modes.pop() else {
-            return Extended {
-                inner: modes,
-                last_stride: 0,
-            };
-        };
-        coalesce_in_place(&mut modes);
-        let mut last_stride = last.1;
-        if let Some(&prev) = modes.last() {
+    /// [`Extended::of`] the layout whose leaves are `shapes:strides`, in one pass.
+    #[inline(always)]
+    pub(crate) fn of_leaves(shapes: &[i64], strides: &[i64]) -> Extended {
+        // Built in place (no move of the mode list).
+        let mut ext = Extended::unit();
+        let n = shapes.len().min(strides.len());
+        if let Some(last) = n.checked_sub(1) {
+            for k in 0..last {
+                push_coalesced(&mut ext.inner, (shapes[k], strides[k]));
+            }
+            ext.end_with((shapes[last], strides[last]));
+        }
+        ext
+    }
+
+    /// [`Extended::of`] the layout whose flat modes are `modes` (borrowed: one pass, no
+    /// copy of the list).
+    #[inline]
+    pub(crate) fn of_mode_slice(modes: &[(i64, i64)]) -> Extended {
+        let mut ext = Extended::unit();
+        if let Some((&last, rest)) = modes.split_last() {
+            for &mode in rest {
+                push_coalesced(&mut ext.inner, mode);
+            }
+            ext.end_with(last);
+        }
+        ext
+    }
+
+    /// No modes: the extended layout of a layout without leaves.
+    #[inline(always)]
+    fn unit() -> Extended {
+        Extended {
+            inner: Modes::new(),
+            last_stride: 0,
+            last_extent: 1,
+        }
+    }
+
+    /// Ends the coalesced modes `inner` with the mode `last`, which merges into the last of
+    /// `inner` where it continues it.
+    #[inline(always)]
+    fn end_with(&mut self, last: (i64, i64)) {
+        let (mut last_extent, mut last_stride) = last;
+        if let Some(&prev) = self.inner.last() {
             if continues(prev, last_stride) {
-                modes.pop();
+                self.inner.pop();
+                // A valid layout's extents multiply within i64 (as in coalescing).
+                last_extent = prev.0.saturating_mul(last_extent);
                 last_stride = prev.1;
             }
         }
-        Extended {
-            inner: modes,
-            last_stride,
-        }
+        self.last_stride = last_stride;
+        self.last_extent = last_extent;
+    }
+
+    /// The extents of `shape(coalesce(A))`, possibly with extents of 1 among them (which no
+    /// shape division by them notices).
+    pub(crate) fn coalesced_extents(&self) -> impl Iterator<Item = i64> + '_ {
+        self.inner
+            .iter()
+            .map(|m| m.0)
+            .chain(std::iter::once(self.last_extent))
     }
 }
 
@@ -139,31 +185,23 @@ pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
 /// `B` itself, several are the modes of `B` (and the result has one mode per node). Errors are
 /// those of [`composition`] without its description of the operands.
 pub(crate) fn compose_extended(ext: &Extended, nodes: &[Node<'_>]) -> Result<Layout> {
-    let (shape, stride, bounds) = match nodes {
-        // One leaf: its result's modes need no builder.
-        [Node::Tree(IntTuple::Int(s), IntTuple::Int(d))] => {
-            let mut usage = Usage::new(ext);
-            let mut modes = Modes::new();
-            leaf_result(ext, *s, *d, &mut usage, &mut modes)?;
-            check_disjoint(ext, &usage)?;
-            let (shape, stride) = node_of_modes(&modes);
-            (shape, stride, usage.bounds)
+    let mut built = Built::new();
+    let mut composer = Composer::new(ext, Bounds::EMPTY);
+    let element = if let [node] = nodes {
+        composer.elements_into(*node, &mut built)?
+    } else {
+        for node in nodes {
+            composer.node_into(*node, &mut built)?;
         }
-        _ => {
-            let mut built = Built::default();
-            let bounds = compose_nodes_into(ext, nodes, &mut built)?;
-            let (shape, stride) = if let [_] = nodes {
-                built.single()
-            } else {
-                built.finish(nodes.len())
-            };
-            (shape, stride, bounds)
-        }
+        Element::Node(nodes.len())
     };
-    match bounds {
-        Some(b) if b.fits() => Ok(Layout::from_checked_parts(shape, stride)),
+    match composer.finish()? {
+        Some(b) if b.fits() => Ok(built.layout_of(element)),
         // Reports the failed check.
-        _ => Layout::new(shape, stride),
+        _ => {
+            let (shape, stride) = built.element(element);
+            Layout::new(shape, stride)
+        }
     }
 }
 
@@ -175,14 +213,51 @@ pub(crate) fn compose_nodes_into(
     nodes: &[Node<'_>],
     out: &mut Built,
 ) -> Result<Option<Bounds>> {
-    let mut usage = Usage::new(ext);
-    // The modes of one leaf's result, reused for every leaf.
-    let mut scratch = Modes::new();
+    let mut composer = Composer::new(ext, Bounds::EMPTY);
     for node in nodes {
-        compose_node_into(ext, *node, &mut usage, &mut scratch, out)?;
+        composer.node_into(*node, out)?;
     }
-    check_disjoint(ext, &usage)?;
-    Ok(usage.bounds)
+    composer.finish()
+}
+
+/// A composition `A o B` under way, node by node of `B`, each node into a builder of the
+/// caller's choice (so the halves of a divide can go to different builders while the
+/// disjointness and sign conditions are checked across all of `B`).
+pub(crate) struct Composer<'a> {
+    ext: &'a Extended,
+    usage: Usage,
+}
+
+impl<'a> Composer<'a> {
+    /// Nothing composed yet; the bounds of the result's leaves are folded onto `start` (the
+    /// bounds of leaves the caller has placed before them).
+    #[inline(always)]
+    pub(crate) fn new(ext: &'a Extended, start: Bounds) -> Self {
+        Composer {
+            ext,
+            usage: Usage::new(ext, start),
+        }
+    }
+
+    /// Appends `A o node` to `out` as one element.
+    #[inline(always)]
+    pub(crate) fn node_into(&mut self, node: Node<'_>, out: &mut Built) -> Result<()> {
+        compose_node_into(self.ext, node, &mut self.usage, out, true).map(|_| ())
+    }
+
+    /// Appends the elements of `A o node` to `out` without a node around them: the one leaf
+    /// of a leaf result, or the elements of a node.
+    #[inline(always)]
+    pub(crate) fn elements_into(&mut self, node: Node<'_>, out: &mut Built) -> Result<Element> {
+        compose_node_into(self.ext, node, &mut self.usage, out, false)
+    }
+
+    /// Checks the disjointness and sign conditions over every node composed; returns the
+    /// checks of [`Layout::new`] folded over the leaves appended (`None` once one fails).
+    pub(crate) fn finish(&self) -> Result<Option<Bounds>> {
+        check_disjoint(self.ext, &self.usage)?;
+        Ok(self.usage.bounds)
+    }
 }
 
 /// The error of `a o b`, naming both operands and `a` coalesced.
@@ -203,55 +278,121 @@ fn describe(a: &Layout, b: &Layout, e: Error) -> Error {
     }
 }
 
+/// Whether a leaf of positive stride moves a mode of `A` ([`Usage::moved`]).
+const POSITIVE: u8 = 1;
+/// Whether a leaf of negative stride moves a mode of `A` ([`Usage::moved`]).
+const NEGATIVE: u8 = 2;
+
 /// What the leaves of `B` occupy in `A`: per bounded mode of `A` the largest coordinate they
 /// add up to, and the signs of the leaves that reach past index 0.
 struct Usage {
-    reach: smallvec::SmallVec<[i64; 8]>,
-    /// Per mode of `A` (the last, unbounded one included): whether a leaf of positive / of
-    /// negative stride moves its coordinate.
-    signs: smallvec::SmallVec<[(bool, bool); 8]>,
+    /// Per bounded mode of `A`, the largest coordinate (for up to [`USAGE_INLINE`] modes).
+    reach: [i64; USAGE_INLINE],
+    /// Per mode of `A` (the last, unbounded one included): whether a leaf of positive
+    /// ([`POSITIVE`]) / of negative ([`NEGATIVE`]) stride moves its coordinate.
+    moved: [u8; USAGE_INLINE + 1],
+    /// Both lists, for an `A` of more bounded modes (the arrays are then unused).
+    spilled: Option<Box<(Vec<i64>, Vec<u8>)>>,
+    /// The number of bounded modes of `A`.
+    bounded: usize,
+    /// The signs of all leaves that moved a mode (the union of `moved`).
+    signs: u8,
     /// The sign of the leaf being composed.
     negative_now: bool,
+    /// Whether negating a stride of the leaf being composed overflowed.
+    negation_overflowed: bool,
     /// The checks of [`Layout::new`] on the result's leaves so far; `None` once one fails.
     bounds: Option<Bounds>,
 }
 
+/// The bounded modes of `A` whose usage is kept inline.
+const USAGE_INLINE: usize = 8;
+
 impl Usage {
-    /// Nothing occupied yet in the modes of `ext`.
-    fn new(ext: &Extended) -> Usage {
+    /// Nothing occupied yet in the modes of `ext`; the result's bounds start at `start`.
+    #[inline(always)]
+    fn new(ext: &Extended, start: Bounds) -> Usage {
+        let bounded = ext.inner.len();
         Usage {
-            reach: smallvec::smallvec![0i64; ext.inner.len()],
-            signs: smallvec::smallvec![(false, false); ext.inner.len() + 1],
+            reach: [0; USAGE_INLINE],
+            moved: [0; USAGE_INLINE + 1],
+            spilled: (bounded > USAGE_INLINE)
+                .then(|| Box::new((vec![0; bounded], vec![0; bounded + 1]))),
+            bounded,
+            signs: 0,
             negative_now: false,
-            bounds: Some(Bounds::EMPTY),
+            negation_overflowed: false,
+            bounds: Some(start),
+        }
+    }
+
+    /// The largest coordinate per bounded mode of `A`.
+    #[inline]
+    fn reach(&self) -> &[i64] {
+        match &self.spilled {
+            None => &self.reach[..self.bounded],
+            Some(spilled) => &spilled.0,
+        }
+    }
+
+    /// The sign bits per mode of `A` (the unbounded last one included).
+    #[inline]
+    fn moved(&self) -> &[u8] {
+        match &self.spilled {
+            None => &self.moved[..=self.bounded],
+            Some(spilled) => &spilled.1,
+        }
+    }
+
+    /// Both lists, to update.
+    #[inline]
+    fn lists_mut(&mut self) -> (&mut [i64], &mut [u8]) {
+        match &mut self.spilled {
+            None => (
+                &mut self.reach[..self.bounded],
+                &mut self.moved[..=self.bounded],
+            ),
+            Some(spilled) => (&mut spilled.0, &mut spilled.1),
         }
     }
 }
 
 /// Appends `A o node` to `out` as one element: `node`'s nesting, every leaf of `node` replaced
-/// by its result (a leaf for one mode, a flat node otherwise).
+/// by its result (a leaf for one mode, a flat node otherwise). Without `with_code`, a node's own
+/// structure code is left out (only its elements are appended); returns what was appended.
+#[inline]
 fn compose_node_into(
     ext: &Extended,
     node: Node<'_>,
     usage: &mut Usage,
-    scratch: &mut Modes,
     out: &mut Built,
-) -> Result<()> {
-    match node {
-        Node::Tree(IntTuple::Int(s), IntTuple::Int(d)) => {
-            leaf_result(ext, *s, *d, usage, scratch)?;
-            out.push_leaf_result(scratch);
+    with_code: bool,
+) -> Result<Element> {
+    let leaf = |s, d, usage: &mut Usage, out: &mut Built| -> Result<Element> {
+        let n = leaf_modes_into(ext, s, d, usage, out)?;
+        if n == 1 {
+            out.codes.push(store::LEAF);
+            return Ok(Element::Leaf);
         }
-        Node::Tree(IntTuple::Tuple(ss), IntTuple::Tuple(ds)) if ss.codes() == ds.codes() => {
-            store::push_node_code(&mut out.codes, ss.len());
+        if with_code {
+            out.push_node_code(n);
+        }
+        push_leaf_codes(out, n);
+        Ok(Element::Node(n))
+    };
+    match node {
+        Node::Tree(IntTuple::Int(s), IntTuple::Int(d)) => leaf(*s, *d, usage, out),
+        Node::Tree(IntTuple::Tuple(ss), IntTuple::Tuple(ds)) if same_codes(ss, ds) => {
+            if with_code {
+                out.push_node_code(ss.len());
+            }
             let (codes, shapes, strides) = (ss.codes(), ss.leaf_slice(), ds.leaf_slice());
             let (mut k, mut leaf) = (0, 0);
             while k < codes.len() {
                 let (arity, next) = store::read_code(codes, k);
                 match arity {
                     None => {
-                        leaf_result(ext, shapes[leaf], strides[leaf], usage, scratch)?;
-                        out.push_leaf_result(scratch);
+                        leaf_into(ext, shapes[leaf], strides[leaf], usage, out)?;
                         leaf += 1;
                     }
                     // B's nodes are the result's nodes.
@@ -259,59 +400,180 @@ fn compose_node_into(
                 }
                 k = next;
             }
+            Ok(Element::Node(ss.len()))
         }
-        Node::Tree(..) => return Err(Error::invalid("internal: shape and stride not congruent")),
-        Node::Flat([]) => {
-            leaf_result(ext, 1, 0, usage, scratch)?;
-            out.push_leaf_result(scratch);
-        }
-        Node::Flat(&[(s, d)]) => {
-            leaf_result(ext, s, d, usage, scratch)?;
-            out.push_leaf_result(scratch);
-        }
+        Node::Tree(..) => Err(Error::invalid("internal: shape and stride not congruent")),
+        Node::Flat([]) => leaf(1, 0, usage, out),
+        Node::Flat(&[(s, d)]) => leaf(s, d, usage, out),
         Node::Flat(modes) => {
-            store::push_node_code(&mut out.codes, modes.len());
-            for &(s, d) in modes {
-                leaf_result(ext, s, d, usage, scratch)?;
-                out.push_leaf_result(scratch);
+            if with_code {
+                out.push_node_code(modes.len());
             }
+            for &(s, d) in modes {
+                leaf_into(ext, s, d, usage, out)?;
+            }
+            Ok(Element::Node(modes.len()))
         }
     }
-    Ok(())
 }
 
-/// The structure codes and leaves of a result tuple being built (on the stack for small ones):
-/// `B`'s structure with every leaf replaced by its result.
-#[derive(Default)]
+/// What [`compose_node_into`] appended: a leaf, or a node of some arity.
+#[derive(Clone, Copy)]
+pub(crate) enum Element {
+    /// One leaf.
+    Leaf,
+    /// A node of this many elements.
+    Node(usize),
+}
+
+/// Whether the tuples `ss` and `ds` have the same structure codes (are congruent), compared
+/// byte by byte (a few bytes: cheaper than a call to `memcmp`).
+#[inline]
+pub(crate) fn same_codes(ss: &crate::Modes, ds: &crate::Modes) -> bool {
+    let (a, b) = (ss.codes(), ds.codes());
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// A list of `N` values inline, on the heap beyond: the few values of the algebra's builders,
+/// pushed with one comparison (no `SmallVec` capacity bookkeeping on every access).
+#[derive(Clone)]
+pub(crate) struct Buf<T: Copy + Default, const N: usize> {
+    len: usize,
+    inline: [T; N],
+    /// All values once there are more than `N`.
+    heap: Vec<T>,
+}
+
+impl<T: Copy + Default, const N: usize> Buf<T, N> {
+    /// No values.
+    #[inline(always)]
+    fn new() -> Self {
+        Buf {
+            len: 0,
+            inline: [T::default(); N],
+            heap: Vec::new(),
+        }
+    }
+
+    /// The number of values.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Appends `v`.
+    #[inline]
+    pub(crate) fn push(&mut self, v: T) {
+        if self.len < N {
+            self.inline[self.len] = v;
+        } else {
+            self.push_heap(v);
+        }
+        self.len += 1;
+    }
+
+    #[cold]
+    fn push_heap(&mut self, v: T) {
+        if self.len == N {
+            self.heap.extend_from_slice(&self.inline);
+        }
+        self.heap.push(v);
+    }
+
+    /// Appends the values of `values`.
+    #[inline]
+    pub(crate) fn extend_from_slice(&mut self, values: &[T]) {
+        for &v in values {
+            self.push(v);
+        }
+    }
+
+    /// The values.
+    #[inline]
+    pub(crate) fn as_slice(&self) -> &[T] {
+        if self.len <= N {
+            &self.inline[..self.len]
+        } else {
+            &self.heap
+        }
+    }
+
+    /// The inline array (of which the first [`Buf::len`] values are set), `None` on the heap.
+    #[inline]
+    fn inline_array(&self) -> Option<&[T; N]> {
+        (self.len <= N).then_some(&self.inline)
+    }
+}
+
+impl<T: Copy + Default, const N: usize> Extend<T> for Buf<T, N> {
+    #[inline]
+    fn extend<I: IntoIterator<Item = T>>(&mut self, values: I) {
+        for v in values {
+            self.push(v);
+        }
+    }
+}
+
+/// The structure codes and leaves of a result tuple being built: `B`'s structure with every
+/// leaf replaced by its result. Inline up to the inline capacity of a tuple's storage, so a
+/// small result becomes its tuples by copying whole arrays.
 pub(crate) struct Built {
-    pub(crate) codes: SmallVec<[u8; 16]>,
-    pub(crate) shapes: SmallVec<[i64; 8]>,
-    pub(crate) strides: SmallVec<[i64; 8]>,
+    pub(crate) codes: Buf<u8, { store::CODES }>,
+    shapes: Buf<i64, { store::LEAVES }>,
+    strides: Buf<i64, { store::LEAVES }>,
+}
+
+impl Default for Built {
+    fn default() -> Self {
+        Built::new()
+    }
 }
 
 impl Built {
-    /// Appends the result of one leaf of `B`: a leaf for one mode, a flat node otherwise.
-    fn push_leaf_result(&mut self, modes: &[(i64, i64)]) {
-        if modes.len() != 1 {
-            store::push_node_code(&mut self.codes, modes.len());
-        }
-        for &mode in modes {
-            self.push_leaf(mode);
+    /// Nothing built yet.
+    #[inline]
+    pub(crate) fn new() -> Built {
+        Built {
+            codes: Buf::new(),
+            shapes: Buf::new(),
+            strides: Buf::new(),
         }
     }
 
+    /// Appends the code of a node of `arity` elements (its elements follow).
+    #[inline]
+    pub(crate) fn push_node_code(&mut self, arity: usize) {
+        store::push_node_code(&mut self.codes, arity);
+    }
+
     /// Appends one leaf `s:d`.
+    #[inline]
     pub(crate) fn push_leaf(&mut self, (s, d): (i64, i64)) {
         self.codes.push(store::LEAF);
+        self.push_mode(s, d);
+    }
+
+    /// Appends the extent and stride of a leaf without its code.
+    #[inline]
+    fn push_mode(&mut self, s: i64, d: i64) {
         self.shapes.push(s);
         self.strides.push(d);
+    }
+
+    /// Appends the elements whose structure codes are `codes` over the leaves
+    /// `shapes:strides`.
+    #[inline]
+    pub(crate) fn push_raw(&mut self, codes: &[u8], shapes: &[i64], strides: &[i64]) {
+        self.codes.extend_from_slice(codes);
+        self.shapes.extend_from_slice(shapes);
+        self.strides.extend_from_slice(strides);
     }
 
     /// Appends the whole of `layout` as one element (a leaf, or a node).
     pub(crate) fn push_layout(&mut self, layout: &Layout) -> Result<()> {
         match (layout.shape(), layout.stride()) {
             (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) => {
-                store::push_node_code(&mut self.codes, ss.len());
+                self.push_node_code(ss.len());
                 self.push_elements(ss, ds);
             }
             (IntTuple::Int(s), IntTuple::Int(d)) => self.push_leaf((*s, *d)),
@@ -321,76 +583,141 @@ impl Built {
     }
 
     /// Appends the elements of `other` as they are.
-    pub(crate) fn append(&mut self, other: Built) {
-        self.codes.extend_from_slice(&other.codes);
-        self.shapes.extend_from_slice(&other.shapes);
-        self.strides.extend_from_slice(&other.strides);
+    pub(crate) fn append(&mut self, other: &Built) {
+        self.push_raw(
+            other.codes.as_slice(),
+            other.shapes.as_slice(),
+            other.strides.as_slice(),
+        );
     }
 
     /// Appends a node of the `arity` elements of `body`.
-    pub(crate) fn push_node(&mut self, arity: usize, body: Built) {
-        store::push_node_code(&mut self.codes, arity);
+    pub(crate) fn push_node(&mut self, arity: usize, body: &Built) {
+        self.push_node_code(arity);
         self.append(body);
+    }
+
+    /// The leaves built so far, as `(extent, stride)`.
+    pub(crate) fn leaf_modes(&self) -> impl Iterator<Item = (i64, i64)> + '_ {
+        self.shapes
+            .as_slice()
+            .iter()
+            .copied()
+            .zip(self.strides.as_slice().iter().copied())
     }
 
     /// Whether the leaves pass the checks of [`Layout::new`] ([`Bounds`]), and their size.
     pub(crate) fn checked_size(&self) -> Option<i64> {
-        Bounds::of_modes(
-            self.shapes
-                .iter()
-                .copied()
-                .zip(self.strides.iter().copied()),
-        )
-        .filter(|b| b.fits())
-        .map(|b| b.size)
+        Bounds::of_modes(self.leaf_modes())
+            .filter(|b| b.fits())
+            .map(|b| b.size)
     }
 
     /// Appends the elements of the congruent tuples `ss:ds` (without a node around them).
     pub(crate) fn push_elements(&mut self, ss: &crate::Modes, ds: &crate::Modes) {
-        self.codes.extend_from_slice(ss.codes());
-        self.shapes.extend_from_slice(ss.leaf_slice());
-        self.strides.extend_from_slice(ds.leaf_slice());
+        self.push_raw(ss.codes(), ss.leaf_slice(), ds.leaf_slice());
+    }
+
+    /// The shape and stride of what was built as `element`: a leaf, or a node of that many
+    /// elements (its own code left out).
+    #[inline]
+    pub(crate) fn element(&self, element: Element) -> (IntTuple, IntTuple) {
+        match element {
+            Element::Leaf => (
+                IntTuple::Int(self.shapes.as_slice()[0]),
+                IntTuple::Int(self.strides.as_slice()[0]),
+            ),
+            Element::Node(arity) => self.finish(arity),
+        }
+    }
+
+    /// The layout of what was built as `element` ([`Built::element`]), whose leaves the caller
+    /// has checked ([`Layout::new`]'s checks).
+    #[inline]
+    pub(crate) fn layout_of(&self, element: Element) -> Layout {
+        let (shape, stride) = self.element(element);
+        Layout::from_checked_parts(shape, stride)
     }
 
     /// The shape and stride of the one element built: a leaf, or a node.
-    fn single(self) -> (IntTuple, IntTuple) {
-        match store::read_code(&self.codes, 0) {
+    pub(crate) fn single(&self) -> (IntTuple, IntTuple) {
+        let codes = self.codes.as_slice();
+        match store::read_code(codes, 0) {
             (None, _) => (
-                IntTuple::Int(self.shapes[0]),
-                IntTuple::Int(self.strides[0]),
+                IntTuple::Int(self.shapes.as_slice()[0]),
+                IntTuple::Int(self.strides.as_slice()[0]),
             ),
-            (Some(arity), body) => {
-                let codes = &self.codes[body..];
-                (
-                    IntTuple::Tuple(crate::Modes::from_raw_parts(arity, codes, &self.shapes)),
-                    IntTuple::Tuple(crate::Modes::from_raw_parts(arity, codes, &self.strides)),
-                )
+            (Some(arity), 1) => {
+                // The node's elements: the codes after its own.
+                if let Some(inline) = self.codes.inline_array() {
+                    let mut body = [store::LEAF; store::CODES];
+                    body[..store::CODES - 1].copy_from_slice(&inline[1..]);
+                    if let Some(tuples) = self.inline_tuples(arity, &body, self.codes.len - 1) {
+                        return tuples;
+                    }
+                }
+                self.tuples(arity, &codes[1..])
             }
+            (Some(arity), body) => self.tuples(arity, &codes[body..]),
         }
+    }
+
+    /// Tuples of `arity` elements encoded by the first `n_codes` of `codes` over the leaves
+    /// built, when they fit inline (copies of whole arrays).
+    #[inline]
+    fn inline_tuples(
+        &self,
+        arity: usize,
+        codes: &[u8; store::CODES],
+        n_codes: usize,
+    ) -> Option<(IntTuple, IntTuple)> {
+        let (shapes, strides) = (self.shapes.inline_array()?, self.strides.inline_array()?);
+        if arity > store::CODES {
+            return None;
+        }
+        let n_leaves = self.shapes.len;
+        Some((
+            IntTuple::Tuple(crate::Modes::from_inline_arrays(
+                arity, codes, n_codes, shapes, n_leaves,
+            )),
+            IntTuple::Tuple(crate::Modes::from_inline_arrays(
+                arity, codes, n_codes, strides, n_leaves,
+            )),
+        ))
+    }
+
+    /// Tuples of `arity` elements encoded by `codes` over the leaves built.
+    fn tuples(&self, arity: usize, codes: &[u8]) -> (IntTuple, IntTuple) {
+        (
+            IntTuple::Tuple(crate::Modes::from_raw_parts(
+                arity,
+                codes,
+                self.shapes.as_slice(),
+            )),
+            IntTuple::Tuple(crate::Modes::from_raw_parts(
+                arity,
+                codes,
+                self.strides.as_slice(),
+            )),
+        )
     }
 
     /// The layout whose shape and stride are tuples of the `arity` elements built, or `None`
     /// when its leaves fail the checks of [`Layout::new`] ([`Built::checked_size`]).
-    pub(crate) fn into_checked_layout(self, arity: usize) -> Option<Layout> {
+    pub(crate) fn checked_layout(&self, arity: usize) -> Option<Layout> {
         self.checked_size()?;
         let (shape, stride) = self.finish(arity);
         Some(Layout::from_checked_parts(shape, stride))
     }
 
     /// The result's shape and stride, tuples of `arity` elements.
-    pub(crate) fn finish(self, arity: usize) -> (IntTuple, IntTuple) {
-        (
-            IntTuple::Tuple(crate::Modes::from_raw_parts(
-                arity,
-                &self.codes,
-                &self.shapes,
-            )),
-            IntTuple::Tuple(crate::Modes::from_raw_parts(
-                arity,
-                &self.codes,
-                &self.strides,
-            )),
-        )
+    pub(crate) fn finish(&self, arity: usize) -> (IntTuple, IntTuple) {
+        if let Some(codes) = self.codes.inline_array() {
+            if let Some(tuples) = self.inline_tuples(arity, codes, self.codes.len) {
+                return tuples;
+            }
+        }
+        self.tuples(arity, self.codes.as_slice())
     }
 }
 
@@ -399,7 +726,7 @@ impl Built {
 /// extent, and leaves of both signs only meet in `A`'s unbounded last mode. Then `A(B(c))` is
 /// the sum over `B`'s leaves of `A(B_leaf(c_leaf))`, which is what the by-leaf result computes.
 fn check_disjoint(ext: &Extended, usage: &Usage) -> Result<()> {
-    for (k, (&(a_k, _), &used)) in ext.inner.iter().zip(&usage.reach).enumerate() {
+    for (k, (&(a_k, _), &used)) in ext.inner.iter().zip(usage.reach()).enumerate() {
         if used >= a_k {
             return Err(Error::inadmissible(format!(
                 "the disjointness condition fails: together the modes of B reach coordinate \
@@ -412,15 +739,9 @@ fn check_disjoint(ext: &Extended, usage: &Usage) -> Result<()> {
     // With A(-x) == -A(x), leaves of both signs that move one and the same mode of A (and no
     // other) add and subtract inside that mode; once they move two modes, a negative index
     // borrows from the next mode and A(B(c)) is no longer the sum of A over B's leaves.
-    let positive = usage.signs.iter().any(|s| s.0);
-    let negative = usage.signs.iter().any(|s| s.1);
-    let moved = || -> Vec<usize> {
-        (0..usage.signs.len())
-            .filter(|&k| usage.signs[k].0 || usage.signs[k].1)
-            .collect()
-    };
-    if positive && negative && moved().len() > 1 {
-        let moved = moved();
+    let moved = usage.moved();
+    if usage.signs == POSITIVE | NEGATIVE && moved.iter().filter(|&&m| m != 0).count() > 1 {
+        let moved: Vec<usize> = (0..moved.len()).filter(|&k| moved[k] != 0).collect();
         return Err(Error::inadmissible(format!(
             "the sign condition fails: B has modes with positive and with negative strides \
              and together they move modes {moved:?} of A, so a negative index borrows between \
@@ -432,39 +753,88 @@ fn check_disjoint(ext: &Extended, usage: &Usage) -> Result<()> {
 }
 
 /// Records that a piece of `count` steps of `step` occupies mode `k` of `A`.
+#[inline(always)]
 fn occupy(usage: &mut Usage, k: usize, count: i64, step: i64) -> Result<()> {
     let reach = checked_mul(count - 1, step, "the coordinates of the composition")?;
+    let sign = if usage.negative_now {
+        NEGATIVE
+    } else {
+        POSITIVE
+    };
     if reach > 0 {
-        let last = usage.signs.len() - 1;
-        let moved = &mut usage.signs[k.min(last)];
-        if usage.negative_now {
-            moved.1 = true;
-        } else {
-            moved.0 = true;
-        }
+        usage.signs |= sign;
     }
-    if let Some(u) = usage.reach.get_mut(k) {
+    let (reaches, moved) = usage.lists_mut();
+    if reach > 0 {
+        let last = moved.len() - 1;
+        moved[k.min(last)] |= sign;
+    }
+    if let Some(u) = reaches.get_mut(k) {
         *u = u.saturating_add(reach);
     }
     Ok(())
 }
 
-/// The flat modes of `A o s:d` in `modes`; records the coordinates of `A` they occupy and the
-/// bounds of the result's leaves in `usage`.
-fn leaf_result(ext: &Extended, s: i64, d: i64, usage: &mut Usage, modes: &mut Modes) -> Result<()> {
-    modes.clear();
-    leaf_modes(ext, s, d, usage, modes)?;
-    usage.bounds = usage
-        .bounds
-        .and_then(|b| modes.iter().try_fold(b, |b, &(s, d)| b.add(s, Some(d))));
+/// Appends `A o s:d` to `out` as one element (a leaf for one mode, a flat node otherwise);
+/// records the coordinates of `A` it occupies and the bounds of its leaves in `usage`.
+#[inline(always)]
+fn leaf_into(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Built) -> Result<()> {
+    let n = leaf_modes_into(ext, s, d, usage, out)?;
+    if n != 1 {
+        out.push_node_code(n);
+    }
+    push_leaf_codes(out, n);
     Ok(())
 }
 
-/// The flat modes of `A o s:d` (a leaf for one mode, a flat tuple otherwise).
-fn leaf_modes(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Modes) -> Result<()> {
+/// Appends the codes of `n` leaves.
+#[inline]
+fn push_leaf_codes(out: &mut Built, n: usize) {
+    for _ in 0..n {
+        out.codes.push(store::LEAF);
+    }
+}
+
+/// Appends the extents and strides of the modes of `A o s:d` to `out` without their codes,
+/// records the coordinates of `A` they occupy and their bounds in `usage`; returns how many.
+#[inline(always)]
+fn leaf_modes_into(
+    ext: &Extended,
+    s: i64,
+    d: i64,
+    usage: &mut Usage,
+    out: &mut Built,
+) -> Result<usize> {
+    let first = out.shapes.len();
+    leaf_modes(ext, s, d, usage, out)?;
+    Ok(out.shapes.len() - first)
+}
+
+/// Appends the mode `s:d` of a leaf's result to `out` (its stride negated when the leaf has a
+/// negative stride; an overflow of that negation is recorded in `usage`) and folds its bounds
+/// into `usage`.
+#[inline(always)]
+fn push_result(out: &mut Built, usage: &mut Usage, s: i64, d: i64) {
+    let d = if usage.negative_now {
+        d.checked_neg().unwrap_or_else(|| {
+            usage.negation_overflowed = true;
+            d
+        })
+    } else {
+        d
+    };
+    out.push_mode(s, d);
+    usage.bounds = usage.bounds.and_then(|b| b.add(s, Some(d)));
+}
+
+/// Appends the extents and strides of the flat modes of `A o s:d` to `out` (without their
+/// codes; at least one mode).
+#[inline(always)]
+fn leaf_modes(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Built) -> Result<()> {
     let what = "the strides of the composition";
     if d == 0 {
-        out.push((s, 0));
+        usage.negative_now = false;
+        push_result(out, usage, s, 0);
         return Ok(());
     }
     if s == 1 {
@@ -474,21 +844,22 @@ fn leaf_modes(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Modes
             r = ceil_div(r, a_k);
         }
         let stride = checked_mul(r * d.signum(), ext.last_stride, what)?;
-        out.push((1, stride));
+        usage.negative_now = false;
+        push_result(out, usage, 1, stride);
         return Ok(());
     }
     if d < 0 {
-        // CuTe: A(-x) == -A(x), so s:d composes as s:|d| with its strides negated.
+        // CuTe: A(-x) == -A(x), so s:d composes as s:|d| with its strides negated (as the
+        // modes are pushed; an overflow is reported once the leaf's modes are complete).
         usage.negative_now = true;
         let magnitude = d.checked_neg().ok_or_else(|| {
             Error::overflow(format!("the stride {d} of B cannot be negated in i64"))
         })?;
         positive_leaf(ext, s, magnitude, usage, out)?;
-        for m in out.iter_mut() {
-            m.1 = m
-                .1
-                .checked_neg()
-                .ok_or_else(|| Error::overflow("the strides of the composition overflow i64"))?;
+        if std::mem::take(&mut usage.negation_overflowed) {
+            return Err(Error::overflow(
+                "the strides of the composition overflow i64",
+            ));
         }
         return Ok(());
     }
@@ -496,9 +867,11 @@ fn leaf_modes(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Modes
     positive_leaf(ext, s, d, usage, out)
 }
 
-/// `A o s:d` for a leaf with `s > 1` and `d > 0`.
-fn positive_leaf(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Modes) -> Result<()> {
+/// `A o s:d` for a leaf with `s > 1` and `d > 0`: its modes' extents and strides appended to
+/// `out`.
+fn positive_leaf(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Built) -> Result<()> {
     let what = "the strides of the composition";
+    let first = out.shapes.len();
     let mut r = d; // stride still to divide out
     let mut m = s; // elements still to place
     for (k, &(a_k, e_k)) in ext.inner.iter().enumerate() {
@@ -513,39 +886,55 @@ fn positive_leaf(ext: &Extended, s: i64, d: i64, usage: &mut Usage, out: &mut Mo
             let q = a_k / r;
             if m <= q {
                 occupy(usage, k, m, r)?;
-                out.push((m, checked_mul(r, e_k, what)?));
+                push_result(out, usage, m, checked_mul(r, e_k, what)?);
                 m = 1;
             } else if m % q == 0 {
                 occupy(usage, k, q, r)?;
-                out.push((q, checked_mul(r, e_k, what)?));
+                push_result(out, usage, q, checked_mul(r, e_k, what)?);
                 m /= q;
                 r = 1;
             } else {
-                return Err(Error::inadmissible(format!(
-                    "the shape divisibility condition fails for the mode {s}:{d} of B: after \
-                     dividing out the stride, mode {k} of A (extent {a_k}) holds {q} of the \
-                     remaining {m} elements, and {q} does not divide {m}"
-                )));
+                return Err(shape_divisibility_fails((s, d), k, a_k, q, m));
             }
             continue;
         }
         if r < a_k && r.checked_mul(m - 1).is_some_and(|x| x < a_k) {
             occupy(usage, k, m, r)?;
-            out.push((m, checked_mul(r, e_k, what)?));
+            push_result(out, usage, m, checked_mul(r, e_k, what)?);
             m = 1;
             continue;
         }
-        return Err(Error::inadmissible(format!(
-            "the stride divisibility condition fails for the mode {s}:{d} of B: the remaining \
-             stride {r} neither divides nor is a multiple of the extent {a_k} of mode {k} of A, \
-             and the remaining {m} elements do not fit inside that mode"
-        )));
+        return Err(stride_divisibility_fails((s, d), k, a_k, r, m));
     }
-    if m != 1 || out.is_empty() {
+    if m != 1 || out.shapes.len() == first {
         occupy(usage, ext.inner.len(), m, r)?;
-        out.push((m, checked_mul(r, ext.last_stride, what)?));
+        push_result(out, usage, m, checked_mul(r, ext.last_stride, what)?);
     }
     Ok(())
+}
+
+/// The error of the shape divisibility condition for the mode `s:d` of `B` at mode `k` of `A`
+/// (out of line: the error path only).
+#[cold]
+#[inline(never)]
+fn shape_divisibility_fails((s, d): (i64, i64), k: usize, a_k: i64, q: i64, m: i64) -> Error {
+    Error::inadmissible(format!(
+        "the shape divisibility condition fails for the mode {s}:{d} of B: after dividing out \
+         the stride, mode {k} of A (extent {a_k}) holds {q} of the remaining {m} elements, and \
+         {q} does not divide {m}"
+    ))
+}
+
+/// The error of the stride divisibility condition for the mode `s:d` of `B` at mode `k` of
+/// `A` (out of line: the error path only).
+#[cold]
+#[inline(never)]
+fn stride_divisibility_fails((s, d): (i64, i64), k: usize, a_k: i64, r: i64, m: i64) -> Error {
+    Error::inadmissible(format!(
+        "the stride divisibility condition fails for the mode {s}:{d} of B: the remaining \
+         stride {r} neither divides nor is a multiple of the extent {a_k} of mode {k} of A, and \
+         the remaining {m} elements do not fit inside that mode"
+    ))
 }
 
 /// Composition with a [`Tiler`]: a [`Tiler::Layout`] is plain [`composition`]; a by-mode tiler

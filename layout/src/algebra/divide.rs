@@ -13,13 +13,13 @@
 use super::Tiler;
 use super::coalesce::filtered_modes;
 use super::complement::{complement_of_modes, flat_ceil_div_size};
-use super::composition::{Built, Extended, Node, compose_extended, compose_nodes_into};
-use super::flat::{Mode, Modes, coalesce_modes, layout_of_modes, modes_fit, modes_of};
-use super::tiler::{Grouping, by_mode, halves_of, regroup};
+use super::composition::{Built, Composer, Extended, Node, compose_extended, compose_nodes_into};
+use super::flat::{Mode, Modes, layout_of_modes, modes_fit};
+use super::tiler::{Grouping, by_mode, halves_of, regroup, tree_parts};
 use super::{coalesce, complement_to_shape, composition};
 use crate::int_tuple::store;
 use crate::layout::Bounds;
-use crate::{Error, IntTuple, Layout, Result, checked_mul};
+use crate::{Error, Layout, Result, checked_mul};
 
 /// CuTe's `logical_divide(A, B) = A o (B, complement(B, shape(coalesce(A))))`: mode 0 of the
 /// result is `A o B` (one tile), mode 1 iterates over the tiles. With a by-mode tiler
@@ -74,48 +74,23 @@ fn divide_by_modes_flat(a: &Layout, parts: &[Option<Tiler>]) -> Result<Layout> {
         );
         match parts.get(i) {
             Some(Some(Tiler::Layout(b))) => {
-                let mut a_modes = Modes::new();
-                for (&s, &d) in mode_shapes.iter().zip(mode_strides) {
-                    a_modes.push((s, d));
-                }
-                let (ext, rest) = divide_parts(a_modes, b)?;
-                store::push_node_code(&mut out.codes, 2);
-                compose_nodes_into(
-                    &ext,
-                    &[Node::Tree(b.shape(), b.stride()), Node::Flat(&rest)],
-                    &mut out,
-                )?;
+                out.push_node_code(2);
+                with_divide_parts(mode_shapes, mode_strides, b, |ext, rest| {
+                    compose_nodes_into(
+                        ext,
+                        &[Node::Tree(b.shape(), b.stride()), Node::Flat(rest)],
+                        &mut out,
+                    )
+                })?;
             }
             Some(Some(Tiler::ByMode(_))) => return Err(unspecific()),
             _ => {
-                out.codes.extend_from_slice(&codes[k..end]);
-                out.shapes.extend_from_slice(mode_shapes);
-                out.strides.extend_from_slice(mode_strides);
+                out.push_raw(&codes[k..end], mode_shapes, mode_strides);
             }
         }
         (k, leaf) = (end, leaf + n_leaves);
     }
-    out.into_checked_layout(rank).ok_or_else(unspecific)
-}
-
-/// A layout's top-level modes: its rank, their structure codes, their extents and strides.
-type TopModes<'a> = (usize, &'a [u8], &'a [i64], &'a [i64]);
-
-/// The rank of `a` and the structure codes and leaves of its top-level modes (one leaf mode for
-/// a leaf layout); `None` where shape and stride are not congruent (never for a valid layout).
-fn tree_parts(a: &Layout) -> Option<TopModes<'_>> {
-    match (a.shape(), a.stride()) {
-        (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) if ss.codes() == ds.codes() => {
-            Some((ss.len(), ss.codes(), ss.leaf_slice(), ds.leaf_slice()))
-        }
-        (IntTuple::Int(s), IntTuple::Int(d)) => Some((
-            1,
-            &[store::LEAF],
-            std::slice::from_ref(s),
-            std::slice::from_ref(d),
-        )),
-        _ => None,
-    }
+    out.checked_layout(rank).ok_or_else(unspecific)
 }
 
 /// The halves `(tile, rest)` of [`logical_divide`] by the layout `b`, with its errors.
@@ -123,6 +98,22 @@ fn divide_halves(a: &Layout, b: &Layout) -> Result<(Layout, Layout)> {
     let r =
         divide_by_layout(a, b).map_err(|e| e.context(format!("logical_divide of {a} by {b}")))?;
     halves_of(r)
+}
+
+/// [`divide_halves`] written into builders: the tile `A o B` appended to `tiles`, the rest
+/// `A o complement` to `rests`. Fails (with an unspecific error) exactly where
+/// [`divide_halves`] fails.
+fn divide_halves_into(a: &Layout, b: &Layout, tiles: &mut Built, rests: &mut Built) -> Result<()> {
+    let (a_shapes, a_strides) = (a.shape().iter_leaves(), a.stride().iter_leaves());
+    with_divide_parts(a_shapes.as_slice(), a_strides.as_slice(), b, |ext, rest| {
+        let mut composer = Composer::new(ext, Bounds::EMPTY);
+        composer.node_into(Node::Tree(b.shape(), b.stride()), tiles)?;
+        composer.node_into(Node::Flat(rest), rests)?;
+        match composer.finish()? {
+            Some(acc) if acc.fits() => Ok(()),
+            _ => Err(Error::invalid("the divide's halves are not a layout")),
+        }
+    })
 }
 
 fn divide_by_layout(a: &Layout, b: &Layout) -> Result<Layout> {
@@ -141,36 +132,50 @@ fn divide_by_layout(a: &Layout, b: &Layout) -> Result<Layout> {
 /// checks without building their layouts, and `A o (B, rest)` without building `(B, rest)`.
 /// Fails (with an unspecific error) exactly where [`divide_by_layout`] fails.
 fn divide_on_modes(a: &Layout, b: &Layout) -> Result<Layout> {
-    let (ext, rest) = divide_parts(modes_of(a), b)?;
-    compose_extended(
-        &ext,
-        &[Node::Tree(b.shape(), b.stride()), Node::Flat(&rest)],
-    )
+    let (a_shapes, a_strides) = (a.shape().iter_leaves(), a.stride().iter_leaves());
+    with_divide_parts(a_shapes.as_slice(), a_strides.as_slice(), b, |ext, rest| {
+        compose_extended(ext, &[Node::Tree(b.shape(), b.stride()), Node::Flat(rest)])
+    })
 }
 
-/// The operands of the composition `A o (B, rest)` of a divide of the layout with the flat modes
-/// `a_modes` by `b`: `A` extended and the modes of `rest = complement(B, shape(coalesce(A)))`,
-/// after the checks of [`divide_by_layout`] (failing with an unspecific error where they fail).
-fn divide_parts(a_modes: Modes, b: &Layout) -> Result<(Extended, Modes)> {
+/// The operands of the composition `A o (B, rest)` of a divide of the layout with the leaves
+/// `a_shapes:a_strides` by `b`, handed to `then`: `A` extended and the modes of
+/// `rest = complement(B, shape(coalesce(A)))`, after the checks of [`divide_by_layout`] (failing
+/// with an unspecific error where they fail). One coalescing of `A` gives both the extended `A`
+/// and the cotarget; `then` borrows both where they were built (no move of the mode lists).
+#[inline]
+fn with_divide_parts<T>(
+    a_shapes: &[i64],
+    a_strides: &[i64],
+    b: &Layout,
+    then: impl FnOnce(&Extended, &[Mode]) -> Result<T>,
+) -> Result<T> {
     // size(A): the product of the extents of a valid layout fits in i64.
-    let a_size = a_modes.iter().fold(1i64, |p, m| p.saturating_mul(m.0));
-    // shape(coalesce(A)): its extents, `1` when every extent is 1.
-    let coalesced = coalesce_modes(a_modes.iter().copied());
-    let cotarget = |covered| match coalesced.as_slice() {
-        [] => flat_ceil_div_size([1], covered),
-        modes => flat_ceil_div_size(modes.iter().map(|m| m.0), covered),
-    };
-    let b_filtered = filtered_modes(b);
-    let rest = complement_of_modes(b_filtered.clone(), cotarget)?;
+    let a_size = a_shapes.iter().fold(1i64, |p, &s| p.saturating_mul(s));
+    let ext = Extended::of_leaves(a_shapes, a_strides);
+    // shape(coalesce(A)) as the cotarget.
+    let cotarget = |covered| flat_ceil_div_size(ext.coalesced_extents(), covered);
+    // Sorted by stride here, so the complement's own sort finds them in order and the cover
+    // check reads them in order.
+    let mut b_filtered = filtered_modes(b);
+    b_filtered.sort_by_key(|m| m.1);
+    let rest = complement_of_modes(Modes::from_slice(&b_filtered), cotarget)?;
     let rest_or_unit: &[Mode] = if rest.is_empty() { &[(1, 0)] } else { &rest };
     // The layouts `rest` and `(B, rest)` must be valid layouts: `(B, rest)` folds the bounds of
     // `rest` on those of `B`.
-    let b_and_rest = Bounds::of_modes(b.leaf_modes().chain(rest_or_unit.iter().copied()));
+    let (b_shapes, b_strides) = (b.shape().iter_leaves(), b.stride().iter_leaves());
+    let mut b_and_rest = Some(Bounds::EMPTY);
+    for (&s, &d) in b_shapes.zip(b_strides) {
+        b_and_rest = b_and_rest.and_then(|acc| acc.add(s, Some(d)));
+    }
+    for &(s, d) in rest_or_unit {
+        b_and_rest = b_and_rest.and_then(|acc| acc.add(s, Some(d)));
+    }
     if !modes_fit(rest_or_unit) || !b_and_rest.is_some_and(|acc| acc.fits()) {
         return Err(Error::invalid("the divide's complement does not fit"));
     }
-    tiles_cover(a_size, b_filtered, rest_or_unit).map_err(|_| Error::inadmissible(""))?;
-    Ok((Extended::of_modes(a_modes), rest))
+    tiles_cover_sorted(a_size, &b_filtered, rest_or_unit).map_err(|_| Error::inadmissible(""))?;
+    then(&ext, &rest)
 }
 
 /// The divide re-indexes `A`'s domain by `(B, rest)`: the modes of `filter(B)` and `rest`,
@@ -178,21 +183,53 @@ fn divide_parts(a_modes: Modes, b: &Layout) -> Result<(Extended, Modes)> {
 /// with `n >= size(A)`. A complement that skipped part of a gap of `B` leaves indices of `A`
 /// in no tile.
 fn check_tiles_cover(a: &Layout, b: &Layout, rest: &Layout) -> Result<()> {
-    tiles_cover(a.size(), filtered_modes(b), &rest.flat_modes())
+    let mut b_filtered = filtered_modes(b);
+    b_filtered.sort_by_key(|m| m.1);
+    tiles_cover_sorted(a.size(), &b_filtered, &rest.flat_modes())
 }
 
-/// [`check_tiles_cover`] for `size(A)`, the modes of `filter(B)` and the flat modes of `rest`.
-fn tiles_cover(a_size: i64, b_filtered: super::flat::Modes, rest: &[Mode]) -> Result<()> {
-    let mut modes = b_filtered;
-    for &m in rest {
-        if m.0 > 1 {
-            modes.push(m);
-        }
-    }
-    modes.sort_by_key(|m| m.1);
+/// [`check_tiles_cover`] for `size(A)`, the modes of `filter(B)` sorted by stride (a stable
+/// sort) and the flat modes of `rest`.
+///
+/// The complement's modes come sorted by stride (its strides increase), so the two lists are
+/// merged in stride order (ties: `B`'s first, as a stable sort of `B` followed by `rest` puts
+/// them) instead of sorting their union; an unsorted `rest` is sorted first.
+fn tiles_cover_sorted(a_size: i64, b_filtered: &[Mode], rest: &[Mode]) -> Result<()> {
+    let rest_sorted: Modes;
+    let rest = if rest.is_sorted_by_key(|m| m.1) {
+        rest
+    } else {
+        rest_sorted = sorted_by_stride(rest.iter().copied());
+        &rest_sorted
+    };
+    let (mut i, mut j) = (0, 0);
     let mut next = 1i64;
-    for &(s, d) in &modes {
+    loop {
+        while j < rest.len() && rest[j].0 <= 1 {
+            j += 1;
+        }
+        let (s, d) = match (b_filtered.get(i), rest.get(j)) {
+            (Some(&bm), Some(&rm)) if rm.1 < bm.1 => {
+                j += 1;
+                rm
+            }
+            (Some(&bm), _) => {
+                i += 1;
+                bm
+            }
+            (None, Some(&rm)) => {
+                j += 1;
+                rm
+            }
+            (None, None) => break,
+        };
         if d != next {
+            let modes = sorted_by_stride(
+                b_filtered
+                    .iter()
+                    .copied()
+                    .chain(rest.iter().copied().filter(|m| m.0 > 1)),
+            );
             return Err(Error::inadmissible(format!(
                 "the tiles do not cover A's domain: (filter(B), complement) = {} must be a \
                  bijection onto 0..n with n >= size(A) = {}, but sorted by stride its mode {s}:{d} \
@@ -210,6 +247,13 @@ fn tiles_cover(a_size: i64, b_filtered: super::flat::Modes, rest: &[Mode]) -> Re
         )));
     }
     Ok(())
+}
+
+/// The modes sorted by stride (a stable sort).
+fn sorted_by_stride(modes: impl IntoIterator<Item = Mode>) -> Modes {
+    let mut modes: Modes = modes.into_iter().collect();
+    modes.sort_by_key(|m| m.1);
+    modes
 }
 
 /// CuTe's `zipped_divide`: [`logical_divide`], then the tiles of all divided modes are gathered
@@ -231,7 +275,14 @@ fn tiles_cover(a_size: i64, b_filtered: super::flat::Modes, rest: &[Mode]) -> Re
 /// assert_eq!(z.mode(1).unwrap().size(), 12);
 /// ```
 pub fn zipped_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
-    regroup(a, tiler, "zipped_divide", &divide_halves, Grouping::Zipped)
+    regroup(
+        a,
+        tiler,
+        "zipped_divide",
+        &divide_halves,
+        &divide_halves_into,
+        Grouping::Zipped,
+    )
 }
 
 /// CuTe's `tiled_divide`: like [`zipped_divide`] with the rest mode unpacked:
@@ -247,7 +298,14 @@ pub fn zipped_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
 /// assert_eq!(tiled_divide(&a, &t).unwrap().to_string(), "((2,4),4,2):((1,8),2,32)");
 /// ```
 pub fn tiled_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
-    regroup(a, tiler, "tiled_divide", &divide_halves, Grouping::Tiled)
+    regroup(
+        a,
+        tiler,
+        "tiled_divide",
+        &divide_halves,
+        &divide_halves_into,
+        Grouping::Tiled,
+    )
 }
 
 /// CuTe's `flat_divide`: like [`zipped_divide`] with both modes unpacked:
@@ -263,5 +321,12 @@ pub fn tiled_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
 /// assert_eq!(flat_divide(&a, &t).unwrap().to_string(), "(2,4,4,2):(1,8,2,32)");
 /// ```
 pub fn flat_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
-    regroup(a, tiler, "flat_divide", &divide_halves, Grouping::Flat)
+    regroup(
+        a,
+        tiler,
+        "flat_divide",
+        &divide_halves,
+        &divide_halves_into,
+        Grouping::Flat,
+    )
 }

@@ -12,8 +12,8 @@
 use super::Tiler;
 use super::coalesce::filtered_modes;
 use super::complement::complement_of_modes;
-use super::composition::{Built, Extended, Node, compose_extended};
-use super::flat::{Mode, Modes, ceil_div, modes_fit, modes_of, pad_to_rank};
+use super::composition::{Built, Composer, Extended, Node};
+use super::flat::{Mode, Modes, ceil_div, modes_of, pad_to_rank};
 use super::tiler::{Grouping, by_mode, regroup};
 use super::{complement, composition};
 use crate::layout::Bounds;
@@ -49,6 +49,14 @@ pub fn logical_product(a: &Layout, b: &Tiler) -> Result<Layout> {
 }
 
 fn product_by_layout(a: &Layout, b: &Layout) -> Result<Layout> {
+    // `(A, copies)` written straight into its codes and leaves; where that fails, the steps run
+    // again on layouts and report the failure with its operands.
+    let mut out = Built::new();
+    out.push_layout(a)?;
+    if copies_into(a, b, &mut out).is_ok() {
+        let (shape, stride) = out.finish(2);
+        return Ok(Layout::from_checked_parts(shape, stride));
+    }
     let copies = product_copies(a, b)?;
     pair_of(a, &copies)
 }
@@ -61,22 +69,34 @@ pub(crate) fn product_halves(a: &Layout, b: &Layout) -> Result<(Layout, Layout)>
     Ok((a.clone(), copies))
 }
 
+/// [`product_halves`] written into builders: `A` appended to `tiles`, the copies to `rests`.
+/// Fails (with an unspecific error) exactly where [`product_halves`] fails.
+pub(crate) fn product_halves_into(
+    a: &Layout,
+    b: &Layout,
+    tiles: &mut Built,
+    rests: &mut Built,
+) -> Result<()> {
+    tiles.push_layout(a)?;
+    copies_into(a, b, rests)
+}
+
 /// The second mode of `(A, complement(A, size(A)*cosize(B)) o B)`, after every check of the
 /// product: `(A, copies)` is a valid layout of size `size(A)*size(B)`.
 fn product_copies(a: &Layout, b: &Layout) -> Result<Layout> {
+    let mut out = Built::new();
+    if copies_into(a, b, &mut out).is_ok() {
+        let (shape, stride) = out.single();
+        return Ok(Layout::from_checked_parts(shape, stride));
+    }
+    // The same steps on layouts, which report the failure with its operands.
     if let Some((s, d)) = modes_of(b).into_iter().find(|m| m.0 > 1 && m.1 < 0) {
         return Err(crate::Error::inadmissible(format!(
             "the mode {s}:{d} of B has a negative stride (a product needs B's strides \
              non-negative)"
         )));
     }
-    let b_cosize = b.cosize();
-    let cotarget = checked_mul(a.size(), b_cosize, "size(A)*cosize(B)")?;
-    // The same steps on flat mode lists; where any of them fails, the steps below run again on
-    // layouts and report the failure with its operands.
-    if let Ok(copies) = copies_on_modes(a, b, cotarget, b_cosize) {
-        return Ok(copies);
-    }
+    let cotarget = checked_mul(a.size(), b.cosize(), "size(A)*cosize(B)")?;
     let rest = complement(a, cotarget)?;
     check_copies_disjoint(a, b, &rest)?;
     let product = Layout::from_modes([a.clone(), composition(&rest, b)?])?;
@@ -94,48 +114,65 @@ fn pair_of(a: &Layout, b: &Layout) -> Result<Layout> {
     Ok(Layout::from_checked_parts(shape, stride))
 }
 
-/// The steps of [`product_copies`] after its cotarget on flat mode lists: the complement
-/// without building its layout, composed with `B` directly, and the checks of the pair
-/// `(A, copies)` on its leaves. Fails (with an unspecific error) exactly where they fail.
-/// `b_cosize` is `cosize(B)`.
-fn copies_on_modes(a: &Layout, b: &Layout, cotarget: i64, b_cosize: i64) -> Result<Layout> {
-    if cotarget < 1 {
-        return Err(crate::Error::invalid("the cotarget must be at least 1"));
+/// The steps of [`product_copies`] on flat mode lists, appending the copies to `out` as one
+/// element: the checks of `B`, its size and cosize in one pass over its leaves, the complement
+/// without building its layout, composed with `B` straight into `out`, and the checks of the
+/// pair `(A, copies)` folded onto the bounds of `A`. Fails (with an unspecific error) exactly
+/// where [`product_copies`] fails.
+fn copies_into(a: &Layout, b: &Layout, out: &mut Built) -> Result<()> {
+    let unspecific = || crate::Error::invalid("the flat product does not apply");
+    let mut b_bounds = Bounds::EMPTY;
+    for (s, d) in b.leaf_modes() {
+        if s > 1 && d < 0 {
+            return Err(unspecific());
+        }
+        b_bounds = b_bounds.add(s, Some(d)).ok_or_else(unspecific)?;
     }
+    // cosize(B) and size(A), as `Layout::cosize` and `Layout::size` give them.
+    let b_cosize = b_bounds.hi.checked_add(1).ok_or_else(unspecific)?;
+    let a_bounds = Bounds::of_modes(a.leaf_modes()).ok_or_else(unspecific)?;
+    let cotarget = a_bounds
+        .size
+        .checked_mul(b_cosize)
+        .filter(|&c| c >= 1)
+        .ok_or_else(unspecific)?;
     let a_filtered = filtered_modes(a);
-    let rest: Modes = complement_of_modes(a_filtered.clone(), |covered| {
-        Ok(ceil_div(cotarget, covered))
-    })?;
+    let above_a = above(&a_filtered);
+    let rest: Modes = complement_of_modes(a_filtered, |covered| Ok(ceil_div(cotarget, covered)))?;
     let rest_or_unit: &[Mode] = if rest.is_empty() { &[(1, 0)] } else { &rest };
-    if !modes_fit(rest_or_unit) {
-        return Err(crate::Error::invalid("the complement does not fit"));
-    }
-    let rest_size = rest_or_unit.iter().map(|m| m.0).product::<i64>();
+    // The complement must be a valid layout ([`Bounds`]); its size comes with the check.
+    let rest_size = Bounds::of_modes(rest_or_unit.iter().copied())
+        .filter(|b| b.fits())
+        .ok_or_else(unspecific)?
+        .size;
     let rest_last_stride = rest_or_unit.last().map_or(0, |m| m.1);
-    if copies_overlap(&a_filtered, b_cosize, rest_size, rest_last_stride) {
-        return Err(crate::Error::inadmissible("the copies of A overlap"));
+    if copies_overlap(above_a, b_cosize, rest_size, rest_last_stride) {
+        return Err(unspecific());
     }
-    let copies = compose_extended(
-        &Extended::of_modes(rest_or_unit.iter().copied().collect()),
-        &[Node::Tree(b.shape(), b.stride())],
-    )?;
-    // The checks of `Layout::from_modes([A, copies])` and of the product's size.
-    let bounds = Bounds::of_modes(a.leaf_modes().chain(copies.leaf_modes()));
-    let expected = a.size().checked_mul(b.size());
-    match bounds {
-        Some(acc) if acc.fits() && Some(acc.size) == expected => Ok(copies),
-        _ => Err(crate::Error::invalid("the product does not fit")),
+    let ext = Extended::of_mode_slice(rest_or_unit);
+    let mut composer = Composer::new(&ext, a_bounds);
+    composer.node_into(Node::Tree(b.shape(), b.stride()), out)?;
+    // The checks of `(A, copies)` as a layout and of the product's size.
+    match composer.finish()? {
+        Some(acc) if acc.fits() && a_bounds.size.checked_mul(b_bounds.size) == Some(acc.size) => {
+            Ok(())
+        }
+        _ => Err(unspecific()),
     }
 }
 
-/// Whether the copies of `A` overlap (see [`check_copies_disjoint`]), from the modes of
-/// `filter(A)`, `cosize(B)` and the size and last stride of the complement.
-fn copies_overlap(a_filtered: &[Mode], b_cosize: i64, rest_size: i64, last_stride: i64) -> bool {
-    let above_a = a_filtered
+/// One past the highest offset of the modes of `filter(A)`: `max(s*d)` (1 for none).
+fn above(a_filtered: &[Mode]) -> i64 {
+    a_filtered
         .iter()
         .map(|&(s, d)| s.saturating_mul(d))
         .max()
-        .unwrap_or(1);
+        .unwrap_or(1)
+}
+
+/// Whether the copies of `A` overlap (see [`check_copies_disjoint`]), from [`above`] of
+/// `filter(A)`, `cosize(B)` and the size and last stride of the complement.
+fn copies_overlap(above_a: i64, b_cosize: i64, rest_size: i64, last_stride: i64) -> bool {
     b_cosize > rest_size && last_stride < above_a
 }
 
@@ -146,7 +183,12 @@ fn copies_overlap(a_filtered: &[Mode], b_cosize: i64, rest_size: i64, last_strid
 /// `A = (2,3):(20,4)`, `B = 5:1`: the complement is `4:1`, and `B(4) = 4` would land on `A(0,1)`.
 fn check_copies_disjoint(a: &Layout, b: &Layout, rest: &Layout) -> Result<()> {
     let last_stride = rest.flat_modes().last().map_or(0, |m| m.1);
-    if copies_overlap(&filtered_modes(a), b.cosize(), rest.size(), last_stride) {
+    if copies_overlap(
+        above(&filtered_modes(a)),
+        b.cosize(),
+        rest.size(),
+        last_stride,
+    ) {
         return Err(crate::Error::inadmissible(format!(
             "the copies of A overlap: B reaches offset {} but complement(A, size(A)*cosize(B)) = \
              {rest} has only {} elements and no mode above A's offsets to run on in (A has a gap \
@@ -184,7 +226,14 @@ fn check_product_size(a: &Layout, b: &Layout, product: &Layout) -> Result<()> {
 /// assert_eq!(zipped_product(&a, &t).unwrap().to_string(), "((2,2),(3,2)):((1,2),(2,1))");
 /// ```
 pub fn zipped_product(a: &Layout, b: &Tiler) -> Result<Layout> {
-    regroup(a, b, "zipped_product", &product_halves, Grouping::Zipped)
+    regroup(
+        a,
+        b,
+        "zipped_product",
+        &product_halves,
+        &product_halves_into,
+        Grouping::Zipped,
+    )
 }
 
 /// CuTe's `tiled_product`: [`zipped_product`] with the second mode unpacked:
@@ -200,7 +249,14 @@ pub fn zipped_product(a: &Layout, b: &Tiler) -> Result<Layout> {
 /// assert_eq!(tiled_product(&a, &t).unwrap().to_string(), "((2,2),3,2):((1,2),2,1)");
 /// ```
 pub fn tiled_product(a: &Layout, b: &Tiler) -> Result<Layout> {
-    regroup(a, b, "tiled_product", &product_halves, Grouping::Tiled)
+    regroup(
+        a,
+        b,
+        "tiled_product",
+        &product_halves,
+        &product_halves_into,
+        Grouping::Tiled,
+    )
 }
 
 /// CuTe's `flat_product`: [`zipped_product`] with both modes unpacked:
@@ -216,7 +272,14 @@ pub fn tiled_product(a: &Layout, b: &Tiler) -> Result<Layout> {
 /// assert_eq!(flat_product(&a, &t).unwrap().to_string(), "(2,2,3,2):(1,2,2,1)");
 /// ```
 pub fn flat_product(a: &Layout, b: &Tiler) -> Result<Layout> {
-    regroup(a, b, "flat_product", &product_halves, Grouping::Flat)
+    regroup(
+        a,
+        b,
+        "flat_product",
+        &product_halves,
+        &product_halves_into,
+        Grouping::Flat,
+    )
 }
 
 /// The rank-matched product of CuTe's `blocked_product` / `raked_product`: both operands padded
@@ -270,11 +333,11 @@ fn pairs_flat(
         let Ok((x, y)) = pair(i) else {
             return Ok(None);
         };
-        crate::int_tuple::store::push_node_code(&mut out.codes, 2);
+        out.push_node_code(2);
         out.push_layout(&x)?;
         out.push_layout(&y)?;
     }
-    Ok(out.into_checked_layout(rank))
+    Ok(out.checked_layout(rank))
 }
 
 /// `layout` padded with `1:0` modes to `rank` modes, borrowed when it has them.

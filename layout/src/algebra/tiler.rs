@@ -9,9 +9,10 @@
 //! assert_eq!(logical_divide(&a, &t).unwrap().to_string(), "((2,2),3):((1,2),4)");
 //! ```
 
-use super::composition::Built;
-use crate::Layout;
+use super::composition::{Built, same_codes};
+use crate::int_tuple::store;
 use crate::int_tuple::write_seq;
+use crate::{IntTuple, Layout};
 
 /// A tiler: a layout applied to the whole domain, or a by-mode tuple `[T0, T1, ...]` where
 /// `None` (written `_`) leaves that mode alone.
@@ -96,6 +97,11 @@ pub(crate) enum Grouping {
 /// layout, with the split's errors.
 pub(crate) type Halves<'a> = &'a dyn Fn(&Layout, &Layout) -> crate::Result<(Layout, Layout)>;
 
+/// The same split written into builders, the tile appended to the first and the rest to the
+/// second; it fails (with an unspecific error) wherever the [`Halves`] split fails.
+pub(crate) type HalvesInto<'a> =
+    &'a dyn Fn(&Layout, &Layout, &mut Built, &mut Built) -> crate::Result<()>;
+
 /// A few layouts, on the stack for up to four.
 type Few = smallvec::SmallVec<[Layout; 4]>;
 
@@ -105,10 +111,11 @@ pub(crate) fn regroup(
     tiler: &Tiler,
     name: &str,
     split: Halves<'_>,
+    split_into: HalvesInto<'_>,
     grouping: Grouping,
 ) -> crate::Result<Layout> {
     if let Tiler::ByMode(parts) = tiler {
-        if let Ok(r) = regroup_flat(a, parts, split, grouping) {
+        if let Ok(r) = regroup_flat(a, parts, split_into, grouping) {
             return Ok(r);
         }
     }
@@ -126,52 +133,99 @@ pub(crate) fn regroup(
 fn regroup_flat(
     a: &Layout,
     parts: &[Option<Tiler>],
-    split: Halves<'_>,
+    split: HalvesInto<'_>,
     grouping: Grouping,
 ) -> crate::Result<Layout> {
     let unspecific = || crate::Error::invalid("the flat regrouping does not apply");
     if parts.len() > a.rank() {
         return Err(unspecific());
     }
-    let (mut tiles, mut rests) = (Built::default(), Built::default());
-    let (mut n_tiles, mut n_rests) = (0, 0);
-    for (i, mode) in a.iter_modes().enumerate() {
+    let (rank, codes, shapes, strides) = tree_parts(a).ok_or_else(unspecific)?;
+    // Every part within the rank gives one tile (a `None` part the tile `1:0`), every mode of
+    // `a` one rest: the tiles go straight into the result after their node's code (when they
+    // have one), the rests into their own builder, appended once at the end.
+    let n_tiles = parts.len();
+    let mut out = Built::new();
+    if !matches!(grouping, Grouping::Flat) {
+        out.push_node_code(n_tiles);
+    }
+    let tiles = &mut out;
+    let mut rests = Built::new();
+    let (mut k, mut leaf) = (0, 0);
+    for i in 0..rank {
+        let (end, n_leaves) = store::skip(codes, k, 1);
+        let (mode_codes, mode_shapes, mode_strides) = (
+            &codes[k..end],
+            &shapes[leaf..leaf + n_leaves],
+            &strides[leaf..leaf + n_leaves],
+        );
+        (k, leaf) = (end, leaf + n_leaves);
         match parts.get(i) {
             Some(Some(Tiler::Layout(b))) => {
-                let (tile, rest) = split(&mode, b)?;
-                tiles.push_layout(&tile)?;
-                rests.push_layout(&rest)?;
-                n_tiles += 1;
+                let mode = mode_layout(mode_codes, mode_shapes, mode_strides);
+                split(&mode, b, tiles, &mut rests)?;
             }
             Some(Some(Tiler::ByMode(_))) => return Err(unspecific()),
             Some(None) => {
                 tiles.push_leaf((1, 0));
-                rests.push_layout(&mode)?;
-                n_tiles += 1;
+                rests.push_raw(mode_codes, mode_shapes, mode_strides);
             }
-            None => rests.push_layout(&mode)?,
+            None => rests.push_raw(mode_codes, mode_shapes, mode_strides),
         }
-        n_rests += 1;
     }
-    let mut out = Built::default();
+    let n_rests = rank;
     let arity = match grouping {
         Grouping::Zipped => {
-            out.push_node(n_tiles, tiles);
-            out.push_node(n_rests, rests);
+            out.push_node(n_rests, &rests);
             2
         }
         Grouping::Tiled => {
-            out.push_node(n_tiles, tiles);
-            out.append(rests);
+            out.append(&rests);
             1 + n_rests
         }
         Grouping::Flat => {
-            out.append(tiles);
-            out.append(rests);
+            out.append(&rests);
             n_tiles + n_rests
         }
     };
-    out.into_checked_layout(arity).ok_or_else(unspecific)
+    out.checked_layout(arity).ok_or_else(unspecific)
+}
+
+/// A layout's top-level modes: its rank, their structure codes, their extents and strides.
+pub(crate) type TopModes<'a> = (usize, &'a [u8], &'a [i64], &'a [i64]);
+
+/// The rank of `a` and the structure codes and leaves of its top-level modes (one leaf mode for
+/// a leaf layout); `None` where shape and stride are not congruent (never for a valid layout).
+#[inline(always)]
+pub(crate) fn tree_parts(a: &Layout) -> Option<TopModes<'_>> {
+    match (a.shape(), a.stride()) {
+        (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) if same_codes(ss, ds) => {
+            Some((ss.len(), ss.codes(), ss.leaf_slice(), ds.leaf_slice()))
+        }
+        (IntTuple::Int(s), IntTuple::Int(d)) => Some((
+            1,
+            &[store::LEAF],
+            std::slice::from_ref(s),
+            std::slice::from_ref(d),
+        )),
+        _ => None,
+    }
+}
+
+/// The layout of one top-level mode given by its structure codes (one element) and leaves, as
+/// [`tree_parts`] gives them: a leaf, or a node built from its codes and leaves.
+fn mode_layout(codes: &[u8], shapes: &[i64], strides: &[i64]) -> Layout {
+    let (shape, stride) = match store::read_code(codes, 0) {
+        (None, _) => (IntTuple::Int(shapes[0]), IntTuple::Int(strides[0])),
+        (Some(arity), body) => {
+            let mut built = Built::new();
+            built.push_raw(&codes[body..], shapes, strides);
+            built.finish(arity)
+        }
+    };
+    // A mode of a valid layout is valid: its size divides the whole's, its offsets lie
+    // between the whole's.
+    Layout::from_checked_parts(shape, stride)
 }
 
 /// The two modes of the rank-2 result `r` of a divide or product, moved out of it when it is a

@@ -23,7 +23,7 @@ const WIDE: u8 = 255;
 
 /// One structure code read at `k`: `None` for a leaf, `Some(arity)` for a node, and the index
 /// after it (a `const fn`).
-#[inline]
+#[inline(always)]
 pub(crate) const fn read_code(codes: &[u8], k: usize) -> (Option<usize>, usize) {
     match codes[k] {
         LEAF => (None, k + 1),
@@ -95,6 +95,7 @@ pub(crate) const fn count_trees(codes: &[u8]) -> Option<(usize, usize)> {
 }
 
 /// Appends the structure code of a node of `arity` elements to `codes`.
+#[inline(always)]
 pub(crate) fn push_node_code(codes: &mut impl Extend<u8>, arity: usize) {
     if arity < usize::from(WIDE) - 1 {
         codes.extend([arity as u8 + 1]);
@@ -229,6 +230,33 @@ impl<L: Leaf> Store<L> {
                 codes: codes.to_vec(),
                 leaves: leaves.collect(),
             }
+        }
+    }
+
+    /// `arity` elements encoded by the first `n_codes` of `codes` over the first `n_leaves` of
+    /// `leaves`, inline: whole arrays are copied (no loop, no call to `memcpy`). The counts must
+    /// fit inline (`n_codes, arity <= CODES`, `n_leaves <= LEAVES`).
+    #[inline]
+    pub(crate) fn from_inline_arrays(
+        arity: usize,
+        codes: &[u8; CODES],
+        n_codes: usize,
+        leaves: &[L; LEAVES],
+        n_leaves: usize,
+    ) -> Self
+    where
+        L: Copy,
+    {
+        assert!(
+            n_codes <= CODES && n_leaves <= LEAVES && arity <= CODES,
+            "internal: an inline store over more than its capacity"
+        );
+        Store::Inline {
+            arity: arity as u8,
+            n_codes: n_codes as u8,
+            n_leaves: n_leaves as u8,
+            codes: *codes,
+            leaves: leaves.map(MaybeUninit::new),
         }
     }
 
