@@ -8,7 +8,7 @@
 //! ```
 
 use super::coalesce::filtered_modes;
-use super::flat::{Modes, ceil_div, coalesce_in_place, layout_of_modes};
+use super::flat::{Mode, Modes, ceil_div, layout_of_modes, push_coalesced, push_coalesced_at};
 use crate::{Error, IntTuple, Layout, Result, checked_mul};
 
 /// CuTe's `complement(A, cotarget)`: a layout `R` that "fills the holes" of `A` and repeats it
@@ -116,15 +116,16 @@ pub(crate) fn flat_ceil_div_size(extents: impl IntoIterator<Item = i64>, m: i64)
 }
 
 /// The coalesced flat modes of the complement.
+#[inline]
 fn complement_modes(layout: &Layout, cotarget: &IntTuple) -> Result<Modes> {
     if let Some(&bad) = cotarget.iter_leaves().find(|&&v| v < 1) {
         return Err(Error::invalid(format!(
             "the cotarget {cotarget} has the extent {bad}; its extents must be at least 1"
         )));
     }
-    complement_of_modes(filtered_modes(layout), |covered| {
-        shape_ceil_div_size(cotarget, covered)
-    })
+    let mut modes = filtered_modes(layout);
+    complement_in_place(&mut modes, |covered| shape_ceil_div_size(cotarget, covered))?;
+    Ok(modes)
 }
 
 /// The coalesced flat modes of the complement of a layout whose `filter`ed modes are `modes`;
@@ -134,16 +135,29 @@ pub(crate) fn complement_of_modes(
     mut modes: Modes,
     last_extent: impl FnOnce(i64) -> Result<i64>,
 ) -> Result<Modes> {
+    complement_in_place(&mut modes, last_extent)?;
+    Ok(modes)
+}
+
+/// [`complement_of_modes`] rewriting `modes` in place (no list moves through a `Result`).
+#[inline]
+fn complement_in_place(
+    modes: &mut Modes,
+    last_extent: impl FnOnce(i64) -> Result<i64>,
+) -> Result<()> {
     if let Some(&(s, d)) = modes.iter().find(|m| m.1 < 0) {
         return Err(Error::inadmissible(format!(
             "the mode {s}:{d} has a negative stride (complement needs non-negative strides)"
         )));
     }
-    modes.sort_by_key(|m| m.1);
-    // Rewritten in place: mode k of the result only needs modes k-1 and k of the input.
+    let list: &mut [Mode] = modes;
+    list.sort_by_key(|m| m.1);
+    // Rewritten in place and coalesced as it goes: mode k of the result only needs modes k-1
+    // and k of the input, and the coalesced prefix `list[..kept]` never runs ahead of `k`.
     let mut covered = 1i64; // extent*stride of the previous mode: the codomain filled so far
-    for k in 0..modes.len() {
-        let (s, d) = modes[k];
+    let mut kept = 0usize;
+    for k in 0..list.len() {
+        let (s, d) = list[k];
         if d < covered {
             return Err(Error::inadmissible(format!(
                 "the complement condition fails: sorted by stride, the modes of filter(A) must \
@@ -152,10 +166,11 @@ pub(crate) fn complement_of_modes(
                  this form) and leave no hole to fill"
             )));
         }
-        modes[k] = (d / covered, covered);
+        kept = push_coalesced_at(list, kept, (d / covered, covered));
         covered = checked_mul(s, d, "the complement's strides")?;
     }
-    modes.push((last_extent(covered)?, covered));
-    coalesce_in_place(&mut modes);
-    Ok(modes)
+    let last = (last_extent(covered)?, covered);
+    modes.truncate(kept);
+    push_coalesced(modes, last);
+    Ok(())
 }

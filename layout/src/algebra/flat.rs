@@ -13,6 +13,7 @@ pub(crate) type Mode = (i64, i64);
 pub(crate) type Modes = SmallVec<[Mode; 6]>;
 
 /// The flat `(extent, stride)` modes of `layout`, left to right, without allocating.
+#[inline]
 pub(crate) fn modes_of(layout: &Layout) -> Modes {
     let mut out = Modes::new();
     layout.for_each_mode(|s, d| out.push((s, d)));
@@ -20,6 +21,7 @@ pub(crate) fn modes_of(layout: &Layout) -> Modes {
 }
 
 /// `coalesce(layout)` as flat modes (see [`coalesce_modes`]), in one pass over the leaves.
+#[inline]
 pub(crate) fn coalesced_modes_of(layout: &Layout) -> Modes {
     let mut out = Modes::new();
     layout.for_each_mode(|s, d| push_coalesced(&mut out, (s, d)));
@@ -27,11 +29,13 @@ pub(crate) fn coalesced_modes_of(layout: &Layout) -> Modes {
 }
 
 /// `ceil(a / b)` for `a >= 0`, `b > 0`.
+#[inline]
 pub(crate) fn ceil_div(a: i64, b: i64) -> i64 {
     a / b + i64::from(a % b != 0)
 }
 
 /// Whether mode `next` continues `prev` contiguously (`next.stride == prev.extent * prev.stride`).
+#[inline]
 pub(crate) fn continues(prev: Mode, next_stride: i64) -> bool {
     prev.0.checked_mul(prev.1) == Some(next_stride)
 }
@@ -74,40 +78,68 @@ pub(crate) fn coalesce_modes(modes: impl IntoIterator<Item = Mode>) -> Modes {
     out
 }
 
+/// Writes `mode` after the coalesced prefix `list[..kept]` the way [`push_coalesced`] appends
+/// it, and returns the new length of the prefix; the slot `list[kept]` must be free (`kept` at
+/// most the index of `mode` when `list` is rewritten in place).
+#[inline]
+pub(crate) fn push_coalesced_at(list: &mut [Mode], kept: usize, mode: Mode) -> usize {
+    let last = match kept {
+        0 => None,
+        _ => Some(&mut list[kept - 1]),
+    };
+    if absorbed(last, mode) {
+        kept
+    } else {
+        list[kept] = mode;
+        kept + 1
+    }
+}
+
 /// [`coalesce_modes`] of `modes` in place.
+#[inline]
 pub(crate) fn coalesce_in_place(modes: &mut Modes) {
     let list: &mut [Mode] = modes;
     let mut kept = 0usize;
     for k in 0..list.len() {
-        let mode = list[k];
-        if !absorbed(kept.checked_sub(1).map(|last| &mut list[last]), mode) {
-            list[kept] = mode;
-            kept += 1;
-        }
+        kept = push_coalesced_at(list, kept, list[k]);
     }
     modes.truncate(kept);
 }
 
 /// Whether the flat modes pass the checks of [`Layout::new`] for a layout with these leaves:
 /// extents at least 1, size and offsets within `i64` ([`Bounds`], the one definition).
+#[inline]
 pub(crate) fn modes_fit(modes: &[Mode]) -> bool {
-    Bounds::of_modes(modes.iter().copied()).is_some_and(|b| b.fits())
+    // A plain loop rather than `Bounds::of_modes` (an iterator fold the optimizer keeps out of
+    // line): this runs on every result of the algebra built from flat modes.
+    let mut acc = Bounds::EMPTY;
+    for &(s, d) in modes {
+        match acc.add(s, Some(d)) {
+            Some(next) => acc = next,
+            None => return false,
+        }
+    }
+    acc.fits()
 }
 
 /// The layout of flat modes: `1:0` when empty, `s:d` for one mode, a flat tuple otherwise.
 /// The checks of [`Layout::new`] run on the list, and [`Layout::new`] itself only to report a
 /// failure.
+#[inline]
 pub(crate) fn layout_of_modes(modes: &[Mode]) -> Result<Layout> {
-    if !modes_fit(modes) {
+    // Checked before the leaves are written, so that they are written straight into the result.
+    if modes_fit(modes) {
         let (shape, stride) = node_of_modes(modes);
-        return Layout::new(shape, stride);
+        Ok(Layout::from_checked_parts(shape, stride))
+    } else {
+        let (shape, stride) = node_of_modes(modes);
+        Layout::new(shape, stride)
     }
-    let (shape, stride) = node_of_modes(modes);
-    Ok(Layout::from_checked_parts(shape, stride))
 }
 
 /// `(shape, stride)` of a node whose leaves are the given modes: a leaf for one mode, a flat
 /// tuple otherwise (an empty list is `1:0`).
+#[inline]
 pub(crate) fn node_of_modes(modes: &[Mode]) -> (IntTuple, IntTuple) {
     match modes {
         [] => (IntTuple::Int(1), IntTuple::Int(0)),
