@@ -10,7 +10,10 @@
 //! assert_eq!(filter(&l).unwrap().to_string(), "4:1");
 //! ```
 
-use super::flat::{Modes, coalesced_modes_of, layout_of_modes, push_coalesced};
+use super::flat::{
+    Modes, Scratch, coalesce_leaves_into, filter_leaves_into, filtered_modes_of, layout_of_modes,
+    leaf_slices,
+};
 use crate::{Error, IntTuple, Layout, Result};
 
 /// CuTe's `coalesce`: flattens the layout, drops extent-1 modes and merges adjacent modes
@@ -29,7 +32,11 @@ use crate::{Error, IntTuple, Layout, Result};
 /// assert_eq!(coalesce(&l).unwrap().to_string(), "(4,3):(3,1)");
 /// ```
 pub fn coalesce(layout: &Layout) -> Result<Layout> {
-    layout_of_modes(&coalesced_modes_of(layout))
+    let leaves = leaf_slices(layout);
+    let mut scratch = Scratch::new();
+    let list = scratch.list(leaves.0.len());
+    let len = coalesce_leaves_into(leaves, list);
+    layout_of_modes(&list[..len])
 }
 
 /// CuTe's `coalesce(layout, profile)`: coalesces by mode. Where `profile` is an integer the
@@ -75,16 +82,14 @@ pub fn coalesce_profile(layout: &Layout, profile: &IntTuple) -> Result<Layout> {
 /// assert_eq!(filter(&l).unwrap().to_string(), "1:0");
 /// ```
 pub fn filter(layout: &Layout) -> Result<Layout> {
-    layout_of_modes(&filtered_modes(layout))
+    let leaves = leaf_slices(layout);
+    let mut scratch = Scratch::new();
+    let list = scratch.list(leaves.0.len());
+    let len = filter_leaves_into(leaves, list);
+    layout_of_modes(&list[..len])
 }
 
 /// The flat modes of `filter(layout)`.
 pub(crate) fn filtered_modes(layout: &Layout) -> Modes {
-    let mut out = Modes::new();
-    layout.for_each_mode(|s, d| {
-        if d != 0 {
-            push_coalesced(&mut out, (s, d));
-        }
-    });
-    out
+    filtered_modes_of(layout)
 }

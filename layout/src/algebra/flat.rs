@@ -23,9 +23,105 @@ pub(crate) fn modes_of(layout: &Layout) -> Modes {
 /// `coalesce(layout)` as flat modes (see [`coalesce_modes`]), in one pass over the leaves.
 #[inline]
 pub(crate) fn coalesced_modes_of(layout: &Layout) -> Modes {
-    let mut out = Modes::new();
-    layout.for_each_mode(|s, d| push_coalesced(&mut out, (s, d)));
+    collect_scratch(layout, coalesce_leaves_into)
+}
+
+/// Modes that fit the stack part of a [`Scratch`].
+const SCRATCH: usize = 8;
+
+/// Room for a scratch list of modes: on the stack for up to eight modes, on the heap beyond.
+/// The algebra's one-shot results (coalesce, filter, complement, the inverses) are computed in
+/// such a list, in place, and written out once: a [`Modes`] would check where its storage is on
+/// every access and be moved through every return.
+pub(crate) struct Scratch {
+    stack: [Mode; SCRATCH],
+    heap: Vec<Mode>,
+}
+
+impl Scratch {
+    /// Empty room (nothing allocated).
+    #[inline]
+    pub(crate) fn new() -> Self {
+        Scratch {
+            stack: [(0, 0); SCRATCH],
+            heap: Vec::new(),
+        }
+    }
+
+    /// A list of `n` modes (initially `(0, 0)`).
+    #[inline]
+    pub(crate) fn list(&mut self, n: usize) -> &mut [Mode] {
+        if n <= SCRATCH {
+            &mut self.stack[..n]
+        } else {
+            self.heap.resize(n, (0, 0));
+            &mut self.heap
+        }
+    }
+}
+
+/// The extents and the strides of the leaves of a layout, in order: two slices of one length.
+pub(crate) type LeafSlices<'a> = (&'a [i64], &'a [i64]);
+
+/// The [`LeafSlices`] of `layout`.
+#[inline]
+pub(crate) fn leaf_slices(layout: &Layout) -> LeafSlices<'_> {
+    (
+        layout.shape().iter_leaves().as_slice(),
+        layout.stride().iter_leaves().as_slice(),
+    )
+}
+
+/// The modes that `fill` writes into a list of one slot per leaf of `layout` (returning how
+/// many it wrote), as a [`Modes`].
+#[inline]
+fn collect_scratch(
+    layout: &Layout,
+    fill: impl FnOnce(LeafSlices<'_>, &mut [Mode]) -> usize,
+) -> Modes {
+    let leaves = leaf_slices(layout);
+    let mut out: Modes = smallvec::smallvec![(0, 0); leaves.0.len()];
+    let len = fill(leaves, &mut out);
+    out.truncate(len);
     out
+}
+
+/// Writes the coalesced modes of the leaves `(extents, strides)` whose stride `keep` accepts
+/// into `list` (one slot per leaf at least) and returns their number (see [`push_coalesced`]).
+#[inline]
+fn coalesce_kept_leaves_into(
+    (extents, strides): LeafSlices<'_>,
+    list: &mut [Mode],
+    keep: impl Fn(i64) -> bool,
+) -> usize {
+    let mut len = 0usize;
+    for (&s, &d) in extents.iter().zip(strides) {
+        if keep(d) {
+            len = push_coalesced_at(list, len, (s, d));
+        }
+    }
+    len
+}
+
+/// Writes the flat modes of `coalesce` of the layout with the leaves `leaves` into `list` (one
+/// slot per leaf at least) and returns their number.
+#[inline]
+pub(crate) fn coalesce_leaves_into(leaves: LeafSlices<'_>, list: &mut [Mode]) -> usize {
+    coalesce_kept_leaves_into(leaves, list, |_| true)
+}
+
+/// Writes the flat modes of `filter` of the layout with the leaves `leaves` (those with a
+/// non-zero stride, coalesced) into `list` (one slot per leaf at least) and returns their
+/// number.
+#[inline]
+pub(crate) fn filter_leaves_into(leaves: LeafSlices<'_>, list: &mut [Mode]) -> usize {
+    coalesce_kept_leaves_into(leaves, list, |d| d != 0)
+}
+
+/// The flat modes of `filter(layout)`.
+#[inline]
+pub(crate) fn filtered_modes_of(layout: &Layout) -> Modes {
+    collect_scratch(layout, filter_leaves_into)
 }
 
 /// `ceil(a / b)` for `a >= 0`, `b > 0`.
@@ -125,26 +221,51 @@ pub(crate) fn modes_fit(modes: &[Mode]) -> bool {
 /// The layout of flat modes: `1:0` when empty, `s:d` for one mode, a flat tuple otherwise.
 /// The checks of [`Layout::new`] run on the list, and [`Layout::new`] itself only to report a
 /// failure.
-#[inline]
+#[inline(always)]
 pub(crate) fn layout_of_modes(modes: &[Mode]) -> Result<Layout> {
-    // Checked before the leaves are written, so that they are written straight into the result.
-    if modes_fit(modes) {
-        let (shape, stride) = node_of_modes(modes);
-        Ok(Layout::from_checked_parts(shape, stride))
-    } else {
-        let (shape, stride) = node_of_modes(modes);
-        Layout::new(shape, stride)
+    layout_of_modes_or(modes, |e| e)
+}
+
+/// [`layout_of_modes`], passing its error (only) through `context`: a `map_err` on its result
+/// would move the result through a test of the `Result`. Always inlined, so that the layout is
+/// written straight into the caller's result.
+#[inline(always)]
+pub(crate) fn layout_of_modes_or(
+    modes: &[Mode],
+    context: impl FnOnce(Error) -> Error,
+) -> Result<Layout> {
+    if !modes_fit(modes) {
+        return layout_of_failed_modes(modes).map_err(context);
     }
+    with_node_of_modes(modes, |shape, stride| {
+        Ok(Layout::from_checked_parts(shape, stride))
+    })
+}
+
+/// The error of [`Layout::new`] on flat modes that fail its checks (kept out of line, so that
+/// the result of [`layout_of_modes`] is written straight into its place).
+#[cold]
+#[inline(never)]
+fn layout_of_failed_modes(modes: &[Mode]) -> Result<Layout> {
+    let (shape, stride) = node_of_modes(modes);
+    Layout::new(shape, stride)
 }
 
 /// `(shape, stride)` of a node whose leaves are the given modes: a leaf for one mode, a flat
 /// tuple otherwise (an empty list is `1:0`).
-#[inline]
 pub(crate) fn node_of_modes(modes: &[Mode]) -> (IntTuple, IntTuple) {
+    with_node_of_modes(modes, |shape, stride| (shape, stride))
+}
+
+/// `then` of the `(shape, stride)` of [`node_of_modes`], called in each case: the value it
+/// builds from the two tuples is written straight into its place instead of the tuples being
+/// moved there from where the cases meet.
+#[inline(always)]
+fn with_node_of_modes<R>(modes: &[Mode], then: impl FnOnce(IntTuple, IntTuple) -> R) -> R {
     match modes {
-        [] => (IntTuple::Int(1), IntTuple::Int(0)),
-        [(s, d)] => (IntTuple::Int(*s), IntTuple::Int(*d)),
-        _ => (
+        [] => then(IntTuple::Int(1), IntTuple::Int(0)),
+        &[(s, d)] => then(IntTuple::Int(s), IntTuple::Int(d)),
+        _ => then(
             IntTuple::flat_with(modes.len(), |i| modes[i].0),
             IntTuple::flat_with(modes.len(), |i| modes[i].1),
         ),
