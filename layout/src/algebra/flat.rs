@@ -20,41 +20,35 @@ pub(crate) fn modes_of(layout: &Layout) -> Modes {
     out
 }
 
-/// `coalesce(layout)` as flat modes (see [`coalesce_modes`]), in one pass over the leaves.
-#[inline]
-pub(crate) fn coalesced_modes_of(layout: &Layout) -> Modes {
-    collect_scratch(layout, coalesce_leaves_into)
-}
-
 /// Modes that fit the stack part of a [`Scratch`].
 const SCRATCH: usize = 8;
 
-/// Room for a scratch list of modes: on the stack for up to eight modes, on the heap beyond.
-/// The algebra's one-shot results (coalesce, filter, complement, the inverses) are computed in
-/// such a list, in place, and written out once: a [`Modes`] would check where its storage is on
-/// every access and be moved through every return.
-pub(crate) struct Scratch {
-    stack: [Mode; SCRATCH],
-    heap: Vec<Mode>,
+/// Room for a scratch list of modes (or of other small records, `T`): on the stack for up to
+/// eight, on the heap beyond. The algebra's one-shot results (coalesce, filter, complement, the
+/// inverses) are computed in such a list, in place, and written out once: a [`Modes`] would
+/// check where its storage is on every access and be moved through every return.
+pub(crate) struct Scratch<T = Mode> {
+    stack: [T; SCRATCH],
+    heap: Vec<T>,
 }
 
-impl Scratch {
+impl<T: Copy + Default> Scratch<T> {
     /// Empty room (nothing allocated).
     #[inline]
     pub(crate) fn new() -> Self {
         Scratch {
-            stack: [(0, 0); SCRATCH],
+            stack: [T::default(); SCRATCH],
             heap: Vec::new(),
         }
     }
 
-    /// A list of `n` modes (initially `(0, 0)`).
+    /// A list of `n` records (initially `T::default()`, `(0, 0)` for modes).
     #[inline]
-    pub(crate) fn list(&mut self, n: usize) -> &mut [Mode] {
+    pub(crate) fn list(&mut self, n: usize) -> &mut [T] {
         if n <= SCRATCH {
             &mut self.stack[..n]
         } else {
-            self.heap.resize(n, (0, 0));
+            self.heap.resize(n, T::default());
             &mut self.heap
         }
     }
