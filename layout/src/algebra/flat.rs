@@ -2,6 +2,7 @@
 
 use smallvec::SmallVec;
 
+use crate::int_tuple::store;
 use crate::layout::Bounds;
 use crate::{Error, IntTuple, Layout, Result};
 
@@ -60,10 +61,16 @@ pub(crate) type LeafSlices<'a> = (&'a [i64], &'a [i64]);
 /// The [`LeafSlices`] of `layout`.
 #[inline]
 pub(crate) fn leaf_slices(layout: &Layout) -> LeafSlices<'_> {
-    (
-        layout.shape().iter_leaves().as_slice(),
-        layout.stride().iter_leaves().as_slice(),
-    )
+    (leaves_of(layout.shape()), leaves_of(layout.stride()))
+}
+
+/// The leaves of `t`, in order (read without walking its structure codes).
+#[inline]
+fn leaves_of(t: &IntTuple) -> &[i64] {
+    match t {
+        IntTuple::Int(v) => std::slice::from_ref(v),
+        IntTuple::Tuple(items) => items.leaf_slice(),
+    }
 }
 
 /// The modes that `fill` writes into a list of one slot per leaf of `layout` (returning how
@@ -259,6 +266,18 @@ fn with_node_of_modes<R>(modes: &[Mode], then: impl FnOnce(IntTuple, IntTuple) -
     match modes {
         [] => then(IntTuple::Int(1), IntTuple::Int(0)),
         &[(s, d)] => then(IntTuple::Int(s), IntTuple::Int(d)),
+        _ if modes.len() <= store::LEAVES => {
+            // The leaves gathered first, then both tuples built without a loop: the first one
+            // is not built aside while the second one is (and then moved).
+            let (mut shape, mut stride) = ([0; store::LEAVES], [0; store::LEAVES]);
+            for (k, &(s, d)) in modes.iter().enumerate() {
+                (shape[k], stride[k]) = (s, d);
+            }
+            then(
+                IntTuple::flat_array(modes.len(), shape),
+                IntTuple::flat_array(modes.len(), stride),
+            )
+        }
         _ => then(
             IntTuple::flat_with(modes.len(), |i| modes[i].0),
             IntTuple::flat_with(modes.len(), |i| modes[i].1),
