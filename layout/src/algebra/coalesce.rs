@@ -11,8 +11,8 @@
 //! ```
 
 use super::flat::{
-    Modes, Scratch, coalesce_leaves_into, filter_leaves_into, filtered_modes_of, layout_of_modes,
-    leaf_slices,
+    LeafScratch, Modes, coalesce_leaves_into, filter_leaves_into, filtered_modes_of,
+    layout_of_modes, leaf_slices,
 };
 use crate::{Error, IntTuple, Layout, Result};
 
@@ -33,7 +33,7 @@ use crate::{Error, IntTuple, Layout, Result};
 /// ```
 pub fn coalesce(layout: &Layout) -> Result<Layout> {
     let leaves = leaf_slices(layout);
-    let mut scratch = Scratch::new();
+    let mut scratch = LeafScratch::new();
     let list = scratch.list(leaves.0.len());
     let len = coalesce_leaves_into(leaves, list);
     layout_of_modes(&list[..len])
@@ -83,7 +83,7 @@ pub fn coalesce_profile(layout: &Layout, profile: &IntTuple) -> Result<Layout> {
 /// ```
 pub fn filter(layout: &Layout) -> Result<Layout> {
     let leaves = leaf_slices(layout);
-    let mut scratch = Scratch::new();
+    let mut scratch = LeafScratch::new();
     let list = scratch.list(leaves.0.len());
     let len = filter_leaves_into(leaves, list);
     layout_of_modes(&list[..len])

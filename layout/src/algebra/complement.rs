@@ -78,7 +78,7 @@ pub fn complement_to_shape(layout: &Layout, cotarget: &IntTuple) -> Result<Layou
     let context = |e: Error| e.context(format!("complement of {layout} with cotarget {cotarget}"));
     // One slot per leaf, and one for the last mode.
     let leaves = leaf_slices(layout);
-    let mut scratch = Scratch::new();
+    let mut scratch: Scratch = Scratch::new();
     let list = scratch.list(leaves.0.len() + 1);
     match complement_into(leaves, cotarget, list) {
         Ok(len) => layout_of_modes_or(&list[..len], context),

@@ -21,24 +21,22 @@ pub(crate) fn modes_of(layout: &Layout) -> Modes {
     out
 }
 
-/// Modes that fit the stack part of a [`Scratch`].
-const SCRATCH: usize = 8;
-
 /// Room for a scratch list of modes (or of other small records, `T`): on the stack for up to
-/// eight, on the heap beyond. The algebra's one-shot results (coalesce, filter, complement, the
-/// inverses) are computed in such a list, in place, and written out once: a [`Modes`] would
-/// check where its storage is on every access and be moved through every return.
-pub(crate) struct Scratch<T = Mode> {
-    stack: [T; SCRATCH],
+/// `N` (eight unless given), on the heap beyond. The algebra's one-shot results (coalesce,
+/// filter, complement, the inverses) are computed in such a list, in place, and written out
+/// once: a [`Modes`] would check where its storage is on every access and be moved through
+/// every return.
+pub(crate) struct Scratch<T = Mode, const N: usize = 8> {
+    stack: [T; N],
     heap: Vec<T>,
 }
 
-impl<T: Copy + Default> Scratch<T> {
+impl<T: Copy + Default, const N: usize> Scratch<T, N> {
     /// Empty room (nothing allocated).
     #[inline]
     pub(crate) fn new() -> Self {
         Scratch {
-            stack: [T::default(); SCRATCH],
+            stack: [T::default(); N],
             heap: Vec::new(),
         }
     }
@@ -46,7 +44,7 @@ impl<T: Copy + Default> Scratch<T> {
     /// A list of `n` records (initially `T::default()`, `(0, 0)` for modes).
     #[inline]
     pub(crate) fn list(&mut self, n: usize) -> &mut [T] {
-        if n <= SCRATCH {
+        if n <= N {
             &mut self.stack[..n]
         } else {
             self.heap.resize(n, T::default());
@@ -54,6 +52,10 @@ impl<T: Copy + Default> Scratch<T> {
         }
     }
 }
+
+/// Room for one mode per leaf of a layout whose leaves are held inline (coalesce and filter
+/// write at most that many).
+pub(crate) type LeafScratch = Scratch<Mode, { store::LEAVES }>;
 
 /// The extents and the strides of the leaves of a layout, in order: two slices of one length.
 pub(crate) type LeafSlices<'a> = (&'a [i64], &'a [i64]);
