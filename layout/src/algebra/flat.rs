@@ -229,6 +229,18 @@ pub(crate) fn layout_of_modes(modes: &[Mode]) -> Result<Layout> {
     layout_of_modes_or(modes, |e| e)
 }
 
+/// The layout of flat modes computed from a valid layout's leaves by dropping extent-1 or
+/// stride-0 modes and merging contiguous ones (coalesce and filter): like [`layout_of_modes`],
+/// without its checks, which hold by construction. The result's size is at most the input's
+/// (equal for coalesce), a merged mode `s0*s1:d0` reaches exactly as far as the two modes
+/// `s0:d0` and `s1:s0*d0` it replaces, and a dropped mode reaches nowhere, so its lowest and
+/// highest offsets are the input's, which fit in `i64`. (Debug builds check them again, in
+/// [`Layout::from_checked_parts`].)
+#[inline(always)]
+pub(crate) fn layout_of_coalesced_modes(modes: &[Mode]) -> Layout {
+    with_node_of_modes(modes, Layout::from_checked_parts)
+}
+
 /// [`layout_of_modes`], passing its error (only) through `context`: a `map_err` on its result
 /// would move the result through a test of the `Result`. Always inlined, so that the layout is
 /// written straight into the caller's result.
