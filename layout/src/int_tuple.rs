@@ -989,7 +989,7 @@ impl<L: Leaf> IntTuple<L> {
 
 impl IntTuple {
     /// A flat tuple of the `n` leaves `leaf(0), leaf(1), ...` (no intermediate list).
-    #[inline(always)]
+    #[inline]
     pub(crate) fn flat_with(n: usize, leaf: impl FnMut(usize) -> i64) -> Self {
         IntTuple::Tuple(Modes {
             store: Store::flat_with(n, leaf),

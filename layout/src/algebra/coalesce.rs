@@ -11,7 +11,7 @@
 //! ```
 
 use super::flat::{
-    LeafScratch, Modes, coalesce_leaves_into, filter_leaves_into, filtered_modes_of,
+    LeafScratch, Modes, coalesce_leaves_into, collect_scratch, filter_leaves_into,
     layout_of_coalesced_modes, leaf_slices,
 };
 use crate::{Error, IntTuple, Layout, Result};
@@ -91,7 +91,7 @@ pub fn filter(layout: &Layout) -> Result<Layout> {
 
 /// The flat modes of `filter(layout)`.
 pub(crate) fn filtered_modes(layout: &Layout) -> Modes {
-    filtered_modes_of(layout)
+    collect_scratch(layout, filter_leaves_into)
 }
 
 #[cfg(test)]

@@ -78,7 +78,7 @@ fn leaves_of(t: &IntTuple) -> &[i64] {
 /// The modes that `fill` writes into a list of one slot per leaf of `layout` (returning how
 /// many it wrote), as a [`Modes`].
 #[inline]
-fn collect_scratch(
+pub(crate) fn collect_scratch(
     layout: &Layout,
     fill: impl FnOnce(LeafSlices<'_>, &mut [Mode]) -> usize,
 ) -> Modes {
@@ -119,12 +119,6 @@ pub(crate) fn coalesce_leaves_into(leaves: LeafSlices<'_>, list: &mut [Mode]) ->
 #[inline]
 pub(crate) fn filter_leaves_into(leaves: LeafSlices<'_>, list: &mut [Mode]) -> usize {
     coalesce_kept_leaves_into(leaves, list, |d| d != 0)
-}
-
-/// The flat modes of `filter(layout)`.
-#[inline]
-pub(crate) fn filtered_modes_of(layout: &Layout) -> Modes {
-    collect_scratch(layout, filter_leaves_into)
 }
 
 /// `ceil(a / b)` for `a >= 0`, `b > 0`.

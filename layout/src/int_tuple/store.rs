@@ -233,7 +233,7 @@ impl<L: Leaf> Store<L> {
     }
 
     /// A flat tuple of the `n` leaves `leaf(0), leaf(1), ...`, written in place.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn flat_with(n: usize, mut leaf: impl FnMut(usize) -> L) -> Self {
         if n > LEAVES {
             return Store::Heap {
