@@ -1018,6 +1018,14 @@ impl IntTuple {
         })
     }
 
+    /// A flat tuple of the first `n` (at most six, the leaves held inline) of `leaves`.
+    #[inline(always)]
+    pub(crate) fn flat_array(n: usize, leaves: [i64; store::LEAVES]) -> Self {
+        IntTuple::Tuple(Modes {
+            store: Store::flat_array(n, leaves),
+        })
+    }
+
     /// A flat tuple of integers.
     ///
     /// ```

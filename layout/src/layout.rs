@@ -394,6 +394,7 @@ impl Bounds {
 
     /// [`Bounds::add`] folded over the leaf modes `(extent, stride)` from [`Bounds::EMPTY`]:
     /// `None` once one fails.
+    #[inline]
     pub(crate) fn of_modes(modes: impl IntoIterator<Item = (i64, i64)>) -> Option<Bounds> {
         modes
             .into_iter()

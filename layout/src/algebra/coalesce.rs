@@ -10,7 +10,10 @@
 //! assert_eq!(filter(&l).unwrap().to_string(), "4:1");
 //! ```
 
-use super::flat::{Modes, coalesced_modes_of, layout_of_modes, push_coalesced};
+use super::flat::{
+    LeafScratch, Modes, coalesce_leaves_into, collect_scratch, filter_leaves_into,
+    layout_of_coalesced_modes, leaf_slices,
+};
 use crate::{Error, IntTuple, Layout, Result};
 
 /// CuTe's `coalesce`: flattens the layout, drops extent-1 modes and merges adjacent modes
@@ -29,7 +32,11 @@ use crate::{Error, IntTuple, Layout, Result};
 /// assert_eq!(coalesce(&l).unwrap().to_string(), "(4,3):(3,1)");
 /// ```
 pub fn coalesce(layout: &Layout) -> Result<Layout> {
-    layout_of_modes(&coalesced_modes_of(layout))
+    let leaves = leaf_slices(layout);
+    let mut scratch = LeafScratch::new();
+    let list = scratch.list(leaves.0.len());
+    let len = coalesce_leaves_into(leaves, list);
+    Ok(layout_of_coalesced_modes(&list[..len]))
 }
 
 /// CuTe's `coalesce(layout, profile)`: coalesces by mode. Where `profile` is an integer the
@@ -75,16 +82,57 @@ pub fn coalesce_profile(layout: &Layout, profile: &IntTuple) -> Result<Layout> {
 /// assert_eq!(filter(&l).unwrap().to_string(), "1:0");
 /// ```
 pub fn filter(layout: &Layout) -> Result<Layout> {
-    layout_of_modes(&filtered_modes(layout))
+    let leaves = leaf_slices(layout);
+    let mut scratch = LeafScratch::new();
+    let list = scratch.list(leaves.0.len());
+    let len = filter_leaves_into(leaves, list);
+    Ok(layout_of_coalesced_modes(&list[..len]))
 }
 
 /// The flat modes of `filter(layout)`.
 pub(crate) fn filtered_modes(layout: &Layout) -> Modes {
-    let mut out = Modes::new();
-    layout.for_each_mode(|s, d| {
-        if d != 0 {
-            push_coalesced(&mut out, (s, d));
+    collect_scratch(layout, filter_leaves_into)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{coalesce, filter};
+    use crate::Layout;
+
+    /// coalesce and filter build their results without the checks of `Layout::new` (they hold
+    /// by construction): rebuild them through `Layout::new` for layouts whose size and offsets
+    /// come close to `i64::MAX`, merged and dropped modes included.
+    #[test]
+    fn results_pass_the_checks_of_layout_new() {
+        let big = 1i64 << 61;
+        let cases = [
+            // Merges into 4:2^61, whose highest offset 3*2^61 is the input's.
+            Layout::new(
+                crate::IntTuple::from_ints([2, 2]),
+                crate::IntTuple::from_ints([big, 2 * big]),
+            ),
+            // Negative strides, an extent-1 mode and a stride-0 mode.
+            Layout::new(
+                crate::IntTuple::from_ints([2, 1, 3, 2]),
+                crate::IntTuple::from_ints([-big, 7, 0, -2 * big]),
+            ),
+            // Size 2^62 in one merged mode.
+            Layout::new(
+                crate::IntTuple::from_ints([1 << 31, 1 << 31]),
+                crate::IntTuple::from_ints([1, 1 << 31]),
+            ),
+        ];
+        for layout in cases {
+            let layout = layout.unwrap();
+            for result in [coalesce(&layout).unwrap(), filter(&layout).unwrap()] {
+                let rebuilt = Layout::new(result.shape().clone(), result.stride().clone());
+                assert_eq!(rebuilt.as_ref(), Ok(&result), "{layout} gave {result}");
+            }
+            // coalesce keeps the function: same value at every index (sampled at the ends).
+            let r = coalesce(&layout).unwrap();
+            for i in [0, 1, layout.size() / 2, layout.size() - 1] {
+                assert_eq!(r.offset(i).unwrap(), layout.offset(i).unwrap());
+            }
         }
-    });
-    out
+    }
 }

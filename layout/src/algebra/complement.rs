@@ -7,8 +7,10 @@
 //! assert_eq!(complement(&l, 24).unwrap().to_string(), "(2,3):(1,8)");
 //! ```
 
-use super::coalesce::filtered_modes;
-use super::flat::{Modes, ceil_div, coalesce_in_place, layout_of_modes};
+use super::flat::{
+    LeafSlices, Mode, Modes, Scratch, ceil_div, filter_leaves_into, layout_of_modes_or,
+    leaf_slices, push_coalesced_at,
+};
 use crate::{Error, IntTuple, Layout, Result, checked_mul};
 
 /// CuTe's `complement(A, cotarget)`: a layout `R` that "fills the holes" of `A` and repeats it
@@ -74,9 +76,14 @@ pub fn complement(layout: &Layout, cotarget: i64) -> Result<Layout> {
 /// ```
 pub fn complement_to_shape(layout: &Layout, cotarget: &IntTuple) -> Result<Layout> {
     let context = |e: Error| e.context(format!("complement of {layout} with cotarget {cotarget}"));
-    complement_modes(layout, cotarget)
-        .and_then(|modes| layout_of_modes(&modes))
-        .map_err(context)
+    // One slot per leaf, and one for the last mode.
+    let leaves = leaf_slices(layout);
+    let mut scratch: Scratch = Scratch::new();
+    let list = scratch.list(leaves.0.len() + 1);
+    match complement_into(leaves, cotarget, list) {
+        Ok(len) => layout_of_modes_or(&list[..len], context),
+        Err(e) => Err(context(e)),
+    }
 }
 
 /// CuTe's `ceil_div(shape, m)` for a shape and a positive integer, as the product of the
@@ -115,35 +122,58 @@ pub(crate) fn flat_ceil_div_size(extents: impl IntoIterator<Item = i64>, m: i64)
     Ok(size)
 }
 
-/// The coalesced flat modes of the complement.
-fn complement_modes(layout: &Layout, cotarget: &IntTuple) -> Result<Modes> {
+/// Writes the coalesced flat modes of the complement of the layout with the leaves `leaves`
+/// into `list` (one slot per leaf and one more) and returns their number.
+#[inline]
+fn complement_into(
+    leaves: LeafSlices<'_>,
+    cotarget: &IntTuple,
+    list: &mut [Mode],
+) -> Result<usize> {
     if let Some(&bad) = cotarget.iter_leaves().find(|&&v| v < 1) {
         return Err(Error::invalid(format!(
             "the cotarget {cotarget} has the extent {bad}; its extents must be at least 1"
         )));
     }
-    complement_of_modes(filtered_modes(layout), |covered| {
-        shape_ceil_div_size(cotarget, covered)
-    })
+    let len = filter_leaves_into(leaves, list);
+    complement_in_place(list, len, |covered| shape_ceil_div_size(cotarget, covered))
 }
 
 /// The coalesced flat modes of the complement of a layout whose `filter`ed modes are `modes`;
 /// `last_extent(covered)` is the extent of the last mode, the cotarget divided by what the
-/// modes cover. Errors as [`complement_modes`] (whose cotarget check the caller has made).
+/// modes cover. Errors as [`complement`] (whose cotarget check the caller has made).
 pub(crate) fn complement_of_modes(
     mut modes: Modes,
     last_extent: impl FnOnce(i64) -> Result<i64>,
 ) -> Result<Modes> {
+    let len = modes.len();
+    modes.push((0, 0)); // the slot of the last mode
+    let len = complement_in_place(&mut modes, len, last_extent)?;
+    modes.truncate(len);
+    Ok(modes)
+}
+
+/// [`complement_of_modes`] on `list[..len]`, rewritten in place (`list` has one more slot, for
+/// the last mode): returns the number of modes of the complement.
+#[inline]
+fn complement_in_place(
+    list: &mut [Mode],
+    len: usize,
+    last_extent: impl FnOnce(i64) -> Result<i64>,
+) -> Result<usize> {
+    let modes = &mut list[..len];
     if let Some(&(s, d)) = modes.iter().find(|m| m.1 < 0) {
         return Err(Error::inadmissible(format!(
             "the mode {s}:{d} has a negative stride (complement needs non-negative strides)"
         )));
     }
     modes.sort_by_key(|m| m.1);
-    // Rewritten in place: mode k of the result only needs modes k-1 and k of the input.
+    // Rewritten in place and coalesced as it goes: mode k of the result only needs modes k-1
+    // and k of the input, and the coalesced prefix `list[..kept]` never runs ahead of `k`.
     let mut covered = 1i64; // extent*stride of the previous mode: the codomain filled so far
-    for k in 0..modes.len() {
-        let (s, d) = modes[k];
+    let mut kept = 0usize;
+    for k in 0..len {
+        let (s, d) = list[k];
         if d < covered {
             return Err(Error::inadmissible(format!(
                 "the complement condition fails: sorted by stride, the modes of filter(A) must \
@@ -152,10 +182,12 @@ pub(crate) fn complement_of_modes(
                  this form) and leave no hole to fill"
             )));
         }
-        modes[k] = (d / covered, covered);
+        kept = push_coalesced_at(list, kept, (d / covered, covered));
         covered = checked_mul(s, d, "the complement's strides")?;
     }
-    modes.push((last_extent(covered)?, covered));
-    coalesce_in_place(&mut modes);
-    Ok(modes)
+    Ok(push_coalesced_at(
+        list,
+        kept,
+        (last_extent(covered)?, covered),
+    ))
 }

@@ -2,6 +2,7 @@
 
 use smallvec::SmallVec;
 
+use crate::int_tuple::store;
 use crate::layout::Bounds;
 use crate::{Error, IntTuple, Layout, Result};
 
@@ -13,25 +14,121 @@ pub(crate) type Mode = (i64, i64);
 pub(crate) type Modes = SmallVec<[Mode; 6]>;
 
 /// The flat `(extent, stride)` modes of `layout`, left to right, without allocating.
+#[inline]
 pub(crate) fn modes_of(layout: &Layout) -> Modes {
     let mut out = Modes::new();
     layout.for_each_mode(|s, d| out.push((s, d)));
     out
 }
 
-/// `coalesce(layout)` as flat modes (see [`coalesce_modes`]), in one pass over the leaves.
-pub(crate) fn coalesced_modes_of(layout: &Layout) -> Modes {
-    let mut out = Modes::new();
-    layout.for_each_mode(|s, d| push_coalesced(&mut out, (s, d)));
+/// Room for a scratch list of modes (or of other small records, `T`): on the stack for up to
+/// `N` (eight unless given), on the heap beyond. The algebra's one-shot results (coalesce,
+/// filter, complement, the inverses) are computed in such a list, in place, and written out
+/// once: a [`Modes`] would check where its storage is on every access and be moved through
+/// every return.
+pub(crate) struct Scratch<T = Mode, const N: usize = 8> {
+    stack: [T; N],
+    heap: Vec<T>,
+}
+
+impl<T: Copy + Default, const N: usize> Scratch<T, N> {
+    /// Empty room (nothing allocated).
+    #[inline]
+    pub(crate) fn new() -> Self {
+        Scratch {
+            stack: [T::default(); N],
+            heap: Vec::new(),
+        }
+    }
+
+    /// A list of `n` records (initially `T::default()`, `(0, 0)` for modes).
+    #[inline]
+    pub(crate) fn list(&mut self, n: usize) -> &mut [T] {
+        if n <= N {
+            &mut self.stack[..n]
+        } else {
+            self.heap.resize(n, T::default());
+            &mut self.heap
+        }
+    }
+}
+
+/// Room for one mode per leaf of a layout whose leaves are held inline (coalesce and filter
+/// write at most that many).
+pub(crate) type LeafScratch = Scratch<Mode, { store::LEAVES }>;
+
+/// The extents and the strides of the leaves of a layout, in order: two slices of one length.
+pub(crate) type LeafSlices<'a> = (&'a [i64], &'a [i64]);
+
+/// The [`LeafSlices`] of `layout`.
+#[inline]
+pub(crate) fn leaf_slices(layout: &Layout) -> LeafSlices<'_> {
+    (leaves_of(layout.shape()), leaves_of(layout.stride()))
+}
+
+/// The leaves of `t`, in order (read without walking its structure codes).
+#[inline]
+fn leaves_of(t: &IntTuple) -> &[i64] {
+    match t {
+        IntTuple::Int(v) => std::slice::from_ref(v),
+        IntTuple::Tuple(items) => items.leaf_slice(),
+    }
+}
+
+/// The modes that `fill` writes into a list of one slot per leaf of `layout` (returning how
+/// many it wrote), as a [`Modes`].
+#[inline]
+pub(crate) fn collect_scratch(
+    layout: &Layout,
+    fill: impl FnOnce(LeafSlices<'_>, &mut [Mode]) -> usize,
+) -> Modes {
+    let leaves = leaf_slices(layout);
+    let mut out: Modes = smallvec::smallvec![(0, 0); leaves.0.len()];
+    let len = fill(leaves, &mut out);
+    out.truncate(len);
     out
 }
 
+/// Writes the coalesced modes of the leaves `(extents, strides)` whose stride `keep` accepts
+/// into `list` (one slot per leaf at least) and returns their number (see [`push_coalesced`]).
+#[inline]
+fn coalesce_kept_leaves_into(
+    (extents, strides): LeafSlices<'_>,
+    list: &mut [Mode],
+    keep: impl Fn(i64) -> bool,
+) -> usize {
+    let mut len = 0usize;
+    for (&s, &d) in extents.iter().zip(strides) {
+        if keep(d) {
+            len = push_coalesced_at(list, len, (s, d));
+        }
+    }
+    len
+}
+
+/// Writes the flat modes of `coalesce` of the layout with the leaves `leaves` into `list` (one
+/// slot per leaf at least) and returns their number.
+#[inline]
+pub(crate) fn coalesce_leaves_into(leaves: LeafSlices<'_>, list: &mut [Mode]) -> usize {
+    coalesce_kept_leaves_into(leaves, list, |_| true)
+}
+
+/// Writes the flat modes of `filter` of the layout with the leaves `leaves` (those with a
+/// non-zero stride, coalesced) into `list` (one slot per leaf at least) and returns their
+/// number.
+#[inline]
+pub(crate) fn filter_leaves_into(leaves: LeafSlices<'_>, list: &mut [Mode]) -> usize {
+    coalesce_kept_leaves_into(leaves, list, |d| d != 0)
+}
+
 /// `ceil(a / b)` for `a >= 0`, `b > 0`.
+#[inline]
 pub(crate) fn ceil_div(a: i64, b: i64) -> i64 {
     a / b + i64::from(a % b != 0)
 }
 
 /// Whether mode `next` continues `prev` contiguously (`next.stride == prev.extent * prev.stride`).
+#[inline]
 pub(crate) fn continues(prev: Mode, next_stride: i64) -> bool {
     prev.0.checked_mul(prev.1) == Some(next_stride)
 }
@@ -74,45 +171,122 @@ pub(crate) fn coalesce_modes(modes: impl IntoIterator<Item = Mode>) -> Modes {
     out
 }
 
+/// Writes `mode` after the coalesced prefix `list[..kept]` the way [`push_coalesced`] appends
+/// it, and returns the new length of the prefix; the slot `list[kept]` must be free (`kept` at
+/// most the index of `mode` when `list` is rewritten in place).
+#[inline]
+pub(crate) fn push_coalesced_at(list: &mut [Mode], kept: usize, mode: Mode) -> usize {
+    let last = match kept {
+        0 => None,
+        _ => Some(&mut list[kept - 1]),
+    };
+    if absorbed(last, mode) {
+        kept
+    } else {
+        list[kept] = mode;
+        kept + 1
+    }
+}
+
 /// [`coalesce_modes`] of `modes` in place.
+#[inline]
 pub(crate) fn coalesce_in_place(modes: &mut Modes) {
     let list: &mut [Mode] = modes;
     let mut kept = 0usize;
     for k in 0..list.len() {
-        let mode = list[k];
-        if !absorbed(kept.checked_sub(1).map(|last| &mut list[last]), mode) {
-            list[kept] = mode;
-            kept += 1;
-        }
+        kept = push_coalesced_at(list, kept, list[k]);
     }
     modes.truncate(kept);
 }
 
 /// Whether the flat modes pass the checks of [`Layout::new`] for a layout with these leaves:
 /// extents at least 1, size and offsets within `i64` ([`Bounds`], the one definition).
+#[inline]
 pub(crate) fn modes_fit(modes: &[Mode]) -> bool {
-    Bounds::of_modes(modes.iter().copied()).is_some_and(|b| b.fits())
+    // A plain loop rather than `Bounds::of_modes` (an iterator fold the optimizer keeps out of
+    // line): this runs on every result of the algebra built from flat modes.
+    let mut acc = Bounds::EMPTY;
+    for &(s, d) in modes {
+        match acc.add(s, Some(d)) {
+            Some(next) => acc = next,
+            None => return false,
+        }
+    }
+    acc.fits()
 }
 
 /// The layout of flat modes: `1:0` when empty, `s:d` for one mode, a flat tuple otherwise.
 /// The checks of [`Layout::new`] run on the list, and [`Layout::new`] itself only to report a
 /// failure.
+#[inline(always)]
 pub(crate) fn layout_of_modes(modes: &[Mode]) -> Result<Layout> {
+    layout_of_modes_or(modes, |e| e)
+}
+
+/// The layout of flat modes computed from a valid layout's leaves by dropping extent-1 or
+/// stride-0 modes and merging contiguous ones (coalesce and filter): like [`layout_of_modes`],
+/// without its checks, which hold by construction. The result's size is at most the input's
+/// (equal for coalesce), a merged mode `s0*s1:d0` reaches exactly as far as the two modes
+/// `s0:d0` and `s1:s0*d0` it replaces, and a dropped mode reaches nowhere, so its lowest and
+/// highest offsets are the input's, which fit in `i64`. (Debug builds check them again, in
+/// [`Layout::from_checked_parts`].)
+#[inline(always)]
+pub(crate) fn layout_of_coalesced_modes(modes: &[Mode]) -> Layout {
+    with_node_of_modes(modes, Layout::from_checked_parts)
+}
+
+/// [`layout_of_modes`], passing its error (only) through `context`: a `map_err` on its result
+/// would move the result through a test of the `Result`. Always inlined, so that the layout is
+/// written straight into the caller's result.
+#[inline(always)]
+pub(crate) fn layout_of_modes_or(
+    modes: &[Mode],
+    context: impl FnOnce(Error) -> Error,
+) -> Result<Layout> {
     if !modes_fit(modes) {
-        let (shape, stride) = node_of_modes(modes);
-        return Layout::new(shape, stride);
+        return layout_of_failed_modes(modes).map_err(context);
     }
+    with_node_of_modes(modes, |shape, stride| {
+        Ok(Layout::from_checked_parts(shape, stride))
+    })
+}
+
+/// The error of [`Layout::new`] on flat modes that fail its checks (kept out of line, so that
+/// the result of [`layout_of_modes`] is written straight into its place).
+#[cold]
+#[inline(never)]
+fn layout_of_failed_modes(modes: &[Mode]) -> Result<Layout> {
     let (shape, stride) = node_of_modes(modes);
-    Ok(Layout::from_checked_parts(shape, stride))
+    Layout::new(shape, stride)
 }
 
 /// `(shape, stride)` of a node whose leaves are the given modes: a leaf for one mode, a flat
 /// tuple otherwise (an empty list is `1:0`).
 pub(crate) fn node_of_modes(modes: &[Mode]) -> (IntTuple, IntTuple) {
+    with_node_of_modes(modes, |shape, stride| (shape, stride))
+}
+
+/// `then` of the `(shape, stride)` of [`node_of_modes`], called in each case: the value it
+/// builds from the two tuples is written straight into its place instead of the tuples being
+/// moved there from where the cases meet.
+#[inline(always)]
+fn with_node_of_modes<R>(modes: &[Mode], then: impl FnOnce(IntTuple, IntTuple) -> R) -> R {
     match modes {
-        [] => (IntTuple::Int(1), IntTuple::Int(0)),
-        [(s, d)] => (IntTuple::Int(*s), IntTuple::Int(*d)),
-        _ => (
+        [] => then(IntTuple::Int(1), IntTuple::Int(0)),
+        &[(s, d)] => then(IntTuple::Int(s), IntTuple::Int(d)),
+        _ if modes.len() <= store::LEAVES => {
+            // The leaves gathered first, then both tuples built without a loop: the first one
+            // is not built aside while the second one is (and then moved).
+            let (mut shape, mut stride) = ([0; store::LEAVES], [0; store::LEAVES]);
+            for (k, &(s, d)) in modes.iter().enumerate() {
+                (shape[k], stride[k]) = (s, d);
+            }
+            then(
+                IntTuple::flat_array(modes.len(), shape),
+                IntTuple::flat_array(modes.len(), stride),
+            )
+        }
+        _ => then(
             IntTuple::flat_with(modes.len(), |i| modes[i].0),
             IntTuple::flat_with(modes.len(), |i| modes[i].1),
         ),

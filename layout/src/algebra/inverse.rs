@@ -9,25 +9,38 @@
 //! assert!((0..r.size()).all(|i| l.offset(r.offset(i).unwrap()).unwrap() == i));
 //! ```
 
-use smallvec::SmallVec;
-
 use super::flat::{
-    Mode, Modes, coalesce_in_place, coalesced_modes_of, layout_of_modes, negate_strides,
+    Mode, Scratch, coalesce_leaves_into, layout_of_modes, leaf_slices, negate_strides,
+    push_coalesced_at,
 };
 use crate::{Error, IntTuple, Layout, Result, checked_mul};
 
-/// The flat modes of `coalesce(layout)` paired with the exclusive prefix product of their
-/// extents (the domain index stride of each mode), sorted by stride (stable).
-fn sorted_with_domain_strides(layout: &Layout) -> SmallVec<[(Mode, i64); 8]> {
-    let mut out: SmallVec<[(Mode, i64); 8]> = SmallVec::new();
+/// A flat mode of `coalesce(layout)` and its domain stride (the product of the extents of the
+/// modes before it).
+type ModeAt = (Mode, i64);
+
+/// Writes the flat modes of `coalesce(layout)`, paired with their domain strides and sorted by
+/// stride (stable), into `sorted` (one slot per leaf of `layout`), using `modes` (as many slots)
+/// on the way; returns their number.
+#[inline]
+fn sorted_with_domain_strides(
+    layout: &Layout,
+    modes: &mut Scratch,
+    sorted: &mut Scratch<ModeAt>,
+) -> usize {
+    let leaves = leaf_slices(layout);
+    let n = leaves.0.len();
+    let modes = modes.list(n);
+    let len = coalesce_leaves_into(leaves, modes);
+    let sorted = sorted.list(len);
     let mut running = 1i64;
-    for m in coalesced_modes_of(layout) {
-        out.push((m, running));
+    for (slot, &m) in sorted.iter_mut().zip(&modes[..len]) {
+        *slot = (m, running);
         // The product of the extents is the layout's size, which fits in i64.
         running = running.saturating_mul(m.0);
     }
-    out.sort_by_key(|&((_, d), _)| d);
-    out
+    sorted.sort_by_key(|&((_, d), _)| d);
+    len
 }
 
 /// CuTe's `right_inverse`: the largest layout `R` of the form CuTe builds with
@@ -50,16 +63,20 @@ fn sorted_with_domain_strides(layout: &Layout) -> SmallVec<[(Mode, i64); 8]> {
 /// }
 /// ```
 pub fn right_inverse(layout: &Layout) -> Result<Layout> {
-    let mut out = Modes::new();
+    let (mut modes, mut sorted) = (Scratch::new(), Scratch::new());
+    let len = sorted_with_domain_strides(layout, &mut modes, &mut sorted);
+    // The result, coalesced as it is written, over the list of modes (no longer needed, and
+    // at least as long).
+    let out = modes.list(len);
+    let mut out_len = 0usize;
     let mut next = 1i64; // the next offset the chain must reach
-    for ((s, d), domain_stride) in sorted_with_domain_strides(layout) {
+    for &((s, d), domain_stride) in sorted.list(len).iter() {
         if d == next {
-            out.push((s, domain_stride));
+            out_len = push_coalesced_at(out, out_len, (s, domain_stride));
             next = checked_mul(s, d, "right_inverse")?;
         }
     }
-    coalesce_in_place(&mut out);
-    layout_of_modes(&out)
+    layout_of_modes(&out[..out_len])
 }
 
 /// CuTe's `left_inverse`: a layout `L` with `layout(L(layout(i))) == layout(i)` for every `i`
@@ -110,7 +127,9 @@ pub fn left_inverse(layout: &Layout) -> Result<Layout> {
 
 /// [`left_inverse`] of `layout`, naming `shown` (the caller's operand) in errors.
 fn left_inverse_named(layout: &Layout, shown: &Layout) -> Result<Layout> {
-    let sorted = sorted_with_domain_strides(layout);
+    let (mut modes, mut sorted) = (Scratch::new(), Scratch::new());
+    let len = sorted_with_domain_strides(layout, &mut modes, &mut sorted);
+    let sorted: &[ModeAt] = sorted.list(len);
     let fail = |why: String| {
         Err(Error::inadmissible(format!(
             "left_inverse of {shown}: the modes with a non-zero stride must be injective with \
@@ -118,7 +137,8 @@ fn left_inverse_named(layout: &Layout, shown: &Layout) -> Result<Layout> {
              least the previous extent*stride (left inverse divisibility condition); {why}"
         )))
     };
-    let negative = sorted.iter().any(|m| m.0.1 < 0);
+    // Sorted by stride: a negative stride is the first one.
+    let negative = sorted.first().is_some_and(|m| m.0.1 < 0);
     if negative {
         if let Some(&((s, d), _)) = sorted.iter().find(|m| m.0.1 > 0) {
             return fail(format!(
@@ -132,8 +152,10 @@ fn left_inverse_named(layout: &Layout, shown: &Layout) -> Result<Layout> {
         return Layout::vector(1, 0);
     };
     // Mode k of the result is (the k-th extent, the (k-1)-th domain stride), the first one's
-    // stride being 0.
-    let mut out = Modes::new();
+    // stride being 0; coalesced as it is written, over the list of modes (no longer needed),
+    // with one more slot for the last mode.
+    let out = modes.list(len + 1);
+    let mut out_len = 0usize;
     let mut stride_before = 0i64;
     let mut prev: Option<Mode> = None;
     for &((s, d), domain_stride) in sorted.iter().filter(|m| m.0.1 != 0) {
@@ -146,13 +168,12 @@ fn left_inverse_named(layout: &Layout, shown: &Layout) -> Result<Layout> {
                 "the stride {d} is not a multiple of {below} at least {reach}"
             ));
         }
-        out.push((d / below, stride_before));
+        out_len = push_coalesced_at(out, out_len, (d / below, stride_before));
         stride_before = domain_stride;
         prev = Some((s, d));
     }
-    out.push((last_extent, stride_before));
-    coalesce_in_place(&mut out);
-    layout_of_modes(&out)
+    out_len = push_coalesced_at(out, out_len, (last_extent, stride_before));
+    layout_of_modes(&out[..out_len])
 }
 
 /// The nullspace (kernel) of a layout: an injective layout `K` whose image is exactly the set of

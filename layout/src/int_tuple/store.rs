@@ -371,6 +371,24 @@ impl<L: Leaf> Store<L> {
     }
 }
 
+impl Store<i64> {
+    /// A flat tuple of the first `n` (at most [`LEAVES`]) of `leaves`: a constructor without a
+    /// loop, which the optimizer writes straight into its destination.
+    #[inline(always)]
+    pub(crate) fn flat_array(n: usize, leaves: [i64; LEAVES]) -> Self {
+        // `leaves()` reads the first `n_leaves` slots: never more than the array holds (the
+        // callers' own bound makes this check free).
+        assert!(n <= LEAVES, "a flat array of more than {LEAVES} leaves");
+        Store::Inline {
+            arity: n as u8,
+            n_codes: n as u8,
+            n_leaves: n as u8,
+            codes: [LEAF; CODES],
+            leaves: leaves.map(MaybeUninit::new),
+        }
+    }
+}
+
 /// `n` as a `u32` count.
 fn count(n: usize) -> u32 {
     u32::try_from(n).expect("a tuple of more than u32::MAX elements")
