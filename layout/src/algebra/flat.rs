@@ -188,17 +188,6 @@ pub(crate) fn push_coalesced_at(list: &mut [Mode], kept: usize, mode: Mode) -> u
     }
 }
 
-/// [`coalesce_modes`] of `modes` in place.
-#[inline]
-pub(crate) fn coalesce_in_place(modes: &mut Modes) {
-    let list: &mut [Mode] = modes;
-    let mut kept = 0usize;
-    for k in 0..list.len() {
-        kept = push_coalesced_at(list, kept, list[k]);
-    }
-    modes.truncate(kept);
-}
-
 /// Whether the flat modes pass the checks of [`Layout::new`] for a layout with these leaves:
 /// extents at least 1, size and offsets within `i64` ([`Bounds`], the one definition).
 #[inline]
