@@ -13,6 +13,7 @@
 //! ```
 
 use super::Tiler;
+use super::buf::Buf;
 use super::flat::{Modes, ceil_div, continues, push_coalesced};
 use super::tiler::by_mode;
 
@@ -286,15 +287,12 @@ const NEGATIVE: u8 = 2;
 /// What the leaves of `B` occupy in `A`: per bounded mode of `A` the largest coordinate they
 /// add up to, and the signs of the leaves that reach past index 0.
 struct Usage {
-    /// Per bounded mode of `A`, the largest coordinate (for up to [`USAGE_INLINE`] modes).
-    reach: [i64; USAGE_INLINE],
+    /// Per bounded mode of `A`, the largest coordinate (inline for up to [`USAGE_INLINE`]
+    /// modes).
+    reach: Buf<i64, USAGE_INLINE>,
     /// Per mode of `A` (the last, unbounded one included): whether a leaf of positive
     /// ([`POSITIVE`]) / of negative ([`NEGATIVE`]) stride moves its coordinate.
-    moved: [u8; USAGE_INLINE + 1],
-    /// Both lists, for an `A` of more bounded modes (the arrays are then unused).
-    spilled: Option<Box<(Vec<i64>, Vec<u8>)>>,
-    /// The number of bounded modes of `A`.
-    bounded: usize,
+    moved: Buf<u8, { USAGE_INLINE + 1 }>,
     /// The signs of all leaves that moved a mode (the union of `moved`).
     signs: u8,
     /// The sign of the leaf being composed.
@@ -313,12 +311,12 @@ impl Usage {
     #[inline(always)]
     fn new(ext: &Extended, start: Bounds) -> Usage {
         let bounded = ext.inner.len();
+        let (mut reach, mut moved) = (Buf::new(), Buf::new());
+        reach.list(bounded);
+        moved.list(bounded + 1);
         Usage {
-            reach: [0; USAGE_INLINE],
-            moved: [0; USAGE_INLINE + 1],
-            spilled: (bounded > USAGE_INLINE)
-                .then(|| Box::new((vec![0; bounded], vec![0; bounded + 1]))),
-            bounded,
+            reach,
+            moved,
             signs: 0,
             negative_now: false,
             negation_overflowed: false,
@@ -329,31 +327,19 @@ impl Usage {
     /// The largest coordinate per bounded mode of `A`.
     #[inline]
     fn reach(&self) -> &[i64] {
-        match &self.spilled {
-            None => &self.reach[..self.bounded],
-            Some(spilled) => &spilled.0,
-        }
+        self.reach.as_slice()
     }
 
     /// The sign bits per mode of `A` (the unbounded last one included).
     #[inline]
     fn moved(&self) -> &[u8] {
-        match &self.spilled {
-            None => &self.moved[..=self.bounded],
-            Some(spilled) => &spilled.1,
-        }
+        self.moved.as_slice()
     }
 
     /// Both lists, to update.
     #[inline]
     fn lists_mut(&mut self) -> (&mut [i64], &mut [u8]) {
-        match &mut self.spilled {
-            None => (
-                &mut self.reach[..self.bounded],
-                &mut self.moved[..=self.bounded],
-            ),
-            Some(spilled) => (&mut spilled.0, &mut spilled.1),
-        }
+        (self.reach.as_mut_slice(), self.moved.as_mut_slice())
     }
 }
 
@@ -432,86 +418,6 @@ pub(crate) enum Element {
 pub(crate) fn same_codes(ss: &crate::Modes, ds: &crate::Modes) -> bool {
     let (a, b) = (ss.codes(), ds.codes());
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
-}
-
-/// A list of `N` values inline, on the heap beyond: the few values of the algebra's builders,
-/// pushed with one comparison (no `SmallVec` capacity bookkeeping on every access).
-#[derive(Clone)]
-pub(crate) struct Buf<T: Copy + Default, const N: usize> {
-    len: usize,
-    inline: [T; N],
-    /// All values once there are more than `N`.
-    heap: Vec<T>,
-}
-
-impl<T: Copy + Default, const N: usize> Buf<T, N> {
-    /// No values.
-    #[inline(always)]
-    fn new() -> Self {
-        Buf {
-            len: 0,
-            inline: [T::default(); N],
-            heap: Vec::new(),
-        }
-    }
-
-    /// The number of values.
-    #[inline]
-    pub(crate) fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Appends `v`.
-    #[inline]
-    pub(crate) fn push(&mut self, v: T) {
-        if self.len < N {
-            self.inline[self.len] = v;
-        } else {
-            self.push_heap(v);
-        }
-        self.len += 1;
-    }
-
-    #[cold]
-    fn push_heap(&mut self, v: T) {
-        if self.len == N {
-            self.heap.extend_from_slice(&self.inline);
-        }
-        self.heap.push(v);
-    }
-
-    /// Appends the values of `values`.
-    #[inline]
-    pub(crate) fn extend_from_slice(&mut self, values: &[T]) {
-        for &v in values {
-            self.push(v);
-        }
-    }
-
-    /// The values.
-    #[inline]
-    pub(crate) fn as_slice(&self) -> &[T] {
-        if self.len <= N {
-            &self.inline[..self.len]
-        } else {
-            &self.heap
-        }
-    }
-
-    /// The inline array (of which the first [`Buf::len`] values are set), `None` on the heap.
-    #[inline]
-    fn inline_array(&self) -> Option<&[T; N]> {
-        (self.len <= N).then_some(&self.inline)
-    }
-}
-
-impl<T: Copy + Default, const N: usize> Extend<T> for Buf<T, N> {
-    #[inline]
-    fn extend<I: IntoIterator<Item = T>>(&mut self, values: I) {
-        for v in values {
-            self.push(v);
-        }
-    }
 }
 
 /// The structure codes and leaves of a result tuple being built: `B`'s structure with every
@@ -652,7 +558,7 @@ impl Built {
                 if let Some(inline) = self.codes.inline_array() {
                     let mut body = [store::LEAF; store::CODES];
                     body[..store::CODES - 1].copy_from_slice(&inline[1..]);
-                    if let Some(tuples) = self.inline_tuples(arity, &body, self.codes.len - 1) {
+                    if let Some(tuples) = self.inline_tuples(arity, &body, self.codes.len() - 1) {
                         return tuples;
                     }
                 }
@@ -675,7 +581,7 @@ impl Built {
         if arity > store::CODES {
             return None;
         }
-        let n_leaves = self.shapes.len;
+        let n_leaves = self.shapes.len();
         Some((
             IntTuple::Tuple(crate::Modes::from_inline_arrays(
                 arity, codes, n_codes, shapes, n_leaves,
@@ -713,7 +619,7 @@ impl Built {
     /// The result's shape and stride, tuples of `arity` elements.
     pub(crate) fn finish(&self, arity: usize) -> (IntTuple, IntTuple) {
         if let Some(codes) = self.codes.inline_array() {
-            if let Some(tuples) = self.inline_tuples(arity, codes, self.codes.len) {
+            if let Some(tuples) = self.inline_tuples(arity, codes, self.codes.len()) {
                 return tuples;
             }
         }

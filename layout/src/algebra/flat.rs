@@ -2,6 +2,8 @@
 
 use smallvec::SmallVec;
 
+use super::buf::Buf;
+
 use crate::int_tuple::store;
 use crate::layout::Bounds;
 use crate::{Error, IntTuple, Layout, Result};
@@ -21,37 +23,11 @@ pub(crate) fn modes_of(layout: &Layout) -> Modes {
     out
 }
 
-/// Room for a scratch list of modes (or of other small records, `T`): on the stack for up to
-/// `N` (eight unless given), on the heap beyond. The algebra's one-shot results (coalesce,
-/// filter, complement, the inverses) are computed in such a list, in place, and written out
-/// once: a [`Modes`] would check where its storage is on every access and be moved through
-/// every return.
-pub(crate) struct Scratch<T = Mode, const N: usize = 8> {
-    stack: [T; N],
-    heap: Vec<T>,
-}
-
-impl<T: Copy + Default, const N: usize> Scratch<T, N> {
-    /// Empty room (nothing allocated).
-    #[inline]
-    pub(crate) fn new() -> Self {
-        Scratch {
-            stack: [T::default(); N],
-            heap: Vec::new(),
-        }
-    }
-
-    /// A list of `n` records (initially `T::default()`, `(0, 0)` for modes).
-    #[inline]
-    pub(crate) fn list(&mut self, n: usize) -> &mut [T] {
-        if n <= N {
-            &mut self.stack[..n]
-        } else {
-            self.heap.resize(n, T::default());
-            &mut self.heap
-        }
-    }
-}
+/// A scratch list of modes (or of other small records, `T`), inline for up to `N` (eight
+/// unless given): the algebra's one-shot results (coalesce, filter, complement, the inverses)
+/// are computed in such a list ([`Buf::list`]), in place, and written out once: a [`Modes`]
+/// would check where its storage is on every access and be moved through every return.
+pub(crate) type Scratch<T = Mode, const N: usize = 8> = Buf<T, N>;
 
 /// Room for one mode per leaf of a layout whose leaves are held inline (coalesce and filter
 /// write at most that many).

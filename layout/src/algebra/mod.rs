@@ -12,6 +12,7 @@
 //! assert_eq!(r.to_string(), "((2,2),3):((24,2),8)");
 //! ```
 
+mod buf;
 pub mod cast;
 pub mod coalesce;
 pub mod complement;

@@ -376,16 +376,7 @@ impl Store<i64> {
     /// loop, which the optimizer writes straight into its destination.
     #[inline(always)]
     pub(crate) fn flat_array(n: usize, leaves: [i64; LEAVES]) -> Self {
-        // `leaves()` reads the first `n_leaves` slots: never more than the array holds (the
-        // callers' own bound makes this check free).
-        assert!(n <= LEAVES, "a flat array of more than {LEAVES} leaves");
-        Store::Inline {
-            arity: n as u8,
-            n_codes: n as u8,
-            n_leaves: n as u8,
-            codes: [LEAF; CODES],
-            leaves: leaves.map(MaybeUninit::new),
-        }
+        Store::from_inline_arrays(n, &[LEAF; CODES], n, &leaves, n)
     }
 }
 
