@@ -31,15 +31,32 @@ impl<T: Copy + Default, const N: usize> Buf<T, N> {
         self.len
     }
 
-    /// Makes the list `n` values long and returns them to be written: `T::default()` where
-    /// nothing was written before, the previous values otherwise (callers overwrite them).
+    /// Makes the list `n` values long, keeping its first `min(n, len)` values, and returns
+    /// it to be written (the values past those are `T::default()` or earlier values; callers
+    /// overwrite them). A list written once can thus be read back shorter: `list(n)`, write,
+    /// then `list(m)` with `m <= n` holds the first `m` values written, inline or not.
     #[inline]
     pub(crate) fn list(&mut self, n: usize) -> &mut [T] {
-        self.len = n;
-        if n <= N {
+        let len = std::mem::replace(&mut self.len, n);
+        if n <= N && len <= N {
             &mut self.inline[..n]
         } else {
-            self.heap.clear();
+            self.relist(len, n)
+        }
+    }
+
+    /// [`Buf::list`] where the old or the new length is past `N` (out of line: the heap).
+    #[cold]
+    #[inline(never)]
+    fn relist(&mut self, len: usize, n: usize) -> &mut [T] {
+        if n <= N {
+            self.inline[..n].copy_from_slice(&self.heap[..n]);
+            &mut self.inline[..n]
+        } else {
+            if len <= N {
+                self.heap.clear();
+                self.heap.extend_from_slice(&self.inline[..len]);
+            }
             self.heap.resize(n, T::default());
             &mut self.heap
         }
