@@ -44,6 +44,7 @@ fn variants() -> Vec<Sm90Options> {
         prefetch: 0,
         uniform_consumer: true,
         unroll_stages: false,
+        lean_release: true,
     };
     let mut v = vec![d, base];
     // The shared-memory epilogue: pair order, barriers per chunk, stages and buffers.
@@ -151,6 +152,21 @@ fn variants() -> Vec<Sm90Options> {
             uniform_consumer,
             unroll_stages,
             lean_desc,
+            ..base
+        });
+    }
+    // Clusters of two with the per-lane release and the previous serial one.
+    for (raster_group, unroll_stages, lean_release) in [
+        (8, false, true),
+        (8, false, false),
+        (16, false, true),
+        (8, true, true),
+    ] {
+        v.push(Sm90Options {
+            raster_group,
+            cluster: 2,
+            unroll_stages,
+            lean_release,
             ..base
         });
     }
