@@ -161,6 +161,8 @@ fn variants() -> Vec<Sm90Options> {
         (8, false, false),
         (16, false, true),
         (8, true, true),
+        (8, true, false),
+        (4, true, true),
     ] {
         v.push(Sm90Options {
             raster_group,
@@ -170,6 +172,13 @@ fn variants() -> Vec<Sm90Options> {
             ..base
         });
     }
+    // The k-tile loop unrolled by the stages with the sequential fp32 pair order (fewer
+    // epilogue instructions: no lane-dependent register selection).
+    v.push(Sm90Options {
+        pair_order: false,
+        unroll_stages: true,
+        ..base
+    });
     let mut seen = Vec::new();
     v.retain(|o| {
         let new = !seen.contains(o);
