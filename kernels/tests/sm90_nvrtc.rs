@@ -213,9 +213,16 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
             let mapa = ptx.matches("mapa.shared::cluster.u32").count();
             let rank = ptx.matches("%cluster_ctarank").count();
             if opts.lean_release {
-                assert_eq!((mapa, rank), (2, 1), "{name}: {mapa} mapa, {rank} rank reads");
+                assert_eq!(
+                    (mapa, rank),
+                    (2, 1),
+                    "{name}: {mapa} mapa, {rank} rank reads"
+                );
             } else {
-                assert!(mapa >= 4 && rank >= 5, "{name}: {mapa} mapa, {rank} rank reads");
+                assert!(
+                    mapa >= 4 && rank >= 5,
+                    "{name}: {mapa} mapa, {rank} rank reads"
+                );
             }
         }
         assert!(!ptx.contains(".local"), "{name} uses local memory");
