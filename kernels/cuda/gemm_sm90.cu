@@ -16,6 +16,8 @@
 //                      constant stage) where every tile's k-tiles are a multiple of it; else 1
 //   //@CONSUMER .. //@CONSUMER_END  the consumer's body; Sm90Options::uniform_consumer writes
 //                      it once per consumer with c a constant (hopper::Sm90Plan::kernel)
+//   k::LEAN_RELEASE    clusters: each consumer warp's lanes 0 .. CLUSTER - 1 release a stage
+//                      on one block's barrier each, at an address mapped once per consumer
 //   k::PINGPONG        1: block tiles of 64 x 256 (k::BM = 64, A boxes of 64 rows), taken by
 //                      the consumers in turn (tiles c, c + 2, ... of the block); main loops
 //                      alternate (named barriers 4 + c), epilogues overlap the other's main
@@ -206,8 +208,18 @@
     // address that depends on c is a constant offset.
     //@CONSUMER
     const int c = wg - 1;
-    auto release = [](b32 bar) {
-      if constexpr (k::CLUSTER > 1) {
+    // k::LEAN_RELEASE (clusters): lane r < CLUSTER of every consumer warp releases a stage on
+    // block r's barrier, through this block's barrier addresses mapped to block r once here
+    // (lane r % CLUSTER: every lane maps a valid rank); otherwise lane 0 arrives on every
+    // block's barrier in turn, reading its rank and mapping the address at each release.
+    constexpr bool lean_release = k::CLUSTER > 1 && k::LEAN_RELEASE != 0;
+    const b32 peer_bars =
+        lean_release ? dev::sm90::map_rank(bars, (b32)(t % k::CLUSTER)) : 0u;
+    const bool releaser = lean_release ? t % 32 < k::CLUSTER : t % 32 == 0;
+    auto release = [&](b32 bar) {
+      if constexpr (lean_release) {
+        dev::sm90::arrive_cluster(peer_bars + (bar - bars));
+      } else if constexpr (k::CLUSTER > 1) {
         const b32 me = dev::sm90::cluster_rank();
 #pragma unroll
         for (b32 r = 0; r < (b32)k::CLUSTER; ++r) {

@@ -67,7 +67,7 @@
         // The previous k-tile's wgmmas are done: its stage goes back to the producers (one
         // arrival per consumer warp on the barrier of every block of the cluster).
         dev::sm90::mma_wait<1>();
-        if (kt > k0 && t % 32 == 0) release(bars + 8 * (k::STAGES + prev));
+        if (kt > k0 && releaser) release(bars + 8 * (k::STAGES + prev));
         if constexpr (k::LAG > 0) {
           if (owed && kt == k::LAG_AT) {
             dev::sm90::bar_arrive(3, 256);
@@ -89,7 +89,7 @@
 #endif
       dev::sm90::mma_wait<0>();
       dev::sm90::pin<k::ACC>(acc);
-      if (t % 32 == 0) release(bars + 8 * (k::STAGES + prev));
+      if (releaser) release(bars + 8 * (k::STAGES + prev));
       if constexpr (k::PINGPONG) skip_tile();
 #if TESSEL_SM90_SK_PHASE == 1
       {

@@ -44,6 +44,7 @@ fn variants() -> Vec<Sm90Options> {
         prefetch: 0,
         uniform_consumer: true,
         unroll_stages: false,
+        lean_release: true,
     };
     let mut v = vec![d, base];
     // The shared-memory epilogue: pair order, barriers per chunk, stages and buffers.
@@ -154,6 +155,30 @@ fn variants() -> Vec<Sm90Options> {
             ..base
         });
     }
+    // Clusters of two with the per-lane release and the previous serial one.
+    for (raster_group, unroll_stages, lean_release) in [
+        (8, false, true),
+        (8, false, false),
+        (16, false, true),
+        (8, true, true),
+        (8, true, false),
+        (4, true, true),
+    ] {
+        v.push(Sm90Options {
+            raster_group,
+            cluster: 2,
+            unroll_stages,
+            lean_release,
+            ..base
+        });
+    }
+    // The k-tile loop unrolled by the stages with the sequential fp32 pair order (fewer
+    // epilogue instructions: no lane-dependent register selection).
+    v.push(Sm90Options {
+        pair_order: false,
+        unroll_stages: true,
+        ..base
+    });
     let mut seen = Vec::new();
     v.retain(|o| {
         let new = !seen.contains(o);

@@ -610,6 +610,11 @@ fn gpu_variants() {
             cluster: 2,
             ..d
         },
+        Sm90Options {
+            cluster: 2,
+            lean_release: false,
+            ..d
+        },
     ] {
         for output in [OutType::F32, OutType::BF16] {
             gpu_variant(

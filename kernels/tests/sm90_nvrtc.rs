@@ -150,6 +150,11 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
             ..Sm90Options::default()
         },
         Sm90Options {
+            cluster: 2,
+            lean_release: false,
+            ..Sm90Options::default()
+        },
+        Sm90Options {
             uniform_consumer: false,
             ..Sm90Options::default()
         },
@@ -199,6 +204,26 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
                     .any(|l| l.contains("mbarrier.try_wait.parity") && l.contains(&hint)),
                 "{name}: no try_wait with the hint"
             );
+        }
+        if opts.cluster > 1 {
+            // Lean release: one `mapa` per consumer (before its loop: two with the code written
+            // once per consumer) and no rank read in the consumers (the producer reads it once);
+            // the serial form reads the rank and maps the address at each of the two release
+            // sites of each consumer.
+            let mapa = ptx.matches("mapa.shared::cluster.u32").count();
+            let rank = ptx.matches("%cluster_ctarank").count();
+            if opts.lean_release {
+                assert_eq!(
+                    (mapa, rank),
+                    (2, 1),
+                    "{name}: {mapa} mapa, {rank} rank reads"
+                );
+            } else {
+                assert!(
+                    mapa >= 4 && rank >= 5,
+                    "{name}: {mapa} mapa, {rank} rank reads"
+                );
+            }
         }
         assert!(!ptx.contains(".local"), "{name} uses local memory");
         let (_, log) = cubin_and_log(kernel.source(), &name, Arch::SM90A);

@@ -368,6 +368,7 @@ impl std::str::FromStr for Epilogue {
 ///     prefetch: 0,
 ///     uniform_consumer: true,
 ///     unroll_stages: false,
+///     lean_release: true,
 /// };
 /// assert_eq!(o.tag(), "_direct_g4_np_c2_seq_b1_s3_ws_h1_l2");
 /// assert_eq!(o.to_string(), "direct g4 non-persistent c2 seq b1 s3 ws h1 l2");
@@ -377,6 +378,8 @@ impl std::str::FromStr for Epilogue {
 /// assert_eq!((pp.tag().as_str(), pp.to_string().ends_with(" pp")), ("_pp", true));
 /// let lw = Sm90Options { lean_desc: false, wait_hint: true, prefetch: 4, ..Sm90Options::default() };
 /// assert_eq!(lw.tag(), "_od_wh_pf4");
+/// let sr = Sm90Options { cluster: 2, lean_release: false, ..Sm90Options::default() };
+/// assert_eq!((sr.tag().as_str(), sr.to_string().ends_with(" sr")), ("_c2_sr", true));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Sm90Options {
@@ -457,6 +460,13 @@ pub struct Sm90Options {
     /// tile's k-tiles are a multiple of the stages ([`Sm90Plan::k_unroll`]; not with
     /// stream-K).
     pub unroll_stages: bool,
+    /// Clusters: each consumer warp releases a stage with one arrival per lane, lane `r`
+    /// (below the cluster size) on block `r`'s `empty` barrier, at a shared::cluster address
+    /// mapped once per consumer (as CUTLASS's `ClusterBarrier::arrive(cta_id, pred)` in
+    /// `include/cutlass/arch/barrier.h`), instead of lane 0 arriving on every block's barrier
+    /// in turn and reading its rank and mapping the address at every release. No effect
+    /// without clusters.
+    pub lean_release: bool,
 }
 
 /// The suspend-time hint of [`Sm90Options::wait_hint`], in nanoseconds.
@@ -486,6 +496,7 @@ impl Default for Sm90Options {
             prefetch: 0,
             uniform_consumer: true,
             unroll_stages: false,
+            lean_release: true,
         }
     }
 }
@@ -552,6 +563,9 @@ impl Sm90Options {
         if self.unroll_stages != d.unroll_stages {
             s += if self.unroll_stages { "_us" } else { "_ur1" };
         }
+        if self.lean_release != d.lean_release {
+            s += if self.lean_release { "_lr" } else { "_sr" };
+        }
         s
     }
 }
@@ -560,7 +574,7 @@ impl fmt::Display for Sm90Options {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} g{} {} c{} {} b{} s{}{} h{} l{}{}{}{}{}{}{}{}",
+            "{} g{} {} c{} {} b{} s{}{} h{} l{}{}{}{}{}{}{}{}{}",
             self.epilogue,
             self.raster_group,
             if self.persistent {
@@ -585,7 +599,8 @@ impl fmt::Display for Sm90Options {
                 String::new()
             },
             if self.uniform_consumer { "" } else { " vc" },
-            if self.unroll_stages { " us" } else { "" }
+            if self.unroll_stages { " us" } else { "" },
+            if self.lean_release { "" } else { " sr" }
         )
     }
 }
@@ -1736,6 +1751,7 @@ impl Sm90Plan {
             )
             .int("PINGPONG", i64::from(pingpong))
             .int("LEAN_DESC", i64::from(self.options.lean_desc))
+            .int("LEAN_RELEASE", i64::from(self.options.lean_release))
             .int("PREFETCH", self.options.prefetch)
             .int("C_ROW", if pingpong { 0 } else { 64 })
             .int("PRODUCER_REGS", PRODUCER_REGS)
