@@ -64,6 +64,14 @@ const NARROW: [&str; 12] = [
 /// Pads that put the wide layout past six leaves and past eight modes.
 const PADS: [usize; 3] = [2, 5, 40];
 
+/// The offsets of `l`, sorted, each once.
+fn image(l: &Layout) -> Vec<i64> {
+    let mut offsets: Vec<i64> = (0..l.size()).map(|i| l.offset(i).unwrap()).collect();
+    offsets.sort_unstable();
+    offsets.dedup();
+    offsets
+}
+
 /// The left inverse's condition, by its definition: the modes of extent above 1 and non-zero
 /// stride, sorted by stride, each have a stride that is a multiple of the previous
 /// extent*stride.
@@ -117,13 +125,7 @@ fn coalesce_and_filter_of_wide_layouts_keep_the_function() {
             }
             let f = same("filter", &narrow, &wide, filter).unwrap();
             // filter drops the stride-0 and extent-1 modes: its image is the layout's image.
-            let mut image: Vec<i64> = (0..wide.size()).map(|i| wide.offset(i).unwrap()).collect();
-            image.sort_unstable();
-            image.dedup();
-            let mut filtered: Vec<i64> = (0..f.size()).map(|i| f.offset(i).unwrap()).collect();
-            filtered.sort_unstable();
-            filtered.dedup();
-            assert_eq!(image, filtered, "filter({wide}) = {f}");
+            assert_eq!(image(&wide), image(&f), "filter({wide}) = {f}");
         }
     }
 }
@@ -141,18 +143,13 @@ fn inverses_of_wide_layouts_are_inverses() {
                 let j = r.offset(i).unwrap();
                 assert_eq!(wide.offset(j).unwrap(), i, "{wide} o {r} at {i}");
             }
-            let mut offsets: Vec<i64> = (0..wide.size()).map(|i| wide.offset(i).unwrap()).collect();
-            offsets.sort_unstable();
-            if offsets.iter().copied().eq(0..wide.size()) {
+            let image = image(&wide);
+            if image.iter().copied().eq(0..wide.size()) {
                 assert_eq!(r.size(), wide.size(), "right_inverse({wide}) = {r}");
             }
             // left inverse (where it exists): L^-1(L(i)) = i for every i in L's domain when L
             // is injective (for a layout with stride-0 modes it inverts the other modes only).
-            let offsets: Vec<i64> = (0..wide.size()).map(|i| wide.offset(i).unwrap()).collect();
-            let mut distinct = offsets.clone();
-            distinct.sort_unstable();
-            distinct.dedup();
-            let injective = distinct.len() == offsets.len();
+            let injective = image.len() as i64 == wide.size();
             let l = same("left_inverse", &narrow, &wide, left_inverse);
             assert!(
                 l.is_some() || !divisible(&narrow),
@@ -197,13 +194,12 @@ fn complements_of_wide_layouts_fill_the_holes() {
                 continue;
             };
             // The complement meets the layout's image only at 0 and (A, C) is injective.
-            let image: std::collections::BTreeSet<i64> =
-                (0..wide.size()).map(|i| wide.offset(i).unwrap()).collect();
+            let image = image(&wide);
             let mut seen = std::collections::BTreeSet::new();
             for j in 0..c.size() {
                 let cj = c.offset(j).unwrap();
                 assert!(
-                    j == 0 || !image.contains(&cj),
+                    j == 0 || image.binary_search(&cj).is_err(),
                     "complement({wide}) = {c} at {j}"
                 );
                 for &a in &image {
