@@ -945,7 +945,23 @@ impl<L: Leaf> IntTuple<L> {
     /// ```
     #[inline]
     pub fn iter_leaves(&self) -> std::slice::Iter<'_, L> {
-        self.view().leaves()
+        self.leaf_slice().iter()
+    }
+
+    /// The leaves, left to right, as one slice (read without walking the structure).
+    ///
+    /// ```
+    /// use tessel_layout::IntTuple;
+    /// let t: IntTuple = "(4,(2,3))".parse().unwrap();
+    /// assert_eq!(t.leaf_slice(), &[4, 2, 3]);
+    /// assert_eq!(IntTuple::Int(7).leaf_slice(), &[7]);
+    /// ```
+    #[inline]
+    pub fn leaf_slice(&self) -> &[L] {
+        match self {
+            IntTuple::Int(v) => std::slice::from_ref(v),
+            IntTuple::Tuple(m) => m.leaf_slice(),
+        }
     }
 
     /// A flat tuple of the leaves; a leaf stays a leaf.

@@ -14,7 +14,7 @@
 
 use super::Tiler;
 use super::buf::Buf;
-use super::flat::{Modes, ceil_div, continues, push_coalesced};
+use super::flat::{LeafSlices, Modes, ceil_div, continues, leaf_slices, push_coalesced};
 use super::tiler::by_mode;
 
 use crate::int_tuple::store;
@@ -37,34 +37,35 @@ impl Extended {
     /// Coalesces `a` the way CuTe's `coalesce_x` does: it keeps `a`'s value at every index,
     /// inside and past its domain.
     pub(crate) fn of(a: &Layout) -> Extended {
-        let (shapes, strides) = (a.shape().iter_leaves(), a.stride().iter_leaves());
-        Extended::of_leaves(shapes.as_slice(), strides.as_slice())
+        Extended::of_leaves(leaf_slices(a))
     }
 
     /// [`Extended::of`] the layout whose leaves are `shapes:strides`, in one pass.
     #[inline(always)]
-    pub(crate) fn of_leaves(shapes: &[i64], strides: &[i64]) -> Extended {
-        // Built in place (no move of the mode list).
-        let mut ext = Extended::unit();
-        let n = shapes.len().min(strides.len());
-        if let Some(last) = n.checked_sub(1) {
-            for k in 0..last {
-                push_coalesced(&mut ext.inner, (shapes[k], strides[k]));
-            }
-            ext.end_with((shapes[last], strides[last]));
-        }
-        ext
+    pub(crate) fn of_leaves((shapes, strides): LeafSlices<'_>) -> Extended {
+        Extended::of_modes(shapes.iter().copied().zip(strides.iter().copied()))
     }
 
     /// [`Extended::of`] the layout whose flat modes are `modes` (borrowed: one pass, no
     /// copy of the list).
     #[inline]
     pub(crate) fn of_mode_slice(modes: &[(i64, i64)]) -> Extended {
+        Extended::of_modes(modes.iter().copied())
+    }
+
+    /// [`Extended::of`] the layout whose flat modes are `modes`: every mode but the last
+    /// coalesced into `inner`, the last one ending it ([`Extended::end_with`]); built in place
+    /// (no move of the mode list).
+    #[inline(always)]
+    fn of_modes(modes: impl Iterator<Item = (i64, i64)>) -> Extended {
         let mut ext = Extended::unit();
-        if let Some((&last, rest)) = modes.split_last() {
-            for &mode in rest {
-                push_coalesced(&mut ext.inner, mode);
+        let mut pending = None;
+        for mode in modes {
+            if let Some(before) = pending.replace(mode) {
+                push_coalesced(&mut ext.inner, before);
             }
+        }
+        if let Some(last) = pending {
             ext.end_with(last);
         }
         ext

@@ -14,7 +14,7 @@ use super::Tiler;
 use super::coalesce::filtered_modes;
 use super::complement::{complement_of_modes, flat_ceil_div_size};
 use super::composition::{Built, Composer, Extended, Node, compose_extended, compose_nodes_into};
-use super::flat::{Mode, Modes, layout_of_modes, modes_fit};
+use super::flat::{LeafSlices, Mode, Modes, layout_of_modes, leaf_slices, modes_fit};
 use super::tiler::{Grouping, by_mode, halves_of, regroup, tree_parts};
 use super::{coalesce, complement_to_shape, composition};
 use crate::int_tuple::store;
@@ -75,7 +75,7 @@ fn divide_by_modes_flat(a: &Layout, parts: &[Option<Tiler>]) -> Result<Layout> {
         match parts.get(i) {
             Some(Some(Tiler::Layout(b))) => {
                 out.push_node_code(2);
-                with_divide_parts(mode_shapes, mode_strides, b, |ext, rest| {
+                with_divide_parts((mode_shapes, mode_strides), b, |ext, rest| {
                     compose_nodes_into(
                         ext,
                         &[Node::Tree(b.shape(), b.stride()), Node::Flat(rest)],
@@ -104,8 +104,7 @@ fn divide_halves(a: &Layout, b: &Layout) -> Result<(Layout, Layout)> {
 /// `A o complement` to `rests`. Fails (with an unspecific error) exactly where
 /// [`divide_halves`] fails.
 fn divide_halves_into(a: &Layout, b: &Layout, tiles: &mut Built, rests: &mut Built) -> Result<()> {
-    let (a_shapes, a_strides) = (a.shape().iter_leaves(), a.stride().iter_leaves());
-    with_divide_parts(a_shapes.as_slice(), a_strides.as_slice(), b, |ext, rest| {
+    with_divide_parts(leaf_slices(a), b, |ext, rest| {
         let mut composer = Composer::new(ext, Bounds::EMPTY);
         composer.node_into(Node::Tree(b.shape(), b.stride()), tiles)?;
         composer.node_into(Node::Flat(rest), rests)?;
@@ -132,27 +131,25 @@ fn divide_by_layout(a: &Layout, b: &Layout) -> Result<Layout> {
 /// checks without building their layouts, and `A o (B, rest)` without building `(B, rest)`.
 /// Fails (with an unspecific error) exactly where [`divide_by_layout`] fails.
 fn divide_on_modes(a: &Layout, b: &Layout) -> Result<Layout> {
-    let (a_shapes, a_strides) = (a.shape().iter_leaves(), a.stride().iter_leaves());
-    with_divide_parts(a_shapes.as_slice(), a_strides.as_slice(), b, |ext, rest| {
+    with_divide_parts(leaf_slices(a), b, |ext, rest| {
         compose_extended(ext, &[Node::Tree(b.shape(), b.stride()), Node::Flat(rest)])
     })
 }
 
 /// The operands of the composition `A o (B, rest)` of a divide of the layout with the leaves
-/// `a_shapes:a_strides` by `b`, handed to `then`: `A` extended and the modes of
+/// `a_leaves` by `b`, handed to `then`: `A` extended and the modes of
 /// `rest = complement(B, shape(coalesce(A)))`, after the checks of [`divide_by_layout`] (failing
 /// with an unspecific error where they fail). One coalescing of `A` gives both the extended `A`
 /// and the cotarget; `then` borrows both where they were built (no move of the mode lists).
 #[inline]
 fn with_divide_parts<T>(
-    a_shapes: &[i64],
-    a_strides: &[i64],
+    a_leaves: LeafSlices<'_>,
     b: &Layout,
     then: impl FnOnce(&Extended, &[Mode]) -> Result<T>,
 ) -> Result<T> {
     // size(A): the product of the extents of a valid layout fits in i64.
-    let a_size = a_shapes.iter().fold(1i64, |p, &s| p.saturating_mul(s));
-    let ext = Extended::of_leaves(a_shapes, a_strides);
+    let a_size = a_leaves.0.iter().fold(1i64, |p, &s| p.saturating_mul(s));
+    let ext = Extended::of_leaves(a_leaves);
     // shape(coalesce(A)) as the cotarget.
     let cotarget = |covered| flat_ceil_div_size(ext.coalesced_extents(), covered);
     // Sorted by stride here, so the complement's own sort finds them in order and the cover

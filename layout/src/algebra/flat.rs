@@ -36,19 +36,10 @@ pub(crate) type LeafScratch = Scratch<Mode, { store::LEAVES }>;
 /// The extents and the strides of the leaves of a layout, in order: two slices of one length.
 pub(crate) type LeafSlices<'a> = (&'a [i64], &'a [i64]);
 
-/// The [`LeafSlices`] of `layout`.
+/// The [`LeafSlices`] of `layout` (read without walking its structure codes).
 #[inline]
 pub(crate) fn leaf_slices(layout: &Layout) -> LeafSlices<'_> {
-    (leaves_of(layout.shape()), leaves_of(layout.stride()))
-}
-
-/// The leaves of `t`, in order (read without walking its structure codes).
-#[inline]
-fn leaves_of(t: &IntTuple) -> &[i64] {
-    match t {
-        IntTuple::Int(v) => std::slice::from_ref(v),
-        IntTuple::Tuple(items) => items.leaf_slice(),
-    }
+    (layout.shape().leaf_slice(), layout.stride().leaf_slice())
 }
 
 /// The modes that `fill` writes into a list of one slot per leaf of `layout` (returning how
