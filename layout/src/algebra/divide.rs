@@ -15,9 +15,8 @@ use super::coalesce::filtered_modes;
 use super::complement::{complement_of_modes, flat_ceil_div_size};
 use super::composition::{Built, Composer, Extended, Node, compose_extended, compose_nodes_into};
 use super::flat::{LeafSlices, Mode, Modes, layout_of_modes, leaf_slices, modes_fit};
-use super::tiler::{Grouping, by_mode, halves_of, regroup, tree_parts};
+use super::tiler::{Grouping, by_mode, for_each_top_mode, halves_of, regroup, tree_parts};
 use super::{coalesce, complement_to_shape, composition};
-use crate::int_tuple::store;
 use crate::layout::Bounds;
 use crate::{Error, Layout, Result, checked_mul};
 
@@ -60,18 +59,13 @@ pub fn logical_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
 /// divide on layouts may fail, which then runs and reports the failure with its operands.
 fn divide_by_modes_flat(a: &Layout, parts: &[Option<Tiler>]) -> Result<Layout> {
     let unspecific = || Error::invalid("the flat by-mode divide does not apply");
-    let (rank, codes, shapes, strides) = tree_parts(a).ok_or_else(unspecific)?;
+    let top = tree_parts(a).ok_or_else(unspecific)?;
+    let rank = top.0;
     if parts.len() > rank {
         return Err(unspecific());
     }
     let mut out = Built::default();
-    let (mut k, mut leaf) = (0, 0);
-    for i in 0..rank {
-        let (end, n_leaves) = store::skip(codes, k, 1);
-        let (mode_shapes, mode_strides) = (
-            &shapes[leaf..leaf + n_leaves],
-            &strides[leaf..leaf + n_leaves],
-        );
+    for_each_top_mode(top, |i, mode_codes, mode_shapes, mode_strides| {
         match parts.get(i) {
             Some(Some(Tiler::Layout(b))) => {
                 out.push_node_code(2);
@@ -84,12 +78,10 @@ fn divide_by_modes_flat(a: &Layout, parts: &[Option<Tiler>]) -> Result<Layout> {
                 })?;
             }
             Some(Some(Tiler::ByMode(_))) => return Err(unspecific()),
-            _ => {
-                out.push_raw(&codes[k..end], mode_shapes, mode_strides);
-            }
+            _ => out.push_raw(mode_codes, mode_shapes, mode_strides),
         }
-        (k, leaf) = (end, leaf + n_leaves);
-    }
+        Ok(())
+    })?;
     out.checked_layout(rank).ok_or_else(unspecific)
 }
 

@@ -140,7 +140,8 @@ fn regroup_flat(
     if parts.len() > a.rank() {
         return Err(unspecific());
     }
-    let (rank, codes, shapes, strides) = tree_parts(a).ok_or_else(unspecific)?;
+    let top = tree_parts(a).ok_or_else(unspecific)?;
+    let rank = top.0;
     // Every part within the rank gives one tile (a `None` part the tile `1:0`), every mode of
     // `a` one rest: the tiles go straight into the result after their node's code (when they
     // have one), the rests into their own builder, appended once at the end.
@@ -151,15 +152,7 @@ fn regroup_flat(
     }
     let tiles = &mut out;
     let mut rests = Built::new();
-    let (mut k, mut leaf) = (0, 0);
-    for i in 0..rank {
-        let (end, n_leaves) = store::skip(codes, k, 1);
-        let (mode_codes, mode_shapes, mode_strides) = (
-            &codes[k..end],
-            &shapes[leaf..leaf + n_leaves],
-            &strides[leaf..leaf + n_leaves],
-        );
-        (k, leaf) = (end, leaf + n_leaves);
+    for_each_top_mode(top, |i, mode_codes, mode_shapes, mode_strides| {
         match parts.get(i) {
             Some(Some(Tiler::Layout(b))) => {
                 let mode = mode_layout(mode_codes, mode_shapes, mode_strides);
@@ -172,7 +165,8 @@ fn regroup_flat(
             }
             None => rests.push_raw(mode_codes, mode_shapes, mode_strides),
         }
-    }
+        Ok(())
+    })?;
     let n_rests = rank;
     let arity = match grouping {
         Grouping::Zipped => {
@@ -210,6 +204,27 @@ pub(crate) fn tree_parts(a: &Layout) -> Option<TopModes<'_>> {
         )),
         _ => None,
     }
+}
+
+/// Calls `f(i, codes, extents, strides)` for each top-level mode `i` of [`tree_parts`], left to
+/// right: its structure codes (one element), extents and strides; stops at the first error.
+#[inline(always)]
+pub(crate) fn for_each_top_mode(
+    (rank, codes, shapes, strides): TopModes<'_>,
+    mut f: impl FnMut(usize, &[u8], &[i64], &[i64]) -> crate::Result<()>,
+) -> crate::Result<()> {
+    let (mut k, mut leaf) = (0, 0);
+    for i in 0..rank {
+        let (end, n_leaves) = store::skip(codes, k, 1);
+        f(
+            i,
+            &codes[k..end],
+            &shapes[leaf..leaf + n_leaves],
+            &strides[leaf..leaf + n_leaves],
+        )?;
+        (k, leaf) = (end, leaf + n_leaves);
+    }
+    Ok(())
 }
 
 /// The layout of one top-level mode given by its structure codes (one element) and leaves, as
