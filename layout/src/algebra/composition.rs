@@ -548,24 +548,10 @@ impl Built {
 
     /// The shape and stride of the one element built: a leaf, or a node.
     pub(crate) fn single(&self) -> (IntTuple, IntTuple) {
-        let codes = self.codes.as_slice();
-        match store::read_code(codes, 0) {
-            (None, _) => (
-                IntTuple::Int(self.shapes.as_slice()[0]),
-                IntTuple::Int(self.strides.as_slice()[0]),
-            ),
-            (Some(arity), 1) => {
-                // The node's elements: the codes after its own.
-                if let Some(inline) = self.codes.inline_array() {
-                    let mut body = [store::LEAF; store::CODES];
-                    body[..store::CODES - 1].copy_from_slice(&inline[1..]);
-                    if let Some(tuples) = self.inline_tuples(arity, &body, self.codes.len() - 1) {
-                        return tuples;
-                    }
-                }
-                self.tuples(arity, &codes[1..])
-            }
-            (Some(arity), body) => self.tuples(arity, &codes[body..]),
+        match store::read_code(self.codes.as_slice(), 0) {
+            (None, _) => self.element(Element::Leaf),
+            // The node's elements: the codes after its own.
+            (Some(arity), body) => self.tuples_from(arity, body),
         }
     }
 
@@ -619,12 +605,29 @@ impl Built {
 
     /// The result's shape and stride, tuples of `arity` elements.
     pub(crate) fn finish(&self, arity: usize) -> (IntTuple, IntTuple) {
-        if let Some(codes) = self.codes.inline_array() {
-            if let Some(tuples) = self.inline_tuples(arity, codes, self.codes.len()) {
+        self.tuples_from(arity, 0)
+    }
+
+    /// Tuples of the `arity` elements whose codes start at `skip` (after the codes of a node
+    /// around them, or at 0), over the leaves built: copies of whole arrays when they fit
+    /// inline.
+    #[inline]
+    fn tuples_from(&self, arity: usize, skip: usize) -> (IntTuple, IntTuple) {
+        if let Some(inline) = self.codes.inline_array() {
+            let shifted;
+            let codes = if skip == 0 {
+                inline
+            } else {
+                let mut body = [store::LEAF; store::CODES];
+                body[..store::CODES - skip].copy_from_slice(&inline[skip..]);
+                shifted = body;
+                &shifted
+            };
+            if let Some(tuples) = self.inline_tuples(arity, codes, self.codes.len() - skip) {
                 return tuples;
             }
         }
-        self.tuples(arity, self.codes.as_slice())
+        self.tuples(arity, &self.codes.as_slice()[skip..])
     }
 }
 
