@@ -11,8 +11,8 @@
 //! ```
 
 use super::flat::{
-    LeafScratch, Modes, coalesce_leaves_into, collect_scratch, filter_leaves_into,
-    layout_of_coalesced_modes, leaf_slices,
+    LeafScratch, LeafSlices, Mode, Modes, coalesce_leaves_into, collect_scratch,
+    filter_leaves_into, layout_of_coalesced_modes, leaf_slices,
 };
 use crate::{Error, IntTuple, Layout, Result};
 
@@ -32,11 +32,21 @@ use crate::{Error, IntTuple, Layout, Result};
 /// assert_eq!(coalesce(&l).unwrap().to_string(), "(4,3):(3,1)");
 /// ```
 pub fn coalesce(layout: &Layout) -> Result<Layout> {
+    Ok(simplified(layout, coalesce_leaves_into))
+}
+
+/// The layout of the modes that `simplify` (coalescing, or filtering) writes from the leaves of
+/// `layout` into a scratch list of one slot per leaf.
+#[inline(always)]
+fn simplified(
+    layout: &Layout,
+    simplify: impl FnOnce(LeafSlices<'_>, &mut [Mode]) -> usize,
+) -> Layout {
     let leaves = leaf_slices(layout);
     let mut scratch = LeafScratch::new();
     let list = scratch.list(leaves.0.len());
-    let len = coalesce_leaves_into(leaves, list);
-    Ok(layout_of_coalesced_modes(&list[..len]))
+    let len = simplify(leaves, list);
+    layout_of_coalesced_modes(&list[..len])
 }
 
 /// CuTe's `coalesce(layout, profile)`: coalesces by mode. Where `profile` is an integer the
@@ -82,11 +92,7 @@ pub fn coalesce_profile(layout: &Layout, profile: &IntTuple) -> Result<Layout> {
 /// assert_eq!(filter(&l).unwrap().to_string(), "1:0");
 /// ```
 pub fn filter(layout: &Layout) -> Result<Layout> {
-    let leaves = leaf_slices(layout);
-    let mut scratch = LeafScratch::new();
-    let list = scratch.list(leaves.0.len());
-    let len = filter_leaves_into(leaves, list);
-    Ok(layout_of_coalesced_modes(&list[..len]))
+    Ok(simplified(layout, filter_leaves_into))
 }
 
 /// The flat modes of `filter(layout)`.

@@ -19,15 +19,15 @@ use crate::{Error, IntTuple, Layout, Result, checked_mul};
 /// modes before it).
 type ModeAt = (Mode, i64);
 
-/// Writes the flat modes of `coalesce(layout)`, paired with their domain strides and sorted by
-/// stride (stable), into `sorted` (one slot per leaf of `layout`), using `modes` (as many slots)
-/// on the way; returns their number.
+/// The flat modes of `coalesce(layout)`, paired with their domain strides and sorted by stride
+/// (stable), written into `sorted` (one slot per leaf of `layout`), using `modes` (as many
+/// slots) on the way.
 #[inline]
-fn sorted_with_domain_strides(
+fn sorted_with_domain_strides<'s>(
     layout: &Layout,
     modes: &mut Scratch,
-    sorted: &mut Scratch<ModeAt>,
-) -> usize {
+    sorted: &'s mut Scratch<ModeAt>,
+) -> &'s [ModeAt] {
     let leaves = leaf_slices(layout);
     let n = leaves.0.len();
     let modes = modes.list(n);
@@ -40,7 +40,7 @@ fn sorted_with_domain_strides(
         running = running.saturating_mul(m.0);
     }
     sorted.sort_by_key(|&((_, d), _)| d);
-    len
+    sorted
 }
 
 /// CuTe's `right_inverse`: the largest layout `R` of the form CuTe builds with
@@ -64,13 +64,13 @@ fn sorted_with_domain_strides(
 /// ```
 pub fn right_inverse(layout: &Layout) -> Result<Layout> {
     let (mut modes, mut sorted) = (Scratch::new(), Scratch::new());
-    let len = sorted_with_domain_strides(layout, &mut modes, &mut sorted);
+    let sorted = sorted_with_domain_strides(layout, &mut modes, &mut sorted);
     // The result, coalesced as it is written, over the list of modes (no longer needed, and
     // at least as long).
-    let out = modes.list(len);
+    let out = modes.list(sorted.len());
     let mut out_len = 0usize;
     let mut next = 1i64; // the next offset the chain must reach
-    for &((s, d), domain_stride) in sorted.list(len).iter() {
+    for &((s, d), domain_stride) in sorted {
         if d == next {
             out_len = push_coalesced_at(out, out_len, (s, domain_stride));
             next = checked_mul(s, d, "right_inverse")?;
@@ -128,8 +128,8 @@ pub fn left_inverse(layout: &Layout) -> Result<Layout> {
 /// [`left_inverse`] of `layout`, naming `shown` (the caller's operand) in errors.
 fn left_inverse_named(layout: &Layout, shown: &Layout) -> Result<Layout> {
     let (mut modes, mut sorted) = (Scratch::new(), Scratch::new());
-    let len = sorted_with_domain_strides(layout, &mut modes, &mut sorted);
-    let sorted: &[ModeAt] = sorted.list(len);
+    let sorted = sorted_with_domain_strides(layout, &mut modes, &mut sorted);
+    let len = sorted.len();
     let fail = |why: String| {
         Err(Error::inadmissible(format!(
             "left_inverse of {shown}: the modes with a non-zero stride must be injective with \
