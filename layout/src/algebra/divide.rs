@@ -152,6 +152,8 @@ fn with_divide_parts<T>(
     let rest_or_unit: &[Mode] = if rest.is_empty() { &[(1, 0)] } else { &rest };
     // The layouts `rest` and `(B, rest)` must be valid layouts: `(B, rest)` folds the bounds of
     // `rest` on those of `B`.
+    // Two plain loops rather than `Bounds::of_modes` over a chained iterator (30-70 more
+    // instructions per divide, callgrind).
     let (b_shapes, b_strides) = (b.shape().iter_leaves(), b.stride().iter_leaves());
     let mut b_and_rest = Some(Bounds::EMPTY);
     for (&s, &d) in b_shapes.zip(b_strides) {
