@@ -16,6 +16,51 @@ fn cubin_and_log(source: &str, name: &str, arch: Arch) -> (Vec<u8>, String) {
     (c.bytes, c.log)
 }
 
+/// Asserts that the PTX of kernel `name` holds every instruction of `ops`.
+fn assert_ptx_has(ptx: &str, name: &str, ops: &[&str]) {
+    for op in ops {
+        assert!(ptx.contains(op), "{name}: no {op} in the PTX");
+    }
+}
+
+/// Compiles kernel `name` to a CUBIN and asserts what ptxas reports: no stack frame, no spills,
+/// the wgmmas kept asynchronous (ptxas warns "Potential Performance Loss: wgmma ...
+/// serialized" otherwise), setmaxnreg honoured (warning C7508 otherwise), no other warning.
+/// Returns the CUBIN.
+fn assert_ptxas_clean(source: &str, name: &str) -> Vec<u8> {
+    let (cubin, log) = cubin_and_log(source, name, Arch::SM90A);
+    assert!(!cubin.is_empty(), "{name}: empty CUBIN");
+    eprintln!("{name}: CUBIN {} bytes; log:\n{log}", cubin.len());
+    assert!(log.contains("for 'sm_90a'"), "{name}: {log}");
+    assert!(
+        log.contains("0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"),
+        "{name}: {log}"
+    );
+    for bad in ["Performance Loss", "serialized", "C7508", "warning"] {
+        assert!(!log.contains(bad), "{name}: ptxas says {bad}: {log}");
+    }
+    cubin
+}
+
+/// The SASS of `cubin` by `nvdisasm -c`, through a file in `dir` (removed afterwards).
+fn sass_of(nvdisasm: &str, cubin: &[u8], dir: &std::path::Path) -> String {
+    std::fs::create_dir_all(dir).unwrap();
+    let file = dir.join("gemm_sm90.cubin");
+    std::fs::write(&file, cubin).unwrap();
+    let out = std::process::Command::new(nvdisasm)
+        .arg("-c")
+        .arg(&file)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {nvdisasm}: {e}"));
+    let _ = std::fs::remove_dir_all(dir);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 #[test]
 fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
     if !nvrtc_or_skip("sm90_nvrtc") {
@@ -28,18 +73,20 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
             let ptx = kernel.ptx(Arch::SM90A).unwrap();
             let name = plan.kernel_name();
             assert!(ptx.contains(".target sm_90a"), "{name}");
-            for op in [
-                "wgmma.mma_async.sync.aligned.m64n256k16.f32",
-                "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
-                "setmaxnreg.dec.sync.aligned.u32 40",
-                "setmaxnreg.inc.sync.aligned.u32 232",
-                "mbarrier.try_wait.parity",
-                "mbarrier.arrive.expect_tx",
-                "wgmma.wait_group.sync.aligned 1",
-                "fence.mbarrier_init",
-            ] {
-                assert!(ptx.contains(op), "{name}: no {op} in the PTX");
-            }
+            assert_ptx_has(
+                &ptx,
+                &name,
+                &[
+                    "wgmma.mma_async.sync.aligned.m64n256k16.f32",
+                    "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
+                    "setmaxnreg.dec.sync.aligned.u32 40",
+                    "setmaxnreg.inc.sync.aligned.u32 232",
+                    "mbarrier.try_wait.parity",
+                    "mbarrier.arrive.expect_tx",
+                    "wgmma.wait_group.sync.aligned 1",
+                    "fence.mbarrier_init",
+                ],
+            );
             // The default epilogue: shared-memory chunks (stmatrix for 16-bit outputs, 64-bit
             // st.shared for fp32) stored by TMA in bulk groups, after the proxy fence.
             let chunk_store = if output == OutType::F32 {
@@ -47,36 +94,25 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
             } else {
                 "stmatrix.sync.aligned.m8n8.x4.shared.b16"
             };
-            for op in [
-                "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group",
-                "cp.async.bulk.commit_group",
-                "cp.async.bulk.wait_group.read 1",
-                "cp.async.bulk.wait_group 0",
-                "fence.proxy.async.shared::cta",
-                "bar.sync",
-                chunk_store,
-            ] {
-                assert!(ptx.contains(op), "{name}: no {op} in the PTX");
-            }
+            assert_ptx_has(
+                &ptx,
+                &name,
+                &[
+                    "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group",
+                    "cp.async.bulk.commit_group",
+                    "cp.async.bulk.wait_group.read 1",
+                    "cp.async.bulk.wait_group 0",
+                    "fence.proxy.async.shared::cta",
+                    "bar.sync",
+                    chunk_store,
+                ],
+            );
             assert!(
                 !ptx.contains("st.global"),
                 "{name}: direct stores left in the PTX"
             );
             assert!(!ptx.contains(".local"), "{name} uses local memory");
-            let (cubin, log) = cubin_and_log(kernel.source(), &name, Arch::SM90A);
-            assert!(!cubin.is_empty(), "{name}: empty CUBIN");
-            eprintln!("{name}: CUBIN {} bytes; log:\n{log}", cubin.len());
-            // ptxas kept the wgmmas asynchronous (it warns "Potential Performance Loss: wgmma
-            // ... serialized" otherwise), honoured setmaxnreg (warning C7508 otherwise) and
-            // spilled nothing.
-            assert!(log.contains("for 'sm_90a'"), "{name}: {log}");
-            assert!(
-                log.contains("0 bytes spill stores, 0 bytes spill loads"),
-                "{name}: {log}"
-            );
-            for bad in ["Performance Loss", "serialized", "C7508", "warning"] {
-                assert!(!log.contains(bad), "{name}: ptxas says {bad}: {log}");
-            }
+            assert_ptxas_clean(kernel.source(), &name);
         }
     }
     // Clusters of two along M: B multicast, remote releases of the stages, cluster barriers.
@@ -90,25 +126,19 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
         let name = plan.kernel_name();
         assert!(name.ends_with("_c2"), "{name}");
         let ptx = kernel.ptx(Arch::SM90A).unwrap();
-        for op in [
-            ".multicast::cluster",
-            "mapa.shared::cluster.u32",
-            "mbarrier.arrive.shared::cluster.b64",
-            "barrier.cluster.arrive.release",
-            "barrier.cluster.wait.acquire",
-            "%cluster_ctarank",
-        ] {
-            assert!(ptx.contains(op), "{name}: no {op} in the PTX");
-        }
-        let (_, log) = cubin_and_log(kernel.source(), &name, Arch::SM90A);
-        eprintln!("{name}: {log}");
-        assert!(
-            log.contains("0 bytes spill stores, 0 bytes spill loads"),
-            "{name}: {log}"
+        assert_ptx_has(
+            &ptx,
+            &name,
+            &[
+                ".multicast::cluster",
+                "mapa.shared::cluster.u32",
+                "mbarrier.arrive.shared::cluster.b64",
+                "barrier.cluster.arrive.release",
+                "barrier.cluster.wait.acquire",
+                "%cluster_ctarank",
+            ],
         );
-        for bad in ["Performance Loss", "serialized", "C7508", "warning"] {
-            assert!(!log.contains(bad), "{name}: ptxas says {bad}: {log}");
-        }
+        assert_ptxas_clean(kernel.source(), &name);
     }
     // The epilogue variants: the same pair order in every lane, one barrier per chunk, three
     // stages with four buffers per consumer, stores per warp. The default fp32 epilogue's lane-dependent pair
@@ -226,14 +256,7 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
             }
         }
         assert!(!ptx.contains(".local"), "{name} uses local memory");
-        let (_, log) = cubin_and_log(kernel.source(), &name, Arch::SM90A);
-        assert!(
-            log.contains("0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"),
-            "{name}: {log}"
-        );
-        for bad in ["Performance Loss", "serialized", "C7508", "warning"] {
-            assert!(!log.contains(bad), "{name}: ptxas says {bad}: {log}");
-        }
+        assert_ptxas_clean(kernel.source(), &name);
     }
     // The direct epilogue (also the fallback where TMA cannot address C: N = 1001 fp32
     // columns are 4004-byte rows) stores from registers and has no TMA store.
@@ -251,11 +274,7 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
         let ptx = kernel.ptx(Arch::SM90A).unwrap();
         assert!(ptx.contains("st.global."), "{name}");
         assert!(!ptx.contains("bulk_group"), "{name}");
-        let (_, log) = cubin_and_log(kernel.source(), &name, Arch::SM90A);
-        assert!(
-            log.contains("0 bytes spill stores, 0 bytes spill loads"),
-            "{name}: {log}"
-        );
+        assert_ptxas_clean(kernel.source(), &name);
     }
 }
 
@@ -277,21 +296,7 @@ fn hopper_gemm_sass_uses_hgmma_and_tma() {
     let kernel = plan.kernel().unwrap();
     let (cubin, _) = cubin_and_log(kernel.source(), &plan.kernel_name(), Arch::SM90A);
     let dir = std::env::temp_dir().join(format!("tessel_sm90_sass_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("gemm_sm90.cubin");
-    std::fs::write(&file, &cubin).unwrap();
-    let out = std::process::Command::new(&nvdisasm)
-        .arg("-c")
-        .arg(&file)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {nvdisasm}: {e}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let sass = String::from_utf8_lossy(&out.stdout);
+    let sass = sass_of(&nvdisasm, &cubin, &dir);
     let count = |op: &str| sass.matches(op).count();
     // The default writes the consumer's code once per consumer (uniform_consumer): the
     // consumers' instructions appear twice.
@@ -316,15 +321,7 @@ fn hopper_gemm_sass_uses_hgmma_and_tma() {
     let plan = Sm90Plan::with_options(4096, 4096, 4096, InType::F16, OutType::F32, c2).unwrap();
     let kernel = plan.kernel().unwrap();
     let (cubin, _) = cubin_and_log(kernel.source(), &plan.kernel_name(), Arch::SM90A);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(&file, &cubin).unwrap();
-    let out = std::process::Command::new(&nvdisasm)
-        .arg("-c")
-        .arg(&file)
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-    let sass = String::from_utf8_lossy(&out.stdout);
+    let sass = sass_of(&nvdisasm, &cubin, &dir);
     let count = |op: &str| sass.matches(op).count();
     assert_eq!(count("UTMALDG.2D.MULTICAST"), 1, "{sass}");
     assert_eq!(count("MEMBAR.ALL.GPU"), 2, "{sass}");
@@ -350,25 +347,19 @@ fn hopper_gemm_stream_k_compiles_without_spills() {
             let name = plan.kernel_name();
             assert!(name.ends_with("_sk"), "{name}");
             let ptx = kernel.ptx(Arch::SM90A).unwrap();
-            for op in [
-                "st.release.gpu.global.u32",
-                "ld.acquire.gpu.global.u32",
-                "st.global.cg.f32",
-                "ld.global.cg.f32",
-                "wgmma.mma_async.sync.aligned.m64n256k16.f32",
-            ] {
-                assert!(ptx.contains(op), "{name}: no {op} in the PTX");
-            }
-            assert!(!ptx.contains(".local"), "{name} uses local memory");
-            let (_, log) = cubin_and_log(kernel.source(), &name, Arch::SM90A);
-            eprintln!("{name}: {log}");
-            assert!(
-                log.contains("0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"),
-                "{name}: {log}"
+            assert_ptx_has(
+                &ptx,
+                &name,
+                &[
+                    "st.release.gpu.global.u32",
+                    "ld.acquire.gpu.global.u32",
+                    "st.global.cg.f32",
+                    "ld.global.cg.f32",
+                    "wgmma.mma_async.sync.aligned.m64n256k16.f32",
+                ],
             );
-            for bad in ["Performance Loss", "serialized", "C7508", "warning"] {
-                assert!(!log.contains(bad), "{name}: ptxas says {bad}: {log}");
-            }
+            assert!(!ptx.contains(".local"), "{name} uses local memory");
+            assert_ptxas_clean(kernel.source(), &name);
         }
     }
     let plan = Sm90Plan::new(1000, 2000, 520, InType::F16, OutType::F32).unwrap();
@@ -403,23 +394,17 @@ fn hopper_gemm_pingpong_compiles_without_spills() {
         let name = plan.kernel_name();
         assert!(name.ends_with("_pp"), "{name}");
         let ptx = kernel.ptx(Arch::SM90A).unwrap();
-        for op in [
-            "wgmma.mma_async.sync.aligned.m64n256k16.f32",
-            "bar.arrive",
-            "cp.async.bulk.wait_group.read 3",
-        ] {
-            assert!(ptx.contains(op), "{name}: no {op} in the PTX");
-        }
-        assert!(!ptx.contains(".local"), "{name} uses local memory");
-        let (_, log) = cubin_and_log(kernel.source(), &name, Arch::SM90A);
-        eprintln!("{name}: {log}");
-        assert!(
-            log.contains("0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"),
-            "{name}: {log}"
+        assert_ptx_has(
+            &ptx,
+            &name,
+            &[
+                "wgmma.mma_async.sync.aligned.m64n256k16.f32",
+                "bar.arrive",
+                "cp.async.bulk.wait_group.read 3",
+            ],
         );
-        for bad in ["Performance Loss", "serialized", "C7508", "warning"] {
-            assert!(!log.contains(bad), "{name}: ptxas says {bad}: {log}");
-        }
+        assert!(!ptx.contains(".local"), "{name} uses local memory");
+        assert_ptxas_clean(kernel.source(), &name);
     }
     let plan = Sm90Plan::new(1000, 2000, 520, InType::F16, OutType::F32).unwrap();
     let ptx = plan.kernel().unwrap().ptx(Arch::SM90A).unwrap();
