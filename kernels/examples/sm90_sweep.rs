@@ -20,33 +20,14 @@ use tessel_kernels::hopper::run::{
     Sm90Buffers, cublas_supports, function, launch_cublas, run_and_compare_cublas, run_and_verify,
     supported,
 };
-use tessel_kernels::hopper::{Epilogue, InType, OutType, RASTER_GROUP, Sm90Options, Sm90Plan};
+use tessel_kernels::hopper::{Epilogue, InType, OutType, Sm90Options, Sm90Plan};
 use tessel_kernels::timing::time_events;
 
 /// The variants timed, the default first.
 fn variants() -> Vec<Sm90Options> {
-    let d = Sm90Options::default();
-    let base = Sm90Options {
-        epilogue: Epilogue::TmaStore,
-        raster_group: RASTER_GROUP,
-        persistent: true,
-        cluster: 1,
-        pair_order: true,
-        chunk_barriers: 2,
-        stages: 4,
-        warp_stores: false,
-        l2_hint: 0,
-        lag: 0,
-        stream_k: false,
-        pingpong: false,
-        lean_desc: true,
-        wait_hint: false,
-        prefetch: 0,
-        uniform_consumer: true,
-        unroll_stages: false,
-        lean_release: true,
-    };
-    let mut v = vec![d, base];
+    // Each variant is the default with the fields it names changed (its tag names them).
+    let base = Sm90Options::default();
+    let mut v = vec![base];
     // The shared-memory epilogue: pair order, barriers per chunk, stages and buffers.
     for pair_order in [true, false] {
         for chunk_barriers in [1, 2] {
