@@ -11,8 +11,8 @@
 //! ```
 
 use super::flat::{
-    LeafScratch, LeafSlices, Mode, Modes, coalesce_leaves_into, collect_scratch,
-    filter_leaves_into, layout_of_coalesced_modes, leaf_slices,
+    LeafScratch, LeafSlices, Mode, Modes, coalesce_leaves_into, filter_leaves_into,
+    layout_of_coalesced_modes, leaf_slices,
 };
 use crate::{Error, IntTuple, Layout, Result};
 
@@ -97,7 +97,11 @@ pub fn filter(layout: &Layout) -> Result<Layout> {
 
 /// The flat modes of `filter(layout)`.
 pub(crate) fn filtered_modes(layout: &Layout) -> Modes {
-    collect_scratch(layout, filter_leaves_into)
+    let leaves = leaf_slices(layout);
+    let mut out: Modes = smallvec::smallvec![(0, 0); leaves.0.len()];
+    let len = filter_leaves_into(leaves, &mut out);
+    out.truncate(len);
+    out
 }
 
 #[cfg(test)]

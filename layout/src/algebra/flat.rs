@@ -42,20 +42,6 @@ pub(crate) fn leaf_slices(layout: &Layout) -> LeafSlices<'_> {
     (layout.shape().leaf_slice(), layout.stride().leaf_slice())
 }
 
-/// The modes that `fill` writes into a list of one slot per leaf of `layout` (returning how
-/// many it wrote), as a [`Modes`].
-#[inline]
-pub(crate) fn collect_scratch(
-    layout: &Layout,
-    fill: impl FnOnce(LeafSlices<'_>, &mut [Mode]) -> usize,
-) -> Modes {
-    let leaves = leaf_slices(layout);
-    let mut out: Modes = smallvec::smallvec![(0, 0); leaves.0.len()];
-    let len = fill(leaves, &mut out);
-    out.truncate(len);
-    out
-}
-
 /// Writes the coalesced modes of the leaves `(extents, strides)` whose stride `keep` accepts
 /// into `list` (one slot per leaf at least) and returns their number (see [`push_coalesced`]).
 #[inline]
