@@ -46,6 +46,16 @@
 //   k::C_WARP                             1: each warp stores its own 16 rows of a chunk
 //                                         (k::C_WARP_BYTES of the buffer, a 16-row box of
 //                                         tmap_c) and syncs with __syncwarp only
+//   TESSEL_SM90_TRACE                     1: thread 0 of each consumer records the timeline
+//                                         of its first k::TRACE_TILES tiles into TRACE
+//                                         (hopper::TraceRecord: 8 words per tile)
+//   TESSEL_SM90_PARK                      k::PARK_STAGES > 0 (Sm90Options::park): the
+//                                         epilogue writes C's first chunks into the stages of
+//                                         the tile's last PARK_STAGES k-tiles (not released
+//                                         after the main loop; k::PARK_BUFS chunk buffers of
+//                                         each per consumer), the rest into its own buffers;
+//                                         thread 0 releases those stages during the next
+//                                         tile's first k-tiles, once their stores have read them
 //   TESSEL_SM90_STREAM_K                  1: hybrid data-parallel + stream-K schedule (below);
 //                                         WS (fp32 partials) and FLAGS are parameters
   extern __shared__ __align__(1024) unsigned char tessel_smem[];
@@ -270,6 +280,14 @@
     unit_t it = sk_first;
 #endif
     int k0 = 0, k1 = 0;
+#if TESSEL_SM90_TRACE
+    int tr_tile = 0;  // this consumer's tiles so far (Sm90Options::trace)
+#endif
+#if TESSEL_SM90_PARK
+    // The stages the previous tile's epilogue parked C in (-1: none), released in this order
+    // at this tile's first k-tiles once the stores that read them are done.
+    int park_a = -1, park_b = -1;
+#endif
     // The unit loop (kernels/cuda/gemm_sm90_units.cuh), inserted by hopper::Sm90Plan::kernel.
     //@UNITS
     if (owed) dev::sm90::bar_arrive(3, 256);

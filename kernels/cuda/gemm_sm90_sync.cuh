@@ -27,6 +27,11 @@ struct sm90 {
   static __device__ __forceinline__ void arrive(b32 bar) {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
   }
+  // `count` arrivals at once (a parked stage released by one thread for its 4 warps).
+  static __device__ __forceinline__ void arrive_count(b32 bar, b32 count) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(count)
+                 : "memory");
+  }
   // Waits until the phase of parity `parity` has completed. With TESSEL_SM90_WAIT_HINT > 0,
   // each try_wait may suspend the thread up to that many nanoseconds (PTX ISA, mbarrier
   // try_wait's suspendTimeHint) instead of the system's default limit.
@@ -240,6 +245,23 @@ struct sm90 {
   static __device__ __forceinline__ b32 clusters() {
     b32 r;
     asm volatile("mov.u32 %0, %%nclusterid.x;\n" : "=r"(r));
+    return r;
+  }
+  // The trace (TESSEL_SM90_TRACE): the GPU-wide nanosecond timer, this SM's cycle counter and
+  // its index (volatile: each read stays where it is written).
+  static __device__ __forceinline__ uint64_t globaltimer() {
+    uint64_t r;
+    asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(r));
+    return r;
+  }
+  static __device__ __forceinline__ uint64_t cycles() {
+    uint64_t r;
+    asm volatile("mov.u64 %0, %%clock64;\n" : "=l"(r));
+    return r;
+  }
+  static __device__ __forceinline__ b32 smid() {
+    b32 r;
+    asm volatile("mov.u32 %0, %%smid;\n" : "=r"(r));
     return r;
   }
   // Every thread of every block of the cluster arrives, then waits for all (release / acquire:

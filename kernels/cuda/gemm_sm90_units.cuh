@@ -24,6 +24,13 @@
       const long long n0 = layout::tile_n0(idx);
 #endif
       int prev = 0;
+#if TESSEL_SM90_TRACE
+      // The tile's timeline (thread 0 writes it after the epilogue): start, first stage in,
+      // last wgmma done, epilogue done.
+      const uint64_t tr_ns0 = dev::sm90::globaltimer();
+      const uint64_t tr_c0 = dev::sm90::cycles();
+      uint64_t tr_c1 = 0;
+#endif
       // Every unit has k1 > k0 (a do-while: ptxas keeps the wgmmas asynchronous only when the
       // accumulators cannot bypass the loop).
       int kt = k0;
@@ -37,6 +44,9 @@
 #endif
       do {
         dev::sm90::wait(bars + 8 * s, phase);
+#if TESSEL_SM90_TRACE
+        if (kt == k0) tr_c1 = dev::sm90::cycles();
+#endif
         tessel_sync_warp();  // the .aligned wgmma instructions need the whole warp converged
         dev::sm90::pin<k::ACC>(acc);
         dev::sm90::mma_fence();
@@ -67,7 +77,33 @@
         // The previous k-tile's wgmmas are done: its stage goes back to the producers (one
         // arrival per consumer warp on the barrier of every block of the cluster).
         dev::sm90::mma_wait<1>();
+#if TESSEL_SM90_PARK
+        // With two parked stages the second-to-last k-tile's stage stays (parked below).
+        if (kt > k0 && releaser && !(k::PARK_STAGES == 2 && kt == k1 - 1)) {
+          release(bars + 8 * (k::STAGES + prev));
+        }
+        // The stages the previous tile's epilogue parked C in go back to the producer (its
+        // loads of this tile's k-tiles 2 and 3 wait for them) once thread 0's stores that read
+        // them are done: chunks 0 .. PARK_BUFS - 1 from park_a, the next PARK_BUFS from
+        // park_b; at most the later chunks' groups may still be reading. This tile's k-tile
+        // is already issued, so the tensor cores have work while thread 0 waits.
+        if (kt == k0 && park_a >= 0) {
+          if (t == 0) {
+            dev::sm90::store_wait_read<k::C_CHUNKS - k::PARK_BUFS>();
+            dev::sm90::arrive_count(bars + 8 * (k::STAGES + park_a), 4);
+          }
+          park_a = -1;
+        }
+        if (k::PARK_STAGES == 2 && kt == k0 + 1 && park_b >= 0) {
+          if (t == 0) {
+            dev::sm90::store_wait_read<k::C_CHUNKS - 2 * k::PARK_BUFS>();
+            dev::sm90::arrive_count(bars + 8 * (k::STAGES + park_b), 4);
+          }
+          park_b = -1;
+        }
+#else
         if (kt > k0 && releaser) release(bars + 8 * (k::STAGES + prev));
+#endif
         if constexpr (k::LAG > 0) {
           if (owed && kt == k::LAG_AT) {
             dev::sm90::bar_arrive(3, 256);
@@ -89,7 +125,19 @@
 #endif
       dev::sm90::mma_wait<0>();
       dev::sm90::pin<k::ACC>(acc);
+#if TESSEL_SM90_TRACE
+      const uint64_t tr_c2 = dev::sm90::cycles();
+#endif
+#if TESSEL_SM90_PARK
+      // The last k-tile's stage (and with two, the one before) is parked, not released. The
+      // other consumer may still be reading its B half: both consumers' wgmmas are done
+      // before either writes C there (named barrier 6 over both).
+      park_a = k::PARK_STAGES == 2 ? (prev + k::STAGES - 1) % k::STAGES : prev;
+      park_b = k::PARK_STAGES == 2 ? prev : -1;
+      dev::sm90::bar_sync(6, 256);
+#else
       if (releaser) release(bars + 8 * (k::STAGES + prev));
+#endif
       if constexpr (k::PINGPONG) skip_tile();
 #if TESSEL_SM90_SK_PHASE == 1
       {
@@ -134,24 +182,10 @@
       const long long n0 = layout::tile_n0(idx);
 #endif
 #if TESSEL_SM90_TMA_STORE
-      // Epilogue through shared memory, chunk by chunk: values ch * k::C_VALS .. of every thread
-      // are the 64 x k::C_COLS chunk ch of the consumer's 64 x 256 tile (checked on the host).
-      // Chunk buffers rotate (k::C_CHUNKS is a multiple of k::C_BUFS, so chunk ch of every
-      // tile uses buffer ch % k::C_BUFS). Thread 0 issued every store: it waits until the store
-      // that last read a buffer is done with it, then the warpgroup syncs, before the buffer
-      // is refilled. With 2 barriers per chunk that happens before the chunk's own stores;
-      // with 1, at the barrier that follows the stores, for the next chunk's buffer.
-#pragma unroll
-      for (int ch = 0; ch < k::C_CHUNKS; ++ch) {
-        const b32 buf = sC + (k::C_BUFS * c + ch % k::C_BUFS) * k::C_BUF_BYTES;
-        if constexpr (k::C_WARP) {
-          // Lane 0 issued this warp's stores from the buffer: the one that last read it is done.
-          if (t % 32 == 0) dev::sm90::store_wait_read<k::C_BUFS - 1>();
-          __syncwarp();
-        } else if constexpr (k::C_BARS == 2) {
-          if (t == 0) dev::sm90::store_wait_read<k::C_BUFS - 1>();
-          dev::sm90::bar_sync(1 + c, 128);
-        }
+      // Epilogue through shared memory: values ch * k::C_VALS .. of every thread are the
+      // 64 x k::C_COLS chunk ch of the consumer's 64 x 256 tile (checked on the host), written
+      // into a buffer by write_chunk and stored from there by thread 0's TMA store.
+      auto write_chunk = [&](const int ch, const b32 buf) {
         const long long base = (long long)ch * 64 * k::C_COLS;
         if constexpr (k::OUT == 0) {
           // Two adjacent fp32 columns per st.shared.v2, pair u ^ flip at step u (a selection
@@ -189,6 +223,67 @@
             dev::stsm(buf + 2 * (b32)layout::c_smem(idx), r);
           }
         }
+      };
+      // Thread 0 stores chunk ch from buf (rows of this consumer, columns of the chunk), as
+      // one bulk group.
+      auto store_chunk = [&](const int ch, const b32 buf) {
+        const int c0 = (int)(n0 + ch * k::C_COLS), c1 = (int)(m0 + k::C_ROW * c);
+        if constexpr (k::L2_HINT >= 1) {
+          dev::sm90::tma_store_hint(&tmap_c, buf, c0, c1, evict);
+        } else {
+          dev::sm90::tma_store(&tmap_c, buf, c0, c1);
+        }
+        dev::sm90::store_commit();
+      };
+#if TESSEL_SM90_PARK
+      // Parked: every chunk has a buffer of its own, so they are written in batches, one
+      // batch per parked stage (its PARK_BUFS chunks: this consumer's 64 rows of A, then its
+      // half of B) and one of the own buffers, with one fence and barrier per batch instead
+      // of per chunk; thread 0 then stores the batch's chunks. The own buffers were last read
+      // by the previous tile's last chunks: at most PARKED groups (this tile's) may still be
+      // reading when they are rewritten.
+      constexpr int parked = k::PARK_STAGES * k::PARK_BUFS;
+      auto slot = [&](const int ch) -> b32 {
+        const int pj = ch % k::PARK_BUFS;
+        const int pst = ch < k::PARK_BUFS ? park_a : park_b;
+        return ch >= parked ? sC + (k::C_BUFS * c + (ch - parked)) * k::C_BUF_BYTES
+               : pj == 0    ? sA + pst * k::A_STAGE_BYTES + c * k::A_WG_BYTES
+                            : sB + pst * k::B_STAGE_BYTES + (2 * c + pj - 1) * k::C_BUF_BYTES;
+      };
+#pragma unroll
+      for (int first = 0; first < k::C_CHUNKS; first += k::PARK_BUFS) {
+        const int last = first + k::PARK_BUFS < k::C_CHUNKS ? first + k::PARK_BUFS : k::C_CHUNKS;
+        if (first >= parked) {
+          if (t == 0) dev::sm90::store_wait_read<parked>();
+          dev::sm90::bar_sync(1 + c, 128);
+        }
+#pragma unroll
+        for (int ch = first; ch < last; ++ch) write_chunk(ch, slot(ch));
+        dev::sm90::fence_proxy_async();
+        dev::sm90::bar_sync(1 + c, 128);
+        if (t == 0) {
+#pragma unroll
+          for (int ch = first; ch < last; ++ch) store_chunk(ch, slot(ch));
+        }
+      }
+#else
+      // Chunk buffers rotate (k::C_CHUNKS is a multiple of k::C_BUFS, so chunk ch of every
+      // tile uses buffer ch % k::C_BUFS). Thread 0 issued every store: it waits until the store
+      // that last read a buffer is done with it, then the warpgroup syncs, before the buffer
+      // is refilled. With 2 barriers per chunk that happens before the chunk's own stores;
+      // with 1, at the barrier that follows the stores, for the next chunk's buffer.
+#pragma unroll
+      for (int ch = 0; ch < k::C_CHUNKS; ++ch) {
+        const b32 buf = sC + (k::C_BUFS * c + ch % k::C_BUFS) * k::C_BUF_BYTES;
+        if constexpr (k::C_WARP) {
+          // Lane 0 issued this warp's stores from the buffer: the one that last read it is done.
+          if (t % 32 == 0) dev::sm90::store_wait_read<k::C_BUFS - 1>();
+          __syncwarp();
+        } else if constexpr (k::C_BARS == 2) {
+          if (t == 0) dev::sm90::store_wait_read<k::C_BUFS - 1>();
+          dev::sm90::bar_sync(1 + c, 128);
+        }
+        write_chunk(ch, buf);
         dev::sm90::fence_proxy_async();
         if constexpr (k::C_WARP) {
           __syncwarp();
@@ -210,17 +305,10 @@
             if (t == 0) dev::sm90::store_wait_read<k::C_BUFS - 2>();
           }
           dev::sm90::bar_sync(1 + c, 128);
-          if (t == 0) {
-            const int c0 = (int)(n0 + ch * k::C_COLS), c1 = (int)(m0 + k::C_ROW * c);
-            if constexpr (k::L2_HINT >= 1) {
-              dev::sm90::tma_store_hint(&tmap_c, buf, c0, c1, evict);
-            } else {
-              dev::sm90::tma_store(&tmap_c, buf, c0, c1);
-            }
-            dev::sm90::store_commit();
-          }
+          if (t == 0) store_chunk(ch, buf);
         }
       }
+#endif
 #else
       // Epilogue: values v and v + 1 are adjacent columns of one row (checked on the host).
       const long long r0 = m0 + k::C_ROW * c;
@@ -235,5 +323,20 @@
                                     k::PAIR != 0 && two, two);
         }
       }
+#endif
+#if TESSEL_SM90_TRACE && TESSEL_SM90_SK_PHASE == 0
+      if (t == 0 && tr_tile < k::TRACE_TILES) {
+        const uint64_t tr_c3 = dev::sm90::cycles();
+        uint64_t* r = TRACE + ((blockIdx.x * 2ull + c) * k::TRACE_TILES + tr_tile) * 8ull;
+        r[0] = tr_ns0;
+        r[1] = dev::sm90::globaltimer();
+        r[2] = tr_c0;
+        r[3] = tr_c1;
+        r[4] = tr_c2;
+        r[5] = tr_c3;
+        r[6] = dev::sm90::smid();
+        r[7] = 0;
+      }
+      ++tr_tile;
 #endif
     }

@@ -13,14 +13,24 @@
 //! variants of a size and type pair again, round-robin, after verifying them once).
 //! Prints one line per variant as it goes, a summary table, and with several rounds the
 //! median ratio of each variant over the rounds with its range.
+//!
+//! Diagnosis: `--trace` also runs each variant once more with [`Sm90Options::trace`] and
+//! prints its timeline per tile ordinal (median cycles waiting for the first stage, in the
+//! main loop and in the epilogue; when the tiles' epilogues start across the SMs; the SM
+//! clock the records imply); `--blocks N` launches the persistent kernel over N blocks
+//! instead of one per SM; `--soak S` launches cuBLAS, then the variant, back to back for S
+//! seconds each, twice, and prints each span's wall-clock start and time per launch (to
+//! read next to `nvidia-smi`'s clock and power samples).
 
 use tessel_kernels::Gpu;
 use tessel_kernels::gemm::run::cublas;
+use tessel_kernels::hopper::run::TraceEntry;
 use tessel_kernels::hopper::run::{
     Sm90Buffers, cublas_supports, function, launch_cublas, run_and_compare_cublas, run_and_verify,
     supported,
 };
 use tessel_kernels::hopper::{Epilogue, InType, OutType, Sm90Options, Sm90Plan};
+use tessel_kernels::kernel::Loaded;
 use tessel_kernels::timing::time_events;
 
 /// The variants timed, the default first.
@@ -160,6 +170,14 @@ fn variants() -> Vec<Sm90Options> {
         unroll_stages: true,
         ..base
     });
+    // C parked in the last k-tiles' stages, with either fp32 pair order.
+    for pair_order in [true, false] {
+        v.push(Sm90Options {
+            park: true,
+            pair_order,
+            ..base
+        });
+    }
     let mut seen = Vec::new();
     v.retain(|o| {
         let new = !seen.contains(o);
@@ -167,6 +185,141 @@ fn variants() -> Vec<Sm90Options> {
         new
     });
     v
+}
+
+/// The median of `v` (0 when empty).
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// The trace's summary: per tile ordinal, the median cycles of each phase over the consumers
+/// that ran one, and the spread (10th, 50th, 90th percentile) of the epilogues' start times
+/// across the GPU, in microseconds from the kernel's first tile start.
+fn print_trace(trace: &[TraceEntry]) {
+    let Some(t0) = trace.iter().map(|e| e.record.start_ns).min() else {
+        println!("  trace: no records");
+        return;
+    };
+    let end = trace.iter().map(|e| e.record.end_ns).max().unwrap_or(t0);
+    let ghz = median(
+        trace
+            .iter()
+            .map(|e| {
+                let r = &e.record;
+                (r.cycles[3] - r.cycles[0]) as f64 / (r.end_ns - r.start_ns).max(1) as f64
+            })
+            .collect(),
+    );
+    println!(
+        "  trace: {} records, first start to last end {:.1} us, SM clock ~{ghz:.3} GHz",
+        trace.len(),
+        (end - t0) as f64 / 1e3
+    );
+    println!(
+        "  {:>4} {:>5} {:>9} {:>9} {:>9} {:>26} {:>15} {:>11}",
+        "tile",
+        "recs",
+        "wait cyc",
+        "main cyc",
+        "epi cyc",
+        "epilogue start us p10/50/90",
+        "epi cyc c0 / c1",
+        "c1 - c0 cyc"
+    );
+    let tiles = trace.iter().map(|e| e.tile).max().unwrap_or(0);
+    for j in 0..=tiles {
+        let of: Vec<&TraceEntry> = trace.iter().filter(|e| e.tile == j).collect();
+        let phase = |f: fn(&TraceEntry) -> u64| median(of.iter().map(|e| f(e) as f64).collect());
+        let mut starts: Vec<f64> = of
+            .iter()
+            .map(|e| {
+                let r = &e.record;
+                // The epilogue's start: the tile's start plus its cycles up to the last wgmma,
+                // at this record's own clock.
+                let rate =
+                    (r.cycles[3] - r.cycles[0]) as f64 / (r.end_ns - r.start_ns).max(1) as f64;
+                (r.start_ns - t0) as f64 / 1e3 + (r.cycles[2] - r.cycles[0]) as f64 / rate / 1e3
+            })
+            .collect();
+        starts.sort_by(f64::total_cmp);
+        let pct = |p: usize| starts[(starts.len() - 1) * p / 100];
+        let epi_of = |c: usize| {
+            median(
+                of.iter()
+                    .filter(|e| e.consumer == c)
+                    .map(|e| e.record.epilogue_cycles() as f64)
+                    .collect(),
+            )
+        };
+        // Consumer 1's epilogue start minus consumer 0's, in the block's cycles.
+        let apart = median(
+            of.iter()
+                .filter(|e| e.consumer == 0)
+                .filter_map(|e0| {
+                    let e1 = of.iter().find(|e| e.consumer == 1 && e.block == e0.block)?;
+                    Some(e1.record.cycles[2] as f64 - e0.record.cycles[2] as f64)
+                })
+                .collect(),
+        );
+        println!(
+            "  {j:>4} {:>5} {:>9.0} {:>9.0} {:>9.0} {:>8.1} {:>8.1} {:>8.1} {:>7.0} {:>7.0} {apart:>11.0}",
+            of.len(),
+            phase(|e| e.record.wait_cycles()),
+            phase(|e| e.record.main_cycles()),
+            phase(|e| e.record.epilogue_cycles()),
+            pct(10),
+            pct(50),
+            pct(90),
+            epi_of(0),
+            epi_of(1)
+        );
+    }
+}
+
+/// Launches `launch` back to back for `secs` seconds (synchronizing every 50 launches) and
+/// returns the launches and the milliseconds per launch.
+fn soak(
+    gpu: &Gpu,
+    secs: f64,
+    mut launch: impl FnMut() -> tessel_kernels::GpuResult<()>,
+) -> tessel_kernels::GpuResult<(usize, f64)> {
+    let start = std::time::Instant::now();
+    let mut n = 0;
+    while start.elapsed().as_secs_f64() < secs {
+        for _ in 0..50 {
+            launch()?;
+        }
+        n += 50;
+        gpu.synchronize()?;
+    }
+    Ok((n, start.elapsed().as_secs_f64() * 1e3 / n as f64))
+}
+
+/// Seconds since the Unix epoch (to line up with `nvidia-smi`'s timestamps).
+fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// The plan's kernel over `blocks` blocks where given (persistent, no clusters), else over
+/// the grid [`function`] picks.
+fn load<'g>(
+    gpu: &'g Gpu,
+    plan: &Sm90Plan,
+    blocks: Option<u32>,
+) -> tessel_kernels::GpuResult<Loaded<'g>> {
+    match blocks {
+        Some(b) if plan.options.persistent && plan.options.cluster == 1 => {
+            function(gpu, plan)?;
+            plan.kernel()?.with_grid(b, 1, 1).load(gpu)
+        }
+        _ => function(gpu, plan),
+    }
 }
 
 /// `N` (N^3) or `MxNxK`.
@@ -218,6 +371,9 @@ fn main() {
     };
     let mut first_type_only = false;
     let mut rounds = 1;
+    let mut trace = false;
+    let mut blocks: Option<u32> = None;
+    let mut soak_secs = 0.0;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         if a == "--repeats" {
@@ -229,6 +385,12 @@ fn main() {
             rounds = it.next().and_then(|r| r.parse().ok()).unwrap_or(rounds);
         } else if a == "--f16-f32" {
             first_type_only = true;
+        } else if a == "--trace" {
+            trace = true;
+        } else if a == "--blocks" {
+            blocks = it.next().and_then(|r| r.parse().ok());
+        } else if a == "--soak" {
+            soak_secs = it.next().and_then(|r| r.parse().ok()).unwrap_or(0.0);
         } else if let Some(mnk) = parse_size(a) {
             sizes.push(mnk);
         }
@@ -296,10 +458,48 @@ fn main() {
                     };
                     // Later rounds follow other variants: their maps may differ.
                     b.for_plan(&gpu, &plan)?;
-                    let kernel = function(&gpu, &plan)?;
+                    let kernel = load(&gpu, &plan, blocks)?;
                     let theirs =
                         time_events(&gpu, 3, repeats, || launch_cublas(&gpu, &blas, &plan, b))?;
                     let ours = kernel.time(3, repeats, &mut b.args(&plan)?)?;
+                    if soak_secs > 0.0 && round == 0 {
+                        for pass in 0..2 {
+                            let at = unix_now();
+                            let (n, ms) =
+                                soak(&gpu, soak_secs, || launch_cublas(&gpu, &blas, &plan, b))?;
+                            println!(
+                                "  soak {pass} cuBLAS from {at:.2}: {n} launches, {ms:.4} ms each"
+                            );
+                            let at = unix_now();
+                            let mut args = b.args(&plan)?;
+                            let (n, ms) = soak(&gpu, soak_secs, || kernel.launch(&mut args))?;
+                            println!(
+                                "  soak {pass} ours   from {at:.2}: {n} launches, {ms:.4} ms each"
+                            );
+                        }
+                    }
+                    if trace && round == 0 {
+                        let traced = Sm90Plan::with_options(
+                            m,
+                            n,
+                            k,
+                            input,
+                            output,
+                            Sm90Options {
+                                trace: true,
+                                ..opts
+                            },
+                        )?;
+                        b.for_plan(&gpu, &traced)?;
+                        let tk = load(&gpu, &traced, blocks)?;
+                        // Warm, then one launch recorded.
+                        tk.time(3, 3, &mut b.args(&traced)?)?;
+                        b.take_trace(&gpu)?;
+                        tk.launch(&mut b.args(&traced)?)?;
+                        gpu.synchronize()?;
+                        println!("{} [{opts}] trace:", plan.kernel_name());
+                        print_trace(&b.take_trace(&gpu)?);
+                    }
                     let info = format!(
                         "{}, grid {}",
                         kernel.info(),

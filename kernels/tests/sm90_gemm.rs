@@ -615,6 +615,7 @@ fn gpu_variants() {
             lean_release: false,
             ..d
         },
+        Sm90Options { park: true, ..d },
     ] {
         for output in [OutType::F32, OutType::BF16] {
             gpu_variant(
@@ -636,6 +637,33 @@ fn gpu_variants() {
             true,
             opts,
         );
+    }
+}
+
+#[test]
+#[ignore = "needs an sm_90 GPU"]
+fn gpu_park_every_type() {
+    // C parked in the stages of each tile's last k-tiles (Sm90Options::park), for the
+    // sanitizers: 1000 x 4400 = 8 x 18 = 144 tiles, so some blocks run two and release the
+    // first tile's parked stages during the second's first k-tiles; K = 136 is 3 k-tiles
+    // (the last one ragged), K = 64 one k-tile (fp32 then parks nothing: two stages would be
+    // needed; 16-bit outputs park the one stage), K = 128 two (fp32 parks both stages of the
+    // tile, the next tile's k-tiles land in the two others).
+    let pk = Sm90Options {
+        park: true,
+        ..Sm90Options::default()
+    };
+    for output in OutType::ALL {
+        for k in [136, 64, 128] {
+            gpu_variant(
+                "gpu_park_every_type",
+                (1000, 4400, k),
+                InType::BF16,
+                output,
+                true,
+                pk,
+            );
+        }
     }
 }
 
@@ -726,6 +754,53 @@ fn gpu_buffers_follow_the_variant() {
     // Other sizes are refused.
     let other = Sm90Plan::new(m, n, k + 8, InType::F16, OutType::F32).unwrap();
     assert!(bufs.for_plan(&gpu, &other).is_err());
+}
+
+#[test]
+#[ignore = "needs an sm_90 GPU"]
+fn gpu_trace_records_every_tile_in_order() {
+    // 2048 x 4096: 16 x 16 = 256 tiles over at most one block per SM, so most blocks run two.
+    // The traced kernel still computes C, and its timeline holds one record per consumer and
+    // tile, each in phase order, the tiles of a consumer one after the other.
+    let Some(gpu) = common::gpu_or_skip("gpu_trace_records_every_tile_in_order") else {
+        return;
+    };
+    if !supported(&gpu) {
+        return;
+    }
+    let o = Sm90Options {
+        trace: true,
+        ..Sm90Options::default()
+    };
+    let plan = Sm90Plan::with_options(2048, 4096, 128, InType::F16, OutType::F32, o).unwrap();
+    let mut bufs = Sm90Buffers::new(&gpu, &plan, 11).unwrap();
+    let (kernel, cmp) = run_and_verify(&gpu, &plan, &mut bufs, 256).unwrap();
+    assert_eq!(cmp.bad, 0);
+    let grid = kernel.kernel().launch().grid.0 as usize;
+    let trace = bufs.take_trace(&gpu).unwrap();
+    assert_eq!(trace.len(), 2 * 256);
+    for block in 0..grid {
+        // The persistent loop gives block b the tiles b, b + grid, ...
+        let tiles = (256 - block).div_ceil(grid);
+        for consumer in 0..2 {
+            let mine: Vec<_> = trace
+                .iter()
+                .filter(|e| e.block == block && e.consumer == consumer)
+                .collect();
+            assert_eq!(mine.len(), tiles, "block {block} consumer {consumer}");
+            for (j, e) in mine.iter().enumerate() {
+                let r = &e.record;
+                assert_eq!(e.tile, j);
+                assert!(r.cycles.windows(2).all(|w| w[0] <= w[1]), "{r:?}");
+                assert!(r.start_ns <= r.end_ns, "{r:?}");
+                assert_eq!(r.sm, mine[0].record.sm, "a block stays on its SM");
+                if j > 0 {
+                    assert!(mine[j - 1].record.end_ns <= r.start_ns, "{r:?}");
+                    assert!(mine[j - 1].record.cycles[3] <= r.cycles[0], "{r:?}");
+                }
+            }
+        }
+    }
 }
 
 /// The stream-K variant.

@@ -115,6 +115,30 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
             assert_ptxas_clean(kernel.source(), &name);
         }
     }
+    // C parked in the last k-tiles' stages: two stages for fp32, one for 16-bit outputs
+    // (chunks 0-2 in it, chunk 3 in an own buffer: waits for 1 and 3 groups).
+    let pk = Sm90Options {
+        park: true,
+        ..Sm90Options::default()
+    };
+    for (input, output) in [(InType::BF16, OutType::F32), (InType::F16, OutType::BF16)] {
+        let plan = Sm90Plan::with_options(1000, 1000, 1000, input, output, pk).unwrap();
+        let kernel = plan.kernel().unwrap();
+        let name = plan.kernel_name();
+        let ptx = kernel.ptx(Arch::SM90A).unwrap();
+        let waits: &[&str] = if output == OutType::F32 {
+            &[
+                "wait_group.read 6",
+                "wait_group.read 5",
+                "wait_group.read 2",
+            ]
+        } else {
+            &["wait_group.read 3", "wait_group.read 1"]
+        };
+        assert_ptx_has(&ptx, &name, waits);
+        assert!(!ptx.contains(".local"), "{name} uses local memory");
+        assert_ptxas_clean(kernel.source(), &name);
+    }
     // Clusters of two along M: B multicast, remote releases of the stages, cluster barriers.
     let c2 = Sm90Options {
         cluster: 2,
@@ -197,6 +221,14 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
             unroll_stages: true,
             ..Sm90Options::default()
         },
+        Sm90Options {
+            trace: true,
+            ..Sm90Options::default()
+        },
+        Sm90Options {
+            park: true,
+            ..Sm90Options::default()
+        },
     ] {
         let plan =
             Sm90Plan::with_options(1000, 1000, 1000, InType::F16, OutType::F32, opts).unwrap();
@@ -207,9 +239,18 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
             (1, _) => "cp.async.bulk.wait_group.read 0",
             (_, 3) => "cp.async.bulk.wait_group.read 3",
             _ if opts.pingpong => "cp.async.bulk.wait_group.read 3",
+            // Parked fp32 C: the own buffers wait until only this tile's 6 parked chunks pend,
+            // the parked stages for their 3 and 6 first chunks (checked below).
+            _ if opts.park => "cp.async.bulk.wait_group.read 6",
             _ => "cp.async.bulk.wait_group.read 1",
         };
         assert!(ptx.contains(wait), "{name}: no {wait}");
+        if opts.park {
+            for w in ["read 5", "read 2"] {
+                assert!(ptx.contains(w), "{name}: no {w}");
+            }
+            assert!(!ptx.contains("read 1;"), "{name}: waits as without parking");
+        }
         if opts.l2_hint == 2 {
             for op in [
                 "createpolicy.fractional.L2::evict_first.b64",
@@ -254,6 +295,11 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
                     "{name}: {mapa} mapa, {rank} rank reads"
                 );
             }
+        }
+        // The trace reads both clocks and writes its records; nothing else does.
+        let timers = ["%globaltimer", "%clock64", "%smid"];
+        for op in timers {
+            assert_eq!(ptx.contains(op), opts.trace, "{name}: {op}");
         }
         assert!(!ptx.contains(".local"), "{name} uses local memory");
         assert_ptxas_clean(kernel.source(), &name);

@@ -369,6 +369,8 @@ impl std::str::FromStr for Epilogue {
 ///     uniform_consumer: true,
 ///     unroll_stages: false,
 ///     lean_release: true,
+///     trace: false,
+///     park: false,
 /// };
 /// assert_eq!(o.tag(), "_direct_g4_np_c2_seq_b1_s3_ws_h1_l2");
 /// assert_eq!(o.to_string(), "direct g4 non-persistent c2 seq b1 s3 ws h1 l2");
@@ -380,6 +382,10 @@ impl std::str::FromStr for Epilogue {
 /// assert_eq!(lw.tag(), "_od_wh_pf4");
 /// let sr = Sm90Options { cluster: 2, lean_release: false, ..Sm90Options::default() };
 /// assert_eq!((sr.tag().as_str(), sr.to_string().ends_with(" sr")), ("_c2_sr", true));
+/// let tr = Sm90Options { trace: true, ..Sm90Options::default() };
+/// assert_eq!((tr.tag().as_str(), tr.to_string().ends_with(" tr")), ("_tr", true));
+/// let pk = Sm90Options { park: true, ..Sm90Options::default() };
+/// assert_eq!((pk.tag().as_str(), pk.to_string().ends_with(" pk")), ("_pk", true));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Sm90Options {
@@ -467,6 +473,101 @@ pub struct Sm90Options {
     /// in turn and reading its rank and mapping the address at every release. No effect
     /// without clusters.
     pub lean_release: bool,
+    /// A timeline for diagnosis: thread 0 of each consumer records, for each of its first
+    /// [`TRACE_TILES`] tiles, when the tile started, when its first stage arrived, when its
+    /// last wgmma finished and when its epilogue issued its last store ([`TraceRecord`]),
+    /// into an extra kernel argument `TRACE` (`run::Sm90Buffers::trace`). Needs a
+    /// persistent grid without stream-K or ping-pong. Not for timing: the records cost a few
+    /// instructions per tile.
+    pub trace: bool,
+    /// The epilogue parks C in the stages of the tile's last k-tiles ([`Sm90Plan::park_stages`]:
+    /// two for fp32, one for 16-bit outputs) besides its own buffers, so that the whole tile's
+    /// C is written to shared memory without waiting for earlier TMA stores to drain; those
+    /// stages go back to the producer during the next tile's first k-tiles, once the stores
+    /// that read them are done (the next tile's loads of k-tiles 2 and 3 wait for them). Needs
+    /// the shared-memory epilogue of warpgroup stores with 2 barriers per chunk, 4 stages, a
+    /// persistent grid, no clusters, stream-K, ping-pong, lag or unrolled loop. Measured
+    /// 1.3-2.3% slower than the default at 4096^3: the epilogue stays bound by the stores
+    /// leaving the SM, and the parked stages come back late (docs/performance.md, "Where the
+    /// cycles go").
+    pub park: bool,
+}
+
+/// Tiles per consumer that [`Sm90Options::trace`] records (later tiles are not recorded).
+///
+/// ```
+/// assert_eq!(tessel_kernels::hopper::TRACE_TILES, 16);
+/// ```
+pub const TRACE_TILES: i64 = 16;
+
+/// One consumer's record of one tile under [`Sm90Options::trace`]: `%globaltimer`
+/// (nanoseconds, one clock for the whole GPU) at the tile's start and at its end, and the SM's
+/// `clock64` cycles at the tile's start, when its first stage had arrived, when its last wgmma
+/// had finished, and when its epilogue had issued its last store; `sm` is `%smid`.
+///
+/// ```
+/// use tessel_kernels::hopper::TraceRecord;
+/// let r = TraceRecord::from_words(&[1000, 48_000, 10, 250, 70_250, 74_000, 7, 0]);
+/// assert_eq!((r.wait_cycles(), r.main_cycles(), r.epilogue_cycles()), (240, 70_000, 3_750));
+/// assert_eq!(r.sm, 7);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TraceRecord {
+    /// `%globaltimer` at the tile's start (ns).
+    pub start_ns: u64,
+    /// `%globaltimer` after the epilogue (ns).
+    pub end_ns: u64,
+    /// `clock64` at the tile's start, after its first stage's wait, after its last wgmma, and
+    /// after the epilogue.
+    pub cycles: [u64; 4],
+    /// The SM that ran it.
+    pub sm: u64,
+}
+
+impl TraceRecord {
+    /// 64-bit words per record in the `TRACE` buffer.
+    pub const WORDS: usize = 8;
+
+    /// A record from its [`TraceRecord::WORDS`] words as the kernel writes them.
+    ///
+    /// ```
+    /// let _ = tessel_kernels::hopper::TraceRecord::from_words; // see TraceRecord
+    /// ```
+    pub fn from_words(w: &[u64]) -> TraceRecord {
+        TraceRecord {
+            start_ns: w[0],
+            end_ns: w[1],
+            cycles: [w[2], w[3], w[4], w[5]],
+            sm: w[6],
+        }
+    }
+
+    /// Cycles from the tile's start until its first stage had arrived.
+    ///
+    /// ```
+    /// let _ = tessel_kernels::hopper::TraceRecord::wait_cycles; // see TraceRecord
+    /// ```
+    pub fn wait_cycles(&self) -> u64 {
+        self.cycles[1].wrapping_sub(self.cycles[0])
+    }
+
+    /// Cycles from the first stage's arrival to the last wgmma's completion.
+    ///
+    /// ```
+    /// let _ = tessel_kernels::hopper::TraceRecord::main_cycles; // see TraceRecord
+    /// ```
+    pub fn main_cycles(&self) -> u64 {
+        self.cycles[2].wrapping_sub(self.cycles[1])
+    }
+
+    /// Cycles of the epilogue (last wgmma done to last store issued).
+    ///
+    /// ```
+    /// let _ = tessel_kernels::hopper::TraceRecord::epilogue_cycles; // see TraceRecord
+    /// ```
+    pub fn epilogue_cycles(&self) -> u64 {
+        self.cycles[3].wrapping_sub(self.cycles[2])
+    }
 }
 
 /// The suspend-time hint of [`Sm90Options::wait_hint`], in nanoseconds.
@@ -497,6 +598,8 @@ impl Default for Sm90Options {
             uniform_consumer: true,
             unroll_stages: false,
             lean_release: true,
+            trace: false,
+            park: false,
         }
     }
 }
@@ -566,6 +669,12 @@ impl Sm90Options {
         if self.lean_release != d.lean_release {
             s += if self.lean_release { "_lr" } else { "_sr" };
         }
+        if self.trace != d.trace {
+            s += if self.trace { "_tr" } else { "_ntr" };
+        }
+        if self.park != d.park {
+            s += if self.park { "_pk" } else { "_npk" };
+        }
         s
     }
 }
@@ -574,7 +683,7 @@ impl fmt::Display for Sm90Options {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} g{} {} c{} {} b{} s{}{} h{} l{}{}{}{}{}{}{}{}{}",
+            "{} g{} {} c{} {} b{} s{}{} h{} l{}{}{}{}{}{}{}{}{}{}{}",
             self.epilogue,
             self.raster_group,
             if self.persistent {
@@ -600,7 +709,9 @@ impl fmt::Display for Sm90Options {
             },
             if self.uniform_consumer { "" } else { " vc" },
             if self.unroll_stages { " us" } else { "" },
-            if self.lean_release { "" } else { " sr" }
+            if self.lean_release { "" } else { " sr" },
+            if self.trace { " tr" } else { "" },
+            if self.park { " pk" } else { "" }
         )
     }
 }
@@ -815,6 +926,30 @@ impl Sm90Plan {
             return Err(GpuError::InvalidArgument(format!(
                 "Hopper GEMM: stream-K needs a persistent grid without clusters or lag (given \
                  {options})"
+            )));
+        }
+        if options.trace && (options.stream_k || options.pingpong || !options.persistent) {
+            return Err(GpuError::InvalidArgument(format!(
+                "Hopper GEMM: the trace needs a persistent grid without stream-K or ping-pong \
+                 (given {options})"
+            )));
+        }
+        if options.park
+            && (options.epilogue != Epilogue::TmaStore
+                || options.warp_stores
+                || options.chunk_barriers != 2
+                || options.stages != 4
+                || !options.persistent
+                || options.cluster != 1
+                || options.stream_k
+                || options.pingpong
+                || options.lag != 0
+                || options.unroll_stages)
+        {
+            return Err(GpuError::InvalidArgument(format!(
+                "Hopper GEMM: parking C in the stages needs the shared-memory epilogue of \
+                 warpgroup stores with 2 barriers per chunk, 4 stages and a persistent grid \
+                 without clusters, stream-K, ping-pong, lag or unrolled loop (given {options})"
             )));
         }
         if options.pingpong && (options.stream_k || options.lag != 0 || !options.persistent) {
@@ -1518,6 +1653,32 @@ impl Sm90Plan {
             + 2 * stages * 8
     }
 
+    /// Stages whose shared memory the epilogue borrows with [`Sm90Options::park`]: those of
+    /// the tile's last `park_stages` k-tiles, 3 chunk buffers of each per consumer (its 64 rows
+    /// of A and half of B), enough with its own [`Sm90Plan::c_bufs`] for every chunk of its
+    /// tile: 2 for fp32 (8 chunks), 1 for 16-bit outputs (4 chunks). 0 without parking, where
+    /// the epilogue falls back to direct stores, or where a tile has fewer k-tiles than that.
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Options, Sm90Plan};
+    /// let pk = Sm90Options { park: true, ..Sm90Options::default() };
+    /// let f32 = Sm90Plan::with_options(256, 256, 256, InType::F16, OutType::F32, pk).unwrap();
+    /// let f16 = Sm90Plan::with_options(256, 256, 64, InType::F16, OutType::F16, pk).unwrap();
+    /// let short = Sm90Plan::with_options(256, 256, 64, InType::F16, OutType::F32, pk).unwrap();
+    /// assert_eq!((f32.park_stages(), f16.park_stages(), short.park_stages()), (2, 1, 0));
+    /// ```
+    pub fn park_stages(&self) -> i64 {
+        if !self.options.park || self.epilogue != Epilogue::TmaStore {
+            return 0;
+        }
+        let chunks = BN / Self::c_cols(self.output);
+        let stages = ceil_div(chunks - self.c_bufs(), Self::PARK_BUFS);
+        if self.k_tiles() < stages { 0 } else { stages }
+    }
+
+    /// Chunk buffers a consumer takes from each parked stage: its 64 rows of A and half of B.
+    const PARK_BUFS: i64 = 3;
+
     /// Epilogue buffers per consumer: 2 with 4 stages, 4 with 3 (where the shared memory of
     /// the fourth stage holds them) or with ping-pong consumers (whose stages are 8 KiB
     /// smaller).
@@ -1689,7 +1850,8 @@ impl Sm90Plan {
         let stream_k = self.options.stream_k;
         let sync = format!(
             "#define TESSEL_SM90_TMA_STORE {}\n#define TESSEL_SM90_STREAM_K {}\n\
-             #define TESSEL_SM90_WAIT_HINT {}\n#define TESSEL_SM90_KUNROLL {}\n{SYNC}",
+             #define TESSEL_SM90_WAIT_HINT {}\n#define TESSEL_SM90_KUNROLL {}\n\
+             #define TESSEL_SM90_TRACE {}\n#define TESSEL_SM90_PARK {}\n{SYNC}",
             i64::from(tma_store),
             i64::from(stream_k),
             if self.options.wait_hint {
@@ -1697,7 +1859,9 @@ impl Sm90Plan {
             } else {
                 0
             },
-            self.k_unroll()
+            self.k_unroll(),
+            i64::from(self.options.trace),
+            self.park_stages()
         );
         // The lean descriptors add k-steps to the start field (address >> 4, 14 bits): every
         // shared address (after the 1 KiB the driver reserves per block) must stay below 2^18.
@@ -1783,6 +1947,9 @@ impl Sm90Plan {
             .int("LAG_AT", self.options.lag.min(self.k_tiles()) - 1)
             .int("STREAM_K", i64::from(stream_k))
             .int("C_WARP_BYTES", 16 * 128)
+            .int("TRACE_TILES", TRACE_TILES)
+            .int("PARK_STAGES", self.park_stages())
+            .int("PARK_BUFS", Self::PARK_BUFS)
             .mma_atom("wgmma", &mma_atom(self.input.atom())?)
             .copy_atom("stsm", &copy_atom("SM90_U32x4_STSM_N")?)
             .device_fn("sm90", &sync)
@@ -1797,6 +1964,10 @@ impl Sm90Plan {
             b = b
                 .param(Param::output("WS", CType::F32.into()))
                 .param(Param::output("FLAGS", CType::B32.into()));
+        }
+        if self.options.trace {
+            // TRACE_TILES records per consumer of each block (hopper::run sizes it).
+            b = b.param(Param::output("TRACE", CType::new("uint64_t", 8).into()));
         }
         b.threads(384)
             .min_blocks(Some(1))

@@ -18,7 +18,7 @@ use cudarc::cublas::{CudaBlas, sys as cublas_sys};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use half::{bf16, f16};
 
-use super::{Epilogue, InType, OutType, Sm90Plan};
+use super::{Epilogue, InType, OutType, Sm90Plan, TRACE_TILES, TraceRecord};
 use crate::Arch;
 use crate::bench::io;
 use crate::device::Gpu;
@@ -150,6 +150,28 @@ pub struct Sm90Buffers {
     pub map_c: Option<TensorMap>,
     /// The stream-K workspace (allocated for a plan with [`super::Sm90Options::stream_k`]).
     pub stream_k: Option<StreamKWorkspace>,
+    /// The timeline of [`super::Sm90Options::trace`]: [`TRACE_TILES`] records of
+    /// [`TraceRecord::WORDS`] words per consumer of each of up to one block per SM (zeroed;
+    /// read with [`Sm90Buffers::take_trace`]).
+    pub trace: Option<CudaSlice<u64>>,
+}
+
+/// One consumer's record of one tile (see [`Sm90Buffers::take_trace`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TraceEntry {
+    /// The block (`blockIdx.x`).
+    pub block: usize,
+    /// The consumer (0 or 1).
+    pub consumer: usize,
+    /// The block's tile ordinal (0 = its first tile).
+    pub tile: usize,
+    /// What the kernel recorded.
+    pub record: TraceRecord,
+}
+
+/// The trace buffer's length in words for `gpu` (up to one block per SM).
+fn trace_words(gpu: &Gpu) -> usize {
+    usize::try_from(gpu.sm_count()).unwrap_or(0) * 2 * TRACE_TILES as usize * TraceRecord::WORDS
 }
 
 /// The stream-K variant's global workspace, sized by [`Sm90Plan::stream_k_workspace`] for one
@@ -255,6 +277,14 @@ impl Sm90Buffers {
         } else {
             None
         };
+        let trace = if plan.options.trace {
+            Some(cuda(
+                "cuMemAlloc",
+                gpu.stream().alloc_zeros::<u64>(trace_words(gpu)),
+            )?)
+        } else {
+            None
+        };
         Ok(Sm90Buffers {
             a_host,
             b_host,
@@ -265,6 +295,7 @@ impl Sm90Buffers {
             map_b,
             map_c,
             stream_k,
+            trace,
         })
     }
 
@@ -314,7 +345,50 @@ impl Sm90Buffers {
         if plan.options.stream_k && self.stream_k.is_none() {
             self.stream_k = Some(StreamKWorkspace::new(gpu, plan)?);
         }
+        if plan.options.trace && self.trace.is_none() {
+            self.trace = Some(cuda(
+                "cuMemAlloc",
+                gpu.stream().alloc_zeros::<u64>(trace_words(gpu)),
+            )?);
+        }
         Ok(())
+    }
+
+    /// The records of the last traced launch ([`super::Sm90Options::trace`]), in buffer order
+    /// (block, consumer, tile), leaving the buffer zeroed for the next; empty without a trace
+    /// buffer. A record is there when its tile ran (its start cycle is not 0).
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Options, Sm90Plan, run};
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+    /// if !run::supported(&gpu) { return }
+    /// let o = Sm90Options { trace: true, ..Sm90Options::default() };
+    /// let plan = Sm90Plan::with_options(256, 512, 64, InType::F16, OutType::F32, o).unwrap();
+    /// let mut bufs = run::Sm90Buffers::new(&gpu, &plan, 3).unwrap();
+    /// run::function(&gpu, &plan).unwrap().launch(&mut bufs.args(&plan).unwrap()).unwrap();
+    /// let trace = bufs.take_trace(&gpu).unwrap();
+    /// assert_eq!(trace.len(), 4 * 2); // 4 tiles, one per block, two consumers each
+    /// assert!(bufs.take_trace(&gpu).unwrap().is_empty());
+    /// ```
+    pub fn take_trace(&mut self, gpu: &Gpu) -> GpuResult<Vec<TraceEntry>> {
+        let Some(buf) = self.trace.as_mut() else {
+            return Ok(Vec::new());
+        };
+        let words = cuda("cuMemcpyDtoH", gpu.stream().clone_dtoh(buf))?;
+        cuda("cuMemsetD8", gpu.stream().memset_zeros(buf))?;
+        let per_consumer = TRACE_TILES as usize;
+        Ok(words
+            .chunks_exact(TraceRecord::WORDS)
+            .enumerate()
+            .map(|(i, w)| (i, TraceRecord::from_words(w)))
+            .filter(|(_, r)| r.cycles[0] != 0)
+            .map(|(i, record)| TraceEntry {
+                block: i / (2 * per_consumer),
+                consumer: (i / per_consumer) % 2,
+                tile: i % per_consumer,
+                record,
+            })
+            .collect())
     }
 
     /// The kernel's arguments: `(tmap_a, tmap_b, C)`, or `(tmap_a, tmap_b, tmap_c, C)` for the
@@ -361,6 +435,15 @@ impl Sm90Buffers {
             })?;
             args.push(Arg::output(&mut ws.partials));
             args.push(Arg::output(&mut ws.flags));
+        }
+        if plan.options.trace {
+            let trace = self.trace.as_mut().ok_or_else(|| {
+                GpuError::InvalidArgument(format!(
+                    "{}: the buffers have no trace buffer (call Sm90Buffers::for_plan)",
+                    plan.kernel_name()
+                ))
+            })?;
+            args.push(Arg::output(trace));
         }
         Ok(args)
     }
