@@ -157,7 +157,7 @@ pub const PATTERNS: [Pattern; 47] = [
     pat("conflict_s64_docs", 64, true, "(2,8,2):(32,2,16)"),
     pat("conflict_s64_contig", 64, true, "32:2"),
     // The fp32 epilogue store of the Hopper GEMM with the same pair order in every lane
-    // (kernels/src/hopper/mod.rs, `pair_order: false`; `st.shared.v2` into the 128-byte
+    // (kernels/src/hopper/epilogue.rs, `pair_order: false`; `st.shared.v2` into the 128-byte
     // swizzled C buffer): lane l writes row l / 4, columns 2 (l % 4) + 0..1.
     Pattern {
         name: "conflict_p64_epilogue_sm90",
