@@ -411,38 +411,33 @@ impl Sm90Buffers {
                 plan.kernel_name()
             )));
         }
+        let missing = |what: &str| {
+            GpuError::InvalidArgument(format!(
+                "{}: the buffers have no {what} (call Sm90Buffers::for_plan)",
+                plan.kernel_name()
+            ))
+        };
         let mut args = vec![Arg::TensorMap(&self.map_a), Arg::TensorMap(&self.map_b)];
         if plan.epilogue == Epilogue::TmaStore {
             let map = self
                 .map_c
                 .as_ref()
                 .filter(|m| Some(m.plan()) == plan.c_tma.as_ref());
-            let map = map.ok_or_else(|| {
-                GpuError::InvalidArgument(format!(
-                    "{}: the buffers have no tensor map of C",
-                    plan.kernel_name()
-                ))
-            })?;
-            args.push(Arg::TensorMap(map));
+            args.push(Arg::TensorMap(
+                map.ok_or_else(|| missing("tensor map of C"))?,
+            ));
         }
         args.push(self.c.arg());
         if plan.options.stream_k {
-            let ws = self.stream_k.as_mut().ok_or_else(|| {
-                GpuError::InvalidArgument(format!(
-                    "{}: the buffers have no stream-K workspace (call Sm90Buffers::for_plan)",
-                    plan.kernel_name()
-                ))
-            })?;
+            let ws = self
+                .stream_k
+                .as_mut()
+                .ok_or_else(|| missing("stream-K workspace"))?;
             args.push(Arg::output(&mut ws.partials));
             args.push(Arg::output(&mut ws.flags));
         }
         if plan.options.trace {
-            let trace = self.trace.as_mut().ok_or_else(|| {
-                GpuError::InvalidArgument(format!(
-                    "{}: the buffers have no trace buffer (call Sm90Buffers::for_plan)",
-                    plan.kernel_name()
-                ))
-            })?;
+            let trace = self.trace.as_mut().ok_or_else(|| missing("trace buffer"))?;
             args.push(Arg::output(trace));
         }
         Ok(args)
