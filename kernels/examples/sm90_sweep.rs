@@ -20,7 +20,8 @@
 //! clock the records imply); `--blocks N` launches the persistent kernel over N blocks
 //! instead of one per SM; `--soak S` launches cuBLAS, then the variant, back to back for S
 //! seconds each, twice, and prints each span's wall-clock start and time per launch (to
-//! read next to `nvidia-smi`'s clock and power samples).
+//! read next to `nvidia-smi`'s clock and power samples); `--ours-first` times the variant
+//! before cuBLAS instead of after it.
 
 use tessel_kernels::Gpu;
 use tessel_kernels::gemm::run::cublas;
@@ -374,6 +375,7 @@ fn main() {
     let mut trace = false;
     let mut blocks: Option<u32> = None;
     let mut soak_secs = 0.0;
+    let mut ours_first = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         if a == "--repeats" {
@@ -385,6 +387,8 @@ fn main() {
             rounds = it.next().and_then(|r| r.parse().ok()).unwrap_or(rounds);
         } else if a == "--f16-f32" {
             first_type_only = true;
+        } else if a == "--ours-first" {
+            ours_first = true;
         } else if a == "--trace" {
             trace = true;
         } else if a == "--blocks" {
@@ -459,9 +463,17 @@ fn main() {
                     // Later rounds follow other variants: their maps may differ.
                     b.for_plan(&gpu, &plan)?;
                     let kernel = load(&gpu, &plan, blocks)?;
-                    let theirs =
-                        time_events(&gpu, 3, repeats, || launch_cublas(&gpu, &blas, &plan, b))?;
-                    let ours = kernel.time(3, repeats, &mut b.args(&plan)?)?;
+                    // cuBLAS first, unless --ours-first (the order's effect on the ratio).
+                    let (theirs, ours) = if ours_first {
+                        let ours = kernel.time(3, repeats, &mut b.args(&plan)?)?;
+                        let theirs =
+                            time_events(&gpu, 3, repeats, || launch_cublas(&gpu, &blas, &plan, b))?;
+                        (theirs, ours)
+                    } else {
+                        let theirs =
+                            time_events(&gpu, 3, repeats, || launch_cublas(&gpu, &blas, &plan, b))?;
+                        (theirs, kernel.time(3, repeats, &mut b.args(&plan)?)?)
+                    };
                     if soak_secs > 0.0 && round == 0 {
                         for pass in 0..2 {
                             let at = unix_now();

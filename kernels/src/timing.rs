@@ -33,6 +33,29 @@ pub struct Timing {
     pub repeats: usize,
 }
 
+impl Timing {
+    /// Two timings of the same thing taken apart, as one: the mean of the two medians, the
+    /// extremes of both, and all their repeats (a balanced order, `a b b a`, pools each side's
+    /// two timings so that neither is always the one timed second).
+    ///
+    /// ```
+    /// use tessel_kernels::timing::Timing;
+    /// let a = Timing { median_ms: 1.0, min_ms: 0.9, max_ms: 1.2, repeats: 10 };
+    /// let b = Timing { median_ms: 1.2, min_ms: 1.1, max_ms: 1.5, repeats: 10 };
+    /// let p = a.pooled(&b);
+    /// assert!((p.median_ms - 1.1).abs() < 1e-12);
+    /// assert_eq!((p.min_ms, p.max_ms, p.repeats), (0.9, 1.5, 20));
+    /// ```
+    pub fn pooled(&self, other: &Timing) -> Timing {
+        Timing {
+            median_ms: (self.median_ms + other.median_ms) / 2.0,
+            min_ms: self.min_ms.min(other.min_ms),
+            max_ms: self.max_ms.max(other.max_ms),
+            repeats: self.repeats + other.repeats,
+        }
+    }
+}
+
 /// Median of `samples` (which must be non-empty; an empty slice gives 0).
 ///
 /// ```

@@ -752,8 +752,10 @@ pub struct Sm90Row {
 }
 
 /// For each size and type pair: verify ours against the CPU (64 spread rows) and cuBLAS (every
-/// element), then time both with CUDA events (3 warm-ups, median of `repeats`). `Unavailable`
-/// when the GPU is not sm_90.
+/// element), then time both with CUDA events in the order ours, cuBLAS, cuBLAS, ours (3
+/// warm-ups and `repeats` each; each side's two medians averaged,
+/// [`Timing::pooled`](crate::timing::Timing::pooled)).
+/// `Unavailable` when the GPU is not sm_90.
 ///
 /// ```
 /// use tessel_kernels::hopper::{InType, OutType, run};
@@ -795,10 +797,16 @@ pub fn bench(
                 cpu.rel_err,
                 vs.rel_err
             ))?;
-            let ours = kernel.time(3, repeats, &mut bufs.args(&plan)?)?;
-            let theirs = time_events(gpu, 3, repeats, || {
-                launch_cublas(gpu, &blas, &plan, &mut bufs)
-            })?;
+            // Balanced order (ours, cuBLAS, cuBLAS, ours): under the card's power cap the one
+            // timed second of a pair ran about 0.3% slower (docs/performance.md, "Order").
+            let first = kernel.time(3, repeats, &mut bufs.args(&plan)?)?;
+            let mut blas_time = || {
+                time_events(gpu, 3, repeats, || {
+                    launch_cublas(gpu, &blas, &plan, &mut bufs)
+                })
+            };
+            let theirs = blas_time()?.pooled(&blas_time()?);
+            let ours = first.pooled(&kernel.time(3, repeats, &mut bufs.args(&plan)?)?);
             rows.push(Sm90Row {
                 size: (m, n, k),
                 input,
