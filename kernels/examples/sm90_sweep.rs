@@ -307,15 +307,17 @@ fn unix_now() -> f64 {
         .map_or(0.0, |d| d.as_secs_f64())
 }
 
-/// The plan's kernel over `blocks` blocks where given (persistent, no clusters), else over
-/// the grid [`function`] picks.
+/// The plan's kernel over `blocks` blocks where given (persistent, no clusters or stream-K,
+/// whose schedule is the SM count's), else over the grid [`function`] picks.
 fn load<'g>(
     gpu: &'g Gpu,
     plan: &Sm90Plan,
     blocks: Option<u32>,
 ) -> tessel_kernels::GpuResult<Loaded<'g>> {
     match blocks {
-        Some(b) if plan.options.persistent && plan.options.cluster == 1 => {
+        Some(b)
+            if plan.options.persistent && plan.options.cluster == 1 && !plan.options.stream_k =>
+        {
             function(gpu, plan)?;
             plan.kernel()?.with_grid(b, 1, 1).load(gpu)
         }
