@@ -56,6 +56,46 @@ impl Timing {
     }
 }
 
+/// Which side of a comparison [`time_pair`] runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// The implementation measured.
+    Ours,
+    /// The reference it is measured against (cuBLAS, memcpy).
+    Theirs,
+}
+
+/// Times two implementations against each other in the balanced order ours, theirs, theirs,
+/// ours ([`time_events`] each, `warmup` and `repeats` every time) and pools each side's two
+/// timings ([`Timing::pooled`]): the card's clock under its power cap depends on what ran just
+/// before, so neither side is always the one timed second. Returns (ours, theirs).
+///
+/// ```
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+/// use tessel_kernels::{exec::{alloc, poison}, timing::{Side, time_pair}};
+/// let mut buf = alloc::<u32>(&gpu, 1 << 20).unwrap();
+/// let mut order = Vec::new();
+/// let (ours, theirs) = time_pair(&gpu, 0, 2, |side| {
+///     order.push(side);
+///     poison(&gpu, &mut buf)
+/// })
+/// .unwrap();
+/// assert_eq!((ours.repeats, theirs.repeats), (4, 4));
+/// assert_eq!((order[0], order[2], order[4], order[6]), (Side::Ours, Side::Theirs, Side::Theirs, Side::Ours));
+/// ```
+pub fn time_pair(
+    gpu: &Gpu,
+    warmup: usize,
+    repeats: usize,
+    mut run: impl FnMut(Side) -> GpuResult<()>,
+) -> GpuResult<(Timing, Timing)> {
+    let ours = time_events(gpu, warmup, repeats, || run(Side::Ours))?;
+    let theirs = time_events(gpu, warmup, repeats, || run(Side::Theirs))?;
+    let theirs = theirs.pooled(&time_events(gpu, warmup, repeats, || run(Side::Theirs))?);
+    let ours = ours.pooled(&time_events(gpu, warmup, repeats, || run(Side::Ours))?);
+    Ok((ours, theirs))
+}
+
 /// Median of `samples` (which must be non-empty; an empty slice gives 0).
 ///
 /// ```

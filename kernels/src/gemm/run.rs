@@ -23,7 +23,7 @@ use crate::device::Gpu;
 use crate::error::{GpuError, GpuResult, cuda};
 use crate::exec::{alloc, download, poison};
 use crate::kernel::{Arg, Loaded};
-use crate::timing::{Timing, time_events};
+use crate::timing::{Side, Timing, time_pair};
 
 /// The operands and output of one GEMM on the device (C as fp32 bit patterns).
 ///
@@ -543,9 +543,10 @@ pub fn bench(
             cpu.rel_err,
             vs.rel_err
         ))?;
-        let ours = kernel.time(3, repeats, &mut args(&mut bufs))?;
-        let theirs = time_events(gpu, 3, repeats, || {
-            launch_cublas(gpu, &blas, &plan, &mut bufs)
+        // Balanced order (ours, cuBLAS, cuBLAS, ours; docs/performance.md, "Order").
+        let (ours, theirs) = time_pair(gpu, 3, repeats, |side| match side {
+            Side::Ours => kernel.launch(&mut args(&mut bufs)),
+            Side::Theirs => launch_cublas(gpu, &blas, &plan, &mut bufs),
         })?;
         rows.push(GemmRow {
             size: (m, n, k),

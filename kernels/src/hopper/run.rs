@@ -27,7 +27,7 @@ use crate::exec::poison;
 use crate::gemm::host::{Comparison, compare, random_f16, reference_rows_f32, tolerance};
 use crate::gemm::run::{VsCublas, cublas, gemm_tn, max_smem_optin};
 use crate::kernel::{Arg, Loaded};
-use crate::timing::time_events;
+use crate::timing::{Side, time_pair};
 use crate::tma::TensorMap;
 
 /// True when the GPU runs sm_90a code (compute capability 9.0).
@@ -753,9 +753,7 @@ pub struct Sm90Row {
 
 /// For each size and type pair: verify ours against the CPU (64 spread rows) and cuBLAS (every
 /// element), then time both with CUDA events in the order ours, cuBLAS, cuBLAS, ours (3
-/// warm-ups and `repeats` each; each side's two medians averaged,
-/// [`Timing::pooled`](crate::timing::Timing::pooled)).
-/// `Unavailable` when the GPU is not sm_90.
+/// warm-ups and `repeats` each; [`time_pair`]). `Unavailable` when the GPU is not sm_90.
 ///
 /// ```
 /// use tessel_kernels::hopper::{InType, OutType, run};
@@ -797,16 +795,12 @@ pub fn bench(
                 cpu.rel_err,
                 vs.rel_err
             ))?;
-            // Balanced order (ours, cuBLAS, cuBLAS, ours): under the card's power cap the one
-            // timed second of a pair ran about 0.3% slower (docs/performance.md, "Order").
-            let first = kernel.time(3, repeats, &mut bufs.args(&plan)?)?;
-            let mut blas_time = || {
-                time_events(gpu, 3, repeats, || {
-                    launch_cublas(gpu, &blas, &plan, &mut bufs)
-                })
-            };
-            let theirs = blas_time()?.pooled(&blas_time()?);
-            let ours = first.pooled(&kernel.time(3, repeats, &mut bufs.args(&plan)?)?);
+            // Balanced order: under the card's power cap the one timed second of a pair ran
+            // about 0.3% slower (docs/performance.md, "Order").
+            let (ours, theirs) = time_pair(gpu, 3, repeats, |side| match side {
+                Side::Ours => kernel.launch(&mut bufs.args(&plan)?),
+                Side::Theirs => launch_cublas(gpu, &blas, &plan, &mut bufs),
+            })?;
             rows.push(Sm90Row {
                 size: (m, n, k),
                 input,
