@@ -27,7 +27,8 @@
 //! two blocks along M that multicast the shared B tile with TMA, and the shared-memory
 //! epilogue's pair order, barriers per chunk, stages, per-warp stores, L2 hints, consumer lag,
 //! a stream-K schedule for the last wave, ping-pong consumers, the descriptor arithmetic, the
-//! consumer code per consumer index, the k-loop unrolling, a try_wait hint and L2 prefetch);
+//! consumer code per consumer index, the k-loop unrolling, a try_wait hint, L2 prefetch, C
+//! parked in the pipeline's stages, and a per-tile timeline for diagnosis);
 //! `kernels/examples/sm90_sweep.rs` times them against cuBLAS in one process
 //! (docs/performance.md, "Hopper").
 //!
