@@ -92,7 +92,13 @@ impl Sm90Plan {
         128 / output.bytes() as i64
     }
 
-    /// Accumulator values of one thread per epilogue chunk (`ACC / (BN / c_cols)`).
+    /// Chunks of the consumer's 64 x 256 tile in the shared-memory epilogue (`BN / c_cols`:
+    /// 8 for fp32, 4 for 16-bit outputs).
+    pub(super) fn c_chunks(&self) -> i64 {
+        BN / Self::c_cols(self.output)
+    }
+
+    /// Accumulator values of one thread per epilogue chunk (`ACC / c_chunks`).
     pub(super) fn c_vals(&self) -> i64 {
         self.c_frag.mode(1).map_or(0, |m| m.size()) * Self::c_cols(self.output) / BN
     }
@@ -184,7 +190,7 @@ impl Sm90Plan {
         let bad = |what: String| Err(GpuError::InvalidArgument(format!("epilogue: {what}")));
         let cols = Self::c_cols(self.output);
         let vals = self.c_vals();
-        let chunks = BN / cols;
+        let chunks = self.c_chunks();
         let sm = |i: i64| self.c_smem.offset(i);
         for ch in 0..chunks {
             for t in 0..128 {
@@ -306,7 +312,7 @@ impl Sm90Plan {
         let (mask, bit) = self.c_flip;
         let vals = self.c_vals();
         let mut x = None;
-        for ch in 0..BN / Self::c_cols(self.output) {
+        for ch in 0..self.c_chunks() {
             for t in (0..128).filter(|t| (t >> bit) & 1 == 1) {
                 for u in (0..vals).step_by(2) {
                     let v = ch * vals + u;

@@ -684,8 +684,7 @@ impl Sm90Plan {
         if !self.options.park || self.epilogue != Epilogue::TmaStore {
             return 0;
         }
-        let chunks = BN / Self::c_cols(self.output);
-        let stages = ceil_div(chunks - self.c_bufs(), Self::PARK_BUFS);
+        let stages = ceil_div(self.c_chunks() - self.c_bufs(), Self::PARK_BUFS);
         if self.k_tiles() < stages { 0 } else { stages }
     }
 

@@ -133,7 +133,7 @@ impl Sm90Plan {
             .coord_layout("g_c", &self.g_c)
             .composed_layout("c_smem", &self.c_smem)
             .int("C_COLS", cols)
-            .int("C_CHUNKS", BN / cols)
+            .int("C_CHUNKS", self.c_chunks())
             .int("C_VALS", self.c_vals())
             .int("C_BUF_BYTES", self.c_buf_bytes())
             .int("C_BUFS", self.c_bufs())
