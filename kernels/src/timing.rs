@@ -66,33 +66,30 @@ pub enum Side {
 }
 
 /// Times two implementations against each other in the balanced order ours, theirs, theirs,
-/// ours ([`time_events`] each, `warmup` and `repeats` every time) and pools each side's two
-/// timings ([`Timing::pooled`]): the card's clock under its power cap depends on what ran just
-/// before, so neither side is always the one timed second. Returns (ours, theirs).
+/// ours and pools each side's two timings ([`Timing::pooled`]): the card's clock under its
+/// power cap depends on what ran just before, so neither side is always the one timed
+/// second. `time` takes one timing of the side it is given (usually [`time_events`] or
+/// `Loaded::time`, with the arguments built once per timing, outside the timed launches).
+/// Returns (ours, theirs).
 ///
 /// ```
-/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
-/// use tessel_kernels::{exec::{alloc, poison}, timing::{Side, time_pair}};
-/// let mut buf = alloc::<u32>(&gpu, 1 << 20).unwrap();
+/// use tessel_kernels::timing::{Side, Timing, time_pair};
 /// let mut order = Vec::new();
-/// let (ours, theirs) = time_pair(&gpu, 0, 2, |side| {
+/// let (ours, theirs) = time_pair(|side| {
 ///     order.push(side);
-///     poison(&gpu, &mut buf)
+///     let ms = if side == Side::Ours { 1.0 } else { 2.0 } + order.len() as f64;
+///     Ok::<_, tessel_kernels::GpuError>(Timing { median_ms: ms, min_ms: ms, max_ms: ms, repeats: 5 })
 /// })
 /// .unwrap();
-/// assert_eq!((ours.repeats, theirs.repeats), (4, 4));
-/// assert_eq!((order[0], order[2], order[4], order[6]), (Side::Ours, Side::Theirs, Side::Theirs, Side::Ours));
+/// assert_eq!(order, [Side::Ours, Side::Theirs, Side::Theirs, Side::Ours]);
+/// assert_eq!((ours.median_ms, theirs.median_ms), ((2.0 + 5.0) / 2.0, (4.0 + 5.0) / 2.0));
+/// assert_eq!((ours.repeats, theirs.repeats), (10, 10));
 /// ```
-pub fn time_pair(
-    gpu: &Gpu,
-    warmup: usize,
-    repeats: usize,
-    mut run: impl FnMut(Side) -> GpuResult<()>,
-) -> GpuResult<(Timing, Timing)> {
-    let ours = time_events(gpu, warmup, repeats, || run(Side::Ours))?;
-    let theirs = time_events(gpu, warmup, repeats, || run(Side::Theirs))?;
-    let theirs = theirs.pooled(&time_events(gpu, warmup, repeats, || run(Side::Theirs))?);
-    let ours = ours.pooled(&time_events(gpu, warmup, repeats, || run(Side::Ours))?);
+pub fn time_pair(mut time: impl FnMut(Side) -> GpuResult<Timing>) -> GpuResult<(Timing, Timing)> {
+    let ours = time(Side::Ours)?;
+    let theirs = time(Side::Theirs)?;
+    let theirs = theirs.pooled(&time(Side::Theirs)?);
+    let ours = ours.pooled(&time(Side::Ours)?);
     Ok((ours, theirs))
 }
 

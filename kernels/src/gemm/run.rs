@@ -23,7 +23,7 @@ use crate::device::Gpu;
 use crate::error::{GpuError, GpuResult, cuda};
 use crate::exec::{alloc, download, poison};
 use crate::kernel::{Arg, Loaded};
-use crate::timing::{Side, Timing, time_pair};
+use crate::timing::{Side, Timing, time_events, time_pair};
 
 /// The operands and output of one GEMM on the device (C as fp32 bit patterns).
 ///
@@ -544,9 +544,11 @@ pub fn bench(
             vs.rel_err
         ))?;
         // Balanced order (ours, cuBLAS, cuBLAS, ours; docs/performance.md, "Order").
-        let (ours, theirs) = time_pair(gpu, 3, repeats, |side| match side {
-            Side::Ours => kernel.launch(&mut args(&mut bufs)),
-            Side::Theirs => launch_cublas(gpu, &blas, &plan, &mut bufs),
+        let (ours, theirs) = time_pair(|side| match side {
+            Side::Ours => kernel.time(3, repeats, &mut args(&mut bufs)),
+            Side::Theirs => time_events(gpu, 3, repeats, || {
+                launch_cublas(gpu, &blas, &plan, &mut bufs)
+            }),
         })?;
         rows.push(GemmRow {
             size: (m, n, k),

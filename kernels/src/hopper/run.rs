@@ -27,7 +27,7 @@ use crate::exec::poison;
 use crate::gemm::host::{Comparison, compare, random_f16, reference_rows_f32, tolerance};
 use crate::gemm::run::{VsCublas, cublas, gemm_tn, max_smem_optin};
 use crate::kernel::{Arg, Loaded};
-use crate::timing::{Side, time_pair};
+use crate::timing::{Side, time_events, time_pair};
 use crate::tma::TensorMap;
 
 /// True when the GPU runs sm_90a code (compute capability 9.0).
@@ -797,9 +797,11 @@ pub fn bench(
             ))?;
             // Balanced order: under the card's power cap the one timed second of a pair ran
             // about 0.3% slower (docs/performance.md, "Order").
-            let (ours, theirs) = time_pair(gpu, 3, repeats, |side| match side {
-                Side::Ours => kernel.launch(&mut bufs.args(&plan)?),
-                Side::Theirs => launch_cublas(gpu, &blas, &plan, &mut bufs),
+            let (ours, theirs) = time_pair(|side| match side {
+                Side::Ours => kernel.time(3, repeats, &mut bufs.args(&plan)?),
+                Side::Theirs => time_events(gpu, 3, repeats, || {
+                    launch_cublas(gpu, &blas, &plan, &mut bufs)
+                }),
             })?;
             rows.push(Sm90Row {
                 size: (m, n, k),
