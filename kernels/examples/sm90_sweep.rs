@@ -206,15 +206,7 @@ fn print_trace(trace: &[TraceEntry]) {
         return;
     };
     let end = trace.iter().map(|e| e.record.end_ns).max().unwrap_or(t0);
-    let ghz = median(
-        trace
-            .iter()
-            .map(|e| {
-                let r = &e.record;
-                (r.cycles[3] - r.cycles[0]) as f64 / (r.end_ns - r.start_ns).max(1) as f64
-            })
-            .collect(),
-    );
+    let ghz = median(trace.iter().map(|e| e.record.ghz()).collect());
     println!(
         "  trace: {} records, first start to last end {:.1} us, SM clock ~{ghz:.3} GHz",
         trace.len(),
@@ -241,9 +233,7 @@ fn print_trace(trace: &[TraceEntry]) {
                 let r = &e.record;
                 // The epilogue's start: the tile's start plus its cycles up to the last wgmma,
                 // at this record's own clock.
-                let rate =
-                    (r.cycles[3] - r.cycles[0]) as f64 / (r.end_ns - r.start_ns).max(1) as f64;
-                (r.start_ns - t0) as f64 / 1e3 + (r.cycles[2] - r.cycles[0]) as f64 / rate / 1e3
+                (r.start_ns - t0) as f64 / 1e3 + (r.cycles[2] - r.cycles[0]) as f64 / r.ghz() / 1e3
             })
             .collect();
         starts.sort_by(f64::total_cmp);

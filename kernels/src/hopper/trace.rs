@@ -68,6 +68,17 @@ impl TraceRecord {
         self.cycles[2].wrapping_sub(self.cycles[1])
     }
 
+    /// The SM clock the record implies, in GHz: its cycles from the tile's start to the
+    /// epilogue's end over the nanoseconds between the same two points.
+    ///
+    /// ```
+    /// let r = tessel_kernels::hopper::TraceRecord::from_words(&[1000, 3000, 0, 10, 20, 3000, 0, 0]);
+    /// assert_eq!(r.ghz(), 1.5);
+    /// ```
+    pub fn ghz(&self) -> f64 {
+        (self.cycles[3] - self.cycles[0]) as f64 / (self.end_ns - self.start_ns).max(1) as f64
+    }
+
     /// Cycles of the epilogue (last wgmma done to last store issued).
     ///
     /// ```
