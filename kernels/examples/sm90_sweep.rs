@@ -77,7 +77,15 @@ fn variants() -> Vec<Sm90Options> {
             ..base
         },
         Sm90Options {
-            raster_group: 16,
+            raster_group: 8,
+            ..base
+        },
+        Sm90Options {
+            raster_group: 4,
+            ..base
+        },
+        Sm90Options {
+            raster_group: 2,
             ..base
         },
         Sm90Options {
@@ -212,6 +220,31 @@ fn print_trace(trace: &[TraceEntry]) {
         trace.len(),
         (end - t0) as f64 / 1e3
     );
+    // When each block finished its last traced tile: the spread is what the schedule leaves
+    // idle at the end.
+    let mut blocks: Vec<(usize, u64, usize)> = Vec::new();
+    for e in trace {
+        match blocks.iter_mut().find(|b| b.0 == e.block) {
+            Some(b) => {
+                b.1 = b.1.max(e.record.end_ns);
+                b.2 = b.2.max(e.tile + 1);
+            }
+            None => blocks.push((e.block, e.record.end_ns, e.tile + 1)),
+        }
+    }
+    let mut ends: Vec<f64> = blocks.iter().map(|b| (b.1 - t0) as f64 / 1e3).collect();
+    ends.sort_by(f64::total_cmp);
+    let (fewest, most) = (
+        blocks.iter().map(|b| b.2).min().unwrap_or(0),
+        blocks.iter().map(|b| b.2).max().unwrap_or(0),
+    );
+    if let (Some(first), Some(last)) = (ends.first(), ends.last()) {
+        println!(
+            "  blocks' last tile ends (us): first {first:.1}, median {:.1}, last {last:.1}; \
+             tiles per block {fewest} .. {most}",
+            ends[ends.len() / 2]
+        );
+    }
     println!(
         "  {:>4} {:>5} {:>9} {:>9} {:>9} {:>26} {:>15} {:>11}",
         "tile",

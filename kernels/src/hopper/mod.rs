@@ -148,12 +148,14 @@ pub const PRODUCER_REGS: i64 = 40;
 /// assert_eq!(tessel_kernels::hopper::CONSUMER_REGS % 8, 0); // setmaxnreg takes multiples of 8
 /// ```
 pub const CONSUMER_REGS: i64 = 232;
-/// Tile groups of the raster (8 x 8 tiles).
+/// Tile groups of the raster (16 x 16 tiles: the 132 tiles of a wave cover about 16 tile rows
+/// by 8 tile columns, 2048 rows of A and of B; faster than groups of 8 at 4096^3 in every type
+/// pair, docs/performance.md).
 ///
 /// ```
-/// assert_eq!(tessel_kernels::hopper::RASTER_GROUP, 8);
+/// assert_eq!(tessel_kernels::hopper::RASTER_GROUP, 16);
 /// ```
-pub const RASTER_GROUP: i64 = 8;
+pub const RASTER_GROUP: i64 = 16;
 
 /// Everything the Hopper kernel computes, derived and checked on the host.
 ///

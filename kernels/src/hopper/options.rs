@@ -12,7 +12,7 @@ use crate::error::{GpuError, GpuResult};
 /// ```
 /// use tessel_kernels::hopper::{Epilogue, Sm90Options};
 /// let d = Sm90Options::default();
-/// assert_eq!((d.epilogue, d.raster_group, d.persistent), (Epilogue::TmaStore, 8, true));
+/// assert_eq!((d.epilogue, d.raster_group, d.persistent), (Epilogue::TmaStore, 16, true));
 /// assert_eq!((d.pair_order, d.chunk_barriers, d.stages, d.warp_stores), (true, 2, 4, false));
 /// assert_eq!(d.tag(), "");
 /// let o = Sm90Options {
@@ -197,8 +197,8 @@ impl Sm90Options {
     ///
     /// ```
     /// use tessel_kernels::hopper::{Epilogue, Sm90Options};
-    /// let o = Sm90Options { raster_group: 16, ..Sm90Options::default() };
-    /// assert_eq!(o.tag(), "_g16");
+    /// let o = Sm90Options { raster_group: 8, ..Sm90Options::default() };
+    /// assert_eq!(o.tag(), "_g8");
     /// ```
     pub fn tag(&self) -> String {
         let d = Sm90Options::default();
