@@ -17,7 +17,8 @@
 //! Diagnosis: `--trace` also runs each variant once more with [`Sm90Options::trace`] and
 //! prints its timeline per tile ordinal (median cycles waiting for the first stage, in the
 //! main loop and in the epilogue; when the tiles' epilogues start across the SMs; the SM
-//! clock the records imply); `--blocks N` launches the persistent kernel over N blocks
+//! clock the records imply; when the blocks finished their last tiles, first, median and
+//! last); `--blocks N` launches the persistent kernel over N blocks
 //! instead of one per SM; `--soak S` launches cuBLAS, then the variant, back to back for S
 //! seconds each, twice, and prints each span's wall-clock start and time per launch (to
 //! read next to `nvidia-smi`'s clock and power samples); `--ours-first` times the variant
@@ -222,6 +223,7 @@ fn print_trace(trace: &[TraceEntry]) {
     );
     // When each block finished its last traced tile: the spread is what the schedule leaves
     // idle at the end.
+    // (block, its last tile's end in ns, its tiles)
     let mut blocks: Vec<(usize, u64, usize)> = Vec::new();
     for e in trace {
         match blocks.iter_mut().find(|b| b.0 == e.block) {
