@@ -22,6 +22,8 @@ __device__ __forceinline__ void tessel_set_word(b16* r, int k, b32 w) {
   r[2 * k] = (b16)(w & 0xFFFFu);
   r[2 * k + 1] = (b16)(w >> 16);
 }
+__device__ __forceinline__ b32 tessel_word(const float* r, int k) { return __float_as_uint(r[k]); }
+__device__ __forceinline__ void tessel_set_word(float* r, int k, b32 w) { r[k] = __uint_as_float(w); }
 // Packing registers into one vector value (built by value so the access stays one instruction).
 template <typename T> __device__ __forceinline__ void tessel_pack(uint4& v, const T* r) {
   v.x = tessel_word(r, 0); v.y = tessel_word(r, 1); v.z = tessel_word(r, 2); v.w = tessel_word(r, 3);

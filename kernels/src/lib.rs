@@ -38,6 +38,7 @@ pub mod exec;
 pub mod gemm;
 pub mod hopper;
 pub mod kernel;
+pub mod layer;
 pub mod micro;
 pub mod mma;
 pub mod sgemm;

@@ -36,6 +36,19 @@ use crate::error::{GpuError, GpuResult};
 /// ```
 pub const TESSEL_CUH: &str = include_str!("../../cuda/tessel.cuh");
 
+/// The device side of the tensor layer ([`crate::layer`]): tensors over emitted layouts,
+/// slicing, fragments, and the `copy` and `gemm` algorithms. Every kernel source includes it
+/// after [`TESSEL_CUH`].
+///
+/// ```
+/// assert!(tessel_kernels::kernel::TENSOR_CUH.contains("namespace tessel {"));
+/// ```
+pub const TENSOR_CUH: &str = include_str!("../../cuda/tessel_tensor.cuh");
+
+/// The first statement of every kernel body: `_`, the slice that keeps a mode
+/// (`t(_, 3)`).
+const UNDERSCORE: &str = "  [[maybe_unused]] const tessel::Underscore _{};\n";
+
 /// The device-side type of a [`ParamKind::TensorMap`] parameter: the driver's opaque 128-byte
 /// `CUtensorMap`, 64-byte aligned (CUDA driver API, `cuTensorMapEncodeTiled`), declared by the
 /// assembler only in sources that take one (NVRTC has no `cuda.h`).
@@ -76,6 +89,12 @@ enum Piece {
     /// A device function generated from an atom (placed before the other device functions,
     /// which may call it), or why it could not be generated.
     AtomFn(Result<String, String>),
+    /// A tensor of the tensor layer (`tensor::NAME`).
+    Tensor(Box<crate::layer::DeviceTensor>),
+    /// A tiled copy of the tensor layer (`copy::NAME`).
+    Copy(Box<crate::layer::DeviceCopy>),
+    /// A tiled MMA of the tensor layer (`mma::NAME`).
+    Mma(Box<crate::layer::DeviceMma>),
 }
 
 impl Piece {
@@ -85,6 +104,9 @@ impl Piece {
             Piece::Int { .. } => "k",
             Piece::Layout(_) => "layout",
             Piece::DeviceFn(_) | Piece::AtomFn(_) => "dev",
+            Piece::Tensor(_) => "tensor",
+            Piece::Copy(_) => "copy",
+            Piece::Mma(_) => "mma",
         }
     }
 }
@@ -288,6 +310,58 @@ impl KernelBuilder {
     pub fn mma_atom(self, name: &str, atom: &tessel_layout::atom::MmaAtom) -> KernelBuilder {
         let code = super::atom::mma_atom_fn(name, atom).map_err(|e| e.to_string());
         self.piece(name, Piece::AtomFn(code))
+    }
+
+    /// `tensor::NAME(...)`: a tensor of the tensor layer ([`crate::layer`]). The body gets a
+    /// constructor by the tensor's space: `tensor::NAME(p)` over a pointer `p` for global and
+    /// shared memory, `tensor::NAME()` for a fresh register fragment (and `tensor::NAME(frag)`
+    /// for the same layout over another fragment's registers), `tensor::NAME()` for
+    /// coordinates.
+    ///
+    /// ```
+    /// use tessel_kernels::{kernel::{CType, KernelBuilder, Param}, layer::DeviceTensor};
+    /// let t = DeviceTensor::global(CType::F32, "(4,8):(8,1)".parse().unwrap());
+    /// let k = KernelBuilder::new("n", "tensor::g(x)(1, 2) = 3.0f;")
+    ///     .tensor("g", &t)
+    ///     .param(Param::output("x", CType::F32.into()).len(32))
+    ///     .threads(32).build().unwrap();
+    /// assert!(k.source().contains("struct g_layout {"));
+    /// ```
+    pub fn tensor(self, name: &str, tensor: &crate::layer::DeviceTensor) -> KernelBuilder {
+        self.piece(name, Piece::Tensor(Box::new(tensor.clone())))
+    }
+
+    /// `copy::NAME`: a tiled copy of the tensor layer, whose `call` executes its atom's
+    /// instruction on one slice of mode 0 (`tessel::copy(copy::NAME{}, src, dst)`).
+    ///
+    /// ```
+    /// use tessel_kernels::{kernel::KernelBuilder, layer::DeviceCopy};
+    /// use tessel_layout::{atom::copy_atom, tiled::make_tiled_copy};
+    /// let atom = copy_atom("SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>").unwrap().typed(16).unwrap();
+    /// let tc = make_tiled_copy(&atom, &"(16,8):(8,1)".parse().unwrap(),
+    ///                          &"(1,8):(0,1)".parse().unwrap()).unwrap();
+    /// let k = KernelBuilder::new("n", "copy::g2s x; (void)x;").tiled_copy(&DeviceCopy::new("g2s", tc))
+    ///     .threads(128).build().unwrap();
+    /// assert!(k.source().contains("void g2s_atom(b32 smem, const void* gmem)"));
+    /// ```
+    pub fn tiled_copy(self, copy: &crate::layer::DeviceCopy) -> KernelBuilder {
+        self.piece(copy.name(), Piece::Copy(Box::new(copy.clone())))
+    }
+
+    /// `mma::NAME`: a tiled MMA of the tensor layer, whose `call` executes its atom on one
+    /// slice of mode 0 of each fragment (`tessel::gemm(mma::NAME{}, a, b, c)`).
+    ///
+    /// ```
+    /// use tessel_kernels::{kernel::KernelBuilder, layer::DeviceMma};
+    /// use tessel_layout::{atom::mma_atom, tiled::make_tiled_mma};
+    /// let tm = make_tiled_mma(&mma_atom("SM80_16x8x16_F32F16F16F32_TN").unwrap(),
+    ///                         &"1:0".parse().unwrap(), &[]).unwrap();
+    /// let k = KernelBuilder::new("n", "mma::m x; (void)x;").tiled_mma(&DeviceMma::new("m", tm))
+    ///     .threads(32).build().unwrap();
+    /// assert!(k.source().contains("struct m {"));
+    /// ```
+    pub fn tiled_mma(self, mma: &crate::layer::DeviceMma) -> KernelBuilder {
+        self.piece(mma.name(), Piece::Mma(Box::new(mma.clone())))
     }
 
     /// Appends a parameter to the signature.
@@ -551,6 +625,7 @@ impl KernelBuilder {
         let mut layouts = String::new();
         let mut devs = String::new();
         let mut atom_devs = String::new();
+        let (mut tensors, mut copies, mut mmas) = (String::new(), String::new(), String::new());
         for (name, piece) in &self.pieces {
             match piece {
                 Piece::Alias(t) => types.push_str(&format!("typedef {} {name};\n", t.name())),
@@ -577,6 +652,20 @@ impl KernelBuilder {
                 Piece::AtomFn(code) => {
                     atom_devs.push_str(code.as_deref().map_err(|e| self.err(e.clone()))?)
                 }
+                Piece::Tensor(t) => {
+                    layouts.push_str(&crate::layer::emit::tensor_layout_fns(name, t)?);
+                    tensors.push_str(&crate::layer::emit::tensor_decl(name, t)?);
+                }
+                Piece::Copy(c) => {
+                    let (dev, decl) = crate::layer::emit::copy_decl(c)?;
+                    atom_devs.push_str(&dev);
+                    copies.push_str(&decl);
+                }
+                Piece::Mma(m) => {
+                    let (dev, decl) = crate::layer::emit::mma_decl(m)?;
+                    atom_devs.push_str(&dev);
+                    mmas.push_str(&decl);
+                }
             }
         }
         let devs = atom_devs + &devs;
@@ -586,6 +675,9 @@ impl KernelBuilder {
             ("k", ints),
             ("layout", layouts),
             ("dev", devs),
+            ("tensor", tensors),
+            ("copy", copies),
+            ("mma", mmas),
         ] {
             if !text.is_empty() {
                 out.push_str(&format!("namespace {ns} {{\n{text}}}  // namespace {ns}\n"));
@@ -623,7 +715,7 @@ impl KernelBuilder {
             ""
         };
         let source = format!(
-            "{}{PRELUDE}{TESSEL_CUH}{tensor_map}{decls}{} {{\n{body}}}\n",
+            "{}{PRELUDE}{TESSEL_CUH}{TENSOR_CUH}{tensor_map}{decls}{} {{\n{UNDERSCORE}{body}}}\n",
             self.comment,
             self.signature()
         );

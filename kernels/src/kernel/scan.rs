@@ -13,12 +13,14 @@
 use std::collections::BTreeSet;
 
 /// The namespaces of the naming scheme: element type aliases, integer constants, layout
-/// functions and device functions supplied from Rust.
+/// functions and device functions supplied from Rust, and the tensor layer's tensors, tiled
+/// copies and tiled MMAs ([`crate::layer`]).
 ///
 /// ```
-/// assert_eq!(tessel_kernels::kernel::scan::NAMESPACES, ["ty", "k", "layout", "dev"]);
+/// assert_eq!(tessel_kernels::kernel::scan::NAMESPACES,
+///            ["ty", "k", "layout", "dev", "tensor", "copy", "mma"]);
 /// ```
-pub const NAMESPACES: [&str; 4] = ["ty", "k", "layout", "dev"];
+pub const NAMESPACES: [&str; 7] = ["ty", "k", "layout", "dev", "tensor", "copy", "mma"];
 
 /// What a piece of CUDA source refers to.
 ///

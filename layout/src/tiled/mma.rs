@@ -310,29 +310,77 @@ impl TiledMma {
         composition(&inverse, &Layout::vector(n, 1)?)
     }
 
+    /// `thread index -> index in the operand's thread mode (ThrV,(ThrI,ThrJ))`: the thread's
+    /// coordinate along the third MNK mode does not move the operand (stride 0).
+    fn operand_thread_mode(&self, op: Operand) -> Result<Layout> {
+        let [i, j] = op.modes();
+        let v = self.vmnk_size(0)?;
+        let si = self.vmnk_size(i + 1)?;
+        let mut strides = [0i64; 4];
+        strides[0] = 1;
+        strides[i + 1] = v;
+        strides[j + 1] = v * si;
+        let shape = IntTuple::from_ints(
+            (0..4)
+                .map(|k| self.vmnk_size(k))
+                .collect::<Result<Vec<_>>>()?,
+        );
+        let spread = Layout::new(shape, IntTuple::from_ints(strides))?;
+        composition(&spread, &self.thread_ids()?)
+    }
+
     fn layout_tv(&self, op: Operand) -> Result<Layout> {
         let inner = || -> Result<Layout> {
             let [i, j] = op.modes();
             let sizes = [self.tile_size(i)?, self.tile_size(j)?];
             let thr = self.thrfrg(op, &col_major(&sizes)?)?;
-            // (V,M,N,K) -> index in the operand's thread mode (ThrV,(ThrI,ThrJ)); the thread
-            // coordinate along the third mode does not move the operand (stride 0).
-            let v = self.vmnk_size(0)?;
-            let si = self.vmnk_size(i + 1)?;
-            let mut strides = [0i64; 4];
-            strides[0] = 1;
-            strides[i + 1] = v;
-            strides[j + 1] = v * si;
-            let shape = IntTuple::from_ints(
-                (0..4)
-                    .map(|k| self.vmnk_size(k))
-                    .collect::<Result<Vec<_>>>()?,
-            );
-            let spread = Layout::new(shape, IntTuple::from_ints(strides))?;
-            let thread_mode = composition(&spread, &self.thread_ids()?)?;
-            compose_tiler(&thr, &first_mode(&thread_mode))
+            compose_tiler(&thr, &first_mode(&self.operand_thread_mode(op)?))
         };
         inner().map_err(|e| e.context(format!("get_layout{}_TV of {self}", op.name())))
+    }
+
+    /// Every thread's partition of an operand at once, indexed by the thread index:
+    /// `(thread, (FrgV, (RestI, RestJ, ...)))` for `op` `'A'` (`(M, K, ...)`), `'B'` (`(N, K,
+    /// ...)`) or `'C'` (`(M, N, ...)`). [`thrfrg_a`](Self::thrfrg_a) and its siblings index the
+    /// thread mode by the thread's `(V, (I, J))` coordinate; this composes it with the map
+    /// from a thread index to that coordinate (the third MNK coordinate does not move the
+    /// operand), so that slicing the thread mode at thread `t` is CuTe's
+    /// `get_slice(t).partition_X`. A kernel keeps the thread mode and slices it at its own
+    /// thread index.
+    ///
+    /// ```
+    /// use tessel_layout::{atom::mma_atom, tiled::make_tiled_mma, SliceCoord};
+    /// let mma = make_tiled_mma(&mma_atom("SM80_16x8x16_F32F16F16F32_TN").unwrap(),
+    ///                          &"(2,2):(1,2)".parse().unwrap(), &[]).unwrap();
+    /// let c: tessel_layout::Layout = "(64,64):(64,1)".parse().unwrap();
+    /// let all = mma.partition_by_thread('C', &c).unwrap();
+    /// let (one, off) = mma.get_slice(97).unwrap().partition_c(&c).unwrap();
+    /// let (t97, off97) = all.slice(&SliceCoord::Tuple(vec![
+    ///     SliceCoord::Index(97), SliceCoord::All])).unwrap();
+    /// assert_eq!(off97, off);
+    /// assert_eq!(t97.offsets(), one.offsets());
+    /// ```
+    pub fn partition_by_thread(&self, op: char, layout: &Layout) -> Result<Layout> {
+        let op = match op {
+            'A' => Operand::A,
+            'B' => Operand::B,
+            'C' => Operand::C,
+            other => {
+                return Err(Error::invalid(format!(
+                    "partition_by_thread: operand {other:?} is not 'A', 'B' or 'C'"
+                )));
+            }
+        };
+        let inner = || -> Result<Layout> {
+            let t = self.thrfrg(op, layout)?;
+            compose_tiler(&t, &first_mode(&self.operand_thread_mode(op)?))
+        };
+        inner().map_err(|e| {
+            e.context(format!(
+                "partition_{} by thread of {layout} by {self}",
+                op.name()
+            ))
+        })
     }
 
     /// CuTe's `get_layoutA_TV`: `(thread index, value) -> m + M*k` in the `M x K` tile.

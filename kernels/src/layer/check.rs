@@ -1,0 +1,94 @@
+//! The host checks of the tensor layer: what a kernel body may assume about a partition, proved
+//! before any source is compiled.
+
+use tessel_layout::coalesce;
+
+use super::tensor::DeviceTensor;
+use crate::error::{GpuError, GpuResult};
+
+fn err(name: &str, what: String) -> GpuError {
+    GpuError::InvalidArgument(format!("{name}: {what}"))
+}
+
+/// Mode 0 of a partition is the partitioner's threads.
+pub(crate) fn check_threads(name: &str, t: &DeviceTensor, threads: i64) -> GpuResult<()> {
+    let got = t.extents().first().copied().unwrap_or(0);
+    if got != threads {
+        return Err(err(
+            name,
+            format!("the partition of {t} has {got} threads in mode 0, expected {threads}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Every thread's `run` values of mode 1 (one atom call) are `run` consecutive elements whose
+/// first offset is a multiple of `run`, for every coordinate of the other modes: what a vector
+/// access (or a `cp.async`, an `ldmatrix` row) of `run` elements needs. Exact: on an affine
+/// layout it holds iff mode 1 coalesces to `run:1` and every other stride (of an extent
+/// above 1) and the base offset are multiples of `run`; a swizzled layout is checked element
+/// by element.
+pub(crate) fn check_runs(name: &str, t: &DeviceTensor, run: i64) -> GpuResult<()> {
+    if run <= 1 {
+        return Ok(());
+    }
+    let layout = t.layout();
+    let inner = layout.layout();
+    let what = |detail: String| {
+        err(
+            name,
+            format!(
+                "each thread's {run} values of one atom call in {t} are not {run} consecutive \
+                 elements aligned to {run} ({detail})"
+            ),
+        )
+    };
+    if layout.is_plain() {
+        let frg = coalesce(&inner.mode(1)?)?;
+        if frg.size() != run || (frg.size() > 1 && frg.flat_modes() != vec![(run, 1)]) {
+            return Err(what(format!("the values are {frg}")));
+        }
+        if layout.base_offset() % run != 0 {
+            return Err(what(format!("base offset {}", layout.base_offset())));
+        }
+        for (m, mode) in inner.modes().iter().enumerate() {
+            if m == 1 {
+                continue;
+            }
+            for (s, d) in mode.flat_modes() {
+                if s > 1 && d % run != 0 {
+                    return Err(what(format!("mode {m} has stride {d}")));
+                }
+            }
+        }
+        return Ok(());
+    }
+    // Swizzled: walk every element. Index i = thread + T (v + V rest), colexicographic.
+    let ext = t.extents();
+    let (threads, values) = (ext[0], ext[1]);
+    let total = t.size();
+    let per_run = threads * values;
+    let mut base = 0i64;
+    while base < total {
+        for thread in 0..threads {
+            let first = layout.offset(base + thread)?;
+            if first % run != 0 {
+                return Err(what(format!(
+                    "thread {thread} starts at offset {first} at index {}",
+                    base + thread
+                )));
+            }
+            for v in 1..values {
+                let o = layout.offset(base + thread + threads * v)?;
+                if o != first + v {
+                    return Err(what(format!(
+                        "thread {thread}'s value {v} is at offset {o}, not {}",
+                        first + v
+                    )));
+                }
+            }
+        }
+        base += per_run;
+    }
+    Ok(())
+}

@@ -1,0 +1,63 @@
+//! The tensor layer: kernels written in CuTe's vocabulary, with every layout operation run and
+//! checked on the host.
+//!
+//! A kernel declares, in Rust, its tensors ([`DeviceTensor`]: global, shared, register or
+//! coordinate storage and a layout), its tiled copies ([`DeviceCopy`]) and tiled MMAs
+//! ([`DeviceMma`]), and derives the tensors its body uses with CuTe's operations — `local_tile`,
+//! `partition_S`/`partition_D`, `partition_A/B/C`, `partition_fragment`, `retile` — all of them
+//! tessel's algebra on the host. Each derivation checks what the body will assume: a copy's
+//! values per thread, element widths, that an instruction moving vectors finds each thread's
+//! values consecutive and aligned, that the copies feeding an MMA's registers put each value
+//! where the MMA reads it ([`DeviceMma::check_fed_by`]). A mismatch is an error of
+//! [`KernelBuilder::build`](crate::kernel::KernelBuilder::build), not an NVRTC failure or a
+//! wrong answer.
+//!
+//! The kernel body (CUDA C++) then reads like a CuTe kernel. The assembler emits each tensor
+//! as a constructor in `namespace tensor` over a layout type whose index math is the emitted
+//! layout (`kernels/cuda/tessel_tensor.cuh` defines the protocol), each tiled copy as
+//! `copy::NAME` and each tiled MMA as `mma::NAME`, whose `call` is one atom instruction; the
+//! body slices the thread and tile modes at run time and calls the algorithms:
+//!
+//! ```text
+//! auto tSgS = tensor::tSgS(src)(threadIdx.x, _, _, _, _, tile_m, tile_n);  // this thread's part
+//! auto frag = tensor::frag();                                              // registers
+//! tessel::copy(copy::load, tSgS, frag(_, _, _, _));
+//! tessel::gemm(mma::mma, tCrA, tCrB, acc.tensor());
+//! ```
+//!
+//! Partitions keep the partitioner's threads as mode 0 (`(thread, values, ...)`), so a body
+//! slices the thread of its choice (`threadIdx.x`, or the thread's index in its warpgroup).
+//!
+//! ```
+//! use tessel_kernels::{kernel::{CType, KernelBuilder, Param}, layer::{DeviceCopy, DeviceTensor}};
+//! use tessel_layout::{atom::copy_atom, tiled::make_tiled_copy};
+//! // 32 threads copy a 32 x 8 fp32 tile, 4 consecutive floats each (128-bit vectors).
+//! let atom = copy_atom("UniversalCopy<uint128_t>").unwrap().typed(32).unwrap();
+//! let load = DeviceCopy::new("load", make_tiled_copy(&atom, &"(32,2):(2,1)".parse().unwrap(),
+//!                                                     &"(1,4):(0,1)".parse().unwrap()).unwrap());
+//! let src = DeviceTensor::global(CType::F32, "(32,8):(8,1)".parse().unwrap());
+//! let dst = DeviceTensor::global(CType::F32, "(32,8):(8,1)".parse().unwrap());
+//! let body = "auto s = tensor::s(in)(threadIdx.x, _, _, _, _);\n  \
+//!             auto d = tensor::d(out)(threadIdx.x, _, _, _, _);\n  \
+//!             tessel::copy(copy::load{}, s, d);";
+//! let kernel = KernelBuilder::new("copy32x8", body)
+//!     .tiled_copy(&load)
+//!     .tensor("s", &load.partition_s(&src).unwrap())
+//!     .tensor("d", &load.partition_d(&dst).unwrap())
+//!     .param(Param::input("in", CType::F32.into()).len(256))
+//!     .param(Param::output("out", CType::F32.into()).len(256))
+//!     .threads(32)
+//!     .build()
+//!     .unwrap();
+//! assert!(kernel.source().contains("struct load {"));
+//! ```
+
+mod check;
+mod copy;
+pub(crate) mod emit;
+mod mma;
+mod tensor;
+
+pub use copy::DeviceCopy;
+pub use mma::DeviceMma;
+pub use tensor::{DeviceTensor, Origin, Space};
