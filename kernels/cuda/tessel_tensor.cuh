@@ -9,6 +9,10 @@ namespace tessel {
 
 // `_` keeps a mode when slicing: t(_, 3) is column 3 of a rank-2 tensor.
 struct Underscore {};
+// A compile-time integer (a kernel body's consumer index, say): decltype(x)::value.
+template <int N> struct Int {
+  static constexpr int value = N;
+};
 
 __host__ __device__ constexpr int popcount(unsigned x) {
   int n = 0;
@@ -25,6 +29,8 @@ __host__ __device__ constexpr int nth_bit(unsigned x, int n) {
   }
   return -1;
 }
+// The lowest set bit of x alone (0 for 0).
+__host__ __device__ constexpr unsigned first_bit(unsigned x) { return x & (~x + 1u); }
 template <class A> struct is_underscore { static constexpr bool value = false; };
 template <> struct is_underscore<Underscore> { static constexpr bool value = true; };
 // The modes of FREE that stay free when the free modes are given the arguments A...
@@ -54,6 +60,14 @@ template <class T> struct smem {
   __device__ __forceinline__ T* ptr(long long o) const { return p + o; }
   __device__ __forceinline__ b32 addr(long long o) const { return (b32)__cvta_generic_to_shared(p + o); }
 };
+// Shared memory by 32-bit shared-window address (kernels that carve dynamic shared memory by
+// address): element o is at base + o * sizeof(T); accessed through addr(o) by instructions
+// that take shared addresses, and by ld/st.shared.
+template <class T> struct saddr {
+  typedef T value_type;
+  b32 base;
+  __device__ __forceinline__ b32 addr(long long o) const { return base + (b32)(o * (long long)sizeof(T)); }
+};
 // Registers: a view of a fragment's array (kept in registers when every offset is a constant,
 // as in the unrolled loops of copy and gemm).
 template <class T> struct rmem {
@@ -68,6 +82,19 @@ struct counting {
   typedef long long value_type;
   long long base;
   __device__ __forceinline__ long long ref(long long o) const { return base + o; }
+};
+
+// wgmma matrix descriptors (PTX ISA "Matrix Descriptor Format"): element o is the descriptor
+// whose start field is lo + o (16-byte units; the host keeps every shared address below 2^18,
+// so the add never carries into the leading byte offset) and whose high word is hi.
+struct descriptors {
+  typedef uint64_t value_type;
+  b32 lo, hi;
+  __device__ __forceinline__ uint64_t ref(long long o) const {
+    uint64_t d;
+    asm("mov.b64 %0, {%1, %2};\n" : "=l"(d) : "r"(lo + (b32)o), "r"(hi));
+    return d;
+  }
 };
 
 // ---- a tensor: engine E, layout L (emitted by the host), and the coordinates fixed by slicing
@@ -130,8 +157,8 @@ template <class E, class L, unsigned FREE = (1u << L::rank) - 1u> struct Tensor 
   }
   // Mode 0 with the other free modes at 1-D index r (colexicographic over them): the slice one
   // atom call of copy and gemm works on.
-  __device__ __forceinline__ Tensor<E, L, 1u << nth_bit(FREE, 0)> rest(long long r) const {
-    constexpr unsigned first = 1u << nth_bit(FREE, 0);
+  __device__ __forceinline__ Tensor<E, L, first_bit(FREE)> rest(long long r) const {
+    constexpr unsigned first = first_bit(FREE);
     Tensor<E, L, first> t{engine, {}};
 #pragma unroll
     for (int m = 0; m < L::rank; ++m) {
@@ -191,6 +218,31 @@ template <class T> __device__ __forceinline__ void store_vector(const gmem<T>& e
 template <class T> __device__ __forceinline__ void store_vector(const gmem<T>& e, long long o, const b16& v) {
   *reinterpret_cast<b16*>(e.ptr(o)) = v;
 }
+template <class V, class T> __device__ __forceinline__ V load_vector(const saddr<T>& e, long long o) {
+  V v;
+  if constexpr (sizeof(V) == 16) {
+    asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(e.addr(o)) : "memory");
+  } else if constexpr (sizeof(V) == 8) {
+    asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "r"(e.addr(o)) : "memory");
+  } else if constexpr (sizeof(V) == 4) {
+    asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(e.addr(o)) : "memory");
+  } else {
+    asm volatile("ld.shared.b16 %0, [%1];" : "=h"(v) : "r"(e.addr(o)) : "memory");
+  }
+  return v;
+}
+template <class T> __device__ __forceinline__ void store_vector(const saddr<T>& e, long long o, const uint4& v) {
+  asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(e.addr(o)), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+}
+template <class T> __device__ __forceinline__ void store_vector(const saddr<T>& e, long long o, const uint2& v) {
+  asm volatile("st.shared.v2.b32 [%0], {%1, %2};" ::"r"(e.addr(o)), "r"(v.x), "r"(v.y) : "memory");
+}
+template <class T> __device__ __forceinline__ void store_vector(const saddr<T>& e, long long o, const b32& v) {
+  asm volatile("st.shared.b32 [%0], %1;" ::"r"(e.addr(o)), "r"(v) : "memory");
+}
+template <class T> __device__ __forceinline__ void store_vector(const saddr<T>& e, long long o, const b16& v) {
+  asm volatile("st.shared.b16 [%0], %1;" ::"r"(e.addr(o)), "h"(v) : "memory");
+}
 template <class T> __device__ __forceinline__ void store_vector(const smem<T>& e, long long o, const uint4& v) {
   asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(e.addr(o)), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
 }
@@ -238,10 +290,37 @@ __device__ __forceinline__ void copy_if(const Atom&, const P& pred, const S& src
   }
 }
 
+// copy_xor_order(atom, src, dst, swap, Int<M>, addr_xor): copy(atom, src, dst) with the atom
+// calls of the threads where `swap` holds taken in the order r ^ M: at step r they move source
+// slice r ^ M (a choice between two register slices of constant index) to the address of
+// destination slice r XOR-ed with `addr_xor`, which the host proved is that of slice r ^ M.
+// Every slice is moved once either way; the order decides which addresses a warp's lanes hit
+// together (a lane-dependent order makes an epilogue's stores free of bank conflicts).
+template <class Atom, int M, class S, class D>
+__device__ __forceinline__ void copy_xor_order(const Atom& atom, const S& src, const D& dst, bool swap, Int<M>, b32 addr_xor) {
+  if constexpr (M == 0) {
+    copy(atom, src, dst);
+  } else {
+    static_assert(Atom::vector, "tessel: a permuted order needs a plain vector copy atom");
+    static_assert(same_extents<S, D>(), "tessel: copy between tensors of different shapes");
+    static_assert(S::template extent<0>() == Atom::values, "tessel: mode 0 is not one atom's values");
+    constexpr long long n = S::size() / S::template extent<0>();
+    static_assert(M > 0 && n % (2 * M) == 0 && (M & (M - 1)) == 0, "tessel: the order r ^ M must permute the steps");
+    typedef typename TesselVec<Atom::values * (int)sizeof(typename S::value_type)>::type V;
+#pragma unroll
+    for (long long r = 0; r < n; ++r) {
+      const auto a = src.rest(r), b = src.rest(r ^ M);
+      const V mine = load_vector<V>(a.engine, a.offset(0)), other = load_vector<V>(b.engine, b.offset(0));
+      const auto d = dst.rest(r);
+      store_vector(saddr<typename D::value_type>{d.addr(0) ^ (swap ? addr_xor : 0u)}, 0, swap ? other : mine);
+    }
+  }
+}
+
 // gemm(mma, a, b, c): c(_, m, n) += a(_, m, k) b(_, n, k) over every (m, n, k) of the
 // fragments' modes 1 and 2; mode 0 of each is one atom's operand (the host checked the
 // fragments against the tiled MMA's partitions).
-template <class Mma, class A, class B, class C> __device__ __forceinline__ void gemm(const Mma&, const A& a, const B& b, const C& c) {
+template <class Mma, class A, class B, class C> __device__ __forceinline__ void gemm(const Mma& mma, const A& a, const B& b, const C& c) {
   static_assert(A::rank == 3 && B::rank == 3 && C::rank == 3, "tessel: gemm takes (V, M, K), (V, N, K), (V, M, N)");
   static_assert(A::template extent<1>() == C::template extent<1>(), "tessel: gemm: A and C disagree on M");
   static_assert(B::template extent<1>() == C::template extent<2>(), "tessel: gemm: B and C disagree on N");
@@ -252,7 +331,7 @@ template <class Mma, class A, class B, class C> __device__ __forceinline__ void 
     for (int m = 0; m < (int)A::template extent<1>(); ++m)
 #pragma unroll
       for (int n = 0; n < (int)B::template extent<1>(); ++n)
-        Mma::call(c(Underscore{}, m, n), a(Underscore{}, m, k), b(Underscore{}, n, k));
+        mma.call(c(Underscore{}, m, n), a(Underscore{}, m, k), b(Underscore{}, n, k));
 }
 
 }  // namespace tessel

@@ -5,9 +5,7 @@
 mod common;
 
 use tessel_kernels::hopper::run::{Sm90Buffers, run_and_compare_cublas, run_and_verify, supported};
-use tessel_kernels::hopper::{
-    BK, BM, BN, Epilogue, InType, OutType, STAGES, Sm90Options, Sm90Plan,
-};
+use tessel_kernels::hopper::{BK, BM, BN, Epilogue, InType, OutType, STAGES, Sm90Plan};
 use tessel_kernels::kernel::{Arg, ParamKind};
 use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
 use tessel_layout::Layout;
@@ -94,9 +92,14 @@ fn plan_descriptor_fields_and_tma_boxes() {
     let bits = 1u64 << 62 | 64 << 32 | 1 << 16;
     assert_eq!(Sm90Plan::desc_bits(&plan.desc_a()[0]).unwrap(), bits);
     assert_eq!(Sm90Plan::desc_bits(&plan.desc_b()[0]).unwrap(), bits);
+    // The descriptor tensors' engines carry the low word (plus the stages' address >> 4) and
+    // the high word.
     let src = plan.kernel().unwrap().source().to_string();
+    let (lo, hi) = (bits & 0xFFFF_FFFF, bits >> 32);
     assert!(
-        src.contains(&format!("DESC_A = {}LL", bits as i64)),
+        src.contains(&format!(
+            "tessel::descriptors{{{lo}u + (smem >> 4), {hi}u}}"
+        )),
         "{src}"
     );
     assert!(src.contains("TX_BYTES = 49152"));
@@ -268,12 +271,9 @@ fn epilogue_stores_swizzled_are_ideal_sequential_fp32_two_way_unswizzled_worse()
     // fp32 with the same pair order in every lane: 4 wavefronts against 2, each half-warp
     // writing rows g and g ^ 1 into the same banks (measured: conflict_s64_epilogue_sm90,
     // docs/bank-model.md).
-    let seq = Sm90Options {
-        pair_order: false,
-        ..Sm90Options::default()
-    };
-    let plan = Sm90Plan::with_options(256, 256, 64, InType::F16, OutType::F32, seq).unwrap();
-    assert_eq!(plan.c_flip, (0, 0));
+    let mut plan = Sm90Plan::new(256, 256, 64, InType::F16, OutType::F32).unwrap();
+    assert_ne!(plan.c_flip, (0, 0));
+    plan.c_flip = (0, 0);
     let banks = plan.epilogue_banks().unwrap();
     assert!(
         banks.iter().all(|r| r.wavefronts == 4 && r.excess == 2),
@@ -302,11 +302,10 @@ fn fp32_epilogue_pair_order_fills_every_bank_once_per_half_warp() {
     // 4 c_flip_xor. Each half-warp's 16 lanes write 8 bytes
     // each: one wavefront exactly when the 128 bytes cover the 32 banks once.
     for (pair_order, banks_per_half) in [(true, 32), (false, 16)] {
-        let opts = Sm90Options {
-            pair_order,
-            ..Sm90Options::default()
-        };
-        let plan = Sm90Plan::with_options(512, 512, 64, InType::F16, OutType::F32, opts).unwrap();
+        let mut plan = Sm90Plan::new(512, 512, 64, InType::F16, OutType::F32).unwrap();
+        if !pair_order {
+            plan.c_flip = (0, 0);
+        }
         let (mask, bit) = plan.c_flip;
         assert_eq!(pair_order, mask != 0);
         for ch in 0..8 {
@@ -351,39 +350,6 @@ fn fp32_epilogue_pair_order_fills_every_bank_once_per_half_warp() {
 }
 
 #[test]
-fn clusters_of_two_split_the_b_box_and_double_the_releases() {
-    let c2 = Sm90Options {
-        cluster: 2,
-        ..Sm90Options::default()
-    };
-    let plan = Sm90Plan::with_options(1000, 1000, 512, InType::F16, OutType::F32, c2).unwrap();
-    // Each block loads half of B's 256 rows (16 KiB) and multicasts it; a stage still
-    // receives A (16 KiB) and all of B (32 KiB).
-    assert_eq!(plan.b_tma.box_dims(), [BK, BN / 2]);
-    assert_eq!(plan.stage_bytes(), 49152);
-    // 8 M-tiles in 4 clusters by 4 N-tiles; the grid covers whole clusters.
-    assert_eq!((plan.tiles(), plan.cluster_tiles()), (32, 16));
-    let kernel = plan.kernel().unwrap();
-    assert_eq!(kernel.launch().grid.0, 32);
-    let src = kernel.source();
-    for want in [
-        "EMPTY_ARRIVALS = 16",
-        "CLUSTER = 2",
-        "B_ROWS = 128",
-        "TX_BYTES = 49152",
-    ] {
-        assert!(src.contains(want), "{want}");
-    }
-    // The first cluster row starts at M-tile 0, the next at M-tile 2 (tile_m0 steps 2 * BM).
-    assert_eq!(plan.tile_m0.offset(1).unwrap(), 2 * BM);
-    let bad = Sm90Options {
-        cluster: 4,
-        ..Sm90Options::default()
-    };
-    assert!(Sm90Plan::with_options(1000, 1000, 512, InType::F16, OutType::F32, bad).is_err());
-}
-
-#[test]
 fn tma_store_needs_16_byte_rows_of_c() {
     // fp32: N % 4 == 0; 16-bit: N % 8 == 0. Otherwise the direct epilogue.
     for (n, output, tma) in [
@@ -395,38 +361,14 @@ fn tma_store_needs_16_byte_rows_of_c() {
         let plan = Sm90Plan::new(100, n, 64, InType::F16, output).unwrap();
         assert_eq!(plan.epilogue == Epilogue::TmaStore, tma, "{n} {output}");
         assert_eq!(plan.c_tma.is_some(), tma);
-        let params = plan.kernel().unwrap().params().len();
-        assert_eq!(params, if tma { 4 } else { 3 });
+        // tmap_a, tmap_b, tmap_c (unread by the direct epilogue), C.
+        assert_eq!(plan.kernel().unwrap().params().len(), 4);
     }
-    let bad = Sm90Options {
-        raster_group: 0,
-        ..Sm90Options::default()
-    };
-    assert!(Sm90Plan::with_options(128, 256, 64, InType::F16, OutType::F32, bad).is_err());
 }
 
 /// Runs one plan on the GPU against the CPU (every row up to 1024 rows, else 256 spread rows)
 /// and, when `vs_cublas`, against cuBLAS on every element.
 fn gpu_case(test: &str, m: i64, n: i64, k: i64, input: InType, output: OutType, vs_cublas: bool) {
-    gpu_variant(
-        test,
-        (m, n, k),
-        input,
-        output,
-        vs_cublas,
-        Sm90Options::default(),
-    );
-}
-
-/// [`gpu_case`] of the variant `opts`.
-fn gpu_variant(
-    test: &str,
-    (m, n, k): (i64, i64, i64),
-    input: InType,
-    output: OutType,
-    vs_cublas: bool,
-    opts: Sm90Options,
-) {
     let Some(gpu) = common::gpu_or_skip(test) else {
         return;
     };
@@ -439,7 +381,7 @@ fn gpu_variant(
         eprintln!("{test}: skipped: {} is not sm_90", gpu.describe());
         return;
     }
-    let plan = Sm90Plan::with_options(m, n, k, input, output, opts).unwrap();
+    let plan = Sm90Plan::new(m, n, k, input, output).unwrap();
     let mut bufs = Sm90Buffers::new(&gpu, &plan, 0x90a ^ m as u64).unwrap();
     let rows = if m <= 1024 { m as usize } else { 256 };
     let (kernel, cmp) =
@@ -530,166 +472,6 @@ fn gpu_ragged_small() {
 
 #[test]
 #[ignore = "needs an sm_90 GPU"]
-fn gpu_variants() {
-    // Every option away from the default, at a ragged size with several tiles per block.
-    let d = Sm90Options::default();
-    for opts in [
-        Sm90Options {
-            epilogue: Epilogue::Direct,
-            ..d
-        },
-        Sm90Options {
-            raster_group: 3,
-            ..d
-        },
-        Sm90Options {
-            persistent: false,
-            ..d
-        },
-        Sm90Options { cluster: 2, ..d },
-        Sm90Options {
-            cluster: 2,
-            epilogue: Epilogue::Direct,
-            ..d
-        },
-        Sm90Options {
-            cluster: 2,
-            persistent: false,
-            ..d
-        },
-        Sm90Options {
-            pair_order: false,
-            ..d
-        },
-        Sm90Options {
-            chunk_barriers: 1,
-            ..d
-        },
-        Sm90Options { stages: 3, ..d },
-        Sm90Options {
-            warp_stores: true,
-            ..d
-        },
-        Sm90Options {
-            warp_stores: true,
-            pair_order: false,
-            ..d
-        },
-        Sm90Options { l2_hint: 1, ..d },
-        Sm90Options { l2_hint: 2, ..d },
-        Sm90Options { lag: 2, ..d },
-        Sm90Options {
-            lean_desc: false,
-            ..d
-        },
-        Sm90Options {
-            wait_hint: true,
-            prefetch: 4,
-            ..d
-        },
-        Sm90Options {
-            prefetch: 16,
-            cluster: 2,
-            ..d
-        },
-        Sm90Options {
-            uniform_consumer: false,
-            ..d
-        },
-        Sm90Options {
-            pingpong: true,
-            unroll_stages: true,
-            ..d
-        },
-        Sm90Options {
-            unroll_stages: true,
-            ..d
-        },
-        Sm90Options {
-            unroll_stages: true,
-            cluster: 2,
-            ..d
-        },
-        Sm90Options {
-            cluster: 2,
-            lean_release: false,
-            ..d
-        },
-        Sm90Options { park: true, ..d },
-    ] {
-        for output in [OutType::F32, OutType::BF16] {
-            gpu_variant(
-                "gpu_variants",
-                (1000, 2000, 520),
-                InType::BF16,
-                output,
-                true,
-                opts,
-            );
-        }
-        // 3 M-tiles: with clusters of two, the second cluster's upper block lies below C (it
-        // still loads and multicasts its half of B; its stores are clipped).
-        gpu_variant(
-            "gpu_variants",
-            (300, 704, 136),
-            InType::F16,
-            OutType::F16,
-            true,
-            opts,
-        );
-    }
-}
-
-#[test]
-#[ignore = "needs an sm_90 GPU"]
-fn gpu_park_every_type() {
-    // C parked in the stages of each tile's last k-tiles (Sm90Options::park), for the
-    // sanitizers: 1000 x 4400 = 8 x 18 = 144 tiles, so some blocks run two and release the
-    // first tile's parked stages during the second's first k-tiles; K = 136 is 3 k-tiles
-    // (the last one ragged), K = 64 one k-tile (fp32 then parks nothing: two stages would be
-    // needed; 16-bit outputs park the one stage), K = 128 two (fp32 parks both stages of the
-    // tile, the next tile's k-tiles land in the two others).
-    let pk = Sm90Options {
-        park: true,
-        ..Sm90Options::default()
-    };
-    for output in OutType::ALL {
-        for k in [136, 64, 128] {
-            gpu_variant(
-                "gpu_park_every_type",
-                (1000, 4400, k),
-                InType::BF16,
-                output,
-                true,
-                pk,
-            );
-        }
-    }
-}
-
-#[test]
-#[ignore = "needs an sm_90 GPU"]
-fn gpu_small_cluster() {
-    // One cluster of two blocks, the second all outside C (M = 128): the smallest case of the
-    // multicast and the cross-block releases, for the sanitizers.
-    let c2 = Sm90Options {
-        cluster: 2,
-        ..Sm90Options::default()
-    };
-    for output in OutType::ALL {
-        gpu_variant(
-            "gpu_small_cluster",
-            (128, 256, 256),
-            InType::F16,
-            output,
-            true,
-            c2,
-        );
-    }
-}
-
-#[test]
-#[ignore = "needs an sm_90 GPU"]
 fn gpu_large_4096_cubed() {
     for input in InType::ALL {
         gpu_case(
@@ -702,17 +484,14 @@ fn gpu_large_4096_cubed() {
             true,
         );
     }
-    // Clusters of two with several cluster tiles per cluster (256 over at most 66 clusters).
-    gpu_variant(
+    gpu_case(
         "gpu_large_4096_cubed",
-        (4096, 4096, 4096),
+        4096,
+        4096,
+        4096,
         InType::BF16,
         OutType::BF16,
         true,
-        Sm90Options {
-            cluster: 2,
-            ..Sm90Options::default()
-        },
     );
     // More tiles than SMs in both directions, several passes of the persistent loop.
     gpu_case(
@@ -724,463 +503,4 @@ fn gpu_large_4096_cubed() {
         OutType::F16,
         true,
     );
-}
-
-#[test]
-#[ignore = "needs an sm_90 GPU"]
-fn gpu_buffers_follow_the_variant() {
-    // One set of buffers, encoded for the default plan, then run with clusters of two: B's
-    // map must be re-encoded with the half box (the old one would load twice the bytes the
-    // kernel expects on its barriers).
-    let Some(gpu) = common::gpu_or_skip("gpu_buffers_follow_the_variant") else {
-        return;
-    };
-    if !supported(&gpu) {
-        return;
-    }
-    let (m, n, k) = (512, 1024, 256);
-    let plan = Sm90Plan::new(m, n, k, InType::F16, OutType::F32).unwrap();
-    let mut bufs = Sm90Buffers::new(&gpu, &plan, 5).unwrap();
-    assert_eq!(bufs.map_b.plan().box_dims(), [BK, BN]);
-    let c2 = Sm90Options {
-        cluster: 2,
-        ..Sm90Options::default()
-    };
-    let p2 = Sm90Plan::with_options(m, n, k, InType::F16, OutType::F32, c2).unwrap();
-    assert!(bufs.args(&p2).is_err());
-    let (_, cmp) = run_and_verify(&gpu, &p2, &mut bufs, 512).unwrap();
-    assert_eq!(cmp.bad, 0);
-    assert_eq!(bufs.map_b.plan().box_dims(), [BK, BN / 2]);
-    // Other sizes are refused.
-    let other = Sm90Plan::new(m, n, k + 8, InType::F16, OutType::F32).unwrap();
-    assert!(bufs.for_plan(&gpu, &other).is_err());
-}
-
-#[test]
-#[ignore = "needs an sm_90 GPU"]
-fn gpu_trace_records_every_tile_in_order() {
-    // 2048 x 4096: 16 x 16 = 256 tiles over at most one block per SM, so most blocks run two.
-    // The traced kernel still computes C, and its timeline holds one record per consumer and
-    // tile, each in phase order, the tiles of a consumer one after the other.
-    let Some(gpu) = common::gpu_or_skip("gpu_trace_records_every_tile_in_order") else {
-        return;
-    };
-    if !supported(&gpu) {
-        return;
-    }
-    let o = Sm90Options {
-        trace: true,
-        ..Sm90Options::default()
-    };
-    let plan = Sm90Plan::with_options(2048, 4096, 128, InType::F16, OutType::F32, o).unwrap();
-    let mut bufs = Sm90Buffers::new(&gpu, &plan, 11).unwrap();
-    let (kernel, cmp) = run_and_verify(&gpu, &plan, &mut bufs, 256).unwrap();
-    assert_eq!(cmp.bad, 0);
-    let grid = kernel.kernel().launch().grid.0 as usize;
-    let trace = bufs.take_trace(&gpu).unwrap();
-    assert_eq!(trace.len(), 2 * 256);
-    for block in 0..grid {
-        // The persistent loop gives block b the tiles b, b + grid, ...
-        let tiles = (256 - block).div_ceil(grid);
-        for consumer in 0..2 {
-            let mine: Vec<_> = trace
-                .iter()
-                .filter(|e| e.block == block && e.consumer == consumer)
-                .collect();
-            assert_eq!(mine.len(), tiles, "block {block} consumer {consumer}");
-            for (j, e) in mine.iter().enumerate() {
-                let r = &e.record;
-                assert_eq!(e.tile, j);
-                assert!(r.cycles.windows(2).all(|w| w[0] <= w[1]), "{r:?}");
-                assert!(r.start_ns <= r.end_ns, "{r:?}");
-                assert_eq!(r.sm, mine[0].record.sm, "a block stays on its SM");
-                if j > 0 {
-                    assert!(mine[j - 1].record.end_ns <= r.start_ns, "{r:?}");
-                    assert!(mine[j - 1].record.cycles[3] <= r.cycles[0], "{r:?}");
-                }
-            }
-        }
-    }
-}
-
-/// The stream-K variant.
-fn stream_k() -> Sm90Options {
-    Sm90Options {
-        stream_k: true,
-        ..Sm90Options::default()
-    }
-}
-
-#[test]
-fn stream_k_units_cover_every_k_tile_once_and_chain_forward() {
-    // The schedule the kernel runs (Sm90Plan::stream_k_units mirrors it), checked by its
-    // defining properties for tile counts below, at and above the grid (several blocks per
-    // split tile, a tile split by one boundary, data-parallel waves plus the remainder).
-    for ((m, n, k), blocks) in [
-        ((1000, 2000, 520), 132),
-        ((4096, 4096, 4096), 132),
-        ((128 * 34, 1024, 4096), 132),
-        ((256, 512, 4160), 132),
-        ((384, 512, 2048), 7),
-        ((256, 256, 256), 3),
-        ((4096, 4096, 64), 132),
-    ] {
-        let plan = Sm90Plan::with_options(m, n, k, InType::F16, OutType::F32, stream_k()).unwrap();
-        let (tiles, kt) = (plan.tiles(), plan.k_tiles());
-        let units = plan.stream_k_units(blocks);
-        let sk = plan.stream_k_tiles(blocks);
-        let mut seen = vec![0u32; (tiles * kt) as usize];
-        // A block's data-parallel tiles come first: whole tiles before the split ones.
-        let dp_units = |list: &[(i64, i64, i64)]| list.iter().filter(|u| u.0 < tiles - sk).count();
-        for (b, list) in units.iter().enumerate() {
-            let first_sk = dp_units(list);
-            assert!(list[..first_sk].iter().all(|u| (u.1, u.2) == (0, kt)));
-            for (i, &(tile, k0, k1)) in list.iter().enumerate() {
-                assert!(k0 < k1 && k1 <= kt && (0..tiles).contains(&tile));
-                for kk in k0..k1 {
-                    seen[(tile * kt + kk) as usize] += 1;
-                }
-                // Only a block's first stream-K unit starts inside a tile, only its last ends
-                // inside one.
-                assert!(
-                    k0 == 0 || i == first_sk,
-                    "block {b} unit {i}: {:?}",
-                    list[i]
-                );
-                assert!(k1 == kt || i + 1 == list.len(), "block {b} unit {i}");
-                // A unit that ends inside a tile is continued by block b + 1's first stream-K
-                // unit (the only one the kernel makes wait for it).
-                if k1 < kt {
-                    let after = &units[b + 1];
-                    let next = after[dp_units(after)];
-                    assert_eq!(
-                        next,
-                        (tile, k1, next.2),
-                        "block {b} hands over to block {}",
-                        b + 1
-                    );
-                }
-                // Split tiles are the last `sk` of the raster order.
-                if (k0, k1) != (0, kt) {
-                    assert!(tile >= tiles - sk);
-                }
-            }
-            if sk > 0 {
-                assert!(!list.is_empty(), "block {b} has no work");
-            }
-        }
-        assert!(seen.iter().all(|&c| c == 1), "{m}x{n}x{k} over {blocks}");
-        // The stream-K iterations are shared evenly (+-1).
-        let lens: Vec<i64> = units
-            .iter()
-            .map(|l| {
-                l.iter()
-                    .filter(|u| u.0 >= tiles - sk)
-                    .map(|u| u.2 - u.1)
-                    .sum()
-            })
-            .collect();
-        let (lo, hi) = (lens.iter().min().unwrap(), lens.iter().max().unwrap());
-        assert!(hi - lo <= 1, "{m}x{n}x{k}: {lo}..{hi}");
-    }
-    // 4096^3 over 132 SMs: 3 data-parallel waves, 116 tiles split, 56 or 57 k-tiles per block
-    // (under a tile: 2 or 3 blocks per split tile).
-    let plan =
-        Sm90Plan::with_options(4096, 4096, 4096, InType::F16, OutType::F32, stream_k()).unwrap();
-    assert_eq!(plan.stream_k_tiles(132), 116);
-    let units = plan.stream_k_units(132);
-    assert_eq!(units[0][..3], [(0, 0, 64), (132, 0, 64), (264, 0, 64)]);
-    let mut parts = vec![0; 512];
-    for list in &units {
-        for u in list.iter().filter(|u| u.0 >= 396) {
-            parts[u.0 as usize] += 1;
-        }
-    }
-    assert!(parts[396..].iter().all(|&o| (2..=3).contains(&o)));
-    // Stream-K needs a persistent grid without clusters or lag.
-    for bad in [
-        Sm90Options {
-            cluster: 2,
-            ..stream_k()
-        },
-        Sm90Options {
-            lag: 1,
-            ..stream_k()
-        },
-        Sm90Options {
-            persistent: false,
-            ..stream_k()
-        },
-    ] {
-        let e = Sm90Plan::with_options(512, 512, 512, InType::F16, OutType::F32, bad).unwrap_err();
-        assert!(e.to_string().contains("stream-K"), "{e}");
-    }
-}
-
-#[test]
-#[ignore = "needs an sm_90 GPU"]
-fn gpu_stream_k_every_type() {
-    // 1000 x 2000 x 520: 64 tiles (fewer than the SMs) of 9 k-tiles, every tile split over
-    // several blocks (chains of hand-overs); every type pair, vs the CPU and cuBLAS.
-    for input in InType::ALL {
-        for output in OutType::ALL {
-            gpu_variant(
-                "gpu_stream_k_every_type",
-                (1000, 2000, 520),
-                input,
-                output,
-                true,
-                stream_k(),
-            );
-        }
-    }
-}
-
-#[test]
-#[ignore = "needs an sm_90 GPU"]
-fn gpu_stream_k_small() {
-    // Small split cases for compute-sanitizer: 6 tiles of 32 k-tiles over the SMs (about 1.5
-    // k-tiles per block: long chains), and 4 tiles of 65 with ragged M, N and K; every row
-    // against the CPU only (cuBLAS's own kernels for these shapes draw racecheck reports, and
-    // its bf16 result at K = 4152 is off by 2 ulps where ours is within one rounding of the f64
-    // reference: seen on an H100).
-    gpu_variant(
-        "gpu_stream_k_small",
-        (384, 512, 2048),
-        InType::F16,
-        OutType::F32,
-        false,
-        stream_k(),
-    );
-    gpu_variant(
-        "gpu_stream_k_small",
-        (250, 500, 4152),
-        InType::BF16,
-        OutType::BF16,
-        false,
-        stream_k(),
-    );
-}
-
-#[test]
-#[ignore = "needs an sm_90 GPU"]
-fn gpu_stream_k_large_and_repeated() {
-    // 4096^3: 3 data-parallel waves and 116 split tiles; 34 x 4 tiles: 4 over a wave, so one
-    // wave joins them (136 split tiles). Each verified on two launches of the same buffers: the
-    // flags the first launch consumed are clear again for the second.
-    let Some(gpu) = common::gpu_or_skip("gpu_stream_k_large_and_repeated") else {
-        return;
-    };
-    if !supported(&gpu) {
-        return;
-    }
-    for ((m, n, k), input, output) in [
-        ((4096, 4096, 4096), InType::F16, OutType::F32),
-        ((4096, 4096, 4096), InType::BF16, OutType::F32),
-        ((4096, 4096, 4096), InType::BF16, OutType::BF16),
-        ((128 * 34, 1024, 4096), InType::F16, OutType::F16),
-    ] {
-        let plan = Sm90Plan::with_options(m, n, k, input, output, stream_k()).unwrap();
-        let mut bufs = Sm90Buffers::new(&gpu, &plan, 0x5c ^ m as u64).unwrap();
-        for launch in 0..2 {
-            let (kernel, cmp) = run_and_verify(&gpu, &plan, &mut bufs, 128)
-                .unwrap_or_else(|e| panic!("launch {launch}: {e}"));
-            assert_eq!(cmp.bad, 0);
-            assert_eq!(
-                kernel.kernel().launch().grid.0,
-                gpu.sm_count() as u32,
-                "one block per SM"
-            );
-            let c = bufs.c_values(&gpu, output).unwrap();
-            assert!(c.iter().all(|x| x.is_finite()), "unwritten elements");
-            if launch == 1
-                && let Ok(blas) = tessel_kernels::gemm::run::cublas(&gpu)
-            {
-                let vs = run_and_compare_cublas(&gpu, &blas, &plan, &mut bufs, &c).unwrap();
-                assert_eq!(vs.bad, 0, "{:?}", vs.examples);
-            }
-        }
-        // Every flag is clear after the launches.
-        let flags = gpu
-            .stream()
-            .clone_dtoh(&bufs.stream_k.as_ref().unwrap().flags)
-            .unwrap();
-        assert!(flags.iter().all(|&f| f == 0), "flags left set: {flags:?}");
-    }
-}
-
-/// The ping-pong variant.
-fn pingpong() -> Sm90Options {
-    Sm90Options {
-        pingpong: true,
-        ..Sm90Options::default()
-    }
-}
-
-#[test]
-fn pingpong_plan_has_64_row_tiles_one_consumer_per_stage() {
-    let plan =
-        Sm90Plan::with_options(4096, 4096, 4096, InType::F16, OutType::F32, pingpong()).unwrap();
-    // A box of 64 rows (8 KiB) and all 256 rows of B (32 KiB) per stage; 64 x 256 tiles.
-    assert_eq!(plan.a_tma.box_dims(), [BK, 64]);
-    assert_eq!(plan.b_tma.box_dims(), [BK, BN]);
-    assert_eq!(plan.stage_bytes(), (64 + 256) * 64 * 2);
-    assert_eq!((plan.block_m(), plan.tiles()), (64, 64 * 16));
-    // Four stages, four 8 KiB buffers per consumer, alignment slack, the barriers: within
-    // the 227 KiB a block may have on an H100.
-    assert_eq!(plan.smem_bytes(), 4 * 40960 + 8 * 8192 + 1024 + 64);
-    assert!(plan.smem_bytes() <= 232_448);
-    // Both consumers read the same 64 rows of a stage: one set of A descriptors, the same
-    // fields as the cooperative kernel's, each element where the 64-row TMA box put it.
-    assert_eq!(plan.desc_a().len(), 4);
-    for (kb, d) in plan.desc_a().iter().enumerate() {
-        for k in 0..16 {
-            for m in 0..64 {
-                assert_eq!(d.address(m, k, 2), stage_byte(m, 16 * kb as i64 + k));
-            }
-        }
-    }
-    // Tile origins step by 64 rows (and by 2 x 64 with clusters of two).
-    assert_eq!(plan.tile_m0.offset(1).unwrap(), 64);
-    let c2 = Sm90Options {
-        cluster: 2,
-        ..pingpong()
-    };
-    let p2 = Sm90Plan::with_options(4096, 4096, 4096, InType::F16, OutType::F32, c2).unwrap();
-    assert_eq!(p2.tile_m0.offset(1).unwrap(), 128);
-    assert_eq!(p2.cluster_tiles(), 32 * 16);
-    // One consumer releases each stage: 4 warp arrivals per block of the cluster; consumer
-    // rows start at the stage's row 0 (A_WG_BYTES 0) and at the tile's row 0 (C_ROW 0).
-    let src = plan.kernel().unwrap().source().to_string();
-    for want in [
-        "EMPTY_ARRIVALS = 4 }",
-        "PINGPONG = 1 }",
-        "A_WG_BYTES = 0 }",
-        "C_ROW = 0 }",
-        "BM = 64 }",
-        "TX_BYTES = 40960 }",
-        "C_BUFS = 4 }",
-    ] {
-        assert!(src.contains(want), "{want}");
-    }
-    assert!(
-        p2.kernel()
-            .unwrap()
-            .source()
-            .contains("EMPTY_ARRIVALS = 8 }")
-    );
-    let coop = Sm90Plan::new(4096, 4096, 4096, InType::F16, OutType::F32).unwrap();
-    let src = coop.kernel().unwrap().source().to_string();
-    for want in [
-        "EMPTY_ARRIVALS = 8 }",
-        "PINGPONG = 0 }",
-        "C_ROW = 64 }",
-        "BM = 128 }",
-    ] {
-        assert!(src.contains(want), "{want}");
-    }
-    // Ping-pong takes whole tiles in turn: no stream-K, no lag, no one-tile grid.
-    for bad in [
-        Sm90Options {
-            stream_k: true,
-            ..pingpong()
-        },
-        Sm90Options {
-            lag: 1,
-            ..pingpong()
-        },
-        Sm90Options {
-            persistent: false,
-            ..pingpong()
-        },
-    ] {
-        let err = Sm90Plan::with_options(512, 512, 64, InType::F16, OutType::F32, bad).unwrap_err();
-        assert!(err.to_string().contains("ping-pong"), "{err}");
-    }
-}
-
-#[test]
-#[ignore = "needs an sm_90 GPU"]
-fn gpu_pingpong_every_type() {
-    // More than two tiles per block (over 264 tiles of 64 x 256), so both consumers take
-    // turns: ragged in M, N and K, every type pair; the direct fallback (N = 1001 fp32
-    // columns); clusters of two.
-    let c2 = Sm90Options {
-        cluster: 2,
-        ..pingpong()
-    };
-    for input in InType::ALL {
-        for output in OutType::ALL {
-            gpu_variant(
-                "gpu_pingpong_every_type",
-                (2000, 4000, 520),
-                input,
-                output,
-                true,
-                pingpong(),
-            );
-        }
-        gpu_variant(
-            "gpu_pingpong_every_type",
-            (2000, 1001, 72),
-            input,
-            OutType::F32,
-            true,
-            pingpong(),
-        );
-        gpu_variant(
-            "gpu_pingpong_every_type",
-            (4200, 2100, 136),
-            input,
-            OutType::F16,
-            true,
-            c2,
-        );
-    }
-    // Fewer tiles than blocks: consumer 1 of every block has none.
-    gpu_variant(
-        "gpu_pingpong_every_type",
-        (129, 257, 72),
-        InType::F16,
-        OutType::BF16,
-        true,
-        pingpong(),
-    );
-}
-
-#[test]
-#[ignore = "needs an sm_90 GPU"]
-fn gpu_pingpong_small() {
-    // 16 x 18 = 288 tiles over at most 132 blocks (2 or 3 each, both consumers), 2 k-tiles
-    // each (fewer than the 4 stages: the ring turns within a tile pair), ragged in M, N and K;
-    // every row against the CPU only (compute-sanitizer's racecheck has reported hazards
-    // inside cuBLAS's own kernels, docs/performance.md).
-    gpu_variant(
-        "gpu_pingpong_small",
-        (1000, 4400, 72),
-        InType::BF16,
-        OutType::F32,
-        false,
-        pingpong(),
-    );
-}
-
-#[test]
-#[ignore = "needs an sm_90 GPU"]
-fn gpu_pingpong_4096_cubed() {
-    for (input, output) in [
-        (InType::F16, OutType::F32),
-        (InType::BF16, OutType::F32),
-        (InType::F16, OutType::F16),
-        (InType::BF16, OutType::BF16),
-    ] {
-        gpu_variant(
-            "gpu_pingpong_4096_cubed",
-            (4096, 4096, 4096),
-            input,
-            output,
-            true,
-            pingpong(),
-        );
-    }
 }

@@ -7,7 +7,7 @@ mod common;
 use common::nvrtc_or_skip;
 use tessel_kernels::Arch;
 use tessel_kernels::compile::compile_cubin;
-use tessel_kernels::hopper::{Epilogue, InType, OutType, Sm90Options, Sm90Plan};
+use tessel_kernels::hopper::{Epilogue, InType, OutType, Sm90Plan};
 
 /// NVRTC's CUBIN of `source` for `arch` and the program log (ptxas warnings included).
 fn cubin_and_log(source: &str, name: &str, arch: Arch) -> (Vec<u8>, String) {
@@ -115,208 +115,15 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
             assert_ptxas_clean(kernel.source(), &name);
         }
     }
-    // C parked in the last k-tiles' stages: two stages for fp32, one for 16-bit outputs
-    // (chunks 0-2 in it, chunk 3 in an own buffer: waits for 1 and 3 groups).
-    let pk = Sm90Options {
-        park: true,
-        ..Sm90Options::default()
-    };
-    for (input, output) in [(InType::BF16, OutType::F32), (InType::F16, OutType::BF16)] {
-        let plan = Sm90Plan::with_options(1000, 1000, 1000, input, output, pk).unwrap();
-        let kernel = plan.kernel().unwrap();
-        let name = plan.kernel_name();
-        let ptx = kernel.ptx(Arch::SM90A).unwrap();
-        let waits: &[&str] = if output == OutType::F32 {
-            &[
-                "wait_group.read 6",
-                "wait_group.read 5",
-                "wait_group.read 2",
-            ]
-        } else {
-            &["wait_group.read 3", "wait_group.read 1"]
-        };
-        assert_ptx_has(&ptx, &name, waits);
-        assert!(!ptx.contains(".local"), "{name} uses local memory");
-        assert_ptxas_clean(kernel.source(), &name);
-    }
-    // Clusters of two along M: B multicast, remote releases of the stages, cluster barriers.
-    let c2 = Sm90Options {
-        cluster: 2,
-        ..Sm90Options::default()
-    };
-    for (input, output) in [(InType::F16, OutType::F32), (InType::BF16, OutType::BF16)] {
-        let plan = Sm90Plan::with_options(1000, 1000, 1000, input, output, c2).unwrap();
-        let kernel = plan.kernel().unwrap();
-        let name = plan.kernel_name();
-        assert!(name.ends_with("_c2"), "{name}");
-        let ptx = kernel.ptx(Arch::SM90A).unwrap();
-        assert_ptx_has(
-            &ptx,
-            &name,
-            &[
-                ".multicast::cluster",
-                "mapa.shared::cluster.u32",
-                "mbarrier.arrive.shared::cluster.b64",
-                "barrier.cluster.arrive.release",
-                "barrier.cluster.wait.acquire",
-                "%cluster_ctarank",
-            ],
-        );
-        assert_ptxas_clean(kernel.source(), &name);
-    }
-    // The epilogue variants: the same pair order in every lane, one barrier per chunk, three
-    // stages with four buffers per consumer, stores per warp. The default fp32 epilogue's lane-dependent pair
-    // order selects between registers of constant index: no local memory (checked above), and
-    // none here either.
-    for opts in [
-        Sm90Options {
-            pair_order: false,
-            ..Sm90Options::default()
-        },
-        Sm90Options {
-            chunk_barriers: 1,
-            ..Sm90Options::default()
-        },
-        Sm90Options {
-            stages: 3,
-            ..Sm90Options::default()
-        },
-        Sm90Options {
-            warp_stores: true,
-            ..Sm90Options::default()
-        },
-        Sm90Options {
-            l2_hint: 2,
-            ..Sm90Options::default()
-        },
-        Sm90Options {
-            lag: 3,
-            ..Sm90Options::default()
-        },
-        Sm90Options {
-            lean_desc: false,
-            wait_hint: true,
-            ..Sm90Options::default()
-        },
-        Sm90Options {
-            prefetch: 4,
-            cluster: 2,
-            ..Sm90Options::default()
-        },
-        Sm90Options {
-            cluster: 2,
-            lean_release: false,
-            ..Sm90Options::default()
-        },
-        Sm90Options {
-            uniform_consumer: false,
-            ..Sm90Options::default()
-        },
-        Sm90Options {
-            pingpong: true,
-            unroll_stages: true,
-            ..Sm90Options::default()
-        },
-        Sm90Options {
-            unroll_stages: true,
-            ..Sm90Options::default()
-        },
-        Sm90Options {
-            trace: true,
-            ..Sm90Options::default()
-        },
-        Sm90Options {
-            park: true,
-            ..Sm90Options::default()
-        },
-    ] {
-        let plan =
-            Sm90Plan::with_options(1000, 1000, 1000, InType::F16, OutType::F32, opts).unwrap();
-        let kernel = plan.kernel().unwrap();
-        let name = plan.kernel_name();
-        let ptx = kernel.ptx(Arch::SM90A).unwrap();
-        let wait = match (opts.chunk_barriers, opts.stages) {
-            (1, _) => "cp.async.bulk.wait_group.read 0",
-            (_, 3) => "cp.async.bulk.wait_group.read 3",
-            _ if opts.pingpong => "cp.async.bulk.wait_group.read 3",
-            // Parked fp32 C: the own buffers wait until only this tile's 6 parked chunks pend,
-            // the parked stages for their 3 and 6 first chunks (checked below).
-            _ if opts.park => "cp.async.bulk.wait_group.read 6",
-            _ => "cp.async.bulk.wait_group.read 1",
-        };
-        assert!(ptx.contains(wait), "{name}: no {wait}");
-        if opts.park {
-            for w in ["read 5", "read 2"] {
-                assert!(ptx.contains(w), "{name}: no {w}");
-            }
-            assert!(!ptx.contains("read 1;"), "{name}: waits as without parking");
-        }
-        if opts.l2_hint == 2 {
-            for op in [
-                "createpolicy.fractional.L2::evict_first.b64",
-                "createpolicy.fractional.L2::evict_last.b64",
-                "bulk_group.L2::cache_hint",
-                "complete_tx::bytes.L2::cache_hint",
-            ] {
-                assert!(ptx.contains(op), "{name}: no {op}");
-            }
-        }
-        if opts.prefetch > 0 {
-            let op = "cp.async.bulk.prefetch.tensor.2d.L2.global.tile";
-            assert!(ptx.contains(op), "{name}: no {op}");
-        } else {
-            assert!(!ptx.contains("prefetch.tensor."), "{name}: prefetches");
-        }
-        if opts.wait_hint {
-            // The suspend-time hint is the try_wait's fourth operand.
-            let hint = format!(", {};", tessel_kernels::hopper::WAIT_HINT_NS);
-            assert!(
-                ptx.lines()
-                    .any(|l| l.contains("mbarrier.try_wait.parity") && l.contains(&hint)),
-                "{name}: no try_wait with the hint"
-            );
-        }
-        if opts.cluster > 1 {
-            // Lean release: one `mapa` per consumer (before its loop: two with the code written
-            // once per consumer) and no rank read in the consumers (the producer reads it once);
-            // the serial form reads the rank and maps the address at each of the two release
-            // sites of each consumer.
-            let mapa = ptx.matches("mapa.shared::cluster.u32").count();
-            let rank = ptx.matches("%cluster_ctarank").count();
-            if opts.lean_release {
-                assert_eq!(
-                    (mapa, rank),
-                    (2, 1),
-                    "{name}: {mapa} mapa, {rank} rank reads"
-                );
-            } else {
-                assert!(
-                    mapa >= 4 && rank >= 5,
-                    "{name}: {mapa} mapa, {rank} rank reads"
-                );
-            }
-        }
-        // The trace reads both clocks and writes its records; nothing else does.
-        let timers = ["%globaltimer", "%clock64", "%smid"];
-        for op in timers {
-            assert_eq!(ptx.contains(op), opts.trace, "{name}: {op}");
-        }
-        assert!(!ptx.contains(".local"), "{name} uses local memory");
-        assert_ptxas_clean(kernel.source(), &name);
-    }
-    // The direct epilogue (also the fallback where TMA cannot address C: N = 1001 fp32
-    // columns are 4004-byte rows) stores from registers and has no TMA store.
-    let direct = Sm90Options {
-        epilogue: Epilogue::Direct,
-        ..Sm90Options::default()
-    };
+    // The direct epilogue, where TMA cannot address C (N = 1001 fp32 columns are 4004-byte
+    // rows; 1001 bf16 ones 2002-byte rows), stores from registers and has no TMA store.
     for plan in [
-        Sm90Plan::with_options(1000, 1000, 1000, InType::F16, OutType::F32, direct).unwrap(),
         Sm90Plan::new(1000, 1001, 1000, InType::BF16, OutType::F32).unwrap(),
+        Sm90Plan::new(1000, 1001, 1000, InType::F16, OutType::BF16).unwrap(),
     ] {
         let kernel = plan.kernel().unwrap();
         let name = plan.kernel_name();
-        assert!(name.ends_with("_direct"), "{name}");
+        assert_eq!(plan.epilogue, Epilogue::Direct, "{name}");
         let ptx = kernel.ptx(Arch::SM90A).unwrap();
         assert!(ptx.contains("st.global."), "{name}");
         assert!(!ptx.contains("bulk_group"), "{name}");
@@ -328,7 +135,7 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
 /// `nvidia-cuda-nvdisasm` wheel; skipped otherwise): the tensor cores run `HGMMA` (not `HMMA`),
 /// four per k-tile with one wait between k-tiles (in each consumer's copy of the code), the loads are TMA (`UTMALDG`), the register
 /// budgets are reassigned (`USETMAXREG`), and nothing goes to local memory; the epilogue is
-/// eight TMA stores, and clusters of two multicast B and release stages without GPU-wide fences.
+/// eight TMA stores.
 #[test]
 fn hopper_gemm_sass_uses_hgmma_and_tma() {
     if !nvrtc_or_skip("sm90_nvrtc") {
@@ -344,7 +151,7 @@ fn hopper_gemm_sass_uses_hgmma_and_tma() {
     let dir = std::env::temp_dir().join(format!("tessel_sm90_sass_{}", std::process::id()));
     let sass = sass_of(&nvdisasm, &cubin, &dir);
     let count = |op: &str| sass.matches(op).count();
-    // The default writes the consumer's code once per consumer (uniform_consumer): the
+    // The consumer's code is written once per consumer index (a constant): the
     // consumers' instructions appear twice.
     let copies = 2;
     assert_eq!(count("HGMMA.64x256x16.F32"), 4 * copies, "{sass}");
@@ -357,105 +164,4 @@ fn hopper_gemm_sass_uses_hgmma_and_tma() {
     for local in ["LDL", "STL"] {
         assert_eq!(count(local), 0, "{local} in the SASS");
     }
-    // Clusters of two: one multicast B load, and the remote stage releases are bare arrivals.
-    // `mbarrier.arrive.release.cluster` put a MEMBAR.ALL.GPU before each of them (0.43x of
-    // cuBLAS, docs/performance.md); only the two cluster barriers (start, exit) may have one.
-    let c2 = Sm90Options {
-        cluster: 2,
-        ..Sm90Options::default()
-    };
-    let plan = Sm90Plan::with_options(4096, 4096, 4096, InType::F16, OutType::F32, c2).unwrap();
-    let kernel = plan.kernel().unwrap();
-    let (cubin, _) = cubin_and_log(kernel.source(), &plan.kernel_name(), Arch::SM90A);
-    let sass = sass_of(&nvdisasm, &cubin, &dir);
-    let count = |op: &str| sass.matches(op).count();
-    assert_eq!(count("UTMALDG.2D.MULTICAST"), 1, "{sass}");
-    assert_eq!(count("MEMBAR.ALL.GPU"), 2, "{sass}");
-    assert!(count("SYNCS.ARRIVE.TRANS64.RED") >= 2, "{sass}");
-}
-
-/// The stream-K variant, for every type pair: its PTX holds the flag protocol (a release store,
-/// an acquiring spin) and the L2-only partial stores and loads, uses no local memory, and
-/// ptxas spills nothing; the default kernel has none of the flag instructions.
-#[test]
-fn hopper_gemm_stream_k_compiles_without_spills() {
-    if !nvrtc_or_skip("sm90_nvrtc") {
-        return;
-    }
-    let sk = Sm90Options {
-        stream_k: true,
-        ..Sm90Options::default()
-    };
-    for input in InType::ALL {
-        for output in OutType::ALL {
-            let plan = Sm90Plan::with_options(1000, 2000, 520, input, output, sk).unwrap();
-            let kernel = plan.kernel().unwrap();
-            let name = plan.kernel_name();
-            assert!(name.ends_with("_sk"), "{name}");
-            let ptx = kernel.ptx(Arch::SM90A).unwrap();
-            assert_ptx_has(
-                &ptx,
-                &name,
-                &[
-                    "st.release.gpu.global.u32",
-                    "ld.acquire.gpu.global.u32",
-                    "st.global.cg.f32",
-                    "ld.global.cg.f32",
-                    "wgmma.mma_async.sync.aligned.m64n256k16.f32",
-                ],
-            );
-            assert!(!ptx.contains(".local"), "{name} uses local memory");
-            assert_ptxas_clean(kernel.source(), &name);
-        }
-    }
-    let plan = Sm90Plan::new(1000, 2000, 520, InType::F16, OutType::F32).unwrap();
-    let ptx = plan.kernel().unwrap().ptx(Arch::SM90A).unwrap();
-    assert!(!ptx.contains("ld.acquire.gpu") && !ptx.contains("st.release.gpu"));
-}
-
-/// The ping-pong variant, for every type pair and with clusters of two: its PTX holds the
-/// consumers' turn-taking (`bar.arrive` on the named barriers 4 and 5, a `bar.sync` on each)
-/// and the four-buffer epilogue's wait (`wait_group.read 3`), uses no local memory, and ptxas
-/// keeps the wgmmas asynchronous and spills nothing; the default kernel has no such barrier.
-#[test]
-fn hopper_gemm_pingpong_compiles_without_spills() {
-    if !nvrtc_or_skip("sm90_nvrtc") {
-        return;
-    }
-    let pp = Sm90Options {
-        pingpong: true,
-        ..Sm90Options::default()
-    };
-    let pp_c2 = Sm90Options { cluster: 2, ..pp };
-    let mut cases: Vec<(InType, OutType, Sm90Options)> = Vec::new();
-    for input in InType::ALL {
-        for output in OutType::ALL {
-            cases.push((input, output, pp));
-        }
-    }
-    cases.push((InType::F16, OutType::F32, pp_c2));
-    for (input, output, opts) in cases {
-        let plan = Sm90Plan::with_options(1000, 2000, 520, input, output, opts).unwrap();
-        let kernel = plan.kernel().unwrap();
-        let name = plan.kernel_name();
-        assert!(name.ends_with("_pp"), "{name}");
-        let ptx = kernel.ptx(Arch::SM90A).unwrap();
-        assert_ptx_has(
-            &ptx,
-            &name,
-            &[
-                "wgmma.mma_async.sync.aligned.m64n256k16.f32",
-                "bar.arrive",
-                "cp.async.bulk.wait_group.read 3",
-            ],
-        );
-        assert!(!ptx.contains(".local"), "{name} uses local memory");
-        assert_ptxas_clean(kernel.source(), &name);
-    }
-    let plan = Sm90Plan::new(1000, 2000, 520, InType::F16, OutType::F32).unwrap();
-    let ptx = plan.kernel().unwrap().ptx(Arch::SM90A).unwrap();
-    assert!(
-        !ptx.contains("bar.arrive"),
-        "the default has no turn-taking barrier"
-    );
 }

@@ -283,12 +283,9 @@ impl Sm90Plan {
     /// The fp32 pair order: the first `(mask, bit)` (bit of the thread index 2 .. 4, the
     /// accumulator row bits of a lane; mask an even value index below `C_VALS`) whose stores
     /// the bank model finds conflict-free, or `(0, 0)` (the same order in every lane) for
-    /// 16-bit outputs, the direct epilogue, `pair_order: false`, or when no candidate is free.
+    /// 16-bit outputs, the direct epilogue, or when no candidate is free.
     pub(super) fn choose_c_flip(&self) -> GpuResult<((i64, i64), i64)> {
-        if self.output != OutType::F32
-            || self.epilogue != Epilogue::TmaStore
-            || !self.options.pair_order
-        {
+        if self.output != OutType::F32 || self.epilogue != Epilogue::TmaStore {
             return Ok(((0, 0), 0));
         }
         let mut trial = self.clone();

@@ -1,49 +1,41 @@
-//! A Hopper (sm_90a) GEMM built from tessel layouts: TMA loads, `wgmma.mma_async`, mbarrier
-//! pipelines, warp specialization and a persistent tile scheduler.
+//! A Hopper (sm_90a) GEMM written with the tensor layer ([`crate::layer`]): TMA loads through
+//! an mbarrier pipeline, `wgmma.mma_async` over shared-memory descriptors, warp specialization
+//! and a persistent tile scheduler.
 //!
 //! Computes `C = A * B^T` ("TN", as [`crate::gemm`]): `A` is `M x K` and `B` is `N x K`, both
 //! row-major (K-contiguous), fp16 or bf16 ([`InType`]); `C` is `M x N` row-major, fp32, fp16 or
 //! bf16 ([`OutType`]); accumulation in fp32. Any `M`, `N` >= 1; `K` a multiple of 8 (TMA needs
 //! 16-byte row pitches).
 //!
-//! Design (the kernel body is `kernels/cuda/gemm_sm90.cu`):
+//! Design (the kernel body is `kernels/cuda/gemm_sm90.cu`; the design choices and the
+//! variants measured against them are in `docs/decisions.md`):
 //! - a block of 384 threads computes 128 x 256 tiles of C, one block per SM, looping over the
 //!   tiles in a grouped order ([`crate::tiled::raster_layout`], groups of [`RASTER_GROUP`]);
 //! - warpgroup 0 is the producer: one thread loads each 64-wide k-tile of A (a 128 x 64 box)
 //!   and B (256 x 64) with `cp.async.bulk.tensor` into a ring of [`STAGES`] stages, signalled
-//!   by `full`/`empty` mbarriers; it gives up registers (`setmaxnreg.dec` to
-//!   [`PRODUCER_REGS`]);
+//!   by `full`/`empty` mbarriers (the layer's `tessel::sm90::Pipeline`); it gives up registers
+//!   (`setmaxnreg.dec` to [`PRODUCER_REGS`]);
 //! - warpgroups 1 and 2 are consumers (`setmaxnreg.inc` to [`CONSUMER_REGS`]): each owns 64
-//!   rows of the tile and issues four `wgmma m64n256k16` per stage on descriptors of the
-//!   stage, keeping one k-tile of wgmmas in flight, then writes its 64 x 256 accumulators
-//!   (the GMMA atom's C layout) to C: by default ([`Epilogue::TmaStore`]) through shared
-//!   memory, in chunks of 64 rows x 128 bytes (`st.shared.v2` for fp32, its lanes taking the
-//!   column pairs in a lane-dependent order, [`Sm90Plan::c_flip`]; `stmatrix` for 16-bit
-//!   outputs) into a 128B-swizzled buffer ([`Sm90Plan::c_smem`], proven conflict-free by the
-//!   bank model) that a TMA store copies to C (clipping ragged `M`, `N`), two buffers per
-//!   consumer; or ([`Epilogue::Direct`]) with predicated stores from the registers.
+//!   rows of the tile and runs `tessel::gemm` of the tiled MMA (two `m64n256k16` atoms along M)
+//!   over the stage's descriptor tensors, keeping one k-tile of wgmmas in flight, then writes
+//!   its 64 x 256 accumulators to C: through shared memory in chunks of 64 rows x 128 bytes
+//!   (`st.shared.v2` for fp32, its lanes taking the column pairs in a lane-dependent order,
+//!   [`Sm90Plan::c_flip`]; `stmatrix` through a tiled copy for 16-bit outputs) into a
+//!   128B-swizzled buffer ([`Sm90Plan::c_smem`], proven conflict-free by the bank model) that a
+//!   TMA store copies to C (clipping ragged `M`, `N`), two buffers per consumer; or, where TMA
+//!   cannot address C (row pitches not a multiple of 16 bytes), with predicated stores from the
+//!   registers ([`Epilogue::Direct`]).
 //!
-//! [`Sm90Options`] selects the variant (epilogue, raster group, persistent grid, clusters of
-//! two blocks along M that multicast the shared B tile with TMA, and the shared-memory
-//! epilogue's pair order, barriers per chunk, stages, per-warp stores, L2 hints, consumer lag,
-//! a stream-K schedule for the last wave, ping-pong consumers, the descriptor arithmetic, the
-//! consumer code per consumer index, the k-loop unrolling, a try_wait hint, L2 prefetch, C
-//! parked in the pipeline's stages, and a per-tile timeline for diagnosis);
-//! `kernels/examples/sm90_sweep.rs` times them against cuBLAS in one process
-//! (docs/performance.md, "Hopper").
-//!
-//! Every shared layout is `smem_atom(Major::K, SwizzleMode::B128, 16)` tiled over the stage
+//! Every shared layout is `smem_atom(Major::K, SwizzleMode::B128, 16)` tiled over the stages
 //! with `tile_to_shape`. [`Sm90Plan::new`] proves on the host that the TMA boxes write exactly
-//! those layouts ([`crate::tma::TmaPlan`]) and derives the wgmma descriptors of every k-block
-//! of every consumer's operands with `gmma_descriptor` (verified element by element); the
-//! kernel gets their constant fields and adds the stage address, `+32` bytes per k-step.
+//! those layouts ([`crate::tma::TmaPlan`]); the tensor layer derives the wgmma descriptors of
+//! every block of every stage with `gmma_descriptor` (each verified element by element) and
+//! emits them as a tensor whose layout is the start address.
 //!
-//! Where things are: [`Sm90Options`] (`options.rs`) names a variant and the combinations a plan
-//! accepts; [`Sm90Plan`] (here) derives and proves the stages, boxes and descriptors, its
-//! epilogue (`epilogue.rs`) the chunks, their bank behaviour and the TMA store of C, and its
-//! stream-K schedule `stream_k.rs`; `source.rs` writes the CUDA source; [`run`] launches and
-//! verifies the kernel next to cuBLAS; [`TraceRecord`] (`trace.rs`) reads the timeline of
-//! [`Sm90Options::trace`].
+//! Where things are: [`Sm90Plan`] (here) derives and proves the stages and boxes, its epilogue
+//! (`epilogue.rs`) the chunks, their bank behaviour and the TMA store of C; `source.rs`
+//! declares the kernel's tensors, copies and MMA; [`run`] launches and verifies the kernel next
+//! to cuBLAS.
 //!
 //! ```
 //! use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
@@ -56,47 +48,27 @@
 //! ```
 
 mod epilogue;
-mod options;
 pub mod run;
 mod source;
-mod stream_k;
-mod trace;
 mod types;
 
-pub use options::{Sm90Options, WAIT_HINT_NS};
-pub use trace::{TRACE_TILES, TraceRecord};
 pub use types::{Epilogue, InType, OutType};
 
 use tessel_layout::atom::mma_atom;
-use tessel_layout::gmma::{GmmaDescriptor, Major, SwizzleMode, gmma_descriptor, smem_atom};
-use tessel_layout::{ComposedLayout, IntTuple, Layout, composition};
+use tessel_layout::gmma::{GmmaDescriptor, Major, SwizzleMode, smem_atom};
+use tessel_layout::tiled::{TiledMma, make_tiled_mma};
+use tessel_layout::{ComposedLayout, IntTuple, Layout};
 
 use crate::error::{GpuError, GpuResult};
 use crate::tiled::raster_layout;
 use crate::tma::{TmaMatrix, TmaPlan};
 
-/// The device body ([`Sm90Plan::kernel`] declares its pieces and inserts [`UNITS`]).
+/// The device body ([`Sm90Plan::kernel`] declares the tensors, copies and MMA it names).
 ///
 /// ```
-/// assert!(tessel_kernels::hopper::BODY.contains("dev::sm90::tma_load("));
+/// assert!(tessel_kernels::hopper::BODY.contains("tessel::gemm(mma, tCrA"));
 /// ```
 pub const BODY: &str = include_str!("../../cuda/gemm_sm90.cu");
-/// The device struct `dev::sm90`: mbarrier, TMA, fence, `setmaxnreg`, wgmma-sync and store
-/// instructions.
-///
-/// ```
-/// assert!(tessel_kernels::hopper::SYNC.contains("struct sm90"));
-/// ```
-pub const SYNC: &str = include_str!("../../cuda/gemm_sm90_sync.cuh");
-/// The consumers' unit loop (main loop, stream-K fixup, epilogue), which [`Sm90Plan::kernel`]
-/// inserts into [`BODY`] at its `//@UNITS` line: once over the data-parallel tiles, and with
-/// [`Sm90Options::stream_k`] once more over the stream-K units.
-///
-/// ```
-/// use tessel_kernels::hopper::{BODY, UNITS};
-/// assert!(UNITS.contains("dev::wgmma<1, 1, 0, 0>(") && BODY.contains("//@UNITS"));
-/// ```
-pub const UNITS: &str = include_str!("../../cuda/gemm_sm90_units.cuh");
 
 /// Block tile rows (two consumer warpgroups of 64).
 ///
@@ -156,6 +128,12 @@ pub const CONSUMER_REGS: i64 = 232;
 /// assert_eq!(tessel_kernels::hopper::RASTER_GROUP, 16);
 /// ```
 pub const RASTER_GROUP: i64 = 16;
+/// Epilogue buffers per consumer (chunk `ch` of a tile goes through buffer `ch % C_BUFS`).
+///
+/// ```
+/// assert_eq!(tessel_kernels::hopper::C_BUFS, 2);
+/// ```
+pub const C_BUFS: i64 = 2;
 
 /// Everything the Hopper kernel computes, derived and checked on the host.
 ///
@@ -196,10 +174,8 @@ pub struct Sm90Plan {
     pub c_frag: Layout,
     /// C's row-major offsets `(M, N):(N, 1)`.
     pub g_c: Layout,
-    /// The requested variant.
-    pub options: Sm90Options,
-    /// The epilogue the kernel uses: `options.epilogue`, or [`Epilogue::Direct`] where TMA
-    /// cannot address C.
+    /// How C is written: [`Epilogue::TmaStore`], or [`Epilogue::Direct`] where TMA cannot
+    /// address C.
     pub epilogue: Epilogue,
     /// One epilogue chunk in shared memory: `smem_atom(K, 128B, bits)` tiled over
     /// `(64, C_COLS)` (mode 0 row, mode 1 column; 128-byte rows).
@@ -210,87 +186,21 @@ pub struct Sm90Plan {
     /// The fp32 epilogue's pair order `(mask, bit)`: at step `u` (an even value index of the
     /// chunk) thread `t` stores its values `u ^ mask` and `u ^ mask + 1` when bit `bit` of `t`
     /// is set, `u` and `u + 1` otherwise. Chosen with the bank model ([`Sm90Plan::new`]:
-    /// the first candidate whose stores are conflict-free); `(0, 0)` for 16-bit outputs,
-    /// the direct epilogue and `pair_order: false`.
+    /// the first candidate whose stores are conflict-free); `(0, 0)` for 16-bit outputs and
+    /// the direct epilogue.
     pub c_flip: (i64, i64),
     /// With a pair order, the element-offset XOR that takes the place of value `v` to that of
     /// value `v ^ mask` for every thread that flips (the kernel XORs the address instead of
     /// recomputing it); 0 without one.
     pub c_flip_xor: i64,
-    desc_a: Vec<GmmaDescriptor>,
-    desc_b: Vec<GmmaDescriptor>,
+    /// The tiled MMA of the two consumers: two GMMA atoms (`m64n256k16`, shared-memory
+    /// operands) along M.
+    pub mma: TiledMma,
 }
 
 /// `ceil(x / d)` for positive `x` and `d`.
 fn ceil_div(x: i64, d: i64) -> i64 {
     (x + d - 1) / d
-}
-
-/// The operand of one wgmma: rows `row0 .. row0 + rows` and k-block `kb` of a stage whose mode
-/// 0 has `total` rows, as a layout of its own (mode 0 MN, mode 1 K), checked element by element
-/// against the stage.
-fn operand(
-    stage: &ComposedLayout,
-    total: i64,
-    row0: i64,
-    rows: i64,
-    kb: i64,
-) -> GpuResult<ComposedLayout> {
-    let pick: Layout = format!("({rows},{WGMMA_K}):(1,{total})").parse()?;
-    let inner = composition(stage.layout(), &pick)?;
-    let first = row0 + total * WGMMA_K * kb;
-    let shift = stage.layout().offset(first)?;
-    let op = ComposedLayout::new(
-        stage.swizzles().to_vec(),
-        stage.base_offset() + shift,
-        inner,
-    );
-    for j in 0..WGMMA_K {
-        for i in 0..rows {
-            let want = stage.offset(first + i + total * j)?;
-            if op.offset(i + rows * j)? != want {
-                return Err(GpuError::InvalidArgument(format!(
-                    "the wgmma operand {op} of rows {row0}.. and k-block {kb} of {stage} misplaces \
-                     element ({i},{j})"
-                )));
-            }
-        }
-    }
-    Ok(op)
-}
-
-/// The descriptors of every k-block of `rows` rows at `row0` of a stage, and the constant
-/// fields they share; errors when a field other than the start address varies or the start
-/// address does not advance by [`Sm90Plan::K_STEP_BYTES`] per k-block.
-fn descriptors(
-    stage: &ComposedLayout,
-    total: i64,
-    row0: i64,
-    rows: i64,
-    elem_bytes: i64,
-) -> GpuResult<Vec<GmmaDescriptor>> {
-    let mut out = Vec::new();
-    for kb in 0..BK / WGMMA_K {
-        let op = operand(stage, total, row0, rows, kb)?;
-        let d = gmma_descriptor(&op, elem_bytes, 0, Some(Major::K))?;
-        let first = out.first().copied().unwrap_or(d);
-        let want_start = first.start_address + kb * Sm90Plan::K_STEP_BYTES;
-        if (d.mode, d.leading_byte_offset, d.stride_byte_offset)
-            != (
-                first.mode,
-                first.leading_byte_offset,
-                first.stride_byte_offset,
-            )
-            || d.start_address != want_start
-        {
-            return Err(GpuError::InvalidArgument(format!(
-                "k-block {kb} of rows {row0}.. has the descriptor {d:?}; the kernel assumes \
-                 {first:?} with the start advanced to {want_start}"
-            )));
-        }
-        out.push(d);
-    }
-    Ok(out)
 }
 
 impl Sm90Plan {
@@ -306,36 +216,15 @@ impl Sm90Plan {
     /// `1..2^31`, `K` not a positive multiple of 8 below `2^31`, or any layout check failing.
     ///
     /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
+    /// use tessel_kernels::hopper::{Epilogue, InType, OutType, Sm90Plan};
     /// let err = Sm90Plan::new(64, 64, 12, InType::F16, OutType::F32).unwrap_err();
     /// assert!(err.to_string().contains("multiple of 8"), "{err}");
     /// assert!(Sm90Plan::new(129, 257, 72, InType::BF16, OutType::F16).is_ok());
-    /// ```
-    pub fn new(m: i64, n: i64, k: i64, input: InType, output: OutType) -> GpuResult<Sm90Plan> {
-        Self::with_options(m, n, k, input, output, Sm90Options::default())
-    }
-
-    /// The plan of the variant `options` ([`Sm90Plan::new`] takes the default). Errors as
-    /// `new`, and for a raster group outside `1..=64` or a cluster size other than 1 or 2.
-    ///
-    /// ```
-    /// use tessel_kernels::hopper::{Epilogue, InType, OutType, Sm90Options, Sm90Plan};
-    /// let o = Sm90Options { epilogue: Epilogue::Direct, ..Sm90Options::default() };
-    /// let p = Sm90Plan::with_options(256, 256, 64, InType::F16, OutType::F32, o).unwrap();
-    /// assert_eq!(p.kernel_name(), "gemm_sm90_tn_f16_f32_256x256x64_direct");
     /// // N = 257 fp32 columns are 1028-byte rows: TMA cannot store them, the plan falls back.
     /// let p = Sm90Plan::new(256, 257, 64, InType::F16, OutType::F32).unwrap();
     /// assert_eq!((p.epilogue, p.c_tma.is_none()), (Epilogue::Direct, true));
     /// ```
-    pub fn with_options(
-        m: i64,
-        n: i64,
-        k: i64,
-        input: InType,
-        output: OutType,
-        options: Sm90Options,
-    ) -> GpuResult<Sm90Plan> {
-        options.check(m, n, k)?;
+    pub fn new(m: i64, n: i64, k: i64, input: InType, output: OutType) -> GpuResult<Sm90Plan> {
         let limit = 1i64 << 31;
         for (name, v) in [("M", m), ("N", n), ("K", k)] {
             if !(1..limit).contains(&v) {
@@ -351,8 +240,7 @@ impl Sm90Plan {
             )));
         }
         let atom = smem_atom(Major::K, SwizzleMode::B128, 16)?;
-        let bm = Self::block_m_of(&options);
-        let a_stage = atom.tile_to_shape(&IntTuple::from_ints([bm, BK]))?;
+        let a_stage = atom.tile_to_shape(&IntTuple::from_ints([BM, BK]))?;
         let b_stage = atom.tile_to_shape(&IntTuple::from_ints([BN, BK]))?;
         let elem = input.tma();
         let a_tma = TmaPlan::new(
@@ -362,31 +250,11 @@ impl Sm90Plan {
                 ld: k,
                 elem,
             },
-            [BK, bm],
+            [BK, BM],
             SwizzleMode::B128,
             &a_stage,
             Major::K,
         )?;
-        // B's box: the rows one block of the cluster loads (all of them without clusters),
-        // proven to write `b_box`, which is rows `r * B_ROWS ..` of the stage for every rank r.
-        let cluster = options.cluster;
-        let b_rows = BN / cluster;
-        let b_box = atom.tile_to_shape(&IntTuple::from_ints([b_rows, BK]))?;
-        for r in 0..cluster {
-            for kk in 0..BK {
-                for row in 0..b_rows {
-                    let want = b_stage.offset(r * b_rows + row + BN * kk)?;
-                    if b_box.offset(row + b_rows * kk)? + r * b_rows * BK != want {
-                        return Err(GpuError::InvalidArgument(format!(
-                            "B rows {}.. of the stage {b_stage} are not the box {b_box} at \
-                             {} elements",
-                            r * b_rows,
-                            r * b_rows * BK
-                        )));
-                    }
-                }
-            }
-        }
         let b_tma = TmaPlan::new(
             TmaMatrix {
                 rows: n,
@@ -394,67 +262,19 @@ impl Sm90Plan {
                 ld: k,
                 elem,
             },
-            [BK, b_rows],
+            [BK, BN],
             SwizzleMode::B128,
-            &b_box,
+            &b_stage,
             Major::K,
         )?;
-        let eb = elem.bytes();
-        let mut desc_a = Vec::new();
-        // The consumers' row blocks of an A stage: two of 64 rows, or (ping-pong) one that
-        // both consumers read in turn.
-        for c in 0..bm / 64 {
-            desc_a.extend(descriptors(&a_stage, bm, 64 * c, 64, eb)?);
-        }
-        let desc_b = descriptors(&b_stage, BN, 0, BN, eb)?;
-        // Consumer c's rows start A_WG_BYTES * c into the stage (cooperative).
-        let per_wg = match desc_a.get((BK / WGMMA_K) as usize) {
-            Some(d) => d.start_address - desc_a[0].start_address,
-            None => Self::A_WG_BYTES,
-        };
-        if per_wg != Self::A_WG_BYTES
-            || desc_a[0].start_address != 0
-            || desc_b[0].start_address != 0
-        {
-            return Err(GpuError::InvalidArgument(format!(
-                "the consumers' operands start at bytes {} and {} of the A stage (B at {}); the \
-                 kernel assumes 0, {} and 0",
-                desc_a[0].start_address,
-                desc_a[0].start_address + per_wg,
-                desc_b[0].start_address,
-                Self::A_WG_BYTES
-            )));
-        }
-        let atom = mma_atom(input.atom())?;
-        let c_frag = atom.c_layout().clone();
-        let (ty, tx) = (ceil_div(m, bm), ceil_div(n, BN));
-        // Cluster tiles: `cluster` M-tiles by one N-tile.
-        let cy = ceil_div(ty, options.cluster);
+        let gmma = mma_atom(input.atom())?;
+        let c_frag = gmma.c_layout().clone();
+        let mma = make_tiled_mma(&gmma, &"(2,1,1):(1,0,0)".parse()?, &[])?;
+        let (ty, tx) = (ceil_div(m, BM), ceil_div(n, BN));
         let c_cols = Self::c_cols(output);
         let c_smem = smem_atom(Major::K, SwizzleMode::B128, 8 * output.tma().bytes())?
             .tile_to_shape(&IntTuple::from_ints([64, c_cols]))?;
-        // Per-warp stores read 16-row boxes: rows 16 w .. of the chunk, 16 w * C_COLS
-        // elements (2 KiB) into it.
-        let box_rows = if options.warp_stores { 16 } else { 64 };
-        let c_box = smem_atom(Major::K, SwizzleMode::B128, 8 * output.tma().bytes())?
-            .tile_to_shape(&IntTuple::from_ints([box_rows, c_cols]))?;
-        for w in 0..64 / box_rows {
-            for col in 0..c_cols {
-                for r in 0..box_rows {
-                    let want = c_smem.offset(w * box_rows + r + 64 * col)?;
-                    if c_box.offset(r + box_rows * col)? + w * box_rows * c_cols != want {
-                        return Err(GpuError::InvalidArgument(format!(
-                            "rows {}.. of the epilogue chunk {c_smem} are not the box {c_box}",
-                            w * box_rows
-                        )));
-                    }
-                }
-            }
-        }
-        let c_tma = match options.epilogue {
-            Epilogue::TmaStore => Self::c_store_tma(m, n, output, &c_box)?,
-            Epilogue::Direct => None,
-        };
+        let c_tma = Self::c_store_tma(m, n, output, &c_smem)?;
         let epilogue = if c_tma.is_some() {
             Epilogue::TmaStore
         } else {
@@ -470,27 +290,63 @@ impl Sm90Plan {
             b_stage,
             a_tma,
             b_tma,
-            raster: raster_layout(cy, tx, options.raster_group)?,
-            tile_m0: Layout::new(
-                IntTuple::from_ints([cy, tx]),
-                IntTuple::from_ints([cluster * bm, 0]),
-            )?,
-            tile_n0: Layout::new(IntTuple::from_ints([cy, tx]), IntTuple::from_ints([0, BN]))?,
+            raster: raster_layout(ty, tx, RASTER_GROUP)?,
+            tile_m0: Layout::new(IntTuple::from_ints([ty, tx]), IntTuple::from_ints([BM, 0]))?,
+            tile_n0: Layout::new(IntTuple::from_ints([ty, tx]), IntTuple::from_ints([0, BN]))?,
             c_frag,
             g_c: Layout::new(IntTuple::from_ints([m, n]), IntTuple::from_ints([n, 1]))?,
-            options,
             epilogue,
             c_smem,
             c_tma,
             c_flip: (0, 0),
             c_flip_xor: 0,
-            desc_a,
-            desc_b,
+            mma,
         };
         plan.check_c_frag()?;
         (plan.c_flip, plan.c_flip_xor) = plan.choose_c_flip()?;
         plan.check_c_chunks()?;
         Ok(plan)
+    }
+
+    /// The stages of A (`(BM, BK, STAGES)`) as the tensor layer's shared tensor.
+    pub(crate) fn a_stages(&self) -> GpuResult<ComposedLayout> {
+        let atom = smem_atom(Major::K, SwizzleMode::B128, 16)?;
+        Ok(atom.tile_to_shape(&IntTuple::from_ints([BM, BK, STAGES]))?)
+    }
+
+    /// The stages of B (`(BN, BK, STAGES)`).
+    pub(crate) fn b_stages(&self) -> GpuResult<ComposedLayout> {
+        let atom = smem_atom(Major::K, SwizzleMode::B128, 16)?;
+        Ok(atom.tile_to_shape(&IntTuple::from_ints([BN, BK, STAGES]))?)
+    }
+
+    /// The descriptors of an operand's blocks: consumer `c`, k-block `kb` of stage 0 at index
+    /// `KB c + kb` (A) or `kb` (B), start addresses relative to the stages.
+    fn descriptors_of(&self, op: char) -> GpuResult<Vec<GmmaDescriptor>> {
+        let mma = crate::layer::DeviceMma::new("wgmma", self.mma.clone());
+        let (stages, elem) = match op {
+            'A' => (self.a_stages()?, crate::kernel::CType::B16),
+            _ => (self.b_stages()?, crate::kernel::CType::B16),
+        };
+        let t = mma.partition_descriptors(op, &crate::layer::DeviceTensor::shared(elem, stages))?;
+        let crate::layer::Space::Descriptor(base) = t.space() else {
+            return Err(GpuError::InvalidArgument(
+                "internal: not a descriptor tensor".into(),
+            ));
+        };
+        let consumers = if op == 'A' { CONSUMERS } else { 1 };
+        let mut out = Vec::new();
+        for c in 0..consumers {
+            for kb in 0..BK / WGMMA_K {
+                // Thread 128 c, the one atom call per k-block, stage 0.
+                let units = t.layout().offset(128 * c + 256 * kb)?;
+                out.push(GmmaDescriptor {
+                    start_address: 16 * units,
+                    ..base.fields
+                });
+            }
+        }
+        Ok(out)
     }
 
     /// The descriptors of A's operands: consumer `c`, k-block `kb` at index `4 c + kb`, start
@@ -500,9 +356,10 @@ impl Sm90Plan {
     /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
     /// let p = Sm90Plan::new(128, 256, 64, InType::F16, OutType::F32).unwrap();
     /// assert_eq!(p.desc_a()[4].start_address, Sm90Plan::A_WG_BYTES);
+    /// assert_eq!(p.desc_a()[1].start_address, Sm90Plan::K_STEP_BYTES);
     /// ```
-    pub fn desc_a(&self) -> &[GmmaDescriptor] {
-        &self.desc_a
+    pub fn desc_a(&self) -> Vec<GmmaDescriptor> {
+        self.descriptors_of('A').unwrap_or_default()
     }
 
     /// The descriptors of B's operands, one per k-block.
@@ -512,11 +369,11 @@ impl Sm90Plan {
     /// let p = Sm90Plan::new(128, 256, 64, InType::F16, OutType::F32).unwrap();
     /// assert_eq!(p.desc_b().len(), 4);
     /// ```
-    pub fn desc_b(&self) -> &[GmmaDescriptor] {
-        &self.desc_b
+    pub fn desc_b(&self) -> Vec<GmmaDescriptor> {
+        self.descriptors_of('B').unwrap_or_default()
     }
 
-    /// The constant fields of a descriptor (start address 0), as the kernel's `k::DESC_*`.
+    /// The constant fields of a descriptor (start address 0) as their 64-bit encoding.
     ///
     /// ```
     /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
@@ -540,50 +397,20 @@ impl Sm90Plan {
     /// assert_eq!(p.kernel_name(), "gemm_sm90_tn_bf16_f16_128x256x64");
     /// ```
     pub fn kernel_name(&self) -> String {
-        let eff = Sm90Options {
-            epilogue: self.epilogue,
-            ..self.options
-        };
         format!(
-            "gemm_sm90_tn_{}_{}_{}x{}x{}{}",
-            self.input,
-            self.output,
-            self.m,
-            self.n,
-            self.k,
-            eff.tag()
+            "gemm_sm90_tn_{}_{}_{}x{}x{}",
+            self.input, self.output, self.m, self.n, self.k
         )
     }
 
-    /// Output tiles ([`Sm90Plan::block_m`] x 256).
+    /// Output tiles ([`BM`] x [`BN`]).
     ///
     /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Options, Sm90Plan};
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
     /// assert_eq!(Sm90Plan::new(4096, 4096, 64, InType::F16, OutType::F32).unwrap().tiles(), 512);
-    /// let pp = Sm90Options { pingpong: true, ..Sm90Options::default() };
-    /// let p = Sm90Plan::with_options(4096, 4096, 64, InType::F16, OutType::F32, pp).unwrap();
-    /// assert_eq!(p.tiles(), 1024);
     /// ```
     pub fn tiles(&self) -> i64 {
-        ceil_div(self.m, self.block_m()) * ceil_div(self.n, BN)
-    }
-
-    /// Rows of a block tile: [`BM`] (two consumers of 64 rows), or 64 with
-    /// [`Sm90Options::pingpong`] (each consumer computes whole tiles of its own).
-    ///
-    /// ```
-    /// use tessel_kernels::hopper::{BM, InType, OutType, Sm90Options, Sm90Plan};
-    /// let pp = Sm90Options { pingpong: true, ..Sm90Options::default() };
-    /// let p = Sm90Plan::with_options(256, 256, 64, InType::F16, OutType::F32, pp).unwrap();
-    /// assert_eq!((p.block_m(), p.a_tma.box_dims()), (64, [64, 64]));
-    /// assert_eq!(Sm90Plan::new(256, 256, 64, InType::F16, OutType::F32).unwrap().block_m(), BM);
-    /// ```
-    pub fn block_m(&self) -> i64 {
-        Self::block_m_of(&self.options)
-    }
-
-    fn block_m_of(options: &Sm90Options) -> i64 {
-        if options.pingpong { 64 } else { BM }
+        ceil_div(self.m, BM) * ceil_div(self.n, BN)
     }
 
     /// k-tiles (64 wide; the last one zero-filled past K by TMA).
@@ -596,27 +423,6 @@ impl Sm90Plan {
         ceil_div(self.k, BK)
     }
 
-    /// The unroll factor of the consumers' k-tile loop: the stage count with
-    /// [`Sm90Options::unroll_stages`] where every tile's k-tiles are a multiple of it (and no
-    /// stream-K), else 1.
-    ///
-    /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Options, Sm90Plan};
-    /// let us = Sm90Options { unroll_stages: true, ..Sm90Options::default() };
-    /// let p = Sm90Plan::with_options(256, 256, 4096, InType::F16, OutType::F32, us).unwrap();
-    /// assert_eq!(p.k_unroll(), 4); // 64 k-tiles
-    /// let p = Sm90Plan::with_options(256, 256, 4104, InType::F16, OutType::F32, us).unwrap();
-    /// assert_eq!(p.k_unroll(), 1); // 65 k-tiles
-    /// ```
-    pub fn k_unroll(&self) -> i64 {
-        let stages = self.options.stages;
-        if self.options.unroll_stages && !self.options.stream_k && self.k_tiles() % stages == 0 {
-            stages
-        } else {
-            1
-        }
-    }
-
     /// Bytes one stage receives (A box + B box): the transaction count of its `full` barrier.
     ///
     /// ```
@@ -624,97 +430,28 @@ impl Sm90Plan {
     /// assert_eq!(Sm90Plan::new(8, 8, 8, InType::F16, OutType::F32).unwrap().stage_bytes(), 48 * 1024);
     /// ```
     pub fn stage_bytes(&self) -> i64 {
-        self.a_tma.box_bytes() + self.b_stage_bytes()
-    }
-
-    /// Bytes of B per stage (the whole 256 x 64 tile; with clusters, several boxes).
-    fn b_stage_bytes(&self) -> i64 {
-        self.b_tma.box_bytes() * self.options.cluster
-    }
-
-    /// Cluster tiles: `cluster` M-tiles by one N-tile (the tiles without clusters); the
-    /// persistent loop's iteration count over all clusters.
-    ///
-    /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Options, Sm90Plan};
-    /// let o = Sm90Options { cluster: 2, ..Sm90Options::default() };
-    /// let p = Sm90Plan::with_options(384, 512, 64, InType::F16, OutType::F32, o).unwrap();
-    /// assert_eq!((p.tiles(), p.cluster_tiles()), (3 * 2, 2 * 2)); // 3 M-tiles: 2 clusters
-    /// ```
-    pub fn cluster_tiles(&self) -> i64 {
-        ceil_div(ceil_div(self.m, self.block_m()), self.options.cluster) * ceil_div(self.n, BN)
+        self.a_tma.box_bytes() + self.b_tma.box_bytes()
     }
 
     /// Dynamic shared memory: the stages, the epilogue buffers, 1 KiB to align them to the
     /// swizzle's repeat, and the `full` and `empty` barriers.
     ///
     /// ```
-    /// use tessel_kernels::hopper::{Epilogue, InType, OutType, Sm90Options, Sm90Plan};
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
     /// let p = Sm90Plan::new(8, 8, 8, InType::F16, OutType::F32).unwrap();
     /// assert_eq!(p.smem_bytes(), 4 * 49152 + 4 * 8192 + 1024 + 64);
-    /// let direct = Sm90Options { epilogue: Epilogue::Direct, ..Sm90Options::default() };
-    /// let d = Sm90Plan::with_options(8, 8, 8, InType::F16, OutType::F32, direct).unwrap();
+    /// let d = Sm90Plan::new(8, 7, 8, InType::F16, OutType::F32).unwrap(); // direct stores
     /// assert_eq!(d.smem_bytes(), 4 * 49152 + 1024 + 64);
-    /// // 3 stages: 4 buffers per consumer.
-    /// let s3 = Sm90Options { stages: 3, ..Sm90Options::default() };
-    /// let p3 = Sm90Plan::with_options(8, 8, 8, InType::F16, OutType::F32, s3).unwrap();
-    /// assert_eq!(p3.smem_bytes(), 3 * 49152 + 8 * 8192 + 1024 + 48);
     /// ```
     pub fn smem_bytes(&self) -> i64 {
-        let stages = self.options.stages;
-        stages * self.stage_bytes()
-            + CONSUMERS * self.c_bufs() * self.c_buf_bytes()
+        STAGES * self.stage_bytes()
+            + CONSUMERS * C_BUFS * self.c_buf_bytes()
             + 1024
-            + 2 * stages * 8
-    }
-
-    /// Stages whose shared memory the epilogue borrows with [`Sm90Options::park`]: those of
-    /// the tile's last `park_stages` k-tiles, 3 chunk buffers of each per consumer (its 64 rows
-    /// of A and half of B), enough with its own [`Sm90Plan::c_bufs`] for every chunk of its
-    /// tile: 2 for fp32 (8 chunks), 1 for 16-bit outputs (4 chunks). 0 without parking, where
-    /// the epilogue falls back to direct stores, or where a tile has fewer k-tiles than that.
-    ///
-    /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Options, Sm90Plan};
-    /// let pk = Sm90Options { park: true, ..Sm90Options::default() };
-    /// let f32 = Sm90Plan::with_options(256, 256, 256, InType::F16, OutType::F32, pk).unwrap();
-    /// let f16 = Sm90Plan::with_options(256, 256, 64, InType::F16, OutType::F16, pk).unwrap();
-    /// let short = Sm90Plan::with_options(256, 256, 64, InType::F16, OutType::F32, pk).unwrap();
-    /// assert_eq!((f32.park_stages(), f16.park_stages(), short.park_stages()), (2, 1, 0));
-    /// ```
-    pub fn park_stages(&self) -> i64 {
-        if !self.options.park || self.epilogue != Epilogue::TmaStore {
-            return 0;
-        }
-        let stages = ceil_div(self.c_chunks() - self.c_bufs(), Self::PARK_BUFS);
-        if self.k_tiles() < stages { 0 } else { stages }
-    }
-
-    /// Chunk buffers a consumer takes from each parked stage: its 64 rows of A and half of B.
-    const PARK_BUFS: i64 = 3;
-
-    /// Epilogue buffers per consumer: 2 with 4 stages, 4 with 3 (where the shared memory of
-    /// the fourth stage holds them) or with ping-pong consumers (whose stages are 8 KiB
-    /// smaller).
-    ///
-    /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Options, Sm90Plan};
-    /// assert_eq!(Sm90Plan::new(8, 8, 8, InType::F16, OutType::F32).unwrap().c_bufs(), 2);
-    /// let pp = Sm90Options { pingpong: true, ..Sm90Options::default() };
-    /// let p = Sm90Plan::with_options(8, 8, 8, InType::F16, OutType::F32, pp).unwrap();
-    /// assert_eq!((p.c_bufs(), p.smem_bytes()), (4, 4 * 40960 + 8 * 8192 + 1024 + 64));
-    /// assert!(p.smem_bytes() <= 227 * 1024);
-    /// ```
-    pub fn c_bufs(&self) -> i64 {
-        if self.options.stages == 3 || self.options.pingpong {
-            4
-        } else {
-            2
-        }
+            + 2 * STAGES * 8
     }
 
     /// Bytes of one epilogue buffer (64 rows of 128 bytes; 0 for the direct epilogue). Each
-    /// consumer has [`Sm90Plan::c_bufs`].
+    /// consumer has [`C_BUFS`].
     ///
     /// ```
     /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};

@@ -18,7 +18,7 @@ use cudarc::cublas::{CudaBlas, sys as cublas_sys};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use half::{bf16, f16};
 
-use super::{Epilogue, InType, OutType, Sm90Plan, TRACE_TILES, TraceRecord};
+use super::{Epilogue, InType, OutType, Sm90Plan};
 use crate::Arch;
 use crate::bench::io;
 use crate::device::Gpu;
@@ -148,69 +148,6 @@ pub struct Sm90Buffers {
     pub map_b: TensorMap,
     /// C's tensor map for the TMA-store epilogue (`None` where TMA cannot address C).
     pub map_c: Option<TensorMap>,
-    /// The stream-K workspace (allocated for a plan with [`super::Sm90Options::stream_k`]).
-    pub stream_k: Option<StreamKWorkspace>,
-    /// The timeline of [`super::Sm90Options::trace`]: [`TRACE_TILES`] records of
-    /// [`TraceRecord::WORDS`] words per consumer of each of up to one block per SM (zeroed;
-    /// read with [`Sm90Buffers::take_trace`]).
-    pub trace: Option<CudaSlice<u64>>,
-}
-
-/// One consumer's record of one tile (see [`Sm90Buffers::take_trace`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TraceEntry {
-    /// The block (`blockIdx.x`).
-    pub block: usize,
-    /// The consumer (0 or 1).
-    pub consumer: usize,
-    /// The block's tile ordinal (0 = its first tile).
-    pub tile: usize,
-    /// What the kernel recorded.
-    pub record: TraceRecord,
-}
-
-/// The trace buffer's length in words for `gpu` (up to one block per SM).
-fn trace_words(gpu: &Gpu) -> usize {
-    usize::try_from(gpu.sm_count()).unwrap_or(0) * 2 * TRACE_TILES as usize * TraceRecord::WORDS
-}
-
-/// The stream-K variant's global workspace, sized by [`Sm90Plan::stream_k_workspace`] for one
-/// block per SM (the grid [`function`] launches for it).
-///
-/// ```
-/// use tessel_kernels::hopper::{InType, OutType, Sm90Options, Sm90Plan, run::StreamKWorkspace};
-/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
-/// let o = Sm90Options { stream_k: true, ..Sm90Options::default() };
-/// let plan = Sm90Plan::with_options(256, 256, 256, InType::F16, OutType::F32, o).unwrap();
-/// let ws = StreamKWorkspace::new(&gpu, &plan).unwrap();
-/// assert_eq!(ws.blocks, i64::from(gpu.sm_count()));
-/// assert_eq!(ws.flags.len(), 2 * ws.blocks as usize);
-/// ```
-pub struct StreamKWorkspace {
-    /// Blocks it serves (the SM count).
-    pub blocks: i64,
-    /// fp32 partial accumulators: one 128 x 256 tile per block.
-    pub partials: CudaSlice<f32>,
-    /// One flag per consumer of each block: zero between launches (the kernel clears every flag
-    /// it consumes), 1 while a block's partials wait for their owner.
-    pub flags: CudaSlice<u32>,
-}
-
-impl StreamKWorkspace {
-    /// Zeroed partials and flags for one block per SM of `gpu`.
-    ///
-    /// ```
-    /// let _ = tessel_kernels::hopper::run::StreamKWorkspace::new; // see the struct
-    /// ```
-    pub fn new(gpu: &Gpu, plan: &Sm90Plan) -> GpuResult<StreamKWorkspace> {
-        let blocks = i64::from(gpu.sm_count());
-        let (floats, flags) = plan.stream_k_workspace(blocks);
-        Ok(StreamKWorkspace {
-            blocks,
-            partials: cuda("cuMemAlloc", gpu.stream().alloc_zeros::<f32>(floats))?,
-            flags: cuda("cuMemAlloc", gpu.stream().alloc_zeros::<u32>(flags))?,
-        })
-    }
 }
 
 fn count(x: i64, y: i64) -> GpuResult<usize> {
@@ -262,28 +199,9 @@ impl Sm90Buffers {
         let map_a = plan.a_tma.encode(a.device_ptr(gpu.stream()).0)?;
         let map_b = plan.b_tma.encode(b.device_ptr(gpu.stream()).0)?;
         let mut c = c;
-        // Every variant of these sizes and types can run on these buffers: C's map is encoded
-        // whenever TMA can address C, whatever `plan`'s epilogue.
-        let tma_c = match &plan.c_tma {
-            Some(t) => Some(t.clone()),
-            None => Sm90Plan::c_store_tma(plan.m, plan.n, plan.output, &plan.c_smem)?,
-        };
-        let map_c = match tma_c {
+        let map_c = match &plan.c_tma {
             Some(t) => Some(t.encode(c.device_ptr(gpu))?),
             None => None,
-        };
-        let stream_k = if plan.options.stream_k {
-            Some(StreamKWorkspace::new(gpu, plan)?)
-        } else {
-            None
-        };
-        let trace = if plan.options.trace {
-            Some(cuda(
-                "cuMemAlloc",
-                gpu.stream().alloc_zeros::<u64>(trace_words(gpu)),
-            )?)
-        } else {
-            None
         };
         Ok(Sm90Buffers {
             a_host,
@@ -294,106 +212,12 @@ impl Sm90Buffers {
             map_a,
             map_b,
             map_c,
-            stream_k,
-            trace,
         })
     }
 
-    /// Re-encodes the tensor maps for `plan` where they were encoded for another variant of
-    /// the same sizes and types (clusters of two load half of B per block: another box), so one
-    /// set of buffers serves every variant. `InvalidArgument` for other sizes or types.
-    ///
-    /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Options, Sm90Plan, run::Sm90Buffers};
-    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
-    /// if !tessel_kernels::hopper::run::supported(&gpu) { return }
-    /// let plan = Sm90Plan::new(256, 512, 64, InType::F16, OutType::F32).unwrap();
-    /// let mut bufs = Sm90Buffers::new(&gpu, &plan, 3).unwrap();
-    /// let c2 = Sm90Options { cluster: 2, ..Sm90Options::default() };
-    /// let p2 = Sm90Plan::with_options(256, 512, 64, InType::F16, OutType::F32, c2).unwrap();
-    /// assert!(bufs.args(&p2).is_err()); // B's map has the one-block box
-    /// bufs.for_plan(&gpu, &p2).unwrap();
-    /// assert_eq!(bufs.map_b.plan().box_dims(), [64, 128]);
-    /// ```
-    pub fn for_plan(&mut self, gpu: &Gpu, plan: &Sm90Plan) -> GpuResult<()> {
-        let (ma, mb) = (self.map_a.plan().matrix(), self.map_b.plan().matrix());
-        if ma != plan.a_tma.matrix()
-            || mb != plan.b_tma.matrix()
-            || self.c.len() != count(plan.m, plan.n)?
-            || matches!(
-                (&self.c, plan.output),
-                (OutBuffer::F32(_), OutType::F16 | OutType::BF16)
-                    | (OutBuffer::B16(_), OutType::F32)
-            )
-        {
-            return Err(GpuError::InvalidArgument(format!(
-                "{}: the buffers hold other sizes or types",
-                plan.kernel_name()
-            )));
-        }
-        if self.map_a.plan() != &plan.a_tma {
-            self.map_a = plan.a_tma.encode(self.a.device_ptr(gpu.stream()).0)?;
-        }
-        if self.map_b.plan() != &plan.b_tma {
-            self.map_b = plan.b_tma.encode(self.b.device_ptr(gpu.stream()).0)?;
-        }
-        if let Some(tma) = &plan.c_tma
-            && self.map_c.as_ref().map(|m| m.plan()) != Some(tma)
-        {
-            self.map_c = Some(tma.encode(self.c.device_ptr(gpu))?);
-        }
-        if plan.options.stream_k && self.stream_k.is_none() {
-            self.stream_k = Some(StreamKWorkspace::new(gpu, plan)?);
-        }
-        if plan.options.trace && self.trace.is_none() {
-            self.trace = Some(cuda(
-                "cuMemAlloc",
-                gpu.stream().alloc_zeros::<u64>(trace_words(gpu)),
-            )?);
-        }
-        Ok(())
-    }
-
-    /// The records of the last traced launch ([`super::Sm90Options::trace`]), in buffer order
-    /// (block, consumer, tile), leaving the buffer zeroed for the next; empty without a trace
-    /// buffer. A record is there when its tile ran (its start cycle is not 0).
-    ///
-    /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Options, Sm90Plan, run};
-    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
-    /// if !run::supported(&gpu) { return }
-    /// let o = Sm90Options { trace: true, ..Sm90Options::default() };
-    /// let plan = Sm90Plan::with_options(256, 512, 64, InType::F16, OutType::F32, o).unwrap();
-    /// let mut bufs = run::Sm90Buffers::new(&gpu, &plan, 3).unwrap();
-    /// run::function(&gpu, &plan).unwrap().launch(&mut bufs.args(&plan).unwrap()).unwrap();
-    /// let trace = bufs.take_trace(&gpu).unwrap();
-    /// assert_eq!(trace.len(), 4 * 2); // 4 tiles, one per block, two consumers each
-    /// assert!(bufs.take_trace(&gpu).unwrap().is_empty());
-    /// ```
-    pub fn take_trace(&mut self, gpu: &Gpu) -> GpuResult<Vec<TraceEntry>> {
-        let Some(buf) = self.trace.as_mut() else {
-            return Ok(Vec::new());
-        };
-        let words = cuda("cuMemcpyDtoH", gpu.stream().clone_dtoh(buf))?;
-        cuda("cuMemsetD8", gpu.stream().memset_zeros(buf))?;
-        let per_consumer = TRACE_TILES as usize;
-        Ok(words
-            .chunks_exact(TraceRecord::WORDS)
-            .enumerate()
-            .map(|(i, w)| (i, TraceRecord::from_words(w)))
-            .filter(|(_, r)| r.cycles[0] != 0)
-            .map(|(i, record)| TraceEntry {
-                block: i / (2 * per_consumer),
-                consumer: (i / per_consumer) % 2,
-                tile: i % per_consumer,
-                record,
-            })
-            .collect())
-    }
-
-    /// The kernel's arguments: `(tmap_a, tmap_b, C)`, or `(tmap_a, tmap_b, tmap_c, C)` for the
-    /// TMA-store epilogue. `InvalidArgument` when a tensor map was encoded for another variant
-    /// (see [`Sm90Buffers::for_plan`]) or the epilogue has no map of C.
+    /// The kernel's arguments `(tmap_a, tmap_b, tmap_c, C)` (for the direct epilogue, which never
+    /// reads `tmap_c`, A's map fills it). `InvalidArgument` when a tensor map was encoded for
+    /// another plan.
     ///
     /// ```
     /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan, run::Sm90Buffers};
@@ -406,40 +230,30 @@ impl Sm90Buffers {
     pub fn args(&mut self, plan: &Sm90Plan) -> GpuResult<Vec<Arg<'_>>> {
         if self.map_a.plan() != &plan.a_tma || self.map_b.plan() != &plan.b_tma {
             return Err(GpuError::InvalidArgument(format!(
-                "{}: the tensor maps of A and B were encoded for another variant (call \
-                 Sm90Buffers::for_plan)",
+                "{}: the tensor maps of A and B were encoded for another plan",
                 plan.kernel_name()
             )));
         }
-        let missing = |what: &str| {
-            GpuError::InvalidArgument(format!(
-                "{}: the buffers have no {what} (call Sm90Buffers::for_plan)",
-                plan.kernel_name()
-            ))
-        };
-        let mut args = vec![Arg::TensorMap(&self.map_a), Arg::TensorMap(&self.map_b)];
-        if plan.epilogue == Epilogue::TmaStore {
-            let map = self
-                .map_c
+        let map_c = if plan.epilogue == Epilogue::TmaStore {
+            self.map_c
                 .as_ref()
-                .filter(|m| Some(m.plan()) == plan.c_tma.as_ref());
-            args.push(Arg::TensorMap(
-                map.ok_or_else(|| missing("tensor map of C"))?,
-            ));
-        }
+                .filter(|m| Some(m.plan()) == plan.c_tma.as_ref())
+                .ok_or_else(|| {
+                    GpuError::InvalidArgument(format!(
+                        "{}: the buffers have no tensor map of C for this plan",
+                        plan.kernel_name()
+                    ))
+                })?
+        } else {
+            // The direct epilogue never reads tmap_c: any valid map fills the parameter.
+            &self.map_a
+        };
+        let mut args = vec![
+            Arg::TensorMap(&self.map_a),
+            Arg::TensorMap(&self.map_b),
+            Arg::TensorMap(map_c),
+        ];
         args.push(self.c.arg());
-        if plan.options.stream_k {
-            let ws = self
-                .stream_k
-                .as_mut()
-                .ok_or_else(|| missing("stream-K workspace"))?;
-            args.push(Arg::output(&mut ws.partials));
-            args.push(Arg::output(&mut ws.flags));
-        }
-        if plan.options.trace {
-            let trace = self.trace.as_mut().ok_or_else(|| missing("trace buffer"))?;
-            args.push(Arg::output(trace));
-        }
         Ok(args)
     }
 
@@ -453,9 +267,9 @@ impl Sm90Buffers {
     }
 }
 
-/// Compiles (for sm_90a, cached) and loads the plan's kernel over as many blocks (clusters)
-/// as the GPU holds at once, at most one per (cluster) tile (persistent), or one per tile;
-/// `Unavailable` on a device that is not sm_90 or lacks the shared memory.
+/// Compiles (for sm_90a, cached) and loads the plan's kernel over as many blocks as the GPU
+/// holds at once (one per SM), at most one per tile; `Unavailable` on a device that is not
+/// sm_90 or lacks the shared memory.
 ///
 /// ```
 /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan, run};
@@ -477,38 +291,11 @@ pub fn function<'g>(gpu: &'g Gpu, plan: &Sm90Plan) -> GpuResult<Loaded<'g>> {
         )));
     }
     let kernel = plan.kernel()?;
-    let cluster = plan.options.cluster;
-    let resident = if cluster > 1 {
-        let dims = (cluster as u32, 1, 1);
-        let probe = kernel.load(gpu)?.with_cluster(dims);
-        i64::from(probe.max_active_clusters(dims)?)
-    } else {
-        i64::from(gpu.sm_count())
-    };
-    if resident < 1 {
-        return Err(GpuError::Unavailable(format!(
-            "{}: no cluster of {cluster} blocks fits on {}",
-            plan.kernel_name(),
-            gpu.name()
-        )));
-    }
-    let clusters = if plan.options.stream_k {
-        // One block per SM, all resident at once (the stream-K blocks spin on each other's
-        // flags): the SM count, 1 block per SM (384 threads of 168 registers fill the register
-        // file, and the shared memory is over half an SM's).
-        resident
-    } else if plan.options.persistent {
-        plan.cluster_tiles().min(resident)
-    } else {
-        plan.cluster_tiles()
-    };
-    let blocks = u32::try_from(clusters * cluster).unwrap_or(u32::MAX);
-    let loaded = kernel.with_grid(blocks, 1, 1).load(gpu)?;
-    Ok(if cluster > 1 {
-        loaded.with_cluster((cluster as u32, 1, 1))
-    } else {
-        loaded
-    })
+    // Persistent: at most one block per SM, none without a tile.
+    let blocks = plan.tiles().min(i64::from(gpu.sm_count()));
+    kernel
+        .with_grid(u32::try_from(blocks).unwrap_or(u32::MAX), 1, 1)
+        .load(gpu)
 }
 
 /// Rows checked against the CPU: all of them up to `max_rows`, else `max_rows` spread rows
@@ -579,8 +366,7 @@ fn verified(what: &str, plan: &Sm90Plan, cmp: Comparison) -> GpuResult<Compariso
     Err(cmp.failure(&plan.kernel_name(), what))
 }
 
-/// Encodes the tensor maps for `plan` ([`Sm90Buffers::for_plan`]), poisons C (0xFF bytes, a
-/// NaN in every output type), runs the kernel once, and checks up to
+/// Poisons C (0xFF bytes, a NaN in every output type), runs the kernel once, and checks up to
 /// `max_rows` rows (every row when `M <= max_rows`) against the CPU reference. Returns the
 /// loaded kernel and the comparison; `Err(Verify)` when an element is wrong.
 ///
@@ -599,7 +385,6 @@ pub fn run_and_verify<'g>(
     max_rows: usize,
 ) -> GpuResult<(Loaded<'g>, Comparison)> {
     let kernel = function(gpu, plan)?;
-    bufs.for_plan(gpu, plan)?;
     bufs.c.poison(gpu)?;
     kernel.launch(&mut bufs.args(plan)?)?;
     gpu.synchronize()?;

@@ -45,6 +45,15 @@ pub const TESSEL_CUH: &str = include_str!("../../cuda/tessel.cuh");
 /// ```
 pub const TENSOR_CUH: &str = include_str!("../../cuda/tessel_tensor.cuh");
 
+/// The Hopper components of the tensor layer (`namespace tessel::sm90`: the TMA + mbarrier
+/// pipeline, register reallocation, wgmma ordering, TMA loads and stores), included in every
+/// kernel built for [`crate::Arch::SM90A`].
+///
+/// ```
+/// assert!(tessel_kernels::kernel::SM90_CUH.contains("struct Pipeline"));
+/// ```
+pub const SM90_CUH: &str = include_str!("../../cuda/tessel_sm90.cuh");
+
 /// The first statement of every kernel body: `_`, the slice that keeps a mode
 /// (`t(_, 3)`).
 const UNDERSCORE: &str = "  [[maybe_unused]] const tessel::Underscore _{};\n";
@@ -705,17 +714,22 @@ impl KernelBuilder {
         if !body.ends_with('\n') {
             body.push('\n');
         }
-        let tensor_map = if self
-            .params
-            .iter()
-            .any(|p| matches!(p.kind(), ParamKind::TensorMap))
+        // sm_90a kernels get the Hopper components of the tensor layer (which name tensor maps).
+        let sm90 = self.target == Some(crate::Arch::SM90A);
+        let tensor_map = if sm90
+            || self
+                .params
+                .iter()
+                .any(|p| matches!(p.kind(), ParamKind::TensorMap))
         {
             TENSOR_MAP_STRUCT
         } else {
             ""
         };
+        let sm90_cuh = if sm90 { SM90_CUH } else { "" };
         let source = format!(
-            "{}{PRELUDE}{TESSEL_CUH}{TENSOR_CUH}{tensor_map}{decls}{} {{\n{UNDERSCORE}{body}}}\n",
+            "{}{PRELUDE}{TESSEL_CUH}{TENSOR_CUH}{tensor_map}{sm90_cuh}{decls}{} \
+             {{\n{UNDERSCORE}{body}}}\n",
             self.comment,
             self.signature()
         );

@@ -73,6 +73,6 @@ pub mod launch;
 pub mod piece;
 pub mod scan;
 
-pub use build::{Kernel, KernelBuilder, TENSOR_CUH, TESSEL_CUH};
+pub use build::{Kernel, KernelBuilder, SM90_CUH, TENSOR_CUH, TESSEL_CUH};
 pub use launch::{Arg, Buffer, Loaded, expect_bits, expect_bits_labelled};
 pub use piece::{Access, CType, Elem, Launch, Param, ParamKind, Scalar};

@@ -65,7 +65,9 @@ pub(crate) fn tensor_decl(name: &str, t: &DeviceTensor) -> GpuResult<String> {
                 "template <class T> __device__ __forceinline__ tessel::Tensor<tessel::smem<T>, \
                  {lay}> {name}(T* p) {{\n  static_assert(sizeof(T) == sizeof({ty}), \"tensor \
                  {name} holds {ty}\");\n  return tessel::make_tensor<tessel::smem<T>, \
-                 {lay}>(tessel::smem<T>{{p}});\n}}\n"
+                 {lay}>(tessel::smem<T>{{p}});\n}}\n__device__ __forceinline__ \
+                 tessel::Tensor<tessel::saddr<{ty}>, {lay}> {name}(b32 addr) {{ return \
+                 tessel::make_tensor<tessel::saddr<{ty}>, {lay}>(tessel::saddr<{ty}>{{addr}}); }}\n"
             );
         }
         Space::Register => {
@@ -77,6 +79,16 @@ pub(crate) fn tensor_decl(name: &str, t: &DeviceTensor) -> GpuResult<String> {
                  {{\n  static_assert({lay}::cosize <= L::cosize, \"the view {name} reaches past \
                  its fragment\");\n  return tessel::make_tensor<tessel::rmem<{ty}>, \
                  {lay}>(tessel::rmem<{ty}>{{f.r}});\n}}\n"
+            );
+        }
+        Space::Descriptor(base) => {
+            let bits = base.bits()?;
+            let (lo, hi) = (bits & 0xFFFF_FFFF, bits >> 32);
+            let _ = writeln!(
+                out,
+                "__device__ __forceinline__ tessel::Tensor<tessel::descriptors, {lay}> {name}(b32 \
+                 smem) {{ return tessel::make_tensor<tessel::descriptors, \
+                 {lay}>(tessel::descriptors{{{lo}u + (smem >> 4), {hi}u}}); }}"
             );
         }
         Space::Coord => {
@@ -97,21 +109,23 @@ pub(crate) fn copy_decl(c: &DeviceCopy) -> GpuResult<(String, String)> {
     let atom_fn = format!("{name}_atom");
     let values_s = c.values(Side::Src);
     let values_d = c.values(Side::Dst);
-    let (dev, call) = match c.call_body(&atom_fn)? {
-        Some(call) => (copy_atom_fn(&atom_fn, c.atom())?, call),
+    let (dev, call, vector) = match c.call_body(&atom_fn)? {
+        Some(call) => (copy_atom_fn(&atom_fn, c.atom())?, call, false),
         None => {
             // UniversalCopy: one vector of the atom's bits.
             let bytes = values_s * c.value_bits() / 8;
             (
                 String::new(),
                 format!("tessel::vector_copy<{bytes}>(s, d);"),
+                true,
             )
         }
     };
     let decl = format!(
         "// {}\nstruct {name} {{\n  static constexpr int values = {values_s};\n  static \
-         constexpr int dst_values = {values_d};\n  template <class S, class D> __device__ \
-         __forceinline__ static void call(const S& s, const D& d) {{ {call} }}\n}};\n",
+         constexpr int dst_values = {values_d};\n  static constexpr bool vector = {vector};\n  \
+         template <class S, class D> __device__ __forceinline__ static void call(const S& s, \
+         const D& d) {{ {call} }}\n}};\n",
         c.tiled()
     );
     Ok((dev, decl))
@@ -123,9 +137,16 @@ pub(crate) fn mma_decl(m: &DeviceMma) -> GpuResult<(String, String)> {
     let atom_fn = format!("{name}_atom");
     let dev = mma_atom_fn(&atom_fn, m.atom())?;
     let call = m.call_body(&atom_fn)?;
+    let state = if m.atom().b_source() == tessel_layout::atom::OperandSource::Registers {
+        ""
+    } else {
+        // wgmma: D = A B when 0 (a tile's first k-block), D += A B when 1; every call leaves it
+        // 1 (CuTe's `accumulate_`, set to `Zero` before a tile and `One` after its first call).
+        "  mutable b32 scale_d = 1u;\n"
+    };
     let decl = format!(
-        "// {}\nstruct {name} {{\n  template <class C, class A, class B> __device__ \
-         __forceinline__ static void call(const C& c, const A& a, const B& b) {{ {call} }}\n}};\n",
+        "// {}\nstruct {name} {{\n{state}  template <class C, class A, class B> __device__ \
+         __forceinline__ void call(const C& c, const A& a, const B& b) const {{ {call} }}\n}};\n",
         m.tiled()
     );
     Ok((dev, decl))

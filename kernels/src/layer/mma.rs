@@ -66,6 +66,11 @@ impl DeviceMma {
         }
     }
 
+    /// [`partition_a`](Self::partition_a)/`_b`/`_c` by operand letter.
+    pub(crate) fn partition_operand(&self, op: char, t: &DeviceTensor) -> GpuResult<DeviceTensor> {
+        self.partition(op, t)
+    }
+
     fn partition(&self, op: char, t: &DeviceTensor) -> GpuResult<DeviceTensor> {
         let bits = t.elem().bytes() as i64 * 8;
         if t.space() != Space::Coord && bits != self.operand_bits(op) {
@@ -135,6 +140,37 @@ impl DeviceMma {
         )
     }
 
+    /// One wgmma over descriptor operands (`*_SS`: A and B descriptors; `*_RS`: A in
+    /// registers): the accumulators in place, the scale of D from the struct's `scale_d` (0 on
+    /// a tile's first k-block: D = A B), scales of A and B 1, both operands K-major.
+    fn gmma_call_body(&self, atom_fn: &str) -> GpuResult<String> {
+        let atom = self.atom();
+        let mut args = Vec::new();
+        let mut immediates = Vec::new();
+        for op in atom.operands() {
+            match (op.role, op.constraint) {
+                ("d", Constraint::F) => args.push("reinterpret_cast<float*>(c.ptr())".to_string()),
+                ("d", Constraint::R) => args.push("reinterpret_cast<b32*>(c.ptr())".to_string()),
+                ("desc_a", _) => args.push("a[0]".to_string()),
+                ("desc_b", _) => args.push("b[0]".to_string()),
+                ("a", _) => args.push("reinterpret_cast<const b32*>(a.ptr())".to_string()),
+                ("scale_d", _) => args.push("scale_d".to_string()),
+                (_, Constraint::N) => immediates.push(match op.role {
+                    "tnsp_a" | "tnsp_b" => "0",
+                    _ => "1",
+                }),
+                (role, _) => {
+                    return Err(self.err(format!("operand {role} of {}", atom.name())));
+                }
+            }
+        }
+        Ok(format!(
+            "dev::{atom_fn}<{}>({});\n    scale_d = 1u;",
+            immediates.join(", "),
+            args.join(", ")
+        ))
+    }
+
     /// Checks that the copy `copy` writing the registers of `view` (its [`DeviceCopy::retile_d`]
     /// of `fragment`, the MMA's operand `op` fragment) from the tile `tile` (the copy's source
     /// partition of the same `(I, J)` tile as the MMA's) puts every value in the register where
@@ -148,14 +184,44 @@ impl DeviceMma {
         view: &DeviceTensor,
         fragment: &DeviceTensor,
     ) -> GpuResult<()> {
+        self.check_registers(op, copy, true, shape, view, fragment)
+    }
+
+    /// The converse of [`check_fed_by`](Self::check_fed_by) for an epilogue: the copy `copy`
+    /// reading the registers of `view` (its [`DeviceCopy::retile_s`] of `fragment`, the MMA's
+    /// operand `op`, usually `'C'`, fragment) writes every value to the element of the tile
+    /// where the MMA computed it, for every thread.
+    pub fn check_drained_by(
+        &self,
+        op: char,
+        copy: &DeviceCopy,
+        shape: &[i64],
+        view: &DeviceTensor,
+        fragment: &DeviceTensor,
+    ) -> GpuResult<()> {
+        self.check_registers(op, copy, false, shape, view, fragment)
+    }
+
+    fn check_registers(
+        &self,
+        op: char,
+        copy: &DeviceCopy,
+        feeds: bool,
+        shape: &[i64],
+        view: &DeviceTensor,
+        fragment: &DeviceTensor,
+    ) -> GpuResult<()> {
         // Which tile element each register of the fragment holds for the MMA, and which the
         // copy writes into each register of the view, per thread, through identity tensors.
         let id = DeviceTensor::identity(shape, 0)?;
         let id_col = DeviceTensor::identity(shape, 1)?;
         let mma_rows = self.partition(op, &id)?;
         let mma_cols = self.partition(op, &id_col)?;
-        let copy_rows = copy.partition_d(&id)?;
-        let copy_cols = copy.partition_d(&id_col)?;
+        let (copy_rows, copy_cols) = if feeds {
+            (copy.partition_d(&id)?, copy.partition_d(&id_col)?)
+        } else {
+            (copy.partition_s(&id)?, copy.partition_s(&id_col)?)
+        };
         let threads = self.tiled.threads();
         if copy.tiled().threads() != threads {
             return Err(self.err(format!(
@@ -183,9 +249,11 @@ impl DeviceMma {
                 let c = copy_cols.layout().offset(t + threads * i)?;
                 if expect.get(reg).copied().flatten() != Some((r, c)) {
                     return Err(self.err(format!(
-                        "thread {t}: the copy {} writes element ({r},{c}) of the tile into \
-                         register {reg}, where operand {op} of the MMA reads {}",
+                        "thread {t}: the copy {} {} element ({r},{c}) of the tile {} register \
+                         {reg}, where operand {op} of the MMA holds {}",
                         copy.name(),
+                        if feeds { "writes" } else { "stores" },
+                        if feeds { "into" } else { "from" },
                         match expect.get(reg).copied().flatten() {
                             Some((er, ec)) => format!("({er},{ec})"),
                             None => "nothing".into(),
@@ -201,14 +269,8 @@ impl DeviceMma {
     /// types of `tessel_tensor.cuh`): the accumulator is read and written in place.
     pub(crate) fn call_body(&self, atom_fn: &str) -> GpuResult<String> {
         let atom = self.atom();
-        if atom.a_source() != OperandSource::Registers
-            || atom.b_source() != OperandSource::Registers
-        {
-            return Err(self.err(format!(
-                "the atom {} reads shared-memory descriptors; gemm over tensors takes register \
-                 operands here",
-                atom.name()
-            )));
+        if atom.b_source() != OperandSource::Registers {
+            return self.gmma_call_body(atom_fn);
         }
         let mut args = Vec::new();
         for op in atom.operands() {

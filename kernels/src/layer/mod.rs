@@ -55,9 +55,11 @@
 mod check;
 mod copy;
 pub(crate) mod emit;
+mod gmma;
 mod mma;
 mod tensor;
 
 pub use copy::DeviceCopy;
+pub use gmma::DescriptorBase;
 pub use mma::DeviceMma;
 pub use tensor::{DeviceTensor, Origin, Space};

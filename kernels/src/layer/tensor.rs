@@ -26,6 +26,9 @@ pub enum Space {
     /// Coordinates: the value of an element is its coordinate in the tensor it was made from
     /// (an identity tensor, used for predication).
     Coord,
+    /// wgmma matrix descriptors of shared-memory blocks: the layout gives each block's start
+    /// address in 16-byte units from the shared tensor's base; the other fields are shared.
+    Descriptor(super::gmma::DescriptorBase),
 }
 
 impl fmt::Display for Space {
@@ -35,6 +38,7 @@ impl fmt::Display for Space {
             Space::Shared => "shared memory",
             Space::Register => "registers",
             Space::Coord => "coordinates",
+            Space::Descriptor(_) => "wgmma descriptors",
         })
     }
 }
@@ -153,6 +157,22 @@ impl DeviceTensor {
         DeviceTensor::fragment(self.elem, &shape)
     }
 
+    /// A rank-1 coordinate tensor whose element `i` is `layout(i)`: integers computed from a
+    /// layout (a tile scheduler's origin of tile `i`, say), without storage.
+    ///
+    /// ```
+    /// use tessel_kernels::layer::{DeviceTensor, Space};
+    /// let t = DeviceTensor::coordinates("(4,2):(128,0)".parse().unwrap()).unwrap();
+    /// assert_eq!((t.space(), t.rank(), t.layout().offset(3).unwrap()), (Space::Coord, 1, 384));
+    /// ```
+    pub fn coordinates(layout: Layout) -> GpuResult<DeviceTensor> {
+        Ok(DeviceTensor::new(
+            Space::Coord,
+            CType::I32,
+            from_modes(vec![layout])?.into(),
+        ))
+    }
+
     /// The identity tensor of a `shape` (CuTe's `make_identity_tensor`): element `c` holds
     /// coordinate `c`. It is emitted as one integer tensor per coordinate: this is the tensor of
     /// coordinate `which`, whose layout maps a coordinate of `shape` to its entry `which`.
@@ -177,6 +197,22 @@ impl DeviceTensor {
             IntTuple::from_ints(strides),
         )?;
         Ok(DeviceTensor::new(Space::Coord, CType::I32, layout.into()))
+    }
+
+    /// A tensor of wgmma descriptors (see [`DeviceMma::partition_descriptors`](super::DeviceMma::partition_descriptors)):
+    /// block `c` starts `first + layout(c)` 16-byte units after the shared tensor's base.
+    pub(crate) fn descriptors(
+        base: super::gmma::DescriptorBase,
+        first: i64,
+        layout: Layout,
+        origin: Origin,
+    ) -> DeviceTensor {
+        DeviceTensor {
+            space: Space::Descriptor(base),
+            elem: CType::new("uint64_t", 8),
+            layout: ComposedLayout::new(Vec::new(), first, layout),
+            origin,
+        }
     }
 
     /// Where the elements live.
