@@ -134,6 +134,15 @@ impl fmt::Display for Arch {
     }
 }
 
+/// The NVRTC options of every compile besides the architecture: C++17, and functions without
+/// an execution space (a kernel body's lambdas) compiled for the device, which NVRTC 13.0
+/// otherwise refuses as host code in JIT mode (`--device-as-default-execution-space`).
+///
+/// ```
+/// assert!(tessel_kernels::compile::NVRTC_OPTIONS.contains(&"--std=c++17"));
+/// ```
+pub const NVRTC_OPTIONS: [&str; 2] = ["--std=c++17", "--device-as-default-execution-space"];
+
 /// Compiles CUDA C++ `source` (whose entry point is `kernel`, used in messages) to PTX for `arch`.
 ///
 /// ```
@@ -152,7 +161,9 @@ pub fn compile_ptx(source: &str, kernel: &str, arch: Arch) -> GpuResult<Ptx> {
         )));
     }
     let opts = CompileOptions {
-        options: vec![arch.nvrtc_flag(), "--std=c++17".into()],
+        options: std::iter::once(arch.nvrtc_flag())
+            .chain(NVRTC_OPTIONS.iter().map(|o| o.to_string()))
+            .collect(),
         name: Some(format!("{kernel}.cu")),
         ..Default::default()
     };
@@ -205,7 +216,8 @@ pub fn compile_cubin(
     let src = std::ffi::CString::new(source).map_err(|_| nul("CUDA source"))?;
     let file = std::ffi::CString::new(format!("{kernel}.cu")).map_err(|_| nul("the name"))?;
     let flag = arch.nvrtc_flag();
-    let mut options = vec![flag.as_str(), "--std=c++17"];
+    let mut options = vec![flag.as_str()];
+    options.extend_from_slice(&NVRTC_OPTIONS);
     options.extend_from_slice(extra_options);
     let failed = |step: &str, e: &dyn fmt::Debug| {
         GpuError::Compile(format!("kernel {kernel}: {step}: {e:?}"))
