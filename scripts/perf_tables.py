@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Markdown tables of docs/performance.md from `tessel bench SUITE --json` outputs.
+
+    python3 scripts/perf_tables.py RUN.json [RUN.json ...]
+
+Each file holds the one line of JSON a `tessel bench ... --json` run prints (docs/cli.md gives
+the schema). Results of the same kernel and size from several files (repeated runs) are listed
+side by side, in file order, so a table shows the spread of the runs as well as their level.
+Prints one table per kernel family: copy and transposes (x memcpy), bank-conflict
+microkernels (wavefronts), GEMMs (x cuBLAS), the SGEMM ladder (x cuBLAS SGEMM).
+"""
+
+import json
+import sys
+from collections import OrderedDict
+
+
+def load(paths):
+    device, runs = None, []
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            data = json.loads(f.read())
+        if data.get("skipped"):
+            sys.exit(f"error: {path}: the run was skipped: {data['skipped']}")
+        device = device or data.get("device")
+        runs.append(data["results"])
+    return device, runs
+
+
+def collect(runs, key, value, keep):
+    """OrderedDict key -> list of values over the runs (None where a run lacks it)."""
+    rows = OrderedDict()
+    for i, results in enumerate(runs):
+        for r in results:
+            if not keep(r):
+                continue
+            rows.setdefault(key(r), [None] * len(runs))[i] = value(r)
+    return rows
+
+
+def fmt(x, digits=3):
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def table(title, header, rows):
+    out = [f"**{title}**", "", "| " + " | ".join(header) + " |"]
+    out.append("|" + "---|" * len(header))
+    for cells in rows:
+        out.append("| " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit("error: give one or more `tessel bench --json` files")
+    device, runs = load(sys.argv[1:])
+    n = len(runs)
+    runs_hdr = [f"run {i + 1}" for i in range(n)]
+    print(f"Device: {device}; {n} run(s).\n")
+
+    copies = collect(
+        runs,
+        lambda r: (r["kernel"], r["dtype"], r["rows"], r["cols"]),
+        lambda r: r.get("ratio_to_memcpy"),
+        lambda r: "kernel" in r and "dtype" in r and r.get("bytes", 0) > 0,
+    )
+    if copies:
+        print(table(
+            "Copy and transposes, bandwidth x cudaMemcpy (device to device)",
+            ["kernel", "type", "size"] + runs_hdr,
+            [[k, t, f"{m}x{c}"] + [fmt(v) for v in vals] for (k, t, m, c), vals in copies.items()],
+        ))
+
+    micro = collect(
+        runs,
+        lambda r: r["kernel"],
+        lambda r: r.get("predicted_wavefronts"),
+        lambda r: "kernel" in r and "dtype" in r and r.get("bytes", 1) == 0,
+    )
+    if micro:
+        rows = []
+        for k, vals in micro.items():
+            p = next((v for v in vals if v), None)
+            rows.append([k, "-" if not p else f"{p['ld']}/{p['st']}",
+                         "-" if not p else f"{p['ld_ideal']}/{p['st_ideal']}"])
+        print(table("Bank-conflict microkernels, predicted wavefronts (loads/stores)",
+                    ["kernel", "wavefronts", "ideal"], rows))
+
+    gemms = collect(
+        runs,
+        lambda r: (r["kernel"], r["config"], r["m"], r["n"], r["k"]),
+        lambda r: r["ratio_to_cublas"],
+        lambda r: "config" in r,
+    )
+    if gemms:
+        tflops = collect(
+            runs,
+            lambda r: (r["kernel"], r["config"], r["m"], r["n"], r["k"]),
+            lambda r: (r["tflops"], r["cublas_tflops"]),
+            lambda r: "config" in r,
+        )
+        rows = []
+        for key, vals in gemms.items():
+            k, c, m, nn, kk = key
+            tf = next((t for t in tflops[key] if t), (None, None))
+            rows.append([k, c, f"{m}x{nn}x{kk}", fmt(tf[0], 1), fmt(tf[1], 1)]
+                        + [fmt(v) for v in vals])
+        print(table("GEMMs, x cuBLAS (same types, same process)",
+                    ["kernel", "config", "M x N x K", "TFLOP/s", "cuBLAS TFLOP/s"] + runs_hdr,
+                    rows))
+
+    sgemm = collect(
+        runs,
+        lambda r: (r["rung"], r["m"], r["n"], r["k"]),
+        lambda r: r.get("ratio_to_cublas"),
+        lambda r: "rung" in r,
+    )
+    if sgemm:
+        print(table("SGEMM ladder, x cuBLAS SGEMM (row-major A and B)",
+                    ["rung", "M x N x K"] + runs_hdr,
+                    [[rung, f"{m}x{nn}x{k}"] + [fmt(v) for v in vals]
+                     for (rung, m, nn, k), vals in sgemm.items()]))
+
+
+if __name__ == "__main__":
+    main()
