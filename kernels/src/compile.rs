@@ -258,3 +258,47 @@ pub fn compile_cubin(
         Ok(Cubin { bytes, log })
     }
 }
+
+/// NVRTC's version `(major, minor)`.
+///
+/// ```
+/// match tessel_kernels::compile::nvrtc_version() {
+///     Ok((major, _)) => assert!(major >= 12),
+///     Err(e) => assert!(e.is_unavailable()), // no libnvrtc here
+/// }
+/// ```
+pub fn nvrtc_version() -> GpuResult<(i32, i32)> {
+    require_nvrtc()?;
+    let (mut major, mut minor) = (0, 0);
+    // SAFETY: two out-pointers to live integers.
+    unsafe { cudarc::nvrtc::sys::nvrtcVersion(&mut major, &mut minor) }
+        .result()
+        .map_err(|e| GpuError::Compile(format!("nvrtcVersion: {e:?}")))?;
+    Ok((major, minor))
+}
+
+/// The machine code of `kernel` in `source` for `arch`: from the on-disk cache
+/// ([`crate::cache`]) when an earlier process compiled the same source with the same NVRTC,
+/// otherwise compiled ([`compile_cubin`]) and stored there (a failed write only costs a later
+/// compile).
+///
+/// ```
+/// use tessel_kernels::{Arch, compile::compiled_image};
+/// let src = "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] = 1.0f; }";
+/// match compiled_image(src, "k", Arch::new(9, 0).unwrap()) {
+///     Ok(image) => assert!(image.starts_with(b"\x7fELF")), // a cubin
+///     Err(e) => assert!(e.is_unavailable()), // no libnvrtc here
+/// }
+/// ```
+pub fn compiled_image(source: &str, kernel: &str, arch: Arch) -> GpuResult<Vec<u8>> {
+    let cache = crate::cache::DiskCache::from_env();
+    let key = crate::cache::CacheKey::new(source, &arch.to_string(), nvrtc_version()?);
+    if let Some(image) = cache.as_ref().and_then(|c| c.get(&key)) {
+        return Ok(image);
+    }
+    let cubin = compile_cubin(source, kernel, arch, &[])?;
+    if let Some(c) = &cache {
+        let _ = c.put(&key, &cubin.bytes);
+    }
+    Ok(cubin.bytes)
+}

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use cudarc::driver::sys::CUdevice_attribute;
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
 
-use crate::compile::{Arch, compile_ptx};
+use crate::compile::{Arch, compiled_image};
 use crate::error::{GpuError, GpuResult, cuda};
 
 /// True when the CUDA driver library (libcuda) can be loaded.
@@ -222,7 +222,8 @@ impl Gpu {
         &self.ctx
     }
 
-    /// Compiles `source` for this device's arch (cached by source text) and loads `kernel`.
+    /// Compiles `source` for this device's arch (cached by source text in memory, and on disk
+    /// across processes: [`crate::cache`]) and loads `kernel`.
     ///
     /// ```
     /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
@@ -258,8 +259,11 @@ impl Gpu {
             match cache.get(&key) {
                 Some(m) => m.clone(),
                 None => {
-                    let ptx = compile_ptx(source, kernel, arch)?;
-                    let m = cuda("cuModuleLoadData", self.ctx.load_module(ptx))?;
+                    let image = compiled_image(source, kernel, arch)?;
+                    let m = cuda(
+                        "cuModuleLoadData",
+                        self.ctx.load_module(cudarc::nvrtc::Ptx::from_binary(image)),
+                    )?;
                     cache.insert(key, m.clone());
                     m
                 }

@@ -29,6 +29,7 @@
 //! ```
 
 pub mod bench;
+pub mod cache;
 pub mod compile;
 pub mod device;
 pub mod dtype;
