@@ -56,6 +56,8 @@ mod check;
 mod copy;
 pub(crate) mod emit;
 mod mma;
+mod predicate;
+mod retile;
 mod tensor;
 
 pub use copy::DeviceCopy;
