@@ -139,6 +139,9 @@ fn tiled_kernels_on_aligned_matrices_use_their_widest_vectors() {
     }
 }
 
+/// Every microkernel compiles, and accesses shared memory with the instructions the bank model
+/// counts: the 4-byte row stores of the fill, then loads (and, for a store pattern, stores) of
+/// the pattern's vector width.
 #[test]
 fn every_microkernel_compiles_for_sm80_and_sm90() {
     if !nvrtc_or_skip("nvrtc_compile") {
@@ -147,8 +150,24 @@ fn every_microkernel_compiles_for_sm80_and_sm90() {
     for arch in [Arch::new(8, 0).unwrap(), Arch::new(9, 0).unwrap()] {
         for kind in MicroKind::with_patterns() {
             let plan = MicroPlan::new(kind).unwrap();
-            compile_ptx(&plan.source().unwrap(), kind.name(), arch)
-                .unwrap_or_else(|e| panic!("{kind}: {e}"));
+            let ptx = compile_ptx(&plan.source().unwrap(), kind.name(), arch)
+                .unwrap_or_else(|e| panic!("{kind}: {e}"))
+                .to_src();
+            let shared: Vec<_> = memory_ops(&ptx)
+                .into_keys()
+                .filter(|k| k.1 == "shared")
+                .collect();
+            let bytes = 4 * plan.vw;
+            let mut want = vec![
+                ("ld".to_string(), "shared".to_string(), bytes),
+                ("st".to_string(), "shared".to_string(), 4),
+            ];
+            if plan.store && bytes != 4 {
+                want.push(("st".to_string(), "shared".to_string(), bytes));
+            }
+            want.sort();
+            assert_eq!(shared, want, "{kind} {arch}");
+            assert!(!ptx.contains(".local"), "{kind} uses local memory");
         }
     }
 }

@@ -277,6 +277,16 @@ fn a_mismatched_declaration_is_a_build_error() {
     assert!(err.starts_with("invalid argument: load: "), "{err}");
 }
 
+#[test]
+fn every_microkernel_is_built_from_its_copy() {
+    // The access partition reaches exactly the words the bank model counts (checked when the
+    // kernel is built), for every named kernel and pattern.
+    for kind in MicroKind::with_patterns() {
+        let k = MicroPlan::new(kind).unwrap().kernel().unwrap();
+        assert!(k.source().contains("struct access {"), "{kind}");
+    }
+}
+
 /// The tiled kernels' partitions (CuTe make_tiled_copy arrangements, `tiled::Arrangement`)
 /// against their closed forms, value `v = e + vec k` of thread `t`, tile index `r + TM c`:
 /// - rows raked (loads of the copy and the transposes, `vec` columns per thread, `TN / vec`
