@@ -307,8 +307,6 @@ fn a_repeated_single_valued_option_is_an_error() {
         &["bench", "--size", "64", "--size", "64"],
         &["bench", "--dtype", "f32", "--dtype", "f32"],
         &["bench", "--repeats", "2", "--repeats", "2"],
-        &["bench", "--raster", "2", "--raster", "2"],
-        &["bench", "--min-blocks", "2", "--min-blocks", "2"],
         &["tour", "--list", "--list"],
     ];
     for args in cases {

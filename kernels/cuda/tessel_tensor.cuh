@@ -194,17 +194,15 @@ template <class T, class L> struct Fragment {
 };
 
 // ---- one vector of BYTES bytes between two tensors' first elements, each in memory or in
-// registers (built by value so the access stays one instruction).
+// registers (built by value so the access stays one instruction). In memory the host proved the
+// slice consecutive (DeviceCopy::partition_s/d); in registers it is gathered element by element,
+// so a register view may step through its fragment in any order (a retile that permutes the
+// registers): with the constant indices of the unrolled copy loops that is register renaming.
 template <class V, class T> __device__ __forceinline__ V load_vector(const gmem<T>& e, long long o) {
   return *reinterpret_cast<const V*>(e.ptr(o));
 }
 template <class V, class T> __device__ __forceinline__ V load_vector(const smem<T>& e, long long o) {
   return *reinterpret_cast<const V*>(e.ptr(o));
-}
-template <class V, class T> __device__ __forceinline__ V load_vector(const rmem<T>& e, long long o) {
-  V v;
-  tessel_pack(v, e.ptr(o));
-  return v;
 }
 template <class T> __device__ __forceinline__ void store_vector(const gmem<T>& e, long long o, const uint4& v) {
   asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(e.ptr(o)), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
@@ -255,12 +253,29 @@ template <class T> __device__ __forceinline__ void store_vector(const smem<T>& e
 template <class T> __device__ __forceinline__ void store_vector(const smem<T>& e, long long o, const b16& v) {
   *reinterpret_cast<b16*>(e.ptr(o)) = v;
 }
-template <class V, class T> __device__ __forceinline__ void store_vector(const rmem<T>& e, long long o, const V& v) {
-  tessel_unpack(e.ptr(o), v);
+template <class V, class S> __device__ __forceinline__ V load_slice(const S& s) {
+  return load_vector<V>(s.engine, s.offset(0));
+}
+template <class V, class T, class L, unsigned F> __device__ __forceinline__ V load_slice(const Tensor<rmem<T>, L, F>& s) {
+  T r[sizeof(V) / sizeof(T)];
+#pragma unroll
+  for (int i = 0; i < (int)(sizeof(V) / sizeof(T)); ++i) r[i] = s[i];
+  V v;
+  tessel_pack(v, r);
+  return v;
+}
+template <class D, class V> __device__ __forceinline__ void store_slice(const D& d, const V& v) {
+  store_vector(d.engine, d.offset(0), v);
+}
+template <class T, class L, unsigned F, class V> __device__ __forceinline__ void store_slice(const Tensor<rmem<T>, L, F>& d, const V& v) {
+  T r[sizeof(V) / sizeof(T)];
+  tessel_unpack(r, v);
+#pragma unroll
+  for (int i = 0; i < (int)(sizeof(V) / sizeof(T)); ++i) d[i] = r[i];
 }
 template <int BYTES, class S, class D> __device__ __forceinline__ void vector_copy(const S& s, const D& d) {
   typedef typename TesselVec<BYTES>::type V;
-  store_vector(d.engine, d.offset(0), load_vector<V>(s.engine, s.offset(0)));
+  store_slice(d, load_slice<V>(s));
 }
 
 template <class S, class D> __host__ __device__ constexpr bool same_extents() {
@@ -309,12 +324,29 @@ __device__ __forceinline__ void copy_xor_order(const Atom& atom, const S& src, c
     typedef typename TesselVec<Atom::values * (int)sizeof(typename S::value_type)>::type V;
 #pragma unroll
     for (long long r = 0; r < n; ++r) {
-      const auto a = src.rest(r), b = src.rest(r ^ M);
-      const V mine = load_vector<V>(a.engine, a.offset(0)), other = load_vector<V>(b.engine, b.offset(0));
+      const V mine = load_slice<V>(src.rest(r)), other = load_slice<V>(src.rest(r ^ M));
       const auto d = dst.rest(r);
       store_vector(saddr<typename D::value_type>{d.addr(0) ^ (swap ? addr_xor : 0u)}, 0, swap ? other : mine);
     }
   }
+}
+
+// ---- the predicate of copy_if: elem_less(c0, b0, c1, b1, ...) holds for slice r of mode 0 when
+// the first element of slice r of every coordinate tensor c_i (an identity tensor partitioned
+// like the data) is below b_i (CuTe's elem_less of that element's coordinate and the shape). The
+// host proved that a slice lies below a bound or not as a whole (DeviceCopy::check_predicate).
+struct Everywhere {
+  __device__ __forceinline__ bool operator()(long long) const { return true; }
+};
+template <class C, class Next> struct ElemLess {
+  C crd;
+  long long bound;
+  Next next;
+  __device__ __forceinline__ bool operator()(long long r) const { return crd.rest(r)[0] < bound && next(r); }
+};
+__device__ __forceinline__ Everywhere elem_less() { return {}; }
+template <class C, class... R> __device__ __forceinline__ auto elem_less(const C& crd, long long bound, const R&... rest) {
+  return ElemLess<C, decltype(elem_less(rest...))>{crd, bound, elem_less(rest...)};
 }
 
 // gemm(mma, a, b, c): c(_, m, n) += a(_, m, k) b(_, n, k) over every (m, n, k) of the

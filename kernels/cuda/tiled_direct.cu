@@ -1,14 +1,32 @@
-// tessel-kernels: tiled copy / transpose without shared memory (the naive transposes): each
-// thread loads its values of the tile into registers and stores them straight to the
-// destination. The same pieces as tiled_copy.cu, less the shared tile and the register
-// permutation; the store partition layout::tv_st is the load partition layout::tv_ld.
-  const long long t = threadIdx.x;
-  const long long tile = layout::raster((long long)blockIdx.x);
-  const long long m0 = layout::tile_m0(tile);
-  const long long n0 = layout::tile_n0(tile);
-  const ty::T* __restrict__ src0 = src + layout::g_src_crd(m0, n0);
-  ty::T* __restrict__ dst0 = dst + layout::g_dst_crd(m0, n0);
-  const bool full = (m0 + k::TM <= k::M) && (n0 + k::TN <= k::N);
-  __align__(16) ty::T reg[k::LV];
-  dev::load_tile(reg, src0, t, m0, n0, full);
-  dev::store_tile(dst0, reg, t, m0, n0, full);
+// tessel-kernels: the naive transposes, without shared memory (the function body;
+// tessel_kernels::tiled declares the tensors and copies, and the signature
+// (const ty::T* src, ty::T* dst)). The steps of tiled_copy.cu less the shared tile: each thread
+// loads its values of the tile into registers and stores them straight to the destination, the
+// store copy having the load copy's threads and values:
+//   tensor::gA, tensor::gB   the source / destination tiles through the load / store copies
+//   tensor::cA_m, cA_n, cB_m, cB_n   the coordinates (row, column) of their elements
+//   tensor::cT_m, cT_n       the coordinates of the tile's elements
+//   tensor::rA               registers; tensor::rS: them in the store copy's value order
+  const int t = threadIdx.x;
+  const int tile = layout::raster(blockIdx.x);  // the tile of this block (the block order)
+  // The tile lies inside the matrix when its last element does; otherwise the copies are
+  // predicated on the coordinates of each value.
+  const bool full = tensor::cT_m()(k::TM - 1, k::TN - 1, tile) < k::M && tensor::cT_n()(k::TM - 1, k::TN - 1, tile) < k::N;
+  // 1. global -> registers.
+  auto gA = tensor::gA(src)(t, _, _, _, _, tile);
+  auto rA = tensor::rA();
+  if (full) {
+    tessel::copy(copy::load{}, gA, rA.tensor());
+  } else {
+    rA.fill((ty::T)0);
+    auto in = tessel::elem_less(tensor::cA_m()(t, _, _, _, _, tile), k::M, tensor::cA_n()(t, _, _, _, _, tile), k::N);
+    tessel::copy_if(copy::load{}, in, gA, rA.tensor());
+  }
+  // 2. registers -> global.
+  auto gB = tensor::gB(dst)(t, _, _, _, _, tile);
+  if (full) {
+    tessel::copy(copy::store{}, tensor::rS(rA), gB);
+  } else {
+    auto in = tessel::elem_less(tensor::cB_m()(t, _, _, _, _, tile), k::M, tensor::cB_n()(t, _, _, _, _, tile), k::N);
+    tessel::copy_if(copy::store{}, in, tensor::rS(rA), gB);
+  }

@@ -32,9 +32,6 @@ fn kernels() -> GpuResult<Vec<(String, Kernel)>> {
             }
         }
     }
-    let mut p = TiledPlan::new(TiledKind::Swizzled, DType::F32, 4096, 4096)?;
-    p.min_blocks = Some(2);
-    all.push(("transpose_swizzled_f32_4096x4096_minb2".into(), p.kernel()?));
     for kind in MicroKind::ALL {
         all.push((kind.name().into(), MicroPlan::new(kind)?.kernel()?));
     }

@@ -37,7 +37,7 @@ use crate::timing::{Timing, time_events};
 /// let o = BenchOptions::default();
 /// assert_eq!(o.sizes, [(8192, 8192), (16384, 16384)]);
 /// assert_eq!(o.dtypes, [DType::F32, DType::F16]);
-/// assert_eq!((o.profile, o.repeats, o.raster, o.min_blocks), (false, 30, None, None));
+/// assert_eq!((o.profile, o.repeats), (false, 30));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BenchOptions {
@@ -50,10 +50,6 @@ pub struct BenchOptions {
     pub profile: bool,
     /// Timed repeats per kernel.
     pub repeats: usize,
-    /// Raster group of the transposes' block order (None: the tuned default).
-    pub raster: Option<i64>,
-    /// Minimum blocks per SM for every tiled kernel's `__launch_bounds__` (None: the default).
-    pub min_blocks: Option<i64>,
 }
 
 impl Default for BenchOptions {
@@ -63,8 +59,6 @@ impl Default for BenchOptions {
             dtypes: vec![DType::F32, DType::F16],
             profile: false,
             repeats: 30,
-            raster: None,
-            min_blocks: None,
         }
     }
 }
@@ -204,13 +198,7 @@ fn matrix_suite<E: Elem>(
     });
 
     for &kind in kinds {
-        let mut plan = TiledPlan::new(kind, dtype, m, n)?;
-        if let (Some(g), true) = (args.raster, kind.is_transpose()) {
-            plan.set_raster_group(g)?;
-        }
-        if args.min_blocks.is_some() {
-            plan.min_blocks = args.min_blocks;
-        }
+        let plan = TiledPlan::new(kind, dtype, m, n)?;
         io(writeln!(
             progress,
             "[{dtype} {m}x{n}] {}: compile + verify",

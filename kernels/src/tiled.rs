@@ -1,15 +1,27 @@
-//! Tiled copies through shared memory: the tiled copy and the transpose ladder.
+//! Tiled copies through shared memory, on the tensor layer: the tiled copy and the transpose
+//! ladder.
 //!
-//! A [`TiledPlan`] is a set of layouts — the source and destination matrices, the shared-memory
-//! tile (plain, padded or swizzled), the load and store thread/value partitions and the register
-//! permutation between them — plus vector widths. [`TiledPlan::source`] turns it into CUDA C++
-//! through the emitter; [`TiledPlan::validate`] checks on the host that the partitions are
-//! bijections and that every vector access is contiguous and aligned under the layouts.
+//! A [`TiledPlan`] declares a kernel in the algebra: the source and destination matrices, the
+//! tile, the shared-memory layout of the tile (plain, padded or swizzled: [`SharedTile`]) and four
+//! tiled copies, each CuTe's `make_tiled_copy` of a `UniversalCopy` vector ([`Arrangement`]):
+//! `load` (global to registers), `write` (registers to the shared tile), `read` (the shared tile
+//! to registers) and `store` (registers to global). The kinds of the ladder differ only in these
+//! declarations; two bodies run them — [`BODY`] through shared memory, [`DIRECT_BODY`] for the
+//! naive transposes — with `tessel::copy` and, at the ragged edges, `tessel::copy_if` over
+//! identity tensors partitioned like the data ([`crate::layer`]).
+//!
+//! Everything the bodies assume is proved on the host when the kernel is built
+//! ([`TiledPlan::validate`]): each copy's partition of its tensor (element widths, vectors
+//! contiguous and aligned in global and shared memory), the register permutation between two
+//! copies (the transpose of a thread's block in the 128-bit kernel,
+//! [`DeviceCopy::retile_s_from`]) and that each predicated vector lies inside or outside the
+//! matrix as a whole ([`DeviceCopy::check_predicate`]). The global vector widths are the widest
+//! the matrix layouts allow: the widest for which those checks pass.
 //!
 //! ```
 //! use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
 //! let p = TiledPlan::new(TiledKind::Swizzled, DType::F32, 4096, 4096).unwrap();
-//! assert_eq!(p.smem.as_ref().unwrap().to_string(), "Sw<5,0,5> o (32,32):(32,1)");
+//! assert_eq!(p.smem().unwrap().to_string(), "Sw<5,0,5> o (32,32):(32,1)");
 //! assert!(p.source().unwrap().contains("__global__"));
 //! ```
 
@@ -24,45 +36,32 @@ use cudarc::driver::CudaSlice;
 
 use crate::device::Gpu;
 use crate::dtype::{DType, Elem};
-use crate::emit::{offset2, storage};
+use crate::emit::storage;
 use crate::error::{GpuError, GpuResult};
 use crate::kernel::{
     Arg, CType, Elem as ParamElem, Kernel, KernelBuilder, Loaded, Param, expect_bits_labelled,
 };
+use crate::layer::{DeviceCopy, DeviceTensor};
 
 /// The device body of the tiled kernels that stage the tile through shared memory (the copy
-/// and the transposes from `transpose_smem` on).
+/// and the transposes from `transpose_smem` on): load, write, read, store.
 ///
 /// ```
 /// use tessel_kernels::tiled::BODY;
-/// assert!(BODY.contains("layout::smem(idx)") && !BODY.contains("{{"));
+/// for copy in ["copy::load", "copy::write", "copy::read", "copy::store"] {
+///     assert!(BODY.contains(copy), "{copy}");
+/// }
+/// assert!(!BODY.contains("layout::smem") && !BODY.contains("#if"));
 /// ```
 pub const BODY: &str = include_str!("../cuda/tiled_copy.cu");
-/// The device body of the naive transposes (registers only, no shared memory).
+/// The device body of the naive transposes (registers only, no shared memory): load, store.
 ///
 /// ```
 /// use tessel_kernels::tiled::DIRECT_BODY;
-/// assert!(DIRECT_BODY.contains("dev::load_tile") && !DIRECT_BODY.contains("layout::smem"));
+/// assert!(DIRECT_BODY.contains("copy::load") && DIRECT_BODY.contains("copy::store"));
+/// assert!(!DIRECT_BODY.contains("smem"));
 /// ```
 pub const DIRECT_BODY: &str = include_str!("../cuda/tiled_direct.cu");
-/// The device function `dev::load_tile` both bodies use: a thread's values of the source tile
-/// into registers through `layout::tv_ld`, vectorized for full tiles, predicated at the edges.
-///
-/// ```
-/// use tessel_kernels::tiled::{BODY, DIRECT_BODY, LOAD_TILE};
-/// assert!(LOAD_TILE.contains("void load_tile(") && LOAD_TILE.contains("layout::tv_ld"));
-/// assert!(BODY.contains("dev::load_tile(") && DIRECT_BODY.contains("dev::load_tile("));
-/// ```
-pub const LOAD_TILE: &str = include_str!("../cuda/tiled_load.cuh");
-/// The device function `dev::store_tile` both bodies use: the registers to the destination tile
-/// through `layout::tv_st` (the load partition again for the naive transposes).
-///
-/// ```
-/// use tessel_kernels::tiled::{BODY, DIRECT_BODY, STORE_TILE};
-/// assert!(STORE_TILE.contains("void store_tile(") && STORE_TILE.contains("layout::tv_st"));
-/// assert!(BODY.contains("dev::store_tile(") && DIRECT_BODY.contains("dev::store_tile("));
-/// ```
-pub const STORE_TILE: &str = include_str!("../cuda/tiled_store.cuh");
 
 /// What a tiled kernel computes.
 ///
@@ -84,8 +83,9 @@ pub enum TiledKind {
     Padded,
     /// The same tile with the XOR swizzle `Sw<5,0,5>` (fp32) instead of padding.
     Swizzled,
-    /// 128-bit global and shared accesses: per-thread register transpose of a vec x vec block,
-    /// a column-major tile swizzled on the packed-vector index (`Sw<3,log2 vec,log2 TM>`).
+    /// 128-bit global and shared accesses: each thread loads a vec x vec block as row vectors
+    /// and writes it as column vectors (the register transpose of a block), into a
+    /// column-major tile swizzled on the packed-vector index (`Sw<3,log2 vec,log2 TM>`).
     Vectorized,
 }
 
@@ -141,14 +141,34 @@ impl fmt::Display for TiledKind {
     }
 }
 
-/// Every layout and width a tiled kernel is generated from.
+/// The shared-memory stage of a tiled kernel: the tile's layout and the two copies that write
+/// it from registers and read it back.
+///
+/// ```
+/// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
+/// let p = TiledPlan::new(TiledKind::Vectorized, DType::F32, 256, 256).unwrap();
+/// let s = p.shared.as_ref().unwrap();
+/// assert_eq!(s.layout.to_string(), "Sw<3,2,6> o (64,64):(1,64)");
+/// assert_eq!(s.write.atom().atom().name(), "UniversalCopy<uint128_t>");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharedTile {
+    /// The tile `(r, c) -> offset` in shared memory (plain, padded or swizzled).
+    pub layout: ComposedLayout,
+    /// Registers to the shared tile.
+    pub write: TiledCopy,
+    /// The shared tile to registers (the threads and values of the store).
+    pub read: TiledCopy,
+}
+
+/// Every layout and copy a tiled kernel is generated from.
 ///
 /// ```
 /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
 /// let p = TiledPlan::new(TiledKind::Padded, DType::F16, 100, 70).unwrap();
 /// assert_eq!((p.tm, p.tn, p.threads), (32, 32, 256));
 /// // One 32-bit word of padding per row is two fp16 elements.
-/// assert_eq!(p.smem.as_ref().unwrap().to_string(), "(32,32):(34,1)");
+/// assert_eq!(p.smem().unwrap().to_string(), "(32,32):(34,1)");
 /// assert_eq!(p.g_dst.to_string(), "(100,70):(1,100)");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -171,29 +191,14 @@ pub struct TiledPlan {
     pub g_src: Layout,
     /// Destination `(m,n) -> offset`: row-major for the copy, `(M,N):(1,M)` for transposes.
     pub g_dst: Layout,
-    /// Shared-memory tile `(r,c) -> offset`, or `None` when the kernel does not use it.
-    pub smem: Option<ComposedLayout>,
-    /// Load partition `(thread, value) -> r + TM * c`.
-    pub tv_ld: Layout,
-    /// Store partition `(thread, value) -> r + TM * c`.
-    pub tv_st: Layout,
-    /// `(e, q) -> register`: element `e` of shared-memory write vector `q`.
-    pub reg_w: Layout,
-    /// Elements per global load.
-    pub gvl: i64,
-    /// Elements per shared-memory write.
-    pub sw: i64,
-    /// Elements per shared-memory read.
-    pub sr: i64,
-    /// Elements per global store.
-    pub gvs: i64,
+    /// Global to registers over a `TM x TN` tile.
+    pub load: TiledCopy,
+    /// The shared-memory stage, or `None` for the naive transposes.
+    pub shared: Option<SharedTile>,
+    /// Registers to global over the tile (the naive transposes: the load's threads and values).
+    pub store: TiledCopy,
     /// Block order: linear block id -> tile index `ty + TY * tx` ([`raster_layout`]).
     pub raster: Layout,
-    /// Minimum resident blocks per SM requested from the compiler (`__launch_bounds__(NT, B)`),
-    /// which caps registers per thread. `None` (the default) gives `__launch_bounds__(NT)` only:
-    /// on the H200 an explicit 1 made ptxas take 255 (fp16) / 83 (fp32) registers and cost 20%,
-    /// and no explicit value beat the default (docs/performance.md).
-    pub min_blocks: Option<i64>,
 }
 
 /// Tiles visited in groups of `group x group` (column-major inside a group, groups down the
@@ -224,8 +229,8 @@ pub fn raster_layout(ty: i64, tx: i64, group: i64) -> Result<Layout> {
     ))
 }
 
-/// Default raster group of the transposes: 2x2 tiles (an H200 sweep of 0, 2, 8, 16 put 2 first;
-/// see docs/performance.md).
+/// Raster group of the transposes: 2x2 tiles (an H200 sweep of 0, 2, 8, 16 put 2 first;
+/// docs/decisions.md). The copy visits its tiles in row order (group 0).
 ///
 /// ```
 /// use tessel_kernels::{DType, tiled::*};
@@ -234,10 +239,11 @@ pub fn raster_layout(ty: i64, tx: i64, group: i64) -> Result<Layout> {
 /// ```
 pub const TRANSPOSE_RASTER_GROUP: i64 = 2;
 
-/// How a tiled kernel's threads and their values cover its `TM x TN` tile: each arrangement is one
-/// CuTe `make_tiled_copy(atom, thr_layout, val_layout)` with `UniversalCopy` of `vec` elements
-/// (layout/tests/tiled_copy.rs checks them against their definitions), repeated over the tile by
-/// the copy's partition ([`tile_tv`]).
+/// How a tiled copy's threads and their values cover its `TM x TN` tile: each arrangement is one
+/// CuTe `make_tiled_copy(atom, thr_layout, val_layout)` (layout/tests/tiled_copy.rs checks them
+/// against their definitions), repeated over the tile by the copy's partition ([`tile_tv`]).
+/// A thread holds blocks of `vec` values; the atom moves `width` of them at once
+/// (`UniversalCopy` of `width` elements, `width` dividing `vec`).
 ///
 /// ```
 /// use tessel_kernels::{DType, tiled::Arrangement};
@@ -257,10 +263,12 @@ pub enum Arrangement {
     /// rows each: `thr (TM/vec, threads / (TM/vec))` column-major, `val (vec, 1)`; the thread
     /// columns repeat across the tile.
     ColsRaked,
-    /// A `vec x vec` block per thread (values row-major), threads row-major over the
-    /// `TM/vec x TN/vec` blocks: the register transpose of a block turns row vectors into
-    /// column vectors.
+    /// A `vec x vec` block per thread, values row-major (`val (vec, vec):(vec, 1)`: row
+    /// vectors), threads row-major over the `TM/vec x TN/vec` blocks.
     Blocks,
+    /// The same blocks with the values column-major (`val (vec, vec):(1, vec)`: column vectors):
+    /// the block of [`Blocks`](Self::Blocks) transposed in registers.
+    BlockColumns,
 }
 
 impl Arrangement {
@@ -290,26 +298,28 @@ impl Arrangement {
                 div(tn, tc, "thread columns per tile")?;
                 (format!("({tr},{tc}):(1,{tr})"), format!("({vec},1):(1,0)"))
             }
-            Arrangement::Blocks => {
+            Arrangement::Blocks | Arrangement::BlockColumns => {
                 let (br, bc) = (div(tm, vec, "block rows")?, div(tn, vec, "block columns")?);
                 if br * bc != threads {
                     return Err(Error::invalid(format!(
-                        "Blocks arrangement: {br} x {bc} blocks of {vec} x {vec} need {} \
+                        "{self:?} arrangement: {br} x {bc} blocks of {vec} x {vec} need {} \
                          threads, not {threads}",
                         br * bc
                     )));
                 }
-                (
-                    format!("({br},{bc}):({bc},1)"),
-                    format!("({vec},{vec}):({vec},1)"),
-                )
+                let val = if self == Arrangement::Blocks {
+                    format!("({vec},{vec}):({vec},1)")
+                } else {
+                    format!("({vec},{vec}):(1,{vec})")
+                };
+                (format!("({br},{bc}):({bc},1)"), val)
             }
         };
         Ok((parse(&text.0)?, parse(&text.1)?))
     }
 
     /// The tiled copy of the arrangement: CuTe's `make_tiled_copy` of
-    /// `UniversalCopy<uint{vec x bits}_t>` on `dtype` values.
+    /// `UniversalCopy<uint{vec x bits}_t>` on `dtype` values (one vector per block of values).
     ///
     /// ```
     /// use tessel_kernels::{DType, tiled::Arrangement};
@@ -325,9 +335,32 @@ impl Arrangement {
         vec: i64,
         threads: i64,
     ) -> Result<TiledCopy> {
+        self.tiled_copy_width(dtype, tm, tn, vec, vec, threads)
+    }
+
+    /// [`tiled_copy`](Self::tiled_copy) with an atom of `width` elements (`UniversalCopy<uint{width
+    /// x bits}_t>`, `width` dividing `vec`): the same threads and values, each block moved in
+    /// `vec / width` instructions.
+    ///
+    /// ```
+    /// use tessel_kernels::{DType, tiled::Arrangement};
+    /// let wide = Arrangement::Blocks.tiled_copy(DType::F16, 128, 128, 8, 256).unwrap();
+    /// let narrow = Arrangement::Blocks.tiled_copy_width(DType::F16, 128, 128, 8, 1, 256).unwrap();
+    /// assert_eq!(narrow.atom().atom().name(), "UniversalCopy<uint16_t>");
+    /// assert_eq!(narrow.layout_tv(), wide.layout_tv());
+    /// ```
+    pub fn tiled_copy_width(
+        self,
+        dtype: DType,
+        tm: i64,
+        tn: i64,
+        vec: i64,
+        width: i64,
+        threads: i64,
+    ) -> Result<TiledCopy> {
         let (thr, val) = self.layouts(tm, tn, vec, threads)?;
         let bits = 8 * dtype.bytes();
-        let atom = copy_atom(&format!("UniversalCopy<uint{}_t>", vec * bits))?.typed(bits)?;
+        let atom = copy_atom(&format!("UniversalCopy<uint{}_t>", width * bits))?.typed(bits)?;
         make_tiled_copy(&atom, &thr, &val)
     }
 
@@ -375,37 +408,6 @@ pub fn tile_tv(copy: &TiledCopy, tm: i64, tn: i64) -> Result<Layout> {
     Layout::from_modes([coalesce(&frg.mode(0)?)?, coalesce(&values)?])
 }
 
-/// Checks that the partition `tv` (`(thread, value) -> tile index`) has `threads` threads and
-/// maps its domain one-to-one onto the `size` elements of the tile.
-fn check_partition(tv: &Layout, what: &str, threads: i64, size: i64) -> Result<()> {
-    let fail = |why: String| Err(Error::invalid(format!("{what} partition {tv}: {why}")));
-    if tv.rank() != 2 || tv.mode(0)?.size() != threads {
-        return fail(format!(
-            "needs modes (thread, value) with {threads} threads"
-        ));
-    }
-    if tv.size() != size {
-        return fail(format!(
-            "has {} elements but the tile has {size}",
-            tv.size()
-        ));
-    }
-    let mut seen = vec![false; usize::try_from(size).unwrap_or(0)];
-    for (at, o) in tv.offsets().into_iter().enumerate() {
-        match usize::try_from(o).ok().and_then(|i| seen.get_mut(i)) {
-            Some(slot) if !*slot => *slot = true,
-            _ => {
-                let (t, v) = (at as i64 % threads, at as i64 / threads);
-                return fail(format!(
-                    "thread {t}, value {v} maps to tile index {o}, outside 0..{size} or \
-                     already taken: not a bijection onto the tile"
-                ));
-            }
-        }
-    }
-    Ok(())
-}
-
 fn log2(x: i64) -> i64 {
     i64::from(63 - x.leading_zeros() as i32)
 }
@@ -417,14 +419,29 @@ fn matrix(m: i64, n: i64, transposed: bool) -> Result<Layout> {
         )));
     }
     let stride = if transposed { [1, m] } else { [n, 1] };
-    Layout::new(
-        tessel_layout::IntTuple::from_ints([m, n]),
-        tessel_layout::IntTuple::from_ints(stride),
-    )
+    Layout::new(IntTuple::from_ints([m, n]), IntTuple::from_ints(stride))
 }
 
 fn parse(text: &str) -> Result<Layout> {
     text.parse()
+}
+
+/// The tensors of a tiled kernel, each with the host checks of its derivation done.
+struct Tensors {
+    /// The source tile through the load copy, its coordinates (row, column) and the registers.
+    g_a: DeviceTensor,
+    c_a: [DeviceTensor; 2],
+    r_a: DeviceTensor,
+    /// The shared stage: write partition, the registers in the write copy's order, read
+    /// partition, the registers read.
+    shared: Option<[DeviceTensor; 4]>,
+    /// The registers in the store copy's order, the destination tile through the store copy
+    /// and its coordinates.
+    r_s: DeviceTensor,
+    g_b: DeviceTensor,
+    c_b: [DeviceTensor; 2],
+    /// The coordinates of the tile's elements.
+    c_t: [DeviceTensor; 2],
 }
 
 impl TiledPlan {
@@ -434,84 +451,73 @@ impl TiledPlan {
     /// ```
     /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
     /// let p = TiledPlan::new(TiledKind::Vectorized, DType::F32, 8192, 8192).unwrap();
-    /// assert_eq!(p.smem.as_ref().unwrap().to_string(), "Sw<3,2,6> o (64,64):(1,64)");
-    /// assert_eq!((p.gvl, p.sw, p.sr, p.gvs), (4, 4, 4, 4));
+    /// assert_eq!(p.smem().unwrap().to_string(), "Sw<3,2,6> o (64,64):(1,64)");
+    /// assert_eq!(p.vector_widths(), [4, 4, 4, 4]);
     /// let odd = TiledPlan::new(TiledKind::Vectorized, DType::F32, 1000, 1001).unwrap();
-    /// assert_eq!((odd.gvl, odd.gvs), (1, 4)); // rows of 1001 floats are not 16-byte aligned
+    /// // Rows of 1001 floats are not 16-byte aligned; columns of 1000 are.
+    /// assert_eq!(odd.vector_widths(), [1, 4, 4, 4]);
     /// ```
-    pub fn new(kind: TiledKind, dtype: DType, m: i64, n: i64) -> Result<TiledPlan> {
+    pub fn new(kind: TiledKind, dtype: DType, m: i64, n: i64) -> GpuResult<TiledPlan> {
+        use Arrangement::{BlockColumns, Blocks, ColsRaked, RowsRaked};
         let g_src = matrix(m, n, false)?;
         let g_dst = matrix(m, n, kind.is_transpose())?;
         let vec = dtype.per_128_bits();
-        let (tm, tn, threads, smem, tv_ld, tv_st, reg_w, sw, sr) = match kind {
-            TiledKind::Copy => {
-                let (tm, tn) = (64, 8 * vec * 2);
-                let tv = Arrangement::RowsRaked.tv(dtype, tm, tn, vec, 256)?;
-                let smem = ComposedLayout::from_layout(parse(&format!("({tm},{tn}):({tn},1)"))?);
-                let reg = parse(&format!("({vec},{}):(1,{vec})", tm * tn / 256 / vec))?;
-                (tm, tn, 256, Some(smem), tv.clone(), tv, reg, vec, vec)
-            }
-            TiledKind::NaiveRead | TiledKind::NaiveWrite => {
-                let arrangement = if kind == TiledKind::NaiveRead {
-                    Arrangement::RowsRaked
-                } else {
-                    Arrangement::ColsRaked
-                };
-                let tv = arrangement.tv(dtype, 32, 32, 1, 256)?;
-                (
-                    32,
-                    32,
-                    256,
-                    None,
-                    tv.clone(),
-                    tv,
-                    parse("(1,4):(0,1)")?,
-                    1,
-                    1,
-                )
-            }
+        let threads = 256;
+        let (tm, tn) = match kind {
+            TiledKind::Copy => (64, 16 * vec),
+            TiledKind::Vectorized => (16 * vec, 16 * vec),
+            _ => (32, 32),
+        };
+        // (arrangement, values per thread block) of the load and of the store.
+        let (load, store) = match kind {
+            TiledKind::Copy => ((RowsRaked, vec), (RowsRaked, vec)),
+            TiledKind::NaiveRead => ((RowsRaked, 1), (RowsRaked, 1)),
+            TiledKind::NaiveWrite => ((ColsRaked, 1), (ColsRaked, 1)),
             TiledKind::Smem | TiledKind::Padded | TiledKind::Swizzled => {
-                let smem = match kind {
-                    TiledKind::Smem => ComposedLayout::from_layout(parse("(32,32):(32,1)")?),
-                    // Pad each row by one 32-bit word: 1 fp32 or 2 fp16 elements.
-                    TiledKind::Padded => ComposedLayout::from_layout(parse(&format!(
-                        "(32,32):({},1)",
-                        32 + 4 / dtype.bytes()
-                    ))?),
-                    _ => ComposedLayout::new(
-                        vec![Swizzle::new(5, 0, 5)?],
-                        0,
-                        parse("(32,32):(32,1)")?,
-                    ),
-                };
-                let ld = Arrangement::RowsRaked.tv(dtype, 32, 32, 1, 256)?;
-                let st = Arrangement::ColsRaked.tv(dtype, 32, 32, 1, 256)?;
-                (32, 32, 256, Some(smem), ld, st, parse("(1,4):(0,1)")?, 1, 1)
+                ((RowsRaked, 1), (ColsRaked, 1))
             }
-            TiledKind::Vectorized => {
-                let tm = 16 * vec;
-                let tn = 16 * vec;
-                let smem = ComposedLayout::new(
+            TiledKind::Vectorized => ((Blocks, vec), (ColsRaked, vec)),
+        };
+        // The shared tile and the arrangement that writes it (the read is the store's).
+        let shared = match kind {
+            TiledKind::NaiveRead | TiledKind::NaiveWrite => None,
+            TiledKind::Copy => Some((parse(&format!("({tm},{tn}):({tn},1)"))?.into(), load.0)),
+            TiledKind::Smem => Some((parse("(32,32):(32,1)")?.into(), RowsRaked)),
+            // Pad each row by one 32-bit word: 1 fp32 or 2 fp16 elements.
+            TiledKind::Padded => Some((
+                parse(&format!("(32,32):({},1)", 32 + 4 / dtype.bytes()))?.into(),
+                RowsRaked,
+            )),
+            TiledKind::Swizzled => Some((
+                ComposedLayout::new(vec![Swizzle::new(5, 0, 5)?], 0, parse("(32,32):(32,1)")?),
+                RowsRaked,
+            )),
+            // Column-major, so a column of `vec` is one vector; swizzled on the vector index.
+            TiledKind::Vectorized => Some((
+                ComposedLayout::new(
                     vec![Swizzle::new(3, log2(vec), log2(tm))?],
                     0,
                     parse(&format!("({tm},{tn}):(1,{tm})"))?,
-                );
-                let reg = parse(&format!("({vec},{vec}):({vec},1)"))?;
-                let st = Arrangement::ColsRaked.tv(dtype, tm, tn, vec, 256)?;
-                (
-                    tm,
-                    tn,
-                    256,
-                    Some(smem),
-                    Arrangement::Blocks.tv(dtype, tm, tn, vec, 256)?,
-                    st,
-                    reg,
-                    vec,
-                    vec,
-                )
-            }
+                ),
+                BlockColumns,
+            )),
         };
-        let lv = tm * tn / threads;
+        let copy = |(arr, v): (Arrangement, i64), width| {
+            arr.tiled_copy_width(dtype, tm, tn, v, width, threads)
+        };
+        let shared = match shared {
+            Some((layout, write)) => Some(SharedTile {
+                layout,
+                write: copy((write, load.1), load.1)?,
+                read: copy(store, store.1)?,
+            }),
+            None => None,
+        };
+        let group = if kind.is_transpose() {
+            TRANSPOSE_RASTER_GROUP
+        } else {
+            0
+        };
         let mut plan = TiledPlan {
             kind,
             dtype,
@@ -522,52 +528,135 @@ impl TiledPlan {
             threads,
             g_src,
             g_dst,
-            smem,
-            tv_ld,
-            tv_st,
-            reg_w,
-            gvl: 1,
-            sw,
-            sr,
-            gvs: 1,
+            load: copy(load, 1)?,
+            shared,
+            store: copy(store, 1)?,
             raster: Layout::vector(1, 0)?,
-            min_blocks: None,
         };
-        let group = if kind.is_transpose() {
-            TRANSPOSE_RASTER_GROUP
-        } else {
-            0
-        };
-        plan.set_raster_group(group)?;
-        let out_tv = if plan.smem.is_some() {
-            &plan.tv_st
-        } else {
-            &plan.tv_ld
-        };
-        plan.gvl = widest_vector(&plan.tv_ld, &plan.g_src, tm, tn, threads, vec, lv)?;
-        plan.gvs = widest_vector(out_tv, &plan.g_dst, tm, tn, threads, vec, lv)?;
+        let (ty, tx) = plan.tile_counts();
+        if ty.checked_mul(tx).is_none_or(|b| b > i64::from(i32::MAX)) {
+            return Err(GpuError::InvalidArgument(format!(
+                "{kind}: {ty} x {tx} tiles exceed the 2^31-1 blocks of a CUDA grid"
+            )));
+        }
+        plan.raster = raster_layout(ty, tx, group)?;
+        // The widest global vectors whose partitions and predicates the layer accepts.
+        plan.load = plan.widest(load, |p, c| p.global_side(c, &p.g_src, true).map(|_| ()))?;
+        plan.store = plan.widest(store, |p, c| p.global_side(c, &p.g_dst, false).map(|_| ()))?;
         plan.validate()?;
         Ok(plan)
     }
 
-    /// Changes the block order (see [`raster_layout`]); `0` is plain row order.
-    ///
-    /// ```
-    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
-    /// let mut p = TiledPlan::new(TiledKind::Smem, DType::F32, 64, 96).unwrap();
-    /// p.set_raster_group(0).unwrap();
-    /// assert_eq!(p.raster.to_string(), "(3,2):(2,1)");
-    /// ```
-    pub fn set_raster_group(&mut self, group: i64) -> Result<()> {
-        let (ty, tx) = self.tile_counts();
-        if ty.checked_mul(tx).is_none_or(|b| b > i64::from(i32::MAX)) {
-            return Err(Error::invalid(format!(
-                "{}: {ty} x {tx} tiles exceed the 2^31-1 blocks of a CUDA grid",
-                self.kind
-            )));
+    /// The copy of `arrangement` with the widest vector (a power of two up to its block of
+    /// values) that `accepts`; one element per instruction is the last resort.
+    fn widest(
+        &self,
+        (arr, vec): (Arrangement, i64),
+        accepts: impl Fn(&TiledPlan, &DeviceCopy) -> GpuResult<()>,
+    ) -> GpuResult<TiledCopy> {
+        let mut width = vec;
+        loop {
+            let copy =
+                arr.tiled_copy_width(self.dtype, self.tm, self.tn, vec, width, self.threads)?;
+            match accepts(self, &DeviceCopy::new("c", copy.clone())) {
+                Ok(()) => return Ok(copy),
+                Err(e) if width == 1 => return Err(e),
+                Err(_) => width /= 2,
+            }
         }
-        self.raster = raster_layout(ty, tx, group)?;
-        Ok(())
+    }
+
+    /// The matrix `g` over whole tiles (its extents rounded up to the tile, the strides kept:
+    /// the elements past the matrix are never accessed) as `(TM, TN, tiles)`, the tile index
+    /// `ty + TY tx` in the last mode.
+    fn tiles(&self, g: DeviceTensor) -> GpuResult<DeviceTensor> {
+        g.local_tile(&[self.tm, self.tn])?
+            .group(&[&[0], &[1], &[2, 3]])
+    }
+
+    /// Extents of the matrix over whole tiles.
+    fn whole(&self) -> [i64; 2] {
+        let (ty, tx) = self.tile_counts();
+        [ty * self.tm, tx * self.tn]
+    }
+
+    /// A global matrix through `copy` (the source through the load when `src`, else the
+    /// destination through the store), with its coordinates and their predicates checked.
+    fn global_side(
+        &self,
+        copy: &DeviceCopy,
+        g: &Layout,
+        src: bool,
+    ) -> GpuResult<(DeviceTensor, [DeviceTensor; 2])> {
+        let strides: Vec<i64> = g.flat_modes().iter().map(|m| m.1).collect();
+        let whole = Layout::new(
+            IntTuple::from_ints(self.whole()),
+            IntTuple::from_ints(strides),
+        )?;
+        let part = |t: &DeviceTensor| {
+            if src {
+                copy.partition_s(t)
+            } else {
+                copy.partition_d(t)
+            }
+        };
+        let data = part(&self.tiles(DeviceTensor::global(CType::of(self.dtype), whole))?)?;
+        let mut coords = Vec::with_capacity(2);
+        for (which, bound) in [(0, self.m), (1, self.n)] {
+            let c = part(&self.tiles(DeviceTensor::identity(&self.whole(), which)?)?)?;
+            copy.check_predicate(&c, bound)?;
+            coords.push(c);
+        }
+        let coords: [DeviceTensor; 2] = coords
+            .try_into()
+            .unwrap_or_else(|_| unreachable!("two coordinates"));
+        Ok((data, coords))
+    }
+
+    fn device_copies(&self) -> (DeviceCopy, Option<(DeviceCopy, DeviceCopy)>, DeviceCopy) {
+        let shared = self.shared.as_ref().map(|s| {
+            (
+                DeviceCopy::new("write", s.write.clone()),
+                DeviceCopy::new("read", s.read.clone()),
+            )
+        });
+        (
+            DeviceCopy::new("load", self.load.clone()),
+            shared,
+            DeviceCopy::new("store", self.store.clone()),
+        )
+    }
+
+    /// Every tensor of the kernel, derived with the layer's checks.
+    fn tensors(&self) -> GpuResult<Tensors> {
+        let (load, shared, store) = self.device_copies();
+        let tile = [self.tm, self.tn];
+        let (g_a, c_a) = self.global_side(&load, &self.g_src, true)?;
+        let r_a = g_a.fragment_like(1..5)?;
+        let (shared, r_s) = match (&self.shared, shared) {
+            (Some(s), Some((write, read))) => {
+                let s_tile = DeviceTensor::shared(CType::of(self.dtype), s.layout.clone());
+                let s_w = write.partition_d(&s_tile)?;
+                let r_w = write.retile_s_from(&r_a, &load, &tile)?;
+                let s_r = read.partition_s(&s_tile)?;
+                let r_b = s_r.fragment_like(1..5)?;
+                let r_s = store.retile_s_from(&r_b, &read, &tile)?;
+                (Some([s_w, r_w, s_r, r_b]), r_s)
+            }
+            _ => (None, store.retile_s_from(&r_a, &load, &tile)?),
+        };
+        let (g_b, c_b) = self.global_side(&store, &self.g_dst, false)?;
+        let corner = |which| self.tiles(DeviceTensor::identity(&self.whole(), which)?);
+        Ok(Tensors {
+            g_a,
+            c_a,
+            r_a,
+            shared,
+            r_s,
+            g_b,
+            c_b,
+            c_t: [corner(0)?, corner(1)?],
+        })
     }
 
     /// Tiles along rows and along columns (ragged edges included).
@@ -584,37 +673,55 @@ impl TiledPlan {
         )
     }
 
-    /// The layouts that place a tile and its elements, emitted as index functions:
-    /// `tile_m0`/`tile_n0` (tile index `ty + TY * tx` -> first row / column), `g_src_tile` /
-    /// `g_dst_tile` (tile element `r + TM * c` -> offset from the tile's origin in each matrix)
-    /// and `tile_r`/`tile_c` (tile element -> row / column, for the edge predicates).
+    /// The shared tile's layout, or `None` for the naive transposes.
     ///
     /// ```
     /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
-    /// let p = TiledPlan::new(TiledKind::Padded, DType::F32, 100, 70).unwrap();
-    /// let names: Vec<String> = p.tile_layouts().unwrap().iter()
-    ///     .map(|(n, l)| format!("{n} = {l}")).collect();
-    /// assert_eq!(names, ["tile_m0 = (4,3):(32,0)", "tile_n0 = (4,3):(0,32)",
-    ///                    "g_src_tile = (32,32):(70,1)", "g_dst_tile = (32,32):(1,100)",
-    ///                    "tile_r = (32,32):(1,0)", "tile_c = (32,32):(0,1)"]);
+    /// let p = TiledPlan::new(TiledKind::Smem, DType::F32, 64, 64).unwrap();
+    /// assert_eq!(p.smem().unwrap().to_string(), "(32,32):(32,1)");
+    /// assert!(TiledPlan::new(TiledKind::NaiveRead, DType::F32, 64, 64).unwrap().smem().is_none());
     /// ```
-    pub fn tile_layouts(&self) -> Result<Vec<(&'static str, Layout)>> {
-        let (ty, tx) = self.tile_counts();
-        let (tm, tn) = (self.tm, self.tn);
-        let strides = |g: &Layout| {
-            let m = g.flat_modes();
-            (m.first().map_or(0, |x| x.1), m.get(1).map_or(0, |x| x.1))
-        };
-        let (s0, s1) = strides(&self.g_src);
-        let (d0, d1) = strides(&self.g_dst);
-        Ok(vec![
-            ("tile_m0", parse(&format!("({ty},{tx}):({tm},0)"))?),
-            ("tile_n0", parse(&format!("({ty},{tx}):(0,{tn})"))?),
-            ("g_src_tile", parse(&format!("({tm},{tn}):({s0},{s1})"))?),
-            ("g_dst_tile", parse(&format!("({tm},{tn}):({d0},{d1})"))?),
-            ("tile_r", parse(&format!("({tm},{tn}):(1,0)"))?),
-            ("tile_c", parse(&format!("({tm},{tn}):(0,1)"))?),
-        ])
+    pub fn smem(&self) -> Option<&ComposedLayout> {
+        self.shared.as_ref().map(|s| &s.layout)
+    }
+
+    /// Elements per instruction of the global load, the shared write, the shared read and the
+    /// global store (the shared ones are 0 without a shared tile).
+    ///
+    /// ```
+    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
+    /// let p = TiledPlan::new(TiledKind::Copy, DType::F16, 4096, 4100).unwrap();
+    /// assert_eq!(p.vector_widths(), [4, 8, 8, 4]); // rows of 4100 halves: 8-byte aligned
+    /// ```
+    pub fn vector_widths(&self) -> [i64; 4] {
+        let w = |c: &TiledCopy| c.atom().num_val_src();
+        let (sw, sr) = self
+            .shared
+            .as_ref()
+            .map_or((0, 0), |s| (w(&s.write), w(&s.read)));
+        [w(&self.load), sw, sr, w(&self.store)]
+    }
+
+    /// The load's `(thread, value) -> r + TM c` over the tile ([`tile_tv`]).
+    ///
+    /// ```
+    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
+    /// let p = TiledPlan::new(TiledKind::Smem, DType::F32, 64, 64).unwrap();
+    /// assert_eq!(p.tv_load().unwrap().offset(1).unwrap(), 32); // thread 1: row 0, column 1
+    /// ```
+    pub fn tv_load(&self) -> Result<Layout> {
+        tile_tv(&self.load, self.tm, self.tn)
+    }
+
+    /// The store's `(thread, value) -> r + TM c` over the tile ([`tile_tv`]).
+    ///
+    /// ```
+    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
+    /// let p = TiledPlan::new(TiledKind::Smem, DType::F32, 64, 64).unwrap();
+    /// assert_eq!(p.tv_store().unwrap().offset(1).unwrap(), 1); // thread 1: row 1, column 0
+    /// ```
+    pub fn tv_store(&self) -> Result<Layout> {
+        tile_tv(&self.store, self.tm, self.tn)
     }
 
     /// Values each thread moves.
@@ -663,56 +770,28 @@ impl TiledPlan {
         2 * self.m * self.n * self.dtype.bytes()
     }
 
-    /// Checks the partitions are bijections onto the tile and that every shared-memory vector is
-    /// contiguous and aligned under the tile layout (global vectors are checked by construction).
+    /// Derives every tensor of the kernel with the layer's host checks: the copies fit their
+    /// tensors (threads, element widths, vectors contiguous and aligned in global and shared
+    /// memory), the registers pass from one copy to the next within each thread, and every
+    /// predicated vector lies inside or outside the matrix as a whole.
     ///
     /// ```
     /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
-    /// let mut p = TiledPlan::new(TiledKind::Padded, DType::F32, 64, 64).unwrap();
+    /// let mut p = TiledPlan::new(TiledKind::Vectorized, DType::F32, 64, 64).unwrap();
     /// p.validate().unwrap();
-    /// // A load partition where all four values of a thread hit the same element is no bijection.
-    /// p.tv_ld = "(256,4):(1,0)".parse().unwrap();
-    /// assert!(p.validate().is_err());
+    /// // The column vectors of the write are not contiguous in a row-major tile.
+    /// p.shared.as_mut().unwrap().layout = "(64,64):(64,1)".parse().unwrap();
+    /// let err = p.validate().unwrap_err();
+    /// assert!(err.to_string().contains("write: each thread's 4 values"), "{err}");
     /// ```
-    pub fn validate(&self) -> Result<()> {
-        let size = self.tm * self.tn;
-        check_partition(&self.tv_ld, "load", self.threads, size)?;
-        check_partition(&self.tv_st, "store", self.threads, size)?;
-        let lv = self.values_per_thread();
-        if self.reg_w.size() != lv && self.smem.is_some() {
-            return Err(Error::invalid(format!(
-                "register permutation {} has size {} but each thread holds {lv} values",
-                self.reg_w,
-                self.reg_w.size()
-            )));
-        }
-        if let Some(smem) = &self.smem {
-            let tile = |idx: i64| offset2(smem, idx % self.tm, idx / self.tm);
-            for t in 0..self.threads {
-                for q in 0..lv / self.sw {
-                    let offs: Result<Vec<i64>> = (0..self.sw)
-                        .map(|e| {
-                            let v = self.reg_w.offset(e + self.sw * q)?;
-                            tile(self.tv_ld.offset(t + self.threads * v)?)
-                        })
-                        .collect();
-                    check_run(&offs?, self.sw, "shared-memory write", smem)?;
-                }
-                for q in 0..lv / self.sr {
-                    let offs: Result<Vec<i64>> = (0..self.sr)
-                        .map(|e| tile(self.tv_st.offset(t + self.threads * (q * self.sr + e))?))
-                        .collect();
-                    check_run(&offs?, self.sr, "shared-memory read", smem)?;
-                }
-            }
-        }
-        Ok(())
+    pub fn validate(&self) -> GpuResult<()> {
+        self.tensors().map(|_| ())
     }
 
-    /// The kernel declared from the plan's pieces: element type `ty::T`, the sizes and vector
-    /// widths as `k::` constants, every layout as `layout::` functions, the body
-    /// [`BODY`] (through shared memory) or [`DIRECT_BODY`] (the naive transposes), launched
-    /// over [`TiledPlan::grid`] with `__launch_bounds__(threads[, min_blocks])`.
+    /// The kernel: the copies (`copy::load`, `write`, `read`, `store`), the tensors, the
+    /// extents as `k::` constants and the block order `layout::raster`, with the body [`BODY`]
+    /// (through shared memory) or [`DIRECT_BODY`] (the naive transposes), launched over
+    /// [`TiledPlan::grid`] with `__launch_bounds__(threads)`.
     ///
     /// ```
     /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
@@ -720,16 +799,18 @@ impl TiledPlan {
     /// let k = p.kernel().unwrap();
     /// assert_eq!(k.name(), "transpose_padded_f32");
     /// assert_eq!(k.launch().grid, (12, 1, 1));
-    /// assert!(k.source().contains("smem_crd"));
+    /// assert!(k.source().contains("struct sW_layout"));
     /// ```
     pub fn kernel(&self) -> GpuResult<Kernel> {
+        let t = self.tensors()?;
+        let (load, shared, store) = self.device_copies();
         let (gx, gy) = self.grid();
         let header = format!(
             "{} {} for a {} x {} matrix: generated by tessel-kernels from the layouts below.",
             self.kind, self.dtype, self.m, self.n
         );
         let len = usize::try_from(self.m * self.n).unwrap_or(usize::MAX);
-        let body = if self.smem.is_some() {
+        let body = if self.shared.is_some() {
             BODY
         } else {
             DIRECT_BODY
@@ -739,40 +820,36 @@ impl TiledPlan {
             .alias("T", CType::of(self.dtype))
             .long("M", self.m)
             .long("N", self.n)
-            .long("TM", self.tm)
-            .long("TN", self.tn)
-            .int("NT", self.threads)
-            .int("LV", self.values_per_thread())
-            .int("GVL", self.gvl)
-            .int("GVS", self.gvs)
-            .coord_layout("g_src", &self.g_src)
-            .coord_layout("g_dst", &self.g_dst);
-        if let Some(smem) = &self.smem {
+            .int("TM", self.tm)
+            .int("TN", self.tn)
+            .index_layout("raster", &self.raster)
+            .tiled_copy(&load)
+            .tiled_copy(&store)
+            .tensor("gA", &t.g_a)
+            .tensor("cA_m", &t.c_a[0])
+            .tensor("cA_n", &t.c_a[1])
+            .tensor("rA", &t.r_a)
+            .tensor("rS", &t.r_s)
+            .tensor("gB", &t.g_b)
+            .tensor("cB_m", &t.c_b[0])
+            .tensor("cB_n", &t.c_b[1])
+            .tensor("cT_m", &t.c_t[0])
+            .tensor("cT_n", &t.c_t[1]);
+        if let (Some(s), Some((write, read)), Some([s_w, r_w, s_r, r_b])) =
+            (&self.shared, shared, &t.shared)
+        {
             b = b
-                .int("SW", self.sw)
-                .int("SR", self.sr)
-                .int("SMEM_SIZE", storage(smem)?)
-                .composed_layout("smem", smem)
-                .index_layout("tv_ld", &self.tv_ld)
-                .index_layout("tv_st", &self.tv_st)
-                .index_layout("reg_w", &self.reg_w);
-        } else {
-            // The naive transposes store through their load partition (tv_st == tv_ld).
-            b = b
-                .index_layout("tv_ld", &self.tv_ld)
-                .index_layout("tv_st", &self.tv_st);
-        }
-        b = b
-            .device_fn("load_tile", LOAD_TILE)
-            .device_fn("store_tile", STORE_TILE);
-        b = b.index_layout("raster", &self.raster);
-        for (name, layout) in self.tile_layouts()? {
-            b = b.index_layout(name, &layout);
+                .int("SMEM_SIZE", storage(&s.layout)?)
+                .tiled_copy(&write)
+                .tiled_copy(&read)
+                .tensor("sW", s_w)
+                .tensor("rW", r_w)
+                .tensor("sR", s_r)
+                .tensor("rB", r_b);
         }
         b.param(Param::input("src", ParamElem::alias("T")).len(len))
             .param(Param::output("dst", ParamElem::alias("T")).len(len))
             .threads(u32::try_from(self.threads).unwrap_or(0))
-            .min_blocks(self.min_blocks)
             .grid(gx, gy, 1)
             .build()
     }
@@ -784,7 +861,7 @@ impl TiledPlan {
     /// let p = TiledPlan::new(TiledKind::Padded, DType::F32, 100, 70).unwrap();
     /// let src = p.source().unwrap();
     /// assert!(src.contains("transpose_padded_f32"));
-    /// assert!(src.contains("smem_crd"));
+    /// assert!(src.contains("tessel::copy(copy::write{}"));
     /// ```
     pub fn source(&self) -> GpuResult<String> {
         Ok(self.kernel()?.source().to_string())
@@ -837,6 +914,58 @@ impl TiledPlan {
             |i| format!("out[{}][{}]", i / out_cols, i % out_cols),
         )
     }
+
+    /// Shared-memory traffic of one launch under the bank model (`tessel_layout::bank`), from
+    /// the kernel's own shared-memory partitions: every warp's writes (the write copy's
+    /// partition of the tile) and reads (the read copy's), one instruction per atom call,
+    /// evaluated by [`analyze_indices`]; `None` for kernels without shared memory.
+    ///
+    /// ```
+    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
+    /// let smem = TiledPlan::new(TiledKind::Smem, DType::F32, 32, 32).unwrap();
+    /// let p = smem.predict().unwrap().unwrap();
+    /// // Column reads: 32-way conflicts.
+    /// assert_eq!((p.loads.wavefronts, p.loads.ideal), (8 * 4 * 32, 8 * 4));
+    /// let vec = TiledPlan::new(TiledKind::Vectorized, DType::F32, 64, 64).unwrap();
+    /// assert_eq!(vec.predict().unwrap().unwrap().excess(), 0);
+    /// ```
+    pub fn predict(&self) -> GpuResult<Option<SmemTraffic>> {
+        let Some([s_w, _, s_r, _]) = self.tensors()?.shared else {
+            return Ok(None);
+        };
+        let traffic = SmemTraffic {
+            loads: warp_traffic(&s_r, OpKind::Lds, self.dtype)?,
+            stores: warp_traffic(&s_w, OpKind::Sts, self.dtype)?,
+        };
+        let (gx, gy) = self.grid();
+        Ok(Some(traffic.scaled(i64::from(gx) * i64::from(gy))))
+    }
+}
+
+/// The bank model of every warp instruction of a copy's partition `part` of a shared tile
+/// (`(thread, atom values, rest...)`): one instruction per warp and atom call, its lanes' values
+/// listed in the partition's domain `[instruction][lane][value]`.
+fn warp_traffic(
+    part: &DeviceTensor,
+    kind: OpKind,
+    dtype: DType,
+) -> GpuResult<tessel_layout::bank::BankReport> {
+    let ext = part.extents();
+    let (threads, values) = (ext[0], ext[1]);
+    let calls = part.size() / (threads * values);
+    let mut indices = Vec::with_capacity(usize::try_from(part.size()).unwrap_or(0));
+    for warp in 0..threads / 32 {
+        for r in 0..calls {
+            for t in 32 * warp..32 * warp + 32 {
+                indices.extend((0..values).map(|v| t + threads * (v + values * r)));
+            }
+        }
+    }
+    let bits = u32::try_from(values * dtype.bytes() * 8).unwrap_or(0);
+    let op = SmemOp::new(kind, bits, false)?;
+    Ok(analyze_indices(part.layout(), dtype.bytes(), op, &indices)?
+        .into_iter()
+        .sum())
 }
 
 /// Compiles (cached), launches on poisoned `dst` and verifies one tiled kernel against
@@ -874,127 +1003,4 @@ pub fn run_and_verify<'g, E: Elem>(
         |out: &[E]| plan.verify(host_src, out),
     )?;
     Ok(loaded)
-}
-
-fn check_run(offsets: &[i64], width: i64, what: &str, layout: &ComposedLayout) -> Result<()> {
-    let first = offsets.first().copied().unwrap_or(0);
-    let contiguous = offsets.iter().zip(first..).all(|(&o, want)| o == want);
-    if !contiguous || first % width != 0 {
-        return Err(Error::invalid(format!(
-            "{what} of {width} elements is not contiguous and aligned under {layout}: offsets {offsets:?}"
-        )));
-    }
-    Ok(())
-}
-
-/// Global offset of `(m, n)` under a flat rank-2 matrix layout, coordinates unbounded
-/// (tile origins beyond the matrix are evaluated by the same strides).
-fn affine(layout: &Layout, m: i64, n: i64) -> i64 {
-    let modes = layout.flat_modes();
-    let s0 = modes.first().map(|x| x.1).unwrap_or(0);
-    let s1 = modes.get(1).map(|x| x.1).unwrap_or(0);
-    m * s0 + n * s1
-}
-
-/// The widest power-of-two vector (at most `max`) such that, for every thread of `tv` and every
-/// full tile, groups of that many consecutive values are contiguous and aligned in `global`.
-///
-/// Contiguity is `tessel_layout::max_common_vector` of the per-thread value layout seen through
-/// the global layout (`global restricted to the tile o value mode of tv`) and the thread's
-/// registers (`LV:1`); alignment (each vector's first offset, every thread's base and every tile
-/// origin divisible by the width) is checked on the same layouts.
-fn widest_vector(
-    tv: &Layout,
-    global: &Layout,
-    tm: i64,
-    tn: i64,
-    threads: i64,
-    max: i64,
-    lv: i64,
-) -> Result<i64> {
-    let modes = global.flat_modes();
-    let (s0, s1) = (
-        modes.first().map_or(0, |x| x.1),
-        modes.get(1).map_or(0, |x| x.1),
-    );
-    let tile = Layout::new(
-        tessel_layout::IntTuple::from_ints([tm, tn]),
-        tessel_layout::IntTuple::from_ints([s0, s1]),
-    )?;
-    let per_thread = tessel_layout::composition(&tile, &tv.mode(1)?)?;
-    let run = tessel_layout::max_common_vector(&per_thread, &Layout::vector(lv, 1)?)?;
-    let mut width = max;
-    while width > 1 {
-        let aligned = run % width == 0
-            && lv % width == 0
-            && [affine(global, tm, 0), affine(global, 0, tn)]
-                .iter()
-                .all(|d| d % width == 0)
-            && (0..lv / width).all(|q| per_thread.offset(q * width).is_ok_and(|o| o % width == 0))
-            && (0..threads).all(|t| {
-                tv.offset(t)
-                    .is_ok_and(|idx| affine(global, idx % tm, idx / tm) % width == 0)
-            });
-        if aligned {
-            return Ok(width);
-        }
-        width /= 2;
-    }
-    Ok(1)
-}
-
-impl TiledPlan {
-    /// Shared-memory traffic of one launch under the bank model (`tessel_layout::bank`), from
-    /// the same layouts the kernel is generated from: every warp's shared-memory writes and
-    /// reads, each lane's vector listed element by element through the partitions and
-    /// evaluated by [`analyze_indices`]; `None` for kernels without shared memory.
-    ///
-    /// ```
-    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
-    /// let smem = TiledPlan::new(TiledKind::Smem, DType::F32, 32, 32).unwrap();
-    /// let p = smem.predict().unwrap().unwrap();
-    /// // Column reads: 32-way conflicts.
-    /// assert_eq!((p.loads.wavefronts, p.loads.ideal), (8 * 4 * 32, 8 * 4));
-    /// let vec = TiledPlan::new(TiledKind::Vectorized, DType::F32, 64, 64).unwrap();
-    /// assert_eq!(vec.predict().unwrap().unwrap().excess(), 0);
-    /// ```
-    pub fn predict(&self) -> Result<Option<SmemTraffic>> {
-        let Some(smem) = &self.smem else {
-            return Ok(None);
-        };
-        let bytes = self.dtype.bytes();
-        let lv = self.values_per_thread();
-        let op = |kind: OpKind, width: i64| -> Result<SmemOp> {
-            let bits = u32::try_from(width * bytes * 8).unwrap_or(0);
-            SmemOp::new(kind, bits, false)
-        };
-        // Tile indices `r + TM * c` ordered [instruction][lane][element]: the shared-memory
-        // layout's domain.
-        let (mut writes, mut reads) = (Vec::new(), Vec::new());
-        for warp in 0..self.threads / 32 {
-            for q in 0..lv / self.sw {
-                for t in 32 * warp..32 * warp + 32 {
-                    for e in 0..self.sw {
-                        let v = self.reg_w.offset(e + self.sw * q)?;
-                        writes.push(self.tv_ld.offset(t + self.threads * v)?);
-                    }
-                }
-            }
-            for q in 0..lv / self.sr {
-                for t in 32 * warp..32 * warp + 32 {
-                    for e in 0..self.sr {
-                        reads.push(self.tv_st.offset(t + self.threads * (q * self.sr + e))?);
-                    }
-                }
-            }
-        }
-        let stores = analyze_indices(smem, bytes, op(OpKind::Sts, self.sw)?, &writes)?;
-        let loads = analyze_indices(smem, bytes, op(OpKind::Lds, self.sr)?, &reads)?;
-        let traffic = SmemTraffic {
-            loads: loads.into_iter().sum(),
-            stores: stores.into_iter().sum(),
-        };
-        let (gx, gy) = self.grid();
-        Ok(Some(traffic.scaled(i64::from(gx) * i64::from(gy))))
-    }
 }

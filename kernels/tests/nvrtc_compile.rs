@@ -1,8 +1,11 @@
 //! Every kernel compiles with NVRTC for sm_80 and sm_90 (no GPU needed; skipped with
 //! a reason when libnvrtc cannot be loaded, failing instead under `TESSEL_REQUIRE_NVRTC=1`). Also checks the PTX for what performance relies
-//! on: 128-bit global and shared accesses in the vectorized kernels, no local-memory arrays.
+//! on: every global and shared access of the tiled kernels is one instruction of the plan's
+//! vector width per atom call (128-bit in the vectorized kernels), no local-memory arrays.
 
 mod common;
+
+use std::collections::BTreeMap;
 
 use common::nvrtc_or_skip;
 use tessel_kernels::compile::compile_ptx;
@@ -16,12 +19,63 @@ fn all_kinds() -> Vec<TiledKind> {
     k
 }
 
-/// Every tiled kernel of both dtypes for one arch, at a size with full and ragged tiles and
-/// unaligned rows (both code paths of the body).
-fn compile_all_tiled(arch: Arch) {
+/// `(ld|st, global|shared, bytes) -> count` of the PTX's memory instructions (`ld.global.nc.v4.u32`
+/// is a 16-byte global load).
+fn memory_ops(ptx: &str) -> BTreeMap<(String, String, i64), usize> {
+    let mut ops = BTreeMap::new();
+    for word in ptx.split_whitespace() {
+        let parts: Vec<&str> = word.trim_end_matches(';').split('.').collect();
+        if parts.len() < 3 || !["ld", "st"].contains(&parts[0]) {
+            continue;
+        }
+        if !["global", "shared"].contains(&parts[1]) {
+            continue;
+        }
+        let lanes = if parts.contains(&"v4") {
+            4
+        } else if parts.contains(&"v2") {
+            2
+        } else {
+            1
+        };
+        let bits: i64 = parts
+            .last()
+            .and_then(|t| t.trim_start_matches(char::is_alphabetic).parse().ok())
+            .unwrap_or(0);
+        *ops.entry((parts[0].to_string(), parts[1].to_string(), lanes * bits / 8))
+            .or_insert(0) += 1;
+    }
+    ops
+}
+
+/// The memory instructions a tiled kernel's PTX must hold: each copy issues one instruction of
+/// its vector width per atom call, the global ones once for whole tiles and once predicated
+/// (the ragged edge), the shared ones once.
+fn expected_ops(plan: &TiledPlan) -> BTreeMap<(String, String, i64), usize> {
+    let lv = plan.values_per_thread();
+    let bytes = plan.dtype.bytes();
+    let [gvl, sw, sr, gvs] = plan.vector_widths();
+    let mut want = BTreeMap::new();
+    let mut add = |op: &str, space: &str, width: i64, paths: i64| {
+        *want
+            .entry((op.to_string(), space.to_string(), width * bytes))
+            .or_insert(0) += usize::try_from(paths * lv / width).unwrap();
+    };
+    add("ld", "global", gvl, 2);
+    add("st", "global", gvs, 2);
+    if sw > 0 {
+        add("st", "shared", sw, 1);
+        add("ld", "shared", sr, 1);
+    }
+    want
+}
+
+/// Every tiled kernel of both dtypes at `(m, n)` for one arch: compiles, no local memory, and
+/// exactly the memory instructions of [`expected_ops`].
+fn compile_all_tiled(arch: Arch, m: i64, n: i64) {
     for dtype in [DType::F32, DType::F16] {
         for kind in all_kinds() {
-            let plan = TiledPlan::new(kind, dtype, 1000, 1001).unwrap();
+            let plan = TiledPlan::new(kind, dtype, m, n).unwrap();
             let ptx = compile_ptx(&plan.source().unwrap(), &plan.kernel_name(), arch)
                 .unwrap_or_else(|e| panic!("{}: {e}", plan.kernel_name()))
                 .to_src();
@@ -35,6 +89,12 @@ fn compile_all_tiled(arch: Arch) {
                 "{} uses local memory",
                 plan.kernel_name()
             );
+            assert_eq!(
+                memory_ops(&ptx),
+                expected_ops(&plan),
+                "{} {m}x{n} {arch}",
+                plan.kernel_name()
+            );
         }
     }
 }
@@ -42,22 +102,25 @@ fn compile_all_tiled(arch: Arch) {
 #[test]
 fn every_tiled_kernel_compiles_for_sm80() {
     if nvrtc_or_skip("nvrtc_compile") {
-        compile_all_tiled(Arch::new(8, 0).unwrap());
+        compile_all_tiled(Arch::new(8, 0).unwrap(), 1000, 1001);
     }
 }
 
 #[test]
 fn every_tiled_kernel_compiles_for_sm90() {
     if nvrtc_or_skip("nvrtc_compile") {
-        compile_all_tiled(Arch::new(9, 0).unwrap());
+        compile_all_tiled(Arch::new(9, 0).unwrap(), 1000, 1001);
     }
 }
 
 #[test]
-fn vectorized_kernels_use_128_bit_accesses() {
+fn tiled_kernels_on_aligned_matrices_use_their_widest_vectors() {
     if !nvrtc_or_skip("nvrtc_compile") {
         return;
     }
+    compile_all_tiled(Arch::new(9, 0).unwrap(), 8192, 8192);
+    // The copy and the 128-bit transpose: 128-bit global and shared accesses only, the global
+    // loads through the read-only path.
     let arch = Arch::new(9, 0).unwrap();
     for dtype in [DType::F32, DType::F16] {
         for kind in [TiledKind::Copy, TiledKind::Vectorized] {
@@ -65,18 +128,20 @@ fn vectorized_kernels_use_128_bit_accesses() {
             let ptx = compile_ptx(&plan.source().unwrap(), &plan.kernel_name(), arch)
                 .unwrap()
                 .to_src();
-            for op in [
-                "ld.global.nc.v4",
-                "st.global.v4",
-                "st.shared.v4",
-                "ld.shared.v4",
-            ] {
-                assert!(ptx.contains(op), "{}: no {op} in PTX", plan.kernel_name());
-            }
+            assert!(
+                memory_ops(&ptx).keys().all(|k| k.2 == 16),
+                "{}: {:?}",
+                plan.kernel_name(),
+                memory_ops(&ptx)
+            );
+            assert!(ptx.contains("ld.global.nc.v4"), "{}", plan.kernel_name());
         }
     }
 }
 
+/// Every microkernel compiles, and accesses shared memory with the instructions the bank model
+/// counts: the 4-byte row stores of the fill, then loads (and, for a store pattern, stores) of
+/// the pattern's vector width.
 #[test]
 fn every_microkernel_compiles_for_sm80_and_sm90() {
     if !nvrtc_or_skip("nvrtc_compile") {
@@ -85,8 +150,24 @@ fn every_microkernel_compiles_for_sm80_and_sm90() {
     for arch in [Arch::new(8, 0).unwrap(), Arch::new(9, 0).unwrap()] {
         for kind in MicroKind::with_patterns() {
             let plan = MicroPlan::new(kind).unwrap();
-            compile_ptx(&plan.source().unwrap(), kind.name(), arch)
-                .unwrap_or_else(|e| panic!("{kind}: {e}"));
+            let ptx = compile_ptx(&plan.source().unwrap(), kind.name(), arch)
+                .unwrap_or_else(|e| panic!("{kind}: {e}"))
+                .to_src();
+            let shared: Vec<_> = memory_ops(&ptx)
+                .into_keys()
+                .filter(|k| k.1 == "shared")
+                .collect();
+            let bytes = 4 * plan.vw;
+            let mut want = vec![
+                ("ld".to_string(), "shared".to_string(), bytes),
+                ("st".to_string(), "shared".to_string(), 4),
+            ];
+            if plan.store && bytes != 4 {
+                want.push(("st".to_string(), "shared".to_string(), bytes));
+            }
+            want.sort();
+            assert_eq!(shared, want, "{kind} {arch}");
+            assert!(!ptx.contains(".local"), "{kind} uses local memory");
         }
     }
 }

@@ -41,6 +41,36 @@ fn every_plan_validates_and_generates_complete_source() {
 }
 
 #[test]
+fn tiled_predictions_equal_the_nsight_compute_measurements() {
+    // docs/performance.md, "Shared-memory wavefronts: Nsight Compute vs. prediction": load and
+    // store wavefronts of one launch at 1024^2 measured on an H200 (runs 4 and 7).
+    let measured = [
+        (TiledKind::Copy, DType::F32, 32768, 32768),
+        (TiledKind::Smem, DType::F32, 1048576, 32768),
+        (TiledKind::Padded, DType::F32, 32768, 32768),
+        (TiledKind::Swizzled, DType::F32, 32768, 32768),
+        (TiledKind::Vectorized, DType::F32, 32768, 32768),
+        (TiledKind::Copy, DType::F16, 16384, 16384),
+        (TiledKind::Smem, DType::F16, 524288, 32768),
+        (TiledKind::Padded, DType::F16, 32768, 32768),
+        (TiledKind::Swizzled, DType::F16, 32768, 32768),
+        (TiledKind::Vectorized, DType::F16, 16384, 16384),
+    ];
+    for (kind, dtype, ld, st) in measured {
+        let p = TiledPlan::new(kind, dtype, 1024, 1024)
+            .unwrap()
+            .predict()
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (p.loads.wavefronts, p.stores.wavefronts),
+            (ld, st),
+            "{kind} {dtype}"
+        );
+    }
+}
+
+#[test]
 fn conflict_free_kernels_predict_zero_excess() {
     for dtype in [DType::F32, DType::F16] {
         for kind in [TiledKind::Copy, TiledKind::Vectorized] {
@@ -130,22 +160,25 @@ fn bank_model_counts_broadcast_once() {
 
 #[test]
 fn vector_widths_follow_alignment() {
+    // [global load, shared write, shared read, global store], elements per instruction.
     let p = TiledPlan::new(TiledKind::Copy, DType::F16, 4096, 4096).unwrap();
-    assert_eq!((p.gvl, p.gvs), (8, 8));
+    assert_eq!(p.vector_widths(), [8, 8, 8, 8]);
     let p = TiledPlan::new(TiledKind::Copy, DType::F16, 4096, 4100).unwrap();
     assert_eq!(
-        (p.gvl, p.gvs),
-        (4, 4),
+        p.vector_widths(),
+        [4, 8, 8, 4],
         "rows of 4100 halves are 8-byte aligned only"
     );
     let p = TiledPlan::new(TiledKind::Vectorized, DType::F16, 1001, 4096).unwrap();
     assert_eq!(
-        (p.gvl, p.gvs),
-        (8, 1),
+        p.vector_widths(),
+        [8, 8, 8, 1],
         "transposed rows of 1001 halves are unaligned"
     );
     let p = TiledPlan::new(TiledKind::NaiveRead, DType::F32, 64, 64).unwrap();
-    assert_eq!((p.gvl, p.gvs), (1, 1));
+    assert_eq!(p.vector_widths(), [1, 0, 0, 1]);
+    let p = TiledPlan::new(TiledKind::Padded, DType::F16, 64, 64).unwrap();
+    assert_eq!(p.vector_widths(), [1, 1, 1, 1]);
 }
 
 #[test]
@@ -180,8 +213,9 @@ fn global_vectors_are_contiguous_and_aligned_exhaustively() {
         for (m, n) in [(256, 256), (1000, 1001), (4096, 4100), (130, 2048)] {
             for kind in kinds() {
                 let p = TiledPlan::new(kind, dtype, m, n).unwrap();
-                let out_tv = if p.smem.is_some() { &p.tv_st } else { &p.tv_ld };
-                for (tv, g, w) in [(&p.tv_ld, &p.g_src, p.gvl), (out_tv, &p.g_dst, p.gvs)] {
+                let [gvl, _, _, gvs] = p.vector_widths();
+                let (tv_ld, tv_st) = (p.tv_load().unwrap(), p.tv_store().unwrap());
+                for (tv, g, w) in [(&tv_ld, &p.g_src, gvl), (&tv_st, &p.g_dst, gvs)] {
                     for t in 0..p.threads {
                         for q in 0..p.values_per_thread() / w {
                             let offs: Vec<i64> = (0..w)
@@ -232,19 +266,55 @@ fn microkernel_predictions_agree_with_the_shared_bank_model() {
 }
 
 #[test]
-fn launch_bounds_follow_min_blocks() {
-    let mut p = TiledPlan::new(TiledKind::Vectorized, DType::F16, 256, 256).unwrap();
+fn launch_bounds_are_the_block_size_only() {
+    // `__launch_bounds__(256, B)` was measured and not chosen (docs/decisions.md).
+    let p = TiledPlan::new(TiledKind::Vectorized, DType::F16, 256, 256).unwrap();
     assert!(
         p.source()
             .unwrap()
-            .contains("__launch_bounds__(256) transpose_vec128_f16")
+            .contains("__launch_bounds__(256) transpose_vec128_f16(")
     );
-    p.min_blocks = Some(2);
+}
+
+#[test]
+fn a_mismatched_declaration_is_a_build_error() {
+    use tessel_kernels::tiled::Arrangement;
+    // Column vectors written into a row-major tile are not contiguous: the write copy's
+    // partition of the shared tile is refused.
+    let mut p = TiledPlan::new(TiledKind::Vectorized, DType::F32, 256, 256).unwrap();
+    p.shared.as_mut().unwrap().layout = "(64,64):(64,1)".parse().unwrap();
+    let err = p.kernel().unwrap_err().to_string();
     assert!(
-        p.source()
-            .unwrap()
-            .contains("__launch_bounds__(256, 2) transpose_vec128_f16")
+        err.starts_with("invalid argument: write: ") && err.contains("not 4 consecutive elements"),
+        "{err}"
     );
+    // A write whose threads own other blocks than the load's would read other threads'
+    // registers: the retile between the two copies is refused.
+    let mut p = TiledPlan::new(TiledKind::Vectorized, DType::F32, 256, 256).unwrap();
+    p.shared.as_mut().unwrap().write = Arrangement::ColsRaked
+        .tiled_copy(DType::F32, 64, 64, 4, 256)
+        .unwrap();
+    let err = p.kernel().unwrap_err().to_string();
+    assert!(err.contains("another thread"), "{err}");
+    // 128-bit loads of rows of 1001 floats would be misaligned: a load of that width is
+    // refused, which is why the plan falls back to one element per load.
+    let mut p = TiledPlan::new(TiledKind::Copy, DType::F32, 64, 1001).unwrap();
+    assert_eq!(p.vector_widths()[0], 1);
+    p.load = Arrangement::RowsRaked
+        .tiled_copy(DType::F32, 64, 64, 4, 256)
+        .unwrap();
+    let err = p.kernel().unwrap_err().to_string();
+    assert!(err.starts_with("invalid argument: load: "), "{err}");
+}
+
+#[test]
+fn every_microkernel_is_built_from_its_copy() {
+    // The access partition reaches exactly the words the bank model counts (checked when the
+    // kernel is built), for every named kernel and pattern.
+    for kind in MicroKind::with_patterns() {
+        let k = MicroPlan::new(kind).unwrap().kernel().unwrap();
+        assert!(k.source().contains("struct access {"), "{kind}");
+    }
 }
 
 /// The tiled kernels' partitions (CuTe make_tiled_copy arrangements, `tiled::Arrangement`)
@@ -276,11 +346,12 @@ fn tiled_partitions_have_their_closed_forms() {
                 let per_row = tn / vec;
                 (vec * (t / per_row) + v / vec) + tm * (vec * (t % per_row) + v % vec)
             };
+            let (tv_ld, tv_st) = (p.tv_load().unwrap(), p.tv_store().unwrap());
             for t in 0..nt {
                 for v in 0..p.values_per_thread() {
                     let (ld, st) = (
-                        p.tv_ld.offset(t + nt * v).unwrap(),
-                        p.tv_st.offset(t + nt * v).unwrap(),
+                        tv_ld.offset(t + nt * v).unwrap(),
+                        tv_st.offset(t + nt * v).unwrap(),
                     );
                     let (want_ld, want_st) = match kind {
                         TiledKind::Copy => (rows(vec, t, v), rows(vec, t, v)),

@@ -72,12 +72,6 @@ pub struct Args {
     /// Timed repeats per kernel
     #[arg(long, value_name = "K", default_value_t = 30, value_parser = clap::value_parser!(u16).range(1..=10_000))]
     pub repeats: u16,
-    /// Raster group of the transposes' block order (default: the tuned one)
-    #[arg(long, value_name = "G", value_parser = clap::value_parser!(i64).range(0..=64))]
-    pub raster: Option<i64>,
-    /// Minimum blocks per SM in every tiled kernel's __launch_bounds__
-    #[arg(long, value_name = "B", value_parser = clap::value_parser!(i64).range(1..=32))]
-    pub min_blocks: Option<i64>,
     /// Launch each kernel once, untimed, and print the bank-model predictions (for
     /// scripts/ncu_conflicts.sh)
     #[arg(long)]
@@ -311,8 +305,6 @@ mod with_kernels {
             },
             profile: args.profile,
             repeats: usize::from(args.repeats),
-            raster: args.raster,
-            min_blocks: args.min_blocks,
         }
     }
 
@@ -803,8 +795,6 @@ mod with_kernels {
                 size,
                 dtype: None,
                 repeats: 1,
-                raster: None,
-                min_blocks: None,
                 profile: false,
                 json: false,
                 m,

@@ -26,8 +26,11 @@ pub(crate) fn check_threads(name: &str, t: &DeviceTensor, threads: i64) -> GpuRe
 /// first offset is a multiple of `run`, for every coordinate of the other modes: what a vector
 /// access (or a `cp.async`, an `ldmatrix` row) of `run` elements needs. Exact: on an affine
 /// layout it holds iff mode 1 coalesces to `run:1` and every other stride (of an extent
-/// above 1) and the base offset are multiples of `run`; a swizzled layout is checked element
-/// by element.
+/// above 1) and the base offset are multiples of `run`. A swizzled layout whose swizzles all
+/// keep the low `log2(run)` bits (`run` a power of two at most `2^M` for each `Sw<B,M,S>`)
+/// holds iff its inner layout does: an aligned run of `run` offsets differs only in those bits,
+/// which the swizzles leave alone, so it stays one aligned run. Any other swizzled layout is
+/// checked element by element.
 pub(crate) fn check_runs(name: &str, t: &DeviceTensor, run: i64) -> GpuResult<()> {
     if run <= 1 {
         return Ok(());
@@ -43,7 +46,13 @@ pub(crate) fn check_runs(name: &str, t: &DeviceTensor, run: i64) -> GpuResult<()
             ),
         )
     };
-    if layout.is_plain() {
+    let keeps_runs = layout.is_plain()
+        || run & (run - 1) == 0
+            && layout
+                .swizzles()
+                .iter()
+                .all(|s| s.lowest_bit().is_none_or(|m| m < 62 && run <= 1i64 << m));
+    if keeps_runs {
         let frg = coalesce(&inner.mode(1)?)?;
         if frg.size() != run || (frg.size() > 1 && frg.flat_modes() != vec![(run, 1)]) {
             return Err(what(format!("the values are {frg}")));

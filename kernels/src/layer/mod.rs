@@ -57,6 +57,8 @@ mod copy;
 pub(crate) mod emit;
 mod gmma;
 mod mma;
+mod predicate;
+mod retile;
 mod tensor;
 
 pub use copy::DeviceCopy;
