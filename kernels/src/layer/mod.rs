@@ -56,8 +56,10 @@ mod check;
 mod copy;
 pub(crate) mod emit;
 mod mma;
+mod split;
 mod tensor;
 
 pub use copy::DeviceCopy;
 pub use mma::DeviceMma;
+pub use split::DeviceOffset;
 pub use tensor::{DeviceTensor, Origin, Space};
