@@ -469,3 +469,57 @@ fn partitions_from_the_atoms_have_their_closed_forms() {
         }
     }
 }
+
+/// The layer refuses declarations the kernel cannot run: an `ldmatrix` copy made for another
+/// tiled MMA (here without the warp-tile permutations) fills registers the plan's MMA reads as
+/// other elements of A; an epilogue copy made for that MMA stores accumulators to the wrong
+/// elements of C; a cp.async copy of fp16 chunks does not fit fp32 memory.
+#[test]
+fn mismatched_declarations_are_refused() {
+    use tessel_kernels::layer::DeviceCopy;
+    use tessel_layout::atom::{copy_atom, mma_atom};
+    use tessel_layout::tiled::{make_tiled_copy_a, make_tiled_copy_c, make_tiled_mma};
+    let plan = GemmPlan::new(128, 128, 32).unwrap();
+    let plain = make_tiled_mma(
+        &mma_atom(tessel_kernels::gemm::MMA).unwrap(),
+        &"(2,2):(1,2)".parse().unwrap(),
+        &[],
+    )
+    .unwrap();
+    let ldsm = copy_atom(tessel_kernels::gemm::LDSM)
+        .unwrap()
+        .typed(16)
+        .unwrap();
+    let wrong_a = DeviceCopy::new("s2r_a", make_tiled_copy_a(&ldsm, &plain).unwrap());
+    let frag = plan.tensor("tCrA").unwrap();
+    let err = wrong_a
+        .retile_d(frag)
+        .and_then(|view| plan.mma.check_fed_by('A', &wrong_a, &[BM, 32], &view, frag))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("the copy s2r_a writes element") && err.contains("operand A of the MMA"),
+        "{err}"
+    );
+    let store = copy_atom(tessel_kernels::gemm::STORE_C)
+        .unwrap()
+        .typed(32)
+        .unwrap();
+    let wrong_c = DeviceCopy::new("r2g", make_tiled_copy_c(&store, &plain).unwrap());
+    let acc = plan.tensor("tCrC").unwrap();
+    let err = wrong_c
+        .retile_s(acc)
+        .and_then(|view| plan.mma.check_fed_by('C', &wrong_c, &[BM, 128], &view, acc))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("the copy r2g writes element") && err.contains("operand C of the MMA"),
+        "{err}"
+    );
+    let fp32 = DeviceTensor::global(CType::F32, "(128,32):(32,1)".parse().unwrap());
+    let err = plan.g2s.partition_s(&fp32).unwrap_err().to_string();
+    assert!(
+        err.contains("32-bit elements but the copy moves 16-bit values"),
+        "{err}"
+    );
+}

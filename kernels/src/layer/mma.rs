@@ -139,7 +139,9 @@ impl DeviceMma {
     /// of `fragment`, the MMA's operand `op` fragment) from the tile `tile` (the copy's source
     /// partition of the same `(I, J)` tile as the MMA's) puts every value in the register where
     /// the MMA reads it, for every thread: the silent failure of a mismatched `ldmatrix` and
-    /// `mma` (CUTLASS issue 3197) as a build error.
+    /// `mma` (CUTLASS issue 3197) as a build error. For the accumulators (`op` `'C'`, `view` the
+    /// [`DeviceCopy::retile_s`] of a copy storing them) it checks the converse: the copy stores
+    /// each register at the tile element the MMA computed in it.
     pub fn check_fed_by(
         &self,
         op: char,
