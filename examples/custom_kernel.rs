@@ -1,25 +1,29 @@
 //! A new GPU kernel in Rust, without touching cudarc: a transpose through a swizzled 32x32 shared
-//! tile, one warp per tile. Declare the layouts, prove the shared accesses conflict-free, assemble
-//! the kernel, launch it, verify it against a CPU replay. `cargo run --example custom_kernel`.
+//! tile, one warp per tile, written with the tensor layer. Declare the tensors and the tiled
+//! copies, let the host partition and check them and prove the shared accesses conflict-free,
+//! assemble the kernel, launch it, verify it against a CPU replay.
+//! `cargo run --example custom_kernel`.
 
-use tessel::kernels::kernel::{Arg, CType, Elem, Kernel, KernelBuilder, Param, expect_bits};
-use tessel::kernels::{DType, Gpu, exec::alloc, tiled::Arrangement};
-use tessel::{ComposedLayout, Layout, bank::analyze};
+use tessel::ComposedLayout;
+use tessel::atom::{SmemSide, copy_atom};
+use tessel::bank::{BankReport, analyze_copy};
+use tessel::kernels::kernel::{Arg, CType, Kernel, KernelBuilder, Param, expect_bits};
+use tessel::kernels::layer::{DeviceCopy, DeviceTensor};
+use tessel::kernels::{Gpu, exec::alloc};
+use tessel::tiled::make_tiled_copy;
 
-/// The device body: every index is a layout function (`layout::`) or a constant (`k::`).
+/// The device body: this warp's tile of the input into shared memory, then out of it into the
+/// transposed tile of the output; every address is a tensor the host partitioned.
 const BODY: &str = r#"
-  __shared__ b32 tile[k::SMEM];
-  const long long t = threadIdx.x;
-  const long long r0 = layout::tile_r0(blockIdx.x), c0 = layout::tile_c0(blockIdx.x);
-  for (int v = 0; v < 32; ++v) {  // load: lanes along rows of the input (coalesced)
-    const long long i = layout::tv_ld(t + 32 * v);
-    tile[layout::smem(i)] = in[layout::g_in_crd(r0 + i % 32, c0 + i / 32)];
-  }
+  __shared__ b32 smem[32 * 32];
+  const long long bm = layout::tile_m(blockIdx.x), bn = layout::tile_n(blockIdx.x);
+  // load: lanes along rows of the input (coalesced), into the swizzled tile
+  tessel::copy(copy::load{}, tensor::tIgI(in)(threadIdx.x, _, _, _, _, bm, bn),
+               tensor::tIsI(smem)(threadIdx.x, _, _, _, _));
   tessel_sync_block();
-  for (int v = 0; v < 32; ++v) {  // store: lanes along columns (coalesced in the transpose)
-    const long long i = layout::tv_st(t + 32 * v);
-    out[layout::g_out_crd(r0 + i % 32, c0 + i / 32)] = tile[layout::smem(i)];
-  }
+  // store: lanes along columns of the tile (coalesced in the transpose)
+  tessel::copy(copy::store{}, tensor::tOsO(smem)(threadIdx.x, _, _, _, _),
+               tensor::tOgO(out)(threadIdx.x, _, _, _, _, bm, bn));
 "#;
 
 /// The transpose of an `n x n` fp32 matrix (`n` a multiple of 32), proven conflict-free.
@@ -27,32 +31,48 @@ pub fn transpose_kernel(n: i64) -> Result<Kernel, Box<dyn std::error::Error>> {
     let tiles = (n > 0 && n % 32 == 0)
         .then_some(n / 32)
         .ok_or("n must be 32 k, k >= 1")?;
-    let smem: ComposedLayout = "Sw<5,0,5> o (32,32):(32,1)".parse()?; // tile element r + 32c
-    // One warp: loads along rows, stores along columns (CuTe make_tiled_copy arrangements).
-    let tv_ld = Arrangement::RowsRaked.tv(DType::F32, 32, 32, 1, 32)?;
-    let tv_st = Arrangement::ColsRaked.tv(DType::F32, 32, 32, 1, 32)?;
-    for (what, tv) in [("store", &tv_ld), ("load", &tv_st)] {
-        // (lane, value, instruction) view of the warp's 32 accesses of 4 bytes.
-        let warp = Layout::from_modes(vec![tv.mode(0)?, "1:0".parse()?, tv.mode(1)?])?;
-        let report = analyze(&smem, 4, "lds.32".parse()?, &warp)?;
+    let smem: ComposedLayout = "Sw<5,0,5> o (32,32):(32,1)".parse()?; // element (r, c)
+    // One warp, one 4-byte element per lane and instruction: 32 lanes along a row (load) or a
+    // column (store) of the tile (CuTe's make_tiled_copy).
+    let atom = copy_atom("UniversalCopy<uint32_t>")?.typed(32)?;
+    let load = DeviceCopy::new(
+        "load",
+        make_tiled_copy(&atom, &"(1,32):(0,1)".parse()?, &"1:0".parse()?)?,
+    );
+    let store = DeviceCopy::new(
+        "store",
+        make_tiled_copy(&atom, &"(32,1):(1,0)".parse()?, &"1:0".parse()?)?,
+    );
+    for (what, copy, side) in [
+        ("store", &load, SmemSide::Destination),
+        ("load", &store, SmemSide::Source),
+    ] {
+        let report: BankReport = analyze_copy(copy.tiled(), &smem, side)?.into_iter().sum();
         println!("shared {what}s: {report}");
         if report.excess != 0 {
             return Err(format!("shared {what}s conflict: {report}").into());
         }
     }
+    // The matrices, divided into 32 x 32 tiles: (32, 32, tiles M, tiles N). The output is read
+    // through its transpose: element (r, c) of `out^T` is out[c n + r].
+    let input = DeviceTensor::global(CType::B32, format!("({n},{n}):({n},1)").parse()?);
+    let output = DeviceTensor::global(CType::B32, format!("({n},{n}):(1,{n})").parse()?);
+    let tile = DeviceTensor::shared(CType::B32, smem);
+    let (g_in, g_out) = (input.local_tile(&[32, 32])?, output.local_tile(&[32, 32])?);
+    let len = usize::try_from(n * n)?;
     Ok(KernelBuilder::new("transpose32_swizzled", BODY)
-        .int("SMEM", 32 * 32)
-        .index_layout("tile_r0", &format!("({tiles},{tiles}):(32,0)").parse()?)
-        .index_layout("tile_c0", &format!("({tiles},{tiles}):(0,32)").parse()?)
-        .coord_layout("g_in", &format!("({n},{n}):({n},1)").parse()?)
-        .coord_layout("g_out", &format!("({n},{n}):(1,{n})").parse()?)
-        .composed_layout("smem", &smem)
-        .index_layout("tv_ld", &tv_ld)
-        .index_layout("tv_st", &tv_st)
-        .param(Param::input("in", Elem::Type(CType::B32)).len((n * n) as usize))
-        .param(Param::output("out", Elem::Type(CType::B32)).len((n * n) as usize))
+        .index_layout("tile_m", &format!("({tiles},{tiles}):(1,0)").parse()?)
+        .index_layout("tile_n", &format!("({tiles},{tiles}):(0,1)").parse()?)
+        .tiled_copy(&load)
+        .tiled_copy(&store)
+        .tensor("tIgI", &load.partition_s(&g_in)?)
+        .tensor("tIsI", &load.partition_d(&tile)?)
+        .tensor("tOsO", &store.partition_s(&tile)?)
+        .tensor("tOgO", &store.partition_d(&g_out)?)
+        .param(Param::input("in", CType::B32.into()).len(len))
+        .param(Param::output("out", CType::B32.into()).len(len))
         .threads(32)
-        .grid((tiles * tiles) as u32, 1, 1)
+        .grid(u32::try_from(tiles * tiles)?, 1, 1)
         .build()?)
 }
 

@@ -1,6 +1,7 @@
-//! The kernel of `examples/custom_kernel.rs`: assembled on the host (its shared accesses proven
-//! conflict-free on the way), then compiled by NVRTC for sm_80 and sm_90 where NVRTC is present
-//! (skipped with the reason otherwise; `TESSEL_REQUIRE_NVRTC=1` makes a missing NVRTC fail).
+//! The kernel of `examples/custom_kernel.rs`, written with the tensor layer: assembled on the
+//! host (its partitions checked and its shared accesses proven conflict-free on the way), then
+//! compiled by NVRTC for sm_80 and sm_90 where NVRTC is present (skipped with the reason
+//! otherwise; `TESSEL_REQUIRE_NVRTC=1` makes a missing NVRTC fail).
 
 #[path = "../examples/custom_kernel.rs"]
 #[allow(dead_code)]
@@ -14,6 +15,14 @@ fn the_example_kernel_assembles_on_the_host() {
     assert_eq!(k.name(), "transpose32_swizzled");
     assert_eq!(k.launch().grid, (64, 1, 1));
     assert!(k.source().contains("Sw<5,0,5>"), "{}", k.source());
+    // The body is the tensor layer's: copies between partitioned tensors, no index math.
+    let body = k.source().split("extern \"C\"").nth(1).unwrap();
+    assert!(body.contains("tessel::copy(copy::load{}"), "{body}");
+    assert_eq!(
+        body.matches("layout::").count(),
+        2,
+        "the tile coordinates only: {body}"
+    );
     // The example handles whole tiles only, and says so.
     for n in [0, 100] {
         let e = example::transpose_kernel(n).unwrap_err().to_string();

@@ -1,87 +1,65 @@
-// tessel-kernels: tensor-core GEMM C = A * B^T (A: M x K, B: N x K, both fp16 and K-contiguous;
-// C: M x N fp32, row-major), cp.async pipeline + ldmatrix.x4 + mma.sync.m16n8k16. The function
-// body; tessel_kernels::gemm declares the pieces and the signature (const b16* A, const b16* B,
-// float* C), with the plan's dynamic shared memory: A's stages, then B's (k::SMEM_A elements).
-//
-//   layout::raster(b)                  block b -> tile index
-//   layout::tile_m0(i), tile_n0(i)     tile index -> first row / column of the block's C tile
-//   layout::g_a_crd, g_b_crd, g_c_crd  global offsets of a matrix element (tile origins)
-//   layout::ld_a_global_crd(t, j, kt)  global offset of thread t's j-th 16-byte chunk of A's K slice kt
-//   layout::ld_a_smem_crd(t, j, s)     its swizzled shared offset in stage s (ld_b_*: the same for B)
-//   layout::ldsm_a_crd(t, mi, kk, s)   the row address thread t's lane gives ldmatrix.x4 (A, fragment mi)
-//   layout::ldsm_b_crd(t, nj, kk, s)   the same for B (n16 pair nj)
-//   layout::c_out_crd(t, v, mi, ni)    global offset of accumulator value v of fragment (mi, ni)
-//   dev::load_stage, dev::load_frags   the cp.async stage copy and the ldmatrix fragment loads
-//   dev::cp, dev::ldsm, dev::mma       the atoms' instructions (cp.async 16 B, ldmatrix.x4, mma.sync
-//                                      m16n8k16; d = a b + c, here with d and c the same accumulators)
+// tessel-kernels: tensor-core GEMM C = A * B^T (A: M x K, B: N x K, fp16, K-contiguous; C: M x N
+// fp32, row-major): a cp.async pipeline of k::PIPE shared stages, ldmatrix.x4 fragment loads and
+// mma.sync m16n8k16, in the shape of CuTe's sgemm_sm80 tutorial. tessel_kernels::gemm declares
+// every tensor below and partitions it on the host (GemmPlan::tensors); this body slices them at
+// its thread, block tile and stage and calls the copies and the MMA:
+//   copy::g2s          cp.async of 16 bytes (global -> shared stage)
+//   copy::s2r_a, s2r_b ldmatrix.x4 (shared stage -> the MMA's A / B registers)
+//   mma::mma           mma.sync m16n8k16, fp32 accumulators
+//   copy::r2g          two accumulators (8 bytes) -> C
   extern __shared__ __align__(128) b16 tessel_smem[];
-  const b32 sA = (b32)__cvta_generic_to_shared(tessel_smem);
-  const b32 sB = tessel_smem_addr<b16>(sA, k::SMEM_A);
-  const long long t = threadIdx.x;
+  b16* sA = tessel_smem;               // A's stages, then B's
+  b16* sB = tessel_smem + k::SMEM_A;
+  const int t = threadIdx.x;
+  // This block's tile of C (grouped raster order).
   const long long tile = layout::raster((long long)blockIdx.x);
-  const long long m0 = layout::tile_m0(tile);
-  const long long n0 = layout::tile_n0(tile);
-  const b16* __restrict__ gA = A + layout::g_a_crd(m0, 0) + layout::ld_a_global_crd(t, 0, 0);
-  const b16* __restrict__ gB = B + layout::g_b_crd(n0, 0) + layout::ld_b_global_crd(t, 0, 0);
-  float* __restrict__ gC = C + layout::g_c_crd(m0, n0);
-  // Per-thread hoisted shared addresses (GemmPlan::validate proves the split
-  // ldsm_*_crd(t, i, kk, s) = ldsm_*_crd(t, 0, kk, 0) + ldsm_*_crd(0, i, 0, 0) + ldsm_*_crd(0, 0, 0, s)).
-  const b32 stA = tessel_smem_addr<b16>(sA, layout::ld_a_smem_crd(t, 0, 0));
-  const b32 stB = tessel_smem_addr<b16>(sB, layout::ld_b_smem_crd(t, 0, 0));
-  b32 thrA[k::KK], thrB[k::KK];
-#pragma unroll
-  for (int kk = 0; kk < k::KK; ++kk) {
-    thrA[kk] = tessel_smem_addr<b16>(sA, layout::ldsm_a_crd(t, 0, kk, 0));
-    thrB[kk] = tessel_smem_addr<b16>(sB, layout::ldsm_b_crd(t, 0, kk, 0));
-  }
+  const long long bm = layout::tile_m(tile), bn = layout::tile_n(tile);
 
-  float acc[k::MI][k::NI][4];
-#pragma unroll
-  for (int i = 0; i < k::MI; ++i)
-#pragma unroll
-    for (int j = 0; j < k::NI; ++j)
-#pragma unroll
-      for (int v = 0; v < 4; ++v) acc[i][j][v] = 0.0f;
+  // cp.async: this thread's chunks of the block's rows of A and B, every k tile, and of the stages.
+  auto tAgA = tensor::tAgA(A)(t, _, _, _, _, bm, _);  // (CPY, CPY atoms, CPY_M, CPY_K, k)
+  auto tAsA = tensor::tAsA(sA)(t, _, _, _, _, _);     // (CPY, CPY atoms, CPY_M, CPY_K, PIPE)
+  auto tBgB = tensor::tBgB(B)(t, _, _, _, _, bn, _);
+  auto tBsB = tensor::tBsB(sB)(t, _, _, _, _, _);
+  // ldmatrix: the rows this thread addresses in the stages, and the MMA fragments they fill.
+  auto tXsA = tensor::tXsA(sA)(t, _, _, _, _, _);     // (CPY, MMA_M, 1, MMA_K, PIPE)
+  auto tXsB = tensor::tXsB(sB)(t, _, _, _, _, _);     // (CPY, MMA_N / 2, 1, MMA_K, PIPE)
+  auto tCrA = tensor::tCrA();                         // (MMA, MMA_M, MMA_K) registers
+  auto tCrB = tensor::tCrB();                         // (MMA, MMA_N, MMA_K)
+  auto tCrC = tensor::tCrC();                         // (MMA, MMA_M, MMA_N) accumulators
+  auto tXrA = tensor::tXrA(tCrA);                     // tCrA as the ldmatrix destination
+  auto tXrB = tensor::tXrB(tCrB);
+  tCrC.fill(0.0f);
 
+  // Prologue: k tiles 0 .. PIPE-2 in flight, one commit group each.
 #pragma unroll
-  for (int s = 0; s < k::STAGES - 1; ++s) {
-    if (s < k::KT) dev::load_stage(stA, stB, gA, gB, s, s);
+  for (int s = 0; s < k::PIPE - 1; ++s) {
+    if (s < k::KT) {
+      tessel::copy(copy::g2s{}, tAgA(_, _, _, _, s), tAsA(_, _, _, _, s));
+      tessel::copy(copy::g2s{}, tBgB(_, _, _, _, s), tBsB(_, _, _, _, s));
+    }
     tessel_cp_async_commit();
   }
-  int s = 0;                // stage read in this iteration (kt % STAGES)
-  int ps = k::STAGES - 1;   // stage written by this iteration's prefetch ((kt + STAGES - 1) % STAGES)
+  int read = 0;              // the stage of k tile kt (kt % PIPE)
+  int write = k::PIPE - 1;   // the stage of k tile kt + PIPE - 1, prefetched in this iteration
 #pragma unroll 1
   for (int kt = 0; kt < k::KT; ++kt) {
-    tessel_cp_async_wait<k::STAGES - 2>();
-    tessel_sync_block();
-    const int pf = kt + k::STAGES - 1;
-    if (pf < k::KT) dev::load_stage(stA, stB, gA, gB, ps, pf);
-    tessel_cp_async_commit();
-    const b32 soA = (b32)sizeof(b16) * (b32)layout::ldsm_a_crd(0, 0, 0, s);
-    const b32 soB = (b32)sizeof(b16) * (b32)layout::ldsm_b_crd(0, 0, 0, s);
-#pragma unroll
-    for (int kk = 0; kk < k::KK; ++kk) {
-      b32 a[k::MI][4];
-      b32 b[k::NI / 2][4];
-      dev::load_frags(a, b, thrA, thrB, soA, soB, kk);
-#pragma unroll
-      for (int i = 0; i < k::MI; ++i)
-#pragma unroll
-        for (int j = 0; j < k::NI; ++j) dev::mma(acc[i][j], a[i], &b[j / 2][2 * (j % 2)], acc[i][j]);
+    tessel_cp_async_wait<k::PIPE - 2>();  // k tile kt has landed (this thread's copies) ...
+    tessel_sync_block();                   // ... every thread's, and stage `write` is free
+    if (kt + k::PIPE - 1 < k::KT) {
+      tessel::copy(copy::g2s{}, tAgA(_, _, _, _, kt + k::PIPE - 1), tAsA(_, _, _, _, write));
+      tessel::copy(copy::g2s{}, tBgB(_, _, _, _, kt + k::PIPE - 1), tBsB(_, _, _, _, write));
     }
-    s = (s + 1 == k::STAGES) ? 0 : s + 1;
-    ps = (ps + 1 == k::STAGES) ? 0 : ps + 1;
+    tessel_cp_async_commit();
+#pragma unroll
+    for (int kb = 0; kb < k::KB; ++kb) {  // each 16-wide k step: fragments, then the MMAs
+      tessel::copy(copy::s2r_a{}, tXsA(_, _, _, kb, read), tXrA(_, _, _, kb));
+      tessel::copy(copy::s2r_b{}, tXsB(_, _, _, kb, read), tXrB(_, _, _, kb));
+      tessel::gemm(mma::mma{}, tCrA(_, _, kb), tCrB(_, _, kb), tCrC.tensor());
+    }
+    read = read + 1 == k::PIPE ? 0 : read + 1;
+    write = write + 1 == k::PIPE ? 0 : write + 1;
   }
   tessel_cp_async_wait<0>();
 
-#pragma unroll
-  for (int i = 0; i < k::MI; ++i)
-#pragma unroll
-    for (int j = 0; j < k::NI; ++j)
-#pragma unroll
-      for (int v = 0; v < 4; v += 2) {
-        float2 pair;
-        pair.x = acc[i][j][v];
-        pair.y = acc[i][j][v + 1];
-        *reinterpret_cast<float2*>(gC + layout::c_out_crd(t, v, i, j)) = pair;
-      }
+  // Epilogue: the accumulators to the block's tile of C.
+  tessel::copy(copy::r2g{}, tensor::tDrC(tCrC), tensor::tDgC(C)(t, _, _, _, _, bm, bn));

@@ -29,8 +29,6 @@ __host__ __device__ constexpr int nth_bit(unsigned x, int n) {
   }
   return -1;
 }
-// The lowest set bit of x alone (0 for 0).
-__host__ __device__ constexpr unsigned first_bit(unsigned x) { return x & (~x + 1u); }
 template <class A> struct is_underscore { static constexpr bool value = false; };
 template <> struct is_underscore<Underscore> { static constexpr bool value = true; };
 // The modes of FREE that stay free when the free modes are given the arguments A...
@@ -45,13 +43,15 @@ template <unsigned FREE, class... A> __host__ __device__ constexpr unsigned kept
 __device__ __forceinline__ void set_coord(long long* c, int i, Underscore) {}
 template <class I> __device__ __forceinline__ void set_coord(long long* c, int i, I v) { c[i] = (long long)v; }
 
-// ---- engines: where a tensor's elements live. Each has ref(o) (an lvalue of element o) and
-// ptr(o); shared memory also addr(o), its 32-bit shared-window address.
+// ---- engines: where a tensor's elements live. Each has ref(o) (an lvalue of element o), ptr(o)
+// and advance(o) (the engine whose element 0 is element o); shared memory also addr(o), its
+// 32-bit shared-window address.
 template <class T> struct gmem {
   typedef T value_type;
   T* p;
   __device__ __forceinline__ T& ref(long long o) const { return p[o]; }
   __device__ __forceinline__ T* ptr(long long o) const { return p + o; }
+  __device__ __forceinline__ gmem advance(long long o) const { return {p + o}; }
 };
 template <class T> struct smem {
   typedef T value_type;
@@ -59,6 +59,7 @@ template <class T> struct smem {
   __device__ __forceinline__ T& ref(long long o) const { return p[o]; }
   __device__ __forceinline__ T* ptr(long long o) const { return p + o; }
   __device__ __forceinline__ b32 addr(long long o) const { return (b32)__cvta_generic_to_shared(p + o); }
+  __device__ __forceinline__ smem advance(long long o) const { return {p + o}; }
 };
 // Shared memory by 32-bit shared-window address (kernels that carve dynamic shared memory by
 // address): element o is at base + o * sizeof(T); accessed through addr(o) by instructions
@@ -67,6 +68,7 @@ template <class T> struct saddr {
   typedef T value_type;
   b32 base;
   __device__ __forceinline__ b32 addr(long long o) const { return base + (b32)(o * (long long)sizeof(T)); }
+  __device__ __forceinline__ saddr advance(long long o) const { return {addr(o)}; }
 };
 // Registers: a view of a fragment's array (kept in registers when every offset is a constant,
 // as in the unrolled loops of copy and gemm).
@@ -75,6 +77,7 @@ template <class T> struct rmem {
   T* p;
   __device__ __forceinline__ T& ref(long long o) const { return p[o]; }
   __device__ __forceinline__ T* ptr(long long o) const { return p + o; }
+  __device__ __forceinline__ rmem advance(long long o) const { return {p + o}; }
 };
 // Coordinates (an identity tensor): the "element" at offset o is o itself; identity layouts are
 // emitted per coordinate mode, so an identity tensor of rank r is r tensors of this engine.
@@ -82,6 +85,7 @@ struct counting {
   typedef long long value_type;
   long long base;
   __device__ __forceinline__ long long ref(long long o) const { return base + o; }
+  __device__ __forceinline__ counting advance(long long o) const { return {base + o}; }
 };
 
 // wgmma matrix descriptors (PTX ISA "Matrix Descriptor Format"): element o is the descriptor
@@ -95,16 +99,37 @@ struct descriptors {
     asm("mov.b64 %0, {%1, %2};\n" : "=l"(d) : "r"(lo + (b32)o), "r"(hi));
     return d;
   }
+  __device__ __forceinline__ descriptors advance(long long o) const { return {lo + (b32)o, hi}; }
 };
+template <class E> struct is_smem { static constexpr bool value = false; };
+template <class T> struct is_smem<smem<T>> { static constexpr bool value = true; };
+template <class E> struct is_rmem { static constexpr bool value = false; };
+template <class T> struct is_rmem<rmem<T>> { static constexpr bool value = true; };
+// The bit of the first mode of FREE (0 when FREE is empty: no mode is left).
+__host__ __device__ constexpr unsigned first_mode(unsigned free) { return free == 0u ? 0u : 1u << nth_bit(free, 0); }
 
 // ---- a tensor: engine E, layout L (emitted by the host), and the coordinates fixed by slicing
 // (the modes not in FREE). Coordinates of the free modes are given in order.
+//
+// Slicing a tensor in memory whose layout is affine (L::affine: no swizzle, so the offset is a sum
+// of one term per mode) moves the fixed coordinates into the engine, as CuTe's slicing advances
+// the pointer: a thread's or a block's part of an address is computed once, where it is sliced.
+// (Register fragments keep their coordinates: their offsets are constants in unrolled loops.)
+//
+// A shared-memory tensor whose offset the host split (L::hoisted: the modes computed together,
+// mode 0 -- the thread -- among them; the offset is L::base of those plus L::terms of the others,
+// proven exact for every coordinate) keeps, once its thread is fixed, the shared address of the
+// base for every coordinate of the other hoisted modes (L::hoist_count of them, computed at that
+// slice: before a main loop). addr() then adds the other terms (constants in unrolled loops, a
+// pipeline stage) to one of them, instead of computing the swizzle at every access.
 template <class E, class L, unsigned FREE = (1u << L::rank) - 1u> struct Tensor {
   typedef typename E::value_type value_type;
   typedef L layout_type;
   static constexpr int rank = popcount(FREE);
+  static constexpr bool cached = is_smem<E>::value && (L::hoisted & 1u) != 0u && (FREE & 1u) == 0u;
   E engine;
   long long fixed[L::rank];
+  b32 hoist[L::hoist_count];
 
   // The extent of free mode I.
   template <int I> __host__ __device__ static constexpr long long extent() {
@@ -119,9 +144,9 @@ template <class E, class L, unsigned FREE = (1u << L::rank) - 1u> struct Tensor 
     }
     return s;
   }
-  // The offset of 1-D index i over the free modes (colexicographic: the first free mode fastest).
-  __device__ __forceinline__ long long offset(long long i) const {
-    long long c[L::rank];
+  // The coordinate of 1-D index i over the free modes (colexicographic: the first free mode
+  // fastest), the fixed modes at their coordinates.
+  __device__ __forceinline__ void coords(long long i, long long* c) const {
 #pragma unroll
     for (int m = 0; m < L::rank; ++m) {
       if ((FREE >> m) & 1u) {
@@ -131,12 +156,56 @@ template <class E, class L, unsigned FREE = (1u << L::rank) - 1u> struct Tensor 
         c[m] = fixed[m];
       }
     }
+  }
+  // The offset of 1-D index i over the free modes.
+  __device__ __forceinline__ long long offset(long long i) const {
+    long long c[L::rank];
+    coords(i, c);
     return L::offset(c);
   }
   // Element i of the free modes (1-D, colexicographic).
   __device__ __forceinline__ decltype(auto) operator[](long long i) const { return engine.ref(offset(i)); }
   __device__ __forceinline__ auto ptr(long long i = 0) const { return engine.ptr(offset(i)); }
-  __device__ __forceinline__ b32 addr(long long i = 0) const { return engine.addr(offset(i)); }
+  __device__ __forceinline__ b32 addr(long long i = 0) const {
+    if constexpr (cached) {
+      long long c[L::rank];
+      coords(i, c);
+      return hoist[L::hoist_index(c)] + (b32)(sizeof(value_type) * L::terms(c));
+    } else {
+      return engine.addr(offset(i));
+    }
+  }
+  // The hoisted addresses of a tensor whose thread was just fixed (see above).
+  __device__ __forceinline__ void fill_hoist() {
+#pragma unroll
+    for (int j = 0; j < L::hoist_count; ++j) {
+      long long c[L::rank];
+#pragma unroll
+      for (int m = 0; m < L::rank; ++m) c[m] = fixed[m];
+      L::set_hoist(c, j);
+      hoist[j] = engine.addr(L::base(c));
+    }
+  }
+  // An affine tensor's fixed coordinates moved into its engine (see above).
+  __device__ __forceinline__ void fold() {
+    long long c[L::rank], z[L::rank];
+#pragma unroll
+    for (int m = 0; m < L::rank; ++m) {
+      c[m] = ((FREE >> m) & 1u) ? 0 : fixed[m];
+      z[m] = 0;
+    }
+    engine = engine.advance(L::offset(c) - L::offset(z));
+#pragma unroll
+    for (int m = 0; m < L::rank; ++m) fixed[m] = 0;
+  }
+  template <unsigned F> __device__ __forceinline__ void take_hoist(const Tensor<E, L, F>& from) {
+    if constexpr (Tensor<E, L, F>::cached) {
+#pragma unroll
+      for (int j = 0; j < L::hoist_count; ++j) hoist[j] = from.hoist[j];
+    } else if constexpr (cached) {
+      fill_hoist();
+    }
+  }
 
 
   // One coordinate or `_` per free mode: an element when every mode is given, else the tensor
@@ -149,16 +218,18 @@ template <class E, class L, unsigned FREE = (1u << L::rank) - 1u> struct Tensor 
     for (int m = 0; m < L::rank; ++m) t.fixed[m] = fixed[m];
     int j = 0;
     ((set_coord(t.fixed, nth_bit(FREE, j++), a)), ...);
+    t.take_hoist(*this);
     if constexpr (kept == 0u) {
       return engine.ref(L::offset(t.fixed));
     } else {
+      if constexpr (L::affine && !is_rmem<E>::value) t.fold();
       return t;
     }
   }
   // Mode 0 with the other free modes at 1-D index r (colexicographic over them): the slice one
   // atom call of copy and gemm works on.
-  __device__ __forceinline__ Tensor<E, L, first_bit(FREE)> rest(long long r) const {
-    constexpr unsigned first = first_bit(FREE);
+  __device__ __forceinline__ Tensor<E, L, first_mode(FREE)> rest(long long r) const {
+    constexpr unsigned first = first_mode(FREE);
     Tensor<E, L, first> t{engine, {}};
 #pragma unroll
     for (int m = 0; m < L::rank; ++m) {
@@ -169,6 +240,7 @@ template <class E, class L, unsigned FREE = (1u << L::rank) - 1u> struct Tensor 
         t.fixed[m] = fixed[m];
       }
     }
+    t.take_hoist(*this);
     return t;
   }
 };
@@ -350,20 +422,29 @@ template <class C, class... R> __device__ __forceinline__ auto elem_less(const C
 }
 
 // gemm(mma, a, b, c): c(_, m, n) += a(_, m, k) b(_, n, k) over every (m, n, k) of the
-// fragments' modes 1 and 2; mode 0 of each is one atom's operand (the host checked the
-// fragments against the tiled MMA's partitions).
+// fragments' modes 1 and 2, or over every (m, n) for one k step (a: (V, M), b: (V, N)); mode 0 of
+// each is one atom's operand (the host checked the fragments against the tiled MMA's partitions).
 template <class Mma, class A, class B, class C> __device__ __forceinline__ void gemm(const Mma& mma, const A& a, const B& b, const C& c) {
-  static_assert(A::rank == 3 && B::rank == 3 && C::rank == 3, "tessel: gemm takes (V, M, K), (V, N, K), (V, M, N)");
+  static_assert(C::rank == 3 && A::rank == B::rank && (A::rank == 2 || A::rank == 3),
+                "tessel: gemm takes (V, M, K), (V, N, K), (V, M, N) or (V, M), (V, N), (V, M, N)");
   static_assert(A::template extent<1>() == C::template extent<1>(), "tessel: gemm: A and C disagree on M");
   static_assert(B::template extent<1>() == C::template extent<2>(), "tessel: gemm: B and C disagree on N");
-  static_assert(A::template extent<2>() == B::template extent<2>(), "tessel: gemm: A and B disagree on K");
-#pragma unroll
-  for (int k = 0; k < (int)A::template extent<2>(); ++k)
+  if constexpr (A::rank == 2) {
 #pragma unroll
     for (int m = 0; m < (int)A::template extent<1>(); ++m)
 #pragma unroll
       for (int n = 0; n < (int)B::template extent<1>(); ++n)
-        mma.call(c(Underscore{}, m, n), a(Underscore{}, m, k), b(Underscore{}, n, k));
+        mma.call(c(Underscore{}, m, n), a(Underscore{}, m), b(Underscore{}, n));
+  } else {
+    static_assert(A::template extent<2>() == B::template extent<2>(), "tessel: gemm: A and B disagree on K");
+#pragma unroll
+    for (int k = 0; k < (int)A::template extent<2>(); ++k)
+#pragma unroll
+      for (int m = 0; m < (int)A::template extent<1>(); ++m)
+#pragma unroll
+        for (int n = 0; n < (int)B::template extent<1>(); ++n)
+          mma.call(c(Underscore{}, m, n), a(Underscore{}, m, k), b(Underscore{}, n, k));
+  }
 }
 
 }  // namespace tessel

@@ -10,8 +10,10 @@ use tessel_kernels::gemm::run::{
     GemmBuffers, cublas, cublas_present, run_and_compare_cublas, run_and_verify,
 };
 use tessel_kernels::gemm::{
-    BM, GemmConfig, GemmPlan, LD_SMEM_HOISTED, LDSM_HOISTED, check_split, split_offset,
+    BM, BODY, CP_ASYNC_HOISTED, GemmConfig, GemmPlan, LDSM_HOISTED, TENSORS,
 };
+use tessel_kernels::kernel::CType;
+use tessel_kernels::layer::DeviceTensor;
 use tessel_layout::verify;
 
 /// The smallest problem every configuration supports.
@@ -73,52 +75,110 @@ fn every_configuration_is_conflict_free_only_with_its_swizzle() {
     }
 }
 
-/// The kernel computes each swizzled shared offset once per thread and adds the fragment and
-/// stage parts: legal for every configuration, and caught when the split is wrong (hoisting
-/// only the thread mode of `ldmatrix` leaves the k step, whose chunk bits the swizzle moves).
+/// The kernel computes each swizzled shared address once per thread (per k step for
+/// `ldmatrix`) and adds the fragment and stage parts: the layer proves the split for every
+/// configuration, its terms agree with the whole offset at every coordinate, and hoisting the
+/// thread alone (leaving out the k step, whose chunk bits the swizzle moves) is refused.
 #[test]
 fn hoisted_shared_offsets_split_exactly() {
     for cfg in GemmConfig::all() {
         let plan = small(cfg);
-        let ldsm_a = plan.ldsm(&plan.a, &plan.ldsm_a_tv).unwrap();
-        let ldsm_b = plan.ldsm(&plan.b, &plan.ldsm_b_tv).unwrap();
-        check_split(&ldsm_a, LDSM_HOISTED).unwrap();
-        check_split(&ldsm_b, LDSM_HOISTED).unwrap();
-        check_split(&plan.ld_smem(&plan.a).unwrap(), LD_SMEM_HOISTED).unwrap();
-        check_split(&plan.ld_smem(&plan.b).unwrap(), LD_SMEM_HOISTED).unwrap();
-        let err = check_split(&ldsm_a, &[0]).unwrap_err().to_string();
-        assert!(err.contains("does not split"), "{cfg}: {err}");
-        // The stage part is the plain stage stride.
-        let stage = split_offset(&ldsm_b, &[0, 0, 0, 1], LDSM_HOISTED).unwrap();
-        assert_eq!(stage, plan.b.rows * cfg.bk, "{cfg}");
+        for (name, want, rows) in [
+            ("tXsA", LDSM_HOISTED, BM),
+            ("tXsB", LDSM_HOISTED, cfg.bn),
+            ("tAsA", CP_ASYNC_HOISTED, BM),
+            ("tBsB", CP_ASYNC_HOISTED, cfg.bn),
+        ] {
+            let t = plan.tensor(name).unwrap();
+            assert_eq!(
+                t.hoisted_modes().unwrap().as_deref(),
+                Some(want),
+                "{cfg} {name}"
+            );
+            let f = t.device_offset().unwrap();
+            // The defining property: the emitted base (over the hoisted modes) plus the emitted
+            // terms (one per other mode) is the offset, at every coordinate.
+            let ext = t.extents();
+            let whole = t.layout().offsets();
+            let base = f.base().unwrap().offsets();
+            let terms: Vec<(usize, Vec<i64>)> =
+                f.terms().iter().map(|(m, l)| (*m, l.offsets())).collect();
+            let hoisted_ext: Vec<i64> = want.iter().map(|&m| ext[m]).collect();
+            for (i, &offset) in whole.iter().enumerate() {
+                let crd = colex(i as i64, &ext);
+                let h: Vec<i64> = want.iter().map(|&m| crd[m]).collect();
+                let mut sum = base[index(&h, &hoisted_ext) as usize];
+                for (m, term) in &terms {
+                    sum += term[crd[*m] as usize];
+                }
+                assert_eq!(sum, offset, "{cfg} {name} {crd:?}");
+                // The host twin of the emitted offset agrees.
+                if i % 101 == 0 {
+                    assert_eq!(f.at(&crd).unwrap(), offset, "{cfg} {name} {crd:?}");
+                }
+            }
+            // The stage part is the plain stage stride.
+            let mut stage = vec![0; ext.len()];
+            stage[ext.len() - 1] = 1;
+            assert_eq!(f.at(&stage).unwrap(), rows * cfg.bk, "{cfg} {name}");
+        }
+        let err = plan
+            .tensor("tXsA")
+            .unwrap()
+            .check_split(&[0])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("share bits"), "{cfg}: {err}");
     }
+}
+
+/// The index of coordinate `crd` of a tensor with mode extents `ext` (colexicographic).
+fn index(crd: &[i64], ext: &[i64]) -> i64 {
+    crd.iter()
+        .zip(ext)
+        .rev()
+        .fold(0, |acc, (&c, &e)| acc * e + c)
+}
+
+/// The coordinate of index `i` of a tensor with mode extents `ext` (colexicographic).
+fn colex(mut i: i64, ext: &[i64]) -> Vec<i64> {
+    ext.iter()
+        .map(|&e| {
+            let c = i % e;
+            i /= e;
+            c
+        })
+        .collect()
 }
 
 #[test]
 fn layouts_are_bijections_onto_their_tiles() {
     for cfg in GemmConfig::all() {
         let plan = small(cfg);
-        for op in [&plan.a, &plan.b] {
-            // The swizzled shared tile is a bijection onto its stages.
-            assert!(verify::is_bijective(&plan.smem(op)).unwrap(), "{cfg}");
-            // cp.async covers each tile element exactly once.
-            assert!(tessel_layout::is_bijective(&op.ld_tv).unwrap(), "{cfg}");
-            assert_eq!(op.ld_tv.size(), op.rows * cfg.bk);
-            // The shared offsets of all chunks of all stages are distinct 16-byte chunks.
-            let mut starts = plan.ld_smem(op).unwrap().offsets();
-            assert!(starts.iter().all(|o| o % 8 == 0));
-            let count = starts.len();
-            starts.sort_unstable();
-            starts.dedup();
-            assert_eq!(starts.len(), count, "{cfg}");
-            assert_eq!(count as i64, op.rows * cfg.bk * cfg.stages / 8);
+        // The cp.async partitions of the stages write every element of every stage once.
+        for name in ["tAsA", "tBsB"] {
+            let t = plan.tensor(name).unwrap();
+            assert!(verify::is_bijective(t.layout()).unwrap(), "{cfg} {name}");
+            let last = t.layout().offsets().into_iter().max().unwrap();
+            assert_eq!(last + 1, t.size(), "{cfg} {name}");
         }
-        // The C partition covers the block tile exactly once; the fragment is the published
-        // SM80 16x8x16 C layout (CuTe mma_traits_sm80.hpp; docs/semantics.md#reference-values).
-        assert_eq!(plan.c_frag.to_string(), "((4,8),(2,2)):((32,1),(16,8))");
-        assert!(tessel_layout::is_bijective(&plan.c_frag).unwrap());
-        assert!(tessel_layout::is_bijective(&plan.c_tv).unwrap(), "{cfg}");
-        assert_eq!(plan.c_tv.size(), BM * cfg.bn);
+        // One block tile of A and one k tile, and one block tile of C: every element once.
+        for (name, tiles) in [("tAgA", 2), ("tDgC", 2)] {
+            let t = plan.tensor(name).unwrap();
+            let ext = t.extents();
+            let per_tile: i64 = ext[..ext.len() - tiles].iter().product();
+            let mut offsets: Vec<i64> = (0..per_tile)
+                .map(|i| t.layout().offset(i).unwrap())
+                .collect();
+            offsets.sort_unstable();
+            offsets.dedup();
+            assert_eq!(offsets.len() as i64, per_tile, "{cfg} {name}");
+        }
+        // The MMA's C fragment is the published SM80 16x8x16 C layout (CuTe
+        // include/cute/atom/mma_traits_sm80.hpp, CUTLASS v4.2.1; docs/semantics.md).
+        let c_frag = plan.mma.atom().c_layout();
+        assert_eq!(c_frag.to_string(), "((4,8),(2,2)):((32,1),(16,8))");
+        assert!(tessel_layout::is_bijective(c_frag).unwrap());
         assert!(tessel_layout::is_bijective(&plan.raster).unwrap());
     }
 }
@@ -156,11 +216,22 @@ fn cpu_replay_of_the_kernel_matches_the_reference() {
         |i| format!("C[{}][{}]", i / n, i % n),
     );
     assert!(cmp.ok(), "{cmp:?}");
-    // A wrong layout is caught: swapping the two halves of the A lanes' k offsets.
+    // A wrong partition is caught: lanes 16-31 of each warp hand ldmatrix the rows of the
+    // first k half of A (the k-half stride 8 of the thread mode set to 0).
     let mut broken = plan.clone();
-    broken.ldsm_a_tv = "(((16,2),(2,2)),8,4,2):(((1,0),(64,0)),128,16,2048)"
-        .parse()
-        .unwrap();
+    let bad: tessel_layout::ComposedLayout =
+        "Sw<2,3,3> o ((16,2,2,2),8,4,1,2,3):((32,0,2048,0),1,512,0,16,4096)"
+            .parse()
+            .unwrap();
+    assert_eq!(
+        broken.tensor("tXsA").unwrap().layout().to_string(),
+        "Sw<2,3,3> o ((16,2,2,2),8,4,1,2,3):((32,8,2048,0),1,512,0,16,4096)"
+    );
+    for (name, t) in &mut broken.tensors {
+        if name == "tXsA" {
+            *t = DeviceTensor::shared(CType::B16, bad.clone());
+        }
+    }
     let c = simulate(&broken, &a, &b).unwrap();
     let cmp = compare(&c, &want, |i| tolerance(k, scale[i]), |_| String::new());
     assert!(!cmp.ok() && cmp.bad > m * n / 2, "{}", cmp.bad);
@@ -183,24 +254,45 @@ fn cpu_replay_of_every_other_configuration() {
     }
 }
 
+/// The kernel is the tensor layer's: every tensor, copy and the MMA declared, the swizzled
+/// partitions emitted as a split (a base over the hoisted modes plus terms), the atoms'
+/// instructions generated; the body holds no index math, no preprocessor switch and fits the
+/// size of CuTe's tutorial kernel.
 #[test]
-fn the_source_names_every_layout() {
+fn the_source_declares_every_tensor_and_the_body_only_slices_them() {
     let plan = GemmPlan::new(128, 128, 32).unwrap();
     let src = plan.source().unwrap();
-    for f in [
-        "raster(",
-        "ld_a_global_crd(",
-        "ld_b_smem_crd(",
-        "ldsm_a_crd(",
-        "ldsm_b_crd(",
-        "c_out_crd(",
-    ] {
+    for t in TENSORS {
+        assert!(src.contains(&format!("struct {t}_layout {{")), "{t}");
+    }
+    for c in ["g2s", "s2r_a", "s2r_b", "r2g", "mma"] {
+        assert!(src.contains(&format!("struct {c} {{")), "{c}");
+    }
+    for f in ["tXsA_h_crd(", "tXsB_h_crd(", "tAsA_h_crd(", "tBsB_h_crd("] {
         assert!(src.contains(&format!("TESSEL_FN long long {f}")), "{f}");
     }
     assert!(src.contains("Sw<2,3,3>"));
     assert!(
         src.contains("cp.async.cg.shared.global") && src.contains("ldmatrix.sync.aligned.m8n8.x4")
     );
+    let code: Vec<&str> = BODY
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or("").trim())
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert!(code.len() <= 60, "{} lines of code in the body", code.len());
+    assert!(
+        BODY.lines().count() <= 120,
+        "{} lines",
+        BODY.lines().count()
+    );
+    assert!(
+        BODY.lines()
+            .all(|l| !l.trim_start().starts_with("#if") && !l.trim_start().starts_with("#define"))
+    );
+    // Only the block raster is a layout function in the body; every data access is a tensor.
+    let layout_calls: Vec<&str> = BODY.matches("layout::").collect();
+    assert_eq!(layout_calls.len(), 3, "{BODY}");
 }
 
 const GPU_SIZES: [(i64, i64, i64); 4] = [
@@ -292,71 +384,142 @@ fn gpu_bench_gemm_runs_small() {
     }
 }
 
-/// The partitions the plan derives from the atoms (make_tiled_mma, make_tiled_copy_A/B,
-/// make_tiled_copy of cp.async) against their closed forms, for every configuration: lane `l`
-/// of warp `w` at warp tile `(w % 2, w / 2)`.
+/// The partitions the plan derives from the atoms (make_tiled_mma, make_tiled_copy_A/B/C,
+/// make_tiled_copy of cp.async, through the tensor layer) against their closed forms, for every
+/// configuration: lane `l` of warp `w` at warp tile `(w % 2, w / 2)`.
 /// - ldmatrix.x4 of A: the 8 halves of row `l % 16 + 64 (w % 2) + 16 mi` at columns
 ///   `8 (l / 16) + 16 kk + j` (PTX ISA, ldmatrix: lanes 8i..8i+7 address matrix i's rows; the
 ///   A fragment of mma.m16n8k16 is matrices (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7,
 ///   k 8-15), (rows 8-15, k 8-15));
 /// - ldmatrix.x4 of B: row `l % 8 + 8 (l / 16) + 64 (w / 2) + 16 nj` at columns
 ///   `8 ((l / 8) % 2) + 16 kk + j` (two n8 B fragments, k 0-7 and 8-15 each);
+/// - both in the stage `(rows, BK)` K-major under the swizzle: offset `Sw(row BK + col)` plus
+///   the stage;
 /// - the accumulators: value `v` of fragment `(mi, ni)` is row `l / 4 + 8 (v / 2)`, column
 ///   `2 (l % 4) + v % 2` of the 16 x 8 tile (PTX ISA, mma.m16n8k16 C/D fragment layout), at
-///   `(64 (w % 2) + 16 mi, 64 (w / 2) + 8 ni)`;
+///   `(64 (w % 2) + 16 mi, 64 (w / 2) + 8 ni)`: the epilogue stores the register of `(v, mi,
+///   ni)` in `tCrC` there;
 /// - cp.async: thread `t` moves the 8 halves of row `t / (BK/8) + (threads / (BK/8)) i` at
 ///   columns `8 (t % (BK/8)) + j`.
 #[test]
 fn partitions_from_the_atoms_have_their_closed_forms() {
     for cfg in GemmConfig::all() {
         let plan = small(cfg);
-        let threads = cfg.threads();
-        let (kk_n, chunks) = (cfg.bk / 16, cfg.bk / 8);
-        let at = |tv: &tessel_layout::Layout, crd: &[i64]| {
-            let sizes: Vec<i64> = tv.modes().iter().map(|m| m.size()).collect();
-            let (mut idx, mut step) = (0, 1);
-            for (c, n) in crd.iter().zip(&sizes) {
-                idx += c * step;
-                step *= n;
+        let (threads, bk, bn) = (cfg.threads(), cfg.bk, cfg.bn);
+        let (kk_n, chunks) = (bk / 16, bk / 8);
+        // Each tensor's offset at a coordinate, through the table of all its offsets.
+        struct Table(Vec<i64>, Vec<i64>);
+        impl Table {
+            fn at(&self, crd: &[i64]) -> i64 {
+                self.1[index(crd, &self.0) as usize]
             }
-            tv.offset(idx).unwrap()
+        }
+        let t = |name: &str| {
+            let t = plan.tensor(name).unwrap();
+            Table(t.extents(), t.layout().offsets())
         };
-        for t in 0..threads {
-            let (l, w) = (t % 32, t / 32);
+        let (xsa, xsb, asa, aga) = (t("tXsA"), t("tXsB"), t("tAsA"), t("tAgA"));
+        let (drc, dgc) = (t("tDrC"), t("tDgC"));
+        let crc = plan.tensor("tCrC").unwrap();
+        let sw = |x: i64| plan.swizzle.apply(x);
+        for th in 0..threads {
+            let (l, w) = (th % 32, th / 32);
             for kk in 0..kk_n {
                 for f in 0..4 {
                     for j in 0..8 {
-                        let row = l % 16 + 64 * (w % 2) + 16 * f;
-                        let col = 8 * (l / 16) + 16 * kk + j;
-                        assert_eq!(at(&plan.ldsm_a_tv, &[t, j, f, kk]), row + BM * col, "{cfg}");
-                        let row = l % 8 + 8 * (l / 16) + 64 * (w / 2) + 16 * f;
-                        let col = 8 * ((l / 8) % 2) + 16 * kk + j;
-                        assert_eq!(
-                            at(&plan.ldsm_b_tv, &[t, j, f, kk]),
-                            row + cfg.bn * col,
-                            "{cfg}"
-                        );
+                        for s in [0, cfg.stages - 1] {
+                            let row = l % 16 + 64 * (w % 2) + 16 * f;
+                            let col = 8 * (l / 16) + 16 * kk + j;
+                            let want = sw(row * bk + col) + s * BM * bk;
+                            assert_eq!(xsa.at(&[th, j, f, 0, kk, s]), want, "{cfg}");
+                            let row = l % 8 + 8 * (l / 16) + 64 * (w / 2) + 16 * f;
+                            let col = 8 * ((l / 8) % 2) + 16 * kk + j;
+                            let want = sw(row * bk + col) + s * bn * bk;
+                            assert_eq!(xsb.at(&[th, j, f, 0, kk, s]), want, "{cfg}");
+                        }
                     }
                 }
             }
-            for mi in 0..4 {
-                for ni in 0..8 {
-                    for v in 0..4 {
-                        let row = l / 4 + 8 * (v / 2) + 64 * (w % 2) + 16 * mi;
-                        let col = 2 * (l % 4) + v % 2 + 64 * (w / 2) + 8 * ni;
-                        assert_eq!(at(&plan.c_tv, &[t, v, mi, ni]), row + BM * col, "{cfg}");
-                    }
+            // The epilogue: register e + 2 r of tDrC goes to element (e, r) of tDgC.
+            let n = plan.n;
+            for r in 0..64 {
+                for e in 0..2 {
+                    let reg = drc.at(&[e, r, 0, 0]);
+                    let dst = dgc.at(&[th, e, r, 0, 0, 0, 0]);
+                    // The accumulator in register `reg`: (v, mi, ni) of the compact tCrC.
+                    let (v, mi, ni) = (reg % 4, (reg / 4) % 4, reg / 16);
+                    assert_eq!(crc.layout().offset(v + 4 * mi + 16 * ni).unwrap(), reg);
+                    let row = l / 4 + 8 * (v / 2) + 64 * (w % 2) + 16 * mi;
+                    let col = 2 * (l % 4) + v % 2 + 64 * (w / 2) + 8 * ni;
+                    assert_eq!(dst, row * n + col, "{cfg}: thread {th} register {reg}");
                 }
             }
-            for op in [&plan.a, &plan.b] {
-                for i in 0..op.rows * chunks / threads {
-                    for j in 0..8 {
-                        let row = t / chunks + threads / chunks * i;
-                        let col = 8 * (t % chunks) + j;
-                        assert_eq!(at(&op.ld_tv, &[t, j, i]), row + op.rows * col, "{cfg}");
-                    }
+            for i in 0..BM * chunks / threads {
+                for j in 0..8 {
+                    let row = th / chunks + threads / chunks * i;
+                    let col = 8 * (th % chunks) + j;
+                    assert_eq!(aga.at(&[th, j, 0, i, 0, 0, 0]), row * plan.k + col, "{cfg}");
+                    assert_eq!(
+                        asa.at(&[th, j, 0, i, 0, 1]),
+                        sw(row * bk + col) + BM * bk,
+                        "{cfg}"
+                    );
                 }
             }
         }
     }
+}
+
+/// The layer refuses declarations the kernel cannot run: an `ldmatrix` copy made for another
+/// tiled MMA (here without the warp-tile permutations) fills registers the plan's MMA reads as
+/// other elements of A; an epilogue copy made for that MMA stores accumulators to the wrong
+/// elements of C; a cp.async copy of fp16 chunks does not fit fp32 memory.
+#[test]
+fn mismatched_declarations_are_refused() {
+    use tessel_kernels::layer::DeviceCopy;
+    use tessel_layout::atom::{copy_atom, mma_atom};
+    use tessel_layout::tiled::{make_tiled_copy_a, make_tiled_copy_c, make_tiled_mma};
+    let plan = GemmPlan::new(128, 128, 32).unwrap();
+    let plain = make_tiled_mma(
+        &mma_atom(tessel_kernels::gemm::MMA).unwrap(),
+        &"(2,2):(1,2)".parse().unwrap(),
+        &[],
+    )
+    .unwrap();
+    let ldsm = copy_atom(tessel_kernels::gemm::LDSM)
+        .unwrap()
+        .typed(16)
+        .unwrap();
+    let wrong_a = DeviceCopy::new("s2r_a", make_tiled_copy_a(&ldsm, &plain).unwrap());
+    let frag = plan.tensor("tCrA").unwrap();
+    let err = wrong_a
+        .retile_d(frag)
+        .and_then(|view| plan.mma.check_fed_by('A', &wrong_a, &[BM, 32], &view, frag))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("the copy s2r_a writes element") && err.contains("operand A of the MMA"),
+        "{err}"
+    );
+    let store = copy_atom(tessel_kernels::gemm::STORE_C)
+        .unwrap()
+        .typed(32)
+        .unwrap();
+    let wrong_c = DeviceCopy::new("r2g", make_tiled_copy_c(&store, &plain).unwrap());
+    let acc = plan.tensor("tCrC").unwrap();
+    let err = wrong_c
+        .retile_s(acc)
+        .and_then(|view| plan.mma.check_fed_by('C', &wrong_c, &[BM, 128], &view, acc))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("the copy r2g writes element") && err.contains("operand C of the MMA"),
+        "{err}"
+    );
+    let fp32 = DeviceTensor::global(CType::F32, "(128,32):(32,1)".parse().unwrap());
+    let err = plan.g2s.partition_s(&fp32).unwrap_err().to_string();
+    assert!(
+        err.contains("32-bit elements but the copy moves 16-bit values"),
+        "{err}"
+    );
 }

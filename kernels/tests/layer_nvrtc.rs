@@ -140,3 +140,65 @@ fn ldmatrix_and_mma_sync_over_fragments() {
         "{text}"
     );
 }
+
+/// A swizzled shared partition the host splits (the thread's part of the offset hoisted, the
+/// atoms and the stage added): its swizzle is computed once per thread, however many atoms and
+/// stages the loop copies; and an element of a fully indexed tensor is an lvalue.
+#[test]
+fn a_split_partition_computes_its_swizzle_once_per_thread() {
+    if !nvrtc_or_skip("split_partition") {
+        return;
+    }
+    let atom = copy_atom("SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>")
+        .unwrap()
+        .typed(16)
+        .unwrap();
+    // 64 threads, 16-byte chunks: an 8 x 64 fp16 tile per pass, 4 passes down 32 rows.
+    let g2s = DeviceCopy::new(
+        "g2s",
+        make_tiled_copy(
+            &atom,
+            &"(8,8):(8,1)".parse().unwrap(),
+            &"(1,8):(0,1)".parse().unwrap(),
+        )
+        .unwrap(),
+    );
+    let src = DeviceTensor::global(CType::B16, "(32,64):(64,1)".parse().unwrap());
+    let stages = DeviceTensor::shared(
+        CType::B16,
+        "Sw<3,3,3> o (32,64,4):(64,1,2048)".parse().unwrap(),
+    );
+    let s = g2s.partition_s(&src).unwrap();
+    let d = g2s.partition_d(&stages).unwrap();
+    assert_eq!(d.hoisted_modes().unwrap(), Some(vec![0]));
+    let body = "__shared__ __align__(128) b16 sm[4 * 32 * 64];\n  \
+                auto g = tensor::s(in)(threadIdx.x, _, _, _, _);\n  \
+                auto st = tensor::d(sm)(threadIdx.x, _, _, _, _, _);\n  \
+                for (int r = 0; r < reps; ++r) {\n    \
+                  tessel::copy(copy::g2s{}, g, st(_, _, _, _, r % 4));\n    \
+                  tessel_cp_async_commit();\n  \
+                }\n  \
+                tessel_cp_async_wait<0>();\n  \
+                __syncthreads();\n  \
+                out[threadIdx.x] = tensor::d(sm)(threadIdx.x, 0, 0, 1, 0, 3);\n";
+    let k = KernelBuilder::new("split_copy", body)
+        .tiled_copy(&g2s)
+        .tensor("s", &s)
+        .tensor("d", &d)
+        .param(Param::input("in", CType::B16.into()).len(32 * 64))
+        .param(Param::output("out", CType::B16.into()).len(64))
+        .param(Param::scalar("reps", tessel_kernels::kernel::Scalar::I32))
+        .threads(64)
+        .build()
+        .unwrap();
+    assert!(k.source().contains("static constexpr int hoist_count = 1;"));
+    let text = ptx(&k, Arch::new(8, 0).unwrap());
+    assert!(!text.contains(".local"), "local memory:\n{text}");
+    assert_eq!(
+        text.matches("cp.async.cg.shared.global").count(),
+        4,
+        "{text}"
+    );
+    // One swizzle for the copies' base (the element read at the end has its own).
+    assert!(text.matches("xor.b32").count() <= 2, "{text}");
+}

@@ -190,33 +190,6 @@ fn compile_errors_carry_the_log() {
     );
 }
 
-#[test]
-fn gemm_kernel_compiles_for_sm80_and_sm90() {
-    if !nvrtc_or_skip("nvrtc_compile") {
-        return;
-    }
-    for arch in [Arch::new(8, 0).unwrap(), Arch::new(9, 0).unwrap()] {
-        for cfg in tessel_kernels::gemm::GemmConfig::all() {
-            let plan = tessel_kernels::gemm::GemmPlan::with_config(4096, 4096, 4096, cfg).unwrap();
-            let ptx = compile_ptx(&plan.source().unwrap(), &plan.kernel_name(), arch)
-                .unwrap_or_else(|e| panic!("{}: {e}", plan.kernel_name()))
-                .to_src();
-            for op in [
-                "cp.async.cg.shared.global",
-                "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
-                "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
-            ] {
-                assert!(ptx.contains(op), "{}: no {op} in PTX", plan.kernel_name());
-            }
-            assert!(
-                !ptx.contains(".local"),
-                "{} uses local memory",
-                plan.kernel_name()
-            );
-        }
-    }
-}
-
 /// A kernel calling the generated function of every copy atom with an instruction and of every
 /// SM80 MMA atom once, on zeroed registers (compiled, never launched).
 #[test]

@@ -8,9 +8,10 @@
 //! ```
 
 use half::f16;
-use tessel_layout::{ComposedLayout, Error, Layout, Result};
 
-use super::{GemmPlan, LD_SMEM_HOISTED, LDSM_HOISTED, MI, NI, split_offset};
+use super::GemmPlan;
+use crate::error::{GpuError, GpuResult};
+use crate::layer::{DeviceOffset, DeviceTensor};
 
 /// `q / 1024` for `|q| <= 1024` (exactly representable), built from its fp16 bit fields.
 fn f16_of_q(q: i32) -> f16 {
@@ -243,39 +244,87 @@ pub fn tolerance(k: usize, scale: f64) -> f64 {
     4.0 * (k as f64).sqrt() * scale * f64::from(f32::EPSILON) + 1e-6
 }
 
-/// Offset of the coordinate `crd` (one entry per top-level mode) under `offset_of_index`.
-fn at(layout: &Layout, crd: &[i64], offset_of_index: impl Fn(i64) -> Result<i64>) -> Result<i64> {
-    let modes = layout.modes();
-    if modes.len() != crd.len() {
-        return Err(Error::invalid(format!(
-            "{} coordinates for the rank-{} layout {layout}",
-            crd.len(),
-            modes.len()
-        )));
-    }
-    let (mut index, mut step) = (0i64, 1i64);
-    for (m, &c) in modes.iter().zip(crd) {
-        index += c * step;
-        step *= m.size();
-    }
-    offset_of_index(index)
-}
-
-fn at_plain(layout: &Layout, crd: &[i64]) -> Result<i64> {
-    at(layout, crd, |i| layout.offset(i))
-}
-
-fn get<T: Copy>(v: &[T], i: i64, what: &str) -> Result<T> {
+fn get<T: Copy>(v: &[T], i: i64, what: &str) -> GpuResult<T> {
     usize::try_from(i)
         .ok()
         .and_then(|i| v.get(i).copied())
-        .ok_or_else(|| Error::invalid(format!("{what}: offset {i} is outside 0..{}", v.len())))
+        .ok_or_else(|| invalid(format!("{what}: offset {i} is outside 0..{}", v.len())))
+}
+
+fn invalid(what: String) -> GpuError {
+    GpuError::InvalidArgument(format!("gemm replay: {what}"))
+}
+
+fn slot<'v, T>(v: &'v mut [T], i: i64, what: &str) -> GpuResult<&'v mut T> {
+    let len = v.len();
+    usize::try_from(i)
+        .ok()
+        .and_then(|i| v.get_mut(i))
+        .ok_or_else(|| invalid(format!("{what}: offset {i} is outside 0..{len}")))
+}
+
+/// A tensor sliced the way the kernel body slices it: some modes fixed (`Some`), the others
+/// free; `at(v, r)` is the offset (computed as the emitted code computes it) of value `v` of
+/// the first free mode with the other free modes at the 1-D index `r` (colexicographic), the
+/// slice `rest(r)` that one atom call of `tessel::copy` works on.
+struct Slice<'t> {
+    offset: &'t DeviceOffset,
+    extents: Vec<i64>,
+    fixed: Vec<Option<i64>>,
+}
+
+impl<'t> Slice<'t> {
+    fn new(t: &'t Tensor, fixed: &[Option<i64>]) -> GpuResult<Slice<'t>> {
+        if fixed.len() != t.extents.len() {
+            return Err(invalid(format!(
+                "{} coordinates for a rank-{} tensor",
+                fixed.len(),
+                t.extents.len()
+            )));
+        }
+        Ok(Slice {
+            offset: &t.offset,
+            extents: t.extents.clone(),
+            fixed: fixed.to_vec(),
+        })
+    }
+
+    /// Atom calls: the elements of the free modes after the first.
+    fn calls(&self) -> i64 {
+        let mut free = self
+            .extents
+            .iter()
+            .zip(&self.fixed)
+            .filter(|(_, f)| f.is_none());
+        free.next();
+        free.map(|(e, _)| e).product()
+    }
+
+    fn at(&self, v: i64, mut r: i64) -> GpuResult<i64> {
+        let mut crd = Vec::with_capacity(self.extents.len());
+        let mut first = true;
+        for (&e, f) in self.extents.iter().zip(&self.fixed) {
+            crd.push(match f {
+                Some(c) => *c,
+                None if first => {
+                    first = false;
+                    v
+                }
+                None => {
+                    let c = r % e;
+                    r /= e;
+                    c
+                }
+            });
+        }
+        self.offset.at(&crd)
+    }
 }
 
 /// `ldmatrix.x4` (non-transposed) for one warp: lane `l` hands the row address `rows[l]`; the
 /// result is `regs[lane][matrix]` = elements `2 (lane % 4)` and `+1` of row `lane / 4` of
 /// matrix `matrix` (whose rows come from lanes `8 matrix ..`), as (low, high) halves.
-fn ldmatrix_x4(smem: &[f16], rows: &[i64; 32]) -> Result<[[[f16; 2]; 4]; 32]> {
+fn ldmatrix_x4(smem: &[f16], rows: &[i64; 32]) -> GpuResult<[[[f16; 2]; 4]; 32]> {
     let mut regs = [[[f16::ZERO; 2]; 4]; 32];
     for (lane, r) in regs.iter_mut().enumerate() {
         for (mat, reg) in r.iter_mut().enumerate() {
@@ -317,10 +366,36 @@ fn mma(acc: &mut [[f32; 4]; 32], a: &[[[f16; 2]; 4]; 32], b: &[[[f16; 2]; 2]; 32
     }
 }
 
-/// Replays the kernel on the CPU through the plan's layouts: `cp.async` chunks from the global
-/// offsets to the swizzled shared offsets, `ldmatrix.x4` from the row addresses, `mma.sync` by
-/// the PTX fragment rules and the stores through the C fragment layout. Returns C (`m x n`,
-/// every element NaN until written).
+/// A tensor of the plan as the replay reads it: its mode extents and its offset function as
+/// the emitted code computes it.
+struct Tensor {
+    extents: Vec<i64>,
+    offset: DeviceOffset,
+}
+
+impl Tensor {
+    fn of(t: &DeviceTensor) -> GpuResult<Tensor> {
+        Ok(Tensor {
+            extents: t.extents(),
+            offset: t.device_offset()?,
+        })
+    }
+}
+
+/// One thread's registers: the MMA's fragments and accumulators.
+struct Registers {
+    a: Vec<f16>,
+    b: Vec<f16>,
+    c: Vec<f32>,
+}
+
+/// Replays the kernel on the CPU through the plan's tensors ([`GemmPlan::tensors`]), sliced as
+/// the body slices them and with their offsets computed as the emitted code computes them
+/// ([`DeviceTensor::device_offset`], the split included): `cp.async` chunks of 8 halves from
+/// `tAgA`/`tBgB` to `tAsA`/`tBsB`, `ldmatrix.x4` from the row addresses of `tXsA`/`tXsB` into
+/// the registers `tXrA`/`tXrB` name, `mma.sync` on `tCrA`/`tCrB`/`tCrC` by the PTX fragment
+/// rules, and the stores of `tDrC` to `tDgC`. Returns C (`m x n`, every element NaN until
+/// written).
 ///
 /// ```
 /// use tessel_kernels::gemm::{host, GemmPlan};
@@ -333,100 +408,147 @@ fn mma(acc: &mut [[f32; 4]; 32], a: &[[[f16; 2]; 4]; 32], b: &[[[f16; 2]; 2]; 32
 ///     assert!((f64::from(*x) - y).abs() < 1e-3);
 /// }
 /// ```
-pub fn simulate(plan: &GemmPlan, a: &[f16], b: &[f16]) -> Result<Vec<f32>> {
+pub fn simulate(plan: &GemmPlan, a: &[f16], b: &[f16]) -> GpuResult<Vec<f32>> {
     let cfg = plan.cfg;
-    let ops = [(&plan.a, a), (&plan.b, b)];
-    let mut loads = Vec::new();
-    for (op, _) in ops {
-        loads.push((
-            plan.ld_smem(op)?,
-            plan.ld_global(op)?,
-            op.ld_tv.mode(2)?.size(),
-        ));
-    }
-    let ldsm_a = plan.ldsm(&plan.a, &plan.ldsm_a_tv)?;
-    let ldsm_b = plan.ldsm(&plan.b, &plan.ldsm_b_tv)?;
-    let c_out = plan.c_out()?;
-    let smem_len = |rows: i64| usize::try_from(rows * cfg.bk * cfg.stages).unwrap_or(0);
-    let mut c = vec![f32::NAN; usize::try_from(plan.m * plan.n).unwrap_or(0)];
+    let tensors: Vec<(&str, Tensor)> = plan
+        .tensors
+        .iter()
+        .map(|(n, t)| Ok((n.as_str(), Tensor::of(t)?)))
+        .collect::<GpuResult<_>>()?;
+    let t = |name: &str| -> GpuResult<&Tensor> {
+        tensors
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, t)| t)
+            .ok_or_else(|| invalid(format!("no tensor {name}")))
+    };
     let threads = cfg.threads();
+    let (rank_g, rank_s) = (t("tAgA")?.extents.len(), t("tAsA")?.extents.len());
+    let cosize = |name: &str| -> GpuResult<usize> {
+        Ok(usize::try_from(plan.tensor(name)?.cosize()?).unwrap_or(0))
+    };
+    let mut c = vec![f32::NAN; usize::try_from(plan.m * plan.n).unwrap_or(0)];
     for block in 0..i64::from(plan.blocks()) {
         let tile = plan.raster.offset(block)?;
-        let (m0, n0) = (plan.tile_m0.offset(tile)?, plan.tile_n0.offset(tile)?);
-        let ga = at_plain(&plan.g_a, &[m0, 0])?;
-        let gb = at_plain(&plan.g_b, &[n0, 0])?;
-        let gc = at_plain(&plan.g_c, &[m0, n0])?;
+        let (bm, bn) = (plan.tile_m.offset(tile)?, plan.tile_n.offset(tile)?);
         // Unwritten shared memory is a NaN pattern, so a read before a write shows in C.
         let unwritten = f16::from_bits(0xFFFF);
         let mut smem = [
-            vec![unwritten; smem_len(plan.a.rows)],
-            vec![unwritten; smem_len(plan.b.rows)],
+            vec![unwritten; cosize("tAsA")?],
+            vec![unwritten; cosize("tBsB")?],
         ];
-        let mut acc = vec![[[[0f32; 4]; 32]; (MI * NI) as usize]; (threads / 32) as usize];
+        let mut regs: Vec<Registers> = (0..threads)
+            .map(|_| -> GpuResult<Registers> {
+                Ok(Registers {
+                    a: vec![f16::ZERO; cosize("tCrA")?],
+                    b: vec![f16::ZERO; cosize("tCrB")?],
+                    c: vec![0.0; cosize("tCrC")?],
+                })
+            })
+            .collect::<GpuResult<_>>()?;
         for kt in 0..plan.k_tiles() {
             let s = kt % cfg.stages;
-            for (((ld_smem, ld_global, iters), (_, src)), (dst, origin)) in
-                loads.iter().zip(ops).zip(smem.iter_mut().zip([ga, gb]))
+            // cp.async: 8 consecutive halves from each chunk's first element.
+            let [sa, sb] = &mut smem;
+            for (g, sh, tile, src, dst) in
+                [("tAgA", "tAsA", bm, a, sa), ("tBgB", "tBsB", bn, b, sb)]
             {
-                for t in 0..threads {
-                    for j in 0..*iters {
-                        let g = origin + at_plain(ld_global, &[t, j, kt])?;
-                        let o = split_offset(ld_smem, &[t, j, s], LD_SMEM_HOISTED)?;
+                for thread in 0..threads {
+                    let mut fg = vec![None; rank_g];
+                    (fg[0], fg[rank_g - 2], fg[rank_g - 1]) = (Some(thread), Some(tile), Some(kt));
+                    let mut fs = vec![None; rank_s];
+                    (fs[0], fs[rank_s - 1]) = (Some(thread), Some(s));
+                    let (gs, ss) = (Slice::new(t(g)?, &fg)?, Slice::new(t(sh)?, &fs)?);
+                    for r in 0..gs.calls() {
+                        let (go, so) = (gs.at(0, r)?, ss.at(0, r)?);
                         for e in 0..8 {
-                            let oi = usize::try_from(o + e).unwrap_or(usize::MAX);
-                            *dst.get_mut(oi)
-                                .ok_or_else(|| Error::invalid("smem store"))? =
-                                get(src, g + e, "global load")?;
+                            *slot(dst, so + e, "cp.async store")? =
+                                get(src, go + e, "cp.async load")?;
                         }
                     }
                 }
             }
-            let [sa, sb] = &smem;
-            for (w, acc_w) in acc.iter_mut().enumerate() {
-                for kk in 0..cfg.bk / 16 {
-                    let rows = |layout: &ComposedLayout, f: i64| -> Result<[i64; 32]> {
-                        let mut r = [0i64; 32];
-                        for (l, x) in r.iter_mut().enumerate() {
-                            *x = split_offset(
-                                layout,
-                                &[32 * w as i64 + l as i64, f, kk, s],
-                                LDSM_HOISTED,
-                            )?;
+            for kb in 0..cfg.bk / 16 {
+                // ldmatrix.x4: lane l of each warp hands the row of value 0 of its slice.
+                for (sx, rx, sm, op) in [
+                    ("tXsA", "tXrA", &smem[0], 'A'),
+                    ("tXsB", "tXrB", &smem[1], 'B'),
+                ] {
+                    for w in 0..threads / 32 {
+                        let view = Slice::new(t(rx)?, &[None, None, None, Some(kb)])?;
+                        let mut rows_of = Vec::new();
+                        for l in 0..32 {
+                            rows_of.push(Slice::new(
+                                t(sx)?,
+                                &[Some(32 * w + l), None, None, None, Some(kb), Some(s)],
+                            )?);
                         }
-                        Ok(r)
-                    };
-                    let mut af = Vec::new();
-                    for i in 0..MI {
-                        af.push(ldmatrix_x4(sa, &rows(&ldsm_a, i)?)?);
-                    }
-                    let mut bf = Vec::new();
-                    for j in 0..NI / 2 {
-                        bf.push(ldmatrix_x4(sb, &rows(&ldsm_b, j)?)?);
-                    }
-                    for i in 0..MI as usize {
-                        for j in 0..NI as usize {
-                            let mut bj = [[[f16::ZERO; 2]; 2]; 32];
-                            for (l, x) in bj.iter_mut().enumerate() {
-                                *x = [bf[j / 2][l][2 * (j % 2)], bf[j / 2][l][2 * (j % 2) + 1]];
+                        for r in 0..view.calls() {
+                            let mut rows = [0i64; 32];
+                            for (l, x) in rows.iter_mut().enumerate() {
+                                *x = rows_of[l].at(0, r)?;
                             }
-                            mma(&mut acc_w[i * NI as usize + j], &af[i], &bj);
+                            let got = ldmatrix_x4(sm, &rows)?;
+                            let first = view.at(0, r)?;
+                            for (l, lane) in got.iter().enumerate() {
+                                let dst = &mut regs[(32 * w) as usize + l];
+                                let dst = if op == 'A' { &mut dst.a } else { &mut dst.b };
+                                for (m, pair) in lane.iter().enumerate() {
+                                    for (h, &x) in pair.iter().enumerate() {
+                                        *slot(dst, first + 2 * m as i64 + h as i64, "ldmatrix")? =
+                                            x;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                // mma.sync over every (m, n) of the k step.
+                let (fa, fb, fc) = (&t("tCrA")?.offset, &t("tCrB")?.offset, &t("tCrC")?.offset);
+                let (mi, ni) = (t("tCrA")?.extents[1], t("tCrB")?.extents[1]);
+                for w in 0..threads / 32 {
+                    let lanes = &mut regs[(32 * w) as usize..(32 * w + 32) as usize];
+                    for m in 0..mi {
+                        for n in 0..ni {
+                            let (oa, ob, oc) =
+                                (fa.at(&[0, m, kb])?, fb.at(&[0, n, kb])?, fc.at(&[0, m, n])?);
+                            let mut av = [[[f16::ZERO; 2]; 4]; 32];
+                            let mut bv = [[[f16::ZERO; 2]; 2]; 32];
+                            let mut cv = [[0f32; 4]; 32];
+                            for (l, reg) in lanes.iter().enumerate() {
+                                for r in 0..8 {
+                                    av[l][r / 2][r % 2] = get(&reg.a, oa + r as i64, "mma a")?;
+                                }
+                                for r in 0..4 {
+                                    bv[l][r / 2][r % 2] = get(&reg.b, ob + r as i64, "mma b")?;
+                                }
+                                for (v, x) in cv[l].iter_mut().enumerate() {
+                                    *x = get(&reg.c, oc + v as i64, "mma c")?;
+                                }
+                            }
+                            mma(&mut cv, &av, &bv);
+                            for (l, reg) in lanes.iter_mut().enumerate() {
+                                for (v, &x) in cv[l].iter().enumerate() {
+                                    *slot(&mut reg.c, oc + v as i64, "mma d")? = x;
+                                }
+                            }
                         }
                     }
                 }
             }
         }
-        for (w, acc_w) in acc.iter().enumerate() {
-            for i in 0..MI {
-                for j in 0..NI {
-                    for l in 0..32 {
-                        for v in 0..4 {
-                            let t = 32 * w as i64 + l;
-                            let o = gc + at_plain(&c_out, &[t, v, i, j])?;
-                            let oi = usize::try_from(o).unwrap_or(usize::MAX);
-                            *c.get_mut(oi).ok_or_else(|| Error::invalid("C store"))? =
-                                acc_w[(i * NI + j) as usize][l as usize][v as usize];
-                        }
-                    }
+        // The epilogue: two consecutive accumulators per store.
+        let src = Slice::new(t("tDrC")?, &vec![None; t("tDrC")?.extents.len()])?;
+        let rank_c = t("tDgC")?.extents.len();
+        for (thread, reg) in regs.iter().enumerate() {
+            let mut fixed = vec![None; rank_c];
+            (fixed[0], fixed[rank_c - 2], fixed[rank_c - 1]) =
+                (Some(thread as i64), Some(bm), Some(bn));
+            let dst = Slice::new(t("tDgC")?, &fixed)?;
+            for r in 0..src.calls() {
+                let (from, to) = (src.at(0, r)?, dst.at(0, r)?);
+                for e in 0..2 {
+                    *slot(&mut c, to + e, "C store")? = get(&reg.c, from + e, "accumulator")?;
                 }
             }
         }

@@ -1,4 +1,5 @@
-//! A tensor-core GEMM (`cp.async` + `ldmatrix` + `mma.sync.m16n8k16`) built from tessel layouts.
+//! A tensor-core GEMM (`cp.async` + `ldmatrix` + `mma.sync.m16n8k16`) written with the tensor
+//! layer ([`crate::layer`]).
 //!
 //! Computes `C = A * B^T` with
 //! - `A`: M x K fp16, row-major (`(M,K):(K,1)`),
@@ -8,22 +9,25 @@
 //! One block computes a 128 x BN tile of C (BN 128 with 4 warps or 256 with 8 warps, 2 x BN/64,
 //! a 64 x 64 warp tile each), stepping through K in BK-wide slices (32 or 64) held in a 3- or
 //! 4-stage `cp.async` pipeline ([`GemmConfig`]; the default is 128 x 128 x 32, 3 stages). Both
-//! shared-memory tiles are K-major `(rows,BK):(BK,1)` under the swizzle `Sw<2,3,3>` (BK 32) or
-//! `Sw<3,3,3>` (BK 64): the 16-byte chunk index XOR-ed with the row bits above one 128-byte
-//! line, so that the 16-byte `cp.async` stores and the `ldmatrix.x4` reads are free of bank
-//! conflicts ([`GemmPlan::bank_reports`] proves it with `tessel_layout::bank::analyze_copy`).
+//! shared-memory tiles are K-major `(rows,BK,stages):(BK,1,rows BK)` under the swizzle
+//! `Sw<2,3,3>` (BK 32) or `Sw<3,3,3>` (BK 64): the 16-byte chunk index XOR-ed with the row bits
+//! above one 128-byte line, so that the 16-byte `cp.async` stores and the `ldmatrix.x4` reads are
+//! free of bank conflicts ([`GemmPlan::bank_reports`] proves it with
+//! `tessel_layout::bank::analyze_copy`).
 //!
-//! The thread arrangements come from CuTe's constructions on the atoms, not from layouts spelled
-//! by hand: the tiled MMA ([`GemmConfig::tiled_mma`], `make_tiled_mma` of [`MMA`]), the
-//! `ldmatrix` copies `make_tiled_copy_A/B` of [`LDSM`] and the `cp.async` stage copy
-//! ([`GemmConfig::cp_async_copy`], `make_tiled_copy` of [`CP_ASYNC`]); the instructions are
-//! device functions generated from the same atoms (`dev::cp`, `dev::ldsm`, `dev::mma`).
-//!
-//! Every index the kernel computes is a generated function of a layout in [`GemmPlan`]: the block
-//! raster, the tile origins, the global and shared offsets of every `cp.async`, the row address
-//! each lane hands to `ldmatrix` and the global offset of every accumulator (the SM80 C fragment
-//! `((4,8),(2,2)):((32,1),(16,8))` lifted into the block tile). [`host::simulate`] replays the
-//! kernel's data movement on the CPU through the same layouts and the PTX fragment rules.
+//! The kernel is declared the way CuTe's `sgemm_sm80` tutorial writes it, every step on the
+//! host with the algebra ([`GemmPlan::tensors`]): `local_tile` of A, B and C; the `cp.async`
+//! tiled copy ([`GemmConfig::cp_async_copy`]) partitions the global tiles and the shared stages
+//! (`tAgA`, `tAsA`, ...); the tiled MMA ([`GemmConfig::tiled_mma`]) sizes the register fragments
+//! (`tCrA`, `tCrB`, `tCrC`); the `ldmatrix` copies `make_tiled_copy_A/B` partition the stages and
+//! `retile_D` the fragments (`tXsA`, `tXrA`, ...); an epilogue copy `make_tiled_copy_C` of 8-byte
+//! vectors stores the accumulators (`tDrC`, `tDgC`). [`GemmPlan::validate`] checks every
+//! fragment hand-off with [`DeviceMma::check_fed_by`] and that the swizzled partitions split
+//! into a per-thread base plus constant and per-stage terms (the layer's offset split, so the
+//! main loop adds immediates instead of re-applying the swizzle). The body ([`BODY`]) slices the
+//! tensors at its thread, block and stage and calls `tessel::copy` and `tessel::gemm`.
+//! [`host::simulate`] replays the kernel on the CPU through the same tensors and the PTX
+//! fragment rules.
 //!
 //! ```
 //! use tessel_kernels::gemm::GemmPlan;
@@ -39,55 +43,41 @@ pub mod run;
 use tessel_layout::atom::{SmemSide, copy_atom, mma_atom};
 use tessel_layout::bank::{BankReport, analyze_copy};
 use tessel_layout::tiled::{
-    TiledCopy, TiledMma, make_tiled_copy, make_tiled_copy_a, make_tiled_copy_b, make_tiled_mma,
+    TiledCopy, TiledMma, make_tiled_copy, make_tiled_copy_a, make_tiled_copy_b, make_tiled_copy_c,
+    make_tiled_mma,
 };
-use tessel_layout::{
-    ComposedLayout, IntTuple, Layout, Result, Swizzle, checked_add, checked_mul, composition,
-};
+use tessel_layout::{ComposedLayout, IntTuple, Layout, Result, Swizzle};
 
 use crate::error::{GpuError, GpuResult};
 use crate::kernel::{CType, Kernel, KernelBuilder, Param};
+use crate::layer::{DeviceCopy, DeviceMma, DeviceTensor};
 use crate::tiled::raster_layout;
 
-/// The device body of the GEMM.
+/// The device body of the GEMM: the tensors sliced at the thread, block and stage, and the
+/// main loop of `tessel::copy` and `tessel::gemm`.
 ///
 /// ```
 /// use tessel_kernels::gemm::BODY;
-/// assert!(BODY.contains("dev::mma(") && BODY.contains("dev::load_stage"));
+/// assert!(BODY.contains("tessel::gemm(mma::mma{}") && BODY.contains("tessel::copy(copy::g2s{}"));
 /// ```
 pub const BODY: &str = include_str!("../../cuda/gemm_mma.cu");
-/// The device function `dev::load_stage`: one K slice of both operands into a pipeline stage
-/// with `cp.async`, through the hoisted `layout::ld_*` offsets.
-///
-/// ```
-/// use tessel_kernels::gemm::LOAD_STAGE;
-/// assert!(LOAD_STAGE.contains("void load_stage(") && LOAD_STAGE.contains("dev::cp("));
-/// ```
-pub const LOAD_STAGE: &str = include_str!("../../cuda/gemm_load_stage.cuh");
-/// The device function `dev::load_frags`: the `ldmatrix.x4` fragment loads of one k step.
-///
-/// ```
-/// use tessel_kernels::gemm::LOAD_FRAGS;
-/// assert!(LOAD_FRAGS.contains("void load_frags(") && LOAD_FRAGS.contains("dev::ldsm("));
-/// ```
-pub const LOAD_FRAGS: &str = include_str!("../../cuda/gemm_load_frags.cuh");
 
 /// The MMA atom of the kernel (CuTe's name): `mma.sync.aligned.m16n8k16`, fp16 inputs, fp32
-/// accumulators; its device function is `dev::mma(d, a, b, c)`.
+/// accumulators.
 ///
 /// ```
 /// use tessel_kernels::gemm::MMA;
 /// assert_eq!(tessel_layout::atom::mma_atom(MMA).unwrap().shape_mnk(), [16, 8, 16]);
 /// ```
 pub const MMA: &str = "SM80_16x8x16_F32F16F16F32_TN";
-/// The copy atom of the fragment loads: `ldmatrix.x4` (`dev::ldsm(dst, smem)`).
+/// The copy atom of the fragment loads: `ldmatrix.x4`.
 ///
 /// ```
 /// use tessel_kernels::gemm::LDSM;
 /// assert_eq!(tessel_layout::atom::copy_atom(LDSM).unwrap().threads(), 32);
 /// ```
 pub const LDSM: &str = "SM75_U32x4_LDSM_N";
-/// The copy atom of the stage loads: a 16-byte `cp.async.cg` (`dev::cp(smem, gmem)`).
+/// The copy atom of the stage loads: a 16-byte `cp.async.cg`.
 ///
 /// ```
 /// use tessel_kernels::gemm::CP_ASYNC;
@@ -95,6 +85,13 @@ pub const LDSM: &str = "SM75_U32x4_LDSM_N";
 /// assert_eq!(atom.asm_template().unwrap(), "cp.async.cg.shared.global [%0], [%1], 16;");
 /// ```
 pub const CP_ASYNC: &str = "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>";
+/// The copy atom of the epilogue: two fp32 accumulators (8 bytes) per store.
+///
+/// ```
+/// use tessel_kernels::gemm::STORE_C;
+/// assert_eq!(tessel_layout::atom::copy_atom(STORE_C).unwrap().threads(), 1);
+/// ```
+pub const STORE_C: &str = "UniversalCopy<uint64_t>";
 
 /// Block tile rows (of A and C).
 ///
@@ -136,98 +133,6 @@ pub const MI: i64 = 4;
 /// assert_eq!(NI * 8, WARP_TILE); // n8 fragments across the warp tile
 /// ```
 pub const NI: i64 = 8;
-
-/// The modes of an `ldmatrix` offset function `(thread, fragment, kk, stage)` the kernel
-/// evaluates together, once per thread, before the main loop (the swizzle mixes the thread's
-/// row bits with the k step's chunk bits); the fragment and stage modes are added to that base
-/// as constants ([`split_offset`], proven by [`check_split`] in [`GemmPlan::validate`]).
-///
-/// ```
-/// use tessel_kernels::gemm::{check_split, GemmPlan, LDSM_HOISTED};
-/// let plan = GemmPlan::new(128, 128, 32).unwrap();
-/// assert!(check_split(&plan.ldsm(&plan.a, &plan.ldsm_a_tv).unwrap(), LDSM_HOISTED).is_ok());
-/// ```
-pub const LDSM_HOISTED: &[usize] = &[0, 2];
-/// The modes of a `cp.async` shared offset function `(thread, iteration, stage)` evaluated once
-/// per thread; iteration and stage are added.
-///
-/// ```
-/// use tessel_kernels::gemm::{check_split, GemmPlan, LD_SMEM_HOISTED};
-/// let plan = GemmPlan::new(128, 128, 32).unwrap();
-/// assert!(check_split(&plan.ld_smem(&plan.b).unwrap(), LD_SMEM_HOISTED).is_ok());
-/// ```
-pub const LD_SMEM_HOISTED: &[usize] = &[0];
-
-/// The offset of `crd` (one entry per top-level mode) the way the kernel computes it: `layout`
-/// at `crd` with every mode outside `hoisted` set to 0 (the per-thread base, computed once),
-/// plus, for each mode `m` outside `hoisted`, `layout` at `crd[m]` alone (a constant or the
-/// stage offset). Equal to the plain offset exactly when [`check_split`] holds.
-///
-/// ```
-/// use tessel_kernels::gemm::split_offset;
-/// use tessel_layout::{ComposedLayout, Swizzle};
-/// // Sw<1,3,3> XORs bit 3 with bit 6: rows (stride 64) and the stage (stride 1024) add.
-/// let l = ComposedLayout::new(vec![Swizzle::new(1, 3, 3).unwrap()], 0,
-///                             "(2,8,2):(64,8,1024)".parse().unwrap());
-/// assert_eq!(split_offset(&l, &[1, 1, 1], &[0, 1]).unwrap(), l.offset(1 + 2 + 16).unwrap());
-/// ```
-pub fn split_offset(layout: &ComposedLayout, crd: &[i64], hoisted: &[usize]) -> Result<i64> {
-    let at = |keep: &dyn Fn(usize) -> bool| -> Result<i64> {
-        let modes = layout.layout().modes();
-        if modes.len() != crd.len() {
-            return Err(tessel_layout::Error::invalid(format!(
-                "{} coordinates for the rank-{} layout {layout}",
-                crd.len(),
-                modes.len()
-            )));
-        }
-        let (mut index, mut step) = (0i64, 1i64);
-        for (m, (mode, &c)) in modes.iter().zip(crd).enumerate() {
-            if keep(m) {
-                index = checked_add(index, checked_mul(c, step, "split index")?, "split index")?;
-            }
-            step = checked_mul(step, mode.size(), "split index")?;
-        }
-        layout.offset(index)
-    };
-    let mut total = at(&|m| hoisted.contains(&m))?;
-    for m in (0..crd.len()).filter(|m| !hoisted.contains(m)) {
-        total = checked_add(total, at(&|x| x == m)?, "split offset")?;
-    }
-    Ok(total)
-}
-
-/// Proves, by evaluating every coordinate, that [`split_offset`] equals the offset of `layout`:
-/// the kernel may compute the `hoisted` modes once and add the others. `Err` names the first
-/// coordinate where the swizzle does not split.
-///
-/// ```
-/// use tessel_kernels::gemm::check_split;
-/// use tessel_layout::{ComposedLayout, Swizzle};
-/// let l = ComposedLayout::new(vec![Swizzle::new(1, 3, 3).unwrap()], 0,
-///                             "(2,8,2):(64,8,1024)".parse().unwrap());
-/// assert!(check_split(&l, &[0, 1]).is_ok());
-/// assert!(check_split(&l, &[1]).is_err()); // the row (mode 0) feeds the swizzle
-/// ```
-pub fn check_split(layout: &ComposedLayout, hoisted: &[usize]) -> Result<()> {
-    let sizes: Vec<i64> = layout.layout().modes().iter().map(Layout::size).collect();
-    let mut crd = vec![0i64; sizes.len()];
-    for index in 0..layout.layout().size() {
-        let mut rest = index;
-        for (c, &n) in crd.iter_mut().zip(&sizes) {
-            *c = rest % n;
-            rest /= n;
-        }
-        let (whole, split) = (layout.offset(index)?, split_offset(layout, &crd, hoisted)?);
-        if whole != split {
-            return Err(tessel_layout::Error::invalid(format!(
-                "{layout} does not split into modes {hoisted:?} plus the others at {crd:?}: \
-                 {whole} != {split}"
-            )));
-        }
-    }
-    Ok(())
-}
 
 /// The tunable shape of the kernel: block tile columns, K slice and pipeline depth.
 ///
@@ -381,6 +286,18 @@ impl GemmConfig {
         )
     }
 
+    /// The epilogue's copy of the accumulators to C: CuTe's `make_tiled_copy_C(`[`STORE_C`]`, `
+    /// tiled MMA`)` on fp32, two consecutive accumulators (one 8-byte store) per atom.
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::GemmConfig;
+    /// let copy = GemmConfig::DEFAULT.store_c_copy().unwrap();
+    /// assert_eq!((copy.threads(), copy.tiler()), (128, &[128, 128][..]));
+    /// ```
+    pub fn store_c_copy(&self) -> Result<TiledCopy> {
+        make_tiled_copy_c(&copy_atom(STORE_C)?.typed(32)?, &self.tiled_mma()?)
+    }
+
     /// `Err` unless the configuration is one the kernel supports.
     ///
     /// ```
@@ -418,34 +335,26 @@ fn ints<const N: usize>(x: [i64; N]) -> IntTuple {
     IntTuple::from_ints(x)
 }
 
-/// One operand's shared-memory tile and `cp.async` partition.
+/// The names of the kernel's tensors, in the order the body meets them.
 ///
 /// ```
-/// use tessel_kernels::gemm::GemmPlan;
-/// let plan = GemmPlan::new(128, 256, 32).unwrap();
-/// assert_eq!((plan.a.rows, plan.b.rows), (128, 128));
-/// assert_eq!(plan.a.smem_inner.to_string(), "(128,32,3):(32,1,4096)");
+/// use tessel_kernels::gemm::{GemmPlan, TENSORS};
+/// let plan = GemmPlan::new(128, 128, 32).unwrap();
+/// assert!(TENSORS.iter().all(|name| plan.tensor(name).is_ok()));
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OperandTile {
-    /// Rows of the tile (128 for A, BN for B).
-    pub rows: i64,
-    /// `(row, k, stage)` -> element without the swizzle: `(rows,BK,S):(BK,1,rows BK)`
-    /// (K-major, stages one after the other).
-    pub smem_inner: Layout,
-    /// `cp.async` partition `(thread, value, iteration)` -> index `r + rows k` of one stage:
-    /// thread `t` moves 16-byte chunk `t % (BK/8)` of row `t / (BK/8)`; iterations step rows
-    /// (CuTe's `tidfrg_S` of [`GemmConfig::cp_async_copy`] over the `rows x BK` stage).
-    pub ld_tv: Layout,
-}
+pub const TENSORS: [&str; 13] = [
+    "tAgA", "tAsA", "tBgB", "tBsB", "tXsA", "tXsB", "tCrA", "tCrB", "tCrC", "tXrA", "tXrB", "tDrC",
+    "tDgC",
+];
 
-/// Every layout the GEMM kernel is generated from.
+/// Every layout, copy and tensor the GEMM kernel is generated from.
 ///
 /// ```
 /// use tessel_kernels::gemm::GemmPlan;
 /// let plan = GemmPlan::new(256, 128, 64).unwrap();
-/// assert_eq!(plan.g_a.to_string(), "(256,64):(64,1)");
-/// assert_eq!(plan.c_frag.to_string(), "((4,8),(2,2)):((32,1),(16,8))");
+/// // The cp.async partition of A: (thread, 8 halves, atoms, CPY_M, CPY_K, tiles M, k tiles).
+/// assert_eq!(plan.tensor("tAgA").unwrap().extents(), vec![128, 8, 1, 4, 1, 2, 2]);
+/// assert_eq!(plan.swizzle.to_string(), "Sw<2,3,3>");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GemmPlan {
@@ -457,40 +366,38 @@ pub struct GemmPlan {
     pub k: i64,
     /// Tile shape and pipeline depth.
     pub cfg: GemmConfig,
-    /// `A`: `(M,K):(K,1)`.
-    pub g_a: Layout,
-    /// `B` (N x K): `(N,K):(K,1)`.
-    pub g_b: Layout,
-    /// `C`: `(M,N):(N,1)`.
-    pub g_c: Layout,
-    /// Block id -> tile index `ty + TY * tx` (grouped raster).
+    /// Block id -> tile index `tm + TM * tn` (grouped raster).
     pub raster: Layout,
-    /// Tile index -> first row of the block's C tile.
-    pub tile_m0: Layout,
-    /// Tile index -> first column of the block's C tile.
-    pub tile_n0: Layout,
+    /// Tile index -> the tile's row of tiles `tm`.
+    pub tile_m: Layout,
+    /// Tile index -> the tile's column of tiles `tn`.
+    pub tile_n: Layout,
     /// The swizzle of both shared-memory tiles: `Sw<2,3,3>` for 64-byte rows (BK 32),
     /// `Sw<3,3,3>` for 128-byte rows (BK 64): the 16-byte chunk index XOR the row bits above
     /// one 128-byte line.
     pub swizzle: Swizzle,
-    /// A's shared tile.
-    pub a: OperandTile,
-    /// B's shared tile.
-    pub b: OperandTile,
-    /// `ldmatrix.x4` partition of A: `(thread, value, mi, kk)` -> tile index (lane `l` addresses
-    /// row `l % 16`, k `8 (l / 16)` of the 16 x 16 fragment `mi`; warp `w` rows `64 (w % 2)`):
-    /// `tidfrg_S` of [`GemmConfig::ldsm_copy_a`] over the `128 x BK` tile.
-    pub ldsm_a_tv: Layout,
-    /// `ldmatrix.x4` partition of B: `(thread, value, nj, kk)` -> tile index (lane `l` addresses
-    /// n `l % 8 + 8 (l / 16)`, k `8 ((l / 8) % 2)` of the n16 x k16 pair `nj`; warp `w`
-    /// columns `64 (w / 2)`): `tidfrg_S` of [`GemmConfig::ldsm_copy_b`] over the `BN x BK` tile.
-    pub ldsm_b_tv: Layout,
-    /// The SM80 16x8x16 C fragment `((4,8),(2,2)):((32,1),(16,8))`: (lane, value) -> `m + 16 n`
-    /// (the C layout of the [`MMA`] atom).
-    pub c_frag: Layout,
-    /// `(thread, value, mi, ni)` -> index `m + 128 n` of the block's C tile: `thrfrg_C` of
-    /// [`GemmConfig::tiled_mma`] over the `128 x BN` tile.
-    pub c_tv: Layout,
+    /// The tiled MMA (`mma::mma` in the body).
+    pub mma: DeviceMma,
+    /// The `cp.async` copy of a K slice into a stage (`copy::g2s`).
+    pub g2s: DeviceCopy,
+    /// The `ldmatrix` copy of A's fragments (`copy::s2r_a`).
+    pub s2r_a: DeviceCopy,
+    /// The `ldmatrix` copy of B's fragments (`copy::s2r_b`).
+    pub s2r_b: DeviceCopy,
+    /// The epilogue's copy of the accumulators to C (`copy::r2g`).
+    pub r2g: DeviceCopy,
+    /// The kernel's tensors by name ([`TENSORS`]), as the body uses them (`tensor::NAME`):
+    /// - `tAgA`, `tBgB`: `cp.async` source partitions of the block tiles of A and B
+    ///   `(thread, CPY, CPY atoms, CPY_M, CPY_K, tiles, k tiles)`;
+    /// - `tAsA`, `tBsB`: its destination partitions of the shared stages
+    ///   `(thread, CPY, CPY atoms, CPY_M, CPY_K, stage)`;
+    /// - `tXsA`, `tXsB`: the `ldmatrix` source partitions of the stages
+    ///   `(thread, CPY, MMA_M or MMA_N / 2, 1, MMA_K, stage)`;
+    /// - `tCrA`, `tCrB`, `tCrC`: the MMA's register fragments `(MMA, MMA_M or MMA_N, MMA_K or
+    ///   MMA_N)`; `tXrA`, `tXrB`: `tCrA`, `tCrB` as the `ldmatrix` copies' destinations;
+    /// - `tDrC`: `tCrC` as the epilogue copy's source; `tDgC`: its destination partition of
+    ///   the block tiles of C `(thread, CPY, CPY atoms, CPY_M, CPY_N, tiles M, tiles N)`.
+    pub tensors: Vec<(String, DeviceTensor)>,
 }
 
 /// Bank-model reports of one K slice of one block (see [`GemmPlan::bank_reports`]).
@@ -526,56 +433,29 @@ impl GemmBanks {
     }
 }
 
-fn operand_tile(rows: i64, cfg: GemmConfig) -> Result<OperandTile> {
-    let smem_inner = Layout::new(
-        ints([rows, cfg.bk, cfg.stages]),
-        ints([cfg.bk, 1, rows * cfg.bk]),
-    )?;
-    let copy = cfg.cp_async_copy()?;
-    let iterations = rows / copy.tiler()[0];
-    let ld_tv = thread_values(&copy.tidfrg_s(&col_major(rows, cfg.bk)?)?, &[iterations])?;
-    Ok(OperandTile {
-        rows,
-        smem_inner,
-        ld_tv,
-    })
-}
-
-/// The column-major index layout of a `rows x cols` tile: `r + rows c`.
-fn col_major(rows: i64, cols: i64) -> Result<Layout> {
-    Layout::col_major(&ints([rows, cols]))
-}
-
-/// A partition `(thread, (atom values, atoms), (tiles...))` (CuTe's `tidfrg_S` of a copy, or
-/// `thrfrg_C` of an MMA with its thread and value modes) as `(thread, atom values, r0, r1, ...)`:
-/// the atoms of a thread and the tiles, enumerated together (atoms fastest), split into modes
-/// of the extents `repeats`.
-fn thread_values(partition: &Layout, repeats: &[i64]) -> Result<Layout> {
-    let (threads, values) = (partition.mode(0)?, partition.mode(1)?);
-    let (atom_values, mut others) = if values.rank() >= 2 {
-        (values.mode(0)?, vec![values.mode(1)?])
-    } else {
-        (values, Vec::new())
-    };
-    if partition.rank() > 2 {
-        others.push(partition.mode(2)?);
-    }
-    let others = Layout::from_modes(others)?;
-    let wanted: i64 = repeats.iter().product();
-    if others.size() != wanted {
-        return Err(tessel_layout::Error::invalid(format!(
-            "the partition {partition} has {} atoms and tiles per thread, not {repeats:?}",
-            others.size()
-        )));
-    }
-    let split = composition(
-        &others,
-        &Layout::col_major(&IntTuple::from_ints(repeats.to_vec()))?,
-    )?;
-    let mut modes = vec![threads, atom_values];
-    modes.extend(split.modes());
-    Layout::from_modes(modes)
-}
+/// The modes of the `ldmatrix` partitions (`tXsA`, `tXsB`) that the layer's offset split must
+/// hoist, and no more: the thread and the k step (the swizzle mixes the thread's row bits with
+/// the k step's chunk bits), so that each thread keeps one shared address per k step and the
+/// fragment and stage parts are added (an immediate and one add per K slice).
+///
+/// ```
+/// use tessel_kernels::gemm::{GemmPlan, LDSM_HOISTED};
+/// let plan = GemmPlan::new(128, 128, 32).unwrap();
+/// let t = plan.tensor("tXsA").unwrap();
+/// assert_eq!(t.hoisted_modes().unwrap().as_deref(), Some(LDSM_HOISTED));
+/// assert!(t.check_split(&[0]).is_err()); // the k step's chunk bits are swizzled
+/// ```
+pub const LDSM_HOISTED: &[usize] = &[0, 4];
+/// The modes of the `cp.async` shared partitions (`tAsA`, `tBsB`) the split hoists: the thread
+/// only (every chunk and the stage are added).
+///
+/// ```
+/// use tessel_kernels::gemm::{GemmPlan, CP_ASYNC_HOISTED};
+/// let plan = GemmPlan::new(128, 128, 32).unwrap();
+/// let t = plan.tensor("tBsB").unwrap();
+/// assert_eq!(t.hoisted_modes().unwrap().as_deref(), Some(CP_ASYNC_HOISTED));
+/// ```
+pub const CP_ASYNC_HOISTED: &[usize] = &[0];
 
 impl GemmPlan {
     /// The plan for `C (m x n) = A (m x k) * B (n x k)^T` with the default configuration;
@@ -611,58 +491,91 @@ impl GemmPlan {
                 )));
             }
         }
-        Ok(Self::build(m, n, k, cfg)?)
+        Self::build(m, n, k, cfg)
     }
 
-    fn build(m: i64, n: i64, k: i64, cfg: GemmConfig) -> Result<GemmPlan> {
-        let (bn, bk) = (cfg.bn, cfg.bk);
-        let (ty, tx) = (m / BM, n / bn);
-        // ldmatrix.x4 partitions (thread, value, fragment, k step): CuTe's tidfrg_S of the
-        // make_tiled_copy_A/B copies over the block's (rows, BK) tiles.
-        let ldsm_a_tv = thread_values(
-            &cfg.ldsm_copy_a()?.tidfrg_s(&col_major(BM, bk)?)?,
-            &[MI, bk / 16],
-        )?;
-        let ldsm_b_tv = thread_values(
-            &cfg.ldsm_copy_b()?.tidfrg_s(&col_major(bn, bk)?)?,
-            &[NI / 2, bk / 16],
-        )?;
-        // The accumulators (thread, value, mi, ni): CuTe's thrfrg_C of the tiled MMA over the
-        // 128 x BN block tile; c_frag is the atom's C layout (SM80_16x8x16_F32F16F16F32_TN).
-        let mma = cfg.tiled_mma()?;
-        let c_frag = mma.atom().c_layout().clone();
-        let thrfrg = mma.thrfrg_c(&col_major(BM, bn)?)?;
-        let c_tv = thread_values(
-            &Layout::from_modes([
-                thrfrg.mode(0)?,
-                Layout::from_modes([thrfrg.mode(1)?.mode(0)?, thrfrg.mode(1)?.mode(1)?])?,
-            ])?,
-            &[MI, NI],
-        )?;
-        let swizzle = if bk == 32 {
-            Swizzle::new(2, 3, 3)?
-        } else {
-            Swizzle::new(3, 3, 3)?
+    fn build(m: i64, n: i64, k: i64, cfg: GemmConfig) -> GpuResult<GemmPlan> {
+        let (bn, bk, pipe) = (cfg.bn, cfg.bk, cfg.stages);
+        let (tm, tn) = (m / BM, n / bn);
+        let swizzle = Swizzle::new(if bk == 32 { 2 } else { 3 }, 3, 3)?;
+        let mma = DeviceMma::new("mma", cfg.tiled_mma()?);
+        let g2s = DeviceCopy::new("g2s", cfg.cp_async_copy()?);
+        let s2r_a = DeviceCopy::new("s2r_a", cfg.ldsm_copy_a()?);
+        let s2r_b = DeviceCopy::new("s2r_b", cfg.ldsm_copy_b()?);
+        let r2g = DeviceCopy::new("r2g", cfg.store_c_copy()?);
+        // The operands in global memory, divided into the block tiles: (BM, BK, tiles M, k
+        // tiles), (BN, BK, tiles N, k tiles), (BM, BN, tiles M, tiles N).
+        let row_major = |r: i64, c: i64| Layout::new(ints([r, c]), ints([c, 1]));
+        let g_a = DeviceTensor::global(CType::B16, row_major(m, k)?).local_tile(&[BM, bk])?;
+        let g_b = DeviceTensor::global(CType::B16, row_major(n, k)?).local_tile(&[bn, bk])?;
+        let g_c = DeviceTensor::global(CType::F32, row_major(m, n)?).local_tile(&[BM, bn])?;
+        // The shared stages, K-major and swizzled: (rows, BK, stage).
+        let stages = |rows: i64| -> GpuResult<DeviceTensor> {
+            let inner = Layout::new(ints([rows, bk, pipe]), ints([bk, 1, rows * bk]))?;
+            Ok(DeviceTensor::shared(
+                CType::B16,
+                ComposedLayout::new(vec![swizzle], 0, inner),
+            ))
         };
+        let (s_a, s_b) = (stages(BM)?, stages(bn)?);
+        // The MMA's register fragments of one block tile.
+        let tc_ra = mma.partition_fragment('A', &[BM, bk], CType::B16)?;
+        let tc_rb = mma.partition_fragment('B', &[bn, bk], CType::B16)?;
+        let tc_rc = mma.partition_fragment('C', &[BM, bn], CType::F32)?;
+        let tensors = vec![
+            ("tAgA", g2s.partition_s(&g_a)?),
+            ("tAsA", g2s.partition_d(&s_a)?),
+            ("tBgB", g2s.partition_s(&g_b)?),
+            ("tBsB", g2s.partition_d(&s_b)?),
+            ("tXsA", s2r_a.partition_s(&s_a)?),
+            ("tXsB", s2r_b.partition_s(&s_b)?),
+            ("tXrA", s2r_a.retile_d(&tc_ra)?),
+            ("tXrB", s2r_b.retile_d(&tc_rb)?),
+            ("tDrC", r2g.retile_s(&tc_rc)?),
+            ("tDgC", r2g.partition_d(&g_c)?),
+            ("tCrA", tc_ra),
+            ("tCrB", tc_rb),
+            ("tCrC", tc_rc),
+        ];
+        let mut tensors: Vec<(String, DeviceTensor)> = tensors
+            .into_iter()
+            .map(|(n, t)| (n.to_string(), t))
+            .collect();
+        tensors.sort_by_key(|(n, _)| TENSORS.iter().position(|x| x == n));
         Ok(GemmPlan {
             m,
             n,
             k,
             cfg,
-            g_a: Layout::new(ints([m, k]), ints([k, 1]))?,
-            g_b: Layout::new(ints([n, k]), ints([k, 1]))?,
-            g_c: Layout::new(ints([m, n]), ints([n, 1]))?,
-            raster: raster_layout(ty, tx, RASTER_GROUP)?,
-            tile_m0: Layout::new(ints([ty, tx]), ints([BM, 0]))?,
-            tile_n0: Layout::new(ints([ty, tx]), ints([0, bn]))?,
+            raster: raster_layout(tm, tn, RASTER_GROUP)?,
+            tile_m: Layout::new(ints([tm, tn]), ints([1, 0]))?,
+            tile_n: Layout::new(ints([tm, tn]), ints([0, 1]))?,
             swizzle,
-            a: operand_tile(BM, cfg)?,
-            b: operand_tile(bn, cfg)?,
-            ldsm_a_tv,
-            ldsm_b_tv,
-            c_frag,
-            c_tv,
+            mma,
+            g2s,
+            s2r_a,
+            s2r_b,
+            r2g,
+            tensors,
         })
+    }
+
+    /// The tensor `name` (one of [`TENSORS`]).
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::GemmPlan;
+    /// let plan = GemmPlan::new(128, 128, 32).unwrap();
+    /// assert_eq!(plan.tensor("tCrC").unwrap().layout().to_string(), "((2,2),4,8):((1,2),4,16)");
+    /// assert!(plan.tensor("tZzZ").is_err());
+    /// ```
+    pub fn tensor(&self, name: &str) -> GpuResult<&DeviceTensor> {
+        self.tensors
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, t)| t)
+            .ok_or_else(|| {
+                GpuError::InvalidArgument(format!("{}: no tensor {name}", self.kernel_name()))
+            })
     }
 
     /// Kernel name, e.g. `gemm_tn_f16_f32_4096x4096x4096_128x128x32s3`.
@@ -719,125 +632,24 @@ impl GemmPlan {
         self.k / self.cfg.bk
     }
 
-    /// The swizzled shared-memory tile of an operand, `(row, k, stage)` -> element offset.
+    /// One stage of an operand tile of `rows` rows, `(row, k)` -> element, swizzled or plain.
     ///
     /// ```
     /// use tessel_kernels::gemm::GemmPlan;
     /// let plan = GemmPlan::new(128, 128, 32).unwrap();
-    /// let smem = plan.smem(&plan.a);
-    /// // Row 2, chunk 0 of stage 0 lands in chunk 0 XOR (row bits above one 128-byte line = 1).
-    /// assert_eq!(smem.offset(2).unwrap(), 2 * 32 + 8);
+    /// assert_eq!(plan.stage_tile(128, false).unwrap().offset(2).unwrap(), 64);
+    /// assert_eq!(plan.stage_tile(128, true).unwrap().offset(2).unwrap(), 72);
     /// ```
-    pub fn smem(&self, op: &OperandTile) -> ComposedLayout {
-        ComposedLayout::new(vec![self.swizzle], 0, op.smem_inner.clone())
-    }
-
-    /// `tv` without its value mode (mode 1): the per-vector start indices.
-    fn starts(tv: &Layout) -> Result<Layout> {
-        let modes = tv.modes();
-        Layout::from_modes(
-            modes
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| *i != 1)
-                .map(|(_, m)| m.clone()),
-        )
-    }
-
-    fn stage_mode(&self, op: &OperandTile) -> Result<Layout> {
-        parse(&format!("{}:{}", self.cfg.stages, op.rows * self.cfg.bk))
-    }
-
-    /// `(thread, iteration, stage)` -> swizzled shared offset of the first element of a chunk.
-    ///
-    /// ```
-    /// use tessel_kernels::gemm::GemmPlan;
-    /// let plan = GemmPlan::new(128, 128, 32).unwrap();
-    /// let st = plan.ld_smem(&plan.a).unwrap();
-    /// assert_eq!(st.offset(0).unwrap(), 0);
-    /// assert_eq!(st.offset(1).unwrap(), 8); // thread 1: the second 16-byte chunk of row 0
-    /// ```
-    pub fn ld_smem(&self, op: &OperandTile) -> Result<ComposedLayout> {
-        let starts = Self::starts(&op.ld_tv)?.append(&self.stage_mode(op)?)?;
-        Ok(ComposedLayout::new(
-            vec![self.swizzle],
-            0,
-            composition(&op.smem_inner, &starts)?,
-        ))
-    }
-
-    /// `(thread, iteration, k tile)` -> global offset (from the block's tile origin) of a chunk
-    /// (A and B are both K-contiguous with leading dimension K).
-    ///
-    /// ```
-    /// use tessel_kernels::gemm::GemmPlan;
-    /// let plan = GemmPlan::new(128, 128, 64).unwrap();
-    /// let g = plan.ld_global(&plan.a).unwrap();
-    /// assert_eq!(g.offset(1).unwrap(), 8); // thread 1: the second chunk of row 0
-    /// assert_eq!(g.offset(4).unwrap(), 64); // thread 4: row 1 (4 chunks of BK 32; K = 64)
-    /// ```
-    pub fn ld_global(&self, op: &OperandTile) -> Result<Layout> {
-        let bk = self.cfg.bk;
-        let tile = Layout::new(ints([op.rows, bk, self.k_tiles()]), ints([self.k, 1, bk]))?;
-        let starts = Self::starts(&op.ld_tv)?.append(&parse(&format!(
-            "{}:{}",
-            self.k_tiles(),
-            op.rows * bk
-        ))?)?;
-        composition(&tile, &starts)
-    }
-
-    /// `(thread, mi|nj, kk, stage)` -> swizzled shared offset of the row this thread's lane
-    /// hands to `ldmatrix.x4` (`tv` is [`GemmPlan::ldsm_a_tv`] on A or `ldsm_b_tv` on B).
-    ///
-    /// ```
-    /// use tessel_kernels::gemm::GemmPlan;
-    /// let plan = GemmPlan::new(128, 128, 32).unwrap();
-    /// let l = plan.ldsm(&plan.a, &plan.ldsm_a_tv).unwrap();
-    /// assert_eq!(l.offset(0).unwrap(), 0);
-    /// assert_eq!(l.offset(1).unwrap(), 32); // lane 1 addresses row 1 (no swizzle below 4 rows)
-    /// ```
-    pub fn ldsm(&self, op: &OperandTile, tv: &Layout) -> Result<ComposedLayout> {
-        let starts = Self::starts(tv)?.append(&self.stage_mode(op)?)?;
-        Ok(ComposedLayout::new(
-            vec![self.swizzle],
-            0,
-            composition(&op.smem_inner, &starts)?,
-        ))
-    }
-
-    /// `(thread, value, mi, ni)` -> global offset of an accumulator from the C tile origin.
-    ///
-    /// ```
-    /// use tessel_kernels::gemm::GemmPlan;
-    /// let plan = GemmPlan::new(128, 256, 32).unwrap();
-    /// let c = plan.c_out().unwrap();
-    /// assert_eq!(c.offset(0).unwrap(), 0);
-    /// assert_eq!(c.offset(4).unwrap(), 256); // lane 4 holds row 1 (leading dimension N = 256)
-    /// ```
-    pub fn c_out(&self) -> Result<Layout> {
-        let tile = Layout::new(ints([BM, self.cfg.bn]), ints([self.n, 1]))?;
-        composition(&tile, &self.c_tv)
-    }
-
-    /// One stage of an operand tile, `(row, k)` -> element, swizzled or plain.
-    ///
-    /// ```
-    /// use tessel_kernels::gemm::GemmPlan;
-    /// let plan = GemmPlan::new(128, 128, 32).unwrap();
-    /// assert_eq!(plan.stage_tile(&plan.a, false).unwrap().offset(2).unwrap(), 64);
-    /// assert_eq!(plan.stage_tile(&plan.a, true).unwrap().offset(2).unwrap(), 72);
-    /// ```
-    pub fn stage_tile(&self, op: &OperandTile, swizzled: bool) -> Result<ComposedLayout> {
-        let plain = Layout::new(ints([op.rows, self.cfg.bk]), ints([self.cfg.bk, 1]))?;
+    pub fn stage_tile(&self, rows: i64, swizzled: bool) -> Result<ComposedLayout> {
+        let plain = Layout::new(ints([rows, self.cfg.bk]), ints([self.cfg.bk, 1]))?;
         let swizzles = if swizzled { vec![self.swizzle] } else { vec![] };
         Ok(ComposedLayout::new(swizzles, 0, plain))
     }
 
     /// The bank model (`tessel_layout::bank::analyze_copy` of the tiled copies) of one block's
-    /// shared-memory traffic per
-    /// K slice: every warp's `cp.async` 16-byte stores and `ldmatrix.x4` reads of both
-    /// operands, on the swizzled tiles or (for comparison) on the plain K-major ones.
+    /// shared-memory traffic per K slice: every warp's `cp.async` 16-byte stores and
+    /// `ldmatrix.x4` reads of both operands, on the swizzled tiles or (for comparison) on the
+    /// plain K-major ones.
     ///
     /// ```
     /// use tessel_kernels::gemm::GemmPlan;
@@ -846,64 +658,68 @@ impl GemmPlan {
     /// assert!(plan.bank_reports(false).unwrap().ldsm_a.excess > 0);
     /// ```
     pub fn bank_reports(&self, swizzled: bool) -> Result<GemmBanks> {
-        let sa = self.stage_tile(&self.a, swizzled)?;
-        let sb = self.stage_tile(&self.b, swizzled)?;
-        let (cp, cfg) = (self.cfg.cp_async_copy()?, self.cfg);
+        let sa = self.stage_tile(BM, swizzled)?;
+        let sb = self.stage_tile(self.cfg.bn, swizzled)?;
         let sum = |reports: Vec<BankReport>| reports.into_iter().sum::<BankReport>();
         Ok(GemmBanks {
-            store_a: sum(analyze_copy(&cp, &sa, SmemSide::Destination)?),
-            store_b: sum(analyze_copy(&cp, &sb, SmemSide::Destination)?),
-            ldsm_a: sum(analyze_copy(&cfg.ldsm_copy_a()?, &sa, SmemSide::Source)?),
-            ldsm_b: sum(analyze_copy(&cfg.ldsm_copy_b()?, &sb, SmemSide::Source)?),
+            store_a: sum(analyze_copy(self.g2s.tiled(), &sa, SmemSide::Destination)?),
+            store_b: sum(analyze_copy(self.g2s.tiled(), &sb, SmemSide::Destination)?),
+            ldsm_a: sum(analyze_copy(self.s2r_a.tiled(), &sa, SmemSide::Source)?),
+            ldsm_b: sum(analyze_copy(self.s2r_b.tiled(), &sb, SmemSide::Source)?),
         })
     }
 
-    /// Checks the vector accesses the kernel relies on: every `cp.async` chunk is 8 contiguous,
-    /// 16-byte aligned elements in global and (swizzled) shared memory; every `ldmatrix` row is 8
-    /// contiguous aligned elements (both through the bank model, which rejects anything else);
-    /// the accumulator pairs `(v, v+1)` are contiguous in C.
-    /// Also proves the kernel's hoisting ([`check_split`]) for every `ldmatrix` and `cp.async`
-    /// shared offset function.
+    /// Checks what the kernel relies on beyond the layer's own checks of each partition
+    /// (element widths, one atom's values per thread, 16-byte `cp.async` and `ldmatrix` rows
+    /// and 8-byte C stores consecutive and aligned): the bank model of the shared tiles; that
+    /// the `ldmatrix` copies fill the registers where the MMA reads A and B, and that the
+    /// epilogue copy stores each accumulator where the MMA computed it
+    /// ([`DeviceMma::check_fed_by`]); and that the swizzled partitions split with the hoisted
+    /// modes [`LDSM_HOISTED`] and [`CP_ASYNC_HOISTED`] (the stage and fragment parts added).
     ///
     /// ```
     /// use tessel_kernels::gemm::GemmPlan;
     /// assert!(GemmPlan::new(256, 256, 64).unwrap().validate().is_ok());
     /// ```
-    pub fn validate(&self) -> Result<()> {
+    pub fn validate(&self) -> GpuResult<()> {
         self.bank_reports(true)?;
-        check_split(&self.ldsm(&self.a, &self.ldsm_a_tv)?, LDSM_HOISTED)?;
-        check_split(&self.ldsm(&self.b, &self.ldsm_b_tv)?, LDSM_HOISTED)?;
-        check_split(&self.ld_smem(&self.a)?, LD_SMEM_HOISTED)?;
-        check_split(&self.ld_smem(&self.b)?, LD_SMEM_HOISTED)?;
-        for op in [&self.a, &self.b] {
-            let g = Layout::new(ints([op.rows, self.cfg.bk]), ints([self.k, 1]))?;
-            let chunks = composition(&g, &op.ld_tv)?;
-            if chunks.mode(1)?.to_string() != "8:1" || self.k % 8 != 0 {
-                return Err(tessel_layout::Error::invalid(format!(
-                    "cp.async chunks are not 8 contiguous elements in global memory: {chunks}"
+        let (bn, bk) = (self.cfg.bn, self.cfg.bk);
+        let t = |name: &str| self.tensor(name);
+        self.mma
+            .check_fed_by('A', &self.s2r_a, &[BM, bk], t("tXrA")?, t("tCrA")?)?;
+        self.mma
+            .check_fed_by('B', &self.s2r_b, &[bn, bk], t("tXrB")?, t("tCrB")?)?;
+        self.mma
+            .check_fed_by('C', &self.r2g, &[BM, bn], t("tDrC")?, t("tCrC")?)?;
+        for (name, want) in [
+            ("tXsA", LDSM_HOISTED),
+            ("tXsB", LDSM_HOISTED),
+            ("tAsA", CP_ASYNC_HOISTED),
+            ("tBsB", CP_ASYNC_HOISTED),
+        ] {
+            let got = t(name)?.hoisted_modes()?;
+            if got.as_deref() != Some(want) {
+                return Err(GpuError::InvalidArgument(format!(
+                    "{}: the offsets of {name} split with the hoisted modes {got:?}, not \
+                     {want:?}: the main loop would recompute the swizzle",
+                    self.kernel_name()
                 )));
             }
-        }
-        let c = self.c_out()?;
-        if c.mode(1)?.mode(0)?.to_string() != "2:1" || self.n % 2 != 0 {
-            return Err(tessel_layout::Error::invalid(format!(
-                "accumulator pairs are not contiguous in C: {c}"
-            )));
         }
         Ok(())
     }
 
-    /// The kernel: every layout of the plan as `layout::` functions, the tile shape as `k::`
-    /// constants, the stage copy and fragment loads as device functions
-    /// ([`LOAD_STAGE`], [`LOAD_FRAGS`]) and the body [`BODY`]; parameters
-    /// `(const b16* A, const b16* B, float* C)`, one block per C tile, the stages in dynamic
-    /// shared memory. Validates the plan first.
+    /// The kernel: the tensors, copies and MMA of the plan through the tensor layer, the block
+    /// raster as `layout::` functions, the trip counts as `k::` constants and the body
+    /// [`BODY`]; parameters `(const b16* A, const b16* B, float* C)`, one block per C tile, the
+    /// stages in dynamic shared memory (A's, then B's from element `k::SMEM_A`). Validates the
+    /// plan first.
     ///
     /// ```
     /// use tessel_kernels::gemm::GemmPlan;
     /// let k = GemmPlan::new(128, 128, 32).unwrap().kernel().unwrap();
     /// assert_eq!(k.launch().dynamic_smem, 48 * 1024);
-    /// assert!(k.source().contains("TESSEL_FN long long ldsm_a_crd("));
+    /// assert!(k.source().contains("struct tXsA_layout"));
     /// ```
     pub fn kernel(&self) -> GpuResult<Kernel> {
         self.validate()?;
@@ -912,38 +728,25 @@ impl GemmPlan {
              tessel-kernels.",
             self.m, self.n, self.k, self.cfg
         );
-        let ldsm_a = self.ldsm(&self.a, &self.ldsm_a_tv)?;
-        let ldsm_b = self.ldsm(&self.b, &self.ldsm_b_tv)?;
-        let c_out = self.c_out()?;
         let len = |x: i64, y: i64| usize::try_from(x * y).unwrap_or(usize::MAX);
-        KernelBuilder::new(&self.kernel_name(), BODY)
+        let mut builder = KernelBuilder::new(&self.kernel_name(), BODY)
             .comment(&header)
             .int("KT", self.k_tiles())
-            .int("STAGES", self.cfg.stages)
-            .int("LD_A_ITERS", self.a.ld_tv.mode(2)?.size())
-            .int("LD_B_ITERS", self.b.ld_tv.mode(2)?.size())
-            .int("MI", MI)
-            .int("NI", NI)
-            .int("KK", self.cfg.bk / 16)
+            .int("PIPE", self.cfg.stages)
+            .int("KB", self.cfg.bk / 16)
             .int("SMEM_A", BM * self.cfg.bk * self.cfg.stages)
             .index_layout("raster", &self.raster)
-            .index_layout("tile_m0", &self.tile_m0)
-            .index_layout("tile_n0", &self.tile_n0)
-            .coord_layout("g_a", &self.g_a)
-            .coord_layout("g_b", &self.g_b)
-            .coord_layout("g_c", &self.g_c)
-            .composed_layout("ld_a_smem", &self.ld_smem(&self.a)?)
-            .coord_layout("ld_a_global", &self.ld_global(&self.a)?)
-            .composed_layout("ld_b_smem", &self.ld_smem(&self.b)?)
-            .coord_layout("ld_b_global", &self.ld_global(&self.b)?)
-            .composed_layout("ldsm_a", &ldsm_a)
-            .composed_layout("ldsm_b", &ldsm_b)
-            .coord_layout("c_out", &c_out)
-            .copy_atom("cp", &copy_atom(CP_ASYNC)?)
-            .copy_atom("ldsm", &copy_atom(LDSM)?)
-            .mma_atom("mma", &mma_atom(MMA)?)
-            .device_fn("load_stage", LOAD_STAGE)
-            .device_fn("load_frags", LOAD_FRAGS)
+            .index_layout("tile_m", &self.tile_m)
+            .index_layout("tile_n", &self.tile_n)
+            .tiled_copy(&self.g2s)
+            .tiled_copy(&self.s2r_a)
+            .tiled_copy(&self.s2r_b)
+            .tiled_copy(&self.r2g)
+            .tiled_mma(&self.mma);
+        for (name, t) in &self.tensors {
+            builder = builder.tensor(name, t);
+        }
+        builder
             .param(Param::input("A", CType::B16.into()).len(len(self.m, self.k)))
             .param(Param::input("B", CType::B16.into()).len(len(self.n, self.k)))
             .param(Param::output("C", CType::F32.into()).len(len(self.m, self.n)))
@@ -958,7 +761,7 @@ impl GemmPlan {
     /// ```
     /// use tessel_kernels::gemm::GemmPlan;
     /// let src = GemmPlan::new(128, 128, 32).unwrap().source().unwrap();
-    /// assert!(src.contains("layout::ldsm_a_crd(t, 0, kk, 0)"));
+    /// assert!(src.contains("tessel::gemm(mma::mma{}"));
     /// ```
     pub fn source(&self) -> GpuResult<String> {
         Ok(self.kernel()?.source().to_string())

@@ -32,6 +32,17 @@ pub(crate) fn check_threads(name: &str, t: &DeviceTensor, threads: i64) -> GpuRe
 /// which the swizzles leave alone, so it stays one aligned run. Any other swizzled layout is
 /// checked element by element.
 pub(crate) fn check_runs(name: &str, t: &DeviceTensor, run: i64) -> GpuResult<()> {
+    check_runs_of(name, t, run, 1)
+}
+
+/// [`check_runs`] for one thread's registers (a retiled fragment): the values of one atom call
+/// are mode 0, which the atom reads or writes as `run` consecutive registers (32-bit words of
+/// them, for narrower elements: hence aligned to `run`).
+pub(crate) fn check_register_runs(name: &str, t: &DeviceTensor, run: i64) -> GpuResult<()> {
+    check_runs_of(name, t, run, 0)
+}
+
+fn check_runs_of(name: &str, t: &DeviceTensor, run: i64, values_mode: usize) -> GpuResult<()> {
     if run <= 1 {
         return Ok(());
     }
@@ -47,13 +58,14 @@ pub(crate) fn check_runs(name: &str, t: &DeviceTensor, run: i64) -> GpuResult<()
         )
     };
     let keeps_runs = layout.is_plain()
+        || values_mode != 1
         || run & (run - 1) == 0
             && layout
                 .swizzles()
                 .iter()
                 .all(|s| s.lowest_bit().is_none_or(|m| m < 62 && run <= 1i64 << m));
     if keeps_runs {
-        let frg = coalesce(&inner.mode(1)?)?;
+        let frg = coalesce(&inner.mode(values_mode)?)?;
         if frg.size() != run || (frg.size() > 1 && frg.flat_modes() != vec![(run, 1)]) {
             return Err(what(format!("the values are {frg}")));
         }
@@ -61,7 +73,7 @@ pub(crate) fn check_runs(name: &str, t: &DeviceTensor, run: i64) -> GpuResult<()
             return Err(what(format!("base offset {}", layout.base_offset())));
         }
         for (m, mode) in inner.modes().iter().enumerate() {
-            if m == 1 {
+            if m == values_mode {
                 continue;
             }
             for (s, d) in mode.flat_modes() {
@@ -77,10 +89,13 @@ pub(crate) fn check_runs(name: &str, t: &DeviceTensor, run: i64) -> GpuResult<()
     let (threads, values) = (ext[0], ext[1]);
     let total = t.size();
     let per_run = threads * values;
+    // Every offset at once (the same values as `layout.offset(i)`, without a walk per index).
+    let offsets = layout.offsets();
+    let at = |i: i64| offsets[i as usize];
     let mut base = 0i64;
     while base < total {
         for thread in 0..threads {
-            let first = layout.offset(base + thread)?;
+            let first = at(base + thread);
             if first % run != 0 {
                 return Err(what(format!(
                     "thread {thread} starts at offset {first} at index {}",
@@ -88,7 +103,7 @@ pub(crate) fn check_runs(name: &str, t: &DeviceTensor, run: i64) -> GpuResult<()
                 )));
             }
             for v in 1..values {
-                let o = layout.offset(base + thread + threads * v)?;
+                let o = at(base + thread + threads * v);
                 if o != first + v {
                     return Err(what(format!(
                         "thread {thread}'s value {v} is at offset {o}, not {}",

@@ -6,7 +6,7 @@ use tessel_layout::ComposedLayout;
 use tessel_layout::atom::{CopyAtom, Direction, SmemAccess};
 use tessel_layout::tiled::TiledCopy;
 
-use super::check::{check_runs, check_threads};
+use super::check::{check_register_runs, check_runs, check_threads};
 use super::tensor::{DeviceTensor, Origin, Space, from_modes};
 use crate::error::{GpuError, GpuResult};
 
@@ -196,7 +196,9 @@ impl DeviceCopy {
     /// CuTe's `retile_S`/`retile_D`: a thread's register fragment `(V, rest...)` (laid out by
     /// another partitioner, e.g. an MMA) seen as this copy's `(atom values, atoms, rest...)`:
     /// the same registers, another layout (`side` is the side of the copy the registers are).
-    /// Checked: the view addresses the fragment's registers only.
+    /// Checked: the view addresses the fragment's registers only, and each atom call's values
+    /// are consecutive registers (aligned to their number), which the atom reads or writes from
+    /// the first.
     ///
     /// ```
     /// use tessel_kernels::{kernel::CType, layer::{DeviceCopy, DeviceTensor}};
@@ -248,6 +250,8 @@ impl DeviceCopy {
                 view.extents()[0]
             )));
         }
+        // The atom takes one call's registers as consecutive words from the first.
+        check_register_runs(&self.name, &view, values)?;
         Ok(view)
     }
 

@@ -25,28 +25,101 @@ fn extent_fn(extents: &[i64]) -> String {
     s
 }
 
-/// The layout functions (`layout::NAME_crd`) of a tensor named `name`.
+/// The layout functions of a tensor named `name`: `layout::NAME_crd`, or, for a swizzled
+/// tensor whose offset splits ([`DeviceTensor::hoisted_modes`]), `layout::NAME_h_crd` over the
+/// hoisted modes and `layout::NAME_mM_crd` for each other mode `M` that moves the offset.
 pub(crate) fn tensor_layout_fns(name: &str, t: &DeviceTensor) -> GpuResult<String> {
-    Ok(format!(
-        "// {name}: {t}\n{}",
-        composed_fns(name, t.layout())?
-    ))
+    let mut out = format!("// {name}: {t}\n");
+    let f = t.device_offset()?;
+    match (f.hoisted(), f.base()) {
+        (Some(hoisted), Some(base)) => {
+            let _ = writeln!(
+                out,
+                "// split: the modes {hoisted:?} together, plus one term per other mode"
+            );
+            out.push_str(&composed_fns(&format!("{name}_h"), base)?);
+            for (m, term) in f.terms() {
+                out.push_str(&composed_fns(&format!("{name}_m{m}"), term)?);
+            }
+        }
+        _ => out.push_str(&composed_fns(name, t.layout())?),
+    }
+    Ok(out)
+}
+
+/// The members of a tensor's layout type that compute its offset: `offset(c)`, `affine` (no
+/// swizzle: a sum of one term per mode, so slicing may move fixed coordinates into the engine),
+/// and the split's
+/// `hoisted` (mask of the hoisted modes, 0 when the offset is not split), `hoist_count` (the
+/// coordinates of the hoisted modes other than mode 0), `set_hoist(c, j)` / `hoist_index(c)`
+/// (the `j`-th of them, colexicographic, into `c` and back), `base(c)` (the hoisted modes' term)
+/// and `terms(c)` (the others').
+fn offset_members(name: &str, t: &DeviceTensor) -> GpuResult<String> {
+    let f = t.device_offset()?;
+    let fns = "__device__ __forceinline__ static";
+    Ok(match f.hoisted() {
+        None => {
+            let args: Vec<String> = (0..t.rank()).map(|i| format!("c[{i}]")).collect();
+            format!(
+                "  static constexpr bool affine = {};\n  static constexpr unsigned hoisted = \
+                 0u;\n  static constexpr int hoist_count = 1;\n  {fns} long long offset(const \
+                 long long* c) {{ return layout::{name}_crd({}); }}\n",
+                t.layout().swizzles().is_empty(),
+                args.join(", ")
+            )
+        }
+        Some(hoisted) => {
+            let extents = t.extents();
+            let mask: u32 = hoisted.iter().map(|&m| 1u32 << m).sum();
+            let others: Vec<usize> = hoisted.iter().copied().filter(|&m| m != 0).collect();
+            let count: i64 = others.iter().map(|&m| extents[m]).product();
+            let (mut set, mut index, mut step) = (String::new(), Vec::new(), 1i64);
+            for &m in &others {
+                let _ = write!(set, " c[{m}] = j % {e}; j /= {e};", e = extents[m]);
+                index.push(format!("c[{m}] * {step}"));
+                step *= extents[m];
+            }
+            if index.is_empty() {
+                index.push("0".into());
+            }
+            let args: Vec<String> = hoisted.iter().map(|i| format!("c[{i}]")).collect();
+            let mut terms: Vec<String> = f
+                .terms()
+                .iter()
+                .map(|(m, _)| format!("layout::{name}_m{m}_crd(c[{m}])"))
+                .collect();
+            if terms.is_empty() {
+                terms.push("0".into());
+            }
+            format!(
+                "  static constexpr bool affine = false;\n  static constexpr unsigned hoisted = \
+                 {mask}u;\n  static constexpr int \
+                 hoist_count = {count};\n  {fns} void set_hoist(long long* c, long long j) \
+                 {{{set} (void)c; (void)j; }}\n  {fns} int hoist_index(const long long* c) {{ \
+                 (void)c; return (int)({}); }}\n  {fns} long long base(const long long* c) {{ \
+                 return layout::{name}_h_crd({}); }}\n  {fns} long long terms(const long long* \
+                 c) {{ (void)c; return {}; }}\n  {fns} long long offset(const long long* c) {{ \
+                 return base(c) + terms(c); }}\n",
+                index.join(" + "),
+                args.join(", "),
+                terms.join(" + ")
+            )
+        }
+    })
 }
 
 /// The layout type and constructors of a tensor named `name` (in `namespace tensor`).
 pub(crate) fn tensor_decl(name: &str, t: &DeviceTensor) -> GpuResult<String> {
     let extents = t.extents();
     let rank = extents.len();
-    let args: Vec<String> = (0..rank).map(|i| format!("c[{i}]")).collect();
+    let members = offset_members(name, t)?;
     let cosize = t.cosize()?;
     let ty = t.elem().name();
     let mut out = format!(
         "// {t}\nstruct {name}_layout {{\n  static constexpr int rank = {rank};\n  static constexpr \
          long long cosize = {cosize}LL;\n  __host__ __device__ static constexpr long long \
-         extent(int i) {{ return {}; }}\n  __device__ __forceinline__ static long long \
-         offset(const long long* c) {{ return layout::{name}_crd({}); }}\n}};\n",
+         extent(int i) {{ return {}; }}\n{members}}};\n",
         extent_fn(&extents),
-        args.join(", ")
     );
     let lay = format!("{name}_layout");
     match t.space() {

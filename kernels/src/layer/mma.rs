@@ -175,7 +175,9 @@ impl DeviceMma {
     /// of `fragment`, the MMA's operand `op` fragment) from the tile `tile` (the copy's source
     /// partition of the same `(I, J)` tile as the MMA's) puts every value in the register where
     /// the MMA reads it, for every thread: the silent failure of a mismatched `ldmatrix` and
-    /// `mma` (CUTLASS issue 3197) as a build error.
+    /// `mma` (CUTLASS issue 3197) as a build error. For the accumulators (`op` `'C'`, `view` the
+    /// [`DeviceCopy::retile_s`] of a copy storing them) it checks the converse: the copy stores
+    /// each register at the tile element the MMA computed in it.
     pub fn check_fed_by(
         &self,
         op: char,
@@ -230,23 +232,39 @@ impl DeviceMma {
                 copy.tiled().threads()
             )));
         }
-        let frag_layout = fragment.layout();
-        let view_layout = view.layout();
+        // Every offset of each layout at once (index i of the partitions is thread t, value
+        // i / threads, colexicographic).
+        let frag_layout = fragment.layout().offsets();
+        let view_layout = view.layout().offsets();
+        let [mma_rows, mma_cols, copy_rows, copy_cols] =
+            [&mma_rows, &mma_cols, &copy_rows, &copy_cols].map(|p| p.layout().offsets());
+        let at = |v: &[i64], i: i64| -> GpuResult<i64> {
+            usize::try_from(i)
+                .ok()
+                .and_then(|i| v.get(i).copied())
+                .ok_or_else(|| {
+                    self.err(format!(
+                        "the fragment {fragment} or its view {view} has more values per thread \
+                         than the {shape:?} tile gives the copy {} and the MMA",
+                        copy.name()
+                    ))
+                })
+        };
         let n_frag = fragment.size();
         let n_view = view.size();
         // register -> (row, col) the MMA expects, for one thread.
         for t in 0..threads {
             let mut expect = vec![None; fragment.cosize()? as usize];
             for i in 0..n_frag {
-                let reg = frag_layout.offset(i)? as usize;
-                let r = mma_rows.layout().offset(t + threads * i)?;
-                let c = mma_cols.layout().offset(t + threads * i)?;
+                let reg = at(&frag_layout, i)? as usize;
+                let r = at(&mma_rows, t + threads * i)?;
+                let c = at(&mma_cols, t + threads * i)?;
                 expect[reg] = Some((r, c));
             }
             for i in 0..n_view {
-                let reg = view_layout.offset(i)? as usize;
-                let r = copy_rows.layout().offset(t + threads * i)?;
-                let c = copy_cols.layout().offset(t + threads * i)?;
+                let reg = at(&view_layout, i)? as usize;
+                let r = at(&copy_rows, t + threads * i)?;
+                let c = at(&copy_cols, t + threads * i)?;
                 if expect.get(reg).copied().flatten() != Some((r, c)) {
                     return Err(self.err(format!(
                         "thread {t}: the copy {} {} element ({r},{c}) of the tile {} register \

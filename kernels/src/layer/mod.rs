@@ -28,6 +28,17 @@
 //! Partitions keep the partitioner's threads as mode 0 (`(thread, values, ...)`), so a body
 //! slices the thread of its choice (`threadIdx.x`, or the thread's index in its warpgroup).
 //!
+//! Addresses cost what a hand-written kernel's do. Slicing a tensor in memory whose layout has
+//! no swizzle moves the fixed coordinates into its pointer (CuTe's slicing), so the thread's and
+//! the block's part of an address is computed once, where they are sliced. A swizzled tensor's
+//! offset is split on the host ([`DeviceTensor::hoisted_modes`]): a base over the thread and
+//! whatever modes the swizzle mixes with it, plus one term per other mode, proven exact for
+//! every coordinate because the groups' bits are disjoint before and after the swizzle, which
+//! is linear over GF(2). Once the body slices the thread, the tensor holds the shared address of
+//! the base for every coordinate of the other hoisted modes (a k step's, say), and each access
+//! adds its terms (constants in unrolled loops, a pipeline stage) instead of applying the
+//! swizzle again. [`DeviceOffset`] computes offsets as the emitted code does, for CPU replays.
+//!
 //! ```
 //! use tessel_kernels::{kernel::{CType, KernelBuilder, Param}, layer::{DeviceCopy, DeviceTensor}};
 //! use tessel_layout::{atom::copy_atom, tiled::make_tiled_copy};
@@ -59,9 +70,11 @@ mod gmma;
 mod mma;
 mod predicate;
 mod retile;
+mod split;
 mod tensor;
 
 pub use copy::DeviceCopy;
 pub use gmma::DescriptorBase;
 pub use mma::DeviceMma;
+pub use split::DeviceOffset;
 pub use tensor::{DeviceTensor, Origin, Space};

@@ -305,6 +305,71 @@ impl DeviceTensor {
         Ok(max + 1)
     }
 
+    /// The modes whose offset the device computes together (the *hoisted* modes, mode 0 — the
+    /// thread — among them) when the layout is swizzled: the offset is then emitted as their
+    /// base plus one term per other mode, which a kernel computes once per thread and adds
+    /// (constants in unrolled loops, a pipeline stage) instead of applying the swizzle at every
+    /// access. The smallest such set the host proves exact for every coordinate (the groups'
+    /// bits are disjoint before and after the swizzle, which is linear over GF(2)); `None` for
+    /// a plain layout (already a sum of per-mode terms) or when no mode can be split off.
+    ///
+    /// ```
+    /// use tessel_kernels::{kernel::CType, layer::DeviceTensor};
+    /// // (thread, k step, stage) of a 64-byte-row tile under Sw<2,3,3>: the k step's chunk bit
+    /// // (16 = bit 4) is one the swizzle writes, so it is hoisted with the thread; the stage
+    /// // is added.
+    /// let t = DeviceTensor::shared(CType::B16, "Sw<2,3,3> o (32,2,3):(32,16,4096)".parse().unwrap());
+    /// assert_eq!(t.hoisted_modes().unwrap(), Some(vec![0, 1]));
+    /// assert!(t.check_split(&[0]).unwrap_err().to_string().contains("modes [0] and [1] share bits 0x10"));
+    /// ```
+    pub fn hoisted_modes(&self) -> GpuResult<Option<Vec<usize>>> {
+        Ok(self.device_offset()?.hoisted().map(<[usize]>::to_vec))
+    }
+
+    /// The offset function the emitted code computes (split when
+    /// [`hoisted_modes`](Self::hoisted_modes) is `Some`): the host twin for CPU replays.
+    ///
+    /// ```
+    /// use tessel_kernels::{kernel::CType, layer::DeviceTensor};
+    /// let t = DeviceTensor::global(CType::F32, "(4,8):(8,1)".parse().unwrap());
+    /// assert_eq!(t.device_offset().unwrap().at(&[1, 2]).unwrap(), 10);
+    /// ```
+    pub fn device_offset(&self) -> GpuResult<super::DeviceOffset> {
+        super::DeviceOffset::new(&self.layout)
+    }
+
+    /// `Ok` when the offset splits exactly into a base over the modes `hoisted` plus one term
+    /// per other mode (see [`hoisted_modes`](Self::hoisted_modes)); otherwise the error names
+    /// the two groups of modes whose bits overlap.
+    ///
+    /// ```
+    /// use tessel_kernels::{kernel::CType, layer::DeviceTensor};
+    /// let t = DeviceTensor::shared(CType::B16, "Sw<2,3,3> o (32,2,3):(32,16,4096)".parse().unwrap());
+    /// assert!(t.check_split(&[0, 1]).is_ok());
+    /// assert!(t.check_split(&[0, 7]).is_err()); // no mode 7
+    /// ```
+    pub fn check_split(&self, hoisted: &[usize]) -> GpuResult<()> {
+        let rank = self.rank();
+        if let Some(&m) = hoisted.iter().find(|&&m| m >= rank) {
+            return Err(GpuError::InvalidArgument(format!(
+                "offset split of {self}: mode {m} of a rank-{rank} tensor"
+            )));
+        }
+        match super::split::split_conflict(&self.layout, hoisted)? {
+            None => Ok(()),
+            Some(super::split::Conflict::Negative(a)) => Err(GpuError::InvalidArgument(format!(
+                "offset split of {self}: modes {a:?} reach negative offsets"
+            ))),
+            Some(super::split::Conflict::Shared { a, b, bits }) => {
+                Err(GpuError::InvalidArgument(format!(
+                    "offset split of {self} with hoisted modes {hoisted:?}: modes {a:?} and {b:?} \
+                     share bits {bits:#x} (before or after the swizzle), so their offsets do not \
+                     add"
+                )))
+            }
+        }
+    }
+
     /// The same tensor with another layout (same space, element type and origin).
     pub(crate) fn with_layout(&self, layout: ComposedLayout, origin: Origin) -> DeviceTensor {
         DeviceTensor {
