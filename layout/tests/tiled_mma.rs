@@ -304,3 +304,37 @@ fn the_gemm_accumulator_layout_is_a_permuted_tiled_mma() {
         }
     }
 }
+
+#[test]
+fn a_permutation_must_be_a_bijection_of_its_tile() {
+    // CuTe 0t_mma_atom.md ("TiledMMAs"): the permutation of a mode reorders the tile's
+    // coordinates, so it maps 0..size onto 0..size exactly once each. 16:2 reaches only the
+    // even rows up to 30 (twice the 16-row tile) and 16:0 only row 0: before this check the C
+    // TV layout of the first mapped 256 (thread, value) pairs onto 144 offsets of the 128-element
+    // tile (offsets outside it and offsets reached twice), checked here by its definition.
+    let atom = mma_atom("SM80_16x8x16_F32F16F16F32_TN").unwrap();
+    for bad in ["16:2", "16:0", "(8,2):(1,16)", "4:-1"] {
+        let err =
+            make_tiled_mma(&atom, &l("(1,1,1):(0,0,0)"), &[Some(l(bad)), None, None]).unwrap_err();
+        assert!(
+            err.message().contains("not a bijection") && err.message().contains(bad),
+            "{bad}: {err}"
+        );
+    }
+    // The admissible ones are bijections onto their size (permutations of a compact layout).
+    for good in ["16:1", "(8,2):(2,1)", "(2,8,2):(1,4,2)"] {
+        let mma = make_tiled_mma(&atom, &l("1:0"), &[Some(l(good))]).unwrap();
+        let c = mma.layout_c_tv().unwrap();
+        let tile = mma.tile_size(0).unwrap() * mma.tile_size(1).unwrap();
+        let mut offsets = c.offsets();
+        offsets.sort_unstable();
+        let each_once: Vec<i64> = (0..tile).collect();
+        assert_eq!(offsets, each_once, "{good}");
+    }
+    // The same in the expression language, as the finding was written.
+    for bad in ["16:2", "16:0"] {
+        let text = format!("make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN, (1,1,1), {bad}, _, _)");
+        let err = tessel_layout::expr::eval(&text).unwrap_err();
+        assert!(err.message().contains("not a bijection"), "{text}: {err}");
+    }
+}
