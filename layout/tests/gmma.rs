@@ -355,3 +355,38 @@ fn tma_box_mismatches_name_the_first_element() {
     );
     assert!(tma_box_layout(&[], 2, SwizzleMode::None).is_err());
 }
+
+#[test]
+fn huge_bases_and_offsets_are_errors_not_overflows() {
+    // An 8x8 fp32 K-major operand at byte i64::MAX: tile_base + 4 * offset overflows i64; the
+    // descriptor's start address is 14 bits of (bytes >> 4), so every such base is refused.
+    let op: ComposedLayout = "(8,8):(8,1)".parse().unwrap();
+    for (base, major) in [
+        (i64::MAX, None),
+        (i64::MAX, Some(Major::K)),
+        (i64::MIN, Some(Major::K)),
+        (i64::MAX - 64, Some(Major::K)),
+    ] {
+        let e = gmma_descriptor(&op, 4, base, major)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("byte"), "{base}: {e}");
+    }
+    // Offsets whose bytes overflow i64 inside the layout.
+    let far: ComposedLayout = "(8,8):(576460752303423488,1)".parse().unwrap();
+    let e = gmma_descriptor(&far, 4, 0, Some(Major::K))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("overflow") || e.contains("byte"), "{e}");
+    // GmmaDescriptor::address saturates instead of overflowing for fields no descriptor encodes.
+    let d = GmmaDescriptor {
+        major: Major::K,
+        mode: SwizzleMode::None,
+        start_address: i64::MAX,
+        leading_byte_offset: i64::MAX,
+        stride_byte_offset: i64::MAX,
+        base_offset: 0,
+    };
+    assert!(d.encode().is_err());
+    let _ = d.address(255, 31, 1);
+}
