@@ -84,14 +84,25 @@ pub fn atom_value(name: &str) -> Result<Value> {
     Err(unknown_atom(name))
 }
 
-/// The error for an unknown atom name, with the nearest names when there are some.
+/// The error for an unknown atom name, with the nearest names when there are some; for an
+/// element type the family does not take (or does not know), the family's reason.
 ///
 /// ```
-/// let err = tessel_layout::expr::atoms::unknown_atom("UniversalCopy<uint16>");
-/// assert_eq!(err.message(), "unknown atom 'UniversalCopy<uint16>'; did you mean \
-///            UniversalCopy<uint16_t>?");
+/// use tessel_layout::expr::atoms::unknown_atom;
+/// let err = unknown_atom("UniversalCopy<uint16>");
+/// assert!(err.message().contains("unknown element type `uint16`"), "{err}");
+/// let err = unknown_atom("SM80_CP_ASYNC_CACHEALWAYS<half_t>");
+/// assert!(err.message().contains("takes element types of 32, 64, 128 bits"), "{err}");
+/// let err = unknown_atom("SM75_U32x4_LDSM");
+/// assert_eq!(err.message(), "unknown atom 'SM75_U32x4_LDSM'; did you mean SM75_U32x4_LDSM_N?");
 /// ```
 pub fn unknown_atom(name: &str) -> Error {
+    // A known family with an element type it does not take: its own reason says why.
+    if let Err(e) = copy_atom(name)
+        && !e.message().contains("the known ones are")
+    {
+        return e;
+    }
     let near = nearest_atoms(name);
     let hint = if near.is_empty() {
         "; 'tessel atom --list' lists the atoms".to_string()
