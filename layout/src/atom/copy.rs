@@ -11,6 +11,7 @@
 use std::fmt;
 
 use super::AsmOperand;
+use super::tma::TmaParams;
 use crate::{Error, Layout, Result, upcast};
 
 /// Which side of a copy is shared memory.
@@ -142,6 +143,7 @@ pub struct CopyAtom {
     pub(crate) dst: Layout,
     pub(crate) reference: Layout,
     pub(crate) access: SmemAccess,
+    pub(crate) tma: Option<Box<TmaParams>>,
 }
 
 impl CopyAtom {
@@ -257,6 +259,27 @@ impl CopyAtom {
     /// ```
     pub fn access(&self) -> SmemAccess {
         self.access
+    }
+
+    /// The tensor map and coordinate bases of a TMA atom built for a tensor by
+    /// [`make_tma_copy`](crate::tiled::make_tma_copy) (CuTe's TMA traits hold them); `None` for
+    /// every other atom.
+    ///
+    /// ```
+    /// use tessel_layout::{atom::{copy_atom, TmaOp}, tiled::make_tma_copy};
+    /// assert!(copy_atom("SM90_TMA_LOAD").unwrap().tma().is_none());
+    /// let copy = make_tma_copy(TmaOp::Load, &"(64,64):(64,1)".parse().unwrap(),
+    ///     &"(64,64):(64,1)".parse().unwrap(), None, 1, 16).unwrap();
+    /// assert_eq!(copy.atom().atom().tma().unwrap().tensor_map().box_dims(), &[64, 64]);
+    /// ```
+    pub fn tma(&self) -> Option<&TmaParams> {
+        self.tma.as_deref()
+    }
+
+    /// The atom carrying `params` (a TMA atom sized for a tensor).
+    pub(crate) fn with_tma(mut self, params: TmaParams) -> CopyAtom {
+        self.tma = Some(Box::new(params));
+        self
     }
 
     /// CuTe's `Copy_Atom<Traits, T>` for elements of `value_bits` bits: the layouts upcast
@@ -423,6 +446,10 @@ impl TypedCopyAtom {
 
 impl fmt::Display for TypedCopyAtom {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Copy_Atom<{}, {}-bit>", self.atom.name, self.value_bits)
+        write!(f, "Copy_Atom<{}, {}-bit", self.atom.name, self.value_bits)?;
+        if let Some(tma) = &self.atom.tma {
+            write!(f, ", {tma}")?;
+        }
+        f.write_str(">")
     }
 }

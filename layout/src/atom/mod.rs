@@ -33,6 +33,7 @@ mod catalog;
 pub mod copy;
 mod element;
 pub mod mma;
+mod tma;
 
 use std::fmt;
 
@@ -43,6 +44,7 @@ pub use catalog::{
 pub use copy::{CopyAtom, SmemAccess, SmemSide, TypedCopyAtom};
 pub use element::{ELEMENT_TYPES, element_bits};
 pub use mma::{MmaAtom, OperandSource};
+pub use tma::TmaParams;
 
 /// The element types the MMA atoms take and produce.
 ///

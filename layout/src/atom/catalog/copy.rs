@@ -83,6 +83,7 @@ pub(super) fn matrix_atom(load: bool, matrices: u32, trans: bool) -> CopyAtom {
         dst,
         reference,
         access,
+        tma: None,
     }
 }
 
@@ -111,6 +112,7 @@ pub(super) fn movmatrix_atom() -> CopyAtom {
         dst: regs.clone(),
         reference: regs,
         access: SmemAccess::Registers,
+        tma: None,
     }
 }
 
@@ -135,6 +137,7 @@ fn one_thread_atom(
         dst: bits_layout.clone(),
         reference: bits_layout,
         access,
+        tma: None,
     }
 }
 
@@ -280,6 +283,7 @@ pub(super) fn bulk_auto_atom() -> CopyAtom {
         access: SmemAccess::Bulk {
             smem: SmemSide::Either,
         },
+        tma: None,
     }
 }
 
