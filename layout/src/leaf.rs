@@ -15,8 +15,10 @@
 //! expressions.
 //!
 //! Shapes are always integers (`IntTuple<i64>`); only strides take other leaves. One parser and
-//! one printer serve every leaf type: a leaf knows how to read itself at a
-//! [`Cursor`] and how to print itself.
+//! one printer serve every leaf type: a leaf knows how to read its own literal
+//! ([`Leaf::scan`]) and how to print itself, and the parser of [`parse`](crate::parse) reads the
+//! tuples and layouts around the leaves. (The leaves know nothing of the parser: `parse` uses
+//! `leaf`, never the other way round.)
 //!
 //! ```
 //! use tessel_layout::{Layout, codegen::SymInt, leaf::Leaf};
@@ -30,8 +32,7 @@
 use std::fmt;
 use std::hash::Hash;
 
-use crate::error::Result;
-use crate::parse::Cursor;
+use crate::error::{Error, ErrorKind, Result};
 
 /// A leaf type of the layout family: an integer, or something that may stand for one.
 ///
@@ -57,15 +58,28 @@ pub trait Leaf: Clone + fmt::Debug + fmt::Display + Eq + Hash + Ord + 'static {
     /// ```
     fn known(&self) -> Option<i64>;
 
-    /// Reads one leaf at the cursor (after whitespace); the error says what was expected.
+    /// What a leaf of this type is called where one is expected, for the parser's errors
+    /// ("expected an integer or '('").
     ///
     /// ```
-    /// use tessel_layout::{codegen::SymInt, leaf::Leaf, parse::Cursor};
-    /// assert_eq!(i64::parse_leaf(&mut Cursor::new(" -3")).unwrap(), -3);
-    /// assert_eq!(SymInt::parse_leaf(&mut Cursor::new("ld")).unwrap(), SymInt::Sym("ld".into()));
-    /// assert!(i64::parse_leaf(&mut Cursor::new("ld")).is_err());
+    /// use tessel_layout::{codegen::SymInt, leaf::Leaf};
+    /// assert_eq!(<i64 as Leaf>::EXPECTED, "an integer");
+    /// assert_eq!(SymInt::EXPECTED, "an integer, a symbol");
     /// ```
-    fn parse_leaf(c: &mut Cursor<'_>) -> Result<Self>;
+    const EXPECTED: &'static str;
+
+    /// The leaf whose literal starts at byte `start` of `text` and the byte after it; `None`
+    /// when no literal of this type starts there. A literal that cannot be a leaf (an integer
+    /// beyond `i64`) is an [`ErrorKind::Parse`] error spanning it.
+    ///
+    /// ```
+    /// use tessel_layout::{codegen::SymInt, leaf::Leaf};
+    /// assert_eq!(i64::scan("(-3,", 1).unwrap(), Some((-3, 3)));
+    /// assert_eq!(SymInt::scan("ld)", 0).unwrap(), Some((SymInt::Sym("ld".into()), 2)));
+    /// assert_eq!(i64::scan("ld", 0).unwrap(), None);
+    /// assert!(i64::scan("99999999999999999999", 0).is_err());
+    /// ```
+    fn scan(text: &str, start: usize) -> Result<Option<(Self, usize)>>;
 }
 
 impl Leaf for i64 {
@@ -77,11 +91,10 @@ impl Leaf for i64 {
         Some(*self)
     }
 
-    fn parse_leaf(c: &mut Cursor<'_>) -> Result<Self> {
-        match c.peek() {
-            Some(ch) if ch == '-' || ch.is_ascii_digit() => c.integer(),
-            _ => Err(c.error("an integer or '('")),
-        }
+    const EXPECTED: &'static str = "an integer";
+
+    fn scan(text: &str, start: usize) -> Result<Option<(Self, usize)>> {
+        integer_literal(text, start)
     }
 }
 
@@ -113,14 +126,13 @@ impl Leaf for SymInt {
         }
     }
 
-    fn parse_leaf(c: &mut Cursor<'_>) -> Result<Self> {
-        match c.peek() {
-            Some(ch) if ch == '-' || ch.is_ascii_digit() => Ok(SymInt::Int(c.integer()?)),
-            _ => match c.identifier() {
-                Some(name) => Ok(SymInt::Sym(name)),
-                None => Err(c.error("an integer, a symbol or '('")),
-            },
+    const EXPECTED: &'static str = "an integer, a symbol";
+
+    fn scan(text: &str, start: usize) -> Result<Option<(Self, usize)>> {
+        if let Some((v, end)) = integer_literal(text, start)? {
+            return Ok(Some((SymInt::Int(v), end)));
         }
+        Ok(identifier(text, start).map(|end| (SymInt::Sym(text[start..end].to_string()), end)))
     }
 }
 
@@ -131,4 +143,45 @@ impl fmt::Display for SymInt {
             SymInt::Sym(s) => f.write_str(s),
         }
     }
+}
+
+/// The optionally negative decimal literal at byte `start` of `text` and the byte after it;
+/// `None` when no digits follow (the one integer scanner of the notation parser, the leaf
+/// literals and the expression lexer).
+pub(crate) fn integer_literal(text: &str, start: usize) -> Result<Option<(i64, usize)>> {
+    let bytes = text.as_bytes();
+    let mut end = start;
+    if bytes.get(end) == Some(&b'-') {
+        end += 1;
+    }
+    let digits = end;
+    while bytes.get(end).is_some_and(u8::is_ascii_digit) {
+        end += 1;
+    }
+    if end == digits {
+        return Ok(None);
+    }
+    let literal = &text[start..end];
+    let value = literal.parse::<i64>().map_err(|_| {
+        Error::new(
+            ErrorKind::Parse,
+            format!("the integer {literal} does not fit in i64"),
+        )
+        .at(start..end)
+    })?;
+    Ok(Some((value, end)))
+}
+
+/// The byte after the identifier (`[A-Za-z_][A-Za-z0-9_]*`) at byte `start` of `text`, `None`
+/// when none starts there.
+pub(crate) fn identifier(text: &str, start: usize) -> Option<usize> {
+    let rest = &text[start..];
+    let first = rest.chars().next()?;
+    if !(first.is_ascii_alphabetic() || first == '_') {
+        return None;
+    }
+    let len = rest
+        .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
+        .unwrap_or(rest.len());
+    Some(start + len)
 }

@@ -23,7 +23,8 @@ use std::str::FromStr;
 use crate::error::{Error, ErrorKind, Result};
 use crate::int_tuple::IntTuple;
 use crate::layout::Layout;
-use crate::leaf::Leaf;
+pub(crate) use crate::leaf::integer_literal;
+use crate::leaf::{Leaf, identifier};
 
 /// The deepest nesting of parentheses, brackets and calls any parser of the crate accepts.
 ///
@@ -292,7 +293,28 @@ impl<'a> Cursor<'a> {
         if self.eat('(') {
             return self.nested(open, Cursor::tuple_rest);
         }
-        Ok(IntTuple::Int(L::parse_leaf(self)?))
+        Ok(IntTuple::Int(self.leaf()?))
+    }
+
+    /// Reads one leaf of type `L` (after whitespace): the literal [`Leaf::scan`] finds, or an
+    /// error saying what was expected.
+    ///
+    /// ```
+    /// use tessel_layout::{codegen::SymInt, parse::Cursor};
+    /// assert_eq!(Cursor::new(" -3").leaf::<i64>().unwrap(), -3);
+    /// assert_eq!(Cursor::new("ld").leaf::<SymInt>().unwrap(), SymInt::Sym("ld".into()));
+    /// let err = Cursor::new("ld").leaf::<i64>().unwrap_err();
+    /// assert_eq!(err.to_string(), "at 0: expected an integer or '(' but found 'l'");
+    /// ```
+    pub fn leaf<L: Leaf>(&mut self) -> Result<L> {
+        self.skip_ws();
+        match L::scan(self.text, self.pos)? {
+            Some((leaf, end)) => {
+                self.pos = end;
+                Ok(leaf)
+            }
+            None => Err(self.error(&format!("{} or '('", L::EXPECTED))),
+        }
     }
 
     /// The elements and the closing `)` of a tuple whose `(` is consumed.
@@ -356,16 +378,10 @@ impl<'a> Cursor<'a> {
     /// ```
     pub fn identifier(&mut self) -> Option<String> {
         self.skip_ws();
-        let rest = self.rest();
-        let first = rest.chars().next()?;
-        if !(first.is_ascii_alphabetic() || first == '_') {
-            return None;
-        }
-        let len = rest
-            .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
-            .unwrap_or(rest.len());
-        self.pos += len;
-        Some(rest[..len].to_string())
+        let end = identifier(self.text, self.pos)?;
+        let name = self.text[self.pos..end].to_string();
+        self.pos = end;
+        Some(name)
     }
 
     /// Consumes the word `word` (an identifier, so `o` does not match the start of `old`) if it
@@ -400,33 +416,6 @@ impl<'a> Cursor<'a> {
             Ok(())
         }
     }
-}
-
-/// The optionally negative decimal literal at byte `start` of `text` and the byte after it;
-/// `None` when no digits follow (the one scanner of the notation parser and the expression
-/// lexer).
-pub(crate) fn integer_literal(text: &str, start: usize) -> Result<Option<(i64, usize)>> {
-    let bytes = text.as_bytes();
-    let mut end = start;
-    if bytes.get(end) == Some(&b'-') {
-        end += 1;
-    }
-    let digits = end;
-    while bytes.get(end).is_some_and(u8::is_ascii_digit) {
-        end += 1;
-    }
-    if end == digits {
-        return Ok(None);
-    }
-    let literal = &text[start..end];
-    let value = literal.parse::<i64>().map_err(|_| {
-        Error::new(
-            ErrorKind::Parse,
-            format!("the integer {literal} does not fit in i64"),
-        )
-        .at(start..end)
-    })?;
-    Ok(Some((value, end)))
 }
 
 /// Runs `parse` on the whole of `text`: what it leaves unread, other than whitespace, is an
