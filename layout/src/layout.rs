@@ -32,9 +32,15 @@ use crate::leaf::{Leaf, SymInt};
 /// assert_eq!(l.cosize(), 32);
 /// assert_eq!(l.offset(1).unwrap(), 8); // index 1 is coordinate (1,0)
 /// ```
+///
+/// The leaf types are parameters of the one layout family (see [`leaf`](crate::leaf)): `L` for
+/// the stride, `E` for the shape. `Layout` is `Layout<i64, i64>`, the algebra's fast path;
+/// `Layout<SymInt>` has run-time symbols among its strides (the code emitter's input);
+/// [`TypedLayout`](crate::typed::TypedLayout) is `Layout<ScaledBasis, Integer>`, whose every leaf
+/// is a static or dynamic integer and whose strides may be basis elements.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Layout<L: Leaf = i64> {
-    shape: Shape,
+pub struct Layout<L: Leaf = i64, E: Leaf = i64> {
+    shape: IntTuple<E>,
     stride: IntTuple<L>,
 }
 
@@ -120,7 +126,18 @@ impl<L: Leaf> Layout<L> {
     /// let err = Layout::new(IntTuple::from_ints([4, 8]), IntTuple::Int(1)).unwrap_err();
     /// assert_eq!(err.kind(), ErrorKind::NotCongruent);
     /// ```
-    pub fn new(shape: Shape, stride: IntTuple<L>) -> Result<Layout<L>> {
+    ///
+    /// Both parts convert from integers and (nested) Rust tuples of integers, so
+    /// `Layout::new((4, 2), (1, 4))` is the layout `(4,2):(1,4)`:
+    ///
+    /// ```
+    /// use tessel_layout::Layout;
+    /// assert_eq!(Layout::new((4, 2), (1, 4)).unwrap().to_string(), "(4,2):(1,4)");
+    /// assert_eq!(Layout::new((4, (2, 3)), (1, (8, 16))).unwrap().size(), 24);
+    /// assert_eq!(Layout::new(8, 2).unwrap().to_string(), "8:2");
+    /// ```
+    pub fn new(shape: impl Into<Shape>, stride: impl Into<IntTuple<L>>) -> Result<Layout<L>> {
+        let (shape, stride) = (shape.into(), stride.into());
         // One pass that accepts exactly what the checks below accept; they run (and name the
         // failed condition) only when it does not.
         if is_valid_layout(&shape, &stride) {
@@ -145,13 +162,29 @@ impl<L: Leaf> Layout<L> {
         Ok(layout)
     }
 
+    /// Number of coordinates in the domain (product of the shape). Validated at construction.
+    ///
+    /// ```
+    /// let l = tessel_layout::Layout::col_major(&tessel_layout::IntTuple::from_ints([4, 8])).unwrap();
+    /// assert_eq!(l.size(), 32);
+    /// ```
+    pub const fn size(&self) -> i64 {
+        // The constructors checked that the product fits in i64.
+        match self.shape.checked_product() {
+            Some(size) => size,
+            None => i64::MAX,
+        }
+    }
+}
+
+impl<L: Leaf, E: Leaf> Layout<L, E> {
     /// The shape.
     ///
     /// ```
     /// let l = tessel_layout::Layout::vector(8, 2).unwrap();
     /// assert_eq!(l.shape().to_string(), "8");
     /// ```
-    pub fn shape(&self) -> &Shape {
+    pub fn shape(&self) -> &IntTuple<E> {
         &self.shape
     }
 
@@ -171,22 +204,8 @@ impl<L: Leaf> Layout<L> {
     /// let (s, d) = tessel_layout::Layout::vector(8, 2).unwrap().into_parts();
     /// assert_eq!((s.as_int(), d.as_int()), (Some(8), Some(2)));
     /// ```
-    pub fn into_parts(self) -> (Shape, IntTuple<L>) {
+    pub fn into_parts(self) -> (IntTuple<E>, IntTuple<L>) {
         (self.shape, self.stride)
-    }
-
-    /// Number of coordinates in the domain (product of the shape). Validated at construction.
-    ///
-    /// ```
-    /// let l = tessel_layout::Layout::col_major(&tessel_layout::IntTuple::from_ints([4, 8])).unwrap();
-    /// assert_eq!(l.size(), 32);
-    /// ```
-    pub const fn size(&self) -> i64 {
-        // The constructors checked that the product fits in i64.
-        match self.shape.checked_product() {
-            Some(size) => size,
-            None => i64::MAX,
-        }
     }
 
     /// Number of top-level modes.
@@ -993,7 +1012,7 @@ fn crd2idx_view(coord: View<'_>, shape: View<'_>, stride: View<'_>) -> Result<i6
     }
 }
 
-impl<L: Leaf> fmt::Display for Layout<L> {
+impl<L: Leaf, E: Leaf> fmt::Display for Layout<L, E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}", self.shape, self.stride)
     }

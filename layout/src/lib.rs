@@ -297,6 +297,7 @@ pub mod gmma;
 pub mod int_tuple;
 pub mod layout;
 pub mod leaf;
+pub mod make;
 pub mod parse;
 pub mod render;
 pub mod svg;

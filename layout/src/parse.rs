@@ -20,6 +20,7 @@
 
 use std::str::FromStr;
 
+use crate::algebra::Tiler;
 use crate::error::{Error, ErrorKind, Result};
 use crate::int_tuple::IntTuple;
 use crate::layout::Layout;
@@ -443,5 +444,87 @@ impl<L: Leaf> FromStr for Layout<L> {
 
     fn from_str(s: &str) -> Result<Self> {
         parse_whole(s, Cursor::layout_of)
+    }
+}
+
+impl Cursor<'_> {
+    /// Parses a tiler: a layout `shape:stride` (an integer `n` is `n:1`), a tuple of integers
+    /// and tuples (a by-mode tiler whose every integer `n` is `n:1`, as CuTe reads a shape used
+    /// as a tiler), or a by-mode tiler `[T0, T1, ...]` whose modes are tilers or `_` (keep the
+    /// mode): the notation [`Tiler`]'s `Display` writes.
+    ///
+    /// ```
+    /// use tessel_layout::parse::Cursor;
+    /// assert_eq!(Cursor::new("[3:4, _, 8:2]").tiler().unwrap().to_string(), "[3:4,_,8:2]");
+    /// assert_eq!(Cursor::new("(2,(3,4))").tiler().unwrap().to_string(), "[2:1,[3:1,4:1]]");
+    /// assert_eq!(Cursor::new("4:2").tiler().unwrap().to_string(), "4:2");
+    /// assert_eq!(Cursor::new("[_4:_1,_]").tiler().unwrap().to_string(), "[4:1,_]");
+    /// assert!(Cursor::new("[]").tiler().is_err());
+    /// ```
+    pub fn tiler(&mut self) -> Result<Tiler> {
+        self.skip_ws();
+        let open = self.pos;
+        if self.eat('[') {
+            return self.nested(open, |c| {
+                let mut modes = Vec::new();
+                loop {
+                    // `_` keeps the mode; `_4` is the static integer 4 starting a layout.
+                    c.skip_ws();
+                    let kept = c.rest().starts_with('_')
+                        && !c.rest()[1..].starts_with(|ch: char| ch == '-' || ch.is_ascii_digit());
+                    if kept {
+                        c.pos += 1;
+                        modes.push(None);
+                    } else {
+                        modes.push(Some(c.tiler()?));
+                    }
+                    if c.eat(']') {
+                        return Ok(Tiler::ByMode(modes));
+                    }
+                    c.expect(',', "',' or ']'")?;
+                }
+            });
+        }
+        let start = self.pos;
+        let shape = self.int_tuple()?;
+        let layout = if self.eat(':') {
+            let stride = self.int_tuple()?;
+            Layout::new(shape, stride)
+        } else if let IntTuple::Tuple(_) = shape {
+            return shape_tiler(&shape).map_err(|e| e.at(start..self.pos));
+        } else {
+            Layout::new(shape, 1)
+        };
+        layout.map(Tiler::Layout).map_err(|e| e.at(start..self.pos))
+    }
+}
+
+/// A shape read as a tiler: one mode per element, an integer `n` being `n:1`.
+fn shape_tiler(shape: &IntTuple) -> Result<Tiler> {
+    match shape {
+        IntTuple::Int(n) => Layout::new(*n, 1).map(Tiler::Layout),
+        IntTuple::Tuple(items) => items
+            .iter()
+            .map(|item| shape_tiler(&item).map(Some))
+            .collect::<Result<Vec<_>>>()
+            .map(Tiler::ByMode),
+    }
+}
+
+impl FromStr for Tiler {
+    type Err = Error;
+
+    /// See [`Cursor::tiler`].
+    ///
+    /// ```
+    /// use tessel_layout::{Layout, Tiler, logical_divide};
+    /// let t: Tiler = "[2:1, _]".parse().unwrap();
+    /// let a: Layout = "(4,3):(1,4)".parse().unwrap();
+    /// assert_eq!(logical_divide(&a, &t).unwrap().to_string(), "((2,2),3):((1,2),4)");
+    /// assert_eq!(t.to_string().parse::<Tiler>().unwrap(), t);
+    /// assert!("[2:1,".parse::<Tiler>().is_err());
+    /// ```
+    fn from_str(s: &str) -> Result<Self> {
+        parse_whole(s, Cursor::tiler)
     }
 }
