@@ -28,6 +28,7 @@ use smallvec::SmallVec;
 use crate::error::{Error, Result, checked_add};
 use crate::leaf::Leaf;
 
+pub mod arith;
 pub(crate) mod store;
 
 use store::Store;

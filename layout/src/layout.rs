@@ -17,8 +17,8 @@
 
 use std::fmt;
 
-use crate::error::{Error, Result, checked_add, checked_mul};
-use crate::int_tuple::{Coord, IntTuple, Leaves, Modes, Shape, Stride, View};
+use crate::error::{Error, Result, checked_add};
+use crate::int_tuple::{Coord, IntTuple, Leaves, Modes, Shape, Stride};
 use crate::leaf::{Leaf, SymInt};
 
 /// A CuTe layout `Shape:Stride`. Shape and stride are congruent; every shape leaf is positive;
@@ -36,8 +36,8 @@ use crate::leaf::{Leaf, SymInt};
 /// The leaf types are parameters of the one layout family (see [`leaf`](crate::leaf)): `L` for
 /// the stride, `E` for the shape. `Layout` is `Layout<i64, i64>`, the algebra's fast path;
 /// `Layout<SymInt>` has run-time symbols among its strides (the code emitter's input);
-/// [`TypedLayout`](crate::typed::TypedLayout) is `Layout<ScaledBasis, Integer>`, whose every leaf
-/// is a static or dynamic integer and whose strides may be basis elements.
+/// `Layout<ScaledBasis, Integer>` (held by [`TypedLayout`](crate::typed::TypedLayout)) has a static
+/// or dynamic integer at every leaf, and basis elements among its strides.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Layout<L: Leaf = i64, E: Leaf = i64> {
     shape: IntTuple<E>,
@@ -178,6 +178,13 @@ impl<L: Leaf> Layout<L> {
 }
 
 impl<L: Leaf, E: Leaf> Layout<L, E> {
+    /// `shape:stride` as given, for the constructors of the other leaf families that check
+    /// their own conditions (the typed layouts).
+    #[inline]
+    pub(crate) fn from_parts_unchecked(shape: IntTuple<E>, stride: IntTuple<L>) -> Layout<L, E> {
+        Layout { shape, stride }
+    }
+
     /// The shape.
     ///
     /// ```
@@ -969,47 +976,7 @@ fn slice_modes(coord: &SliceCoord, shape: &IntTuple, stride: &IntTuple) -> Resul
 /// assert_eq!(crd2idx(&IntTuple::Int(5), &shape, &stride).unwrap(), 8 + 1);
 /// ```
 pub fn crd2idx(coord: &Coord, shape: &Shape, stride: &Stride) -> Result<i64> {
-    crd2idx_view(coord.view(), shape.view(), stride.view())
-}
-
-/// [`crd2idx`] on borrowed views.
-fn crd2idx_view(coord: View<'_>, shape: View<'_>, stride: View<'_>) -> Result<i64> {
-    match (coord, shape, stride) {
-        (View::Tuple(cs), View::Tuple(ss), View::Tuple(ds)) => {
-            if cs.len() != ss.len() {
-                return Err(Error::new(
-                    crate::ErrorKind::NotCongruent,
-                    format!("coordinate {coord} does not match the rank of shape {shape}"),
-                ));
-            }
-            cs.zip(ss).zip(ds).try_fold(0i64, |acc, ((c, s), d)| {
-                checked_add(acc, crd2idx_view(c, s, d)?, "crd2idx")
-            })
-        }
-        (View::Tuple(_), View::Int(_), _) => Err(Error::new(
-            crate::ErrorKind::NotCongruent,
-            format!("coordinate {coord} is deeper than the shape {shape}"),
-        )),
-        (View::Int(c), _, _) => {
-            let size = shape.product()?;
-            if !(0..size).contains(c) {
-                return Err(Error::invalid(format!(
-                    "coordinate {c} is outside 0..{size} of the mode {shape}"
-                )));
-            }
-            let mut rest = *c;
-            let mut off = 0i64;
-            for (&s, &d) in shape.leaves().zip(stride.leaves()) {
-                let term = checked_mul(rest % s, d, "crd2idx")?;
-                off = checked_add(off, term, "crd2idx")?;
-                rest /= s;
-            }
-            Ok(off)
-        }
-        (View::Tuple(_), View::Tuple(_), View::Int(_)) => {
-            Err(Error::invalid("internal: shape and stride not congruent"))
-        }
-    }
+    crate::coord::crd2idx_view(coord.view(), shape.view(), stride.view())
 }
 
 impl<L: Leaf, E: Leaf> fmt::Display for Layout<L, E> {

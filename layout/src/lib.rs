@@ -287,9 +287,11 @@
 pub mod algebra;
 pub mod atom;
 pub mod bank;
+pub mod basis;
 pub mod budget;
 pub mod codegen;
 pub mod composed;
+pub mod coord;
 pub mod error;
 pub mod expr;
 pub mod f2;
@@ -300,11 +302,13 @@ pub mod leaf;
 pub mod make;
 pub mod parse;
 pub mod render;
+pub mod static_int;
 pub mod svg;
 pub mod swizzle;
 pub mod synth;
 pub mod tensor;
 pub mod tiled;
+pub mod typed;
 pub mod verify;
 
 pub use algebra::*;

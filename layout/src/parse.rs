@@ -21,11 +21,15 @@
 use std::str::FromStr;
 
 use crate::algebra::Tiler;
+use crate::basis::ScaledBasis;
 use crate::error::{Error, ErrorKind, Result};
 use crate::int_tuple::IntTuple;
-use crate::layout::Layout;
+use crate::layout::{Layout, SliceCoord};
 pub(crate) use crate::leaf::integer_literal;
 use crate::leaf::{Leaf, identifier};
+use crate::static_int::Integer;
+use crate::typed::TypedLayout;
+use crate::typed::algebra::TypedTiler;
 
 /// The deepest nesting of parentheses, brackets and calls any parser of the crate accepts.
 ///
@@ -526,5 +530,154 @@ impl FromStr for Tiler {
     /// ```
     fn from_str(s: &str) -> Result<Self> {
         parse_whole(s, Cursor::tiler)
+    }
+}
+
+impl Cursor<'_> {
+    /// Parses a typed layout `shape:stride` whose leaves are static (`_4`) or dynamic (`4`)
+    /// integers and whose strides may be basis elements (`_1@0`), or a bare shape: its compact
+    /// column-major layout with CuTe's kinds ([`TypedLayout::compact`]).
+    ///
+    /// ```
+    /// use tessel_layout::parse::Cursor;
+    /// assert_eq!(Cursor::new("(_2,4)").typed_layout().unwrap().to_string(), "(_2,4):(_1,_2)");
+    /// assert_eq!(Cursor::new("(4,8):(_1@0,_1@1)").typed_layout().unwrap().to_string(), "(4,8):(_1@0,_1@1)");
+    /// assert!(Cursor::new("(_0,4)").typed_layout().is_err());
+    /// ```
+    pub fn typed_layout(&mut self) -> Result<TypedLayout> {
+        self.skip_ws();
+        let start = self.pos;
+        let shape = self.tuple_of::<Integer>()?;
+        let layout = if self.eat(':') {
+            let stride = self.tuple_of::<ScaledBasis>()?;
+            TypedLayout::new(shape, stride)
+        } else {
+            TypedLayout::compact(&shape)
+        };
+        layout.map_err(|e| e.at(start..self.pos))
+    }
+
+    /// Parses a typed tiler: a typed layout (an integer `n` is `n:_1`), a tuple of integers
+    /// and tuples (a by-mode tiler whose every integer `n` is `n:_1`), or `[T0, T1, ...]`.
+    ///
+    /// ```
+    /// use tessel_layout::parse::Cursor;
+    /// assert_eq!(Cursor::new("[_128:_1, _32:_1]").typed_tiler().unwrap().to_string(), "[_128:_1,_32:_1]");
+    /// assert_eq!(Cursor::new("(_2,4)").typed_tiler().unwrap().to_string(), "[_2:_1,4:_1]");
+    /// ```
+    pub fn typed_tiler(&mut self) -> Result<TypedTiler> {
+        self.skip_ws();
+        let open = self.pos;
+        if self.eat('[') {
+            return self.nested(open, |c| {
+                let mut modes = Vec::new();
+                loop {
+                    modes.push(c.typed_tiler()?);
+                    if c.eat(']') {
+                        return Ok(TypedTiler::ByMode(modes));
+                    }
+                    c.expect(',', "',' or ']'")?;
+                }
+            });
+        }
+        let start = self.pos;
+        let shape = self.tuple_of::<Integer>()?;
+        if self.eat(':') {
+            let stride = self.tuple_of::<ScaledBasis>()?;
+            return TypedLayout::new(shape, stride)
+                .map(|l| TypedTiler::Layout(Box::new(l)))
+                .map_err(|e| e.at(start..self.pos));
+        }
+        typed_shape_tiler(&shape).map_err(|e| e.at(start..self.pos))
+    }
+}
+
+/// A typed shape read as a tiler: one mode per element, an integer `n` being `n:_1`.
+fn typed_shape_tiler(shape: &IntTuple<Integer>) -> Result<TypedTiler> {
+    match shape {
+        IntTuple::Int(_) => TypedLayout::compact(shape).map(|l| TypedTiler::Layout(Box::new(l))),
+        IntTuple::Tuple(items) => items
+            .iter()
+            .map(|item| typed_shape_tiler(&item))
+            .collect::<Result<Vec<_>>>()
+            .map(TypedTiler::ByMode),
+    }
+}
+
+impl FromStr for TypedLayout {
+    type Err = Error;
+
+    /// See [`Cursor::typed_layout`].
+    ///
+    /// ```
+    /// use tessel_layout::typed::TypedLayout;
+    /// let l: TypedLayout = "(_4,(8,_2)):(_1,(_4,32))".parse().unwrap();
+    /// assert_eq!(l.to_string(), "(_4,(8,_2)):(_1,(_4,32))");
+    /// ```
+    fn from_str(s: &str) -> Result<Self> {
+        parse_whole(s, Cursor::typed_layout)
+    }
+}
+
+impl FromStr for TypedTiler {
+    type Err = Error;
+
+    /// See [`Cursor::typed_tiler`].
+    fn from_str(s: &str) -> Result<Self> {
+        parse_whole(s, Cursor::typed_tiler)
+    }
+}
+
+impl Cursor<'_> {
+    /// Parses a slicing coordinate: an integer fixes a mode, `_` keeps it, a tuple holds one
+    /// coordinate per mode (CuTe's `make_coord(_, 1)` is `(_,1)`).
+    ///
+    /// ```
+    /// use tessel_layout::parse::Cursor;
+    /// assert_eq!(Cursor::new("(_, (1, _))").slice_coord().unwrap().to_string(), "(_,(1,_))");
+    /// assert_eq!(Cursor::new("_3").slice_coord().unwrap().to_string(), "3");
+    /// ```
+    pub fn slice_coord(&mut self) -> Result<SliceCoord> {
+        self.skip_ws();
+        let open = self.pos;
+        if self.eat('(') {
+            return self.nested(open, |c| {
+                let mut parts = Vec::new();
+                if c.eat(')') {
+                    return Ok(SliceCoord::Tuple(parts));
+                }
+                loop {
+                    parts.push(c.slice_coord()?);
+                    if c.eat(')') {
+                        return Ok(SliceCoord::Tuple(parts));
+                    }
+                    c.expect(',', "',' or ')'")?;
+                }
+            });
+        }
+        let rest = self.rest();
+        if rest.starts_with('_')
+            && !rest[1..].starts_with(|ch: char| ch == '-' || ch.is_ascii_digit())
+        {
+            self.pos += 1;
+            return Ok(SliceCoord::All);
+        }
+        self.leaf::<i64>().map(SliceCoord::Index)
+    }
+}
+
+impl FromStr for SliceCoord {
+    type Err = Error;
+
+    /// See [`Cursor::slice_coord`].
+    ///
+    /// ```
+    /// use tessel_layout::{Layout, SliceCoord};
+    /// let l: Layout = "(4,8):(1,4)".parse().unwrap();
+    /// let c: SliceCoord = "(_,3)".parse().unwrap();
+    /// assert_eq!(l.slice(&c).unwrap(), ("(4):(1)".parse().unwrap(), 12));
+    /// ```
+    fn from_str(s: &str) -> Result<Self> {
+        parse_whole(s, Cursor::slice_coord)
     }
 }
