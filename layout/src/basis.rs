@@ -28,7 +28,7 @@ use smallvec::SmallVec;
 use crate::error::{Error, ErrorKind, Result};
 use crate::int_tuple::IntTuple;
 use crate::leaf::{Leaf, integer_literal, integer_token};
-use crate::static_int::{Integer, Num};
+use crate::static_int::Integer;
 
 /// A mode path, outermost first.
 pub type Path = SmallVec<[u16; 3]>;
@@ -247,48 +247,5 @@ pub fn basis_like<T: Leaf>(shape: &IntTuple<T>) -> IntTuple<ScaledBasis> {
         // is the integer 1, the identity of a 1-D domain).
         IntTuple::Int(_) => IntTuple::Int(ScaledBasis::from(Integer::Static(1))),
         _ => go(shape, &mut Vec::new()),
-    }
-}
-
-/// The sum of two coordinates, elementwise, the shorter padded with `_0` (CuTe's
-/// `ArithmeticTuple` `operator+`); integers add as integers.
-///
-/// ```
-/// use tessel_layout::{IntTuple, basis::coord_sum, static_int::Integer};
-/// let a: IntTuple<Integer> = "(_1)".parse().unwrap();
-/// let b: IntTuple<Integer> = "(_0,2)".parse().unwrap();
-/// assert_eq!(coord_sum(&a, &b).unwrap().to_string(), "(_1,2)");
-/// ```
-pub fn coord_sum<N: Num>(a: &IntTuple<N>, b: &IntTuple<N>) -> Result<IntTuple<N>> {
-    match (a, b) {
-        (IntTuple::Int(x), IntTuple::Int(y)) => Ok(IntTuple::Int(x.plus(*y)?)),
-        (IntTuple::Tuple(xs), IntTuple::Tuple(ys)) => {
-            let (xs, ys) = (xs.to_vec(), ys.to_vec());
-            let zero = IntTuple::Int(N::constant(0));
-            (0..xs.len().max(ys.len()))
-                .map(|i| {
-                    let x = xs.get(i).unwrap_or(&zero);
-                    let y = ys.get(i).unwrap_or(&zero);
-                    match (x, y) {
-                        // `_0` (padding) plus a tuple is the tuple.
-                        (IntTuple::Int(z), t @ IntTuple::Tuple(_))
-                        | (t @ IntTuple::Tuple(_), IntTuple::Int(z))
-                            if z.is_static() && z.value() == 0 =>
-                        {
-                            Ok(t.clone())
-                        }
-                        _ => coord_sum(x, y),
-                    }
-                })
-                .collect::<Result<Vec<_>>>()
-                .map(|v| IntTuple::Tuple(v.into()))
-        }
-        (IntTuple::Int(z), t) | (t, IntTuple::Int(z)) if z.is_static() && z.value() == 0 => {
-            Ok(t.clone())
-        }
-        _ => Err(Error::new(
-            ErrorKind::NotCongruent,
-            format!("cannot add the integer and the coordinate of {a} + {b}"),
-        )),
     }
 }

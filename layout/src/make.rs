@@ -213,3 +213,53 @@ pub fn make_tile<T: TileMode>(modes: impl IntoIterator<Item = T>) -> Result<Tile
         .collect::<Result<Vec<_>>>()
         .map(Tiler::ByMode)
 }
+
+/// CuTe's `make_layout_like(layout)`: the compact layout of `layout`'s shape whose modes are
+/// ordered as `layout`'s strides order them, keeping its zero strides (CuTe keeps its static
+/// zeros; the plain family's leaves are values, so every zero). A layout with distinct nonzero
+/// strides becomes the compact layout that visits its modes in the same order.
+///
+/// ```
+/// use tessel_layout::{Layout, make::make_layout_like};
+/// // CuTe include/cute/layout.hpp (CUTLASS v4.2.1): make_layout_like of
+/// // (_2,_2,_2,_2):(_0,_2,_4,_1) is (_2,_2,_2,_2):(_0,_2,_4,_1).
+/// let l: Layout = "(2,2,2,2):(0,2,4,1)".parse().unwrap();
+/// assert_eq!(make_layout_like(&l).unwrap().to_string(), "(2,2,2,2):(0,2,4,1)");
+/// let row: Layout = "(4,8):(80,2)".parse().unwrap();
+/// assert_eq!(make_layout_like(&row).unwrap().to_string(), "(4,8):(8,1)");
+/// ```
+pub fn make_layout_like(layout: &Layout) -> Result<Layout> {
+    use crate::int_tuple::arith::{compact_order, filter_zeros};
+    let shape = filter_zeros(layout.stride(), layout.shape())?;
+    let stride = compact_order(&shape, layout.stride())?;
+    Layout::new(layout.shape().clone(), stride)
+}
+
+/// CuTe's `domain_distribute(a, b)` (`include/cute/layout.hpp`): a layout of `b` elements
+/// (or fewer) of the shape `a`, spread over `a`'s modes from the left, ordered and
+/// surjective: each flat mode of `a` gives `gcd(a_i, rest)` elements, and the strides are `a`'s
+/// compact column-major ones; the result is coalesced.
+///
+/// ```
+/// use tessel_layout::{IntTuple, make::domain_distribute};
+/// // The example in CuTe include/cute/layout.hpp: 6 elements of (15,14) are (3,2):(1,15).
+/// let r = domain_distribute(&IntTuple::from((15, 14)), &IntTuple::Int(6)).unwrap();
+/// assert_eq!(r.to_string(), "(3,2):(1,15)");
+/// ```
+pub fn domain_distribute(a: &Shape, b: &Shape) -> Result<Layout> {
+    use crate::leaf::Num;
+    let flat = a.flatten();
+    let mut rest = b.product()?;
+    let mut extents = Vec::new();
+    for &s in flat.iter_leaves() {
+        let g = s.gcd(rest);
+        extents.push(g);
+        rest = if g == 0 { rest } else { rest / g };
+    }
+    let stride = crate::int_tuple::arith::compact_col_major(&flat, 1i64)?;
+    let shape = match flat {
+        IntTuple::Int(_) => IntTuple::Int(extents[0]),
+        IntTuple::Tuple(_) => IntTuple::from_ints(extents),
+    };
+    crate::algebra::coalesce(&Layout::new(shape, stride)?)
+}

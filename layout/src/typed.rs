@@ -488,6 +488,58 @@ impl TypedLayout {
     }
 }
 
+impl TypedLayout {
+    /// CuTe's `dice(coord, layout)`: the modes `coord` fixes (see [`crate::coord::dice`]).
+    ///
+    /// ```
+    /// use tessel_layout::typed::TypedLayout;
+    /// let l: TypedLayout = "(_4,8,_2):(_1,_4,32)".parse().unwrap();
+    /// assert_eq!(l.dice(&"(_,3,1)".parse().unwrap()).unwrap().to_string(), "(8,_2):(_4,32)");
+    /// ```
+    pub fn dice(&self, coord: &SliceCoord) -> Result<TypedLayout> {
+        TypedLayout::new(
+            crate::coord::dice(coord, self.shape())?,
+            crate::coord::dice(coord, self.stride())?,
+        )
+    }
+
+    /// CuTe's `make_layout_like(layout)`: the compact layout of the shape, its modes ordered as
+    /// the strides order them (dynamic strides after every static one, in their positions), its
+    /// static zero strides kept ([`crate::make::make_layout_like`] on values).
+    ///
+    /// ```
+    /// use tessel_layout::typed::TypedLayout;
+    /// // CuTe include/cute/layout.hpp (CUTLASS v4.2.1): the two examples of make_layout_like.
+    /// let a: TypedLayout = "(_2,_2,_2,_2):(_0,_2,_4,_1)".parse().unwrap();
+    /// assert_eq!(a.make_layout_like().unwrap().to_string(), "(_2,_2,_2,_2):(_0,_2,_4,_1)");
+    /// let b: TypedLayout = "(2,3,4,5):(_0,42,_1,_0)".parse().unwrap();
+    /// assert_eq!(b.make_layout_like().unwrap().to_string(), "(2,3,4,5):(_0,4,_1,_0)");
+    /// ```
+    pub fn make_layout_like(&self) -> Result<TypedLayout> {
+        use crate::int_tuple::arith::{compact_order, filter_zeros};
+        let stride = self.integer_stride("make_layout_like")?;
+        let shape = filter_zeros(&stride, self.shape())?;
+        let compact = compact_order(&shape, &stride)?;
+        TypedLayout::new(
+            self.shape().clone(),
+            compact.map(&mut |v| ScaledBasis::from(*v)),
+        )
+    }
+
+    /// The stride as integers; an error naming `what` for basis strides.
+    pub(crate) fn integer_stride(&self, what: &str) -> Result<IntTuple<Integer>> {
+        self.stride().map_to(&mut |d| {
+            if d.is_integer() {
+                Ok(d.value())
+            } else {
+                Err(invalid(format!(
+                    "{what} of {self}: defined for integer strides, not the basis stride {d}"
+                )))
+            }
+        })
+    }
+}
+
 /// Slices `layout` at `coord`, pushing the kept modes (CuTe's lift: the modes kept inside a
 /// sub-tuple join the enclosing level) and adding the fixed modes' value to `offset`.
 fn slice_into(

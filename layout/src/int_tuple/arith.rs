@@ -451,8 +451,9 @@ pub fn filter_zeros<N: Num>(a: &IntTuple<N>, b: &IntTuple<N>) -> Result<IntTuple
 }
 
 /// CuTe's `compact_col_major(shape, current)`: the stride that enumerates `shape` compactly,
-/// leftmost mode fastest, starting at `current` (CuTe's default `_1`); a static extent `_1` gets
-/// the stride `_0`.
+/// leftmost mode fastest, starting at `current` (CuTe's default `_1`); an extent 1 that is
+/// decidable ([`Num::is_decidable`]: a static `_1`, or any 1 of the plain family) gets the
+/// stride `_0`.
 ///
 /// ```
 /// use tessel_layout::{IntTuple, int_tuple::arith::compact_col_major, static_int::Integer};
@@ -491,7 +492,7 @@ fn compact_leaves<N: Num>(
 ) -> Result<IntTuple<N>> {
     match shape {
         IntTuple::Int(s) => {
-            if s.is_static() && s.value() == 1 {
+            if s.is_decidable() && s.value() == 1 {
                 return Ok(IntTuple::Int(N::constant(0)));
             }
             let here = *running;
