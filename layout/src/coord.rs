@@ -31,7 +31,6 @@ use std::cmp::Ordering;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::int_tuple::{IntTuple, View, arith::product};
-use crate::layout::{Layout, SliceCoord};
 use crate::leaf::Num;
 
 fn rank_mismatch(coord: &impl std::fmt::Display, shape: &impl std::fmt::Display) -> Error {
@@ -537,65 +536,4 @@ fn ordered<N: Num>(a: &IntTuple<N>, b: &IntTuple<N>, reverse: bool) -> Result<Or
             format!("comparing {a} and {b}: an integer meets a tuple"),
         )),
     }
-}
-
-/// CuTe's `dice(coord, t)` (`include/cute/underscore.hpp`): the elements of `t` that `coord`
-/// fixes, the complement of slicing. Where `coord` is `_` the element is dropped, where it is an
-/// integer the element is kept; the kept elements of nested coordinates join the enclosing level
-/// (as slicing lifts kept modes). A coordinate that is an integer keeps all of `t`.
-///
-/// ```
-/// use tessel_layout::{IntTuple, coord::dice};
-/// let t = IntTuple::from((4, 8, (2, 3)));
-/// assert_eq!(dice(&"(1,_,(_,2))".parse().unwrap(), &t).unwrap().to_string(), "(4,3)");
-/// assert_eq!(dice(&"(_,0,_)".parse().unwrap(), &t).unwrap().to_string(), "(8)");
-/// assert_eq!(dice(&"5".parse().unwrap(), &t).unwrap(), t);
-/// ```
-pub fn dice<L: crate::leaf::Leaf>(coord: &SliceCoord, t: &IntTuple<L>) -> Result<IntTuple<L>> {
-    match coord {
-        SliceCoord::Tuple(_) => {
-            let mut kept = Vec::new();
-            lift_dice(coord, t, &mut kept)?;
-            Ok(IntTuple::Tuple(kept.into()))
-        }
-        SliceCoord::All => Ok(IntTuple::tuple([])),
-        SliceCoord::Index(_) => Ok(t.clone()),
-    }
-}
-
-fn lift_dice<L: crate::leaf::Leaf>(
-    coord: &SliceCoord,
-    t: &IntTuple<L>,
-    kept: &mut Vec<IntTuple<L>>,
-) -> Result<()> {
-    match coord {
-        SliceCoord::Tuple(parts) => {
-            let IntTuple::Tuple(items) = t else {
-                return Err(too_deep(coord, t));
-            };
-            if parts.len() != items.len() {
-                return Err(rank_mismatch(coord, t));
-            }
-            for (c, item) in parts.iter().zip(items.iter()) {
-                lift_dice(c, &item, kept)?;
-            }
-            Ok(())
-        }
-        SliceCoord::All => Ok(()),
-        SliceCoord::Index(_) => {
-            kept.push(t.clone());
-            Ok(())
-        }
-    }
-}
-
-/// CuTe's `dice(coord, layout)`: the layout of the shape and stride `coord` dices.
-///
-/// ```
-/// use tessel_layout::{Layout, coord::dice_layout};
-/// let l: Layout = "(4,8,2):(1,4,32)".parse().unwrap();
-/// assert_eq!(dice_layout(&"(_,3,1)".parse().unwrap(), &l).unwrap().to_string(), "(8,2):(4,32)");
-/// ```
-pub fn dice_layout(coord: &SliceCoord, layout: &Layout) -> Result<Layout> {
-    Layout::new(dice(coord, layout.shape())?, dice(coord, layout.stride())?)
 }

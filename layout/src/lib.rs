@@ -292,6 +292,7 @@ pub mod budget;
 pub mod codegen;
 pub mod composed;
 pub mod coord;
+pub mod dice;
 pub mod error;
 pub mod expr;
 pub mod f2;

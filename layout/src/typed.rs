@@ -489,7 +489,7 @@ impl TypedLayout {
 }
 
 impl TypedLayout {
-    /// CuTe's `dice(coord, layout)`: the modes `coord` fixes (see [`crate::coord::dice`]).
+    /// CuTe's `dice(coord, layout)`: the modes `coord` fixes (see [`crate::dice::dice`]).
     ///
     /// ```
     /// use tessel_layout::typed::TypedLayout;
@@ -498,8 +498,8 @@ impl TypedLayout {
     /// ```
     pub fn dice(&self, coord: &SliceCoord) -> Result<TypedLayout> {
         TypedLayout::new(
-            crate::coord::dice(coord, self.shape())?,
-            crate::coord::dice(coord, self.stride())?,
+            crate::dice::dice(coord, self.shape())?,
+            crate::dice::dice(coord, self.stride())?,
         )
     }
 
