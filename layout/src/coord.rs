@@ -129,7 +129,7 @@ fn split_index<N: Num>(i: N, shape: View<'_, N>) -> Result<IntTuple<N>> {
 }
 
 /// CuTe's `idx2crd(idx, shape, stride)`: the coordinate whose every leaf is
-/// `(idx / stride) % shape` (a static extent `_1` gives `_0`), mode by mode for a tuple `idx`;
+/// `(idx / stride) % shape` (an extent 1 that is decidable, a static `_1` or a plain 1, gives `_0`), mode by mode for a tuple `idx`;
 /// an integer stride stands for the compact column-major stride starting there. This inverts
 /// `crd2idx(c, shape, stride)` for compact layouts only (CuTe's own note), and reduces every
 /// leaf modulo its extent by definition.
@@ -176,7 +176,9 @@ pub fn idx2crd_strided<N: Num>(
             idx2crd_strided(idx, shape, &compact)
         }
         (IntTuple::Int(i), IntTuple::Int(s), IntTuple::Int(d)) => {
-            if s.is_static() && s.value() == 1 {
+            // CuTe skips the (possibly stride-0) division for a static `_1` extent; the plain
+            // family for every extent 1 (whose compact stride is 0).
+            if s.is_decidable() && s.value() == 1 {
                 return Ok(IntTuple::Int(N::constant(0)));
             }
             i.quotient(*d)?.remainder(*s).map(IntTuple::Int)

@@ -283,7 +283,7 @@ pub const FUNCTIONS: &[Function] = &[
         1,
         2,
         "the column-major compact stride of S (from start, default _1)",
-        |a| by_num(a, compact::<i64, false>, compact::<Integer, false>),
+        compact::<false>,
     ),
     f(
         "compact_row_major",
@@ -291,7 +291,7 @@ pub const FUNCTIONS: &[Function] = &[
         1,
         2,
         "the row-major compact stride of S (from start, default _1)",
-        |a| by_num(a, compact::<i64, true>, compact::<Integer, true>),
+        compact::<true>,
     ),
     f(
         "make_layout_like",
@@ -493,7 +493,10 @@ fn evenly_divides<N: EvalNum>(a: &Args<'_>) -> Result<Value> {
     arith::evenly_divides(&N::arg(a, 0)?, &N::arg(a, 1)?).map(Value::Bool)
 }
 
-fn compact<N: EvalNum, const ROW: bool>(a: &Args<'_>) -> Result<Value> {
+/// CuTe's compact strides start at `_1` and give a static `_1` extent `_0`: computed with kinds
+/// whatever the arguments' are.
+fn compact<const ROW: bool>(a: &Args<'_>) -> Result<Value> {
+    type N = Integer;
     let shape = N::arg(a, 0)?;
     let start = if a.len() == 2 {
         match N::arg(a, 1)? {

@@ -218,14 +218,16 @@ fn statically_continues(extent: Integer, stride: &ScaledBasis, next: &ScaledBasi
 /// The modes of `A` as tessel's composition reads it (`Extended` in the plain algebra): every
 /// mode but the last coalesced by value (extent-1 modes dropped, `s0:d0 ++ s1:s0*d0` merged,
 /// here within one basis direction), then the last merged into the one before when it continues
-/// it. Each mode keeps whether its extent and its stride are static (a merged mode's only when
-/// all its parts are).
+/// it. Each mode keeps which of its parts are static: its extent and its stride (a merged mode's
+/// only when all its parts are, and the decision to merge the next leaf or not is static), and
+/// whether everything before it is (the extents, and every decision to drop or merge a leaf).
 #[derive(Clone, Debug)]
 struct Run {
     extent: i64,
     stride: ScaledBasis,
     extent_static: bool,
     stride_static: bool,
+    prefix_static: bool,
 }
 
 fn runs_of(a: &TypedLayout) -> Vec<Run> {
@@ -236,9 +238,23 @@ fn runs_of(a: &TypedLayout) -> Vec<Run> {
         .zip(a.stride().iter_leaves().cloned())
         .collect();
     let mut runs: Vec<Run> = Vec::new();
+    let mut prefix_static = true;
     let n = leaves.len();
     for (k, (s, d)) in leaves.into_iter().enumerate() {
         let last = k + 1 == n;
+        // Whether dropping or merging this leaf is decided by static leaves only; if not, the
+        // mode before it may absorb it and every mode after it may move.
+        // (The last leaf is never dropped; a leaf merges only into a mode before it.)
+        let decided = (last || s.is_static())
+            && runs.last().is_none_or(|prev| {
+                prev.extent_static && prev.stride_static && d.value().is_static()
+            });
+        if !decided {
+            if let Some(prev) = runs.last_mut() {
+                prev.extent_static = false;
+            }
+            prefix_static = false;
+        }
         if s.value() == 1 && !last {
             continue;
         }
@@ -249,6 +265,7 @@ fn runs_of(a: &TypedLayout) -> Vec<Run> {
                 prev.extent = prev.extent.saturating_mul(s.value());
                 prev.extent_static &= s.is_static();
                 prev.stride_static &= d.value().is_static() && s.is_static();
+                prev.prefix_static &= prefix_static;
                 continue;
             }
         }
@@ -257,6 +274,7 @@ fn runs_of(a: &TypedLayout) -> Vec<Run> {
             stride_static: d.value().is_static(),
             stride: d,
             extent_static: s.is_static(),
+            prefix_static,
         });
     }
     runs
@@ -382,7 +400,8 @@ pub fn composition(a: &TypedLayout, b: &TypedLayout) -> Result<TypedLayout> {
         ))
     })?;
     let last_run = runs.len().saturating_sub(1);
-    let extents_static_before = |k: usize| runs[..k].iter().all(|r| r.extent_static);
+    let extents_static_before =
+        |k: usize| runs[..k].iter().all(|r| r.extent_static) && runs[k].prefix_static;
     let mut result_shape_leaves = Vec::new();
     let mut result_stride_leaves = Vec::new();
     for (leaf, (&ext, &d)) in stand_r
@@ -394,9 +413,16 @@ pub fn composition(a: &TypedLayout, b: &TypedLayout) -> Result<TypedLayout> {
         let (b_ext, b_str) = b_leaves[origins[leaf]];
         let b_static = b_ext.is_static() && b_str.is_static();
         if d == 0 {
-            // Only a stride-0 leaf of B gives a stride-0 piece: B's leaf itself, `s:0`.
+            // A stride-0 piece is B's leaf `s:0` itself, or B's leaf of extent 1.
+            let zero = b_str.is_static() && (b_str.value() == 0 || b_ext.is_static());
             result_shape_leaves.push(Integer::of(ext, b_ext.is_static()));
-            result_stride_leaves.push(ScaledBasis::from(Integer::of(0, b_str.is_static())));
+            // A static zero is `_0`; a dynamic one keeps a direction of A (CuTe's
+            // `A-stride * 0`), so that it adds to coordinates.
+            let stride = match runs.first() {
+                Some(run) if !zero => run.stride.scaled(|_| Ok(Integer::Dynamic(0)))?,
+                _ => ScaledBasis::from(Integer::of(0, zero)),
+            };
+            result_stride_leaves.push(stride);
             continue;
         }
         let (k, m) = primes
@@ -410,8 +436,14 @@ pub fn composition(a: &TypedLayout, b: &TypedLayout) -> Result<TypedLayout> {
             })?;
         let run = &runs[k];
         let upto = if k == last_run { k } else { k + 1 };
-        let ext_static = b_static && runs[..upto].iter().all(|r| r.extent_static);
-        let stride_static = b_str.is_static() && run.stride_static && extents_static_before(k);
+        let ext_static =
+            b_static && runs[..upto].iter().all(|r| r.extent_static) && run.prefix_static;
+        // A piece of extent 1 takes its stride from where the composition puts an extent-1 leaf,
+        // which depends on B's extent being 1.
+        let stride_static = b_str.is_static()
+            && run.stride_static
+            && extents_static_before(k)
+            && (ext != 1 || b_ext.is_static());
         let stride = run
             .stride
             .scaled(|v| v.times(Integer::Dynamic(m)))?
@@ -488,8 +520,8 @@ fn by_mode(
 }
 
 /// CuTe's `complement(B, cotarget)`: the plain [`complement_to_shape`](crate::complement_to_shape)
-/// with kinds: strides static when `B` is static, extents too, and the last extent only when the
-/// cotarget also is.
+/// with kinds: the strides static when `B` is, the extents too, and the last extent (the one
+/// reaching the cotarget) only when the cotarget also is.
 ///
 /// ```
 /// use tessel_layout::typed::{TypedLayout, algebra::complement};
@@ -507,9 +539,12 @@ pub fn complement(b: &TypedLayout, cotarget: &TypedShape) -> Result<TypedLayout>
         k += 1;
         Integer::of(v, if k == n { co_static } else { b_static })
     });
+    // Every stride is a product of B's leaves, except in `1:0`, what is left when the cotarget
+    // needs no mode: its 0 depends on the cotarget too.
+    let empty = plain.size() == 1 && plain.stride().iter_leaves().all(|&d| d == 0);
     let stride = plain
         .stride()
-        .map(&mut |&v| ScaledBasis::from(Integer::of(v, b_static)));
+        .map(&mut |&v| ScaledBasis::from(Integer::of(v, if empty { co_static } else { b_static })));
     TypedLayout::new(shape, stride)
 }
 
