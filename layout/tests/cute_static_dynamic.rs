@@ -110,7 +110,7 @@ fn using_a_layout_gives_the_tables_of_the_docs() {
     let row = |m: i64| -> Vec<i64> {
         (0..4)
             .map(|n| {
-                let c = IntTuple::from((m as i32, n as i32)).map(&mut |v| Integer::Dynamic(*v));
+                let c = IntTuple::from((m as i32, n)).map(&mut |v| Integer::Dynamic(*v));
                 s2xh4.at(&c).unwrap().as_leaf().unwrap().value()
             })
             .collect()
@@ -162,7 +162,8 @@ fn crd2idx_keeps_cute_kinds() {
 #[test]
 fn the_coordinate_and_index_tables_of_the_docs() {
     // (1-D, 2-D, natural), 01_layout.md's table.
-    const TABLE: [(i32, (i32, i32), (i32, (i32, i32))); 18] = [
+    type Row = (i32, (i32, i32), (i32, (i32, i32)));
+    const TABLE: [Row; 18] = [
         (0, (0, 0), (0, (0, 0))),
         (1, (1, 0), (1, (0, 0))),
         (2, (2, 0), (2, (0, 0))),

@@ -435,7 +435,7 @@ fn crd2crd<N: EvalNum>(a: &Args<'_>) -> Result<Value> {
 }
 
 fn increment(a: &Args<'_>) -> Result<Value> {
-    let (mut c, s) = (a.int_tuple(0)?, a.int_tuple(1)?);
+    let (mut c, s) = (Integer::arg(a, 0)?.values(), Integer::arg(a, 1)?.values());
     let before = c.clone();
     if crate::coord::increment(&mut c, &s)? {
         Ok(Value::from_int_tuple(c))

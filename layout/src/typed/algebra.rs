@@ -280,6 +280,9 @@ fn runs_of(a: &TypedLayout) -> Vec<Run> {
     runs
 }
 
+/// The largest extent or stride a composition of typed layouts reads through its stand-in.
+const STAND_IN_LIMIT: i64 = 1 << 31;
+
 /// Distinct primes, each larger than `bound`.
 fn primes_above(bound: i64, count: usize) -> Result<Vec<i64>> {
     let is_prime = |p: i64| p >= 2 && (2..).take_while(|d| d * d <= p).all(|d| p % d != 0);
@@ -338,7 +341,7 @@ fn leaf_origins<T: crate::leaf::Leaf, U: crate::leaf::Leaf>(
 }
 
 /// CuTe's `composition(A, B)`: `R(c) = A(B(c))` with `B`'s structure, computed by the plain
-/// [`composition`](crate::algebra::composition) (the same conditions, the same errors), with
+/// [`composition`](fn@crate::algebra::composition) (the same conditions, the same errors), with
 /// the kinds described in the [module docs](self). `A`'s strides may be basis elements (the
 /// composition of an identity layout is a coordinate layout); `B`'s must be integers.
 ///
@@ -368,6 +371,20 @@ pub fn composition(a: &TypedLayout, b: &TypedLayout) -> Result<TypedLayout> {
         .max()
         .unwrap_or(1)
         .max(1);
+    if bound > STAND_IN_LIMIT {
+        // The stand-in's strides would not fit: integer strides take the plain composition
+        // (kinds over the whole operands); basis strides have no other way.
+        if let (Ok(plain), Ok(_)) = (a.values(), b.values()) {
+            return lift(
+                a.is_static() && b.is_static(),
+                crate::algebra::composition(&plain, &b_values),
+            );
+        }
+        return Err(Error::invalid(format!(
+            "composition {a} o {b}: an extent or stride beyond {STAND_IN_LIMIT} in a composition \
+             of basis strides (its stand-in integer layout would overflow i64)"
+        )));
+    }
     let primes = primes_above(bound, runs.len())?;
     let stand_in = Layout::new(
         IntTuple::Tuple(runs.iter().map(|r| IntTuple::Int(r.extent)).collect()),
@@ -380,12 +397,23 @@ pub fn composition(a: &TypedLayout, b: &TypedLayout) -> Result<TypedLayout> {
         ))
     })?;
     let stand_r = crate::algebra::composition(&stand_in, &b_values).map_err(|e| {
-        // The stand-in has A's extents: the conditions that fail are the plain ones.
+        // The stand-in has A's extents: the conditions that fail are the plain ones, stated
+        // for A itself.
         match a.values() {
             Ok(plain) => crate::algebra::composition(&plain, &b_values)
                 .err()
                 .unwrap_or(e),
-            Err(_) => e.context(format!("composition {a} o {b}")),
+            Err(_) => {
+                let condition = e
+                    .message()
+                    .split_once("): ")
+                    .map_or(e.message(), |(_, rest)| rest)
+                    .to_string();
+                Error::new(
+                    e.kind(),
+                    format!("composition {a} o {b} is not admissible: {condition}"),
+                )
+            }
         }
     })?;
     let b_leaves: Vec<(Integer, Integer)> = b
