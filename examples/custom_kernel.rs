@@ -2,9 +2,9 @@
 //! tile, one warp per tile. Declare the layouts, prove the shared accesses conflict-free, assemble
 //! the kernel, launch it, verify it against a CPU replay. `cargo run --example custom_kernel`.
 
-use tessel::kernels::kernel::{Arg, CType, Elem, Kernel, KernelBuilder, Param, expect_bits};
-use tessel::kernels::{DType, Gpu, exec::alloc, tiled::Arrangement};
-use tessel::{ComposedLayout, Layout, bank::analyze};
+use tessel_kit::kernels::kernel::{Arg, CType, Elem, Kernel, KernelBuilder, Param, expect_bits};
+use tessel_kit::kernels::{DType, Gpu, exec::alloc, tiled::Arrangement};
+use tessel_kit::{ComposedLayout, Layout, bank::analyze};
 
 /// The device body: every index is a layout function (`layout::`) or a constant (`k::`).
 const BODY: &str = r#"

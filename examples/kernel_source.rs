@@ -7,8 +7,8 @@
 //!
 //! Run with `cargo run --example kernel_source`.
 
-use tessel::ComposedLayout;
-use tessel::{cuda_index, layout};
+use tessel_kit::ComposedLayout;
+use tessel_kit::{cuda_index, layout};
 
 /// The swizzled 8x64 fp16 shared-memory tile, evaluated at compile time.
 static SMEM: ComposedLayout = layout!(Sw<3,3,3> o (8,64):(64,1));

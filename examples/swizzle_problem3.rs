@@ -9,15 +9,15 @@
 //! 3. Assemble the kernel from the derived layouts (`tessel_kernels::mma::modes::BODY_SHARED`).
 //! 4. Launch it over many problems and check every result against the CPU reference.
 
-use tessel::atom::{copy_atom, mma_atom};
-use tessel::bank::analyze;
-use tessel::kernels::Gpu;
-use tessel::kernels::kernel::{CType, Kernel, KernelBuilder, Param};
-use tessel::kernels::mma::modes::{BODY_SHARED, ModesKind, ModesPlan};
-use tessel::kernels::mma::{flat_tv, per_warp, ptx, starts, vec_copy};
-use tessel::synth::{Access, Options, synthesize};
-use tessel::tiled::{make_tiled_copy_a, make_tiled_copy_b, make_tiled_mma};
-use tessel::{ComposedLayout, Layout, composition};
+use tessel_kit::atom::{copy_atom, mma_atom};
+use tessel_kit::bank::analyze;
+use tessel_kit::kernels::Gpu;
+use tessel_kit::kernels::kernel::{CType, Kernel, KernelBuilder, Param};
+use tessel_kit::kernels::mma::modes::{BODY_SHARED, ModesKind, ModesPlan};
+use tessel_kit::kernels::mma::{flat_tv, per_warp, ptx, starts, vec_copy};
+use tessel_kit::synth::{Access, Options, synthesize};
+use tessel_kit::tiled::{make_tiled_copy_a, make_tiled_copy_b, make_tiled_mma};
+use tessel_kit::{ComposedLayout, Layout, composition};
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
@@ -118,7 +118,7 @@ fn main() -> Res<()> {
             return Ok(());
         }
     };
-    let plan = tessel::kernels::mma::run::MmaKernel::Modes(Box::new(ModesPlan::new(
+    let plan = tessel_kit::kernels::mma::run::MmaKernel::Modes(Box::new(ModesPlan::new(
         ModesKind::Shared,
         true,
         i64::from(problems),

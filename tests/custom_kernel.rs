@@ -6,7 +6,7 @@
 #[allow(dead_code)]
 mod example;
 
-use tessel::kernels::Arch;
+use tessel_kit::kernels::Arch;
 
 #[test]
 fn the_example_kernel_assembles_on_the_host() {

@@ -64,7 +64,7 @@ fn kernel_source(cases: &[Case]) -> String {
             .iter()
             .map(|s| format!(", {s}"))
             .collect();
-        let rank = tessel::codegen::coordinate_rank(&c.layout);
+        let rank = tessel_kit::codegen::coordinate_rank(&c.layout);
         let crd: Vec<String> = (0..rank).map(|_| "t".to_string()).collect();
         let crd_args = if crd.is_empty() {
             syms.trim_start_matches(", ").to_string()
@@ -108,9 +108,9 @@ fn emitted_helpers_compile_with_nvrtc_for_sm80_and_sm90() {
 
 /// A kernel assembled from `cuda_index!` at compile time.
 const MACRO_KERNEL: &str = concat!(
-    tessel::cuda_index!(smem_off, Sw<3,3,3> o (8,64):(64,1)),
-    tessel::cuda_index!(gmem_off, (128,64):(ld,1)),
-    tessel::cuda_index!(tiles, logical_divide((128,64):(64,1), [16:1, 16:1])),
+    tessel_kit::cuda_index!(smem_off, Sw<3,3,3> o (8,64):(64,1)),
+    tessel_kit::cuda_index!(gmem_off, (128,64):(ld,1)),
+    tessel_kit::cuda_index!(tiles, logical_divide((128,64):(64,1), [16:1, 16:1])),
     "extern \"C\" __global__ void load(const unsigned short* g, unsigned short* o, long long ld) {\n",
     "  __shared__ unsigned short s[512];\n",
     "  long long i = threadIdx.x;\n",

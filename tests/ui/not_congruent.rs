@@ -1,3 +1,3 @@
-const L: tessel::Layout = tessel::layout!((8,(2,4)):(1,64));
+const L: tessel_kit::Layout = tessel_kit::layout!((8,(2,4)):(1,64));
 
 fn main() {}

@@ -1,3 +1,3 @@
-const L: tessel::Layout = tessel::layout!((8,0):(1,8));
+const L: tessel_kit::Layout = tessel_kit::layout!((8,0):(1,8));
 
 fn main() {}

@@ -1,16 +1,16 @@
 //! The tour chapter "Tensor-core swizzle problems" shows the kernels' own layouts: every shared
-//! layout and access pattern the kernels of `tessel::kernels::mma` derive from the atoms and
+//! layout and access pattern the kernels of `tessel_kit::kernels::mma` derive from the atoms and
 //! synthesis appears in one of the chapter's `tessel conflicts` steps, which report what the
 //! kernels' predictions say (ideal when swizzled).
 
 #[path = "cli_support/mod.rs"]
 mod cli_support;
 
-use tessel::Layout;
-use tessel::kernels::mma::flat_tv;
-use tessel::kernels::mma::modes::{ModesKind, ModesPlan};
-use tessel::kernels::mma::pair::PairPlan;
-use tessel::kernels::mma::power::PowerPlan;
+use tessel_kit::Layout;
+use tessel_kit::kernels::mma::flat_tv;
+use tessel_kit::kernels::mma::modes::{ModesKind, ModesPlan};
+use tessel_kit::kernels::mma::pair::PairPlan;
+use tessel_kit::kernels::mma::power::PowerPlan;
 
 /// `(smem, op, access, output)` of every `tessel conflicts` step of the chapter.
 fn steps() -> Vec<(String, String, Layout, String)> {

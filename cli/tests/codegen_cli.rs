@@ -3,12 +3,12 @@
 
 mod cli_support;
 // The codegen tests' shared helpers live with the emitter's own tests in tessel-layout.
-#[path = "../layout/tests/codegen_support/mod.rs"]
+#[path = "../../layout/tests/codegen_support/mod.rs"]
 mod codegen_support;
 
 use cli_support::{failure, success};
 use codegen_support::{Lang, compile_and_run};
-use tessel::codegen::{EmitOptions, index_function, parse_source};
+use tessel_kit::codegen::{EmitOptions, index_function, parse_source};
 
 #[test]
 fn codegen_prints_the_shared_emitter_output() {
@@ -32,8 +32,8 @@ fn codegen_output_compiles_as_c99_and_matches_the_algebra() {
          printf(\"%lld\\n\", tile(i));\n  return 0;\n}}\n"
     );
     let got = compile_and_run("cli_tile", &harness, Lang::C99);
-    let want = tessel::expr::eval("logical_divide((8,64):(64,1), [2:1, 8:1])").unwrap();
-    let tessel::expr::Value::Layout(want) = want else {
+    let want = tessel_kit::expr::eval("logical_divide((8,64):(64,1), [2:1, 8:1])").unwrap();
+    let tessel_kit::expr::Value::Layout(want) = want else {
         panic!("not a layout: {want}")
     };
     assert_eq!(got, want.offsets());
@@ -78,7 +78,7 @@ fn codegen_errors_exit_2_with_one_error_line() {
 #[test]
 fn codegen_rejects_deep_nesting_with_an_error_not_a_stack_overflow() {
     // The single depth limit of every parser: MAX_DEPTH levels pass, one more is an error.
-    use tessel::expr::MAX_DEPTH;
+    use tessel_kit::expr::MAX_DEPTH;
     let deep = |n: usize, leaf: &str| format!("{}{leaf}{}", "(".repeat(n), ")".repeat(n));
     let shape_only = deep(20_000, "4");
     let stride = format!("4:{}", deep(20_000, "ld"));
@@ -91,7 +91,7 @@ fn codegen_rejects_deep_nesting_with_an_error_not_a_stack_overflow() {
         );
     }
     let err = parse_source(&format!("4:{}", deep(MAX_DEPTH + 1, "ld"))).unwrap_err();
-    assert_eq!(err.kind(), tessel::ErrorKind::Parse);
+    assert_eq!(err.kind(), tessel_kit::ErrorKind::Parse);
     assert!(
         err.to_string()
             .starts_with(&format!("at {}: nesting", 2 + MAX_DEPTH)),
@@ -117,6 +117,6 @@ fn codegen_rejects_a_base_offset_that_overflows_like_eval() {
         );
     }
     let err = parse_source("9223372036854775807 o 2:1").unwrap_err();
-    assert_eq!(err.kind(), tessel::ErrorKind::Overflow);
+    assert_eq!(err.kind(), tessel_kit::ErrorKind::Overflow);
     assert!(parse_source("9223372036854775806 o 2:1").is_ok());
 }

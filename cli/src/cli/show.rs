@@ -3,9 +3,9 @@
 use std::io::Write;
 
 use serde::Serialize;
-use tessel::expr::{Value, eval};
-use tessel::render::Table;
-use tessel::{Error, Result};
+use tessel_kit::expr::{Value, eval};
+use tessel_kit::render::Table;
+use tessel_kit::{Error, Result};
 
 use super::json::print_json;
 use super::{expression, print, svg};

@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use clap::Parser;
-use tessel::Result;
+use tessel_kit::Result;
 
 use super::{Cli, errors, eval, print};
 

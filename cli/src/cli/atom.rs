@@ -4,12 +4,12 @@
 use std::io::Write;
 
 use serde::Serialize;
-use tessel::atom::{
+use tessel_kit::atom::{
     CopyAtom, MmaAtom, OperandSource, SmemAccess, SmemSide, copy_atom, copy_atom_names, mma_atom,
     mma_atom_names,
 };
-use tessel::expr::atoms::unknown_atom;
-use tessel::{Error, Result};
+use tessel_kit::expr::atoms::unknown_atom;
+use tessel_kit::{Error, Result};
 
 use super::json::print_json;
 use super::print;

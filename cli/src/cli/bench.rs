@@ -6,7 +6,7 @@
 use std::io::Write;
 
 use serde::Serialize;
-use tessel::Result;
+use tessel_kit::Result;
 
 use super::json::print_json;
 use super::print;
@@ -272,22 +272,22 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
 mod with_kernels {
     use std::io::Write;
 
-    use tessel::kernels::bench::{self as kb, BenchOptions, Row};
-    use tessel::kernels::gemm::GemmPlan;
-    use tessel::kernels::gemm::run::{self as gemm, GemmRow, VsCublas};
-    use tessel::kernels::hopper::run::{self as hopper, Sm90Row};
-    use tessel::kernels::hopper::{InType, OutType, Sm90Options};
-    use tessel::kernels::tiled::TiledKind;
-    use tessel::kernels::{DType, Gpu, GpuError};
-    use tessel::{Error, Result};
+    use tessel_kit::kernels::bench::{self as kb, BenchOptions, Row};
+    use tessel_kit::kernels::gemm::GemmPlan;
+    use tessel_kit::kernels::gemm::run::{self as gemm, GemmRow, VsCublas};
+    use tessel_kit::kernels::hopper::run::{self as hopper, Sm90Row};
+    use tessel_kit::kernels::hopper::{InType, OutType, Sm90Options};
+    use tessel_kit::kernels::tiled::TiledKind;
+    use tessel_kit::kernels::{DType, Gpu, GpuError};
+    use tessel_kit::{Error, Result};
 
     use super::super::json::print_json;
     use super::super::{print, progress};
     use super::{
         Args, BenchJson, Dtype, GemmJson, KernelJson, Predicted, Result_, SgemmJson, Suite,
     };
-    use tessel::kernels::sgemm::run::{Ladder, LadderOptions, LadderRow, ladder};
-    use tessel::kernels::sgemm::{Major, Rung};
+    use tessel_kit::kernels::sgemm::run::{Ladder, LadderOptions, LadderRow, ladder};
+    use tessel_kit::kernels::sgemm::{Major, Rung};
 
     fn gpu_error(e: GpuError) -> Error {
         Error::invalid(e.to_string())
@@ -401,7 +401,7 @@ mod with_kernels {
                     // One verified launch per rung (what ncu measures) and the bank model's
                     // prediction for it on stderr (scripts/ncu_conflicts.sh sgemm).
                     for rung in Rung::ALL {
-                        let traffic = tessel::kernels::sgemm::run::profile_rung(
+                        let traffic = tessel_kit::kernels::sgemm::run::profile_rung(
                             gpu,
                             rung,
                             (m, n, k),
@@ -436,7 +436,7 @@ mod with_kernels {
             return Ok(Rows::Sgemm(out));
         }
         if args.suite == Suite::Mma {
-            let rows = tessel::kernels::mma::run::mma_rows(gpu, &opts, progress);
+            let rows = tessel_kit::kernels::mma::run::mma_rows(gpu, &opts, progress);
             return rows.map(Rows::Kernels).map_err(gpu_error);
         }
         let kinds = tiled_kinds(args.suite);
@@ -721,7 +721,7 @@ mod with_kernels {
     #[cfg(test)]
     mod tests {
         use super::*;
-        use tessel::kernels::timing::Timing;
+        use tessel_kit::kernels::timing::Timing;
 
         #[test]
         fn suites_pick_their_kernels() {
@@ -735,9 +735,9 @@ mod with_kernels {
 
         #[test]
         fn the_sgemm_table_has_a_cublas_line_and_one_line_per_rung() {
-            use tessel::bank::{BankReport, SmemTraffic};
-            use tessel::kernels::sgemm::host::Check;
-            use tessel::kernels::sgemm::run::LadderRow;
+            use tessel_kit::bank::{BankReport, SmemTraffic};
+            use tessel_kit::kernels::sgemm::host::Check;
+            use tessel_kit::kernels::sgemm::run::LadderRow;
             let timing = Timing {
                 median_ms: 2.0,
                 min_ms: 1.9,
@@ -889,7 +889,7 @@ mod with_kernels {
     }
 }
 
-/// Run by `cargo test -p tessel --no-default-features --features cli --bin tessel`.
+/// Run by `cargo test -p tessel-cli --no-default-features --bin tessel`.
 #[cfg(all(test, not(feature = "kernels")))]
 mod without_kernels {
     use clap::Parser;

@@ -3,8 +3,8 @@
 use std::io::Write;
 
 use serde::Serialize;
-use tessel::Result;
-use tessel::bank::{SmemOp, analyze};
+use tessel_kit::Result;
+use tessel_kit::bank::{SmemOp, analyze};
 
 use super::json::{Report, print_json};
 use super::tour::{Chapter, Step};

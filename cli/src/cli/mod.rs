@@ -35,7 +35,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
-use tessel::{Error, Result};
+use tessel_kit::{Error, Result};
 
 /// The command line of `tessel`.
 #[derive(Debug, Parser)]

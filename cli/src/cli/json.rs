@@ -3,8 +3,8 @@
 use std::io::Write;
 
 use serde::Serialize;
-use tessel::bank::BankReport;
-use tessel::{Error, Result};
+use tessel_kit::bank::BankReport;
+use tessel_kit::{Error, Result};
 
 use super::print;
 

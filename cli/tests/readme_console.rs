@@ -198,7 +198,7 @@ fn check(example: &Example) -> Result<(), String> {
 
 #[test]
 fn every_console_block_of_the_readme_is_the_real_output() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
         .expect("README.md");
     let examples = examples(&readme);
     assert!(
@@ -262,7 +262,7 @@ fn long_options(text: &str) -> Vec<String> {
 
 #[test]
 fn the_readme_table_of_subcommands_agrees_with_their_help() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
         .expect("README.md");
     let rows: Vec<(&str, &str)> = readme
         .lines()

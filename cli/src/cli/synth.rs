@@ -3,10 +3,10 @@
 use std::io::Write;
 
 use serde::Serialize;
-use tessel::bank::BankReport;
-use tessel::expr::eval;
-use tessel::synth::{Access, Options, synthesize};
-use tessel::{Error, Layout, Result};
+use tessel_kit::bank::BankReport;
+use tessel_kit::expr::eval;
+use tessel_kit::synth::{Access, Options, synthesize};
+use tessel_kit::{Error, Layout, Result};
 
 use super::json::{Report, print_json};
 use super::{print, progress, values};

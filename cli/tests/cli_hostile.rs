@@ -6,8 +6,8 @@ mod cli_support;
 use std::time::{Duration, Instant};
 
 use cli_support::failure;
-use tessel::bank::MAX_ELEMENTS;
-use tessel::expr::MAX_DEPTH;
+use tessel_kit::bank::MAX_ELEMENTS;
+use tessel_kit::expr::MAX_DEPTH;
 
 /// Each of these commands is refused before any real work; even an unoptimised build on a
 /// busy machine answers in far less than this (they used to take from 20 s to minutes).

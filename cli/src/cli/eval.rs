@@ -3,8 +3,8 @@
 use std::io::Write;
 
 use serde::Serialize;
-use tessel::Result;
-use tessel::expr::{Value, eval, functions};
+use tessel_kit::Result;
+use tessel_kit::expr::{Value, eval, functions};
 
 use super::json::print_json;
 use super::{expression, print};
@@ -106,7 +106,7 @@ pub struct TiledMmaJson {
 
 impl TiledCopyJson {
     /// The facts of `c`.
-    pub fn of(c: &tessel::tiled::TiledCopy) -> Result<TiledCopyJson> {
+    pub fn of(c: &tessel_kit::tiled::TiledCopy) -> Result<TiledCopyJson> {
         Ok(TiledCopyJson {
             atom: c.atom().atom().name().to_string(),
             value_bits: c.atom().value_bits(),
@@ -122,7 +122,7 @@ impl TiledCopyJson {
 
 impl TiledMmaJson {
     /// The facts of `m`.
-    pub fn of(m: &tessel::tiled::TiledMma) -> Result<TiledMmaJson> {
+    pub fn of(m: &tessel_kit::tiled::TiledMma) -> Result<TiledMmaJson> {
         Ok(TiledMmaJson {
             atom: m.atom().name().to_string(),
             thr_layout_vmnk: m.thr_layout_vmnk().to_string(),
@@ -155,7 +155,7 @@ pub struct LayoutJson {
 
 impl LayoutJson {
     /// The facts of `l`.
-    pub fn of(l: &tessel::Layout) -> LayoutJson {
+    pub fn of(l: &tessel_kit::Layout) -> LayoutJson {
         LayoutJson {
             shape: l.shape().to_string(),
             stride: l.stride().to_string(),

@@ -5,7 +5,7 @@ use std::io::Write;
 
 use clap::CommandFactory;
 use clap_complete::Shell;
-use tessel::Result;
+use tessel_kit::Result;
 
 use super::{Cli, print};
 

@@ -6,8 +6,8 @@
 use std::io::Write;
 
 use serde::Serialize;
-use tessel::expr::eval;
-use tessel::{Error, Result};
+use tessel_kit::expr::eval;
+use tessel_kit::{Error, Result};
 
 use super::json::print_json;
 use super::print;

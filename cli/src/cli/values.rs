@@ -1,7 +1,7 @@
 //! Option values that are expressions: evaluated to a layout, with the option named in errors.
 
-use tessel::expr::eval;
-use tessel::{ComposedLayout, Error, Layout, Result};
+use tessel_kit::expr::eval;
+use tessel_kit::{ComposedLayout, Error, Layout, Result};
 
 /// An error in the value of an option, named by `option` (`--smem`, `--access 'lds.32 32:1'`).
 ///

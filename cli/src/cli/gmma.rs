@@ -4,8 +4,8 @@
 use std::io::Write;
 
 use serde::Serialize;
-use tessel::gmma::{GmmaDescriptor, Major, SwizzleMode, gmma_descriptor, smem_atom};
-use tessel::{ComposedLayout, Error, IntTuple, Result};
+use tessel_kit::gmma::{GmmaDescriptor, Major, SwizzleMode, gmma_descriptor, smem_atom};
+use tessel_kit::{ComposedLayout, Error, IntTuple, Result};
 
 use super::json::print_json;
 use super::{print, values};

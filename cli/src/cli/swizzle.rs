@@ -4,8 +4,8 @@
 use std::io::{IsTerminal, Write};
 
 use serde::Serialize;
-use tessel::render::Table;
-use tessel::{ComposedLayout, Error, IntTuple, Layout, Result, Swizzle};
+use tessel_kit::render::Table;
+use tessel_kit::{ComposedLayout, Error, IntTuple, Layout, Result, Swizzle};
 
 use super::json::print_json;
 use super::print;
@@ -82,11 +82,11 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
     }
     if rows
         .checked_mul(cols)
-        .is_none_or(|n| n > tessel::render::MAX_CELLS)
+        .is_none_or(|n| n > tessel_kit::render::MAX_CELLS)
     {
         return Err(Error::invalid(format!(
             "swizzle: a {rows}x{cols} table is larger than {} cells; choose --rows and --cols",
-            tessel::render::MAX_CELLS
+            tessel_kit::render::MAX_CELLS
         )));
     }
     let grid = Layout::row_major(&IntTuple::from_ints([rows, cols]))?;

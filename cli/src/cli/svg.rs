@@ -1,9 +1,9 @@
 //! `tessel show --svg FILE [--elem-bytes N | --tv RxC]`: the picture of a layout, a tiled copy or a
 //! tiled MMA.
 
-use tessel::expr::Value;
-use tessel::svg::{layout_svg, tiled_copy_svg, tiled_mma_svg, tv_svg};
-use tessel::{Error, Result};
+use tessel_kit::expr::Value;
+use tessel_kit::svg::{layout_svg, tiled_copy_svg, tiled_mma_svg, tv_svg};
+use tessel_kit::{Error, Result};
 
 /// The options of the picture.
 #[derive(Default)]
@@ -42,9 +42,9 @@ fn tiled_picture(value: &Value, options: &SvgOptions) -> Result<String> {
     match value {
         Value::TiledCopy(c) => tiled_copy_svg(c),
         Value::TiledMma(m) => tiled_mma_svg(m),
-        Value::MmaAtom(a) => tiled_mma_svg(&tessel::tiled::make_tiled_mma(
+        Value::MmaAtom(a) => tiled_mma_svg(&tessel_kit::tiled::make_tiled_mma(
             a,
-            &tessel::Layout::vector(1, 0)?,
+            &tessel_kit::Layout::vector(1, 0)?,
             &[],
         )?),
         other => Err(Error::invalid(format!(

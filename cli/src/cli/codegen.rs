@@ -4,8 +4,8 @@
 use std::io::Write;
 
 use serde::Serialize;
-use tessel::Result;
-use tessel::codegen::{EmitOptions, IndexWidth, index_function, parse_source};
+use tessel_kit::Result;
+use tessel_kit::codegen::{EmitOptions, IndexWidth, index_function, parse_source};
 
 use super::json::print_json;
 use super::{expression, print};

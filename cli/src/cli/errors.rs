@@ -5,7 +5,7 @@
 use std::io::Write;
 
 use clap::error::ErrorKind;
-use tessel::{Error, Result};
+use tessel_kit::{Error, Result};
 
 use super::print;
 

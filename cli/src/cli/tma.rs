@@ -4,8 +4,8 @@
 use std::io::Write;
 
 use serde::Serialize;
-use tessel::gmma::{Major, SwizzleMode, check_box_matches, tma_box_layout};
-use tessel::{Error, Result};
+use tessel_kit::gmma::{Major, SwizzleMode, check_box_matches, tma_box_layout};
+use tessel_kit::{Error, Result};
 
 use super::gmma::parse_dims;
 use super::json::print_json;
