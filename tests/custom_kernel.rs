@@ -22,6 +22,10 @@ fn the_example_kernel_assembles_on_the_host() {
 }
 
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn the_example_kernel_compiles_with_nvrtc() {
     let k = example::transpose_kernel(256).unwrap();
     for arch in [Arch::new(8, 0).unwrap(), Arch::new(9, 0).unwrap()] {

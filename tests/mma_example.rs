@@ -22,6 +22,10 @@ fn the_example_builds_the_plans_kernel() {
 }
 
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn the_example_kernel_compiles_with_nvrtc() {
     match tessel_kit::kernels::device::require_nvrtc() {
         Ok(()) => {}

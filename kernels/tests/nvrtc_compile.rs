@@ -1,6 +1,6 @@
-//! Every kernel compiles with NVRTC for sm_80 and sm_90 (no GPU needed; skipped with
-//! a reason when libnvrtc cannot be loaded, failing instead under `TESSEL_REQUIRE_NVRTC=1`). Also checks the PTX for what performance relies
-//! on: 128-bit global and shared accesses in the vectorized kernels, no local-memory arrays.
+//! Every kernel compiles with NVRTC for sm_80 and sm_90 (no GPU needed; ignored, with
+//! the reason, when the build found no libnvrtc: `cfg(tessel_nvrtc)`, `kernels/build.rs`). Also
+//! checks the PTX for what performance relies on: 128-bit global and shared accesses in the vectorized kernels, no local-memory arrays.
 
 mod common;
 
@@ -40,6 +40,10 @@ fn compile_all_tiled(arch: Arch) {
 }
 
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn every_tiled_kernel_compiles_for_sm80() {
     if nvrtc_or_skip("nvrtc_compile") {
         compile_all_tiled(Arch::new(8, 0).unwrap());
@@ -47,6 +51,10 @@ fn every_tiled_kernel_compiles_for_sm80() {
 }
 
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn every_tiled_kernel_compiles_for_sm90() {
     if nvrtc_or_skip("nvrtc_compile") {
         compile_all_tiled(Arch::new(9, 0).unwrap());
@@ -54,6 +62,10 @@ fn every_tiled_kernel_compiles_for_sm90() {
 }
 
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn vectorized_kernels_use_128_bit_accesses() {
     if !nvrtc_or_skip("nvrtc_compile") {
         return;
@@ -78,6 +90,10 @@ fn vectorized_kernels_use_128_bit_accesses() {
 }
 
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn every_microkernel_compiles_for_sm80_and_sm90() {
     if !nvrtc_or_skip("nvrtc_compile") {
         return;
@@ -92,6 +108,10 @@ fn every_microkernel_compiles_for_sm80_and_sm90() {
 }
 
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn compile_errors_carry_the_log() {
     if !nvrtc_or_skip("nvrtc_compile") {
         return;
@@ -110,6 +130,10 @@ fn compile_errors_carry_the_log() {
 }
 
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn gemm_kernel_compiles_for_sm80_and_sm90() {
     if !nvrtc_or_skip("nvrtc_compile") {
         return;
@@ -139,6 +163,10 @@ fn gemm_kernel_compiles_for_sm80_and_sm90() {
 /// A kernel calling the generated function of every copy atom with an instruction and of every
 /// SM80 MMA atom once, on zeroed registers (compiled, never launched).
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn every_atom_function_compiles_for_sm90() {
     use tessel_kernels::kernel::{CType, KernelBuilder, Param};
     use tessel_layout::atom::{

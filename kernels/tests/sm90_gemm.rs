@@ -469,7 +469,7 @@ fn gpu_variant(
 }
 
 #[test]
-#[ignore = "needs an sm_90 GPU"]
+#[ignore = "needs an sm_90 GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test sm90_gemm -- --ignored"]
 fn gpu_small_one_tile_every_type() {
     for input in InType::ALL {
         for output in OutType::ALL {
@@ -487,7 +487,7 @@ fn gpu_small_one_tile_every_type() {
 }
 
 #[test]
-#[ignore = "needs an sm_90 GPU"]
+#[ignore = "needs an sm_90 GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test sm90_gemm -- --ignored"]
 fn gpu_ragged_sizes() {
     for input in InType::ALL {
         for (m, n, k) in [(1000, 1000, 1000), (129, 257, 72), (1, 1, 8), (300, 700, 8)] {
@@ -511,7 +511,7 @@ fn gpu_ragged_sizes() {
 }
 
 #[test]
-#[ignore = "needs an sm_90 GPU"]
+#[ignore = "needs an sm_90 GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test sm90_gemm -- --ignored"]
 fn gpu_ragged_small() {
     // Ragged shapes of every epilogue path, small enough for compute-sanitizer's racecheck:
     // partial tiles in M, N and K with the direct fallback (N = 257 fp32 columns are
@@ -529,7 +529,7 @@ fn gpu_ragged_small() {
 }
 
 #[test]
-#[ignore = "needs an sm_90 GPU"]
+#[ignore = "needs an sm_90 GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test sm90_gemm -- --ignored"]
 fn gpu_variants() {
     // Every option away from the default, at a ragged size with several tiles per block.
     let d = Sm90Options::default();
@@ -641,7 +641,7 @@ fn gpu_variants() {
 }
 
 #[test]
-#[ignore = "needs an sm_90 GPU"]
+#[ignore = "needs an sm_90 GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test sm90_gemm -- --ignored"]
 fn gpu_park_every_type() {
     // C parked in the stages of each tile's last k-tiles (Sm90Options::park), for the
     // sanitizers: 1000 x 4400 = 8 x 18 = 144 tiles, so some blocks run two and release the
@@ -668,7 +668,7 @@ fn gpu_park_every_type() {
 }
 
 #[test]
-#[ignore = "needs an sm_90 GPU"]
+#[ignore = "needs an sm_90 GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test sm90_gemm -- --ignored"]
 fn gpu_small_cluster() {
     // One cluster of two blocks, the second all outside C (M = 128): the smallest case of the
     // multicast and the cross-block releases, for the sanitizers.
@@ -689,7 +689,7 @@ fn gpu_small_cluster() {
 }
 
 #[test]
-#[ignore = "needs an sm_90 GPU"]
+#[ignore = "needs an sm_90 GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test sm90_gemm -- --ignored"]
 fn gpu_large_4096_cubed() {
     for input in InType::ALL {
         gpu_case(
@@ -727,7 +727,7 @@ fn gpu_large_4096_cubed() {
 }
 
 #[test]
-#[ignore = "needs an sm_90 GPU"]
+#[ignore = "needs an sm_90 GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test sm90_gemm -- --ignored"]
 fn gpu_buffers_follow_the_variant() {
     // One set of buffers, encoded for the default plan, then run with clusters of two: B's
     // map must be re-encoded with the half box (the old one would load twice the bytes the
@@ -757,7 +757,7 @@ fn gpu_buffers_follow_the_variant() {
 }
 
 #[test]
-#[ignore = "needs an sm_90 GPU"]
+#[ignore = "needs an sm_90 GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test sm90_gemm -- --ignored"]
 fn gpu_trace_records_every_tile_in_order() {
     // 2048 x 4096: 16 x 16 = 256 tiles over at most one block per SM, so most blocks run two.
     // The traced kernel still computes C, and its timeline holds one record per consumer and
@@ -918,7 +918,7 @@ fn stream_k_units_cover_every_k_tile_once_and_chain_forward() {
 }
 
 #[test]
-#[ignore = "needs an sm_90 GPU"]
+#[ignore = "needs an sm_90 GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test sm90_gemm -- --ignored"]
 fn gpu_stream_k_every_type() {
     // 1000 x 2000 x 520: 64 tiles (fewer than the SMs) of 9 k-tiles, every tile split over
     // several blocks (chains of hand-overs); every type pair, vs the CPU and cuBLAS.
@@ -937,7 +937,7 @@ fn gpu_stream_k_every_type() {
 }
 
 #[test]
-#[ignore = "needs an sm_90 GPU"]
+#[ignore = "needs an sm_90 GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test sm90_gemm -- --ignored"]
 fn gpu_stream_k_small() {
     // Small split cases for compute-sanitizer: 6 tiles of 32 k-tiles over the SMs (about 1.5
     // k-tiles per block: long chains), and 4 tiles of 65 with ragged M, N and K; every row
@@ -963,7 +963,7 @@ fn gpu_stream_k_small() {
 }
 
 #[test]
-#[ignore = "needs an sm_90 GPU"]
+#[ignore = "needs an sm_90 GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test sm90_gemm -- --ignored"]
 fn gpu_stream_k_large_and_repeated() {
     // 4096^3: 3 data-parallel waves and 116 split tiles; 34 x 4 tiles: 4 over a wave, so one
     // wave joins them (136 split tiles). Each verified on two launches of the same buffers: the
@@ -1100,7 +1100,7 @@ fn pingpong_plan_has_64_row_tiles_one_consumer_per_stage() {
 }
 
 #[test]
-#[ignore = "needs an sm_90 GPU"]
+#[ignore = "needs an sm_90 GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test sm90_gemm -- --ignored"]
 fn gpu_pingpong_every_type() {
     // More than two tiles per block (over 264 tiles of 64 x 256), so both consumers take
     // turns: ragged in M, N and K, every type pair; the direct fallback (N = 1001 fp32
@@ -1149,7 +1149,7 @@ fn gpu_pingpong_every_type() {
 }
 
 #[test]
-#[ignore = "needs an sm_90 GPU"]
+#[ignore = "needs an sm_90 GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test sm90_gemm -- --ignored"]
 fn gpu_pingpong_small() {
     // 16 x 18 = 288 tiles over at most 132 blocks (2 or 3 each, both consumers), 2 k-tiles
     // each (fewer than the 4 stages: the ring turns within a tile pair), ragged in M, N and K;
@@ -1166,7 +1166,7 @@ fn gpu_pingpong_small() {
 }
 
 #[test]
-#[ignore = "needs an sm_90 GPU"]
+#[ignore = "needs an sm_90 GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test sm90_gemm -- --ignored"]
 fn gpu_pingpong_4096_cubed() {
     for (input, output) in [
         (InType::F16, OutType::F32),

@@ -1,6 +1,6 @@
 //! The Hopper GEMM compiles for sm_90a with NVRTC, through ptxas to a CUBIN (no GPU needed;
-//! skipped with a reason when libnvrtc cannot be loaded, failing instead under
-//! `TESSEL_REQUIRE_NVRTC=1`), and its PTX holds the instructions the design relies on.
+//! ignored, with the reason, when the build found no libnvrtc: `cfg(tessel_nvrtc)`,
+//! `kernels/build.rs`), and its PTX holds the instructions the design relies on.
 
 mod common;
 
@@ -62,6 +62,10 @@ fn sass_of(nvdisasm: &str, cubin: &[u8], dir: &std::path::Path) -> String {
 }
 
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
     if !nvrtc_or_skip("sm90_nvrtc") {
         return;
@@ -330,6 +334,10 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
 /// budgets are reassigned (`USETMAXREG`), and nothing goes to local memory; the epilogue is
 /// eight TMA stores, and clusters of two multicast B and release stages without GPU-wide fences.
 #[test]
+#[cfg_attr(
+    not(all(tessel_nvrtc, tessel_nvdisasm)),
+    ignore = "needs libnvrtc and nvdisasm (TESSEL_NVDISASM): see the README's Testing section"
+)]
 fn hopper_gemm_sass_uses_hgmma_and_tma() {
     if !nvrtc_or_skip("sm90_nvrtc") {
         return;
@@ -378,6 +386,10 @@ fn hopper_gemm_sass_uses_hgmma_and_tma() {
 /// an acquiring spin) and the L2-only partial stores and loads, uses no local memory, and
 /// ptxas spills nothing; the default kernel has none of the flag instructions.
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn hopper_gemm_stream_k_compiles_without_spills() {
     if !nvrtc_or_skip("sm90_nvrtc") {
         return;
@@ -418,6 +430,10 @@ fn hopper_gemm_stream_k_compiles_without_spills() {
 /// and the four-buffer epilogue's wait (`wait_group.read 3`), uses no local memory, and ptxas
 /// keeps the wgmmas asynchronous and spills nothing; the default kernel has no such barrier.
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn hopper_gemm_pingpong_compiles_without_spills() {
     if !nvrtc_or_skip("sm90_nvrtc") {
         return;

@@ -1,4 +1,9 @@
 //! Shared by the GPU and NVRTC tests: open the GPU or load NVRTC, or explain the skip.
+//!
+//! The NVRTC tests are `#[cfg_attr(not(tessel_nvrtc), ignore = ...)]` (the probe is
+//! `kernels/build.rs`), and the GPU tests `#[ignore]`d, so cargo reports them as ignored where they
+//! cannot run; the run-time checks below cover a run that includes them anyway
+//! (`-- --include-ignored`).
 
 // Each test binary uses only some of these helpers.
 #![allow(dead_code)]
