@@ -59,6 +59,14 @@
 //! # }
 //! ```
 
+// `kernels` is a module only with the feature of that name; without it the links above go to
+// the crate's page on docs.rs instead of staying unresolved.
+#![cfg_attr(feature = "kernels", doc = "[`kernels`]: crate::kernels")]
+#![cfg_attr(
+    not(feature = "kernels"),
+    doc = "[`kernels`]: https://docs.rs/tessel-kernels"
+)]
+
 pub use tessel_layout::*;
 // Compile-time layouts and CUDA index math. No doc comment here: on a re-export it would
 // replace each macro's own summary with one shared sentence.

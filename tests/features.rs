@@ -70,3 +70,21 @@ fn the_command_line_package_has_them_and_drops_cudarc_without_kernels() {
     assert!(has(&lean, "clap"), "{lean:?}");
     assert!(!has(&lean, "cudarc"), "{lean:?}");
 }
+
+/// The `html_root_url` of each library (where other crates' docs link to it when its pages are
+/// not built next to theirs) names the crate and the workspace's version.
+#[test]
+fn doc_root_urls_name_the_current_version() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    for (file, krate) in [
+        ("layout/src/lib.rs", "tessel-layout"),
+        ("kernels/src/lib.rs", "tessel-kernels"),
+    ] {
+        let text = std::fs::read_to_string(format!("{root}/{file}")).expect(file);
+        let want = format!(
+            "#![doc(html_root_url = \"https://docs.rs/{krate}/{}\")]",
+            env!("CARGO_PKG_VERSION")
+        );
+        assert!(text.contains(&want), "{file} lacks {want}");
+    }
+}

@@ -131,7 +131,7 @@ pub fn layout_svg(layout: &impl OffsetMap, elem_bytes: Option<i64>) -> Result<St
 ///
 /// ```
 /// use tessel_layout::{Layout, svg::tv_svg};
-/// // SM80 16x8x16 C fragment (CuTe mma_traits_sm80.hpp): ((4,8),(2,2)):((32,1),(16,8)), 16x8.
+/// // SM80 16x8x16 C fragment (CuTe mma_traits_sm80.hpp (CUTLASS v4.2.1)): ((4,8),(2,2)):((32,1),(16,8)), 16x8.
 /// let tv: Layout = "((4,8),(2,2)):((32,1),(16,8))".parse().unwrap();
 /// let svg = tv_svg(&tv, 16, 8).unwrap();
 /// assert!(svg.contains(">T0V0<") && svg.contains(">T31V3<"));

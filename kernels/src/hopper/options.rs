@@ -113,7 +113,7 @@ pub struct Sm90Options {
     /// in the SASS of the main loop; the default, faster in every type pair at 4096^3 and
     /// 8192^3, docs/performance.md).
     pub lean_desc: bool,
-    /// `mbarrier.try_wait` with a suspend-time hint of [`WAIT_HINT_NS`] (PTX ISA), so that a
+    /// `mbarrier.try_wait` with a suspend-time hint of [`WAIT_HINT_NS`] ([PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html)), so that a
     /// waiting thread may sleep until the phase completes rather than the system's default
     /// limit: fewer spin iterations.
     pub wait_hint: bool,
@@ -134,7 +134,7 @@ pub struct Sm90Options {
     /// Clusters: each consumer warp releases a stage with one arrival per lane, lane `r`
     /// (below the cluster size) on block `r`'s `empty` barrier, at a shared::cluster address
     /// mapped once per consumer (as CUTLASS's `ClusterBarrier::arrive(cta_id, pred)` in
-    /// `include/cutlass/arch/barrier.h`), instead of lane 0 arriving on every block's barrier
+    /// [`include/cutlass/arch/barrier.h`](https://github.com/NVIDIA/cutlass/blob/v4.2.1/include/cutlass/arch/barrier.h)), instead of lane 0 arriving on every block's barrier
     /// in turn and reading its rank and mapping the address at every release. No effect
     /// without clusters.
     pub lean_release: bool,

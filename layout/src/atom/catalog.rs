@@ -1,9 +1,9 @@
 //! The atoms tessel knows, built on demand from their CuTe names.
 //!
-//! Layouts are transcribed from CuTe's traits headers (`include/cute/atom/copy_traits*.hpp`,
-//! `mma_traits_sm80.hpp`, `mma_traits_sm90_gmma.hpp`); instruction names and register counts
-//! from the PTX ISA (`ldmatrix`, `stmatrix`, `cp.async`, `mma`, `wgmma.mma_async`) and CuTe's
-//! `include/cute/arch/*.hpp`.
+//! Layouts are transcribed from CuTe's traits headers ([`include/cute/atom/copy_traits*.hpp`](https://github.com/NVIDIA/cutlass/tree/v4.2.1/include/cute/atom),
+//! [`mma_traits_sm80.hpp`](https://github.com/NVIDIA/cutlass/blob/v4.2.1/include/cute/atom/mma_traits_sm80.hpp), [`mma_traits_sm90_gmma.hpp`](https://github.com/NVIDIA/cutlass/blob/v4.2.1/include/cute/atom/mma_traits_sm90_gmma.hpp)); instruction names and register counts
+//! from the [PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html) (`ldmatrix`, `stmatrix`, `cp.async`, `mma`, `wgmma.mma_async`) and CuTe's
+//! [`include/cute/arch/*.hpp`](https://github.com/NVIDIA/cutlass/tree/v4.2.1/include/cute/arch).
 
 use super::copy::{CopyAtom, SmemAccess};
 use super::mma::{MmaAtom, OperandSource};

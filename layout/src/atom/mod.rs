@@ -1,7 +1,7 @@
 //! Copy and MMA atoms as data: one PTX instruction each, with the thread/value layouts CuTe
-//! gives it (`include/cute/atom/copy_traits_sm75.hpp`, `copy_traits_sm80.hpp`,
-//! `copy_traits_sm90.hpp`, `copy_traits.hpp`, `mma_traits_sm80.hpp`,
-//! `mma_traits_sm90_gmma.hpp`), the inline-asm operands a code generator needs, and, for
+//! gives it ([`include/cute/atom/copy_traits_sm75.hpp`](https://github.com/NVIDIA/cutlass/blob/v4.2.1/include/cute/atom/copy_traits_sm75.hpp), [`copy_traits_sm80.hpp`](https://github.com/NVIDIA/cutlass/blob/v4.2.1/include/cute/atom/copy_traits_sm80.hpp),
+//! [`copy_traits_sm90.hpp`](https://github.com/NVIDIA/cutlass/blob/v4.2.1/include/cute/atom/copy_traits_sm90.hpp), [`copy_traits.hpp`](https://github.com/NVIDIA/cutlass/blob/v4.2.1/include/cute/atom/copy_traits.hpp), [`mma_traits_sm80.hpp`](https://github.com/NVIDIA/cutlass/blob/v4.2.1/include/cute/atom/mma_traits_sm80.hpp),
+//! [`mma_traits_sm90_gmma.hpp`](https://github.com/NVIDIA/cutlass/blob/v4.2.1/include/cute/atom/mma_traits_sm90_gmma.hpp)), the inline-asm operands a code generator needs, and, for
 //! copies, the shared-memory access the bank model analyzes.
 //!
 //! - A [`CopyAtom`] is CuTe's `Copy_Traits`: `ThrID`, and `SrcLayout`/`DstLayout`/`RefLayout`

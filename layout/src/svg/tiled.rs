@@ -15,7 +15,7 @@
 //! let mma = make_tiled_mma(&mma_atom("SM80_16x8x8_F16F16F16F16_TN").unwrap(),
 //!                          &"1:0".parse().unwrap(), &[]).unwrap();
 //! let svg = tiled_mma_svg(&mma).unwrap();
-//! // PTX ISA mma.m16n8k8 C fragment: lane 4 holds c0 at row groupID = 1, column 0.
+//! // PTX ISA 9.0 mma.m16n8k8 C fragment: lane 4 holds c0 at row groupID = 1, column 0.
 //! assert!(svg.contains(r#"data-op="C" data-row="1" data-col="0">T4V0<"#));
 //! ```
 
