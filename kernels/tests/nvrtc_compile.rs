@@ -98,8 +98,10 @@ fn every_microkernel_compiles_for_sm80_and_sm90() {
     if !nvrtc_or_skip("nvrtc_compile") {
         return;
     }
-    for arch in [Arch::new(8, 0).unwrap(), Arch::new(9, 0).unwrap()] {
-        for kind in MicroKind::with_patterns() {
+    // Every microkernel, for sm_80 and sm_90 in turn (both under TESSEL_LONG_TESTS=1).
+    let archs = [Arch::new(8, 0).unwrap(), Arch::new(9, 0).unwrap()];
+    for (i, kind) in MicroKind::with_patterns().into_iter().enumerate() {
+        for arch in common::in_turn(&archs, i) {
             let plan = MicroPlan::new(kind).unwrap();
             compile_ptx(&plan.source().unwrap(), kind.name(), arch)
                 .unwrap_or_else(|e| panic!("{kind}: {e}"));
@@ -138,8 +140,13 @@ fn gemm_kernel_compiles_for_sm80_and_sm90() {
     if !nvrtc_or_skip("nvrtc_compile") {
         return;
     }
-    for arch in [Arch::new(8, 0).unwrap(), Arch::new(9, 0).unwrap()] {
-        for cfg in tessel_kernels::gemm::GemmConfig::all() {
+    // Every configuration, for sm_80 and sm_90 in turn (both under TESSEL_LONG_TESTS=1).
+    let archs = [Arch::new(8, 0).unwrap(), Arch::new(9, 0).unwrap()];
+    for (i, cfg) in tessel_kernels::gemm::GemmConfig::all()
+        .into_iter()
+        .enumerate()
+    {
+        for arch in common::in_turn(&archs, i) {
             let plan = tessel_kernels::gemm::GemmPlan::with_config(4096, 4096, 4096, cfg).unwrap();
             let ptx = compile_ptx(&plan.source().unwrap(), &plan.kernel_name(), arch)
                 .unwrap_or_else(|e| panic!("{}: {e}", plan.kernel_name()))

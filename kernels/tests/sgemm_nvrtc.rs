@@ -2,7 +2,8 @@
 //! and for aligned and ragged shapes (ignored, with the reason, when the build found
 //! no libnvrtc: `cfg(tessel_nvrtc)`, `kernels/build.rs`). The PTX is checked for what each rung relies
 //! on: 128-bit global loads (cp.async copies for the tuned rung) and 128-bit shared fragment
-//! reads from the vectorized rung up, no local memory anywhere.
+//! reads from the vectorized rung up, no local memory anywhere. By default each rung is compiled
+//! with one order of the operands (the four in turn); `TESSEL_LONG_TESTS=1` compiles all four.
 
 mod common;
 
@@ -26,8 +27,10 @@ fn ptx(plan: &SgemmPlan, arch: Arch) -> String {
 }
 
 fn compile_all(arch: Arch) {
-    for rung in Rung::ALL {
-        for (am, bm) in MAJORS {
+    // Every rung in both shapes, with the operand orders in turn (all four under
+    // TESSEL_LONG_TESTS=1).
+    for (i, rung) in Rung::ALL.into_iter().enumerate() {
+        for (am, bm) in common::in_turn(&MAJORS, i) {
             // 512^3: every vector path taken; 257 x 129 x 67: ragged tiles, odd leading dimensions.
             for (m, n, k) in [(512, 512, 512), (257, 129, 67)] {
                 let plan = SgemmPlan::new(rung, m, n, k, am, bm).unwrap();

@@ -1,6 +1,8 @@
 //! The Hopper GEMM compiles for sm_90a with NVRTC, through ptxas to a CUBIN (no GPU needed;
 //! ignored, with the reason, when the build found no libnvrtc: `cfg(tessel_nvrtc)`,
-//! `kernels/build.rs`), and its PTX holds the instructions the design relies on.
+//! `kernels/build.rs`), and its PTX holds the instructions the design relies on. Each variant is
+//! compiled for three input/output type pairs that cover every type; `TESSEL_LONG_TESTS=1`
+//! compiles every pair.
 
 mod common;
 
@@ -8,6 +10,23 @@ use common::nvrtc_or_skip;
 use tessel_kernels::Arch;
 use tessel_kernels::compile::compile_cubin;
 use tessel_kernels::hopper::{Epilogue, InType, OutType, Sm90Options, Sm90Plan};
+
+/// The input/output type pairs compiled for a variant: every pair under `TESSEL_LONG_TESTS=1`,
+/// else three that take each input type and each output type at least once.
+fn type_pairs() -> Vec<(InType, OutType)> {
+    if common::long_tests() {
+        InType::ALL
+            .into_iter()
+            .flat_map(|i| OutType::ALL.into_iter().map(move |o| (i, o)))
+            .collect()
+    } else {
+        vec![
+            (InType::F16, OutType::F32),
+            (InType::BF16, OutType::BF16),
+            (InType::F16, OutType::F16),
+        ]
+    }
+}
 
 /// NVRTC's CUBIN of `source` for `arch` and the program log (ptxas warnings included).
 fn cubin_and_log(source: &str, name: &str, arch: Arch) -> (Vec<u8>, String) {
@@ -70,54 +89,52 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
     if !nvrtc_or_skip("sm90_nvrtc") {
         return;
     }
-    for input in InType::ALL {
-        for output in OutType::ALL {
-            let plan = Sm90Plan::new(1000, 1000, 1000, input, output).unwrap();
-            let kernel = plan.kernel().unwrap();
-            let ptx = kernel.ptx(Arch::SM90A).unwrap();
-            let name = plan.kernel_name();
-            assert!(ptx.contains(".target sm_90a"), "{name}");
-            assert_ptx_has(
-                &ptx,
-                &name,
-                &[
-                    "wgmma.mma_async.sync.aligned.m64n256k16.f32",
-                    "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
-                    "setmaxnreg.dec.sync.aligned.u32 40",
-                    "setmaxnreg.inc.sync.aligned.u32 232",
-                    "mbarrier.try_wait.parity",
-                    "mbarrier.arrive.expect_tx",
-                    "wgmma.wait_group.sync.aligned 1",
-                    "fence.mbarrier_init",
-                ],
-            );
-            // The default epilogue: shared-memory chunks (stmatrix for 16-bit outputs, 64-bit
-            // st.shared for fp32) stored by TMA in bulk groups, after the proxy fence.
-            let chunk_store = if output == OutType::F32 {
-                "st.shared.v2.b32"
-            } else {
-                "stmatrix.sync.aligned.m8n8.x4.shared.b16"
-            };
-            assert_ptx_has(
-                &ptx,
-                &name,
-                &[
-                    "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group",
-                    "cp.async.bulk.commit_group",
-                    "cp.async.bulk.wait_group.read 1",
-                    "cp.async.bulk.wait_group 0",
-                    "fence.proxy.async.shared::cta",
-                    "bar.sync",
-                    chunk_store,
-                ],
-            );
-            assert!(
-                !ptx.contains("st.global"),
-                "{name}: direct stores left in the PTX"
-            );
-            assert!(!ptx.contains(".local"), "{name} uses local memory");
-            assert_ptxas_clean(kernel.source(), &name);
-        }
+    for (input, output) in type_pairs() {
+        let plan = Sm90Plan::new(1000, 1000, 1000, input, output).unwrap();
+        let kernel = plan.kernel().unwrap();
+        let ptx = kernel.ptx(Arch::SM90A).unwrap();
+        let name = plan.kernel_name();
+        assert!(ptx.contains(".target sm_90a"), "{name}");
+        assert_ptx_has(
+            &ptx,
+            &name,
+            &[
+                "wgmma.mma_async.sync.aligned.m64n256k16.f32",
+                "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
+                "setmaxnreg.dec.sync.aligned.u32 40",
+                "setmaxnreg.inc.sync.aligned.u32 232",
+                "mbarrier.try_wait.parity",
+                "mbarrier.arrive.expect_tx",
+                "wgmma.wait_group.sync.aligned 1",
+                "fence.mbarrier_init",
+            ],
+        );
+        // The default epilogue: shared-memory chunks (stmatrix for 16-bit outputs, 64-bit
+        // st.shared for fp32) stored by TMA in bulk groups, after the proxy fence.
+        let chunk_store = if output == OutType::F32 {
+            "st.shared.v2.b32"
+        } else {
+            "stmatrix.sync.aligned.m8n8.x4.shared.b16"
+        };
+        assert_ptx_has(
+            &ptx,
+            &name,
+            &[
+                "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group",
+                "cp.async.bulk.commit_group",
+                "cp.async.bulk.wait_group.read 1",
+                "cp.async.bulk.wait_group 0",
+                "fence.proxy.async.shared::cta",
+                "bar.sync",
+                chunk_store,
+            ],
+        );
+        assert!(
+            !ptx.contains("st.global"),
+            "{name}: direct stores left in the PTX"
+        );
+        assert!(!ptx.contains(".local"), "{name} uses local memory");
+        assert_ptxas_clean(kernel.source(), &name);
     }
     // C parked in the last k-tiles' stages: two stages for fp32, one for 16-bit outputs
     // (chunks 0-2 in it, chunk 3 in an own buffer: waits for 1 and 3 groups).
@@ -398,27 +415,25 @@ fn hopper_gemm_stream_k_compiles_without_spills() {
         stream_k: true,
         ..Sm90Options::default()
     };
-    for input in InType::ALL {
-        for output in OutType::ALL {
-            let plan = Sm90Plan::with_options(1000, 2000, 520, input, output, sk).unwrap();
-            let kernel = plan.kernel().unwrap();
-            let name = plan.kernel_name();
-            assert!(name.ends_with("_sk"), "{name}");
-            let ptx = kernel.ptx(Arch::SM90A).unwrap();
-            assert_ptx_has(
-                &ptx,
-                &name,
-                &[
-                    "st.release.gpu.global.u32",
-                    "ld.acquire.gpu.global.u32",
-                    "st.global.cg.f32",
-                    "ld.global.cg.f32",
-                    "wgmma.mma_async.sync.aligned.m64n256k16.f32",
-                ],
-            );
-            assert!(!ptx.contains(".local"), "{name} uses local memory");
-            assert_ptxas_clean(kernel.source(), &name);
-        }
+    for (input, output) in type_pairs() {
+        let plan = Sm90Plan::with_options(1000, 2000, 520, input, output, sk).unwrap();
+        let kernel = plan.kernel().unwrap();
+        let name = plan.kernel_name();
+        assert!(name.ends_with("_sk"), "{name}");
+        let ptx = kernel.ptx(Arch::SM90A).unwrap();
+        assert_ptx_has(
+            &ptx,
+            &name,
+            &[
+                "st.release.gpu.global.u32",
+                "ld.acquire.gpu.global.u32",
+                "st.global.cg.f32",
+                "ld.global.cg.f32",
+                "wgmma.mma_async.sync.aligned.m64n256k16.f32",
+            ],
+        );
+        assert!(!ptx.contains(".local"), "{name} uses local memory");
+        assert_ptxas_clean(kernel.source(), &name);
     }
     let plan = Sm90Plan::new(1000, 2000, 520, InType::F16, OutType::F32).unwrap();
     let ptx = plan.kernel().unwrap().ptx(Arch::SM90A).unwrap();
@@ -444,10 +459,8 @@ fn hopper_gemm_pingpong_compiles_without_spills() {
     };
     let pp_c2 = Sm90Options { cluster: 2, ..pp };
     let mut cases: Vec<(InType, OutType, Sm90Options)> = Vec::new();
-    for input in InType::ALL {
-        for output in OutType::ALL {
-            cases.push((input, output, pp));
-        }
+    for (input, output) in type_pairs() {
+        cases.push((input, output, pp));
     }
     cases.push((InType::F16, OutType::F32, pp_c2));
     for (input, output, opts) in cases {
