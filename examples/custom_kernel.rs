@@ -1,6 +1,9 @@
 //! A new GPU kernel in Rust, without touching cudarc: a transpose through a swizzled 32x32 shared
 //! tile, one warp per tile. Declare the layouts, prove the shared accesses conflict-free, assemble
-//! the kernel, launch it, verify it against a CPU replay. `cargo run --example custom_kernel`.
+//! the kernel, launch it, verify it against a CPU replay. `cargo run --example custom_kernel`
+//! (without a GPU it says so and exits 0; a failure exits 1 with one `error:` line).
+
+use std::process::ExitCode;
 
 use tessel_kit::kernels::kernel::{Arg, CType, Elem, Kernel, KernelBuilder, Param, expect_bits};
 use tessel_kit::kernels::{DType, Gpu, exec::alloc, tiled::Arrangement};
@@ -56,7 +59,10 @@ pub fn transpose_kernel(n: i64) -> Result<Kernel, Box<dyn std::error::Error>> {
         .build()?)
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn run() -> Result<(), Box<dyn std::error::Error>> {
+    if let Some(extra) = std::env::args().nth(1) {
+        return Err(format!("this example takes no arguments, got '{extra}'").into());
+    }
     let kernel = transpose_kernel(256)?;
     let gpu = match Gpu::open(0) {
         Ok(gpu) => gpu,
@@ -74,4 +80,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     kernel.load(&gpu)?.run_verified(args, 1, check)?;
     println!("{} verified on {}", kernel.name(), gpu.describe());
     Ok(())
+}
+
+/// The examples' contract: exit status 1 and one `error:` line on stderr on any failure.
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {}", e.to_string().replace('\n', " "));
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -23,6 +23,12 @@
 //! seconds each, twice, and prints each span's wall-clock start and time per launch (to
 //! read next to `nvidia-smi`'s clock and power samples); `--ours-first` times the variant
 //! before cuBLAS instead of after it.
+//!
+//! Without an sm_90 GPU or cuBLAS it says so and exits 0. An unknown argument or a bad value, a
+//! variant that fails (its line says `FAILED`) or any other failure exits 1 with one `error:`
+//! line on stderr.
+
+use std::process::ExitCode;
 
 use tessel_kernels::Gpu;
 use tessel_kernels::gemm::run::cublas;
@@ -368,25 +374,17 @@ fn size_name(m: i64, n: i64, k: i64) -> String {
     }
 }
 
-fn main() {
-    let gpu = match Gpu::open(0) {
-        Ok(g) => g,
-        Err(e) => {
-            println!("no GPU: {e}");
-            return;
-        }
-    };
-    if !supported(&gpu) {
-        println!("{} is not sm_90: nothing to sweep", gpu.describe());
-        return;
-    }
-    let blas = match cublas(&gpu) {
-        Ok(b) => b,
-        Err(e) => {
-            println!("no cuBLAS: {e}");
-            return;
-        }
-    };
+type Res<T> = Result<T, Box<dyn std::error::Error>>;
+
+/// The value after option `name`.
+fn value<T: std::str::FromStr>(it: &mut std::slice::Iter<'_, String>, name: &str) -> Res<T> {
+    let text = it.next().ok_or_else(|| format!("{name} needs a value"))?;
+    Ok(text
+        .parse()
+        .map_err(|_| format!("{name}: cannot read '{text}'"))?)
+}
+
+fn run() -> Res<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut repeats = 20;
     let mut sizes = Vec::new();
@@ -406,12 +404,12 @@ fn main() {
     let mut it = args.iter();
     while let Some(a) = it.next() {
         if a == "--repeats" {
-            repeats = it.next().and_then(|r| r.parse().ok()).unwrap_or(repeats);
+            repeats = value(&mut it, a)?;
         } else if a == "--only" {
             // Variants by their kernel-name tags, comma-separated ("default", "_c2", ...).
-            only = it.next().cloned();
+            only = Some(value(&mut it, a)?);
         } else if a == "--rounds" {
-            rounds = it.next().and_then(|r| r.parse().ok()).unwrap_or(rounds);
+            rounds = value(&mut it, a)?;
         } else if a == "--f16-f32" {
             first_type_only = true;
         } else if a == "--ours-first" {
@@ -419,13 +417,33 @@ fn main() {
         } else if a == "--trace" {
             trace = true;
         } else if a == "--blocks" {
-            blocks = it.next().and_then(|r| r.parse().ok());
+            blocks = Some(value(&mut it, a)?);
         } else if a == "--soak" {
-            soak_secs = it.next().and_then(|r| r.parse().ok()).unwrap_or(0.0);
+            soak_secs = value(&mut it, a)?;
         } else if let Some(mnk) = parse_size(a) {
             sizes.push(mnk);
+        } else {
+            return Err(format!("'{a}' is neither a size (N or MxNxK) nor an option").into());
         }
     }
+    let gpu = match Gpu::open(0) {
+        Ok(g) => g,
+        Err(e) => {
+            println!("no GPU: {e}");
+            return Ok(());
+        }
+    };
+    if !supported(&gpu) {
+        println!("{} is not sm_90: nothing to sweep", gpu.describe());
+        return Ok(());
+    }
+    let blas = match cublas(&gpu) {
+        Ok(b) => b,
+        Err(e) => {
+            println!("no cuBLAS: {e}");
+            return Ok(());
+        }
+    };
     if sizes.is_empty() {
         sizes = vec![(4096, 4096, 4096), (8192, 8192, 8192)];
     }
@@ -469,8 +487,7 @@ fn main() {
                 };
                 let b = match &mut bufs {
                     Some(b) => b,
-                    None => bufs
-                        .insert(Sm90Buffers::new(&gpu, &plan, 0x5390 ^ n as u64).expect("upload")),
+                    None => bufs.insert(Sm90Buffers::new(&gpu, &plan, 0x5390 ^ n as u64)?),
                 };
                 let result = (|| {
                     let (cpu, vs) = if round == 0 {
@@ -610,6 +627,20 @@ fn main() {
                 (r[r.len() / 2 - 1] + r[r.len() / 2]) / 2.0
             };
             println!("{key} {median:>7.3} {:>7.3} {:>7.3}", r[0], r[r.len() - 1]);
+        }
+    }
+    if !failed.is_empty() {
+        return Err(format!("{} variants failed (the FAILED lines above)", failed.len()).into());
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {}", e.to_string().replace('\n', " "));
+            ExitCode::FAILURE
         }
     }
 }
