@@ -6,7 +6,7 @@
 use std::io::Write;
 
 use serde::Serialize;
-use tessel_kit::Result;
+use tessel_kit::{Error, Result};
 
 use super::json::print_json;
 use super::print;
@@ -66,20 +66,20 @@ pub struct Args {
     /// Matrix size: N (square) or RxC, 1 <= N <= 65536
     #[arg(long, value_name = "N|RxC", value_parser = parse_size)]
     pub size: Option<(i64, i64)>,
-    /// Element type (default: both)
+    /// copy, transpose, all: element type (default: both)
     #[arg(long, value_enum, value_name = "f32|f16")]
     pub dtype: Option<Dtype>,
-    /// Timed repeats per kernel
-    #[arg(long, value_name = "K", default_value_t = 30, value_parser = clap::value_parser!(u16).range(1..=10_000))]
-    pub repeats: u16,
-    /// Raster group of the transposes' block order (default: the tuned one)
+    /// Timed repeats per kernel (default 30)
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u16).range(1..=10_000))]
+    pub repeats: Option<u16>,
+    /// transpose, all: raster group of the transposes' block order (default: the tuned one)
     #[arg(long, value_name = "G", value_parser = clap::value_parser!(i64).range(0..=64))]
     pub raster: Option<i64>,
-    /// Minimum blocks per SM in every tiled kernel's __launch_bounds__
+    /// copy, transpose, all: minimum blocks per SM in every tiled kernel's __launch_bounds__
     #[arg(long, value_name = "B", value_parser = clap::value_parser!(i64).range(1..=32))]
     pub min_blocks: Option<i64>,
     /// Launch each kernel once, untimed, and print the bank-model predictions (for
-    /// scripts/ncu_conflicts.sh)
+    /// scripts/ncu_conflicts.sh; every suite but gemm, without --repeats)
     #[arg(long)]
     pub profile: bool,
     /// Print the results as JSON (schema: docs/cli.md)
@@ -94,6 +94,74 @@ pub struct Args {
     /// sgemm: the inner dimension
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(i64).range(1..=65536))]
     pub k: Option<i64>,
+}
+
+impl Suite {
+    /// The suite's name on the command line.
+    fn name(self) -> String {
+        clap::ValueEnum::to_possible_value(&self)
+            .map_or_else(String::new, |v| v.get_name().to_string())
+    }
+}
+
+/// Refuses an option the suite does not use (docs/cli.md: an option that does not apply to the
+/// chosen mode is an error, never ignored). Checked before anything runs, with or without a GPU.
+fn check_options(args: &Args) -> Result<()> {
+    use Suite::*;
+    let suite = args.suite;
+    let given = [
+        (
+            "--size",
+            args.size.is_some(),
+            matches!(suite, Copy | Transpose | All | Gemm | Mma | Sgemm),
+        ),
+        (
+            "--dtype",
+            args.dtype.is_some(),
+            matches!(suite, Copy | Transpose | All),
+        ),
+        (
+            "--raster",
+            args.raster.is_some(),
+            matches!(suite, Transpose | All),
+        ),
+        (
+            "--min-blocks",
+            args.min_blocks.is_some(),
+            matches!(suite, Copy | Transpose | All),
+        ),
+        ("--profile", args.profile, suite != Gemm),
+        ("--m", args.m.is_some(), suite == Sgemm),
+        ("--n", args.n.is_some(), suite == Sgemm),
+        ("--k", args.k.is_some(), suite == Sgemm),
+    ];
+    for (option, present, applies) in given {
+        if present && !applies {
+            return Err(Error::invalid(format!(
+                "{option} does not apply to 'bench {}' (see 'tessel help bench')",
+                suite.name()
+            )));
+        }
+    }
+    if args.profile && args.repeats.is_some() {
+        return Err(Error::invalid(
+            "--repeats does not apply with --profile, which launches each kernel once, untimed",
+        ));
+    }
+    if suite == Mma && args.size.is_some_and(|(r, c)| r != c) {
+        return Err(Error::invalid(
+            "'bench mma --size' takes N, the number of problems, not RxC",
+        ));
+    }
+    if suite == Sgemm
+        && args.size.is_some()
+        && (args.m.is_some() || args.n.is_some() || args.k.is_some())
+    {
+        return Err(Error::invalid(
+            "'bench sgemm' takes its shape from --size or from --m/--n/--k, not from both",
+        ));
+    }
+    Ok(())
 }
 
 /// Parses `N` or `RxC`, the value of `--size`.
@@ -255,6 +323,7 @@ fn skipped(out: &mut dyn Write, json: bool, reason: String) -> Result<()> {
 /// Runs the benchmarks.
 #[cfg(not(feature = "kernels"))]
 pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
+    check_options(args)?;
     skipped(
         out,
         args.json,
@@ -265,6 +334,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
 /// Runs the benchmarks.
 #[cfg(feature = "kernels")]
 pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
+    check_options(args)?;
     with_kernels::run(args, out)
 }
 
@@ -289,6 +359,9 @@ mod with_kernels {
     use tessel_kit::kernels::sgemm::run::{Ladder, LadderOptions, LadderRow, ladder};
     use tessel_kit::kernels::sgemm::{Major, Rung};
 
+    /// Timed repeats per kernel without `--repeats`.
+    const DEFAULT_REPEATS: u16 = 30;
+
     fn gpu_error(e: GpuError) -> Error {
         Error::invalid(e.to_string())
     }
@@ -310,7 +383,7 @@ mod with_kernels {
                 Some(Dtype::F16) => vec![DType::F16],
             },
             profile: args.profile,
-            repeats: usize::from(args.repeats),
+            repeats: usize::from(args.repeats.unwrap_or(DEFAULT_REPEATS)),
             raster: args.raster,
             min_blocks: args.min_blocks,
         }
@@ -802,7 +875,7 @@ mod with_kernels {
                 suite: Suite::Sgemm,
                 size,
                 dtype: None,
-                repeats: 1,
+                repeats: Some(1),
                 raster: None,
                 min_blocks: None,
                 profile: false,

@@ -39,14 +39,26 @@ pub struct Args {
     /// K or MN; without it, K-major is tried first, then MN-major
     #[arg(long, value_name = "MAJOR")]
     pub major: Option<String>,
-    /// Shared-memory byte address of the layout's offset 0
-    #[arg(long, value_name = "BYTES", default_value_t = 0)]
+    /// Shared-memory byte address of the layout's offset 0 (not with --atom)
+    #[arg(
+        long,
+        value_name = "BYTES",
+        default_value_t = 0,
+        conflicts_with = "atom"
+    )]
     pub base: i64,
     /// Print a GMMA layout atom of this swizzle mode (none, 32B, 64B, 128B)
     #[arg(long, value_name = "MODE")]
     pub atom: Option<String>,
     /// With --atom: tile the atom to MN,K elements
-    #[arg(long, value_name = "MN,K", requires = "atom")]
+    // `requires` alone does not refuse it next to LAYOUT (clap skips a requirement that
+    // conflicts with a present argument), hence the explicit conflict.
+    #[arg(
+        long,
+        value_name = "MN,K",
+        requires = "atom",
+        conflicts_with = "layout"
+    )]
     pub tile: Option<String>,
     /// Print as JSON (schema: docs/cli.md)
     #[arg(long)]
@@ -98,6 +110,12 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
     let major = args.major.as_deref().map(str::parse::<Major>).transpose()?;
     if let Some(mode) = &args.atom {
         return atom(args, mode.parse()?, major.unwrap_or(Major::K), out);
+    }
+    if args.base < 0 {
+        return Err(Error::invalid(format!(
+            "--base takes a shared-memory byte address (at least 0), got {}",
+            args.base
+        )));
     }
     let text = args.layout.as_deref().unwrap_or_default();
     let layout = values::composed("LAYOUT", text)?;

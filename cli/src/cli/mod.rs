@@ -9,6 +9,7 @@
 //! folded into that line by [`errors::fold`]); a failed write to stdout exits with status 1;
 //! the tool never panics.
 
+mod argv;
 mod atom;
 mod bench;
 mod codegen;
@@ -175,7 +176,8 @@ fn run(args: &[String], out: &mut dyn Write) -> Result<()> {
             command_names()
         )));
     }
-    let argv = std::iter::once("tessel").chain(args.iter().map(String::as_str));
+    let args = argv::attach_negative_values(&Cli::command(), args);
+    let argv = std::iter::once("tessel".to_string()).chain(args);
     match Cli::try_parse_from(argv) {
         Ok(cli) => dispatch(&cli.command, out),
         Err(e) => errors::answer(&e, out),

@@ -41,7 +41,7 @@ pub struct Args {
     #[arg(long, value_name = "C")]
     pub cols: Option<i64>,
     /// Fold the table to this many characters per line (default: the terminal's width, or 100)
-    #[arg(long, value_name = "W")]
+    #[arg(long, value_name = "W", conflicts_with = "json")]
     pub width: Option<usize>,
     /// Print the table as JSON (schema: docs/cli.md)
     #[arg(long)]

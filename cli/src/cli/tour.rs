@@ -23,7 +23,11 @@ the tour runs."
 )]
 pub struct Args {
     /// Print only this chapter
-    #[arg(value_name = "CHAPTER", conflicts_with = "list")]
+    #[arg(
+        value_name = "CHAPTER",
+        conflicts_with = "list",
+        allow_negative_numbers = true
+    )]
     pub chapter: Option<usize>,
     /// List the chapters
     #[arg(long)]
