@@ -233,3 +233,25 @@ fn show_svg_draws_a_tiled_mma_and_a_tiled_copy() {
     assert!(line.contains("--elem-bytes"), "{line}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A rank-1 tiled copy (256 elements, one column) is drawn folded into blocks of rows: the
+/// picture stays within the library's MAX_WIDTH x 2 MAX_HEIGHT (1280 pixels each) instead of a
+/// strip 5,218 pixels high.
+#[test]
+fn a_rank_1_tiled_copy_picture_is_folded_to_a_readable_size() {
+    let path = std::env::temp_dir().join(format!("tessel-rank1-{}.svg", std::process::id()));
+    let copy = "make_tiled_copy(UniversalCopy<uint32_t>, 32:1, 8:1, 32)";
+    success(&["show", copy, "--svg", path.to_str().unwrap()]);
+    let svg = std::fs::read_to_string(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let size = |key: &str| -> i64 {
+        let head = svg.lines().next().unwrap();
+        let start = head.find(&format!("{key}=\"")).unwrap() + key.len() + 2;
+        head[start..].split('"').next().unwrap().parse().unwrap()
+    };
+    let (width, height) = (size("width"), size("height"));
+    assert!(width <= 1280 && height <= 2 * 1280, "{width}x{height}");
+    // Every element of both sides is still drawn.
+    assert_eq!(svg.matches("data-op=\"S\"").count(), 256);
+    assert_eq!(svg.matches("data-op=\"D\"").count(), 256);
+}
