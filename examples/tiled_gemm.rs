@@ -1,12 +1,14 @@
 //! A tiled GEMM with the tensor layer: C (fp32) = A B^T (fp16, K-contiguous), 64 x 64 x 32 tiles:
 //! `cp.async`, swizzled shared tiles, `ldmatrix`, `mma.sync`. `cargo run --example tiled_gemm`.
 
-use tessel::atom::{copy_atom, mma_atom};
-use tessel::kernels::gemm::host::{compare, random_f16, reference_rows, tolerance};
-use tessel::kernels::kernel::{Arg, CType as T, Kernel, KernelBuilder, Param};
-use tessel::kernels::layer::{DeviceCopy, DeviceMma, DeviceTensor};
-use tessel::kernels::{Gpu, exec::alloc};
-use tessel::tiled::{make_tiled_copy, make_tiled_copy_a as copy_a, make_tiled_copy_b as copy_b};
+use tessel_kit::atom::{copy_atom, mma_atom};
+use tessel_kit::kernels::gemm::host::{compare, random_f16, reference_rows, tolerance};
+use tessel_kit::kernels::kernel::{Arg, CType as T, Kernel, KernelBuilder, Param};
+use tessel_kit::kernels::layer::{DeviceCopy, DeviceMma, DeviceTensor};
+use tessel_kit::kernels::{Gpu, exec::alloc};
+use tessel_kit::tiled::{
+    make_tiled_copy, make_tiled_copy_a as copy_a, make_tiled_copy_b as copy_b,
+};
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
 const BODY: &str = r#"
@@ -30,7 +32,7 @@ pub fn tiled_gemm(m: usize, n: usize, k: usize) -> Res<Kernel> {
     // 2 x 2 warps, each two m16n8k16 atoms side by side (16 x 16 of C), repeated to 64 x 64.
     let atom = mma_atom("SM80_16x8x16_F32F16F16F32_TN")?;
     let n16 = Some("(8,2,2):(1,16,8)".parse()?);
-    let tm = tessel::tiled::make_tiled_mma(&atom, &"(2,2):(1,2)".parse()?, &[None, n16])?;
+    let tm = tessel_kit::tiled::make_tiled_mma(&atom, &"(2,2):(1,2)".parse()?, &[None, n16])?;
     let mma = DeviceMma::new("mma", tm.clone());
     let cp = copy_atom("SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>")?.typed(16)?;
     let (thr, val) = ("(32,4):(4,1)".parse()?, "(1,8):(0,1)".parse()?);

@@ -1,10 +1,20 @@
 //! # tessel-kernels
 //!
-//! GPU kernels generated from tessel layouts and run through cudarc: a tiled copy, the transpose
-//! ladder (naive -> shared tile -> padded -> swizzled -> 128-bit vectorized and swizzled),
-//! bank-conflict microkernels and an SM80 tensor-core GEMM, with the runtime they need (device
-//! discovery that never panics, NVRTC compilation for the device's own architecture, a module
-//! cache, CUDA-event timing) and the measurements behind `tessel bench`.
+//! GPU kernels generated from tessel layouts and run through cudarc:
+//!
+//! - [`tiled`]: a tiled copy and the transpose ladder (naive -> shared tile -> padded ->
+//!   swizzled -> 128-bit vectorized and swizzled), fp32 and fp16, any M x N;
+//! - [`micro`]: single-warp bank-conflict microkernels, one per access pattern of the bank model;
+//! - [`gemm`]: the SM80 tensor-core GEMM (`cp.async`, `ldmatrix`, `mma.sync`), checked against
+//!   cuBLAS;
+//! - [`mma`]: the four tensor-core swizzle problems and their unswizzled twins;
+//! - [`hopper`] and [`tma`]: the SM90 GEMM (TMA loads and stores, `wgmma`, warp-specialized
+//!   producer and consumers) and the tensor maps it needs;
+//! - [`sgemm`]: the SIMT SGEMM ladder, eight rungs from a naive kernel to a tuned one;
+//!
+//! with the runtime they need ([`device`]: discovery that never panics; [`compile`]: NVRTC for
+//! the device's own architecture; a module cache; [`timing`]: CUDA-event timing) and the
+//! measurements behind `tessel bench` ([`mod@bench`]).
 //!
 //! Every kernel is declared in Rust with [`kernel::KernelBuilder`]: a hole-free device body
 //! (`kernels/cuda/*.cu`, written against the primitives of `kernels/cuda/tessel.cuh`) plus the
@@ -27,6 +37,11 @@
 //!     Err(e) => println!("no GPU here: {e}"),
 //! }
 //! ```
+
+// Where dependents link to these docs when they are not built next to them (`cargo doc
+// --no-deps -p tessel-kit`); without it rustdoc prints such links as bracketed text.
+// `tests/features.rs` (workspace root) checks that the version is this crate's.
+#![doc(html_root_url = "https://docs.rs/tessel-kernels/0.1.0")]
 
 pub mod bench;
 pub mod cache;

@@ -192,6 +192,10 @@ fn parameters_need_their_alias_and_names_must_be_identifiers() {
 mod common;
 
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn the_assembled_source_compiles_with_nvrtc() {
     if !common::nvrtc_or_skip("the_assembled_source_compiles_with_nvrtc") {
         return;

@@ -9,6 +9,23 @@ use tessel_kernels::Arch;
 use tessel_kernels::compile::compile_cubin;
 use tessel_kernels::hopper::{Epilogue, InType, OutType, Sm90Plan};
 
+/// The input/output type pairs compiled: every pair under `TESSEL_LONG_TESTS=1`, else three that
+/// take each input type and each output type at least once.
+fn type_pairs() -> Vec<(InType, OutType)> {
+    if common::long_tests() {
+        InType::ALL
+            .into_iter()
+            .flat_map(|i| OutType::ALL.into_iter().map(move |o| (i, o)))
+            .collect()
+    } else {
+        vec![
+            (InType::F16, OutType::F32),
+            (InType::BF16, OutType::BF16),
+            (InType::F16, OutType::F16),
+        ]
+    }
+}
+
 /// NVRTC's CUBIN of `source` for `arch` and the program log (ptxas warnings included).
 fn cubin_and_log(source: &str, name: &str, arch: Arch) -> (Vec<u8>, String) {
     let c = compile_cubin(source, name, arch, &["--ptxas-options=--verbose"])
@@ -62,58 +79,60 @@ fn sass_of(nvdisasm: &str, cubin: &[u8], dir: &std::path::Path) -> String {
 }
 
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
     if !nvrtc_or_skip("sm90_nvrtc") {
         return;
     }
-    for input in InType::ALL {
-        for output in OutType::ALL {
-            let plan = Sm90Plan::new(1000, 1000, 1000, input, output).unwrap();
-            let kernel = plan.kernel().unwrap();
-            let ptx = kernel.ptx(Arch::SM90A).unwrap();
-            let name = plan.kernel_name();
-            assert!(ptx.contains(".target sm_90a"), "{name}");
-            assert_ptx_has(
-                &ptx,
-                &name,
-                &[
-                    "wgmma.mma_async.sync.aligned.m64n256k16.f32",
-                    "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
-                    "setmaxnreg.dec.sync.aligned.u32 40",
-                    "setmaxnreg.inc.sync.aligned.u32 232",
-                    "mbarrier.try_wait.parity",
-                    "mbarrier.arrive.expect_tx",
-                    "wgmma.wait_group.sync.aligned 1",
-                    "fence.mbarrier_init",
-                ],
-            );
-            // The default epilogue: shared-memory chunks (stmatrix for 16-bit outputs, 64-bit
-            // st.shared for fp32) stored by TMA in bulk groups, after the proxy fence.
-            let chunk_store = if output == OutType::F32 {
-                "st.shared.v2.b32"
-            } else {
-                "stmatrix.sync.aligned.m8n8.x4.shared.b16"
-            };
-            assert_ptx_has(
-                &ptx,
-                &name,
-                &[
-                    "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group",
-                    "cp.async.bulk.commit_group",
-                    "cp.async.bulk.wait_group.read 1",
-                    "cp.async.bulk.wait_group 0",
-                    "fence.proxy.async.shared::cta",
-                    "bar.sync",
-                    chunk_store,
-                ],
-            );
-            assert!(
-                !ptx.contains("st.global"),
-                "{name}: direct stores left in the PTX"
-            );
-            assert!(!ptx.contains(".local"), "{name} uses local memory");
-            assert_ptxas_clean(kernel.source(), &name);
-        }
+    for (input, output) in type_pairs() {
+        let plan = Sm90Plan::new(1000, 1000, 1000, input, output).unwrap();
+        let kernel = plan.kernel().unwrap();
+        let ptx = kernel.ptx(Arch::SM90A).unwrap();
+        let name = plan.kernel_name();
+        assert!(ptx.contains(".target sm_90a"), "{name}");
+        assert_ptx_has(
+            &ptx,
+            &name,
+            &[
+                "wgmma.mma_async.sync.aligned.m64n256k16.f32",
+                "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
+                "setmaxnreg.dec.sync.aligned.u32 40",
+                "setmaxnreg.inc.sync.aligned.u32 232",
+                "mbarrier.try_wait.parity",
+                "mbarrier.arrive.expect_tx",
+                "wgmma.wait_group.sync.aligned 1",
+                "fence.mbarrier_init",
+            ],
+        );
+        // The default epilogue: shared-memory chunks (stmatrix for 16-bit outputs, 64-bit
+        // st.shared for fp32) stored by TMA in bulk groups, after the proxy fence.
+        let chunk_store = if output == OutType::F32 {
+            "st.shared.v2.b32"
+        } else {
+            "stmatrix.sync.aligned.m8n8.x4.shared.b16"
+        };
+        assert_ptx_has(
+            &ptx,
+            &name,
+            &[
+                "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group",
+                "cp.async.bulk.commit_group",
+                "cp.async.bulk.wait_group.read 1",
+                "cp.async.bulk.wait_group 0",
+                "fence.proxy.async.shared::cta",
+                "bar.sync",
+                chunk_store,
+            ],
+        );
+        assert!(
+            !ptx.contains("st.global"),
+            "{name}: direct stores left in the PTX"
+        );
+        assert!(!ptx.contains(".local"), "{name} uses local memory");
+        assert_ptxas_clean(kernel.source(), &name);
     }
     // The direct epilogue, where TMA cannot address C (N = 1001 fp32 columns are 4004-byte
     // rows; 1001 bf16 ones 2002-byte rows), stores from registers and has no TMA store.
@@ -137,6 +156,10 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
 /// budgets are reassigned (`USETMAXREG`), and nothing goes to local memory; the epilogue is
 /// eight TMA stores.
 #[test]
+#[cfg_attr(
+    not(all(tessel_nvrtc, tessel_nvdisasm)),
+    ignore = "needs libnvrtc and nvdisasm (TESSEL_NVDISASM): see the README's Testing section"
+)]
 fn hopper_gemm_sass_uses_hgmma_and_tma() {
     if !nvrtc_or_skip("sm90_nvrtc") {
         return;

@@ -291,7 +291,7 @@ impl From<&Layout> for Layout<SymInt> {
 /// Layouts built and evaluated in constant expressions.
 impl Layout {
     /// A layout built in a constant expression, e.g. from tuples in static storage (what the
-    /// `layout!` macro of the `tessel` crate expands to). Checks what [`Layout::new`] checks and
+    /// `layout!` macro of the `tessel-kit` crate expands to). Checks what [`Layout::new`] checks and
     /// panics when a check fails, which in a `const` or `static` item is a compile error.
     ///
     /// A layout's tuples may own heap memory, so a `const fn` can evaluate a layout only in
@@ -705,7 +705,7 @@ impl Layout {
     /// Replaces top-level mode `i` by `mode` (CuTe's `replace<I>`).
     ///
     /// ```
-    /// // CuTe media/docs/cpp/cute/01_layout.md: replace<2>((3,4,(3,4)):(1,3,(1,3)), 4:3).
+    /// // CuTe media/docs/cpp/cute/01_layout.md (CUTLASS v4.2.1): replace<2>((3,4,(3,4)):(1,3,(1,3)), 4:3).
     /// let c: tessel_layout::Layout = "(3,4,(3,4)):(1,3,(1,3))".parse().unwrap();
     /// let b: tessel_layout::Layout = "4:3".parse().unwrap();
     /// assert_eq!(c.replace(2, &b).unwrap().to_string(), "(3,4,4):(1,3,3)");
@@ -725,7 +725,7 @@ impl Layout {
     /// The layout of the top-level modes `indices`, in that order (CuTe's `select<I...>`).
     ///
     /// ```
-    /// // CuTe media/docs/cpp/cute/01_layout.md: select<1,3> and select<2> of (2,3,5,7).
+    /// // CuTe media/docs/cpp/cute/01_layout.md (CUTLASS v4.2.1): select<1,3> and select<2> of (2,3,5,7).
     /// let a: tessel_layout::Layout = "(2,3,5,7):(1,2,6,30)".parse().unwrap();
     /// assert_eq!(a.select(&[1, 3]).unwrap().to_string(), "(3,7):(2,30)");
     /// assert_eq!(a.select(&[2]).unwrap().to_string(), "(5):(6)");
@@ -742,7 +742,7 @@ impl Layout {
     /// The layout of the top-level modes `begin..end`, `begin < end` (CuTe's `take<B,E>`).
     ///
     /// ```
-    /// // CuTe media/docs/cpp/cute/01_layout.md: take<1,3>((2,3,5,7)).
+    /// // CuTe media/docs/cpp/cute/01_layout.md (CUTLASS v4.2.1): take<1,3>((2,3,5,7)).
     /// let a: tessel_layout::Layout = "(2,3,5,7):(1,2,6,30)".parse().unwrap();
     /// assert_eq!(a.take(1, 3).unwrap().to_string(), "(3,5):(2,6)");
     /// assert!(a.take(1, 1).is_err());
@@ -762,7 +762,7 @@ impl Layout {
     /// `path[0]`, then its mode `path[1]`, ... An empty path is the layout itself.
     ///
     /// ```
-    /// // CuTe media/docs/cpp/cute/01_layout.md: layout<1,0> of (4,(3,6)):(1,(4,12)) is 3:4.
+    /// // CuTe media/docs/cpp/cute/01_layout.md (CUTLASS v4.2.1): layout<1,0> of (4,(3,6)):(1,(4,12)) is 3:4.
     /// let a: tessel_layout::Layout = "(4,(3,6)):(1,(4,12))".parse().unwrap();
     /// assert_eq!(a.get(&[1, 0]).unwrap().to_string(), "3:4");
     /// assert_eq!(a.get(&[1]).unwrap().to_string(), "(3,6):(4,12)");
@@ -866,7 +866,7 @@ impl Layout {
     ///
     /// ```
     /// use tessel_layout::{Layout, SliceCoord::{All, Index, Tuple}};
-    /// // CuTe media/docs/cpp/cute/03_tensor.md, "Slicing a Tensor".
+    /// // CuTe media/docs/cpp/cute/03_tensor.md (CUTLASS v4.2.1), "Slicing a Tensor".
     /// let a: Layout = "((3,2),(2,5,2)):((4,1),(2,13,100))".parse().unwrap();
     /// let e = Tuple(vec![Tuple(vec![All, Index(1)]), Tuple(vec![Index(0), All, Index(1)])]);
     /// assert_eq!(a.slice(&e).unwrap().0.to_string(), "(3,5):(4,13)");

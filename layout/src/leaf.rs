@@ -9,7 +9,7 @@
 //! | [`SymInt`] | an integer or a run-time symbol such as `ld` | code generation: [`Layout<SymInt>`](crate::Layout) is [`SymLayout`](crate::codegen::SymLayout) |
 //!
 //! A value built at compile time is the same type held in static storage: the `layout!` macro
-//! of the `tessel` crate expands to a `Layout` (or `ComposedLayout`) whose tuples live in
+//! of the `tessel-kit` crate expands to a `Layout` (or `ComposedLayout`) whose tuples live in
 //! `static` data, and the `const fn`s of the family ([`Layout::size`](crate::Layout::size),
 //! [`Layout::checked_offset`](crate::Layout::checked_offset), ...) evaluate it in constant
 //! expressions.

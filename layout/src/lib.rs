@@ -3,9 +3,13 @@
 //! CuTe's layout algebra in Rust, every operation checked: hierarchical
 //! [`IntTuple`]s, [`Layout`]s written `Shape:Stride`, the operations CuTe defines on them
 //! (coalesce, composition, complement, divides, products, inverses, ...), XOR [`Swizzle`]s and
-//! [`ComposedLayout`]s, the shared-memory bank model, a swizzle search, and one emitter that
-//! turns any of these into C/CUDA index arithmetic. There is no GPU code here; the
-//! `tessel-kernels` crate runs kernels built from these layouts.
+//! [`ComposedLayout`]s, GF(2) bijectivity proofs ([`verify`]), the shared-memory bank model
+//! ([`bank`]) and a swizzle search ([`synth`]), CuTe's copy and MMA atoms ([`atom`]) with the
+//! tiled copies and tiled MMAs built from them ([`tiled`]), Hopper's wgmma descriptors and TMA
+//! boxes ([`gmma`]), the expression language of the `tessel` command line ([`expr`]), SVG
+//! pictures ([`svg`]), and one emitter that turns any of these into C/CUDA index arithmetic
+//! ([`codegen`]). There is no GPU code here; the `tessel-kernels` crate runs kernels built from
+//! these layouts.
 //!
 //! Every operation either returns a value that satisfies its definition or an [`Error`] whose
 //! [`ErrorKind`] and message name the violated condition and the operands. It never returns a
@@ -82,7 +86,7 @@
 //!   dynamic (`4`) integer as CuTe has them, strides possibly basis elements (`_1@0`, the
 //!   identity layouts); the algebra carries the kinds by CuTe's rule (`docs/semantics.md`,
 //!   "Static and dynamic integers").
-//! - A `Layout` built at compile time (the `layout!` macro of the `tessel` crate): the same
+//! - A `Layout` built at compile time (the `layout!` macro of the `tessel-kit` crate): the same
 //!   type with its tuples in static storage, made by the `const fn` [`Layout::from_const`] and
 //!   evaluated by the `const fn`s [`Layout::size`] and [`Layout::checked_offset`].
 //!
@@ -102,7 +106,7 @@
 //! ## Composition
 //!
 //! `R = A o B` has `B`'s shape and `R(c) = A(B(c))`. The stride of each mode of `B` is divided
-//! out of `A`'s extents from the left, then `B`'s extent is kept (CuTe docs, "Composition"):
+//! out of `A`'s extents from the left, then `B`'s extent is kept ([CuTe docs](https://github.com/NVIDIA/cutlass/blob/v4.2.1/media/docs/cpp/cute/02_layout_algebra.md), "Composition"):
 //!
 //! ```
 //! use tessel_layout::{composition, ErrorKind, Layout};
@@ -129,7 +133,7 @@
 //! ## Complement
 //!
 //! `complement(4:2, 24)` fills the holes of `4:2` (the odd offsets) with `2:1` and repeats the
-//! whole 3 times up to 24 (CuTe docs, "Complement Examples"). The result is ordered and meets
+//! whole 3 times up to 24 ([CuTe docs](https://github.com/NVIDIA/cutlass/blob/v4.2.1/media/docs/cpp/cute/02_layout_algebra.md), "Complement Examples"). The result is ordered and meets
 //! `A`'s image only at 0:
 //!
 //! ```
@@ -165,7 +169,7 @@
 //! ## Product
 //!
 //! A product reproduces a block according to a layout of blocks. `blocked_product` keeps each
-//! copy of the block contiguous; `raked_product` interleaves the copies (CuTe docs, "Blocked and
+//! copy of the block contiguous; `raked_product` interleaves the copies ([CuTe docs](https://github.com/NVIDIA/cutlass/blob/v4.2.1/media/docs/cpp/cute/02_layout_algebra.md), "Blocked and
 //! Raked Products"):
 //!
 //! ```
@@ -294,6 +298,11 @@
 //! `tessel` command line), `docs/gpu-runtime.md` (how the kernels are compiled, run and timed),
 //! `docs/macros.md` (the compile-time macros and the emitted code) and `docs/performance.md`
 //! (every measurement).
+
+// Where dependents link to these docs when they are not built next to them (`cargo doc
+// --no-deps -p tessel-kit`); without it rustdoc prints such links as bracketed text.
+// `tests/features.rs` (workspace root) checks that the version is this crate's.
+#![doc(html_root_url = "https://docs.rs/tessel-layout/0.1.0")]
 
 pub mod algebra;
 pub mod atom;

@@ -9,7 +9,7 @@
 //!
 //! ```
 //! use tessel_layout::{local_tile, Layout, SliceCoord, Tiler};
-//! // CuTe media/docs/cpp/cute/03_tensor.md: an 8x24 tensor in 4x8 tiles, tile (1,2).
+//! // CuTe media/docs/cpp/cute/03_tensor.md (CUTLASS v4.2.1): an 8x24 tensor in 4x8 tiles, tile (1,2).
 //! let a: Layout = "(8,24):(1,8)".parse().unwrap();
 //! let tiler: Tiler = Tiler::ByMode(vec![Some("4:1".parse::<Layout>().unwrap().into()),
 //!                                       Some("8:1".parse::<Layout>().unwrap().into())]);
@@ -62,7 +62,7 @@ pub(crate) fn pad_coord(coord: &SliceCoord, rank: usize, what: &str) -> Result<S
 ///
 /// ```
 /// use tessel_layout::{local_tile, Layout, SliceCoord, Tiler};
-/// // CuTe media/docs/cpp/cute/0x_gemm_tutorial.md: gA = local_tile(mA, (BLK_M,BLK_K), (m,_))
+/// // CuTe media/docs/cpp/cute/0x_gemm_tutorial.md (CUTLASS v4.2.1): gA = local_tile(mA, (BLK_M,BLK_K), (m,_))
 /// // has shape (BLK_M,BLK_K,k).
 /// let m_a: Layout = "(256,64):(1,256)".parse().unwrap();
 /// let tiler = Tiler::ByMode(vec![Some(Layout::vector(128, 1).unwrap().into()),
@@ -144,7 +144,7 @@ pub(crate) fn thread_coord(thr: &Layout, index: i64) -> Result<SliceCoord> {
 ///
 /// ```
 /// use tessel_layout::{local_partition, Layout};
-/// // CuTe include/cute/tensor_impl.hpp: a (16,64) tensor partitioned over a (2,16) thread
+/// // CuTe include/cute/tensor_impl.hpp (CUTLASS v4.2.1): a (16,64) tensor partitioned over a (2,16) thread
 /// // layout gives each thread an (8,4) layout.
 /// let data: Layout = "(16,64):(1,16)".parse().unwrap();
 /// let thr: Layout = "(2,16):(1,2)".parse().unwrap();

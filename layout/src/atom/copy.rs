@@ -2,7 +2,7 @@
 //!
 //! ```
 //! use tessel_layout::atom::copy_atom;
-//! // CuTe include/cute/atom/copy_traits_sm75.hpp: SM75_U32x1_LDSM_N.
+//! // CuTe include/cute/atom/copy_traits_sm75.hpp (CUTLASS v4.2.1): SM75_U32x1_LDSM_N.
 //! let a = copy_atom("SM75_U32x1_LDSM_N").unwrap();
 //! assert_eq!(a.src_bits().to_string(), "((8,4),128):((128,0),1)");
 //! assert_eq!(a.dst_bits().to_string(), "(32,32):(32,1)");
@@ -157,7 +157,7 @@ impl CopyAtom {
         &self.name
     }
 
-    /// The PTX instruction as the PTX ISA spells it, without operands (e.g.
+    /// The PTX instruction as the [PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html) spells it, without operands (e.g.
     /// `ldmatrix.sync.aligned.m8n8.x4.shared.b16`); `None` for `UniversalCopy`, which is a plain
     /// C++ assignment of one value (the compiler emits a load and a store of that width), and for
     /// `SM90_BULK_COPY_AUTO`, which only marks a copy for the algorithm to vectorize. A TMA atom

@@ -3,7 +3,7 @@
 //!
 //! ```
 //! use tessel_layout::atom::mma_atom;
-//! // CuTe include/cute/atom/mma_traits_sm90_gmma.hpp: CLayout_64xN<16>.
+//! // CuTe include/cute/atom/mma_traits_sm90_gmma.hpp (CUTLASS v4.2.1): CLayout_64xN<16>.
 //! let g = mma_atom("SM90_64x16x16_F32F16F16_SS").unwrap();
 //! assert_eq!(g.c_layout().to_string(), "((4,8,4),(2,2,2)):((128,1,16),(64,8,512))");
 //! assert_eq!(g.shape_mnk(), [64, 16, 16]);
@@ -28,7 +28,7 @@ pub enum OperandSource {
     /// A 64-bit GMMA shared-memory descriptor of the whole tile (CuTe's
     /// `GMMA::smem_desc<Major::K>`): every thread of the warpgroup names the whole tile, so the
     /// TV layout broadcasts over threads (thread stride 0), and the tile must be in one of the
-    /// canonical K-major GMMA layouts of `mma_traits_sm90_gmma.hpp` (`make_gmma_desc`).
+    /// canonical K-major GMMA layouts of [`mma_traits_sm90_gmma.hpp`](https://github.com/NVIDIA/cutlass/blob/v4.2.1/include/cute/atom/mma_traits_sm90_gmma.hpp) (`make_gmma_desc`).
     SharedDescriptor,
 }
 
@@ -70,7 +70,7 @@ impl MmaAtom {
         &self.name
     }
 
-    /// The PTX instruction as the PTX ISA spells it, without operands.
+    /// The PTX instruction as the [PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html) spells it, without operands.
     ///
     /// ```
     /// let m = tessel_layout::atom::mma_atom("SM90_64x128x16_F32F16F16_SS").unwrap();

@@ -1,9 +1,11 @@
 //! Copy and MMA atoms as data: one PTX instruction each, with the thread/value layouts CuTe
-//! gives it (`include/cute/atom/copy_traits.hpp`, `copy_traits_sm75.hpp`,
-//! `copy_traits_sm80.hpp`, `copy_traits_sm90.hpp`, `copy_traits_sm90_tma.hpp`,
-//! `mma_traits_sm70.hpp`, `mma_traits_sm80.hpp`, `mma_traits_sm90_gmma.hpp`,
-//! `mma_traits_sm90_gmma_ext.hpp`, CUTLASS v4.2.1), the inline-asm operands a code generator
-//! needs, and, for copies, the shared-memory access the bank model analyzes.
+//! gives it ([`include/cute/atom/copy_traits.hpp`](https://github.com/NVIDIA/cutlass/blob/v4.2.1/include/cute/atom/copy_traits.hpp),
+//! `copy_traits_sm75.hpp`, `copy_traits_sm80.hpp`, `copy_traits_sm90.hpp`,
+//! `copy_traits_sm90_tma.hpp`, `mma_traits_sm70.hpp`, `mma_traits_sm80.hpp`,
+//! `mma_traits_sm90_gmma.hpp`, `mma_traits_sm90_gmma_ext.hpp`, all in
+//! [`include/cute/atom/`](https://github.com/NVIDIA/cutlass/tree/v4.2.1/include/cute/atom) of
+//! CUTLASS v4.2.1), the inline-asm operands a code generator needs, and, for copies, the
+//! shared-memory access the bank model analyzes.
 //!
 //! The families: `UniversalCopy<T>`, `SM80_CP_ASYNC_CACHE{ALWAYS,GLOBAL}<T>` (named by any CuTe
 //! element type of a width they take, [`element_bits`]), SM75 `ldmatrix` and `movmatrix`, SM90

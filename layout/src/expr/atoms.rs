@@ -24,7 +24,7 @@
 //!
 //! ```
 //! use tessel_layout::expr::eval;
-//! // CuTe media/docs/cpp/cute/0x_gemm_tutorial.md: 32x8 threads of 4x1 floats, 128-bit copies.
+//! // CuTe media/docs/cpp/cute/0x_gemm_tutorial.md (CUTLASS v4.2.1): 32x8 threads of 4x1 floats, 128-bit copies.
 //! let c = eval("make_tiled_copy(UniversalCopy<uint128_t>, (32,8):(1,32), (4,1):(1,0), 32)").unwrap();
 //! assert_eq!(c.to_string(), "TiledCopy(Tiler_MN: (128,8), TiledLayout_TV: (256,4):(4,1), \
 //!                            Copy_Atom<UniversalCopy<uint128_t>, 32-bit>)");

@@ -219,7 +219,7 @@ fn tuple_value(values: Vec<Value>) -> Result<Value> {
 /// let l = eval("(8,64):(64,1)").unwrap();
 /// assert_eq!(compose(&sw, &l).unwrap().to_string(), "Sw<3,3,3> o (8,64):(64,1)");
 /// assert_eq!(compose(&Value::Int(32), &l).unwrap().to_string(), "32 o (8,64):(64,1)");
-/// // CuTe test/unit/cute/core/composition.cpp: a transpose moves the swizzle's bits.
+/// // CuTe test/unit/cute/core/composition.cpp (CUTLASS v4.2.1): a transpose moves the swizzle's bits.
 /// let t = eval("(8,8):(8,1)").unwrap();
 /// let b = eval("Sw<2,0,-3> o (8,8):(8,1)").unwrap();
 /// assert_eq!(compose(&t, &b).unwrap().to_string(), "Sw<2,0,3> o (8,8):(1,8)");

@@ -3,7 +3,7 @@
 //!
 //! A descriptor addresses one operand of one `wgmma` instruction: an `MN x K` tile whose K extent
 //! is 32 bytes (16 fp16/bf16, 8 tf32, 32 8-bit elements). In units of 16 bytes (`T` elements,
-//! one core-matrix row) the canonical layouts are (PTX ISA, "Shared Memory Matrix Layout";
+//! one core-matrix row) the canonical layouts are ([PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html), "Shared Memory Matrix Layout";
 //! CuTe's `make_gmma_desc` comments), before the mode's byte swizzle `Sw<B,4,3>` with
 //! `W = 2^B` chunks per swizzled row:
 //!
@@ -73,7 +73,7 @@ fn encodable(name: &str, bytes: i64) -> Result<u64> {
 }
 
 impl GmmaDescriptor {
-    /// The 64-bit descriptor (PTX ISA "Matrix Descriptor Format"), or an error naming a field
+    /// The 64-bit descriptor ([PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html) "Matrix Descriptor Format"), or an error naming a field
     /// that does not fit its bits.
     ///
     /// ```

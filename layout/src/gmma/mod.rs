@@ -2,7 +2,7 @@
 //! that a shared-memory layout implies, and the layout a TMA box writes.
 //!
 //! `wgmma` reads its A and B operands from shared memory through a 64-bit *matrix descriptor*
-//! (start address, leading and stride byte offsets, base offset, swizzle mode; PTX ISA,
+//! (start address, leading and stride byte offsets, base offset, swizzle mode; [PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html),
 //! "Matrix Descriptor Format" of the asynchronous warpgroup-level MMA). The descriptor cannot
 //! describe every layout: only the *canonical* ones, built from 8-row "core matrices" of 16 bytes
 //! per row, optionally permuted by one of four XOR swizzles on the byte address. TMA
@@ -172,7 +172,7 @@ impl SwizzleMode {
         8 * self.span_bytes()
     }
 
-    /// The 2-bit layout-type field of a wgmma descriptor (bits 62-63; PTX ISA: 0 none,
+    /// The 2-bit layout-type field of a wgmma descriptor (bits 62-63; [PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html): 0 none,
     /// 1 128B, 2 64B, 3 32B).
     ///
     /// ```

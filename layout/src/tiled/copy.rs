@@ -1,4 +1,4 @@
-//! CuTe's `TiledCopy`, `ThrCopy` and `make_tiled_copy*` (`include/cute/atom/copy_atom.hpp`).
+//! CuTe's `TiledCopy`, `ThrCopy` and `make_tiled_copy*` ([`include/cute/atom/copy_atom.hpp`](https://github.com/NVIDIA/cutlass/blob/v4.2.1/include/cute/atom/copy_atom.hpp)).
 //!
 //! ```
 //! use tessel_layout::{atom::copy_atom, tiled::make_tiled_copy};

@@ -1,4 +1,4 @@
-//! CuTe's `TiledMMA`, `ThrMMA` and `make_tiled_mma` (`include/cute/atom/mma_atom.hpp`).
+//! CuTe's `TiledMMA`, `ThrMMA` and `make_tiled_mma` ([`include/cute/atom/mma_atom.hpp`](https://github.com/NVIDIA/cutlass/blob/v4.2.1/include/cute/atom/mma_atom.hpp)).
 //!
 //! ```
 //! use tessel_layout::{atom::mma_atom, tiled::make_tiled_mma};

@@ -1,10 +1,13 @@
 //! The atoms tessel knows, built on demand from their CuTe names.
 //!
-//! Layouts are transcribed from CuTe's traits headers (`include/cute/atom/copy_traits*.hpp`,
+//! Layouts are transcribed from CuTe's traits headers
+//! ([`include/cute/atom/copy_traits*.hpp`](https://github.com/NVIDIA/cutlass/tree/v4.2.1/include/cute/atom),
 //! `mma_traits_sm70.hpp`, `mma_traits_sm80.hpp`, `mma_traits_sm90_gmma*.hpp`, CUTLASS v4.2.1);
-//! instruction names and register counts from the PTX ISA (`ldmatrix`, `stmatrix`,
-//! `movmatrix`, `cp.async`, `cp.async.bulk`, `cp.async.bulk.tensor`, `mma`,
-//! `wgmma.mma_async`) and CuTe's `include/cute/arch/*.hpp`.
+//! instruction names and register counts from the
+//! [PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html)
+//! (`ldmatrix`, `stmatrix`, `movmatrix`, `cp.async`, `cp.async.bulk`, `cp.async.bulk.tensor`,
+//! `mma`, `wgmma.mma_async`) and CuTe's
+//! [`include/cute/arch/*.hpp`](https://github.com/NVIDIA/cutlass/tree/v4.2.1/include/cute/arch).
 
 mod copy;
 mod mma;
