@@ -16,15 +16,18 @@
 //! the device's own architecture; a module cache; [`timing`]: CUDA-event timing) and the
 //! measurements behind `tessel bench` ([`mod@bench`]).
 //!
-//! Every kernel is declared in Rust with [`kernel::KernelBuilder`]: a hole-free device body
-//! (`kernels/cuda/*.cu`, written against the primitives of `kernels/cuda/tessel.cuh`) plus the
-//! pieces it uses — element type aliases (`ty::T`), integer constants (`k::NT`), layouts emitted
-//! as index functions (`layout::smem(i)`), device functions generated in Rust (`dev::f`) and
-//! typed parameters. The assembler checks on the host that the body and the pieces match, and
-//! one runtime path ([`kernel::Loaded`]) compiles, launches, verifies against a CPU replay and
-//! times every kernel. Every index a kernel computes — global offsets, the shared-memory tile
-//! (padding and swizzle included) and the thread/value partition — is a function emitted from a
-//! layout.
+//! Every kernel is declared in Rust with [`kernel::KernelBuilder`] and written with the tensor
+//! layer ([`layer`]), in CuTe's vocabulary. The host declares the kernel's tensors (global,
+//! shared, register or coordinate storage plus a layout), its tiled copies and tiled MMAs built
+//! from CuTe's atoms, derives the partitions with the algebra (`local_tile`, `partition_S/D`,
+//! `partition_A/B/C`, `retile`, fragments) and checks every hand-off: a copy that does not fit
+//! its tensors, fragments that disagree with the MMA, element widths, alignment, descriptors and
+//! TMA boxes are errors before anything is compiled. The device body (`kernels/cuda/*.cu`)
+//! slices those tensors by thread and tile and calls `tessel::copy`, `tessel::copy_if` and
+//! `tessel::gemm` (`kernels/cuda/tessel_tensor.cuh`); the Hopper GEMM also uses the pipeline,
+//! TMA, warpgroup and epilogue components of `kernels/cuda/tessel_sm90.cuh`. One runtime path
+//! ([`kernel::Loaded`]) compiles (NVRTC; compiled images cached on disk, [`cache`]), launches,
+//! verifies against a CPU replay and times every kernel.
 //!
 //! ```
 //! use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};

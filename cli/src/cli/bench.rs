@@ -9,7 +9,7 @@ use serde::Serialize;
 use tessel_kit::{Error, Result};
 
 use super::json::print_json;
-use super::print;
+use super::{Failure, print};
 
 /// Which kernels `tessel bench` runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -306,18 +306,18 @@ fn skipped(out: &mut dyn Write, json: bool, reason: String) -> Result<()> {
 
 /// Runs the benchmarks.
 #[cfg(not(feature = "kernels"))]
-pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
+pub fn run(args: &Args, out: &mut dyn Write) -> std::result::Result<(), Failure> {
     check_options(args)?;
-    skipped(
+    Ok(skipped(
         out,
         args.json,
         "this tessel was built without the 'kernels' feature".to_string(),
-    )
+    )?)
 }
 
-/// Runs the benchmarks.
+/// Runs the benchmarks: bad options are [`Failure::Input`], a failed GPU run [`Failure::Gpu`].
 #[cfg(feature = "kernels")]
-pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
+pub fn run(args: &Args, out: &mut dyn Write) -> std::result::Result<(), Failure> {
     check_options(args)?;
     with_kernels::run(args, out)
 }
@@ -326,6 +326,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
 mod with_kernels {
     use std::io::Write;
 
+    use tessel_kit::Error;
     use tessel_kit::kernels::bench::{self as kb, BenchOptions, Row};
     use tessel_kit::kernels::gemm::GemmPlan;
     use tessel_kit::kernels::gemm::run::{self as gemm, GemmRow, VsCublas};
@@ -333,12 +334,11 @@ mod with_kernels {
     use tessel_kit::kernels::hopper::{InType, OutType};
     use tessel_kit::kernels::tiled::TiledKind;
     use tessel_kit::kernels::{DType, Gpu, GpuError};
-    use tessel_kit::{Error, Result};
 
     use super::super::json::print_json;
     use super::super::{print, progress};
     use super::{
-        Args, BenchJson, Dtype, GemmJson, KernelJson, Predicted, Result_, SgemmJson, Suite,
+        Args, BenchJson, Dtype, Failure, GemmJson, KernelJson, Predicted, Result_, SgemmJson, Suite,
     };
     use tessel_kit::kernels::sgemm::run::{Ladder, LadderOptions, LadderRow, ladder};
     use tessel_kit::kernels::sgemm::{Major, Rung};
@@ -346,8 +346,17 @@ mod with_kernels {
     /// Timed repeats per kernel without `--repeats`.
     const DEFAULT_REPEATS: u16 = 30;
 
-    fn gpu_error(e: GpuError) -> Error {
-        Error::invalid(e.to_string())
+    /// A run's outcome: a failure of the input or of the GPU.
+    type Outcome<T> = std::result::Result<T, Failure>;
+
+    /// Sorts a kernels-crate error: arguments and layouts the runtime refuses are the input's
+    /// fault; a driver call, NVRTC or a wrong result is the GPU run's.
+    pub(super) fn gpu_error(e: GpuError) -> Failure {
+        match e {
+            GpuError::InvalidArgument(m) => Failure::Input(Error::invalid(m)),
+            GpuError::Layout(e) => Failure::Input(e),
+            other => Failure::Gpu(other.to_string()),
+        }
     }
 
     /// The kernels crate's options.
@@ -414,7 +423,7 @@ mod with_kernels {
         (InType::BF16, OutType::BF16),
     ];
 
-    fn measure(gpu: &Gpu, args: &Args, progress: &mut dyn Write) -> Result<Rows> {
+    fn measure(gpu: &Gpu, args: &Args, progress: &mut dyn Write) -> Outcome<Rows> {
         let opts = options(args);
         if args.suite == Suite::Gemm {
             let sizes: Vec<_> = opts.sizes.iter().map(|&(r, c)| (r, c, c)).collect();
@@ -505,25 +514,25 @@ mod with_kernels {
         Ok(Rows::Kernels(rows))
     }
 
-    pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
+    pub fn run(args: &Args, out: &mut dyn Write) -> Outcome<()> {
         let mut lines = progress::Lines::new("tessel bench: opening GPU 0");
         let result = run_with(args, out, &mut lines);
         lines.finish();
         result
     }
 
-    fn run_with(args: &Args, out: &mut dyn Write, progress: &mut dyn Write) -> Result<()> {
+    fn run_with(args: &Args, out: &mut dyn Write, progress: &mut dyn Write) -> Outcome<()> {
         let gpu = match Gpu::open(0) {
             Ok(g) => g,
             Err(e) if e.is_unavailable() => {
-                return super::skipped(out, args.json, format!("no GPU: {e}"));
+                return Ok(super::skipped(out, args.json, format!("no GPU: {e}"))?);
             }
             Err(e) => return Err(gpu_error(e)),
         };
         let _ = writeln!(progress, "device: {}", gpu.describe());
         let rows = measure(&gpu, args, progress)?;
         if args.json {
-            return print_json(out, &json(&gpu, rows));
+            return Ok(print_json(out, &json(&gpu, rows))?);
         }
         let table = match rows {
             Rows::Kernels(rows) => kernel_table(&gpu.describe(), &rows),
@@ -533,7 +542,7 @@ mod with_kernels {
             }
             Rows::Sgemm(ladders) => sgemm_table(&gpu.describe(), &ladders),
         };
-        print(out, &table)
+        Ok(print(out, &table)?)
     }
 
     fn opt(x: Option<f64>, digits: usize) -> String {
@@ -963,5 +972,28 @@ mod without_kernels {
             "this tessel was built without the 'kernels' feature"
         );
         assert_eq!(v["results"], serde_json::json!([]));
+    }
+}
+
+#[cfg(all(test, feature = "kernels"))]
+mod failures {
+    use tessel_kit::kernels::GpuError;
+
+    use super::Failure;
+    use super::with_kernels::gpu_error;
+
+    #[test]
+    fn a_failed_gpu_run_is_not_bad_input() {
+        // Exit status 1 (the machine) for a driver call, NVRTC or a wrong result ...
+        for e in [
+            GpuError::Cuda("cuLaunchKernel: CUDA_ERROR_ILLEGAL_ADDRESS".into()),
+            GpuError::Compile("gemm: ptxas error".into()),
+            GpuError::Verify("c[3] = 1, want 2".into()),
+        ] {
+            assert!(matches!(gpu_error(e), Failure::Gpu(_)));
+        }
+        // ... exit status 2 (the input) for what the runtime refuses to run.
+        let e = gpu_error(GpuError::InvalidArgument("size 0".into()));
+        assert!(matches!(e, Failure::Input(_)));
     }
 }

@@ -75,15 +75,35 @@ pub enum Subcommand {
     Help(help::Args),
 }
 
+/// Why a run failed: the input (exit status 2) or the machine (exit status 1: the GPU, its
+/// driver or a kernel failed on input that was fine).
+#[derive(Debug)]
+pub enum Failure {
+    /// The input was rejected: a parse error, an option that does not apply, an inadmissible
+    /// expression.
+    Input(Error),
+    /// The GPU run failed: a driver call, NVRTC, or a kernel whose result was wrong.
+    Gpu(String),
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Failure {
+        Failure::Input(e)
+    }
+}
+
 /// Runs the tool on the arguments after the program name and returns the exit status:
-/// 0 on success, 2 on bad input (with one `error:` line on stderr), 1 if output failed.
+/// 0 on success, 2 on bad input (with one `error:` line on stderr), 1 if output or the GPU
+/// failed (one `error:` line too).
 pub fn main(args: Vec<OsString>) -> ExitCode {
     let stdout = io::stdout();
     let mut out = Output {
         inner: stdout.lock(),
         failed: None,
     };
-    let result = to_strings(args).and_then(|args| run(&args, &mut out));
+    let result = to_strings(args)
+        .map_err(Failure::from)
+        .and_then(|args| run(&args, &mut out));
     let _ = out.flush();
     if let Some(e) = out.failed {
         if e.kind() == io::ErrorKind::BrokenPipe {
@@ -94,9 +114,13 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     }
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
+        Err(Failure::Input(e)) => {
             report(&error_line(&e));
             ExitCode::from(2)
+        }
+        Err(Failure::Gpu(message)) => {
+            report(&format!("GPU: {message}"));
+            ExitCode::from(1)
         }
     }
 }
@@ -169,37 +193,38 @@ fn command_names() -> String {
 }
 
 /// Parses the arguments (after the program name) and runs the subcommand.
-fn run(args: &[String], out: &mut dyn Write) -> Result<()> {
+fn run(args: &[String], out: &mut dyn Write) -> std::result::Result<(), Failure> {
     if args.is_empty() {
-        return Err(Error::invalid(format!(
+        return Err(Failure::Input(Error::invalid(format!(
             "no subcommand given; try 'tessel help' (subcommands: {})",
             command_names()
-        )));
+        ))));
     }
     let args = argv::attach_negative_values(&Cli::command(), args);
     let argv = std::iter::once("tessel".to_string()).chain(args);
     match Cli::try_parse_from(argv) {
         Ok(cli) => dispatch(&cli.command, out),
-        Err(e) => errors::answer(&e, out),
+        Err(e) => Ok(errors::answer(&e, out)?),
     }
 }
 
 /// Runs one parsed subcommand.
-fn dispatch(command: &Subcommand, out: &mut dyn Write) -> Result<()> {
+fn dispatch(command: &Subcommand, out: &mut dyn Write) -> std::result::Result<(), Failure> {
+    let input = |r: Result<()>| r.map_err(Failure::from);
     match command {
-        Subcommand::Eval(a) => eval::run(a, out),
-        Subcommand::Show(a) => show::run(a, out),
-        Subcommand::Atom(a) => atom::run(a, out),
-        Subcommand::Conflicts(a) => conflicts::run(a, out),
-        Subcommand::Codegen(a) => codegen::run(a, out),
-        Subcommand::Swizzle(a) => swizzle::run(a, out),
-        Subcommand::Synth(a) => synth::run(a, out),
-        Subcommand::Gmma(a) => gmma::run(a, out),
-        Subcommand::Tma(a) => tma::run(a, out),
-        Subcommand::Tour(a) => tour::run(a, out),
+        Subcommand::Eval(a) => input(eval::run(a, out)),
+        Subcommand::Show(a) => input(show::run(a, out)),
+        Subcommand::Atom(a) => input(atom::run(a, out)),
+        Subcommand::Conflicts(a) => input(conflicts::run(a, out)),
+        Subcommand::Codegen(a) => input(codegen::run(a, out)),
+        Subcommand::Swizzle(a) => input(swizzle::run(a, out)),
+        Subcommand::Synth(a) => input(synth::run(a, out)),
+        Subcommand::Gmma(a) => input(gmma::run(a, out)),
+        Subcommand::Tma(a) => input(tma::run(a, out)),
+        Subcommand::Tour(a) => input(tour::run(a, out)),
         Subcommand::Bench(a) => bench::run(a, out),
-        Subcommand::Completions(a) => completions::run(a, out),
-        Subcommand::Help(a) => help::run(a, out),
+        Subcommand::Completions(a) => input(completions::run(a, out)),
+        Subcommand::Help(a) => input(help::run(a, out)),
     }
 }
 
