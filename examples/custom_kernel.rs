@@ -21,11 +21,11 @@ const BODY: &str = r#"
   __shared__ b32 smem[32 * 32];
   const long long bm = layout::tile_m(blockIdx.x), bn = layout::tile_n(blockIdx.x);
   // load: lanes along rows of the input (coalesced), into the swizzled tile
-  tessel_kit::copy(copy::load{}, tensor::tIgI(in)(threadIdx.x, _, _, _, _, bm, bn),
+  tessel::copy(copy::load{}, tensor::tIgI(in)(threadIdx.x, _, _, _, _, bm, bn),
                tensor::tIsI(smem)(threadIdx.x, _, _, _, _));
   tessel_sync_block();
   // store: lanes along columns of the tile (coalesced in the transpose)
-  tessel_kit::copy(copy::store{}, tensor::tOsO(smem)(threadIdx.x, _, _, _, _),
+  tessel::copy(copy::store{}, tensor::tOsO(smem)(threadIdx.x, _, _, _, _),
                tensor::tOgO(out)(threadIdx.x, _, _, _, _, bm, bn));
 "#;
 

@@ -51,5 +51,6 @@ fn the_algebra_examples_fail_with_one_error_line() {
 #[test]
 fn the_kernel_examples_fail_with_one_error_line() {
     refuses_an_argument("custom_kernel");
+    refuses_an_argument("tiled_gemm");
     refuses_an_argument("swizzle_problem3");
 }

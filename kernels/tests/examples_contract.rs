@@ -67,6 +67,4 @@ fn the_sweeps_refuse_bad_arguments_before_looking_for_a_gpu() {
         failure("sgemm_sweep", &["--repeats", "many"]).contains("--repeats: cannot read 'many'")
     );
     assert!(failure("sgemm_sweep", &["--top"]).contains("--top needs a value"));
-    assert!(failure("sm90_sweep", &["--rounds", "x"]).contains("--rounds: cannot read 'x'"));
-    assert!(failure("sm90_sweep", &["4096x2"]).contains("'4096x2' is neither a size"));
 }
