@@ -5,7 +5,8 @@
 
 Each file holds the one line of JSON a `tessel bench ... --json` run prints (docs/cli.md gives
 the schema). Results of the same kernel and size from several files (repeated runs) are listed
-side by side, in file order, so a table shows the spread of the runs as well as their level.
+side by side, in file order ("a / b" in a cell), so a table shows the spread of the runs as
+well as their level.
 Prints one table per kernel family: copy and transposes (x memcpy), bank-conflict
 microkernels (wavefronts), GEMMs (x cuBLAS), the SGEMM ladder (x cuBLAS SGEMM).
 """
@@ -42,6 +43,11 @@ def fmt(x, digits=3):
     return "-" if x is None else f"{x:.{digits}f}"
 
 
+def joined(vals):
+    """The runs' values of one cell, in file order: "a / b"."""
+    return " / ".join(fmt(v) for v in vals if v is not None) or "-"
+
+
 def table(title, header, rows):
     out = [f"**{title}**", "", "| " + " | ".join(header) + " |"]
     out.append("|" + "---|" * len(header))
@@ -55,20 +61,30 @@ def main():
         sys.exit("error: give one or more `tessel bench --json` files")
     device, runs = load(sys.argv[1:])
     n = len(runs)
-    runs_hdr = [f"run {i + 1}" for i in range(n)]
     print(f"Device: {device}; {n} run(s).\n")
 
     copies = collect(
         runs,
         lambda r: (r["kernel"], r["dtype"], r["rows"], r["cols"]),
         lambda r: r.get("ratio_to_memcpy"),
-        lambda r: "kernel" in r and "dtype" in r and r.get("bytes", 0) > 0,
+        lambda r: "kernel" in r and "dtype" in r and r.get("bytes", 0) > 0
+        and r["kernel"] != "memcpy_dtod",
     )
     if copies:
+        # One row per kernel, one column per type and size; repeated runs side by side.
+        columns = sorted({(t, m, c) for (_, t, m, c) in copies}, key=lambda x: (x[0] != "f32", x[1]))
+        kernels = list(OrderedDict.fromkeys(k.rsplit("_", 1)[0] for (k, _, _, _) in copies))
+        rows = []
+        for base in kernels:
+            cells = []
+            for (t, m, c) in columns:
+                vals = copies.get((f"{base}_{t}", t, m, c), [])
+                cells.append(joined(vals))
+            rows.append([base] + cells)
         print(table(
             "Copy and transposes, bandwidth x cudaMemcpy (device to device)",
-            ["kernel", "type", "size"] + runs_hdr,
-            [[k, t, f"{m}x{c}"] + [fmt(v) for v in vals] for (k, t, m, c), vals in copies.items()],
+            ["kernel"] + [f"{t} {m}x{c}" for (t, m, c) in columns],
+            rows,
         ))
 
     micro = collect(
@@ -103,10 +119,9 @@ def main():
         for key, vals in gemms.items():
             k, c, m, nn, kk = key
             tf = next((t for t in tflops[key] if t), (None, None))
-            rows.append([k, c, f"{m}x{nn}x{kk}", fmt(tf[0], 1), fmt(tf[1], 1)]
-                        + [fmt(v) for v in vals])
+            rows.append([k, c, f"{m}x{nn}x{kk}", fmt(tf[0], 1), fmt(tf[1], 1), joined(vals)])
         print(table("GEMMs, x cuBLAS (same types, same process)",
-                    ["kernel", "config", "M x N x K", "TFLOP/s", "cuBLAS TFLOP/s"] + runs_hdr,
+                    ["kernel", "config", "M x N x K", "TFLOP/s", "cuBLAS TFLOP/s", "x cuBLAS"],
                     rows))
 
     sgemm = collect(
@@ -117,8 +132,8 @@ def main():
     )
     if sgemm:
         print(table("SGEMM ladder, x cuBLAS SGEMM (row-major A and B)",
-                    ["rung", "M x N x K"] + runs_hdr,
-                    [[rung, f"{m}x{nn}x{k}"] + [fmt(v) for v in vals]
+                    ["rung", "M x N x K", "x cuBLAS"],
+                    [[rung, f"{m}x{nn}x{k}", joined(vals)]
                      for (rung, m, nn, k), vals in sgemm.items()]))
 
 
