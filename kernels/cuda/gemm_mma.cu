@@ -16,9 +16,13 @@
   const long long bm = layout::tile_m(tile), bn = layout::tile_n(tile);
 
   // cp.async: this thread's chunks of the block's rows of A and B, every k tile, and of the stages.
-  auto tAgA = tensor::tAgA(A)(t, _, _, _, _, bm, _);  // (CPY, CPY atoms, CPY_M, CPY_K, k)
+  // The block tile is sliced first and the thread second: the block's (uniform) pointers and the
+  // thread's offset, the same for A and B, stay apart, so ptxas keeps one per-thread offset and
+  // the loop counters in uniform registers, and has the registers to double-buffer B's ldmatrix
+  // fragments (slicing both at once costs 5 registers there and exposes the ldmatrix latency).
+  auto tAgA = tensor::tAgA(A)(_, _, _, _, _, bm, _)(t, _, _, _, _, _);  // (CPY, CPY atoms, CPY_M, CPY_K, k)
   auto tAsA = tensor::tAsA(sA)(t, _, _, _, _, _);     // (CPY, CPY atoms, CPY_M, CPY_K, PIPE)
-  auto tBgB = tensor::tBgB(B)(t, _, _, _, _, bn, _);
+  auto tBgB = tensor::tBgB(B)(_, _, _, _, _, bn, _)(t, _, _, _, _, _);
   auto tBsB = tensor::tBsB(sB)(t, _, _, _, _, _);
   // ldmatrix: the rows this thread addresses in the stages, and the MMA fragments they fill.
   auto tXsA = tensor::tXsA(sA)(t, _, _, _, _, _);     // (CPY, MMA_M, 1, MMA_K, PIPE)

@@ -10,7 +10,7 @@ use tessel_kernels::gemm::run::{
     GemmBuffers, cublas, cublas_present, run_and_compare_cublas, run_and_verify,
 };
 use tessel_kernels::gemm::{
-    BM, BODY, CP_ASYNC_HOISTED, GemmConfig, GemmPlan, LDSM_HOISTED, TENSORS,
+    BM, BODY, CP_ASYNC_HOISTED, GemmConfig, GemmPlan, LDSM_HOISTED, RASTER_GROUP, TENSORS,
 };
 use tessel_kernels::kernel::CType;
 use tessel_kernels::layer::DeviceTensor;
@@ -180,6 +180,40 @@ fn layouts_are_bijections_onto_their_tiles() {
         assert_eq!(c_frag.to_string(), "((4,8),(2,2)):((32,1),(16,8))");
         assert!(tessel_layout::is_bijective(c_frag).unwrap());
         assert!(tessel_layout::is_bijective(&plan.raster).unwrap());
+    }
+}
+
+/// The block order is the grouped raster of the hand-written kernel (`tiled::raster_layout`'s
+/// definition: 8 x 8 groups of tiles, column-major inside a group, groups down the tile rows
+/// first): block `b` computes tile `(bm, bn)` with `w = b % 64`, `g = b / 64`,
+/// `bm = 8 (g % (TM / 8)) + w % 8`, `bn = 8 (g / (TM / 8)) + w / 8`, at the sizes and tiles
+/// `tessel bench gemm` times (the order decides which operand rows the resident blocks share in
+/// L2).
+#[test]
+fn blocks_visit_the_tiles_in_eight_by_eight_groups_down_the_tile_rows() {
+    for (size, cfg) in [
+        (4096, GemmConfig::DEFAULT),
+        (8192, GemmConfig::DEFAULT),
+        (4096, GemmConfig::LARGE),
+        (8192, GemmConfig::LARGE),
+    ] {
+        let plan = GemmPlan::with_config(size, size, size, cfg).unwrap();
+        let (tm, tn) = (size / BM, size / cfg.bn);
+        assert_eq!(i64::from(plan.blocks()), tm * tn, "{cfg} {size}");
+        let g = RASTER_GROUP;
+        for b in 0..tm * tn {
+            let (w, group) = (b % (g * g), b / (g * g));
+            let want = (
+                g * (group % (tm / g)) + w % g,
+                g * (group / (tm / g)) + w / g,
+            );
+            let tile = plan.raster.offset(b).unwrap();
+            let got = (
+                plan.tile_m.offset(tile).unwrap(),
+                plan.tile_n.offset(tile).unwrap(),
+            );
+            assert_eq!(got, want, "{cfg} {size}: block {b}");
+        }
     }
 }
 
