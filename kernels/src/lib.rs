@@ -33,6 +33,7 @@ pub mod cache;
 pub mod compile;
 pub mod device;
 pub mod dtype;
+pub mod element;
 pub mod emit;
 pub mod error;
 pub mod exec;
@@ -56,6 +57,7 @@ pub use compile::Arch;
 pub use cudarc;
 pub use device::Gpu;
 pub use dtype::DType;
+pub use element::Element;
 pub use error::{GpuError, GpuResult};
 /// The `half` crate whose `f16` is the host type of fp16 data (the one cudarc's `f16` feature
 /// moves to and from the device).

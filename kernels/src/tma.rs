@@ -41,6 +41,7 @@ use crate::error::{GpuError, GpuResult};
 /// ```
 /// use tessel_kernels::tma::TmaElem;
 /// assert_eq!((TmaElem::F16.bytes(), TmaElem::BF16.bytes(), TmaElem::F32.bytes()), (2, 2, 4));
+/// assert_eq!(TmaElem::U8.bytes(), 1);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TmaElem {
@@ -50,6 +51,9 @@ pub enum TmaElem {
     BF16,
     /// IEEE single (`CU_TENSOR_MAP_DATA_TYPE_FLOAT32`).
     F32,
+    /// One byte (`CU_TENSOR_MAP_DATA_TYPE_UINT8`): the 8-bit floating-point formats, whose bits
+    /// TMA moves unchanged.
+    U8,
 }
 
 impl TmaElem {
@@ -60,6 +64,7 @@ impl TmaElem {
     /// ```
     pub fn bytes(self) -> i64 {
         match self {
+            TmaElem::U8 => 1,
             TmaElem::F16 | TmaElem::BF16 => 2,
             TmaElem::F32 => 4,
         }
@@ -76,6 +81,7 @@ impl TmaElem {
             TmaElem::F16 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
             TmaElem::BF16 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
             TmaElem::F32 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+            TmaElem::U8 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT8,
         }
     }
 }
