@@ -447,4 +447,22 @@ template <class Mma, class A, class B, class C> __device__ __forceinline__ void 
   }
 }
 
+// ---- the grouped tile order of a persistent kernel with run-time tile counts: iteration i ->
+// tile (ym, xn), the decomposition of tiled::raster_layout's ((g,g),(ty/g,tx/g)):((1,ty),(g,g ty))
+// (tessel_kernels::tiled::GroupedRaster, its host twin, is tested against the layout).
+struct GroupedRaster {
+  int ty;        // tile rows
+  int log2g;     // log2 of the group g
+  int groups_y;  // ty / g
+  __device__ __forceinline__ GroupedRaster(int ty_, int log2g_) : ty(ty_), log2g(log2g_), groups_y(ty_ >> log2g_) {}
+  __device__ __forceinline__ void tile(int i, int& ym, int& xn) const {
+    const int g = 1 << log2g;
+    const int i0 = i & (g - 1), r = i >> log2g;
+    const int i1 = r & (g - 1), q = r >> log2g;
+    const int i2 = q % groups_y, i3 = q / groups_y;
+    ym = i0 + (i2 << log2g);
+    xn = i1 + (i3 << log2g);
+  }
+};
+
 }  // namespace tessel
