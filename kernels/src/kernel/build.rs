@@ -504,6 +504,30 @@ impl KernelBuilder {
                     p.name()
                 )));
             }
+            if let ParamKind::Values(fields) = p.kind() {
+                let mut names = BTreeSet::new();
+                for f in fields {
+                    if !Self::is_identifier(f.name()) || !names.insert(f.name()) {
+                        return Err(self.err(format!(
+                            "field {} of parameter {} is not a C identifier or is given twice",
+                            f.name(),
+                            p.name()
+                        )));
+                    }
+                    if let super::piece::FieldType::Pointer(Elem::Alias(a)) = f.ty()
+                        && !self
+                            .pieces
+                            .iter()
+                            .any(|(n, piece)| n == a && matches!(piece, Piece::Alias(_)))
+                    {
+                        return Err(self.err(format!(
+                            "field {} of parameter {} points to ty::{a}, which was not given",
+                            f.name(),
+                            p.name()
+                        )));
+                    }
+                }
+            }
         }
         // References: the body, the device functions (each without its own definition) and
         // the parameters' element types.
@@ -536,6 +560,13 @@ impl KernelBuilder {
             } = p.kind()
             {
                 used.insert(("ty".into(), a.clone()));
+            }
+            if let ParamKind::Values(fields) = p.kind() {
+                for f in fields {
+                    if let super::piece::FieldType::Pointer(Elem::Alias(a)) = f.ty() {
+                        used.insert(("ty".into(), a.clone()));
+                    }
+                }
             }
         }
         let resolve = |ns: &str, name: &str| -> Option<&str> {
@@ -598,6 +629,31 @@ impl KernelBuilder {
         }
     }
 
+    /// The struct types of the [`ParamKind::Values`] parameters: the fields in the order of
+    /// their offsets ([`Param::value_offsets`]).
+    fn value_structs(&self) -> String {
+        let mut out = String::new();
+        for p in &self.params {
+            let ParamKind::Values(fields) = p.kind() else {
+                continue;
+            };
+            let offsets = p.value_offsets();
+            let mut order: Vec<usize> = (0..fields.len()).collect();
+            order.sort_by_key(|&i| offsets[i]);
+            out.push_str(&format!("struct {}_t {{\n", p.name()));
+            for i in order {
+                let f = &fields[i];
+                let ty = match f.ty() {
+                    super::piece::FieldType::Scalar(s) => s.c_name().to_string(),
+                    super::piece::FieldType::Pointer(e) => format!("{}*", Self::elem_name(e)),
+                };
+                out.push_str(&format!("  {ty} {};\n", f.name()));
+            }
+            out.push_str("};\n");
+        }
+        out
+    }
+
     fn signature(&self) -> String {
         let params: Vec<String> = self
             .params
@@ -615,6 +671,7 @@ impl KernelBuilder {
                 ParamKind::TensorMap => {
                     format!("const __grid_constant__ {TENSOR_MAP_TYPE} {}", p.name())
                 }
+                ParamKind::Values(_) => format!("const {0}_t {0}", p.name()),
             })
             .collect();
         let bounds = match self.min_blocks {
@@ -727,8 +784,9 @@ impl KernelBuilder {
             ""
         };
         let sm90_cuh = if sm90 { SM90_CUH } else { "" };
+        let structs = self.value_structs();
         let source = format!(
-            "{}{PRELUDE}{TESSEL_CUH}{TENSOR_CUH}{tensor_map}{sm90_cuh}{decls}{} \
+            "{}{PRELUDE}{TESSEL_CUH}{TENSOR_CUH}{tensor_map}{sm90_cuh}{decls}{structs}{} \
              {{\n{UNDERSCORE}{body}}}\n",
             self.comment,
             self.signature()
