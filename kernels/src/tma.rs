@@ -168,6 +168,49 @@ impl TmaPlan {
         smem: &ComposedLayout,
         major: Major,
     ) -> GpuResult<TmaPlan> {
+        Self::check_matrix(&matrix)?;
+        let box_layout = tma_box_layout(&box_dims, matrix.elem.bytes(), mode)?;
+        check_box_matches(&box_layout, smem, major)?;
+        Ok(TmaPlan {
+            matrix,
+            box_dims,
+            mode,
+            box_layout,
+        })
+    }
+
+    /// The same box, swizzle and proven shared layout over another matrix of the same element
+    /// type (a call's operand, where the plan was proven on a stand-in): the box does not
+    /// depend on the matrix, so only the driver's rules on the matrix are checked again
+    /// ([`TmaPlan::new`]'s errors for the matrix).
+    ///
+    /// ```
+    /// use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
+    /// use tessel_layout::gmma::{Major, SwizzleMode, smem_atom};
+    /// let atom = smem_atom(Major::K, SwizzleMode::B128, 16).unwrap();
+    /// let m = TmaMatrix { rows: 8, cols: 64, ld: 64, elem: TmaElem::F16 };
+    /// let plan = TmaPlan::new(m, [64, 8], SwizzleMode::B128, &atom, Major::K).unwrap();
+    /// let big = TmaMatrix { rows: 5000, cols: 3000, ld: 3008, elem: TmaElem::F16 };
+    /// assert_eq!(plan.for_matrix(big).unwrap().matrix(), big);
+    /// let odd = TmaMatrix { ld: 3001, ..big };
+    /// assert!(plan.for_matrix(odd).unwrap_err().to_string().contains("multiple of 16 bytes"));
+    /// ```
+    pub fn for_matrix(&self, matrix: TmaMatrix) -> GpuResult<TmaPlan> {
+        if matrix.elem != self.matrix.elem {
+            return Err(GpuError::InvalidArgument(format!(
+                "tensor map: the plan holds {:?} elements, the matrix {:?}",
+                self.matrix.elem, matrix.elem
+            )));
+        }
+        Self::check_matrix(&matrix)?;
+        Ok(TmaPlan {
+            matrix,
+            ..self.clone()
+        })
+    }
+
+    /// The driver's rules on a tensor map's matrix (see [`TmaPlan::new`]).
+    fn check_matrix(matrix: &TmaMatrix) -> GpuResult<()> {
         let bad = |what: String| {
             Err(GpuError::InvalidArgument(format!(
                 "tensor map of the {}x{} matrix (ld {}, {:?}): {what}",
@@ -192,14 +235,7 @@ impl TmaPlan {
                  (for 2-byte elements: a leading dimension that is a multiple of 8)"
             ));
         }
-        let box_layout = tma_box_layout(&box_dims, matrix.elem.bytes(), mode)?;
-        check_box_matches(&box_layout, smem, major)?;
-        Ok(TmaPlan {
-            matrix,
-            box_dims,
-            mode,
-            box_layout,
-        })
+        Ok(())
     }
 
     /// The matrix.

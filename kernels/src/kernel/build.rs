@@ -569,32 +569,36 @@ impl KernelBuilder {
                 }
             }
         }
-        let resolve = |ns: &str, name: &str| -> Option<&str> {
+        // The piece (namespace, name) a reference resolves to: itself, or for
+        // `layout::NAME_crd` the layout (or the tensor with run-time strides, whose layout
+        // function it is) named NAME.
+        let resolve = |ns: &str, name: &str| -> Option<(&'static str, &str)> {
             let direct = self
                 .pieces
                 .iter()
                 .find(|(n, p)| n == name && p.namespace() == ns);
-            if let Some((n, _)) = direct {
-                return Some(n.as_str());
+            if let Some((n, p)) = direct {
+                return Some((p.namespace(), n.as_str()));
             }
             let base = name.strip_suffix("_crd")?;
             self.pieces
                 .iter()
                 .find(|(n, p)| {
                     n == base
-                        && matches!(
-                            p,
-                            Piece::Layout(LayoutFns::Coord(_) | LayoutFns::Composed(_))
-                        )
                         && ns == "layout"
+                        && match p {
+                            Piece::Layout(LayoutFns::Coord(_) | LayoutFns::Composed(_)) => true,
+                            Piece::Tensor(t) => t.runtime_layout().is_some(),
+                            _ => false,
+                        }
                 })
-                .map(|(n, _)| n.as_str())
+                .map(|(n, p)| (p.namespace(), n.as_str()))
         };
         let mut referred = BTreeSet::new();
         for (ns, name) in &used {
             match resolve(ns, name) {
-                Some(piece) => {
-                    referred.insert((ns.clone(), piece.to_string()));
+                Some((piece_ns, piece)) => {
+                    referred.insert((piece_ns.to_string(), piece.to_string()));
                 }
                 None => {
                     return Err(self.err(format!(

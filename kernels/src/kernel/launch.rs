@@ -535,13 +535,36 @@ impl<'g> Loaded<'g> {
     /// assert!(k.launch(&mut [Arg::output(&mut short)]).is_err()); // fewer than 32 elements
     /// ```
     pub fn launch(&self, args: &mut [Arg<'_>]) -> GpuResult<()> {
-        self.kernel.check_args(args)?;
         if let Some(dims) = self.cluster {
+            self.kernel.check_args(args)?;
             return self.launch_cluster(args, dims);
+        }
+        self.launch_grid(self.kernel.launch().grid, args)
+    }
+
+    /// [`launch`](Self::launch) over `grid` blocks instead of the kernel's grid (a persistent
+    /// kernel whose grid depends on the call's problem); not for a clustered launch.
+    ///
+    /// ```
+    /// use tessel_kernels::kernel::{Arg, CType, KernelBuilder, Param};
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+    /// let k = KernelBuilder::new("w2", "x[blockIdx.x * 32 + threadIdx.x] = 1u;")
+    ///     .param(Param::output("x", CType::B32.into()).len(64)).threads(32).build().unwrap()
+    ///     .load(&gpu).unwrap();
+    /// let mut x = tessel_kernels::exec::alloc::<u32>(&gpu, 64).unwrap();
+    /// k.launch_grid((2, 1, 1), &mut [Arg::output(&mut x)]).unwrap();
+    /// ```
+    pub fn launch_grid(&self, grid: (u32, u32, u32), args: &mut [Arg<'_>]) -> GpuResult<()> {
+        self.kernel.check_args(args)?;
+        if self.cluster.is_some() {
+            return Err(GpuError::InvalidArgument(format!(
+                "{}: launch_grid is not for a clustered launch",
+                self.kernel.name()
+            )));
         }
         let l = self.kernel.launch();
         let cfg = LaunchConfig {
-            grid_dim: l.grid,
+            grid_dim: grid,
             block_dim: l.block,
             shared_mem_bytes: l.dynamic_smem,
         };
