@@ -29,6 +29,7 @@
 //! ```
 
 pub mod bench;
+pub mod blas;
 pub mod cache;
 pub mod compile;
 pub mod device;

@@ -99,7 +99,7 @@ impl Sm90Args {
             .first()
             .copied()
             .unwrap_or(plan.n);
-        let pair = i32::from(d % (2 * plan.output.bytes() as u64) == 0 && ldd % 2 == 0);
+        let pair = i32::from(d.is_multiple_of(2 * plan.output.bytes() as u64) && ldd % 2 == 0);
         Sm90Args {
             d,
             c: 0,
