@@ -498,3 +498,120 @@ fn every_configuration_is_proven() {
         }
     }
 }
+
+/// The verification bound holds for any K: an fp32 accumulation (blocks of 16 products summed,
+/// then added in order, as wgmma's k-steps) of random products passes at K = 65536, and a wrong
+/// product (the rows of A taken in another order, or one product of each sum left out) fails.
+#[test]
+fn the_bound_accepts_fp32_rounding_and_rejects_wrong_products() {
+    use tessel_kernels::blas::{HostGemm, HostMatrix, verify_gemm};
+    use tessel_kernels::gemm::host::random_f16;
+    let (m, n, k) = (4usize, 3usize, 65536usize);
+    let val = |v: Vec<half::f16>| {
+        v.into_iter()
+            .map(|h| f64::from(h.to_f32()))
+            .collect::<Vec<_>>()
+    };
+    let a = val(random_f16(m * k, 5)); // row-major m x k
+    let b = val(random_f16(k * n, 6)); // column-major k x n
+    let am = HostMatrix {
+        values: &a,
+        order: Order::RowMajor,
+        ld: k as i64,
+    };
+    let bm = HostMatrix {
+        values: &b,
+        order: Order::ColMajor,
+        ld: k as i64,
+    };
+    let g = HostGemm {
+        m,
+        n,
+        k,
+        a: am,
+        b: bm,
+        c: None,
+        alpha: 1.0,
+        beta: 0.0,
+    };
+    let fp32 = |row: usize, skip: Option<usize>| -> Vec<f64> {
+        (0..n)
+            .map(|j| {
+                let mut acc = 0.0f32;
+                for p0 in (0..k).step_by(16) {
+                    let mut block = 0.0f32;
+                    for p in p0..p0 + 16 {
+                        if Some(p) != skip {
+                            block += (am.at(row, p) * bm.at(p, j)) as f32;
+                        }
+                    }
+                    acc += block;
+                }
+                f64::from(acc)
+            })
+            .collect()
+    };
+    let rows: Vec<usize> = (0..m).collect();
+    let d = |f: &dyn Fn(usize) -> Vec<f64>| (0..m).flat_map(f).collect::<Vec<f64>>();
+    let good = d(&|i| fp32(i, None));
+    let dm = |v| HostMatrix {
+        values: v,
+        order: Order::RowMajor,
+        ld: n as i64,
+    };
+    assert_eq!(verify_gemm(&g, dm(&good), Element::F32, &rows).bad, 0);
+    // The same values rounded to bf16 pass as a bf16 output.
+    let bf: Vec<f64> = good
+        .iter()
+        .map(|&x| Element::BF16.decode(Element::BF16.encode(x)))
+        .collect();
+    assert_eq!(verify_gemm(&g, dm(&bf), Element::BF16, &rows).bad, 0);
+    let swapped = d(&|i| fp32((i + 1) % m, None));
+    assert_eq!(
+        verify_gemm(&g, dm(&swapped), Element::F32, &rows).bad,
+        m * n
+    );
+    // One product of magnitude 1 left out of each sum is found at K = 1024 (at K = 65536 the
+    // sum of |a b| is ~16384 and its fp32 bound exceeds one product).
+    let k1 = 1024;
+    let mut a1: Vec<f64> = (0..m).flat_map(|i| a[i * k..i * k + k1].to_vec()).collect();
+    let mut b1: Vec<f64> = (0..n).flat_map(|j| b[j * k..j * k + k1].to_vec()).collect();
+    for i in 0..m {
+        a1[i * k1] = 1.0;
+    }
+    for j in 0..n {
+        b1[j * k1] = 1.0;
+    }
+    let g1 = HostGemm {
+        k: k1,
+        a: HostMatrix {
+            values: &a1,
+            order: Order::RowMajor,
+            ld: k1 as i64,
+        },
+        b: HostMatrix {
+            values: &b1,
+            order: Order::ColMajor,
+            ld: k1 as i64,
+        },
+        ..g
+    };
+    let sum = |row: usize, skip: Option<usize>| -> Vec<f64> {
+        (0..n)
+            .map(|j| {
+                let mut acc = 0.0f32;
+                for p in (0..k1).filter(|&p| Some(p) != skip) {
+                    acc += (a1[row * k1 + p] * b1[j * k1 + p]) as f32;
+                }
+                f64::from(acc)
+            })
+            .collect()
+    };
+    let full = d(&|i| sum(i, None));
+    assert_eq!(verify_gemm(&g1, dm(&full), Element::F32, &rows).bad, 0);
+    let missing = d(&|i| sum(i, Some(0)));
+    assert_eq!(
+        verify_gemm(&g1, dm(&missing), Element::F32, &rows).bad,
+        m * n
+    );
+}
