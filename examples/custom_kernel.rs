@@ -2,15 +2,18 @@
 //! tile, one warp per tile, written with the tensor layer. Declare the tensors and the tiled
 //! copies, let the host partition and check them and prove the shared accesses conflict-free,
 //! assemble the kernel, launch it, verify it against a CPU replay.
-//! `cargo run --example custom_kernel`.
+//! `cargo run --example custom_kernel` (without a GPU it says so and exits 0; a failure exits 1
+//! with one `error:` line).
 
-use tessel::ComposedLayout;
-use tessel::atom::{SmemSide, copy_atom};
-use tessel::bank::{BankReport, analyze_copy};
-use tessel::kernels::kernel::{Arg, CType, Kernel, KernelBuilder, Param, expect_bits};
-use tessel::kernels::layer::{DeviceCopy, DeviceTensor};
-use tessel::kernels::{Gpu, exec::alloc};
-use tessel::tiled::make_tiled_copy;
+use std::process::ExitCode;
+
+use tessel_kit::ComposedLayout;
+use tessel_kit::atom::{SmemSide, copy_atom};
+use tessel_kit::bank::{BankReport, analyze_copy};
+use tessel_kit::kernels::kernel::{Arg, CType, Kernel, KernelBuilder, Param, expect_bits};
+use tessel_kit::kernels::layer::{DeviceCopy, DeviceTensor};
+use tessel_kit::kernels::{Gpu, exec::alloc};
+use tessel_kit::tiled::make_tiled_copy;
 
 /// The device body: this warp's tile of the input into shared memory, then out of it into the
 /// transposed tile of the output; every address is a tensor the host partitioned.
@@ -76,7 +79,10 @@ pub fn transpose_kernel(n: i64) -> Result<Kernel, Box<dyn std::error::Error>> {
         .build()?)
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn run() -> Result<(), Box<dyn std::error::Error>> {
+    if let Some(extra) = std::env::args().nth(1) {
+        return Err(format!("this example takes no arguments, got '{extra}'").into());
+    }
     let kernel = transpose_kernel(256)?;
     let gpu = match Gpu::open(0) {
         Ok(gpu) => gpu,
@@ -94,4 +100,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     kernel.load(&gpu)?.run_verified(args, 1, check)?;
     println!("{} verified on {}", kernel.name(), gpu.describe());
     Ok(())
+}
+
+/// The examples' contract: exit status 1 and one `error:` line on stderr on any failure.
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {}", e.to_string().replace('\n', " "));
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -7,8 +7,10 @@
 //!
 //! Run with `cargo run --example kernel_source`.
 
-use tessel::ComposedLayout;
-use tessel::{cuda_index, layout};
+use std::process::ExitCode;
+
+use tessel_kit::ComposedLayout;
+use tessel_kit::{cuda_index, layout};
 
 /// The swizzled 8x64 fp16 shared-memory tile, evaluated at compile time.
 static SMEM: ComposedLayout = layout!(Sw<3,3,3> o (8,64):(64,1));
@@ -29,7 +31,22 @@ const KERNEL: &str = concat!(
 /// The offset of coordinate (7,63), computed by the compiler (docs/semantics.md: 455).
 const LAST: i64 = SMEM.const_offset(7 + 8 * 63);
 
-fn main() {
+fn run() -> Result<(), Box<dyn std::error::Error>> {
+    if let Some(extra) = std::env::args().nth(1) {
+        return Err(format!("this example takes no arguments, got '{extra}'").into());
+    }
     println!("Sw<3,3,3> o (8,64):(64,1) maps (7,63) to {LAST}");
     println!("{KERNEL}");
+    Ok(())
+}
+
+/// The examples' contract: exit status 1 and one `error:` line on stderr on any failure.
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {}", e.to_string().replace('\n', " "));
+            ExitCode::FAILURE
+        }
+    }
 }

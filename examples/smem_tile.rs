@@ -7,12 +7,17 @@
 //!
 //! Run with `cargo run --example smem_tile`.
 
-use tessel::bank::{SmemOp, analyze};
-use tessel::codegen::{EmitOptions, index_function};
-use tessel::synth::{Access, Options, synthesize};
-use tessel::{Layout, verify};
+use std::process::ExitCode;
 
-fn main() -> Result<(), tessel::Error> {
+use tessel_kit::bank::{SmemOp, analyze};
+use tessel_kit::codegen::{EmitOptions, index_function};
+use tessel_kit::synth::{Access, Options, synthesize};
+use tessel_kit::{Layout, verify};
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
+    if let Some(extra) = std::env::args().nth(1) {
+        return Err(format!("this example takes no arguments, got '{extra}'").into());
+    }
     // Domain index i = r + 8c (colexicographic), offset 64r + c.
     let tile: Layout = "(8,64):(64,1)".parse()?;
     // (lane, value) -> domain index: lane = row (stride 1), value = column (stride 8).
@@ -37,7 +42,7 @@ fn main() -> Result<(), tessel::Error> {
     );
 
     // CuTe's fp16 128-byte swizzle Sw<3,3,3> solves it too (docs/semantics.md: (7,63) -> 455).
-    let cute: tessel::ComposedLayout = "Sw<3,3,3> o (8,64):(64,1)".parse()?;
+    let cute: tessel_kit::ComposedLayout = "Sw<3,3,3> o (8,64):(64,1)".parse()?;
     println!(
         "{cute}: ldmatrix.x1 takes {}",
         analyze(&cute, 2, ldsm, &rows)?
@@ -50,4 +55,15 @@ fn main() -> Result<(), tessel::Error> {
         index_function("smem_off", cute, &EmitOptions::default())?
     );
     Ok(())
+}
+
+/// The examples' contract: exit status 1 and one `error:` line on stderr on any failure.
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {}", e.to_string().replace('\n', " "));
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -1,12 +1,12 @@
 //! A tiled GEMM with the tensor layer: C (fp32) = A B^T (fp16, K-contiguous), 64 x 64 x 32 tiles:
 //! `cp.async`, swizzled shared tiles, `ldmatrix`, `mma.sync`. `cargo run --example tiled_gemm`.
 
-use tessel::atom::{copy_atom, mma_atom};
-use tessel::kernels::gemm::host::{compare, random_f16, reference_rows, tolerance};
-use tessel::kernels::kernel::{Arg, CType as T, Kernel, KernelBuilder, Param};
-use tessel::kernels::layer::{DeviceCopy, DeviceMma, DeviceTensor};
-use tessel::kernels::{Gpu, exec::alloc};
-use tessel::tiled::{make_tiled_copy, make_tiled_copy_a as copy_a, make_tiled_copy_b as copy_b};
+use tessel_kit::atom::{copy_atom, mma_atom};
+use tessel_kit::kernels::gemm::host::{compare, random_f16, reference_rows, tolerance};
+use tessel_kit::kernels::kernel::{Arg, CType as T, Kernel, KernelBuilder, Param};
+use tessel_kit::kernels::layer::{DeviceCopy, DeviceMma, DeviceTensor};
+use tessel_kit::kernels::{Gpu, exec::alloc};
+use tessel_kit::tiled::{make_tiled_copy, make_tiled_copy_a, make_tiled_copy_b};
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
 const BODY: &str = r#"
@@ -30,14 +30,14 @@ pub fn tiled_gemm(m: usize, n: usize, k: usize) -> Res<Kernel> {
     // 2 x 2 warps, each two m16n8k16 atoms side by side (16 x 16 of C), repeated to 64 x 64.
     let atom = mma_atom("SM80_16x8x16_F32F16F16F32_TN")?;
     let n16 = Some("(8,2,2):(1,16,8)".parse()?);
-    let tm = tessel::tiled::make_tiled_mma(&atom, &"(2,2):(1,2)".parse()?, &[None, n16])?;
+    let tm = tessel_kit::tiled::make_tiled_mma(&atom, &"(2,2):(1,2)".parse()?, &[None, n16])?;
     let mma = DeviceMma::new("mma", tm.clone());
     let cp = copy_atom("SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>")?.typed(16)?;
     let (thr, val) = ("(32,4):(4,1)".parse()?, "(1,8):(0,1)".parse()?);
     let g2s = DeviceCopy::new("g2s", make_tiled_copy(&cp, &thr, &val)?);
     let x4 = copy_atom("SM75_U32x4_LDSM_N")?.typed(16)?; // a warp's 16 x 16 of A or of B
-    let s2r_a = DeviceCopy::new("s2r_a", copy_a(&x4, &tm)?);
-    let s2r_b = DeviceCopy::new("s2r_b", copy_b(&x4, &tm)?);
+    let s2r_a = DeviceCopy::new("s2r_a", make_tiled_copy_a(&x4, &tm)?);
+    let s2r_b = DeviceCopy::new("s2r_b", make_tiled_copy_b(&x4, &tm)?);
     let g = |ty, r: usize, c: usize, tile_c: i64| -> Res<DeviceTensor> {
         let rows = DeviceTensor::global(ty, format!("({r},{c}):({c},1)").parse()?);
         Ok(rows.local_tile(&[64, tile_c])?)
@@ -92,7 +92,13 @@ pub fn run() -> Res<String> {
     }
 }
 fn main() {
-    if let Err(e) = run().map(|what| println!("{what}")) {
+    let extra = std::env::args()
+        .nth(1)
+        .map(|a| format!("this example takes no arguments, got '{a}'"));
+    if let Err(e) = extra
+        .map_or_else(run, |e| Err(e.into()))
+        .map(|what| println!("{what}"))
+    {
         eprintln!("error: {e}");
         std::process::exit(2);
     }

@@ -1,13 +1,12 @@
-//! # tessel
+//! # tessel-kit
 //!
 //! A CuTe-style layout algebra for Rust. This facade re-exports [`tessel_layout`] and the
-//! macros of `tessel-macros`; with the `kernels` feature (on by default) it also re-exports
-//! `tessel-kernels` as [`kernels`], and with the `cli` feature (on by default) it builds the
-//! `tessel` command-line tool. `default-features = false` gives the algebra and the macros
-//! alone, without cudarc.
+//! macros of `tessel-macros`; with the `kernels` feature (off by default) it also re-exports
+//! `tessel-kernels` as [`kernels`]. The default features give the algebra and the macros
+//! alone, without cudarc; the `tessel` command-line tool is the separate `tessel-cli` package.
 //!
 //! ```
-//! let l: tessel::Layout = "(8,64):(64,1)".parse().unwrap();
+//! let l: tessel_kit::Layout = "(8,64):(64,1)".parse().unwrap();
 //! assert_eq!(l.cosize(), 512);
 //! ```
 //!
@@ -17,7 +16,7 @@
 //!    compiles (`layout!`) or at run time (`parse`):
 //!
 //! ```
-//! const TILE: tessel::Layout = tessel::layout!((32,32):(32,1));
+//! const TILE: tessel_kit::Layout = tessel_kit::layout!((32,32):(32,1));
 //! assert_eq!(TILE.offset(1).unwrap(), 32); // (1,0): row 1
 //! ```
 //!
@@ -25,7 +24,7 @@
 //!    search finds the swizzle that removes the conflict, and the analyzer re-proves it:
 //!
 //! ```
-//! use tessel::{bank::analyze, synth::{synthesize, Access, Options}, verify, Layout};
+//! use tessel_kit::{bank::analyze, synth::{synthesize, Access, Options}, verify, Layout};
 //! let tile: Layout = "(32,32):(32,1)".parse().unwrap();
 //! let (column, row) = ("32:1".parse().unwrap(), "32:32".parse().unwrap());
 //! let (lds, sts) = ("lds.32".parse().unwrap(), "sts.32".parse().unwrap());
@@ -39,7 +38,7 @@
 //! 3. **Emit the index math** for the kernel, one function per layout:
 //!
 //! ```
-//! const SMEM: &str = tessel::cuda_index!(smem_off, Sw<5,0,5> o (32,32):(32,1));
+//! const SMEM: &str = tessel_kit::cuda_index!(smem_off, Sw<5,0,5> o (32,32):(32,1));
 //! assert!(SMEM.contains("smem_off(long long i)"));
 //! ```
 //!
@@ -49,7 +48,7 @@
 //!
 //! ```
 //! # #[cfg(feature = "kernels")] {
-//! use tessel::kernels::{DType, Gpu, exec::*, tiled::{run_and_verify, TiledKind, TiledPlan}};
+//! use tessel_kit::kernels::{DType, Gpu, exec::*, tiled::{run_and_verify, TiledKind, TiledPlan}};
 //! let plan = TiledPlan::new(TiledKind::Swizzled, DType::F32, 1000, 1500).unwrap();
 //! assert!(plan.source().unwrap().contains("__global__"));
 //! let Ok(gpu) = Gpu::open(0) else { return }; // no GPU here: nothing to launch
@@ -60,6 +59,14 @@
 //! # }
 //! ```
 
+// `kernels` is a module only with the feature of that name; without it the links above go to
+// the crate's page on docs.rs instead of staying unresolved.
+#![cfg_attr(feature = "kernels", doc = "[`kernels`]: crate::kernels")]
+#![cfg_attr(
+    not(feature = "kernels"),
+    doc = "[`kernels`]: https://docs.rs/tessel-kernels"
+)]
+
 pub use tessel_layout::*;
 // Compile-time layouts and CUDA index math. No doc comment here: on a re-export it would
 // replace each macro's own summary with one shared sentence.
@@ -69,7 +76,7 @@ pub use tessel_macros::{cuda_index, layout, swizzle};
 /// bank-conflict microkernels, tensor-core GEMM and the benchmarks.
 ///
 /// ```
-/// use tessel::kernels::{DType, tiled::{TiledKind, TiledPlan}};
+/// use tessel_kit::kernels::{DType, tiled::{TiledKind, TiledPlan}};
 /// let plan = TiledPlan::new(TiledKind::Copy, DType::F32, 256, 256).unwrap();
 /// assert!(plan.source().unwrap().contains("__global__"));
 /// ```

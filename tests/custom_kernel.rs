@@ -7,7 +7,7 @@
 #[allow(dead_code)]
 mod example;
 
-use tessel::kernels::Arch;
+use tessel_kit::kernels::Arch;
 
 #[test]
 fn the_example_kernel_assembles_on_the_host() {
@@ -31,6 +31,10 @@ fn the_example_kernel_assembles_on_the_host() {
 }
 
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn the_example_kernel_compiles_with_nvrtc() {
     let k = example::transpose_kernel(256).unwrap();
     for arch in [Arch::new(8, 0).unwrap(), Arch::new(9, 0).unwrap()] {

@@ -2,7 +2,7 @@
 //! build tessel's own `Layout`, `ComposedLayout` and `Swizzle` values in static storage, and
 //! their `const fn`s agree with the run-time methods.
 
-use tessel::{ComposedLayout, IntTuple, Layout, Modes, Swizzle, cuda_index, layout, swizzle};
+use tessel_kit::{ComposedLayout, IntTuple, Layout, Modes, Swizzle, cuda_index, layout, swizzle};
 
 static NESTED: Layout = layout!((8,(2,4)):(1,(64,8)));
 static SWIZZLED: ComposedLayout = layout!(Sw<3,3,3> o (8,64):(64,1));
@@ -39,7 +39,7 @@ fn a_const_item_is_a_plain_value() {
     assert_eq!(l.offsets(), vec![0, 3, 1, 4, 2, 5]);
     // The algebra takes it like any other layout.
     assert_eq!(
-        tessel::coalesce(&NESTED).unwrap().to_string(),
+        tessel_kit::coalesce(&NESTED).unwrap().to_string(),
         "(8,2,4):(1,64,8)"
     );
 }
@@ -107,12 +107,12 @@ const KERNEL: &str = concat!(
 
 #[test]
 fn cuda_index_is_the_shared_emitter() {
-    let runtime = tessel::codegen::index_function(
+    let runtime = tessel_kit::codegen::index_function(
         "smem_off",
         "Sw<3,3,3> o (8,64):(64,1)"
-            .parse::<tessel::codegen::SymComposedLayout>()
+            .parse::<tessel_kit::codegen::SymComposedLayout>()
             .unwrap(),
-        &tessel::codegen::EmitOptions::default(),
+        &tessel_kit::codegen::EmitOptions::default(),
     )
     .unwrap();
     assert_eq!(cuda_index!(smem_off, Sw<3,3,3> o (8,64):(64,1)), runtime);
@@ -135,7 +135,7 @@ fn algebra_calls_are_evaluated_at_compile_time() {
     assert_eq!(TILED.size(), 8192);
     assert_eq!(
         TILED.to_string(),
-        tessel::expr::eval("logical_divide((128,64):(64,1), [16:1, 16:1])")
+        tessel_kit::expr::eval("logical_divide((128,64):(64,1), [16:1, 16:1])")
             .unwrap()
             .to_string()
     );
@@ -160,12 +160,12 @@ fn integer_literals_mean_their_value_in_any_base() {
     );
 }
 
-// Exactly tessel::expr::MAX_DEPTH (64) nested groups: accepted.
+// Exactly tessel_kit::expr::MAX_DEPTH (64) nested groups: accepted.
 static DEEPEST: Layout = layout!(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((4)))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))):((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1)))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))));
 
 #[test]
 fn nesting_up_to_the_depth_limit_is_accepted() {
-    assert_eq!(tessel::expr::MAX_DEPTH, 64);
+    assert_eq!(tessel_kit::expr::MAX_DEPTH, 64);
     assert_eq!(DEEPEST.size(), 4);
     assert_eq!(DEEPEST.const_offset(3), 3);
     assert_eq!(DEEPEST.offset(3).unwrap(), 3);
@@ -228,4 +228,18 @@ fn hand_built_const_values_are_checked_like_runtime_ones() {
     let bad_sw = || Swizzle::from_const(3, 0, 1);
     assert!(std::panic::catch_unwind(bad_sw).is_err());
     assert!(Swizzle::new(3, 0, 1).is_err());
+}
+
+/// CuTe prints static integers as `_4` (`media/docs/cpp/cute/01_layout.md`, CUTLASS v4.2.1):
+/// its printed layouts are macro input as they are, a compile-time layout being static anyway.
+static PRINTED_BY_CUTE: Layout = layout!((_2,_4):(_1,_2));
+const CUTE_SRC: &str = cuda_index!(tile_off, (_128,_64):(ld,_1));
+
+#[test]
+fn static_integers_are_macro_input() {
+    assert_eq!(PRINTED_BY_CUTE, "(2,4):(1,2)".parse::<Layout>().unwrap());
+    assert!(
+        CUTE_SRC.contains("TESSEL_FN long long tile_off(long long i, long long ld)"),
+        "{CUTE_SRC}"
+    );
 }

@@ -2,7 +2,7 @@
 //! time with the same evaluator as `tessel eval`, so the constants equal the run-time results.
 //! Golden values are CuTe's published examples, each with its source.
 
-use tessel::{ComposedLayout, Layout, layout};
+use tessel_kit::{ComposedLayout, Layout, layout};
 
 // CuTe media/docs/cpp/cute/01_layout.md, "Concatenation": make_layout(a, b) = (3,4):(1,3),
 // replace<2>(c, b) = (3,4,4):(1,3,3).
@@ -52,7 +52,7 @@ fn the_macro_and_the_evaluator_agree() {
         ("local_tile((8,24):(1,8), (4,8), (1,2))", TILE.to_string()),
     ] {
         assert_eq!(
-            tessel::expr::eval(text).unwrap().to_string(),
+            tessel_kit::expr::eval(text).unwrap().to_string(),
             value,
             "{text}"
         );

@@ -7,7 +7,7 @@
 #[allow(dead_code)]
 mod example;
 
-use tessel::kernels::Arch;
+use tessel_kit::kernels::Arch;
 
 #[test]
 fn the_example_runs_its_host_part() {
@@ -44,6 +44,10 @@ fn sizes_the_tiles_do_not_divide_are_errors() {
 }
 
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn the_example_kernel_compiles_with_nvrtc() {
     let k = example::tiled_gemm(256, 192, 128).unwrap();
     for arch in [Arch::new(8, 0).unwrap(), Arch::new(9, 0).unwrap()] {

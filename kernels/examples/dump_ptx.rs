@@ -1,39 +1,64 @@
 //! Prints a generated kernel's CUDA source and its sm_90 PTX: `dump_ptx KIND DTYPE M N`
-//! (KIND: copy naive_read naive_write smem padded swizzled vec128).
+//! (KIND: copy naive_read naive_write smem padded swizzled vec128; DTYPE: f32 f16; every argument
+//! optional, in that order: vec128 f32 8192 8192). Needs NVRTC, no GPU. A bad argument or a
+//! failed compilation exits with status 1 and one `error:` line on stderr.
+
+use std::process::ExitCode;
+
 use tessel_kernels::tiled::{TiledKind, TiledPlan};
 use tessel_kernels::{Arch, DType};
 
-fn main() {
-    let a: Vec<String> = std::env::args().skip(1).collect();
-    let kind = match a.first().map(String::as_str) {
-        Some("copy") => TiledKind::Copy,
-        Some("naive_read") => TiledKind::NaiveRead,
-        Some("naive_write") => TiledKind::NaiveWrite,
-        Some("smem") => TiledKind::Smem,
-        Some("padded") => TiledKind::Padded,
-        Some("swizzled") => TiledKind::Swizzled,
-        _ => TiledKind::Vectorized,
-    };
-    let dtype: DType = a
-        .get(1)
-        .map_or("f32", String::as_str)
-        .parse()
-        .unwrap_or(DType::F32);
-    let m = a.get(2).and_then(|s| s.parse().ok()).unwrap_or(8192);
-    let n = a.get(3).and_then(|s| s.parse().ok()).unwrap_or(8192);
-    let plan = match TiledPlan::new(kind, dtype, m, n) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("error: {e}");
-            std::process::exit(2);
+type Res<T> = Result<T, Box<dyn std::error::Error>>;
+
+fn kind(name: &str) -> Res<TiledKind> {
+    Ok(match name {
+        "copy" => TiledKind::Copy,
+        "naive_read" => TiledKind::NaiveRead,
+        "naive_write" => TiledKind::NaiveWrite,
+        "smem" => TiledKind::Smem,
+        "padded" => TiledKind::Padded,
+        "swizzled" => TiledKind::Swizzled,
+        "vec128" => TiledKind::Vectorized,
+        other => {
+            return Err(format!(
+                "unknown KIND '{other}' (copy naive_read naive_write smem padded swizzled vec128)"
+            )
+            .into());
         }
-    };
-    let src = plan.source().unwrap_or_default();
+    })
+}
+
+fn extent(what: &str, text: Option<&String>) -> Res<i64> {
+    match text {
+        None => Ok(8192),
+        Some(t) => t
+            .parse()
+            .map_err(|_| format!("{what} must be an integer, got '{t}'").into()),
+    }
+}
+
+fn run() -> Res<()> {
+    let a: Vec<String> = std::env::args().skip(1).collect();
+    if a.len() > 4 {
+        return Err(format!("expected at most KIND DTYPE M N, got {} arguments", a.len()).into());
+    }
+    let kind = kind(a.first().map_or("vec128", String::as_str))?;
+    let dtype: DType = a.get(1).map_or("f32", String::as_str).parse()?;
+    let (m, n) = (extent("M", a.get(2))?, extent("N", a.get(3))?);
+    let plan = TiledPlan::new(kind, dtype, m, n)?;
+    let src = plan.source()?;
+    let ptx = tessel_kernels::compile::compile_ptx(&src, &plan.kernel_name(), Arch::new(9, 0)?)?;
     println!("{src}");
-    let ptx = Arch::new(9, 0)
-        .and_then(|arch| tessel_kernels::compile::compile_ptx(&src, &plan.kernel_name(), arch));
-    match ptx {
-        Ok(ptx) => println!("{}", ptx.to_src()),
-        Err(e) => eprintln!("error: {e}"),
+    println!("{}", ptx.to_src());
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {}", e.to_string().replace('\n', " "));
+            ExitCode::FAILURE
+        }
     }
 }

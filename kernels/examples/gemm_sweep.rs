@@ -3,6 +3,10 @@
 //! cuBLAS with CUDA events. Used to pick `GemmConfig::DEFAULT` (docs/performance.md).
 //!
 //! `cargo run --release -p tessel-kernels --example gemm_sweep [N ...]` (default 4096 8192).
+//! Without a GPU or cuBLAS it says so and exits 0; a bad argument, or a configuration that fails
+//! (its table line says `FAILED`), exits 1 with one `error:` line on stderr.
+
+use std::process::ExitCode;
 
 use tessel_kernels::Gpu;
 use tessel_kernels::gemm::run::{
@@ -11,25 +15,28 @@ use tessel_kernels::gemm::run::{
 use tessel_kernels::gemm::{GemmConfig, GemmPlan};
 use tessel_kernels::timing::time_events;
 
-fn main() {
+fn run() -> Result<(), Box<dyn std::error::Error>> {
+    let sizes = std::env::args()
+        .skip(1)
+        .map(|a| {
+            a.parse::<i64>()
+                .map_err(|_| format!("sizes are integers N (N^3 problems), got '{a}'"))
+        })
+        .collect::<Result<Vec<i64>, _>>()?;
     let gpu = match Gpu::open(0) {
         Ok(g) => g,
         Err(e) => {
             println!("no GPU: {e}");
-            return;
+            return Ok(());
         }
     };
     let blas = match cublas(&gpu) {
         Ok(b) => b,
         Err(e) => {
             println!("no cuBLAS: {e}");
-            return;
+            return Ok(());
         }
     };
-    let sizes: Vec<i64> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
     let sizes = if sizes.is_empty() {
         vec![4096, 8192]
     } else {
@@ -40,6 +47,7 @@ fn main() {
         "{:>6} {:<16} {:>8} {:>9} {:>9} {:>8}  info",
         "size", "config", "ms", "TFLOP/s", "cuBLAS", "x_cublas"
     );
+    let mut failed = 0;
     for n in sizes {
         let mut bufs = None;
         for cfg in GemmConfig::all() {
@@ -52,7 +60,7 @@ fn main() {
             };
             let b = match &mut bufs {
                 Some(b) => b,
-                None => bufs.insert(GemmBuffers::new(&gpu, &plan, 42).expect("upload")),
+                None => bufs.insert(GemmBuffers::new(&gpu, &plan, 42)?),
             };
             let result = (|| {
                 run_and_verify(&gpu, &plan, b, 64)?;
@@ -74,8 +82,25 @@ fn main() {
                         tf / cf
                     );
                 }
-                Err(e) => println!("{n:>6} {cfg:<16} FAILED: {e}"),
+                Err(e) => {
+                    println!("{n:>6} {cfg:<16} FAILED: {e}");
+                    failed += 1;
+                }
             }
+        }
+    }
+    if failed > 0 {
+        return Err(format!("{failed} configurations failed (the FAILED lines above)").into());
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {}", e.to_string().replace('\n', " "));
+            ExitCode::FAILURE
         }
     }
 }

@@ -9,7 +9,10 @@
 //! leaves the CUBIN identical.
 //!
 //! `cargo run -p tessel-kernels --example ptx_snapshot -- DIR [BASELINE]` (needs NVRTC, no GPU).
-//! Exits 1 when a kernel's CUBIN differs from the baseline's or the kernel is missing there.
+//! Exits 1 with one `error:` line on stderr when a kernel's CUBIN differs from the baseline's or
+//! the kernel is missing there, and on any other failure (no DIR, no NVRTC, a file not written).
+
+use std::process::ExitCode;
 
 use tessel_kernels::compile::compile_cubin;
 use tessel_kernels::gemm::{GemmConfig, GemmPlan};
@@ -67,12 +70,17 @@ fn instructions(ptx: &str) -> Vec<String> {
         .collect()
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some(dir) = args.first() else {
-        eprintln!("usage: ptx_snapshot DIR [BASELINE]");
-        std::process::exit(2);
-    };
+    if args.is_empty() || args.len() > 2 {
+        return Err(format!(
+            "expected DIR [BASELINE] (the folder to write the PTX to, and one to compare with), \
+             got {} arguments",
+            args.len()
+        )
+        .into());
+    }
+    let dir = &args[0];
     std::fs::create_dir_all(dir)?;
     let sm90 = Arch::new(9, 0)?;
     let mut differ = 0;
@@ -102,8 +110,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     if differ > 0 {
-        eprintln!("{differ} kernels differ from the baseline");
-        std::process::exit(1);
+        return Err(format!("{differ} kernels differ from the baseline").into());
     }
     Ok(())
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {}", e.to_string().replace('\n', " "));
+            ExitCode::FAILURE
+        }
+    }
 }

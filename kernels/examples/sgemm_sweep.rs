@@ -11,7 +11,12 @@
 //! - `--cubin DIR`: no GPU; writes each candidate's source and sm_90 CUBIN at 4096^3 (NVRTC) to DIR for
 //!   `cuobjdump -res-usage` / `nvdisasm`, and prints ptxas's register and spill report and the
 //!   bank model's prediction.
+//!
+//! Without a GPU (and without `--cubin`) it says so and exits 0. An unknown option or a bad
+//! value, a candidate that fails verification (its line says `FAIL`) or any other failure exits
+//! 1 with one `error:` line on stderr.
 
+use std::process::ExitCode;
 use std::time::Instant;
 
 use tessel_kernels::compile::compile_cubin;
@@ -104,30 +109,61 @@ fn candidates() -> Vec<(String, Tiling)> {
     out
 }
 
-fn arg<T: std::str::FromStr>(args: &[String], name: &str) -> Option<T> {
-    let i = args.iter().position(|a| a == name)?;
-    args.get(i + 1)?.parse().ok()
+type Res<T> = Result<T, Box<dyn std::error::Error>>;
+
+/// The value of option `name` (each option takes one value; unknown options are errors).
+fn arg<T: std::str::FromStr>(args: &[String], name: &str) -> Res<Option<T>> {
+    const OPTIONS: [&str; 4] = ["--repeats", "--top", "--only", "--cubin"];
+    for pair in args.chunks(2) {
+        if !OPTIONS.contains(&pair[0].as_str()) {
+            return Err(format!(
+                "unknown option '{}' (options: {})",
+                pair[0],
+                OPTIONS.join(" ")
+            )
+            .into());
+        }
+        if pair.len() == 1 {
+            return Err(format!("{} needs a value", pair[0]).into());
+        }
+    }
+    let Some(i) = args.iter().step_by(2).position(|a| a == name) else {
+        return Ok(None);
+    };
+    let text = &args[2 * i + 1];
+    let value = text
+        .parse()
+        .map_err(|_| format!("{name}: cannot read '{text}'"))?;
+    Ok(Some(value))
 }
 
-fn plan(tiling: &Tiling, (m, n, k): (i64, i64, i64), am: Major, bm: Major) -> SgemmPlan {
-    SgemmPlan::with_tiling(Rung::Tuned, tiling.clone(), m, n, k, am, bm).expect("a valid plan")
+fn plan(tiling: &Tiling, (m, n, k): (i64, i64, i64), am: Major, bm: Major) -> Res<SgemmPlan> {
+    Ok(SgemmPlan::with_tiling(
+        Rung::Tuned,
+        tiling.clone(),
+        m,
+        n,
+        k,
+        am,
+        bm,
+    )?)
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn run() -> Res<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let repeats: usize = arg(&args, "--repeats").unwrap_or(20);
-    let top: usize = arg(&args, "--top").unwrap_or(4);
-    let only: Option<String> = arg(&args, "--only");
+    let repeats: usize = arg(&args, "--repeats")?.unwrap_or(20);
+    let top: usize = arg(&args, "--top")?.unwrap_or(4);
+    let only: Option<String> = arg(&args, "--only")?;
     let mut cands = candidates();
     if let Some(o) = &only {
         cands.retain(|(name, _)| name.contains(o.as_str()));
     }
     let square = (4096, 4096, 4096);
-    if let Some(dir) = arg::<String>(&args, "--cubin") {
+    if let Some(dir) = arg::<String>(&args, "--cubin")? {
         std::fs::create_dir_all(&dir)?;
         let sm90 = Arch::new(9, 0)?;
         for (i, (name, t)) in cands.iter().enumerate() {
-            let p = plan(t, square, Major::Row, Major::Row);
+            let p = plan(t, square, Major::Row, Major::Row)?;
             let traffic = per_tile(&p)?;
             let kernel = match p.kernel() {
                 Ok(k) => k,
@@ -179,6 +215,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("device: {}", gpu.describe());
     let shapes = [square, (8192, 8192, 8192), (4096, 2048, 8192)];
     let mut best: Vec<(f64, String, Tiling)> = Vec::new();
+    let mut failed = 0;
     for (si, &shape) in shapes.iter().enumerate() {
         let (m, n, k) = shape;
         let mut bufs = SgemmBuffers::new(&gpu, m, n, k, 0x5EED + si as u64)?;
@@ -211,11 +248,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for (name, t) in list {
             // First (at 4096^3) a ragged problem, every element, two operand orders.
             if si == 0 && !ragged_ok(&gpu, &name, &t)? {
+                failed += 1;
                 continue;
             }
-            let p = plan(&t, shape, Major::Row, Major::Row);
+            let p = plan(&t, shape, Major::Row, Major::Row)?;
             if let Err(e) = verify(&gpu, &p, &mut bufs, Some(&at)) {
                 println!("FAIL {name} at {m}x{n}x{k}: {e}");
+                failed += 1;
                 continue;
             }
             let loaded = p.kernel()?.load(&gpu)?;
@@ -239,13 +278,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (r, name, _) in &best {
         println!("  {r:.3}x {name}");
     }
+    if failed > 0 {
+        return Err(
+            format!("{failed} candidates failed verification (the FAIL lines above)").into(),
+        );
+    }
     Ok(())
 }
 
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {}", e.to_string().replace('\n', " "));
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// Verifies `t` on a 257 x 129 x 67 problem (every element; row-major and column-major A and B).
-fn ragged_ok(gpu: &Gpu, name: &str, t: &Tiling) -> Result<bool, Box<dyn std::error::Error>> {
+fn ragged_ok(gpu: &Gpu, name: &str, t: &Tiling) -> Res<bool> {
     for (am, bm) in [(Major::Row, Major::Row), (Major::Col, Major::Col)] {
-        let p = plan(t, (257, 129, 67), am, bm);
+        let p = plan(t, (257, 129, 67), am, bm)?;
         let mut bufs = SgemmBuffers::new(gpu, 257, 129, 67, 11)?;
         if let Err(e) = verify(gpu, &p, &mut bufs, None) {
             println!("FAIL {name} ragged {am:?}/{bm:?}: {e}");

@@ -56,7 +56,7 @@ impl Arch {
     }
 
     /// Hopper's arch-specific target `sm_90a` (PTX `.target sm_90a`): `wgmma.mma_async` and
-    /// `setmaxnreg` compile only for it (PTX ISA, "Target ISA notes" of both instructions).
+    /// `setmaxnreg` compile only for it ([PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html), "Target ISA notes" of both instructions).
     ///
     /// ```
     /// use tessel_kernels::Arch;

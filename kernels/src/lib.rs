@@ -1,20 +1,33 @@
 //! # tessel-kernels
 //!
-//! GPU kernels generated from tessel layouts and run through cudarc: a tiled copy, the transpose
-//! ladder (naive -> shared tile -> padded -> swizzled -> 128-bit vectorized and swizzled),
-//! bank-conflict microkernels and an SM80 tensor-core GEMM, with the runtime they need (device
-//! discovery that never panics, NVRTC compilation for the device's own architecture, a module
-//! cache, CUDA-event timing) and the measurements behind `tessel bench`.
+//! GPU kernels generated from tessel layouts and run through cudarc:
 //!
-//! Every kernel is declared in Rust with [`kernel::KernelBuilder`]: a hole-free device body
-//! (`kernels/cuda/*.cu`, written against the primitives of `kernels/cuda/tessel.cuh`) plus the
-//! pieces it uses — element type aliases (`ty::T`), integer constants (`k::NT`), layouts emitted
-//! as index functions (`layout::smem(i)`), device functions generated in Rust (`dev::f`) and
-//! typed parameters. The assembler checks on the host that the body and the pieces match, and
-//! one runtime path ([`kernel::Loaded`]) compiles, launches, verifies against a CPU replay and
-//! times every kernel. Every index a kernel computes — global offsets, the shared-memory tile
-//! (padding and swizzle included) and the thread/value partition — is a function emitted from a
-//! layout.
+//! - [`tiled`]: a tiled copy and the transpose ladder (naive -> shared tile -> padded ->
+//!   swizzled -> 128-bit vectorized and swizzled), fp32 and fp16, any M x N;
+//! - [`micro`]: single-warp bank-conflict microkernels, one per access pattern of the bank model;
+//! - [`gemm`]: the SM80 tensor-core GEMM (`cp.async`, `ldmatrix`, `mma.sync`), checked against
+//!   cuBLAS;
+//! - [`mma`]: the four tensor-core swizzle problems and their unswizzled twins;
+//! - [`hopper`] and [`tma`]: the SM90 GEMM (TMA loads and stores, `wgmma`, warp-specialized
+//!   producer and consumers) and the tensor maps it needs;
+//! - [`sgemm`]: the SIMT SGEMM ladder, eight rungs from a naive kernel to a tuned one;
+//!
+//! with the runtime they need ([`device`]: discovery that never panics; [`compile`]: NVRTC for
+//! the device's own architecture; a module cache; [`timing`]: CUDA-event timing) and the
+//! measurements behind `tessel bench` ([`mod@bench`]).
+//!
+//! Every kernel is declared in Rust with [`kernel::KernelBuilder`] and written with the tensor
+//! layer ([`layer`]), in CuTe's vocabulary. The host declares the kernel's tensors (global,
+//! shared, register or coordinate storage plus a layout), its tiled copies and tiled MMAs built
+//! from CuTe's atoms, derives the partitions with the algebra (`local_tile`, `partition_S/D`,
+//! `partition_A/B/C`, `retile`, fragments) and checks every hand-off: a copy that does not fit
+//! its tensors, fragments that disagree with the MMA, element widths, alignment, descriptors and
+//! TMA boxes are errors before anything is compiled. The device body (`kernels/cuda/*.cu`)
+//! slices those tensors by thread and tile and calls `tessel::copy`, `tessel::copy_if` and
+//! `tessel::gemm` (`kernels/cuda/tessel_tensor.cuh`); the Hopper GEMM also uses the pipeline,
+//! TMA, warpgroup and epilogue components of `kernels/cuda/tessel_sm90.cuh`. One runtime path
+//! ([`kernel::Loaded`]) compiles (NVRTC; compiled images cached on disk, [`cache`]), launches,
+//! verifies against a CPU replay and times every kernel.
 //!
 //! ```
 //! use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
@@ -27,6 +40,11 @@
 //!     Err(e) => println!("no GPU here: {e}"),
 //! }
 //! ```
+
+// Where dependents link to these docs when they are not built next to them (`cargo doc
+// --no-deps -p tessel-kit`); without it rustdoc prints such links as bracketed text.
+// `tests/features.rs` (workspace root) checks that the version is this crate's.
+#![doc(html_root_url = "https://docs.rs/tessel-kernels/0.1.0")]
 
 pub mod bench;
 pub mod blas;

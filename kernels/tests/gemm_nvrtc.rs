@@ -32,6 +32,10 @@ fn plan(cfg: GemmConfig) -> GemmPlan {
 }
 
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn every_configuration_compiles_to_the_instruction_mix_of_its_tile() {
     if !nvrtc_or_skip("gemm_nvrtc") {
         return;
@@ -80,6 +84,10 @@ fn every_configuration_compiles_to_the_instruction_mix_of_its_tile() {
 /// registers ... (206)"): at most 170 for the 4-warp default tile, so that three 128-thread
 /// blocks share an SM's 65536 registers, and at most 212 for the 8-warp tile.
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn ptxas_keeps_the_default_tile_at_three_blocks_per_sm_without_spills() {
     if !nvrtc_or_skip("gemm_nvrtc") {
         return;

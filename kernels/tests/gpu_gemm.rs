@@ -303,7 +303,7 @@ const GPU_SIZES: [(i64, i64, i64); 4] = [
 ];
 
 #[test]
-#[ignore = "needs a GPU: run with -- --ignored"]
+#[ignore = "needs a GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test gpu_gemm -- --ignored"]
 fn gpu_gemm_matches_cpu_reference() {
     let Some(gpu) = common::gpu_or_skip("gpu_gemm_matches_cpu_reference") else {
         return;
@@ -331,7 +331,7 @@ fn gpu_gemm_matches_cpu_reference() {
 }
 
 #[test]
-#[ignore = "needs a GPU: run with -- --ignored"]
+#[ignore = "needs a GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test gpu_gemm -- --ignored"]
 fn gpu_gemm_matches_cublas() {
     let Some(gpu) = common::gpu_or_skip("gpu_gemm_matches_cublas") else {
         return;
@@ -357,7 +357,7 @@ fn gpu_gemm_matches_cublas() {
 }
 
 #[test]
-#[ignore = "needs a GPU: run with -- --ignored"]
+#[ignore = "needs a GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test gpu_gemm -- --ignored"]
 fn gpu_bench_gemm_runs_small() {
     let Some(gpu) = common::gpu_or_skip("gpu_bench_gemm_runs_small") else {
         return;

@@ -36,7 +36,7 @@ fn check_all<E: Elem>(gpu: &Gpu, kinds: &[TiledKind]) {
 }
 
 #[test]
-#[ignore = "needs a GPU: run with -- --ignored"]
+#[ignore = "needs a GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test gpu_kernels -- --ignored"]
 fn gpu_copy_f32_and_f16() {
     let Some(gpu) = common::gpu_or_skip("gpu_copy_f32_and_f16") else {
         return;
@@ -46,7 +46,7 @@ fn gpu_copy_f32_and_f16() {
 }
 
 #[test]
-#[ignore = "needs a GPU: run with -- --ignored"]
+#[ignore = "needs a GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test gpu_kernels -- --ignored"]
 fn gpu_transpose_ladder_f32() {
     let Some(gpu) = common::gpu_or_skip("gpu_transpose_ladder_f32") else {
         return;
@@ -55,7 +55,7 @@ fn gpu_transpose_ladder_f32() {
 }
 
 #[test]
-#[ignore = "needs a GPU: run with -- --ignored"]
+#[ignore = "needs a GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test gpu_kernels -- --ignored"]
 fn gpu_transpose_ladder_f16() {
     let Some(gpu) = common::gpu_or_skip("gpu_transpose_ladder_f16") else {
         return;
@@ -64,7 +64,7 @@ fn gpu_transpose_ladder_f16() {
 }
 
 #[test]
-#[ignore = "needs a GPU: run with -- --ignored"]
+#[ignore = "needs a GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test gpu_kernels -- --ignored"]
 fn gpu_conflict_microkernels() {
     let Some(gpu) = common::gpu_or_skip("gpu_conflict_microkernels") else {
         return;
@@ -81,7 +81,7 @@ fn gpu_conflict_microkernels() {
 }
 
 #[test]
-#[ignore = "needs a GPU: run with -- --ignored"]
+#[ignore = "needs a GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test gpu_kernels -- --ignored"]
 fn gpu_module_cache_reuses_compiled_source() {
     let Some(gpu) = common::gpu_or_skip("gpu_module_cache") else {
         return;
@@ -100,7 +100,7 @@ fn gpu_module_cache_reuses_compiled_source() {
 }
 
 #[test]
-#[ignore = "needs a GPU: run with -- --ignored"]
+#[ignore = "needs a GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test gpu_kernels -- --ignored"]
 fn gpu_bench_runs_small() {
     let Some(gpu) = common::gpu_or_skip("gpu_bench_runs_small") else {
         return;

@@ -11,7 +11,7 @@ use tessel_kernels::bench::BenchOptions;
 use tessel_kernels::mma::run::{MmaKernel, Problem, mma_rows};
 
 #[test]
-#[ignore = "needs a GPU: run with -- --ignored"]
+#[ignore = "needs a GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test gpu_mma -- --ignored"]
 fn every_mma_kernel_and_its_twin_match_the_reference() {
     let Some(gpu) = gpu_or_skip("gpu_mma") else {
         return;
@@ -28,7 +28,7 @@ fn every_mma_kernel_and_its_twin_match_the_reference() {
 }
 
 #[test]
-#[ignore = "needs a GPU: run with -- --ignored"]
+#[ignore = "needs a GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test gpu_mma -- --ignored"]
 fn bench_mma_times_eight_kernels_and_predicts_their_conflicts() {
     let Some(gpu) = gpu_or_skip("gpu_mma") else {
         return;

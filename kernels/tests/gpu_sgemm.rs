@@ -32,21 +32,21 @@ const ALL_MAJORS: [(Major, Major); 4] = [
 ];
 
 #[test]
-#[ignore = "needs a GPU"]
+#[ignore = "needs a GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test gpu_sgemm -- --ignored"]
 fn every_rung_at_a_ragged_size_all_layouts() {
     // Partial tiles in M, N and K; odd leading dimensions (the vector paths fall back to scalars).
     verify_all(&gpu(), (257, 129, 67), &ALL_MAJORS);
 }
 
 #[test]
-#[ignore = "needs a GPU"]
+#[ignore = "needs a GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test gpu_sgemm -- --ignored"]
 fn every_rung_at_512_cubed_all_layouts() {
     // Whole tiles, aligned leading dimensions: every 128-bit path.
     verify_all(&gpu(), (512, 512, 512), &ALL_MAJORS);
 }
 
 #[test]
-#[ignore = "needs a GPU"]
+#[ignore = "needs a GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test gpu_sgemm -- --ignored"]
 fn every_rung_at_aligned_but_ragged_sizes() {
     // Leading dimensions multiples of 4 (vector loads on) with partial tiles: the vector
     // predicate at the edges.
@@ -59,7 +59,7 @@ fn every_rung_at_aligned_but_ragged_sizes() {
 }
 
 #[test]
-#[ignore = "needs a GPU"]
+#[ignore = "needs a GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test gpu_sgemm -- --ignored"]
 fn the_ladder_verifies_then_times_every_rung() {
     let opts = LadderOptions {
         m: 1024,
@@ -80,7 +80,7 @@ fn the_ladder_verifies_then_times_every_rung() {
 }
 
 #[test]
-#[ignore = "needs a GPU"]
+#[ignore = "needs a GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test gpu_sgemm -- --ignored"]
 fn warp_tiling_options_at_ragged_and_whole_sizes() {
     // The sweep's options beside the tuned rung's own: the A load run (row-major A reordered),
     // fragment prefetch across the barrier, split tile loads, 4 x 8 interleaved lanes; every

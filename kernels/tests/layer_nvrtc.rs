@@ -19,6 +19,10 @@ fn ptx(k: &tessel_kernels::kernel::Kernel, arch: Arch) -> String {
 }
 
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn vector_copy_through_registers_is_one_128_bit_load_and_store_per_thread() {
     if !nvrtc_or_skip("vector_copy") {
         return;
@@ -76,6 +80,10 @@ fn vector_copy_through_registers_is_one_128_bit_load_and_store_per_thread() {
 }
 
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn ldmatrix_and_mma_sync_over_fragments() {
     if !nvrtc_or_skip("ldmatrix_mma") {
         return;
@@ -145,6 +153,10 @@ fn ldmatrix_and_mma_sync_over_fragments() {
 /// atoms and the stage added): its swizzle is computed once per thread, however many atoms and
 /// stages the loop copies; and an element of a fully indexed tensor is an lvalue.
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn a_split_partition_computes_its_swizzle_once_per_thread() {
     if !nvrtc_or_skip("split_partition") {
         return;

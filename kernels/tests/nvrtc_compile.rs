@@ -100,6 +100,10 @@ fn compile_all_tiled(arch: Arch, m: i64, n: i64) {
 }
 
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn every_tiled_kernel_compiles_for_sm80() {
     if nvrtc_or_skip("nvrtc_compile") {
         compile_all_tiled(Arch::new(8, 0).unwrap(), 1000, 1001);
@@ -107,6 +111,10 @@ fn every_tiled_kernel_compiles_for_sm80() {
 }
 
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn every_tiled_kernel_compiles_for_sm90() {
     if nvrtc_or_skip("nvrtc_compile") {
         compile_all_tiled(Arch::new(9, 0).unwrap(), 1000, 1001);
@@ -114,6 +122,10 @@ fn every_tiled_kernel_compiles_for_sm90() {
 }
 
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn tiled_kernels_on_aligned_matrices_use_their_widest_vectors() {
     if !nvrtc_or_skip("nvrtc_compile") {
         return;
@@ -143,6 +155,10 @@ fn tiled_kernels_on_aligned_matrices_use_their_widest_vectors() {
 /// counts: the 4-byte row stores of the fill, then loads (and, for a store pattern, stores) of
 /// the pattern's vector width.
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn every_microkernel_compiles_for_sm80_and_sm90() {
     if !nvrtc_or_skip("nvrtc_compile") {
         return;
@@ -173,6 +189,10 @@ fn every_microkernel_compiles_for_sm80_and_sm90() {
 }
 
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn compile_errors_carry_the_log() {
     if !nvrtc_or_skip("nvrtc_compile") {
         return;
@@ -193,6 +213,10 @@ fn compile_errors_carry_the_log() {
 /// A kernel calling the generated function of every copy atom with an instruction and of every
 /// SM80 MMA atom once, on zeroed registers (compiled, never launched).
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn every_atom_function_compiles_for_sm90() {
     use tessel_kernels::kernel::{CType, KernelBuilder, Param};
     use tessel_layout::atom::{

@@ -1,8 +1,9 @@
 //! Every SGEMM rung compiles with NVRTC for sm_80 and sm_90, for both storage orders of A and B
-//! and for aligned and ragged shapes (skipped with a reason when libnvrtc cannot be loaded,
-//! failing instead under `TESSEL_REQUIRE_NVRTC=1`). The PTX is checked for what each rung relies
+//! and for aligned and ragged shapes (ignored, with the reason, when the build found
+//! no libnvrtc: `cfg(tessel_nvrtc)`, `kernels/build.rs`). The PTX is checked for what each rung relies
 //! on: 128-bit global loads (cp.async copies for the tuned rung) and 128-bit shared fragment
-//! reads from the vectorized rung up, no local memory anywhere.
+//! reads from the vectorized rung up, no local memory anywhere. By default each rung is compiled
+//! with one order of the operands (the four in turn); `TESSEL_LONG_TESTS=1` compiles all four.
 
 mod common;
 
@@ -26,8 +27,10 @@ fn ptx(plan: &SgemmPlan, arch: Arch) -> String {
 }
 
 fn compile_all(arch: Arch) {
-    for rung in Rung::ALL {
-        for (am, bm) in MAJORS {
+    // Every rung in both shapes, with the operand orders in turn (all four under
+    // TESSEL_LONG_TESTS=1).
+    for (i, rung) in Rung::ALL.into_iter().enumerate() {
+        for (am, bm) in common::in_turn(&MAJORS, i) {
             // 512^3: every vector path taken; 257 x 129 x 67: ragged tiles, odd leading dimensions.
             for (m, n, k) in [(512, 512, 512), (257, 129, 67)] {
                 let plan = SgemmPlan::new(rung, m, n, k, am, bm).unwrap();
@@ -85,6 +88,10 @@ fn compile_all(arch: Arch) {
 }
 
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn every_rung_compiles_for_sm80() {
     if nvrtc_or_skip("sgemm_nvrtc") {
         compile_all(Arch::new(8, 0).unwrap());
@@ -92,6 +99,10 @@ fn every_rung_compiles_for_sm80() {
 }
 
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn every_rung_compiles_for_sm90() {
     if nvrtc_or_skip("sgemm_nvrtc") {
         compile_all(Arch::new(9, 0).unwrap());
@@ -99,6 +110,10 @@ fn every_rung_compiles_for_sm90() {
 }
 
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn row_major_b_tiles_are_stored_with_st_shared_v4() {
     if !nvrtc_or_skip("sgemm_nvrtc") {
         return;
@@ -108,6 +123,10 @@ fn row_major_b_tiles_are_stored_with_st_shared_v4() {
 }
 
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn register_tiles_are_fully_unrolled() {
     if !nvrtc_or_skip("sgemm_nvrtc") {
         return;

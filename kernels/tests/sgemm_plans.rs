@@ -1,6 +1,12 @@
 //! Host checks of the SGEMM ladder's plans (no GPU): the layouts cover the problem, a CPU replay
 //! of each rung through the kernel's own layouts matches the f64 reference, and the bank model's
 //! predictions agree with an independent count from byte addresses.
+//!
+//! Every rung and every warp tiling is checked by default, each with one order of the operands
+//! (the four orders taken in turn, so each is checked); `TESSEL_LONG_TESTS=1` checks every rung
+//! and tiling with all four.
+
+mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -16,8 +22,20 @@ const MAJORS: [(Major, Major); 4] = [
     (Major::Col, Major::Col),
 ];
 
+/// The operand orders checked for the `i`-th rung or tiling (all four under
+/// `TESSEL_LONG_TESTS=1`).
+fn majors(i: usize) -> Vec<(Major, Major)> {
+    common::in_turn(&MAJORS, i)
+}
+
 fn lay(text: &str) -> Layout {
     text.parse().unwrap()
+}
+
+/// The values of `layout` at `0..n`: the replay reads every layout through such a table, built
+/// once per plan, instead of evaluating it in the innermost loops.
+fn table(n: i64, offset: impl Fn(i64) -> tessel_layout::Result<i64>) -> Vec<i64> {
+    (0..n).map(|i| offset(i).unwrap()).collect()
 }
 
 /// Replays a rung on the CPU: blocks, K steps, the tile loads into shared arrays addressed by the
@@ -30,6 +48,14 @@ fn replay(plan: &SgemmPlan, a: &[f32], b: &[f32]) -> Vec<f32> {
     let blk_m = lay(&format!("({tiles_m},{tiles_n}):({},0)", t.bm));
     let blk_n = lay(&format!("({tiles_m},{tiles_n}):(0,{})", t.bn));
     let (thr_m, thr_n, val_m, val_n) = t.thread_layouts().unwrap();
+    let (thr_m, thr_n) = (
+        table(t.threads, |i| thr_m.offset(i)),
+        table(t.threads, |i| thr_n.offset(i)),
+    );
+    let (val_m, val_n) = (
+        table(t.tm, |i| val_m.offset(i)),
+        table(t.tn, |i| val_n.offset(i)),
+    );
     let ga = |r: i64, c: i64| {
         at(
             a,
@@ -57,10 +83,7 @@ fn replay(plan: &SgemmPlan, a: &[f32], b: &[f32]) -> Vec<f32> {
         let mut acc = vec![0.0f32; (t.threads * t.tm * t.tn) as usize];
         if plan.rung == Rung::Naive {
             for th in 0..t.threads {
-                let (gm, gn) = (
-                    m0 + thr_m.offset(th).unwrap(),
-                    n0 + thr_n.offset(th).unwrap(),
-                );
+                let (gm, gn) = (m0 + thr_m[th as usize], n0 + thr_n[th as usize]);
                 if gm < m && gn < n {
                     acc[th as usize] = (0..k).fold(0.0f32, |s, kk| s + ga(gm, kk) * gb(kk, gn));
                 }
@@ -68,23 +91,31 @@ fn replay(plan: &SgemmPlan, a: &[f32], b: &[f32]) -> Vec<f32> {
         } else {
             let (la, lb) = plan.tile_loads().unwrap();
             let (sa_l, sb_l) = (t.smem_a().unwrap(), t.smem_b().unwrap());
+            // Shared offsets of the tile elements r + BM c (A) and r + BK c (B).
+            let sa_of = table(t.bm * t.bk, |i| sa_l.offset(i));
+            let sb_of = table(t.bk * t.bn, |i| sb_l.offset(i));
+            let loads = [(true, &la), (false, &lb)].map(|(is_a, load)| {
+                let count = load.per_thread * t.threads;
+                let rows = table(count, |j| load.rows.offset(j));
+                let cols = table(count, |j| load.cols.offset(j));
+                (is_a, load, rows, cols)
+            });
             for k0 in (0..k).step_by(t.bk as usize) {
                 let mut sa = vec![f32::NAN; sa_l.layout().cosize() as usize];
                 let mut sb = vec![f32::NAN; sb_l.layout().cosize() as usize];
                 let mut seen = BTreeSet::new();
-                for (is_a, load) in [(true, &la), (false, &lb)] {
-                    for j in 0..load.per_thread * t.threads {
-                        let (r, cc) = (load.rows.offset(j).unwrap(), load.cols.offset(j).unwrap());
+                for (is_a, load, rows, cols) in &loads {
+                    for (&r, &cc) in rows.iter().zip(cols) {
                         for e in 0..load.vector {
                             let (r, cc) = if load.along_cols {
                                 (r, cc + e)
                             } else {
                                 (r + e, cc)
                             };
-                            if is_a {
+                            if *is_a {
                                 let (gm, gk) = (m0 + r, k0 + cc);
                                 let v = if gm < m && gk < k { ga(gm, gk) } else { 0.0 };
-                                let o = sa_l.offset(r + t.bm * cc).unwrap();
+                                let o = sa_of[(r + t.bm * cc) as usize];
                                 assert!(
                                     seen.insert((0, o)),
                                     "{}: A slot {o} written twice",
@@ -94,7 +125,7 @@ fn replay(plan: &SgemmPlan, a: &[f32], b: &[f32]) -> Vec<f32> {
                             } else {
                                 let (gk, gn) = (k0 + r, n0 + cc);
                                 let v = if gk < k && gn < n { gb(gk, gn) } else { 0.0 };
-                                let o = sb_l.offset(r + t.bk * cc).unwrap();
+                                let o = sb_of[(r + t.bk * cc) as usize];
                                 assert!(
                                     seen.insert((1, o)),
                                     "{}: B slot {o} written twice",
@@ -114,11 +145,11 @@ fn replay(plan: &SgemmPlan, a: &[f32], b: &[f32]) -> Vec<f32> {
                 for th in 0..t.threads {
                     for kk in 0..t.bk {
                         for i in 0..t.tm {
-                            let x = thr_m.offset(th).unwrap() + val_m.offset(i).unwrap();
-                            let fa = sa[sa_l.offset(x + t.bm * kk).unwrap() as usize];
+                            let x = thr_m[th as usize] + val_m[i as usize];
+                            let fa = sa[sa_of[(x + t.bm * kk) as usize] as usize];
                             for jj in 0..t.tn {
-                                let y = thr_n.offset(th).unwrap() + val_n.offset(jj).unwrap();
-                                let fb = sb[sb_l.offset(kk + t.bk * y).unwrap() as usize];
+                                let y = thr_n[th as usize] + val_n[jj as usize];
+                                let fb = sb[sb_of[(kk + t.bk * y) as usize] as usize];
                                 acc[((th * t.tm + i) * t.tn + jj) as usize] += fa * fb;
                             }
                         }
@@ -129,8 +160,8 @@ fn replay(plan: &SgemmPlan, a: &[f32], b: &[f32]) -> Vec<f32> {
         for th in 0..t.threads {
             for i in 0..t.tm {
                 for jj in 0..t.tn {
-                    let gm = m0 + thr_m.offset(th).unwrap() + val_m.offset(i).unwrap();
-                    let gn = n0 + thr_n.offset(th).unwrap() + val_n.offset(jj).unwrap();
+                    let gm = m0 + thr_m[th as usize] + val_m[i as usize];
+                    let gn = n0 + thr_n[th as usize] + val_n[jj as usize];
                     if gm < m && gn < n {
                         let idx = (gm * n + gn) as usize;
                         written[idx] += 1;
@@ -150,8 +181,8 @@ fn replay(plan: &SgemmPlan, a: &[f32], b: &[f32]) -> Vec<f32> {
 
 #[test]
 fn every_rung_replayed_through_its_layouts_matches_the_reference() {
-    for rung in Rung::ALL {
-        for (am, bm) in MAJORS {
+    for (i, rung) in Rung::ALL.into_iter().enumerate() {
+        for (am, bm) in majors(i) {
             for (m, n, k) in [(67, 45, 23), (130, 33, 16)] {
                 let plan = SgemmPlan::new(rung, m, n, k, am, bm).unwrap();
                 let a = random((m * k) as usize, 1);
@@ -219,8 +250,8 @@ fn wavefronts_from_bytes(bytes: &[i64], vector_bytes: i64) -> i64 {
 
 #[test]
 fn predictions_match_an_independent_word_count() {
-    for rung in Rung::ALL {
-        for (am, bm) in MAJORS {
+    for (i, rung) in Rung::ALL.into_iter().enumerate() {
+        for (am, bm) in majors(i) {
             let plan = SgemmPlan::new(rung, 512, 512, 512, am, bm).unwrap();
             let t = &plan.tiling;
             let (sa, sb) = (t.smem_a().unwrap(), t.smem_b().unwrap());
@@ -525,8 +556,8 @@ fn warp_tilings_are_the_algebras_partitions() {
 
 #[test]
 fn warp_tilings_replayed_through_their_layouts_match_the_reference() {
-    for w in warp_tilings() {
-        for (am, bm) in MAJORS {
+    for (i, w) in warp_tilings().into_iter().enumerate() {
+        for (am, bm) in majors(i) {
             let (m, n, k) = (w.bm + 3, w.bn + 5, 2 * w.bk + 3);
             let plan =
                 SgemmPlan::with_tiling(Rung::Tuned, w.tiling().unwrap(), m, n, k, am, bm).unwrap();

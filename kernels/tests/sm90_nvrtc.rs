@@ -65,7 +65,7 @@ fn sass_of(nvdisasm: &str, cubin: &[u8], dir: &std::path::Path) -> String {
 /// The configurations compiled by the tests: every type pair of the default (both operands
 /// K-major, the large tile, the TMA store), every pair of majors with both tiles (f16 in, f32
 /// out), the direct epilogue and the read of C for each output type and both tiles; every
-/// configuration under `TESSEL_SM90_ALL_CONFIGS=1`.
+/// configuration under `TESSEL_LONG_TESTS=1`.
 fn configurations() -> Vec<Sm90Config> {
     let mut all = Vec::new();
     for input in InType::ALL {
@@ -91,7 +91,7 @@ fn configurations() -> Vec<Sm90Config> {
             }
         }
     }
-    if std::env::var("TESSEL_SM90_ALL_CONFIGS").is_ok_and(|v| v == "1") {
+    if common::long_tests() {
         return all;
     }
     all.into_iter()
@@ -115,6 +115,10 @@ fn configurations() -> Vec<Sm90Config> {
 }
 
 #[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
 fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
     if !nvrtc_or_skip("sm90_nvrtc") {
         return;
@@ -203,6 +207,10 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
 /// budgets are reassigned (`USETMAXREG`), and nothing goes to local memory; the epilogue is
 /// eight TMA stores.
 #[test]
+#[cfg_attr(
+    not(all(tessel_nvrtc, tessel_nvdisasm)),
+    ignore = "needs libnvrtc and nvdisasm (TESSEL_NVDISASM): see the README's Testing section"
+)]
 fn hopper_gemm_sass_uses_hgmma_and_tma() {
     if !nvrtc_or_skip("sm90_nvrtc") {
         return;

@@ -10,11 +10,11 @@ use tessel_layout::{ComposedLayout, IntTuple, Layout, Swizzle};
 /// level lives in static storage.
 pub fn int_tuple(t: &IntTuple) -> TokenStream {
     match t {
-        IntTuple::Int(v) => quote!(::tessel::IntTuple::Int(#v)),
+        IntTuple::Int(v) => quote!(::tessel_kit::IntTuple::Int(#v)),
         IntTuple::Tuple(items) => {
             let codes = items.codes();
             let leaves = items.leaf_slice();
-            quote!(::tessel::IntTuple::Tuple(::tessel::Modes::from_static(
+            quote!(::tessel_kit::IntTuple::Tuple(::tessel_kit::Modes::from_static(
                 &[#(#codes),*],
                 &[#(#leaves),*],
             )))
@@ -25,22 +25,22 @@ pub fn int_tuple(t: &IntTuple) -> TokenStream {
 pub fn layout(l: &Layout) -> TokenStream {
     let shape = int_tuple(l.shape());
     let stride = int_tuple(l.stride());
-    quote!(::tessel::Layout::from_const(#shape, #stride))
+    quote!(::tessel_kit::Layout::from_const(#shape, #stride))
 }
 
 pub fn swizzle(sw: &Swizzle) -> TokenStream {
     let (bits, base, shift) = (sw.bits(), sw.base(), sw.shift());
-    quote!(::tessel::Swizzle::from_const(#bits, #base, #shift))
+    quote!(::tessel_kit::Swizzle::from_const(#bits, #base, #shift))
 }
 
-/// A plain layout becomes a `tessel::Layout`; one with swizzles or an offset a
-/// `tessel::ComposedLayout`. Wrapped in a block with a `const` item so the value is built at
+/// A plain layout becomes a `tessel_kit::Layout`; one with swizzles or an offset a
+/// `tessel_kit::ComposedLayout`. Wrapped in a block with a `const` item so the value is built at
 /// compile time in any context.
 pub fn composed(c: &ComposedLayout) -> TokenStream {
     if c.is_plain() {
         let l = layout(c.layout());
         return quote!({
-            const TESSEL_LAYOUT: ::tessel::Layout = #l;
+            const TESSEL_LAYOUT: ::tessel_kit::Layout = #l;
             TESSEL_LAYOUT
         });
     }
@@ -48,8 +48,8 @@ pub fn composed(c: &ComposedLayout) -> TokenStream {
     let offset = c.base_offset();
     let l = layout(c.layout());
     quote!({
-        const TESSEL_LAYOUT: ::tessel::ComposedLayout =
-            ::tessel::ComposedLayout::from_const(&[#(#swizzles),*], #offset, #l);
+        const TESSEL_LAYOUT: ::tessel_kit::ComposedLayout =
+            ::tessel_kit::ComposedLayout::from_const(&[#(#swizzles),*], #offset, #l);
         TESSEL_LAYOUT
     })
 }

@@ -7,11 +7,12 @@
 //! or to the source text of the shared emitter (`cuda_index!`). Invalid input is a
 //! `compile_error!` at the offending token, naming the violated condition.
 //!
-//! Use the macros through the `tessel` crate, which re-exports them.
+//! Use the macros through the `tessel-kit` crate, which re-exports them: their expansions name
+//! `::tessel_kit::Layout` and its siblings, so the crate that invokes them depends on `tessel-kit`.
 //!
 //! ```
-//! use tessel::{cuda_index, layout};
-//! static TILE: tessel::ComposedLayout = layout!(Sw<3,3,3> o (8,64):(64,1));
+//! use tessel_kit::{cuda_index, layout};
+//! static TILE: tessel_kit::ComposedLayout = layout!(Sw<3,3,3> o (8,64):(64,1));
 //! const SRC: &str = cuda_index!(tile_off, Sw<3,3,3> o (8,64):(64,1));
 //! const AT1: i64 = TILE.const_offset(1);
 //! assert_eq!(AT1, 72);
@@ -31,7 +32,7 @@ use text::TokenText;
 /// A layout known at compile time: literal notation `(8,(2,4)):(1,(64,8))`, a bare shape
 /// `(4,8)` (column-major), or a swizzled form `Sw<B,M,S> o ... o [OFFSET o] LAYOUT`.
 ///
-/// Expands to a `tessel::Layout` (no swizzle, no offset) or a `tessel::ComposedLayout` whose
+/// Expands to a `tessel_kit::Layout` (no swizzle, no offset) or a `tessel_kit::ComposedLayout` whose
 /// tuples live in static storage: the same types the rest of the algebra takes, built at
 /// compile time without a heap allocation. Put it in a `static` item to evaluate it in other
 /// constants with the `const fn`s `size`, `checked_offset` and `const_offset` (a layout may own
@@ -41,22 +42,22 @@ use text::TokenText;
 /// compile errors at the offending tokens.
 ///
 /// Integer literals mean their value in any base Rust allows (`0x40`, `0b11`, `1_024`); a type
-/// suffix (`64i64`) is an error. Groups nest at most `tessel::expr::MAX_DEPTH` levels, the limit
+/// suffix (`64i64`) is an error. Groups nest at most `tessel_kit::expr::MAX_DEPTH` levels, the limit
 /// of every tessel parser; deeper input is a compile error at the first group beyond it.
 ///
 /// ```
-/// use tessel::{ComposedLayout, Layout};
-/// static L: Layout = tessel::layout!((8,(2,4)):(1,(64,8)));
-/// static S: ComposedLayout = tessel::layout!(Sw<3,3,3> o (8,64):(64,1));
+/// use tessel_kit::{ComposedLayout, Layout};
+/// static L: Layout = tessel_kit::layout!((8,(2,4)):(1,(64,8)));
+/// static S: ComposedLayout = tessel_kit::layout!(Sw<3,3,3> o (8,64):(64,1));
 /// const SIZE: i64 = L.size();
 /// const AT: i64 = S.const_offset(7 + 63 * 8);
 /// assert_eq!(SIZE, 64);
 /// assert_eq!(L.to_string(), "(8,(2,4)):(1,(64,8))");
 /// assert_eq!(AT, 455); // docs/semantics.md: coordinate (7,63) -> 455
-/// const HEX: Layout = tessel::layout!((0x8, 1_0):(0b1, 0x8));
+/// const HEX: Layout = tessel_kit::layout!((0x8, 1_0):(0b1, 0x8));
 /// assert_eq!(HEX.to_string(), "(8,10):(1,8)");
 /// // The whole algebra takes it as it is.
-/// assert_eq!(tessel::coalesce(&L).unwrap().to_string(), "(8,2,4):(1,64,8)");
+/// assert_eq!(tessel_kit::coalesce(&L).unwrap().to_string(), "(8,2,4):(1,64,8)");
 /// ```
 #[proc_macro]
 pub fn layout(input: TokenStream) -> TokenStream {
@@ -80,14 +81,14 @@ fn layout_value(text: &TokenText) -> syn::Result<ComposedLayout> {
     source.bind(&|_| None).map_err(|e| text.error_from(&e))
 }
 
-/// `swizzle!(B, M, S)`: a `tessel::Swizzle`, checked at compile time
+/// `swizzle!(B, M, S)`: a `tessel_kit::Swizzle`, checked at compile time
 /// (`|S| >= B`, non-negative `B` and `M`, at most 62 bits).
 ///
 /// ```
-/// const SW: tessel::Swizzle = tessel::swizzle!(3, 3, 3);
+/// const SW: tessel_kit::Swizzle = tessel_kit::swizzle!(3, 3, 3);
 /// const AT72: i64 = SW.apply(72);
 /// assert_eq!(AT72, 64);
-/// assert_eq!(tessel::swizzle!(1, 4, -1).to_string(), "Sw<1,4,-1>");
+/// assert_eq!(tessel_kit::swizzle!(1, 4, -1).to_string(), "Sw<1,4,-1>");
 /// ```
 #[proc_macro]
 pub fn swizzle(input: TokenStream) -> TokenStream {
@@ -95,7 +96,7 @@ pub fn swizzle(input: TokenStream) -> TokenStream {
         Ok(sw) => {
             let tokens = expand::swizzle(&sw);
             quote::quote!({
-                const TESSEL_SWIZZLE: ::tessel::Swizzle = #tokens;
+                const TESSEL_SWIZZLE: ::tessel_kit::Swizzle = #tokens;
                 TESSEL_SWIZZLE
             })
             .into()
@@ -121,21 +122,21 @@ fn swizzle_value(text: &TokenText) -> syn::Result<Swizzle> {
 
 /// `cuda_index!(NAME, LAYOUT)`: a `&'static str` with the C/CUDA functions `NAME(i, SYMS)` and
 /// `NAME_crd(c0, ..., SYMS)` computing the layout's offset, produced by the same emitter as
-/// `tessel codegen` (`tessel::codegen::index_function` with default options; see there for the
+/// `tessel codegen` (`tessel_kit::codegen::index_function` with default options; see there for the
 /// exact signatures and the guarantee of no undefined behaviour). Identifiers in the stride are
 /// run-time symbols and become trailing `long long` parameters. Literals and nesting are read as
 /// in `layout!`.
 ///
 /// ```
-/// const SMEM: &str = tessel::cuda_index!(smem_off, Sw<3,3,3> o (8,64):(64,1));
-/// const TILE: &str = tessel::cuda_index!(tile_off, (128,64):(ld,1));
+/// const SMEM: &str = tessel_kit::cuda_index!(smem_off, Sw<3,3,3> o (8,64):(64,1));
+/// const TILE: &str = tessel_kit::cuda_index!(tile_off, (128,64):(ld,1));
 /// assert!(SMEM.contains("o ^= (int)(((unsigned int)o & 448u) >> 3);"));
 /// assert!(TILE.contains("TESSEL_FN long long tile_off(long long i, long long ld) {"));
 ///
 /// // A kernel source assembled at compile time, ready for NVRTC:
 /// const KERNEL: &str = concat!(
-///     tessel::cuda_index!(smem_off, Sw<3,3,3> o (8,64):(64,1)),
-///     tessel::cuda_index!(gmem_off, (128,64):(ld,1)),
+///     tessel_kit::cuda_index!(smem_off, Sw<3,3,3> o (8,64):(64,1)),
+///     tessel_kit::cuda_index!(gmem_off, (128,64):(ld,1)),
 ///     "extern \"C\" __global__ void load(const unsigned short* g, long long ld) {\n",
 ///     "  __shared__ unsigned short s[512];\n",
 ///     "  long long i = threadIdx.x;\n",

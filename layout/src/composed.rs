@@ -19,6 +19,7 @@ use crate::leaf::Leaf;
 use crate::parse::{Cursor, parse_whole};
 use crate::swizzle::Swizzle;
 
+pub(crate) mod affine;
 mod conjugate;
 mod inverse;
 
@@ -217,7 +218,7 @@ impl<L: Leaf> ComposedLayout<L> {
 /// Swizzled layouts built in constant expressions.
 impl ComposedLayout {
     /// `swizzles[0] o ... o offset o layout` built in a constant expression, with the swizzles
-    /// in static storage (what the `layout!` macro of the `tessel` crate expands to). Checks
+    /// in static storage (what the `layout!` macro of the `tessel-kit` crate expands to). Checks
     /// that every value fits in `i64` and panics otherwise, which in a `const` or `static` item
     /// is a compile error.
     ///
@@ -429,7 +430,7 @@ impl ComposedLayout {
     /// let inner: ComposedLayout = "Sw<3,3,5> o (16,256):(256,1)".parse().unwrap();
     /// let both = outer.compose_composed(&inner).unwrap();
     /// assert_eq!(both.to_string(), "Sw<1,3,3> o Sw<3,3,5> o (16,256):(256,1)");
-    /// // CuTe test/unit/cute/core/composition.cpp ("Swizzle composition"): the transpose moves
+    /// // CuTe test/unit/cute/core/composition.cpp (CUTLASS v4.2.1) ("Swizzle composition"): the transpose moves
     /// // the swizzle's bits, Sw<2,0,-3> becomes Sw<2,0,3>.
     /// let a: ComposedLayout = "(8,8):(8,1)".parse().unwrap();
     /// let b: ComposedLayout = "Sw<2,0,-3> o (8,8):(8,1)".parse().unwrap();

@@ -3,9 +3,13 @@
 //! CuTe's layout algebra in Rust, every operation checked: hierarchical
 //! [`IntTuple`]s, [`Layout`]s written `Shape:Stride`, the operations CuTe defines on them
 //! (coalesce, composition, complement, divides, products, inverses, ...), XOR [`Swizzle`]s and
-//! [`ComposedLayout`]s, the shared-memory bank model, a swizzle search, and one emitter that
-//! turns any of these into C/CUDA index arithmetic. There is no GPU code here; the
-//! `tessel-kernels` crate runs kernels built from these layouts.
+//! [`ComposedLayout`]s, GF(2) bijectivity proofs ([`verify`]), the shared-memory bank model
+//! ([`bank`]) and a swizzle search ([`synth`]), CuTe's copy and MMA atoms ([`atom`]) with the
+//! tiled copies and tiled MMAs built from them ([`tiled`]), Hopper's wgmma descriptors and TMA
+//! boxes ([`gmma`]), the expression language of the `tessel` command line ([`expr`]), SVG
+//! pictures ([`svg`]), and one emitter that turns any of these into C/CUDA index arithmetic
+//! ([`codegen`]). There is no GPU code here; the `tessel-kernels` crate runs kernels built from
+//! these layouts.
 //!
 //! Every operation either returns a value that satisfies its definition or an [`Error`] whose
 //! [`ErrorKind`] and message name the violated condition and the operands. It never returns a
@@ -78,7 +82,11 @@
 //! - `Layout` (`Layout<i64>`): strides known now; the whole algebra works on these.
 //! - `Layout<SymInt>` ([`codegen::SymLayout`]): a stride may be a run-time symbol such as
 //!   `ld`; the code emitter takes these, and [`Layout::bind`] turns one into a `Layout`.
-//! - A `Layout` built at compile time (the `layout!` macro of the `tessel` crate): the same
+//! - `Layout<ScaledBasis, Integer>` ([`typed::TypedLayout`]): every leaf a static (`_4`) or
+//!   dynamic (`4`) integer as CuTe has them, strides possibly basis elements (`_1@0`, the
+//!   identity layouts); the algebra carries the kinds by CuTe's rule (`docs/semantics.md`,
+//!   "Static and dynamic integers").
+//! - A `Layout` built at compile time (the `layout!` macro of the `tessel-kit` crate): the same
 //!   type with its tuples in static storage, made by the `const fn` [`Layout::from_const`] and
 //!   evaluated by the `const fn`s [`Layout::size`] and [`Layout::checked_offset`].
 //!
@@ -98,7 +106,7 @@
 //! ## Composition
 //!
 //! `R = A o B` has `B`'s shape and `R(c) = A(B(c))`. The stride of each mode of `B` is divided
-//! out of `A`'s extents from the left, then `B`'s extent is kept (CuTe docs, "Composition"):
+//! out of `A`'s extents from the left, then `B`'s extent is kept ([CuTe docs](https://github.com/NVIDIA/cutlass/blob/v4.2.1/media/docs/cpp/cute/02_layout_algebra.md), "Composition"):
 //!
 //! ```
 //! use tessel_layout::{composition, ErrorKind, Layout};
@@ -125,7 +133,7 @@
 //! ## Complement
 //!
 //! `complement(4:2, 24)` fills the holes of `4:2` (the odd offsets) with `2:1` and repeats the
-//! whole 3 times up to 24 (CuTe docs, "Complement Examples"). The result is ordered and meets
+//! whole 3 times up to 24 ([CuTe docs](https://github.com/NVIDIA/cutlass/blob/v4.2.1/media/docs/cpp/cute/02_layout_algebra.md), "Complement Examples"). The result is ordered and meets
 //! `A`'s image only at 0:
 //!
 //! ```
@@ -161,7 +169,7 @@
 //! ## Product
 //!
 //! A product reproduces a block according to a layout of blocks. `blocked_product` keeps each
-//! copy of the block contiguous; `raked_product` interleaves the copies (CuTe docs, "Blocked and
+//! copy of the block contiguous; `raked_product` interleaves the copies ([CuTe docs](https://github.com/NVIDIA/cutlass/blob/v4.2.1/media/docs/cpp/cute/02_layout_algebra.md), "Blocked and
 //! Raked Products"):
 //!
 //! ```
@@ -269,10 +277,17 @@
 //! | the expression language of `tessel eval` | [`expr`] |
 //! | C/CUDA index functions | [`codegen`] |
 //! | copy and MMA atoms as data: CuTe's traits layouts, PTX, asm operands, shared-memory access | [`atom`] |
-//! | TiledCopy / TiledMMA (make_tiled_copy, make_tiled_mma) and per-thread partitions | [`tiled`] |
+//! | TiledCopy / TiledMMA (make_tiled_copy, make_tiled_mma, make_tma_copy) and per-thread partitions | [`tiled`] |
 //! | host tensors: data and a layout, partitions, elementwise copy | [`tensor`] ([`Tensor`]) |
-//! | Hopper operands: GMMA layout atoms, wgmma descriptors, TMA box layouts | [`gmma`] |
+//! | Hopper operands: GMMA layout atoms, wgmma descriptors, TMA box layouts, tensor-map parameters | [`gmma`] |
 //! | the leaf types (integers, run-time symbols); compile-time layouts in static storage | [`leaf`] ([`Leaf`]), [`Layout::from_const`], [`ComposedLayout::from_const`] |
+//! | static and dynamic integers (`_4`, `4`) and their arithmetic | [`static_int`] ([`static_int::Integer`], [`leaf::Num`]) |
+//! | basis elements (`_1@0`), identity (coordinate) layouts | [`basis`], [`typed::TypedLayout::identity`] |
+//! | typed layouts (static/dynamic leaves, basis strides) and their algebra | [`typed`], [`typed::algebra`] |
+//! | idx2crd, crd2idx, crd2crd, increment, compatible, elem_less and the orders | [`coord`] |
+//! | shape_div, shape_mod, ceil_div, tuple arithmetic, compact strides | [`int_tuple::arith`] |
+//! | make_shape, make_stride, make_coord, make_layout, make_tile, make_layout_like, domain_distribute | [`make`] |
+//! | dice (the complement of slicing) | [`dice`] |
 //!
 //! All operations are re-exported at the crate root (`tessel_layout::composition`, ...).
 //!
@@ -284,12 +299,20 @@
 //! `docs/macros.md` (the compile-time macros and the emitted code) and `docs/performance.md`
 //! (every measurement).
 
+// Where dependents link to these docs when they are not built next to them (`cargo doc
+// --no-deps -p tessel-kit`); without it rustdoc prints such links as bracketed text.
+// `tests/features.rs` (workspace root) checks that the version is this crate's.
+#![doc(html_root_url = "https://docs.rs/tessel-layout/0.1.0")]
+
 pub mod algebra;
 pub mod atom;
 pub mod bank;
+pub mod basis;
 pub mod budget;
 pub mod codegen;
 pub mod composed;
+pub mod coord;
+pub mod dice;
 pub mod error;
 pub mod expr;
 pub mod f2;
@@ -297,13 +320,16 @@ pub mod gmma;
 pub mod int_tuple;
 pub mod layout;
 pub mod leaf;
+pub mod make;
 pub mod parse;
 pub mod render;
+pub mod static_int;
 pub mod svg;
 pub mod swizzle;
 pub mod synth;
 pub mod tensor;
 pub mod tiled;
+pub mod typed;
 pub mod verify;
 
 pub use algebra::*;

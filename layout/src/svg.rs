@@ -1,7 +1,9 @@
 //! Pictures of layouts as SVG text (no dependency): the 2-D grid of offsets (CuTe's
 //! `print_layout`) coloured by shared-memory bank, each cell also naming its bank (`b7`), and
-//! TV layouts labelled `T{t}V{v}` per cell (CuTe's `print_latex`). A grid wider than
-//! [`MAX_WIDTH`] pixels is wrapped: its columns are drawn in blocks stacked top to bottom.
+//! TV layouts labelled `T{t}V{v}` per cell (CuTe's `print_latex`). Every picture is folded to a
+//! readable size, whatever the layout's rank: a grid wider than [`MAX_WIDTH`] pixels is drawn in
+//! blocks of columns stacked top to bottom, one taller than [`MAX_HEIGHT`] in blocks of rows side
+//! by side (a rank-1 layout is one long column).
 //!
 //! ```
 //! use tessel_layout::{svg::layout_svg, Layout};
@@ -12,6 +14,7 @@
 //!
 //! Tiled copies and tiled MMAs are drawn by [`tiled_copy_svg`] and [`tiled_mma_svg`].
 
+mod fold;
 mod tiled;
 
 pub use tiled::{tiled_copy_svg, tiled_mma_svg};
@@ -22,6 +25,7 @@ use crate::bank::{BANK_BYTES, BANKS};
 use crate::composed::OffsetMap;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
+use fold::Fold;
 
 /// Pictures with more cells than this are refused (a browser would not show them usefully).
 ///
@@ -47,10 +51,27 @@ pub const MAX_CELLS: i64 = 1 << 16;
 /// ```
 pub const MAX_WIDTH: i64 = 1280;
 
+/// Blocks of rows are at most this many pixels high (unless one row needs more): a taller grid
+/// is folded into blocks of rows placed side by side, wrapped at [`MAX_WIDTH`].
+///
+/// ```
+/// use tessel_layout::{svg::{layout_svg, MAX_HEIGHT, MAX_WIDTH}, Layout};
+/// // One column of 1024 offsets: 26-pixel rows, folded into blocks of 32 rows.
+/// let l: Layout = "1024:1".parse().unwrap();
+/// let svg = layout_svg(&l, None).unwrap();
+/// let size = |key: &str| -> i64 {
+///     svg.split(&format!("{key}=\"")).nth(1).unwrap().split('"').next().unwrap().parse().unwrap()
+/// };
+/// assert!(size("width") <= MAX_WIDTH, "{}", size("width"));
+/// assert!(size("height") < 1024 * 26 / 4, "{}", size("height"));
+/// assert!(svg.contains(">1023<"));
+/// # let _ = MAX_HEIGHT;
+/// ```
+pub const MAX_HEIGHT: i64 = 1280;
+
 const CELL_H: i64 = 26;
 /// Cell height when a cell has a second line (its bank).
 const CELL_H_TWO_LINES: i64 = 36;
-const BLOCK_GAP: i64 = 20;
 const HEADER: i64 = 36;
 const MARGIN: i64 = 16;
 const TITLE_H: i64 = 30;
@@ -131,7 +152,7 @@ pub fn layout_svg(layout: &impl OffsetMap, elem_bytes: Option<i64>) -> Result<St
 ///
 /// ```
 /// use tessel_layout::{Layout, svg::tv_svg};
-/// // SM80 16x8x16 C fragment (CuTe mma_traits_sm80.hpp): ((4,8),(2,2)):((32,1),(16,8)), 16x8.
+/// // SM80 16x8x16 C fragment (CuTe mma_traits_sm80.hpp (CUTLASS v4.2.1)): ((4,8),(2,2)):((32,1),(16,8)), 16x8.
 /// let tv: Layout = "((4,8),(2,2)):((32,1),(16,8))".parse().unwrap();
 /// let svg = tv_svg(&tv, 16, 8).unwrap();
 /// assert!(svg.contains(">T0V0<") && svg.contains(">T31V3<"));
@@ -232,20 +253,6 @@ struct Grid {
     legend: Vec<(String, String)>,
 }
 
-/// How many columns one block of a wrapped grid holds: all of them when they fit in
-/// [`MAX_WIDTH`], else the largest power of two that fits (at least one).
-fn block_columns(cols: i64, cell_w: i64, left: i64) -> i64 {
-    let fit = ((MAX_WIDTH - left - MARGIN) / cell_w).max(1);
-    if cols <= fit {
-        return cols;
-    }
-    let mut block = 1;
-    while block * 2 <= fit {
-        block *= 2;
-    }
-    block
-}
-
 fn draw(g: &Grid) -> String {
     let longest = g.labels.iter().map(String::len).max().unwrap_or(1) as i64;
     let cell_w = (longest * CHAR_W + 12).max(34);
@@ -254,18 +261,19 @@ fn draw(g: &Grid) -> String {
     } else {
         CELL_H_TWO_LINES
     };
-    let left = MARGIN + HEADER;
-    let block_cols = block_columns(g.cols, cell_w, left);
-    let blocks = (g.cols + block_cols - 1) / block_cols;
-    // Each block: its column header, then the rows.
-    let block_h = HEADER + cell_h * g.rows;
+    let fold = Fold::new(
+        (g.rows, g.cols),
+        (cell_w, cell_h),
+        (HEADER, HEADER),
+        2 * MARGIN,
+    );
+    let blocks = fold.blocks();
+    let (grid_w, grid_h) = fold.size();
     let top = MARGIN + TITLE_H;
-    let grid_w = cell_w * block_cols;
-    let grid_h = blocks * block_h + (blocks - 1) * BLOCK_GAP;
     let legend_cols = 8;
     let legend_rows = (g.legend.len() as i64 + legend_cols - 1) / legend_cols;
     let legend_top = top + grid_h + MARGIN;
-    let width = (left + grid_w + MARGIN)
+    let width = (MARGIN + grid_w + MARGIN)
         .max(if g.legend.is_empty() {
             0
         } else {
@@ -273,12 +281,18 @@ fn draw(g: &Grid) -> String {
         })
         .max(MARGIN * 2 + g.title.len() as i64 * 9); // 14px bold monospace: about 9px a character
     let height = legend_top + legend_rows * 22 + MARGIN;
-    // The top-left corner of cell (m, n).
-    let origin = |m: i64, n: i64| {
-        let block = n / block_cols;
-        let x = left + (n % block_cols) * cell_w;
-        let y = top + block * (block_h + BLOCK_GAP) + HEADER + m * cell_h;
-        (x, y)
+    // The top-left corner of cell (m, n) of block b.
+    let origin = |b: &fold::Block, m: i64, n: i64| {
+        (
+            MARGIN + b.x + (n - b.cols.0) * cell_w,
+            top + b.y + (m - b.rows.0) * cell_h,
+        )
+    };
+    // Every cell of the grid, block by block, columns outer (column-major).
+    let cells = || {
+        blocks.iter().flat_map(move |b| {
+            (b.cols.0..b.cols.1).flat_map(move |n| (b.rows.0..b.rows.1).map(move |m| (b, m, n)))
+        })
     };
     let mut s = String::new();
     // Writing to a String cannot fail.
@@ -298,55 +312,53 @@ fn draw(g: &Grid) -> String {
         escape(&g.title)
     );
     let _ = writeln!(s, r##"<g fill="#555555" text-anchor="middle">"##);
-    for n in 0..g.cols {
-        let (x, y) = origin(0, n);
-        let _ = writeln!(
-            s,
-            r#"<text x="{}" y="{}">{n}</text>"#,
-            x + cell_w / 2,
-            y - 10
-        );
+    for b in &blocks {
+        for n in b.cols.0..b.cols.1 {
+            let (x, y) = origin(b, b.rows.0, n);
+            let _ = writeln!(
+                s,
+                r#"<text x="{}" y="{}">{n}</text>"#,
+                x + cell_w / 2,
+                y - 10
+            );
+        }
     }
-    for block in 0..blocks {
-        for m in 0..g.rows {
-            let (_, y) = origin(m, block * block_cols);
+    for b in &blocks {
+        for m in b.rows.0..b.rows.1 {
+            let (x, y) = origin(b, m, b.cols.0);
             let _ = writeln!(
                 s,
                 r#"<text x="{}" y="{}">{m}</text>"#,
-                left - 16,
+                x - 16,
                 y + CELL_H / 2 + 4
             );
         }
     }
     let _ = writeln!(s, "</g>");
     let _ = writeln!(s, r##"<g stroke="#333333" stroke-width="1">"##);
-    for n in 0..g.cols {
-        for m in 0..g.rows {
-            let cell = (m + g.rows * n) as usize;
-            let (x, y) = origin(m, n);
-            let _ = writeln!(
-                s,
-                r#"<rect x="{x}" y="{y}" width="{cell_w}" height="{cell_h}" fill="{}"/>"#,
-                g.fills.get(cell).map_or("#ffffff", String::as_str)
-            );
-        }
+    for (b, m, n) in cells() {
+        let cell = (m + g.rows * n) as usize;
+        let (x, y) = origin(b, m, n);
+        let _ = writeln!(
+            s,
+            r#"<rect x="{x}" y="{y}" width="{cell_w}" height="{cell_h}" fill="{}"/>"#,
+            g.fills.get(cell).map_or("#ffffff", String::as_str)
+        );
     }
     let _ = writeln!(s, "</g>");
     let _ = writeln!(s, r#"<g text-anchor="middle">"#);
-    for n in 0..g.cols {
-        for m in 0..g.rows {
-            let cell = (m + g.rows * n) as usize;
-            let label = g.labels.get(cell).map_or("", String::as_str);
-            let (x, y) = origin(m, n);
-            if !label.is_empty() {
-                let _ = writeln!(
-                    s,
-                    r#"<text x="{}" y="{}">{}</text>"#,
-                    x + cell_w / 2,
-                    y + CELL_H / 2 + 4,
-                    escape(label)
-                );
-            }
+    for (b, m, n) in cells() {
+        let cell = (m + g.rows * n) as usize;
+        let label = g.labels.get(cell).map_or("", String::as_str);
+        let (x, y) = origin(b, m, n);
+        if !label.is_empty() {
+            let _ = writeln!(
+                s,
+                r#"<text x="{}" y="{}">{}</text>"#,
+                x + cell_w / 2,
+                y + CELL_H / 2 + 4,
+                escape(label)
+            );
         }
     }
     let _ = writeln!(s, "</g>");
@@ -355,20 +367,18 @@ fn draw(g: &Grid) -> String {
             s,
             r##"<g class="bank" text-anchor="middle" font-size="9" fill="#333333">"##
         );
-        for n in 0..g.cols {
-            for m in 0..g.rows {
-                let cell = (m + g.rows * n) as usize;
-                let label = g.sublabels.get(cell).map_or("", String::as_str);
-                let (x, y) = origin(m, n);
-                if !label.is_empty() {
-                    let _ = writeln!(
-                        s,
-                        r#"<text x="{}" y="{}">{}</text>"#,
-                        x + cell_w / 2,
-                        y + cell_h - 6,
-                        escape(label)
-                    );
-                }
+        for (b, m, n) in cells() {
+            let cell = (m + g.rows * n) as usize;
+            let label = g.sublabels.get(cell).map_or("", String::as_str);
+            let (x, y) = origin(b, m, n);
+            if !label.is_empty() {
+                let _ = writeln!(
+                    s,
+                    r#"<text x="{}" y="{}">{}</text>"#,
+                    x + cell_w / 2,
+                    y + cell_h - 6,
+                    escape(label)
+                );
             }
         }
         let _ = writeln!(s, "</g>");

@@ -38,7 +38,7 @@ pub struct Swizzle {
 
 impl Swizzle {
     /// `Swizzle<bits, base, shift>` built in a constant expression (what the `swizzle!` and
-    /// `layout!` macros of the `tessel` crate expand to). Checks what [`Swizzle::new`] checks
+    /// `layout!` macros of the `tessel-kit` crate expand to). Checks what [`Swizzle::new`] checks
     /// and panics when a check fails, which in a `const` or `static` item is a compile error.
     ///
     /// ```

@@ -401,7 +401,7 @@ impl<S: Storage> Tensor<S> {
     /// let mma = make_tiled_mma(&mma_atom("SM80_16x8x16_F32F16F16F32_TN").unwrap(),
     ///                          &"1:0".parse().unwrap(), &[]).unwrap();
     /// let a = Tensor::new((0..256).collect::<Vec<i32>>(), "(16,16):(16,1)".parse::<Layout>().unwrap()).unwrap();
-    /// // Lane 0 holds (0,0),(0,1),(8,0),(8,1),(0,8),(0,9),(8,8),(8,9) (PTX ISA m16n8k16 A).
+    /// // Lane 0 holds (0,0),(0,1),(8,0),(8,1),(0,8),(0,9),(8,8),(8,9) (PTX ISA 9.0 m16n8k16 A).
     /// assert_eq!(a.view().partition_a(&mma.get_slice(0).unwrap()).unwrap().to_vec(),
     ///            [0, 1, 128, 129, 8, 9, 136, 137]);
     /// ```

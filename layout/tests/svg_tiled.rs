@@ -204,3 +204,53 @@ fn pictures_too_large_are_refused() {
     let err = tiled_copy_svg(&copy).unwrap_err();
     assert!(err.to_string().contains("cells in all"), "{err}");
 }
+
+/// The picture's width and height (the `<svg>` element's attributes).
+fn picture_size(svg: &str) -> (i64, i64) {
+    let tag = svg.lines().next().unwrap();
+    (attr(tag, "width"), attr(tag, "height"))
+}
+
+/// A rank-1 tiled copy: 32 threads of 8 consecutive values, a 256-element tile drawn as one
+/// column. It is folded into blocks of rows side by side, so the picture stays within
+/// MAX_WIDTH and is not a 5,000-pixel strip, and every element is still drawn once per side.
+#[test]
+fn a_rank_1_tiled_copy_folds_into_blocks_of_rows() {
+    use tessel_layout::svg::{MAX_HEIGHT, MAX_WIDTH};
+    let atom = copy_atom("UniversalCopy<uint32_t>")
+        .unwrap()
+        .typed(32)
+        .unwrap();
+    let copy = make_tiled_copy(&atom, &"32:1".parse().unwrap(), &"8:1".parse().unwrap()).unwrap();
+    let svg = tiled_copy_svg(&copy).unwrap();
+    let (width, height) = picture_size(&svg);
+    assert!(width <= MAX_WIDTH, "{width}x{height}");
+    assert!(height <= 2 * MAX_HEIGHT, "{width}x{height}");
+    for op in ["S", "D"] {
+        let cells = cells(&svg, op);
+        assert_eq!(cells.len(), 256, "{op}");
+        for cell in cells.values() {
+            // make_tiled_copy: thread t holds elements 8t .. 8t + 7 (value v at 8t + v).
+            assert_eq!((cell.row, cell.col), (8 * cell.thread + cell.value, 0));
+        }
+        // Row 32 starts a new block to the right of row 0's, at the same height.
+        let (r0, r32) = (cells[&(0, 0)], cells[&(32, 0)]);
+        assert!(r32.x > r0.x && r32.y == r0.y, "{op}: {r0:?} {r32:?}");
+    }
+}
+
+/// A tiled MMA too large for CuTe's arrangement (C is 128 x 128) is drawn tile below tile,
+/// each folded, within MAX_WIDTH.
+#[test]
+fn a_large_tiled_mma_stacks_its_folded_tiles() {
+    use tessel_layout::svg::MAX_WIDTH;
+    let atom = mma_atom("SM80_16x8x16_F32F16F16F32_TN").unwrap();
+    let mma = make_tiled_mma(&atom, &"(8,16):(1,8)".parse().unwrap(), &[]).unwrap();
+    let svg = tiled_mma_svg(&mma).unwrap();
+    let (width, _) = picture_size(&svg);
+    assert!(width <= MAX_WIDTH, "{width}");
+    let (a, b, c) = (cells(&svg, "A"), cells(&svg, "B"), cells(&svg, "C"));
+    assert_eq!((a.len(), b.len(), c.len()), (128 * 16, 16 * 128, 128 * 128));
+    // A above B above C.
+    assert!(a[&(0, 0)].y < b[&(0, 0)].y && b[&(0, 0)].y < c[&(0, 0)].y);
+}

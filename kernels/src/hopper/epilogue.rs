@@ -185,7 +185,7 @@ impl Sm90Plan {
     /// Proves the shared-memory epilogue: the values `ch * C_VALS ..` of every thread are
     /// exactly chunk `ch`'s columns; every store puts each value where `c_smem` places its
     /// element (`st.shared.v2`: the pair is contiguous; `stmatrix`: lane `L`'s register `i`
-    /// lands at column `2 (L % 4)` of row `L / 4` of matrix `i`, PTX ISA "stmatrix"); the fp32
+    /// lands at column `2 (L % 4)` of row `L / 4` of matrix `i`, [PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html) "stmatrix"); the fp32
     /// pair order stores each value of the chunk exactly once; the stores are free of bank
     /// conflicts (fp32 with `pair_order: false` excepted: 2-way, measured).
     pub(super) fn check_c_chunks(&self) -> GpuResult<()> {

@@ -10,11 +10,16 @@
 //! | element type alias | [`KernelBuilder::alias`] | `ty::T` |
 //! | integer constant | [`KernelBuilder::int`], [`KernelBuilder::long`] | `k::NT` |
 //! | layout (index / coordinate functions, emitted by [`crate::emit`]) | [`KernelBuilder::index_layout`], [`KernelBuilder::coord_layout`], [`KernelBuilder::composed_layout`] | `layout::smem(i)`, `layout::smem_crd(r, c)` |
-//! | device function generated in Rust (name + code) | [`KernelBuilder::device_fn`] | `dev::load_stage(...)` |
+//! | device function generated in Rust (name + code) | [`KernelBuilder::device_fn`] | `dev::f(...)` |
 //! | an atom's instruction, generated from its asm template ([`atom`]) | [`KernelBuilder::copy_atom`], [`KernelBuilder::mma_atom`] | `dev::ldsm(dst, smem)`, `dev::mma(d, a, b, c)` |
 //! | typed parameter (buffer with element type and access, or scalar) | [`KernelBuilder::param`] | `src`, `reps` |
+//! | tensor of the tensor layer ([`crate::layer::DeviceTensor`]: a layout over global, shared, register or coordinate storage) | [`KernelBuilder::tensor`] | `tensor::tAgA(A)(threadIdx.x, _, _)` |
+//! | tiled copy / tiled MMA of the layer ([`crate::layer::DeviceCopy`], [`crate::layer::DeviceMma`]) | [`KernelBuilder::tiled_copy`], [`KernelBuilder::tiled_mma`] | `tessel::copy(copy::g2s{}, src, dst)`, `tessel::gemm(mma::m{}, a, b, c)` |
 //!
-//! The body also uses the primitives of `kernels/cuda/tessel.cuh` ([`TESSEL_CUH`]: vector
+//! Kernels are written with the tensor layer ([`crate::layer`]): the body slices the declared
+//! tensors by thread and tile and calls `tessel::copy`, `tessel::copy_if` and `tessel::gemm`
+//! (`kernels/cuda/tessel_tensor.cuh`). The body also uses the primitives of
+//! `kernels/cuda/tessel.cuh` ([`TESSEL_CUH`]: vector
 //! loads and stores, `cp.async` commit and wait, sync helpers); the instructions of copy and
 //! MMA atoms (`cp.async`, `ldmatrix`, `stmatrix`, `mma.sync`, `wgmma`) are generated from the
 //! atoms instead ([`atom`]). [`KernelBuilder::build`]

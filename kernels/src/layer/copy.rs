@@ -157,6 +157,10 @@ impl DeviceCopy {
             SmemAccess::CpAsync { .. } => true,
             SmemAccess::Ldmatrix { .. } => side == Side::Src && space == Space::Shared,
             SmemAccess::Stmatrix { .. } => side == Side::Dst && space == Space::Shared,
+            // A bulk transfer moves one contiguous run of whole 16-byte units.
+            SmemAccess::Bulk { .. } => true,
+            // movmatrix: registers to registers.
+            SmemAccess::Registers => false,
         }
     }
 

@@ -299,6 +299,7 @@ impl DeviceMma {
         for op in atom.operands() {
             let ty = match op.constraint {
                 Constraint::R => "b32",
+                Constraint::H => "b16",
                 Constraint::F => "float",
                 Constraint::L => "uint64_t",
                 Constraint::N => {

@@ -1,8 +1,8 @@
-//! CPU side of the tensor-core swizzle problems: the PTX ISA's `ldmatrix` and `mma` rules (to
+//! CPU side of the tensor-core swizzle problems: the [PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html)'s `ldmatrix` and `mma` rules (to
 //! replay a plan's data movement on the host through the very layouts the kernel is emitted
 //! from), the references, their error bounds and the comparison.
 //!
-//! Fragment rules (PTX ISA, "Matrix fragments for mma.m16n8k16 with floating point type" and
+//! Fragment rules ([PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html), "Matrix fragments for mma.m16n8k16 with floating point type" and
 //! "ldmatrix"), lane `l`, `g = l / 4`, `q = l % 4`:
 //! - `ldmatrix.x4`: lanes `8j..8j+7` give the row addresses of matrix `j`; register `j` of lane
 //!   `l` receives row `g`, columns `2q, 2q+1` of matrix `j` (`.trans`: rows `2q, 2q+1` of
@@ -40,7 +40,7 @@ pub const DOT_BOUND: f32 = 1.0 / 262_144.0;
 /// Registers of one lane of a warp-wide fragment.
 pub type Regs<const N: usize> = [[u32; N]; 32];
 
-/// `(row, column)` of A-fragment register `r`, half `h` of lane `l` (PTX ISA).
+/// `(row, column)` of A-fragment register `r`, half `h` of lane `l` ([PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html)).
 ///
 /// ```
 /// assert_eq!(tessel_kernels::mma::host::lane_a(0, 2, 0), (0, 8));
@@ -49,7 +49,7 @@ pub fn lane_a(l: usize, r: usize, h: usize) -> (usize, usize) {
     (l / 4 + 8 * (r % 2), 2 * (l % 4) + h + 8 * (r / 2))
 }
 
-/// `(k, n)` of B-fragment register `r`, half `h` of lane `l` (PTX ISA).
+/// `(k, n)` of B-fragment register `r`, half `h` of lane `l` ([PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html)).
 ///
 /// ```
 /// assert_eq!(tessel_kernels::mma::host::lane_b(6, 1, 1), (13, 1)); // g = 1, q = 2
@@ -58,7 +58,7 @@ pub fn lane_b(l: usize, r: usize, h: usize) -> (usize, usize) {
     (2 * (l % 4) + h + 8 * r, l / 4)
 }
 
-/// `(row, column)` of accumulator value `i` of lane `l` (PTX ISA).
+/// `(row, column)` of accumulator value `i` of lane `l` ([PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html)).
 ///
 /// ```
 /// assert_eq!(tessel_kernels::mma::host::lane_c(31, 3), (15, 7));

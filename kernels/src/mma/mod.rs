@@ -15,7 +15,7 @@
 //! Every problem has an unswizzled twin (the same body and partitions, the identity swizzle), so
 //! the conflicts the swizzles remove show in the predictions and in Nsight Compute
 //! (`scripts/ncu_conflicts.sh`). One launch solves a grid of independent problems (one block
-//! each). [`host`] replays each plan on the CPU with the PTX ISA's `ldmatrix` and `mma`
+//! each). [`host`] replays each plan on the CPU with the [PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html)'s `ldmatrix` and `mma`
 //! fragment rules and holds the references and their error bounds; [`run`] launches, verifies
 //! and times on a GPU (`tessel bench mma`).
 //!

@@ -527,7 +527,7 @@ pub fn reference(a: &[half::f16], b: &[half::f16]) -> (Vec<f32>, Vec<f32>, Vec<f
 impl ModesPlan {
     /// Replays one problem on the CPU the way the kernel runs it, through the layouts it is
     /// emitted from: the 16-byte fill chunks ([`ModesPlan::fill_g`], [`ModesPlan::fill_s`]), the
-    /// `ldmatrix.x4` rows of every warp ([`ModesPlan::ldsm_rows`]) and the PTX ISA's `ldmatrix`
+    /// `ldmatrix.x4` rows of every warp ([`ModesPlan::ldsm_rows`]) and the [PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html)'s `ldmatrix`
     /// and `mma` rules ([`super::host`]), (problem 4: the re-layout), and the accumulators'
     /// positions ([`ModesPlan::c_out`]; problem 4's `C2`: rounded to fp16, written into `sA`
     /// through [`ModesPlan::c2_smem`] and copied out through `fill_s2` / `fill_g`). Returns

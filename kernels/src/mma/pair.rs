@@ -224,7 +224,7 @@ impl PairPlan {
             .build()
     }
 
-    /// Replays one problem on the CPU through the kernel's layouts and the PTX ISA's rules
+    /// Replays one problem on the CPU through the kernel's layouts and the [PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html)'s rules
     /// ([`super::host`]); returns `C` (16x16 row-major fp32).
     ///
     /// ```

@@ -236,7 +236,7 @@ impl PowerPlan {
             .build()
     }
 
-    /// Replays one problem on the CPU through the kernel's layouts and the PTX ISA's
+    /// Replays one problem on the CPU through the kernel's layouts and the [PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html)'s
     /// `ldmatrix`/`mma` rules ([`super::host`]); returns `P = A^n` as the kernel leaves it.
     ///
     /// ```

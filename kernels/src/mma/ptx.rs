@@ -103,7 +103,7 @@ pub const STORE_PAIRS: &str = include_str!("../../cuda/mma_store_pairs.cuh");
 
 /// `dev::pack_half2(float lo, float hi)`: two floats rounded to fp16 (round to nearest even) in
 /// one 32-bit word, `lo` in the low half (`cvt.rn.f16x2.f32` puts its first source in the upper
-/// half, PTX ISA "cvt").
+/// half, [PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html) "cvt").
 ///
 /// ```
 /// assert!(tessel_kernels::mma::ptx::PACK_HALF2.contains("cvt.rn.f16x2.f32 %0, %2, %1;"));

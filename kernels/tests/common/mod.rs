@@ -1,4 +1,9 @@
 //! Shared by the GPU and NVRTC tests: open the GPU or load NVRTC, or explain the skip.
+//!
+//! The NVRTC tests are `#[cfg_attr(not(tessel_nvrtc), ignore = ...)]` (the probe is
+//! `kernels/build.rs`), and the GPU tests `#[ignore]`d, so cargo reports them as ignored where they
+//! cannot run; the run-time checks below cover a run that includes them anyway
+//! (`-- --include-ignored`).
 
 // Each test binary uses only some of these helpers.
 #![allow(dead_code)]
@@ -52,4 +57,21 @@ pub fn bench_rows(
     let mut rows = tessel_kernels::bench::matrix_rows(gpu, opts, &kinds, &mut progress).unwrap();
     rows.extend(tessel_kernels::bench::micro_rows(gpu, opts, &mut progress).unwrap());
     rows
+}
+
+/// Whether the long sweeps run (`TESSEL_LONG_TESTS=1`): every combination of a sweep, where the
+/// default checks each rung and plan once with a smaller set of the other parameters.
+pub fn long_tests() -> bool {
+    std::env::var("TESSEL_LONG_TESTS").as_deref() == Ok("1")
+}
+
+/// The `cases` checked with the `i`-th item of an outer sweep (a rung, a kernel): all of them
+/// under `TESSEL_LONG_TESTS=1`, else the `i`-th in turn, so that every item is checked and,
+/// over an outer sweep at least as long as `cases`, every case too.
+pub fn in_turn<T: Clone>(cases: &[T], i: usize) -> Vec<T> {
+    if long_tests() {
+        cases.to_vec()
+    } else {
+        vec![cases[i % cases.len()].clone()]
+    }
 }

@@ -2,7 +2,7 @@
 //!
 //! ```
 //! use tessel_layout::{coalesce, filter, Layout};
-//! // CuTe docs (02_layout_algebra.md): (2,(1,6)):(1,(6,2)) coalesces to 12:1.
+//! // CuTe docs (media/docs/cpp/cute/02_layout_algebra.md, CUTLASS v4.2.1): (2,(1,6)):(1,(6,2)) coalesces to 12:1.
 //! let l: Layout = "(2,(1,6)):(1,(6,2))".parse().unwrap();
 //! assert_eq!(coalesce(&l).unwrap().to_string(), "12:1");
 //! // filter also drops stride-0 modes: 4 distinct offsets remain of the 8 indices.
@@ -25,7 +25,7 @@ use crate::{Error, IntTuple, Layout, Result};
 ///
 /// ```
 /// use tessel_layout::{coalesce, Layout};
-/// // CuTe docs (02_layout_algebra.md): (2,(1,6)):(1,(6,2)) coalesces to 12:1.
+/// // CuTe docs (media/docs/cpp/cute/02_layout_algebra.md, CUTLASS v4.2.1): (2,(1,6)):(1,(6,2)) coalesces to 12:1.
 /// let l: Layout = "(2,(1,6)):(1,(6,2))".parse().unwrap();
 /// assert_eq!(coalesce(&l).unwrap().to_string(), "12:1");
 /// let l: Layout = "(4,3):(3,1)".parse().unwrap();
@@ -56,7 +56,7 @@ fn simplified(
 ///
 /// ```
 /// use tessel_layout::{coalesce_profile, IntTuple, Layout};
-/// // CuTe docs (02_layout_algebra.md): by-mode coalesce with the profile (1,1).
+/// // CuTe docs (media/docs/cpp/cute/02_layout_algebra.md, CUTLASS v4.2.1): by-mode coalesce with the profile (1,1).
 /// let l: Layout = "(2,(1,6)):(1,(6,2))".parse().unwrap();
 /// let r = coalesce_profile(&l, &IntTuple::from_ints([1, 1])).unwrap();
 /// assert_eq!(r.to_string(), "(2,6):(1,2)");

@@ -2,7 +2,7 @@
 //!
 //! ```
 //! use tessel_layout::{complement, Layout};
-//! // CuTe docs (02_layout_algebra.md): complement(4:2, 24) = (2,3):(1,8).
+//! // CuTe docs (media/docs/cpp/cute/02_layout_algebra.md, CUTLASS v4.2.1): complement(4:2, 24) = (2,3):(1,8).
 //! let l: Layout = "4:2".parse().unwrap();
 //! assert_eq!(complement(&l, 24).unwrap().to_string(), "(2,3):(1,8)");
 //! ```
@@ -38,7 +38,7 @@ use crate::{Error, IntTuple, Layout, Result, checked_mul};
 ///
 /// ```
 /// use tessel_layout::{complement, Layout};
-/// // CuTe docs (02_layout_algebra.md).
+/// // CuTe docs (media/docs/cpp/cute/02_layout_algebra.md, CUTLASS v4.2.1).
 /// let c = |l: &str, m| complement(&l.parse::<Layout>().unwrap(), m).unwrap().to_string();
 /// assert_eq!(c("4:1", 24), "6:4");
 /// assert_eq!(c("6:4", 24), "4:1");
@@ -65,7 +65,7 @@ pub fn complement(layout: &Layout, cotarget: i64) -> Result<Layout> {
 ///
 /// ```
 /// use tessel_layout::{complement_to_shape, IntTuple, Layout};
-/// // CuTe test/unit/cute/core/complement.cpp: complement(4:2, (2,2)).
+/// // CuTe test/unit/cute/core/complement.cpp (CUTLASS v4.2.1): complement(4:2, (2,2)).
 /// let l: Layout = "4:2".parse().unwrap();
 /// let r = complement_to_shape(&l, &IntTuple::from_ints([2, 2])).unwrap();
 /// assert_eq!(r.to_string(), "2:1");

@@ -143,7 +143,7 @@ pub(crate) enum Node<'a> {
 /// An inadmissible composition is an [`ErrorKind::Inadmissible`](crate::ErrorKind) error naming
 /// the condition and both operands; tessel never returns a layout that disagrees with
 /// `A(B(c))`. (CuTe C++ only checks `r < a_k` and returns the wrong `(2,3):(6,3)` for
-/// `(4,6,8):(2,3,5) o 6:3`, CUTLASS issue 3177.) Stride-0 leaves of `B` give stride-0 leaves.
+/// `(4,6,8):(2,3,5) o 6:3`, [CUTLASS issue 3177](https://github.com/NVIDIA/cutlass/issues/3177).) Stride-0 leaves of `B` give stride-0 leaves.
 ///
 /// **Negative strides in `B`.** A leaf `s:-d` of `B` maps into negative indices of `A`. CuTe
 /// evaluates `A` at a negative index `-x` by C++'s truncating division, which gives every
@@ -155,7 +155,7 @@ pub(crate) enum Node<'a> {
 ///
 /// ```
 /// use tessel_layout::{composition, ErrorKind, Layout};
-/// // CuTe docs (02_layout_algebra.md).
+/// // CuTe docs (media/docs/cpp/cute/02_layout_algebra.md, CUTLASS v4.2.1).
 /// let a: Layout = "(6,2):(8,2)".parse().unwrap();
 /// let b: Layout = "(4,3):(3,1)".parse().unwrap();
 /// assert_eq!(composition(&a, &b).unwrap().to_string(), "((2,2),3):((24,2),8)");
@@ -172,7 +172,7 @@ pub(crate) enum Node<'a> {
 /// let a: Layout = "(4,4):(1,10)".parse().unwrap();
 /// let err = composition(&a, &"(2,2):(2,2)".parse().unwrap()).unwrap_err();
 /// assert!(err.message().contains("disjointness"));
-/// // CuTe test/unit/cute/core/composition.cpp: negative strides in B.
+/// // CuTe test/unit/cute/core/composition.cpp (CUTLASS v4.2.1): negative strides in B.
 /// let a: Layout = "4:1".parse().unwrap();
 /// assert_eq!(composition(&a, &"4:-1".parse().unwrap()).unwrap().to_string(), "4:-1");
 /// let a: Layout = "(1,(2,4)):(0,(-1,512))".parse().unwrap();
@@ -853,7 +853,7 @@ fn stride_divisibility_fails((s, d): (i64, i64), k: usize, a_k: i64, r: i64, m: 
 ///
 /// ```
 /// use tessel_layout::{compose_tiler, Layout, Tiler};
-/// // CuTe docs (02_layout_algebra.md), by-mode composition with the tiler <3:4, 8:2>.
+/// // CuTe docs (media/docs/cpp/cute/02_layout_algebra.md, CUTLASS v4.2.1), by-mode composition with the tiler <3:4, 8:2>.
 /// let a: Layout = "(12,(4,8)):(59,(13,1))".parse().unwrap();
 /// let tiler = Tiler::ByMode(vec![
 ///     Some(Tiler::Layout("3:4".parse().unwrap())),

@@ -35,7 +35,7 @@ use crate::{Error, Layout, Result, checked_mul};
 ///
 /// ```
 /// use tessel_layout::{logical_divide, Layout, Tiler};
-/// // CuTe docs (02_layout_algebra.md), 1-D example.
+/// // CuTe docs (media/docs/cpp/cute/02_layout_algebra.md, CUTLASS v4.2.1), 1-D example.
 /// let a: Layout = "(4,2,3):(2,1,8)".parse().unwrap();
 /// let b = Tiler::Layout("4:2".parse().unwrap());
 /// assert_eq!(logical_divide(&a, &b).unwrap().to_string(), "((2,2),(2,3)):((4,1),(2,8))");
@@ -254,7 +254,7 @@ fn sorted_by_stride(modes: impl IntoIterator<Item = Mode>) -> Modes {
 ///
 /// ```
 /// use tessel_layout::{zipped_divide, Layout, Tiler};
-/// // CuTe docs (02_layout_algebra.md): shape ((3,8),(3,4)).
+/// // CuTe docs (media/docs/cpp/cute/02_layout_algebra.md, CUTLASS v4.2.1): shape ((3,8),(3,4)).
 /// let a: Layout = "(9,(4,8)):(59,(13,1))".parse().unwrap();
 /// let t = Tiler::ByMode(vec![
 ///     Some(Tiler::Layout("3:3".parse().unwrap())),

@@ -92,7 +92,7 @@ pub fn right_inverse(layout: &Layout) -> Result<Layout> {
 /// domain strides `p_k`, `L = coalesce((d0, d1/d0, ..., dn/d(n-1), an) : (0, p0, ..., pn))`
 /// (`an:0` for the extent of the last sorted mode when every stride is 0). Offsets that the
 /// layout never produces map wherever this formula sends them (the leading stride-0 mode sends
-/// offsets below `d0` to 0). pycute instead returns `right_inverse((layout, complement(layout)))`,
+/// offsets below `d0` to 0). [pycute](https://github.com/NVIDIA/cutlass/blob/v4.2.1/python/pycute/layout.py) instead returns `right_inverse((layout, complement(layout)))`,
 /// which differs off the image; both satisfy the defining property.
 ///
 /// **Negative strides.** If every non-zero stride is negative, the layout's offsets are
@@ -111,7 +111,7 @@ pub fn right_inverse(layout: &Layout) -> Result<Layout> {
 /// for i in 0..a.size() {
 ///     assert_eq!(inv.offset(a.offset(i).unwrap()).unwrap(), i);
 /// }
-/// // CuTe test/unit/cute/core/inverse_left.cpp: stride-0 modes are skipped.
+/// // CuTe test/unit/cute/core/inverse_left.cpp (CUTLASS v4.2.1): stride-0 modes are skipped.
 /// let a: Layout = "(2,4):(0,2)".parse().unwrap();
 /// let inv = left_inverse(&a).unwrap();
 /// assert_eq!(inv.to_string(), "(2,4):(0,2)");

@@ -9,7 +9,7 @@
 //!
 //! ```
 //! use tessel_layout::{local_tile, Layout, SliceCoord, Tiler};
-//! // CuTe media/docs/cpp/cute/03_tensor.md: an 8x24 tensor in 4x8 tiles, tile (1,2).
+//! // CuTe media/docs/cpp/cute/03_tensor.md (CUTLASS v4.2.1): an 8x24 tensor in 4x8 tiles, tile (1,2).
 //! let a: Layout = "(8,24):(1,8)".parse().unwrap();
 //! let tiler: Tiler = Tiler::ByMode(vec![Some("4:1".parse::<Layout>().unwrap().into()),
 //!                                       Some("8:1".parse::<Layout>().unwrap().into())]);
@@ -23,7 +23,7 @@ use super::{Tiler, zipped_divide};
 use crate::{Error, IntTuple, Layout, Result, SliceCoord};
 
 /// CuTe's `repeat<R>(_)`: `_` for one mode, a tuple of `R` underscores otherwise.
-fn keep_all(rank: usize) -> SliceCoord {
+pub(crate) fn keep_all(rank: usize) -> SliceCoord {
     if rank == 1 {
         SliceCoord::All
     } else {
@@ -33,7 +33,7 @@ fn keep_all(rank: usize) -> SliceCoord {
 
 /// CuTe's `append<R>(coord, _)` for a tuple coordinate (pads it with `_` up to `rank`
 /// modes); an integer coordinate is a 1-D index into the whole mode and stays as it is.
-fn pad_coord(coord: &SliceCoord, rank: usize, what: &str) -> Result<SliceCoord> {
+pub(crate) fn pad_coord(coord: &SliceCoord, rank: usize, what: &str) -> Result<SliceCoord> {
     match coord {
         SliceCoord::Tuple(parts) if parts.len() > rank => Err(Error::invalid(format!(
             "{what}: the coordinate {coord} has {} modes but the mode it indexes has only {rank}",
@@ -62,7 +62,7 @@ fn pad_coord(coord: &SliceCoord, rank: usize, what: &str) -> Result<SliceCoord> 
 ///
 /// ```
 /// use tessel_layout::{local_tile, Layout, SliceCoord, Tiler};
-/// // CuTe media/docs/cpp/cute/0x_gemm_tutorial.md: gA = local_tile(mA, (BLK_M,BLK_K), (m,_))
+/// // CuTe media/docs/cpp/cute/0x_gemm_tutorial.md (CUTLASS v4.2.1): gA = local_tile(mA, (BLK_M,BLK_K), (m,_))
 /// // has shape (BLK_M,BLK_K,k).
 /// let m_a: Layout = "(256,64):(1,256)".parse().unwrap();
 /// let tiler = Tiler::ByMode(vec![Some(Layout::vector(128, 1).unwrap().into()),
@@ -89,7 +89,7 @@ pub fn local_tile(layout: &Layout, tiler: &Tiler, coord: &SliceCoord) -> Result<
 /// (CuTe's `idx2crd(index, shape, stride)`, extent-1 leaves give 0), then per top-level mode
 /// the 1-D index of that mode's coordinate. CuTe states it only for compact layouts; here the
 /// coordinate must map back to `index` (`thr(coord) == index`), else it is an error.
-fn thread_coord(thr: &Layout, index: i64) -> Result<SliceCoord> {
+pub(crate) fn thread_coord(thr: &Layout, index: i64) -> Result<SliceCoord> {
     let crd = thr.shape().map_leaves(&mut |_| Ok(0))?;
     let mut leaves = Vec::new();
     for (s, d) in thr.flat_modes() {
@@ -144,7 +144,7 @@ fn thread_coord(thr: &Layout, index: i64) -> Result<SliceCoord> {
 ///
 /// ```
 /// use tessel_layout::{local_partition, Layout};
-/// // CuTe include/cute/tensor_impl.hpp: a (16,64) tensor partitioned over a (2,16) thread
+/// // CuTe include/cute/tensor_impl.hpp (CUTLASS v4.2.1): a (16,64) tensor partitioned over a (2,16) thread
 /// // layout gives each thread an (8,4) layout.
 /// let data: Layout = "(16,64):(1,16)".parse().unwrap();
 /// let thr: Layout = "(2,16):(1,2)".parse().unwrap();

@@ -2,7 +2,7 @@
 //!
 //! ```
 //! use tessel_layout::{make_ordered_layout, IntTuple};
-//! // CuTe layout.hpp comment: (2,2,2,2) ordered by (0,2,3,1) has strides (1,4,8,2).
+//! // CuTe layout.hpp (CUTLASS v4.2.1) comment: (2,2,2,2) ordered by (0,2,3,1) has strides (1,4,8,2).
 //! let l = make_ordered_layout(&IntTuple::from_ints([2, 2, 2, 2]), &IntTuple::from_ints([0, 2, 3, 1]));
 //! assert_eq!(l.unwrap().to_string(), "(2,2,2,2):(1,4,8,2)");
 //! ```
@@ -18,7 +18,7 @@ use crate::{Error, ErrorKind, IntTuple, Layout, Result, checked_mul};
 ///
 /// ```
 /// use tessel_layout::{make_ordered_layout, IntTuple};
-/// // CuTe layout.hpp comment: (_2,_2,_2,_2) ordered by (_0,_2,_3,_1) -> (_1,_4,_8,_2).
+/// // CuTe layout.hpp (CUTLASS v4.2.1) comment: (_2,_2,_2,_2) ordered by (_0,_2,_3,_1) -> (_1,_4,_8,_2).
 /// let l = make_ordered_layout(&IntTuple::from_ints([2, 2, 2, 2]), &IntTuple::from_ints([0, 2, 3, 1])).unwrap();
 /// assert_eq!(l.to_string(), "(2,2,2,2):(1,4,8,2)");
 /// ```
@@ -96,7 +96,7 @@ fn ordered_strides(
 ///
 /// The result is the blocked product itself, as in the CuTe documentation's example
 /// `tile_to_shape((3,4):(1,3), (9,12)) = ((3,3),(4,3)):((1,12),(3,36))` and in
-/// `include/cute/layout.hpp` since CUTLASS 3.8 (earlier versions coalesced each mode,
+/// [`include/cute/layout.hpp`](https://github.com/NVIDIA/cutlass/blob/v4.2.1/include/cute/layout.hpp) since CUTLASS 3.8 (earlier versions coalesced each mode,
 /// `coalesce(.., product_shape)`: the same function with the same mode sizes, which
 /// [`coalesce_profile`](crate::coalesce_profile) with the target shape as the profile gives).
 ///

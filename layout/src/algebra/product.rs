@@ -32,7 +32,7 @@ use crate::{Layout, Result, checked_mul};
 ///
 /// ```
 /// use tessel_layout::{logical_product, Layout, Tiler};
-/// // CuTe docs (02_layout_algebra.md), 1-D example.
+/// // CuTe docs (media/docs/cpp/cute/02_layout_algebra.md, CUTLASS v4.2.1), 1-D example.
 /// let a: Layout = "(2,2):(4,1)".parse().unwrap();
 /// let b = Tiler::Layout("6:1".parse().unwrap());
 /// assert_eq!(logical_product(&a, &b).unwrap().to_string(), "((2,2),(2,3)):((4,1),(2,8))");
@@ -354,7 +354,7 @@ fn padded(layout: &Layout, rank: usize) -> Result<std::borrow::Cow<'_, Layout>> 
 /// `B*` is `B` with each element replaced by a repetition of `A`. The result has rank `R`.
 ///
 /// The modes are not coalesced, as in the CuTe documentation's example below and in
-/// `include/cute/layout.hpp` since CUTLASS 3.8 (earlier versions coalesced each mode with
+/// [`include/cute/layout.hpp`](https://github.com/NVIDIA/cutlass/blob/v4.2.1/include/cute/layout.hpp) since CUTLASS 3.8 (earlier versions coalesced each mode with
 /// `coalesce(.., (1,...,1))`: the same function with the same mode sizes, which
 /// [`coalesce_profile`](crate::coalesce_profile) with a profile of ones gives). A rank-1
 /// operand that is a single leaf is one mode as a whole, so the result of two such operands

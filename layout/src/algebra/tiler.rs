@@ -253,7 +253,7 @@ pub(crate) fn halves_of(r: Layout) -> crate::Result<(Layout, Layout)> {
         .ok_or_else(|| crate::Error::invalid("internal: a rank-2 layout without 2 modes"))
 }
 
-/// CuTe's tile-unzip (pycute's `hier_unzip`): applies the rank-2 operation `split` (a logical
+/// CuTe's tile-unzip ([pycute](https://github.com/NVIDIA/cutlass/blob/v4.2.1/python/pycute/layout.py)'s `hier_unzip`): applies the rank-2 operation `split` (a logical
 /// divide or product) following the tiler, and gathers the mode-0 parts into the tile and the
 /// mode-1 parts, followed by the modes the tiler does not reach, into the rest. A `None` entry
 /// contributes the tile `1:0` and keeps its mode as a rest.

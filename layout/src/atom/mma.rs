@@ -1,8 +1,9 @@
-//! MMA atoms: CuTe's `MMA_Traits` for the SM80 `mma.sync` and SM90 `wgmma` instructions.
+//! MMA atoms: CuTe's `MMA_Traits` for the SM70 and SM80 `mma.sync` and SM90 `wgmma`
+//! instructions.
 //!
 //! ```
 //! use tessel_layout::atom::mma_atom;
-//! // CuTe include/cute/atom/mma_traits_sm90_gmma.hpp: CLayout_64xN<16>.
+//! // CuTe include/cute/atom/mma_traits_sm90_gmma.hpp (CUTLASS v4.2.1): CLayout_64xN<16>.
 //! let g = mma_atom("SM90_64x16x16_F32F16F16_SS").unwrap();
 //! assert_eq!(g.c_layout().to_string(), "((4,8,4),(2,2,2)):((128,1,16),(64,8,512))");
 //! assert_eq!(g.shape_mnk(), [64, 16, 16]);
@@ -27,7 +28,7 @@ pub enum OperandSource {
     /// A 64-bit GMMA shared-memory descriptor of the whole tile (CuTe's
     /// `GMMA::smem_desc<Major::K>`): every thread of the warpgroup names the whole tile, so the
     /// TV layout broadcasts over threads (thread stride 0), and the tile must be in one of the
-    /// canonical K-major GMMA layouts of `mma_traits_sm90_gmma.hpp` (`make_gmma_desc`).
+    /// canonical K-major GMMA layouts of [`mma_traits_sm90_gmma.hpp`](https://github.com/NVIDIA/cutlass/blob/v4.2.1/include/cute/atom/mma_traits_sm90_gmma.hpp) (`make_gmma_desc`).
     SharedDescriptor,
 }
 
@@ -69,7 +70,7 @@ impl MmaAtom {
         &self.name
     }
 
-    /// The PTX instruction as the PTX ISA spells it, without operands.
+    /// The PTX instruction as the [PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html) spells it, without operands.
     ///
     /// ```
     /// let m = tessel_layout::atom::mma_atom("SM90_64x128x16_F32F16F16_SS").unwrap();
@@ -113,10 +114,13 @@ impl MmaAtom {
         self.shape_mnk
     }
 
-    /// CuTe's `ThrID` (`32:1` for `mma.sync`, `128:1` for a `wgmma` warpgroup).
+    /// CuTe's `ThrID`: logical thread -> lane (`32:1` for SM80 `mma.sync`, `128:1` for a
+    /// `wgmma` warpgroup, the quadpair `(4,2):(1,16)` for SM70's m8n8k4: logical thread
+    /// `t0 + 4 t1` is lane `t0 + 16 t1`). The TV layouts' thread mode counts logical threads.
     ///
     /// ```
     /// assert_eq!(tessel_layout::atom::mma_atom("SM90_64x8x16_F16F16F16_SS").unwrap().thr_id().to_string(), "128:1");
+    /// assert_eq!(tessel_layout::atom::mma_atom("SM70_8x8x4_F16F16F16F16_TN").unwrap().thr_id().to_string(), "(4,2):(1,16)");
     /// ```
     pub fn thr_id(&self) -> &Layout {
         &self.thr_id
@@ -204,10 +208,12 @@ impl MmaAtom {
 
     /// Whether the atom assumes K-major operands (CuTe's `GMMA::Major::K` for A and B of the
     /// `wgmma` atoms here; the `_TN` `mma.sync` atoms take A row-major and B column-major,
-    /// i.e. both K-major, too).
+    /// i.e. both K-major, too). The SM70 `_NT`, `_NN` and `_TT` atoms take at least one operand
+    /// M- or N-major: `false`.
     ///
     /// ```
     /// assert!(tessel_layout::atom::mma_atom("SM90_64x8x16_F16F16F16_SS").unwrap().k_major());
+    /// assert!(!tessel_layout::atom::mma_atom("SM70_8x8x4_F32F16F16F32_NT").unwrap().k_major());
     /// ```
     pub fn k_major(&self) -> bool {
         self.k_major

@@ -2,7 +2,7 @@
 //!
 //! CuTe composes a layout `A` with a swizzle by mapping the swizzle's source bits (`yyy`) and
 //! target bits (`zzz`) through `A` and building the swizzle of the images (`composition(Layout,
-//! Swizzle)` in `include/cute/swizzle_layout.hpp`); the CuTe source itself says this "works in
+//! Swizzle)` in [`include/cute/swizzle_layout.hpp`](https://github.com/NVIDIA/cutlass/blob/v4.2.1/include/cute/swizzle_layout.hpp)); the CuTe source itself says this "works in
 //! simple cases". tessel maps the bits one pair at a time, so a pairing that is not one
 //! `Swizzle<B,M,S>` becomes a chain of swizzles, and then *proves* that the rewrite is exact on
 //! every value it is used on, or refuses:
@@ -22,9 +22,9 @@ use crate::error::{Error, Result, checked_add, checked_mul};
 use crate::f2::{AffineMap, exact_log2};
 use crate::layout::Layout;
 use crate::swizzle::Swizzle;
-use crate::verify::{EXHAUSTIVE_LIMIT, affine_map};
 
 use super::ComposedLayout;
+use super::affine::{EXHAUSTIVE_LIMIT, affine_map};
 
 /// A layout read as a function on all non-negative integers (CuTe's convention, which the
 /// composition uses: an index past `size(A)` runs on in the last mode). Modes before the last

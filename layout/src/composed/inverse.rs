@@ -1,6 +1,6 @@
 //! Right and left inverses of swizzled layouts.
 //!
-//! CuTe inverts `Sw o 0 o L` as `composition(inverse(L), Sw)` (`include/cute/swizzle_layout.hpp`):
+//! CuTe inverts `Sw o 0 o L` as `composition(inverse(L), Sw)` ([`include/cute/swizzle_layout.hpp`](https://github.com/NVIDIA/cutlass/blob/v4.2.1/include/cute/swizzle_layout.hpp)):
 //! the inverse of `L` is applied after the swizzle, and composing a layout with a swizzle maps
 //! the swizzle's bits through the layout, giving `Sw' o inverse(L)`. tessel does the same for a
 //! chain `Sw1 o ... o Swk o L` (the inverse undoes `Sw1` first, so the chain is moved in reverse
@@ -23,7 +23,7 @@ impl ComposedLayout {
     ///
     /// ```
     /// use tessel_layout::ComposedLayout;
-    /// // CuTe test/unit/cute/core/inverse_right.cpp ("Swizzle layouts").
+    /// // CuTe test/unit/cute/core/inverse_right.cpp (CUTLASS v4.2.1) ("Swizzle layouts").
     /// let l: ComposedLayout = "Sw<1,0,2> o (4,4):(1,4)".parse().unwrap();
     /// let r = l.right_inverse().unwrap();
     /// assert_eq!(r.to_string(), "Sw<1,0,2> o 16:1");
@@ -43,7 +43,7 @@ impl ComposedLayout {
     ///
     /// ```
     /// use tessel_layout::ComposedLayout;
-    /// // CuTe test/unit/cute/core/inverse_left.cpp ("Swizzle layouts").
+    /// // CuTe test/unit/cute/core/inverse_left.cpp (CUTLASS v4.2.1) ("Swizzle layouts").
     /// let l: ComposedLayout = "Sw<1,0,1> o (4,4):(8,1)".parse().unwrap();
     /// let inv = l.left_inverse().unwrap();
     /// for i in 0..l.size() {

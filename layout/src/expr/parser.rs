@@ -5,7 +5,7 @@
 //! ```text
 //! expr    := layout ('o' layout)*              composition chain, applied right to left
 //! layout  := primary (':' primary)?            shape:stride
-//! primary := INT
+//! primary := INT                             4, -3; STATIC _4; BASIS _1@0 (see crate::basis)
 //!          | '(' [item (',' item)*] ')'        tuple; (x) is rank 1, not a grouping;
 //!                                              item := '_' | expr ('_' in a coordinate)
 //!          | '[' elem (',' elem)* ']'          by-mode tiler, elem := '_' | expr
@@ -157,6 +157,14 @@ impl Parser {
             Token::Int(v) => {
                 self.bump();
                 ExprKind::Int(v)
+            }
+            Token::Static(v) => {
+                self.bump();
+                ExprKind::Static(v)
+            }
+            Token::Basis(b) => {
+                self.bump();
+                ExprKind::Basis(b)
             }
             Token::LParen => {
                 self.bump();

@@ -2,7 +2,7 @@
 //! that a shared-memory layout implies, and the layout a TMA box writes.
 //!
 //! `wgmma` reads its A and B operands from shared memory through a 64-bit *matrix descriptor*
-//! (start address, leading and stride byte offsets, base offset, swizzle mode; PTX ISA,
+//! (start address, leading and stride byte offsets, base offset, swizzle mode; [PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html),
 //! "Matrix Descriptor Format" of the asynchronous warpgroup-level MMA). The descriptor cannot
 //! describe every layout: only the *canonical* ones, built from 8-row "core matrices" of 16 bytes
 //! per row, optionally permuted by one of four XOR swizzles on the byte address. TMA
@@ -18,6 +18,9 @@
 //!   verified element by element, or an error naming the first element no descriptor reaches.
 //! - [`tma_box_layout`] and [`check_box_matches`] (module `tma`): the shared layout a TMA box
 //!   writes and a proof that it equals a given operand layout.
+//! - [`TensorMapParams`] (module `tensor_map`): the parameters of `cuTensorMapEncodeTiled`, checked
+//!   against the driver's rules; [`crate::tiled::make_tma_copy`] derives them from a global
+//!   layout, a shared layout and a CTA tile.
 //!
 //! ```
 //! use tessel_layout::{IntTuple, gmma::{Major, SwizzleMode, check_box_matches, gmma_descriptor, smem_atom, tma_box_layout}};
@@ -36,6 +39,7 @@
 
 mod descriptor;
 mod smem_atom;
+mod tensor_map;
 mod tma;
 
 use std::fmt;
@@ -43,6 +47,7 @@ use std::str::FromStr;
 
 pub use descriptor::{GmmaDescriptor, gmma_descriptor};
 pub use smem_atom::{smem_atom, smem_atom_bits};
+pub use tensor_map::{MAX_GLOBAL_DIM, MAX_GLOBAL_STRIDE, TensorMapParams};
 pub use tma::{check_box_matches, tma_box_layout};
 
 use crate::{Error, Result, Swizzle};
@@ -167,7 +172,7 @@ impl SwizzleMode {
         8 * self.span_bytes()
     }
 
-    /// The 2-bit layout-type field of a wgmma descriptor (bits 62-63; PTX ISA: 0 none,
+    /// The 2-bit layout-type field of a wgmma descriptor (bits 62-63; [PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html): 0 none,
     /// 1 128B, 2 64B, 3 32B).
     ///
     /// ```

@@ -1,6 +1,6 @@
 //! CuTe's GMMA shared-memory layout atoms (`GMMA::Layout_K_SW128_Atom<T>` and friends): the
 //! smallest tiles of each swizzle mode that wgmma descriptors describe, defined in bits and upcast
-//! to the element type, as `include/cute/atom/mma_traits_sm90_gmma.hpp` defines them.
+//! to the element type, as [`include/cute/atom/mma_traits_sm90_gmma.hpp`](https://github.com/NVIDIA/cutlass/blob/v4.2.1/include/cute/atom/mma_traits_sm90_gmma.hpp) defines them.
 
 use super::{Major, SwizzleMode};
 use crate::{ComposedLayout, Error, Layout, Result};

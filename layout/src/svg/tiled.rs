@@ -4,7 +4,11 @@
 //!
 //! A tiled copy is drawn as its source tile (left) and destination tile (right); a tiled MMA
 //! as CuTe's `print_svg(TiledMMA)` arranges it: C (`M x N`) in the middle, A (`M x K`) to its
-//! left sharing its rows, B (`K x N`, k down) above it sharing its columns.
+//! left sharing its rows, B (`K x N`, k down) above it sharing its columns. A tile too large for
+//! a readable picture (a rank-1 tile of 256 elements is one column of 256 cells) is folded into
+//! blocks like a layout's grid ([`MAX_WIDTH`](super::MAX_WIDTH) across,
+//! [`MAX_HEIGHT`](super::MAX_HEIGHT) down per block); then the tiles are drawn one below the
+//! other (source above destination; A, B, C), each under its caption.
 //!
 //! Each cell's label is a `<text>` element carrying `data-op` (`S`, `D`, `A`, `B` or `C`),
 //! `data-row` and `data-col` (the cell's coordinate in the drawn panel), so a picture can be
@@ -15,13 +19,14 @@
 //! let mma = make_tiled_mma(&mma_atom("SM80_16x8x8_F16F16F16F16_TN").unwrap(),
 //!                          &"1:0".parse().unwrap(), &[]).unwrap();
 //! let svg = tiled_mma_svg(&mma).unwrap();
-//! // PTX ISA mma.m16n8k8 C fragment: lane 4 holds c0 at row groupID = 1, column 0.
+//! // PTX ISA 9.0 mma.m16n8k8 C fragment: lane 4 holds c0 at row groupID = 1, column 0.
 //! assert!(svg.contains(r#"data-op="C" data-row="1" data-col="0">T4V0<"#));
 //! ```
 
 use std::fmt::Write;
 
-use super::{MAX_CELLS, THREAD_COLORS, escape};
+use super::fold::Fold;
+use super::{MAX_CELLS, MAX_WIDTH, THREAD_COLORS, escape};
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::tiled::{TiledCopy, TiledMma};
@@ -131,15 +136,31 @@ pub fn tiled_copy_svg(copy: &TiledCopy) -> Result<String> {
     let panels = [panel("S", "source S", &s), panel("D", "destination D", &d)];
     check_cells(&panels)?;
     let w = width_of(&panels);
-    let first = (MARGIN + INDEX_W, MARGIN + TITLE_H + CAPTION_H + INDEX_H);
-    let second = (first.0 + panels[0].drawn().1 * w + GAP + INDEX_W, first.1);
+    let folds = panels.each_ref().map(|p| fold(p, w));
+    let (s_w, s_h) = folds[0].size();
+    let top = MARGIN + TITLE_H + CAPTION_H;
+    // Side by side when both fit across, else the destination below the source.
+    let second = if folds.iter().all(Fold::is_whole)
+        && 2 * MARGIN + s_w + GAP + folds[1].size().0 <= MAX_WIDTH
+    {
+        (MARGIN + s_w + GAP, top)
+    } else {
+        (MARGIN, top + s_h + GAP + CAPTION_H)
+    };
     let title = value_title(&format!(
         "TiledCopy of {}: Tiler_MN {}, TiledLayout_TV {}",
         copy.atom(),
         crate::IntTuple::from_ints(tiler.iter().copied()),
         copy.layout_tv()
     ));
-    draw(&title, &[(&panels[0], first), (&panels[1], second)], w)
+    draw(
+        &title,
+        &[
+            (&panels[0], folds[0], (MARGIN, top)),
+            (&panels[1], folds[1], second),
+        ],
+        w,
+    )
 }
 
 /// The picture of a tiled MMA as CuTe's `print_svg` arranges it: C (`M x N`) with A (`M x K`)
@@ -185,22 +206,35 @@ pub fn tiled_mma_svg(mma: &TiledMma) -> Result<String> {
     ];
     check_cells(&panels)?;
     let w = width_of(&panels);
-    let band = CAPTION_H + INDEX_H;
-    let a_x = MARGIN + INDEX_W;
-    let c_x = a_x + k * w + GAP + INDEX_W;
-    let b_y = MARGIN + TITLE_H + band;
-    let c_y = b_y + k * CELL_H + GAP + band;
+    let folds = panels.each_ref().map(|p| fold(p, w));
     let title = value_title(&format!(
         "TiledMMA of {}: ThrLayoutVMNK {}, tile {m}x{n}x{k}",
         mma.atom(),
         mma.thr_layout_vmnk()
     ));
+    // CuTe's arrangement (A's rows beside C's, B's columns above C's) where the tiles fit
+    // whole and the picture is not wider than MAX_WIDTH; else A, B and C one below the other.
+    let top = MARGIN + TITLE_H + CAPTION_H;
+    let (a_w, _) = folds[0].size();
+    let (b_w, b_h) = folds[1].size();
+    let c_x = MARGIN + a_w + GAP;
+    let places = if folds.iter().all(Fold::is_whole) && c_x + b_w + MARGIN <= MAX_WIDTH {
+        let c_y = top + b_h + GAP + CAPTION_H;
+        [(MARGIN, c_y), (c_x, top), (c_x, c_y)]
+    } else {
+        let mut y = top;
+        folds.map(|f| {
+            let at = (MARGIN, y);
+            y += f.size().1 + GAP + CAPTION_H;
+            at
+        })
+    };
     draw(
         &title,
         &[
-            (&panels[0], (a_x, c_y)),
-            (&panels[1], (c_x, b_y)),
-            (&panels[2], (c_x, c_y)),
+            (&panels[0], folds[0], places[0]),
+            (&panels[1], folds[1], places[1]),
+            (&panels[2], folds[2], places[2]),
         ],
         w,
     )
@@ -261,14 +295,25 @@ fn width_of(panels: &[Panel<'_>]) -> i64 {
     (longest * CHAR_W + 8).max(30)
 }
 
-/// Draws the panels, each with its top-left cell at the given point.
-fn draw(title: &str, placed: &[(&Panel<'_>, (i64, i64))], cell_w: i64) -> Result<String> {
+/// The fold of a panel's drawn grid into readable blocks.
+fn fold(panel: &Panel<'_>, cell_w: i64) -> Fold {
+    Fold::new(
+        panel.drawn(),
+        (cell_w, CELL_H),
+        (INDEX_W, INDEX_H),
+        2 * MARGIN,
+    )
+}
+
+/// Draws the panels, each folded, its blocks' area starting at the given point (its caption
+/// above it).
+fn draw(title: &str, placed: &[(&Panel<'_>, Fold, (i64, i64))], cell_w: i64) -> Result<String> {
     let mut width = MARGIN * 2 + title.len() as i64 * 8;
     let mut height = MARGIN + TITLE_H;
-    for (p, (x, y)) in placed {
-        let (r, c) = p.drawn();
-        width = width.max(x + c * cell_w + MARGIN);
-        height = height.max(y + r * CELL_H + MARGIN);
+    for (_, fold, (x, y)) in placed {
+        let (w, h) = fold.size();
+        width = width.max(x + w + MARGIN);
+        height = height.max(y + h + MARGIN);
     }
     let mut s = String::new();
     // Writing to a String cannot fail.
@@ -287,61 +332,78 @@ fn draw(title: &str, placed: &[(&Panel<'_>, (i64, i64))], cell_w: i64) -> Result
         MARGIN + 14,
         escape(title)
     );
-    for (p, (x0, y0)) in placed {
-        let (rows, cols) = p.drawn();
+    for (p, fold, (px, py)) in placed {
+        let cols = p.drawn().1;
         let cells = p.cells()?;
+        let blocks = fold.blocks();
         let _ = writeln!(s, r#"<g class="panel-{}">"#, p.op);
         let _ = writeln!(
             s,
-            r#"<text x="{x0}" y="{}" font-size="12" font-weight="bold">{}</text>"#,
-            y0 - INDEX_H - 6,
+            r#"<text x="{}" y="{}" font-size="12" font-weight="bold">{}</text>"#,
+            px + INDEX_W,
+            py - 6,
             escape(&p.caption)
         );
+        // The top-left corner of drawn cell (r, c) of block b.
+        let origin = |b: &super::fold::Block, r: i64, c: i64| {
+            (
+                px + b.x + (c - b.cols.0) * cell_w,
+                py + b.y + (r - b.rows.0) * CELL_H,
+            )
+        };
         let _ = writeln!(s, r##"<g fill="#555555" text-anchor="middle">"##);
-        for c in 0..cols {
-            let _ = writeln!(
-                s,
-                r#"<text x="{}" y="{}">{c}</text>"#,
-                x0 + c * cell_w + cell_w / 2,
-                y0 - 4
-            );
-        }
-        for r in 0..rows {
-            let _ = writeln!(
-                s,
-                r#"<text x="{}" y="{}">{r}</text>"#,
-                x0 - INDEX_W / 2,
-                y0 + r * CELL_H + CELL_H / 2 + 4
-            );
-        }
-        let _ = writeln!(s, "</g>");
-        let _ = writeln!(s, r##"<g stroke="#333333" stroke-width="1">"##);
-        for r in 0..rows {
-            for c in 0..cols {
-                let fill = match cells[(r * cols + c) as usize] {
-                    Some((t, _)) => THREAD_COLORS[t.rem_euclid(8) as usize],
-                    None => "#ffffff",
-                };
+        for b in &blocks {
+            for c in b.cols.0..b.cols.1 {
+                let (x, y) = origin(b, b.rows.0, c);
                 let _ = writeln!(
                     s,
-                    r#"<rect x="{}" y="{}" width="{cell_w}" height="{CELL_H}" fill="{fill}"/>"#,
-                    x0 + c * cell_w,
-                    y0 + r * CELL_H
+                    r#"<text x="{}" y="{}">{c}</text>"#,
+                    x + cell_w / 2,
+                    y - 4
+                );
+            }
+            for r in b.rows.0..b.rows.1 {
+                let (x, y) = origin(b, r, b.cols.0);
+                let _ = writeln!(
+                    s,
+                    r#"<text x="{}" y="{}">{r}</text>"#,
+                    x - INDEX_W / 2,
+                    y + CELL_H / 2 + 4
                 );
             }
         }
         let _ = writeln!(s, "</g>");
-        let _ = writeln!(s, r#"<g text-anchor="middle">"#);
-        for r in 0..rows {
-            for c in 0..cols {
-                if let Some((t, v)) = cells[(r * cols + c) as usize] {
+        let _ = writeln!(s, r##"<g stroke="#333333" stroke-width="1">"##);
+        for b in &blocks {
+            for r in b.rows.0..b.rows.1 {
+                for c in b.cols.0..b.cols.1 {
+                    let fill = match cells[(r * cols + c) as usize] {
+                        Some((t, _)) => THREAD_COLORS[t.rem_euclid(8) as usize],
+                        None => "#ffffff",
+                    };
+                    let (x, y) = origin(b, r, c);
                     let _ = writeln!(
                         s,
-                        r#"<text x="{}" y="{}" data-op="{}" data-row="{r}" data-col="{c}">T{t}V{v}</text>"#,
-                        x0 + c * cell_w + cell_w / 2,
-                        y0 + r * CELL_H + CELL_H / 2 + 4,
-                        p.op
+                        r#"<rect x="{x}" y="{y}" width="{cell_w}" height="{CELL_H}" fill="{fill}"/>"#
                     );
+                }
+            }
+        }
+        let _ = writeln!(s, "</g>");
+        let _ = writeln!(s, r#"<g text-anchor="middle">"#);
+        for b in &blocks {
+            for r in b.rows.0..b.rows.1 {
+                for c in b.cols.0..b.cols.1 {
+                    if let Some((t, v)) = cells[(r * cols + c) as usize] {
+                        let (x, y) = origin(b, r, c);
+                        let _ = writeln!(
+                            s,
+                            r#"<text x="{}" y="{}" data-op="{}" data-row="{r}" data-col="{c}">T{t}V{v}</text>"#,
+                            x + cell_w / 2,
+                            y + CELL_H / 2 + 4,
+                            p.op
+                        );
+                    }
                 }
             }
         }

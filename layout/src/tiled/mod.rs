@@ -1,13 +1,14 @@
 //! Tiled copies and tiled MMAs: CuTe's `TiledCopy` / `TiledMMA` built from an atom
-//! ([`crate::atom`]) exactly as CuTe's `include/cute/atom/copy_atom.hpp` and
-//! `include/cute/atom/mma_atom.hpp` build them, and their per-thread partitions of a layout.
+//! ([`crate::atom`]) exactly as CuTe's [`include/cute/atom/copy_atom.hpp`](https://github.com/NVIDIA/cutlass/blob/v4.2.1/include/cute/atom/copy_atom.hpp) and
+//! [`include/cute/atom/mma_atom.hpp`](https://github.com/NVIDIA/cutlass/blob/v4.2.1/include/cute/atom/mma_atom.hpp) build them, and their per-thread partitions of a layout;
+//! [`make_tma_copy`] builds the TMA copy of `copy_traits_sm90_tma.hpp` (module `tma`).
 //!
 //! A partition returns the thread's sub-layout and the offset of its first element, like
 //! [`local_partition`](crate::local_partition) (CuTe's `slice_and_offset`).
 //!
 //! ```
 //! use tessel_layout::{atom::copy_atom, tiled::make_tiled_copy, Layout};
-//! // CuTe media/docs/cpp/cute/0x_gemm_tutorial.md: 32x8 threads, 4x1 floats each, 128-bit copies.
+//! // CuTe media/docs/cpp/cute/0x_gemm_tutorial.md (CUTLASS v4.2.1): 32x8 threads, 4x1 floats each, 128-bit copies.
 //! let atom = copy_atom("UniversalCopy<uint128_t>").unwrap().typed(32).unwrap();
 //! let copy = make_tiled_copy(&atom, &"(32,8):(1,32)".parse().unwrap(),
 //!                            &"(4,1):(1,0)".parse().unwrap()).unwrap();
@@ -20,11 +21,13 @@
 
 pub mod copy;
 pub mod mma;
+pub mod tma;
 
 pub use copy::{
     ThrCopy, TiledCopy, make_tiled_copy, make_tiled_copy_a, make_tiled_copy_b, make_tiled_copy_c,
 };
 pub use mma::{ThrMma, TiledMma, make_tiled_mma};
+pub use tma::make_tma_copy;
 
 use crate::{Layout, Result, Tiler};
 

@@ -1,0 +1,3 @@
+const SRC: &str = tessel_kit::cuda_index!(f, (8,64):(u,1));
+
+fn main() {}

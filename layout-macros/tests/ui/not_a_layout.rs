@@ -1,0 +1,3 @@
+const L: tessel_kit::Layout = tessel_kit::layout!(is_bijective((4,8):(1,4)));
+
+fn main() {}

@@ -1,8 +1,0 @@
-//! Compile-fail tests of the macros: each error class gives a `compile_error!` at the offending
-//! tokens that names the violated condition (messages and spans in `tests/ui/*.stderr`).
-
-#[test]
-fn macro_errors_point_at_the_offending_tokens() {
-    let t = trybuild::TestCases::new();
-    t.compile_fail("tests/ui/*.rs");
-}

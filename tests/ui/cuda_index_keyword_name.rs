@@ -1,3 +1,0 @@
-const SRC: &str = tessel::cuda_index!(int, 8:1);
-
-fn main() {}

@@ -1,3 +1,0 @@
-const SRC: &str = tessel::cuda_index!(f, (8,64):(u,1));
-
-fn main() {}

@@ -1,3 +1,0 @@
-const L: tessel::Layout = tessel::layout!((1099511627776,1099511627776):(1,1));
-
-fn main() {}

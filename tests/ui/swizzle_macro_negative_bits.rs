@@ -1,3 +1,0 @@
-const S: tessel::Swizzle = tessel::swizzle!(-1, 3, 3);
-
-fn main() {}

@@ -1,3 +1,0 @@
-const S: tessel::Swizzle = tessel::swizzle!(3, 3, 1);
-
-fn main() {}

@@ -1,3 +1,0 @@
-const L: tessel::ComposedLayout = tessel::layout!(Sw<3,3,2> o (8,64):(64,1));
-
-fn main() {}

@@ -1,3 +1,0 @@
-const L: tessel::Layout = tessel::layout!((8,64):(64,1) extra);
-
-fn main() {}
