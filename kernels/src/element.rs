@@ -520,6 +520,8 @@ impl E5M2 {
 }
 
 #[cfg(test)]
+// The bit patterns are grouped as the formats' fields: sign, exponent, fraction.
+#[allow(clippy::unusual_byte_groupings)]
 mod tests {
     use super::*;
 

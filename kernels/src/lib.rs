@@ -9,7 +9,10 @@
 //!   cuBLAS;
 //! - [`mma`]: the four tensor-core swizzle problems and their unswizzled twins;
 //! - [`hopper`] and [`tma`]: the SM90 GEMM (TMA loads and stores, `wgmma`, warp-specialized
-//!   producer and consumers) and the tensor maps it needs;
+//!   producer and consumers; one compiled kernel per configuration, the problem's extents
+//!   run-time values) and the tensor maps it needs;
+//! - [`blas`]: that GEMM as a library, `D = alpha A B + beta C` on device buffers with run-time
+//!   shapes, orders and leading dimensions, every condition checked on the host;
 //! - [`sgemm`]: the SIMT SGEMM ladder, eight rungs from a naive kernel to a tuned one;
 //!
 //! with the runtime they need ([`device`]: discovery that never panics; [`compile`]: NVRTC for
