@@ -18,7 +18,7 @@ use crate::kernel::{CType, Elem, Field, Kernel, KernelBuilder, Param, Scalar, Va
 use crate::layer::{DeviceCopy, DeviceMma, DeviceTensor};
 
 /// The fields of the kernel's run-time struct `args`, in declaration order ([`Sm90Plan::kernel`]
-/// declares them, [`Sm90Plan::args`] gives their values).
+/// declares them, [`Sm90Args::values`] gives their values).
 pub const ARGS: [&str; 16] = [
     "d",
     "c",
