@@ -1,15 +1,21 @@
-// tessel-kernels: Hopper GEMM C = A B^T (A: M x K, B: N x K, both K-contiguous, fp16 or bf16;
-// C: M x N row-major, fp32, fp16 or bf16; fp32 accumulation), written with tessel's tensor
-// layer. tessel_kernels::hopper declares every tensor, copy and MMA named here and proves them
-// on the host: the TMA boxes write the swizzled stages, every wgmma descriptor addresses its
-// block, the epilogue's stores are free of bank conflicts and put every value in its place.
+// tessel-kernels: Hopper GEMM D = alpha A B + beta C (A: M x K, K-major or M-major; B: K x N,
+// K-major or N-major; fp16 or bf16; D and C: M x N row-major, fp32, fp16 or bf16; fp32
+// accumulation), written with tessel's tensor layer. tessel_kernels::hopper declares every
+// tensor, copy and MMA named here and proves them on the host: the TMA boxes write the swizzled
+// stages, every wgmma descriptor addresses its block, the epilogue's stores are free of bank
+// conflicts and put every value in its place. The problem (extents, leading dimensions, tile
+// counts, split, alpha and beta) is the run-time struct `args`: one compiled kernel serves every
+// shape of its configuration.
 //
 // Warp-specialized and persistent, one block of 384 threads per SM:
 //   warpgroup 0     producer: one thread loads each 64-wide k-tile of A (128 x 64) and of B
-//                   (256 x 64) with TMA into a ring of k::STAGES shared-memory stages;
-//   warpgroups 1-2  consumers: rows 64 c .. 64 c + 63 of the block's 128 x 256 tile each, four
-//                   wgmma m64n256k16 per stage, then the epilogue.
-// Tiles are visited in the host's grouped raster order (tensor::tile_m0 / tile_n0).
+//                   (BN x 64) with TMA (k::A_BOXES and k::B_BOXES boxes) into a ring of
+//                   k::STAGES shared-memory stages;
+//   warpgroups 1-2  consumers: rows 64 c .. 64 c + 63 of the block's 128 x BN tile each, four
+//                   wgmma m64nBNk16 per stage, then the epilogue.
+// Units of work are (tile, split) pairs: tiles in the grouped raster of the run-time tile counts
+// (tessel::GroupedRaster), each tile's k-tiles in args.splits ranges (split-K: each range's
+// partial sums go to its own slab of rows of D, args.split_rows apart).
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   // Swizzled stages start at multiples of 1024 bytes (the 128B pattern's repeat).
   const b32 sA = ((b32)__cvta_generic_to_shared(smem_raw) + 1023u) & ~1023u;
@@ -20,21 +26,35 @@
   if (threadIdx.x == 0) pipe.init(8);  // a stage is free once each of the 8 consumer warps released it
   __syncthreads();
 
+  const int tiles = args.tiles_m * args.tiles_n, units = tiles * args.splits;
+  const tessel::GroupedRaster raster(args.tiles_m, args.log2_group);
+  // Unit u: tile u % tiles, split u / tiles, whose k-tiles are s KT / S .. (s + 1) KT / S (the
+  // host makes every range non-empty).
+  auto split_of = [&](int unit, int& tile, int& split, int& kt0, int& kt1) {
+    tile = unit % tiles;
+    split = unit / tiles;
+    kt0 = (int)((long long)split * args.k_tiles / args.splits);
+    kt1 = (int)((long long)(split + 1) * args.k_tiles / args.splits);
+  };
+
   // A consumer's work, written once per index (c a constant: addresses that depend on it fold
   // into constant offsets).
   auto consume = [&](auto consumer) {
     constexpr int c = decltype(consumer)::value;
     mma::wgmma mma;
-    auto acc = tensor::acc();  // this thread's share of the 64 x 256 accumulator
+    auto acc = tensor::acc();  // this thread's share of the 64 x BN accumulator
     // The descriptors of this consumer's blocks of A and of B: (k-block, stage).
     const auto tCrA = tensor::da(sA)(128 * c, _, _, _, _);
     const auto tCrB = tensor::db(sB)(128 * c, _, _, _, _);
     tessel::sm90::PipelineState st;
-    for (long long tile = blockIdx.x; tile < k::TILES; tile += gridDim.x) {
+    for (int unit = blockIdx.x; unit < units; unit += gridDim.x) {
+      int tile, split, kt, kt1;
+      split_of(unit, tile, split, kt, kt1);
       // The main loop: one k-tile of wgmmas in flight; a stage goes back to the producer once
       // the wgmmas that read it are done.
       mma.scale_d = 0u;
-      int prev = 0, kt = 0;
+      int prev = 0;
+      const int kt0 = kt;
       do {
         pipe.consumer_wait(st);
         __syncwarp();  // the .aligned wgmma instructions need the whole warp converged
@@ -44,17 +64,28 @@
         tessel::sm90::warpgroup_commit();
         tessel::sm90::fence_operand(acc);
         tessel::sm90::warpgroup_wait<1>();
-        if (kt > 0 && t % 32 == 0) pipe.consumer_release(prev);
+        if (kt > kt0 && t % 32 == 0) pipe.consumer_release(prev);
         prev = st.index;
         st.advance<k::STAGES>();
-      } while (++kt < k::KT);
+      } while (++kt < kt1);
       tessel::sm90::warpgroup_wait<0>();
       tessel::sm90::fence_operand(acc);
       if (t % 32 == 0) pipe.consumer_release(prev);
 
       // The epilogue. The tile's origin is computed once the accumulators are complete
       // (registers are short during the main loop).
-      const int m0 = (int)tensor::tile_m0()(tile) + 64 * c, n0 = (int)tensor::tile_n0()(tile);
+      int ym, xn;
+      raster.tile(tile, ym, xn);
+      const int m0 = ym * k::BM + 64 * c, n0 = xn * k::BN;
+      const int row0 = m0 + split * args.split_rows;  // this split's slab of D
+      // D = alpha acc (+ beta C where the configuration reads C, at each accumulator's place:
+      // pairs of adjacent columns, as the identity tensors crow and ccol give them). Element
+      // (r, c) of the tiles of C and D is at their layout functions' offsets (layout::gsrc_crd,
+      // layout::gd_crd: row stride the run-time leading dimension); tensor objects of them,
+      // held across the unrolled loops where the accumulators take the registers, made ptxas
+      // spill.
+      const auto rows = tensor::crow()(t, _, 0, 0);
+      const auto cols = tensor::ccol()(t, _, 0, 0);
       if constexpr (k::TMA_STORE) {
         // Through shared memory, chunk by chunk (64 x C_COLS, values ch * C_VALS .. of every
         // thread: tensor::h is that share converted to the output type): the tiled copy cw
@@ -64,6 +95,18 @@
         // in the order r ^ C_FLIP_STEP, which the host found free of bank conflicts.
         const b32 bufs = sC + c * k::C_BUFS * k::C_BUF_BYTES;
         const bool flip = k::C_FLIP != 0 && ((t >> k::C_FLIP_BIT) & 1) != 0;
+#pragma unroll
+        for (int v = 0; v < k::ACC; v += 2) {
+          float c0 = 0.0f, c1 = 0.0f;
+          if constexpr (k::SOURCE) {
+            if (m0 + rows[v] < args.m && n0 + cols[v] < args.n) {
+              const bool two = n0 + cols[v] + 1 < args.n;
+              tessel::sm90::load2<k::OUT>(args.c + (long long)m0 * args.ldc + n0 + layout::gsrc_crd(rows[v], cols[v], args.ldc), c0, c1, args.c_pair != 0 && two, two);
+            }
+          }
+          acc[v] = args.alpha * acc[v] + args.beta * c0;
+          acc[v + 1] = args.alpha * acc[v + 1] + args.beta * c1;
+        }
 #pragma unroll
         for (int ch = 0; ch < k::C_CHUNKS; ++ch) {
           if (t == 0) tessel::sm90::store_wait_read<k::C_BUFS - 1>();
@@ -78,22 +121,23 @@
           tessel::sm90::fence_proxy_async();
           tessel::sm90::bar_sync(1 + c, 128);
           if (t == 0) {
-            tessel::sm90::tma_store(&tmap_c, bufs + (ch % k::C_BUFS) * k::C_BUF_BYTES, n0 + ch * k::C_COLS, m0);
+            tessel::sm90::tma_store(&tmap_c, bufs + (ch % k::C_BUFS) * k::C_BUF_BYTES, n0 + ch * k::C_COLS, row0);
             tessel::sm90::store_commit();
           }
         }
       } else {
-        // Where TMA cannot address C: predicated stores of value pairs (adjacent columns)
-        // straight from the registers, at the coordinates the identity tensors give them.
-        const auto rows = tensor::crow()(t, _, 0, 0);
-        const auto cols = tensor::ccol()(t, _, 0, 0);
-        auto gC = tensor::gc(C);
+        // Where TMA cannot address D: predicated stores of value pairs (adjacent columns)
+        // straight from the registers (each pair of C read just before).
 #pragma unroll
         for (int v = 0; v < k::ACC; v += 2) {
-          const long long r = m0 + rows[v], col = n0 + cols[v];
-          if (r < k::M && col < k::N) {
-            const bool two = col + 1 < k::N;
-            tessel::sm90::store2<k::OUT>(&gC(r, col), acc[v], acc[v + 1], k::PAIR != 0 && two, two);
+          if (m0 + rows[v] < args.m && n0 + cols[v] < args.n) {
+            const bool two = n0 + cols[v] + 1 < args.n;
+            float c0 = 0.0f, c1 = 0.0f;
+            if constexpr (k::SOURCE) {
+              tessel::sm90::load2<k::OUT>(args.c + (long long)m0 * args.ldc + n0 + layout::gsrc_crd(rows[v], cols[v], args.ldc), c0, c1, args.c_pair != 0 && two, two);
+            }
+            tessel::sm90::store2<k::OUT>(args.d + (long long)row0 * args.ldd + n0 + layout::gd_crd(rows[v], cols[v], args.ldd), args.alpha * acc[v] + args.beta * c0,
+                                         args.alpha * acc[v + 1] + args.beta * c1, args.d_pair != 0 && two, two);
           }
         }
       }
@@ -108,12 +152,33 @@
       tessel::sm90::prefetch_map(&tmap_a);
       tessel::sm90::prefetch_map(&tmap_b);
       tessel::sm90::PipelineState st;
-      for (long long tile = blockIdx.x; tile < k::TILES; tile += gridDim.x) {
-        const int m0 = (int)tensor::tile_m0()(tile), n0 = (int)tensor::tile_n0()(tile);
-        for (int kt = 0; kt < k::KT; ++kt) {
+      for (int unit = blockIdx.x; unit < units; unit += gridDim.x) {
+        int tile, split, kt0, kt1;
+        split_of(unit, tile, split, kt0, kt1);
+        int ym, xn;
+        raster.tile(tile, ym, xn);
+        const int m0 = ym * k::BM, n0 = xn * k::BN;
+        for (int kt = kt0; kt < kt1; ++kt) {
           const b32 full = pipe.producer_acquire(st, k::TX_BYTES);
-          tessel::sm90::tma_load(&tmap_a, sA + st.index * k::A_STAGE_BYTES, kt * k::BK, m0, full);
-          tessel::sm90::tma_load(&tmap_b, sB + st.index * k::B_STAGE_BYTES, kt * k::BK, n0, full);
+          const b32 a = sA + st.index * k::A_STAGE_BYTES, b = sB + st.index * k::B_STAGE_BYTES;
+          // A K-major operand is one box (K innermost); an MN-major one a box per MN_BOX rows
+          // of MN (MN innermost).
+#pragma unroll
+          for (int j = 0; j < k::A_BOXES; ++j) {
+            if constexpr (k::A_MN) {
+              tessel::sm90::tma_load(&tmap_a, a + j * k::A_BOX_BYTES, m0 + j * k::MN_BOX, kt * k::BK, full);
+            } else {
+              tessel::sm90::tma_load(&tmap_a, a, kt * k::BK, m0, full);
+            }
+          }
+#pragma unroll
+          for (int j = 0; j < k::B_BOXES; ++j) {
+            if constexpr (k::B_MN) {
+              tessel::sm90::tma_load(&tmap_b, b + j * k::B_BOX_BYTES, n0 + j * k::MN_BOX, kt * k::BK, full);
+            } else {
+              tessel::sm90::tma_load(&tmap_b, b, kt * k::BK, n0, full);
+            }
+          }
           st.advance<k::STAGES>();
         }
       }

@@ -184,5 +184,50 @@ template <int OUT, typename T> __device__ __forceinline__ void store2(T* p, floa
   }
 }
 
+// The value of 16-bit output bits as fp32.
+template <int OUT> __device__ __forceinline__ float unbits(b16 h) {
+  if constexpr (OUT == 1) {
+    float x;
+    asm("cvt.f32.f16 %0, %1;\n" : "=f"(x) : "h"(h));
+    return x;
+  } else {
+    return __uint_as_float((b32)h << 16);
+  }
+}
+// x = p[0] and, when `two`, y = p[1] (else y is left as it is), as fp32; one vector load when
+// `vec` (p aligned to two elements).
+template <int OUT, typename T> __device__ __forceinline__ void load2(const T* p, float& x, float& y, bool vec, bool two) {
+  if constexpr (OUT == 0) {
+    b32 a, b;
+    if (vec) {
+      asm volatile("ld.global.v2.b32 {%0, %1}, [%2];\n" : "=r"(a), "=r"(b) : "l"(p) : "memory");
+      x = __uint_as_float(a);
+      y = __uint_as_float(b);
+    } else {
+      asm volatile("ld.global.b32 %0, [%1];\n" : "=r"(a) : "l"(p) : "memory");
+      x = __uint_as_float(a);
+      if (two) {
+        asm volatile("ld.global.b32 %0, [%1];\n" : "=r"(b) : "l"(p + 1) : "memory");
+        y = __uint_as_float(b);
+      }
+    }
+  } else {
+    if (vec) {
+      b32 both;
+      asm volatile("ld.global.b32 %0, [%1];\n" : "=r"(both) : "l"(p) : "memory");
+      x = unbits<OUT>((b16)(both & 0xFFFFu));
+      y = unbits<OUT>((b16)(both >> 16));
+    } else {
+      b16 a, b;
+      asm volatile("ld.global.b16 %0, [%1];\n" : "=h"(a) : "l"(p) : "memory");
+      x = unbits<OUT>(a);
+      if (two) {
+        asm volatile("ld.global.b16 %0, [%1];\n" : "=h"(b) : "l"(p + 1) : "memory");
+        y = unbits<OUT>(b);
+      }
+    }
+  }
+}
+
 }  // namespace sm90
 }  // namespace tessel

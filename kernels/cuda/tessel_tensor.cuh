@@ -90,9 +90,12 @@ struct counting {
 
 // wgmma matrix descriptors (PTX ISA "Matrix Descriptor Format"): element o is the descriptor
 // whose start field is lo + o (16-byte units; the host keeps every shared address below 2^18,
-// so the add never carries into the leading byte offset) and whose high word is hi.
-struct descriptors {
+// so the add never carries into the leading byte offset) and whose high word is hi. TNSP is the
+// operand's transpose immediate of wgmma (1 for an MN-major operand), from the host's
+// descriptor.
+template <int TNSP> struct descriptors {
   typedef uint64_t value_type;
+  static constexpr int tnsp = TNSP;
   b32 lo, hi;
   __device__ __forceinline__ uint64_t ref(long long o) const {
     uint64_t d;
@@ -109,7 +112,9 @@ template <class T> struct is_rmem<rmem<T>> { static constexpr bool value = true;
 __host__ __device__ constexpr unsigned first_mode(unsigned free) { return free == 0u ? 0u : 1u << nth_bit(free, 0); }
 
 // ---- a tensor: engine E, layout L (emitted by the host), and the coordinates fixed by slicing
-// (the modes not in FREE). Coordinates of the free modes are given in order.
+// (the modes not in FREE). Coordinates of the free modes are given in order. The layout is an
+// object: empty for a layout known on the host (its functions are static), holding the run-time
+// strides of a global tensor whose strides are kernel values (DeviceTensor::global_strided).
 //
 // Slicing a tensor in memory whose layout is affine (L::affine: no swizzle, so the offset is a sum
 // of one term per mode) moves the fixed coordinates into the engine, as CuTe's slicing advances
@@ -125,9 +130,11 @@ __host__ __device__ constexpr unsigned first_mode(unsigned free) { return free =
 template <class E, class L, unsigned FREE = (1u << L::rank) - 1u> struct Tensor {
   typedef typename E::value_type value_type;
   typedef L layout_type;
+  typedef E engine_type;
   static constexpr int rank = popcount(FREE);
   static constexpr bool cached = is_smem<E>::value && (L::hoisted & 1u) != 0u && (FREE & 1u) == 0u;
   E engine;
+  L layout;
   long long fixed[L::rank];
   b32 hoist[L::hoist_count];
 
@@ -161,7 +168,7 @@ template <class E, class L, unsigned FREE = (1u << L::rank) - 1u> struct Tensor 
   __device__ __forceinline__ long long offset(long long i) const {
     long long c[L::rank];
     coords(i, c);
-    return L::offset(c);
+    return layout.offset(c);
   }
   // Element i of the free modes (1-D, colexicographic).
   __device__ __forceinline__ decltype(auto) operator[](long long i) const { return engine.ref(offset(i)); }
@@ -194,7 +201,7 @@ template <class E, class L, unsigned FREE = (1u << L::rank) - 1u> struct Tensor 
       c[m] = ((FREE >> m) & 1u) ? 0 : fixed[m];
       z[m] = 0;
     }
-    engine = engine.advance(L::offset(c) - L::offset(z));
+    engine = engine.advance(layout.offset(c) - layout.offset(z));
 #pragma unroll
     for (int m = 0; m < L::rank; ++m) fixed[m] = 0;
   }
@@ -213,14 +220,14 @@ template <class E, class L, unsigned FREE = (1u << L::rank) - 1u> struct Tensor 
   template <class... A> __device__ __forceinline__ decltype(auto) operator()(A... a) const {
     static_assert(sizeof...(A) == rank, "tessel: index a tensor with one coordinate or _ per mode");
     constexpr unsigned kept = kept_modes<FREE, A...>();
-    Tensor<E, L, kept> t{engine, {}};
+    Tensor<E, L, kept> t{engine, layout, {}};
 #pragma unroll
     for (int m = 0; m < L::rank; ++m) t.fixed[m] = fixed[m];
     int j = 0;
     ((set_coord(t.fixed, nth_bit(FREE, j++), a)), ...);
     t.take_hoist(*this);
     if constexpr (kept == 0u) {
-      return engine.ref(L::offset(t.fixed));
+      return engine.ref(layout.offset(t.fixed));
     } else {
       if constexpr (L::affine && !is_rmem<E>::value) t.fold();
       return t;
@@ -230,7 +237,7 @@ template <class E, class L, unsigned FREE = (1u << L::rank) - 1u> struct Tensor 
   // atom call of copy and gemm works on.
   __device__ __forceinline__ Tensor<E, L, first_mode(FREE)> rest(long long r) const {
     constexpr unsigned first = first_mode(FREE);
-    Tensor<E, L, first> t{engine, {}};
+    Tensor<E, L, first> t{engine, layout, {}};
 #pragma unroll
     for (int m = 0; m < L::rank; ++m) {
       if (((FREE & ~first) >> m) & 1u) {
@@ -245,8 +252,8 @@ template <class E, class L, unsigned FREE = (1u << L::rank) - 1u> struct Tensor 
   }
 };
 
-template <class E, class L> __device__ __forceinline__ Tensor<E, L> make_tensor(E e) {
-  Tensor<E, L> t{e, {}};
+template <class E, class L> __device__ __forceinline__ Tensor<E, L> make_tensor(E e, L l = L{}) {
+  Tensor<E, L> t{e, l, {}};
 #pragma unroll
   for (int m = 0; m < L::rank; ++m) t.fixed[m] = 0;
   return t;
@@ -446,5 +453,23 @@ template <class Mma, class A, class B, class C> __device__ __forceinline__ void 
           mma.call(c(Underscore{}, m, n), a(Underscore{}, m, k), b(Underscore{}, n, k));
   }
 }
+
+// ---- the grouped tile order of a persistent kernel with run-time tile counts: iteration i ->
+// tile (ym, xn), the decomposition of tiled::raster_layout's ((g,g),(ty/g,tx/g)):((1,ty),(g,g ty))
+// (tessel_kernels::tiled::GroupedRaster, its host twin, is tested against the layout).
+struct GroupedRaster {
+  int ty;        // tile rows
+  int log2g;     // log2 of the group g
+  int groups_y;  // ty / g
+  __device__ __forceinline__ GroupedRaster(int ty_, int log2g_) : ty(ty_), log2g(log2g_), groups_y(ty_ >> log2g_) {}
+  __device__ __forceinline__ void tile(int i, int& ym, int& xn) const {
+    const int g = 1 << log2g;
+    const int i0 = i & (g - 1), r = i >> log2g;
+    const int i1 = r & (g - 1), q = r >> log2g;
+    const int i2 = q % groups_y, i3 = q / groups_y;
+    ym = i0 + (i2 << log2g);
+    xn = i1 + (i3 << log2g);
+  }
+};
 
 }  // namespace tessel

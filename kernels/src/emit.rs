@@ -75,6 +75,19 @@ pub fn composed_fns(name: &str, layout: &ComposedLayout) -> Result<String> {
     emit(name, layout.into(), true)
 }
 
+/// `NAME(i, symbols...)` and `NAME_crd(c0, ..., symbols...)` of a layout whose strides may be
+/// run-time symbols (the symbols, in order of first appearance, are the last parameters).
+///
+/// ```
+/// use tessel_kernels::emit::symbolic_fns;
+/// let l = "(64,128):(ld,1)".parse().unwrap();
+/// let src = symbolic_fns("gd", &l).unwrap();
+/// assert!(src.contains("gd_crd(long long c0, long long c1, long long ld)"));
+/// ```
+pub fn symbolic_fns(name: &str, layout: &tessel_layout::codegen::SymLayout) -> Result<String> {
+    emit(name, layout.into(), true)
+}
+
 /// The offset of coordinate `(r, c)` of a rank-2 (possibly swizzled) layout: the host-side
 /// twin of the emitted `NAME_crd`.
 ///

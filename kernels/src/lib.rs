@@ -9,7 +9,10 @@
 //!   cuBLAS;
 //! - [`mma`]: the four tensor-core swizzle problems and their unswizzled twins;
 //! - [`hopper`] and [`tma`]: the SM90 GEMM (TMA loads and stores, `wgmma`, warp-specialized
-//!   producer and consumers) and the tensor maps it needs;
+//!   producer and consumers; one compiled kernel per configuration, the problem's extents
+//!   run-time values) and the tensor maps it needs;
+//! - [`blas`]: that GEMM as a library, `D = alpha A B + beta C` on device buffers with run-time
+//!   shapes, orders and leading dimensions, every condition checked on the host;
 //! - [`sgemm`]: the SIMT SGEMM ladder, eight rungs from a naive kernel to a tuned one;
 //!
 //! with the runtime they need ([`device`]: discovery that never panics; [`compile`]: NVRTC for
@@ -47,10 +50,12 @@
 #![doc(html_root_url = "https://docs.rs/tessel-kernels/0.1.0")]
 
 pub mod bench;
+pub mod blas;
 pub mod cache;
 pub mod compile;
 pub mod device;
 pub mod dtype;
+pub mod element;
 pub mod emit;
 pub mod error;
 pub mod exec;
@@ -74,6 +79,7 @@ pub use compile::Arch;
 pub use cudarc;
 pub use device::Gpu;
 pub use dtype::DType;
+pub use element::Element;
 pub use error::{GpuError, GpuResult};
 /// The `half` crate whose `f16` is the host type of fp16 data (the one cudarc's `f16` feature
 /// moves to and from the device).

@@ -229,6 +229,94 @@ pub fn raster_layout(ty: i64, tx: i64, group: i64) -> Result<Layout> {
     ))
 }
 
+/// [`raster_layout`] with run-time extents: the tile order a kernel computes from its run-time
+/// tile counts (one compiled kernel for every shape) instead of a layout emitted per shape.
+/// Iteration `i` decomposes as the grouped layout `((g,g),(ty/g,tx/g)):((1,ty),(g,g ty))`
+/// does: `i0 = i % g`, `i1 = (i / g) % g`, `i2 = (i / g^2) % (ty / g)`, `i3 = i / (g ty)`,
+/// the tile `(ym, xn) = (i0 + g i2, i1 + g i3)`, whose index is `ym + ty xn`. `g` is the group
+/// [`raster_layout`] picks (the largest power of two up to `group` that divides both counts);
+/// the device twin is `tessel::GroupedRaster` (`kernels/cuda/tessel_tensor.cuh`), computing
+/// the same with shifts by `log2 g`.
+///
+/// ```
+/// use tessel_kernels::tiled::{GroupedRaster, raster_layout};
+/// let r = GroupedRaster::new(6, 4, 16).unwrap();
+/// assert_eq!(r.group(), 2); // 2 divides 6 and 4, 4 does not divide 6
+/// let l = raster_layout(6, 4, 16).unwrap();
+/// for i in 0..24 {
+///     let (ym, xn) = r.tile(i);
+///     assert_eq!(ym + 6 * xn, l.offset(i).unwrap());
+/// }
+/// assert!(GroupedRaster::new(0, 4, 8).is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GroupedRaster {
+    ty: i64,
+    tx: i64,
+    log2_group: u32,
+}
+
+impl GroupedRaster {
+    /// The order of `ty x tx` tiles in groups of at most `group` (at least 1). Errors: a count
+    /// outside `1..2^31`, or `group < 1`.
+    pub fn new(ty: i64, tx: i64, group: i64) -> Result<GroupedRaster> {
+        if !(1..1 << 31).contains(&ty) || !(1..1 << 31).contains(&tx) || ty * tx >= 1 << 31 {
+            return Err(Error::invalid(format!(
+                "a grouped raster of {ty} x {tx} tiles: the counts and their product must be in \
+                 1..2^31"
+            )));
+        }
+        if group < 1 {
+            return Err(Error::invalid(format!(
+                "a grouped raster needs a group of at least 1, not {group}"
+            )));
+        }
+        let mut log2_group = 0;
+        while (2 << log2_group) <= group
+            && ty % (2 << log2_group) == 0
+            && tx % (2 << log2_group) == 0
+        {
+            log2_group += 1;
+        }
+        Ok(GroupedRaster { ty, tx, log2_group })
+    }
+
+    /// Tile rows.
+    pub fn ty(&self) -> i64 {
+        self.ty
+    }
+
+    /// Tile columns.
+    pub fn tx(&self) -> i64 {
+        self.tx
+    }
+
+    /// The group `g` in use.
+    pub fn group(&self) -> i64 {
+        1 << self.log2_group
+    }
+
+    /// `log2` of the group (the kernel's shift).
+    pub fn log2_group(&self) -> u32 {
+        self.log2_group
+    }
+
+    /// Tiles in all.
+    pub fn tiles(&self) -> i64 {
+        self.ty * self.tx
+    }
+
+    /// The tile `(row, column)` of iteration `i` (`0 <= i < ty tx`), as the device computes it.
+    pub fn tile(&self, i: i64) -> (i64, i64) {
+        let (g, s) = (self.group(), self.log2_group);
+        let groups_y = self.ty >> s;
+        let (i0, r) = (i & (g - 1), i >> s);
+        let (i1, q) = (r & (g - 1), r >> s);
+        let (i2, i3) = (q % groups_y, q / groups_y);
+        (i0 + (i2 << s), i1 + (i3 << s))
+    }
+}
+
 /// Raster group of the transposes: 2x2 tiles (an H200 sweep of 0, 2, 8, 16 put 2 first;
 /// docs/decisions.md). The copy visits its tiles in row order (group 0).
 ///

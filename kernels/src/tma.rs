@@ -42,6 +42,7 @@ use crate::error::{GpuError, GpuResult};
 /// ```
 /// use tessel_kernels::tma::TmaElem;
 /// assert_eq!((TmaElem::F16.bytes(), TmaElem::BF16.bytes(), TmaElem::F32.bytes()), (2, 2, 4));
+/// assert_eq!(TmaElem::U8.bytes(), 1);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TmaElem {
@@ -51,6 +52,9 @@ pub enum TmaElem {
     BF16,
     /// IEEE single (`CU_TENSOR_MAP_DATA_TYPE_FLOAT32`).
     F32,
+    /// One byte (`CU_TENSOR_MAP_DATA_TYPE_UINT8`): the 8-bit floating-point formats, whose bits
+    /// TMA moves unchanged.
+    U8,
 }
 
 impl TmaElem {
@@ -61,6 +65,7 @@ impl TmaElem {
     /// ```
     pub fn bytes(self) -> i64 {
         match self {
+            TmaElem::U8 => 1,
             TmaElem::F16 | TmaElem::BF16 => 2,
             TmaElem::F32 => 4,
         }
@@ -77,6 +82,7 @@ impl TmaElem {
             TmaElem::F16 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
             TmaElem::BF16 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
             TmaElem::F32 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+            TmaElem::U8 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT8,
         }
     }
 }
@@ -159,6 +165,68 @@ impl TmaPlan {
         smem: &ComposedLayout,
         major: Major,
     ) -> GpuResult<TmaPlan> {
+        let map = Self::params(&matrix, box_dims, mode)?;
+        let box_layout = map.box_layout()?;
+        check_box_matches(&box_layout, smem, major)?;
+        Ok(TmaPlan {
+            matrix,
+            box_dims,
+            mode,
+            map,
+            box_layout,
+        })
+    }
+
+    /// The driver's rules on the extents, the row pitch and the box (tessel-layout's
+    /// [`TensorMapParams::tiled`]), after the matrix's own ([`TmaPlan::check_matrix`]).
+    fn params(
+        matrix: &TmaMatrix,
+        box_dims: [i64; 2],
+        mode: SwizzleMode,
+    ) -> GpuResult<TensorMapParams> {
+        Self::check_matrix(matrix)?;
+        Ok(TensorMapParams::tiled(
+            matrix.elem.bytes(),
+            &[matrix.cols, matrix.rows],
+            &[matrix.row_pitch_bytes()],
+            &box_dims,
+            mode,
+        )?)
+    }
+
+    /// The same box, swizzle and proven shared layout over another matrix of the same element
+    /// type (a call's operand, where the plan was proven on a stand-in): the box does not
+    /// depend on the matrix, so only the driver's rules on the matrix are checked again
+    /// ([`TmaPlan::new`]'s errors for the matrix).
+    ///
+    /// ```
+    /// use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
+    /// use tessel_layout::gmma::{Major, SwizzleMode, smem_atom};
+    /// let atom = smem_atom(Major::K, SwizzleMode::B128, 16).unwrap();
+    /// let m = TmaMatrix { rows: 8, cols: 64, ld: 64, elem: TmaElem::F16 };
+    /// let plan = TmaPlan::new(m, [64, 8], SwizzleMode::B128, &atom, Major::K).unwrap();
+    /// let big = TmaMatrix { rows: 5000, cols: 3000, ld: 3008, elem: TmaElem::F16 };
+    /// assert_eq!(plan.for_matrix(big).unwrap().matrix(), big);
+    /// let odd = TmaMatrix { ld: 3001, ..big };
+    /// assert!(plan.for_matrix(odd).unwrap_err().to_string().contains("multiple of 16 bytes"));
+    /// ```
+    pub fn for_matrix(&self, matrix: TmaMatrix) -> GpuResult<TmaPlan> {
+        if matrix.elem != self.matrix.elem {
+            return Err(GpuError::InvalidArgument(format!(
+                "tensor map: the plan holds {:?} elements, the matrix {:?}",
+                self.matrix.elem, matrix.elem
+            )));
+        }
+        let map = Self::params(&matrix, self.box_dims, self.mode)?;
+        Ok(TmaPlan {
+            matrix,
+            map,
+            ..self.clone()
+        })
+    }
+
+    /// The driver's rules on a tensor map's matrix (see [`TmaPlan::new`]).
+    fn check_matrix(matrix: &TmaMatrix) -> GpuResult<()> {
         let bad = |what: String| {
             Err(GpuError::InvalidArgument(format!(
                 "tensor map of the {}x{} matrix (ld {}, {:?}): {what}",
@@ -176,23 +244,7 @@ impl TmaPlan {
                 matrix.ld, matrix.cols
             ));
         }
-        // The driver's rules on the extents, the row pitch and the box (tessel-layout's).
-        let map = TensorMapParams::tiled(
-            matrix.elem.bytes(),
-            &[matrix.cols, matrix.rows],
-            &[matrix.row_pitch_bytes()],
-            &box_dims,
-            mode,
-        )?;
-        let box_layout = map.box_layout()?;
-        check_box_matches(&box_layout, smem, major)?;
-        Ok(TmaPlan {
-            matrix,
-            box_dims,
-            mode,
-            map,
-            box_layout,
-        })
+        Ok(())
     }
 
     /// The matrix.

@@ -205,6 +205,78 @@ fn the_assembled_source_compiles_with_nvrtc() {
     assert!(ptx.contains(".entry complete("), "{ptx}");
 }
 
+/// A values parameter: one struct of run-time scalars and pointers, laid out without padding
+/// (8-byte fields first), checked field by field at launch, compiling with NVRTC; the PTX
+/// parameter is one block of the struct's size.
+#[test]
+fn values_parameters_are_one_struct_checked_field_by_field() {
+    use tessel_kernels::kernel::{Arg, Field, Value};
+    let p = Param::values(
+        "args",
+        vec![
+            Field::scalar("n", Scalar::I32),
+            Field::pointer("out", Elem::alias("T")),
+            Field::scalar("scale", Scalar::F32),
+            Field::scalar("ld", Scalar::I64),
+        ],
+    );
+    assert_eq!(p.value_offsets(), vec![16, 0, 20, 8]);
+    assert_eq!(p.values_bytes(), 24);
+    let k = KernelBuilder::new(
+        "scaled",
+        "if ((int)threadIdx.x < args.n) args.out[threadIdx.x * args.ld] = args.scale;",
+    )
+    .alias("T", CType::F32)
+    .param(p)
+    .threads(32)
+    .build()
+    .unwrap();
+    assert!(
+        k.source().contains(
+            "struct args_t {\n  ty::T* out;\n  long long ld;\n  int n;\n  float scale;\n};"
+        ),
+        "{}",
+        k.source()
+    );
+    let good = [
+        Value::I32(3),
+        Value::Pointer(0x1000),
+        Value::F32(2.0),
+        Value::I64(4),
+    ];
+    assert!(k.check_args(&[Arg::Values(good.to_vec())]).is_ok());
+    let swapped = [
+        Value::I64(3),
+        Value::Pointer(0x1000),
+        Value::F32(2.0),
+        Value::I64(4),
+    ];
+    let e = k
+        .check_args(&[Arg::Values(swapped.to_vec())])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("parameter args"), "{e}");
+    assert!(k.check_args(&[Arg::Values(good[..3].to_vec())]).is_err());
+    // An unknown alias behind a pointer field is refused.
+    let bad = KernelBuilder::new("bad", "(void)args;")
+        .param(Param::values(
+            "args",
+            vec![Field::pointer("p", Elem::alias("U"))],
+        ))
+        .threads(32)
+        .build()
+        .unwrap_err();
+    assert!(bad.to_string().contains("ty::U"), "{bad}");
+    if !common::nvrtc_or_skip("values_parameters") {
+        return;
+    }
+    let ptx = k.ptx(tessel_kernels::Arch::new(9, 0).unwrap()).unwrap();
+    assert!(
+        ptx.contains(".param .align 8 .b8 scaled_param_0[24]"),
+        "{ptx}"
+    );
+}
+
 #[test]
 fn arguments_are_checked_against_the_parameters() {
     use tessel_kernels::kernel::Arg;

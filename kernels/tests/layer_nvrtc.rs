@@ -214,3 +214,40 @@ fn a_split_partition_computes_its_swizzle_once_per_thread() {
     // One swizzle for the copies' base (the element read at the end has its own).
     assert!(text.matches("xor.b32").count() <= 2, "{text}");
 }
+
+/// A global tensor with run-time strides (a tile of a matrix whose leading dimension is a
+/// kernel parameter): its layout object holds the stride, the body slices a row and stores
+/// into it, and the offsets are `r * ld + c` for the stride given at run time.
+#[test]
+fn global_tensors_with_run_time_strides_hold_them() {
+    let tile =
+        DeviceTensor::global_strided(CType::F32, "(64,128):(ld,1)".parse().unwrap()).unwrap();
+    // The host twin: bound to ld = 1000, element (3, 5) is at 3005.
+    let bound = tile.bind(&|s| (s == "ld").then_some(1000)).unwrap();
+    assert_eq!(bound.layout().offset(3 + 64 * 5).unwrap(), 3005);
+    // Its host derivations that need integer strides are refused, naming the reason.
+    let id = DeviceTensor::identity(&[64, 128], 0).unwrap();
+    assert!(tile.group(&[&[0, 1]]).is_err() && id.group(&[&[0, 1]]).is_ok());
+    if !nvrtc_or_skip("runtime_strides") {
+        return;
+    }
+    let body = "auto row = tensor::gd(out + (long long)blockIdx.x * 64 * ld, ld)(threadIdx.x % 64, _);\n  \
+                for (int c = 0; c < 128; ++c) row(c) = (float)c;\n";
+    let k = KernelBuilder::new("strided_fill", body)
+        .tensor("gd", &tile)
+        .param(Param::output("out", CType::F32.into()))
+        .param(Param::scalar("ld", tessel_kernels::kernel::Scalar::I64))
+        .threads(64)
+        .build()
+        .unwrap();
+    assert!(k.source().contains("long long ld;"), "{}", k.source());
+    assert!(
+        k.source().contains("gd_crd(c[0], c[1], ld)"),
+        "{}",
+        k.source()
+    );
+    let text = ptx(&k, Arch::new(8, 0).unwrap());
+    // The slice folds the row's offset into the pointer: the loop stores at constant offsets.
+    assert!(text.contains("st.global.f32"), "{text}");
+    assert!(!text.contains(".local"), "local memory:\n{text}");
+}

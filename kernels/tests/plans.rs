@@ -206,6 +206,44 @@ fn raster_layouts_visit_every_tile_once() {
     }
 }
 
+/// The run-time raster (what a kernel with run-time tile counts computes) is the layout
+/// `raster_layout` for every shape: every tile count up to 40 x 40, ragged and even, and the
+/// counts of large problems, with every group a kernel uses.
+#[test]
+fn the_run_time_raster_is_the_raster_layout() {
+    use tessel_kernels::tiled::{GroupedRaster, raster_layout};
+    let mut shapes: Vec<(i64, i64)> = (1..=40)
+        .flat_map(|ty| (1..=40).map(move |tx| (ty, tx)))
+        .collect();
+    shapes.extend([
+        (32, 16),
+        (128, 56),
+        (64, 64),
+        (1, 112),
+        (112, 1),
+        (8, 24),
+        (48, 48),
+    ]);
+    for (ty, tx) in shapes {
+        for group in [1, 2, 4, 8, 16] {
+            let layout = raster_layout(ty, tx, group).unwrap();
+            let r = GroupedRaster::new(ty, tx, group).unwrap();
+            assert_eq!(r.tiles(), layout.size());
+            for i in 0..r.tiles() {
+                let (ym, xn) = r.tile(i);
+                assert!(ym < ty && xn < tx, "{ty}x{tx}/{group}: {i} -> ({ym},{xn})");
+                assert_eq!(
+                    ym + ty * xn,
+                    layout.offset(i).unwrap(),
+                    "{ty}x{tx} group {group}: iteration {i} of {layout}"
+                );
+            }
+        }
+    }
+    assert!(GroupedRaster::new(4, 4, 0).is_err());
+    assert!(GroupedRaster::new(1 << 16, 1 << 16, 8).is_err());
+}
+
 #[test]
 fn global_vectors_are_contiguous_and_aligned_exhaustively() {
     // Independent of max_common_vector: evaluate the layouts element by element on tile (0,0).

@@ -92,13 +92,13 @@ fn plan_descriptor_fields_and_tma_boxes() {
     let bits = 1u64 << 62 | 64 << 32 | 1 << 16;
     assert_eq!(Sm90Plan::desc_bits(&plan.desc_a()[0]).unwrap(), bits);
     assert_eq!(Sm90Plan::desc_bits(&plan.desc_b()[0]).unwrap(), bits);
-    // The descriptor tensors' engines carry the low word (plus the stages' address >> 4) and
-    // the high word.
+    // The descriptor tensors' engines carry the low word (plus the stages' address >> 4), the
+    // high word, and the transpose immediate of the K-major operands (0).
     let src = plan.kernel().unwrap().source().to_string();
     let (lo, hi) = (bits & 0xFFFF_FFFF, bits >> 32);
     assert!(
         src.contains(&format!(
-            "tessel::descriptors{{{lo}u + (smem >> 4), {hi}u}}"
+            "tessel::descriptors<0>{{{lo}u + (smem >> 4), {hi}u}}"
         )),
         "{src}"
     );

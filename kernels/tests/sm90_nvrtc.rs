@@ -7,24 +7,8 @@ mod common;
 use common::nvrtc_or_skip;
 use tessel_kernels::Arch;
 use tessel_kernels::compile::compile_cubin;
-use tessel_kernels::hopper::{Epilogue, InType, OutType, Sm90Plan};
-
-/// The input/output type pairs compiled: every pair under `TESSEL_LONG_TESTS=1`, else three that
-/// take each input type and each output type at least once.
-fn type_pairs() -> Vec<(InType, OutType)> {
-    if common::long_tests() {
-        InType::ALL
-            .into_iter()
-            .flat_map(|i| OutType::ALL.into_iter().map(move |o| (i, o)))
-            .collect()
-    } else {
-        vec![
-            (InType::F16, OutType::F32),
-            (InType::BF16, OutType::BF16),
-            (InType::F16, OutType::F16),
-        ]
-    }
-}
+use tessel_kernels::hopper::{Epilogue, InType, OutType, Sm90Config, Sm90Plan, Sm90Tile};
+use tessel_layout::gmma::Major;
 
 /// NVRTC's CUBIN of `source` for `arch` and the program log (ptxas warnings included).
 fn cubin_and_log(source: &str, name: &str, arch: Arch) -> (Vec<u8>, String) {
@@ -78,6 +62,58 @@ fn sass_of(nvdisasm: &str, cubin: &[u8], dir: &std::path::Path) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The configurations compiled by the tests: every type pair of the default (both operands
+/// K-major, the large tile, the TMA store), every pair of majors with both tiles (f16 in, f32
+/// out), the direct epilogue and the read of C for each output type and both tiles; every
+/// configuration under `TESSEL_LONG_TESTS=1`.
+fn configurations() -> Vec<Sm90Config> {
+    let mut all = Vec::new();
+    for input in InType::ALL {
+        for output in OutType::ALL {
+            for a_major in [Major::K, Major::MN] {
+                for b_major in [Major::K, Major::MN] {
+                    for tile in Sm90Tile::ALL {
+                        for epilogue in [Epilogue::TmaStore, Epilogue::Direct] {
+                            for source in [false, true] {
+                                all.push(Sm90Config {
+                                    input,
+                                    output,
+                                    a_major,
+                                    b_major,
+                                    tile,
+                                    epilogue,
+                                    source,
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if common::long_tests() {
+        return all;
+    }
+    all.into_iter()
+        .filter(|c| {
+            let default = c.a_major == Major::K
+                && c.b_major == Major::K
+                && c.tile == Sm90Tile::T128x256
+                && c.epilogue == Epilogue::TmaStore
+                && !c.source;
+            let majors = c.input == InType::F16
+                && c.output == OutType::F32
+                && c.epilogue == Epilogue::TmaStore
+                && !c.source;
+            let epilogues = c.input == InType::BF16
+                && c.a_major == Major::K
+                && c.b_major == Major::MN
+                && (c.epilogue == Epilogue::Direct || c.source);
+            default || majors || epilogues
+        })
+        .collect()
+}
+
 #[test]
 #[cfg_attr(
     not(tessel_nvrtc),
@@ -87,17 +123,23 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
     if !nvrtc_or_skip("sm90_nvrtc") {
         return;
     }
-    for (input, output) in type_pairs() {
-        let plan = Sm90Plan::new(1000, 1000, 1000, input, output).unwrap();
+    for config in configurations() {
+        let plan = Sm90Plan::for_config(config).unwrap();
         let kernel = plan.kernel().unwrap();
         let ptx = kernel.ptx(Arch::SM90A).unwrap();
-        let name = plan.kernel_name();
+        let name = config.kernel_name();
         assert!(ptx.contains(".target sm_90a"), "{name}");
+        // wgmma's transpose immediates (PTX ISA, wgmma.mma_async: imm-trans-a, imm-trans-b; 1
+        // for an MN-major operand) follow the majors.
+        let wgmma = format!(
+            "wgmma.mma_async.sync.aligned.m64n{}k16.f32",
+            config.tile.bn()
+        );
         assert_ptx_has(
             &ptx,
             &name,
             &[
-                "wgmma.mma_async.sync.aligned.m64n256k16.f32",
+                &wgmma,
                 "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
                 "setmaxnreg.dec.sync.aligned.u32 40",
                 "setmaxnreg.inc.sync.aligned.u32 232",
@@ -107,45 +149,54 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
                 "fence.mbarrier_init",
             ],
         );
-        // The default epilogue: shared-memory chunks (stmatrix for 16-bit outputs, 64-bit
-        // st.shared for fp32) stored by TMA in bulk groups, after the proxy fence.
-        let chunk_store = if output == OutType::F32 {
-            "st.shared.v2.b32"
-        } else {
-            "stmatrix.sync.aligned.m8n8.x4.shared.b16"
-        };
-        assert_ptx_has(
-            &ptx,
-            &name,
-            &[
-                "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group",
-                "cp.async.bulk.commit_group",
-                "cp.async.bulk.wait_group.read 1",
-                "cp.async.bulk.wait_group 0",
-                "fence.proxy.async.shared::cta",
-                "bar.sync",
-                chunk_store,
-            ],
+        let tnsp = |m: Major| i32::from(m == Major::MN);
+        let imm = format!(
+            "p, 1, 1, {}, {};",
+            tnsp(config.a_major),
+            tnsp(config.b_major)
         );
         assert!(
-            !ptx.contains("st.global"),
-            "{name}: direct stores left in the PTX"
+            ptx.lines()
+                .filter(|l| l.contains(&wgmma))
+                .all(|l| l.trim_end().ends_with(&imm)),
+            "{name}: wgmma without the immediates {imm}"
+        );
+        if config.epilogue == Epilogue::TmaStore {
+            // Shared-memory chunks (stmatrix for 16-bit outputs, 64-bit st.shared for fp32)
+            // stored by TMA in bulk groups, after the proxy fence.
+            let chunk_store = if config.output == OutType::F32 {
+                "st.shared.v2.b32"
+            } else {
+                "stmatrix.sync.aligned.m8n8.x4.shared.b16"
+            };
+            assert_ptx_has(
+                &ptx,
+                &name,
+                &[
+                    "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group",
+                    "cp.async.bulk.commit_group",
+                    "cp.async.bulk.wait_group.read 1",
+                    "cp.async.bulk.wait_group 0",
+                    "fence.proxy.async.shared::cta",
+                    "bar.sync",
+                    chunk_store,
+                ],
+            );
+            assert!(
+                !ptx.contains("st.global"),
+                "{name}: direct stores in the PTX"
+            );
+        } else {
+            // Predicated stores from the registers, no TMA store.
+            assert!(ptx.contains("st.global."), "{name}");
+            assert!(!ptx.contains("bulk_group"), "{name}");
+        }
+        assert_eq!(
+            ptx.contains("ld.global."),
+            config.source,
+            "{name}: reads of C"
         );
         assert!(!ptx.contains(".local"), "{name} uses local memory");
-        assert_ptxas_clean(kernel.source(), &name);
-    }
-    // The direct epilogue, where TMA cannot address C (N = 1001 fp32 columns are 4004-byte
-    // rows; 1001 bf16 ones 2002-byte rows), stores from registers and has no TMA store.
-    for plan in [
-        Sm90Plan::new(1000, 1001, 1000, InType::BF16, OutType::F32).unwrap(),
-        Sm90Plan::new(1000, 1001, 1000, InType::F16, OutType::BF16).unwrap(),
-    ] {
-        let kernel = plan.kernel().unwrap();
-        let name = plan.kernel_name();
-        assert_eq!(plan.epilogue, Epilogue::Direct, "{name}");
-        let ptx = kernel.ptx(Arch::SM90A).unwrap();
-        assert!(ptx.contains("st.global."), "{name}");
-        assert!(!ptx.contains("bulk_group"), "{name}");
         assert_ptxas_clean(kernel.source(), &name);
     }
 }

@@ -598,6 +598,30 @@ impl ComposedLayout {
         ))
     }
 
+    /// [`tile_to_shape`](Self::tile_to_shape) with the block's repetitions laid out in `order`
+    /// ([`tile_to_shape_ordered`](crate::tile_to_shape_ordered)).
+    ///
+    /// ```
+    /// use tessel_layout::{ComposedLayout, IntTuple};
+    /// // The fp16 MN-major 128B GMMA atom over a 128 x 64 (MN x K) stage, K first.
+    /// let atom: ComposedLayout = "Sw<3,3,3> o (64,8):(1,64)".parse().unwrap();
+    /// let stage = atom.tile_to_shape_ordered(&IntTuple::from_ints([128, 64]), &IntTuple::from_ints([1, 0])).unwrap();
+    /// assert_eq!(stage.to_string(), "Sw<3,3,3> o ((64,2),(8,8)):((1,4096),(64,512))");
+    /// ```
+    pub fn tile_to_shape_ordered(
+        &self,
+        shape: &IntTuple,
+        order: &IntTuple,
+    ) -> Result<ComposedLayout> {
+        let layout = crate::tile_to_shape_ordered(&self.layout, shape, order)
+            .map_err(|e| e.context(format!("tile_to_shape of {self}")))?;
+        Ok(ComposedLayout::new(
+            self.swizzles.clone(),
+            self.offset,
+            layout,
+        ))
+    }
+
     /// Re-expresses the layout in elements `factor` times narrower (CuTe's `downcast<N>`).
     ///
     /// ```

@@ -264,7 +264,7 @@
 //! | logical / zipped / tiled / flat divide | [`algebra::divide`](mod@algebra::divide) |
 //! | logical / zipped / tiled / flat / blocked / raked product | [`algebra::product`](mod@algebra::product) |
 //! | tilers (one layout, or one per mode) | [`algebra::tiler`](mod@algebra::tiler) ([`Tiler`]) |
-//! | make_ordered_layout, tile_to_shape | [`algebra::ordered`](mod@algebra::ordered) |
+//! | make_ordered_layout, tile_to_shape, tile_to_shape_ordered | [`algebra::ordered`](mod@algebra::ordered) |
 //! | right_inverse, left_inverse, nullspace | [`algebra::inverse`](mod@algebra::inverse) |
 //! | max_common_vector, max_common_layout, is_injective, is_bijective | [`algebra::vector`](mod@algebra::vector) |
 //! | upcast, downcast | [`algebra::cast`](mod@algebra::cast) |

@@ -11,8 +11,8 @@ use proptest::prelude::*;
 use tessel_layout::{
     ErrorKind, IntTuple, Layout, Tiler, blocked_product, coalesce, complement_to_shape,
     composition, downcast, flat_divide, is_bijective, is_injective, logical_divide,
-    logical_product, max_common_layout, max_common_vector, raked_product, tile_to_shape,
-    tiled_divide, upcast, zipped_divide,
+    logical_product, make_ordered_layout, max_common_layout, max_common_vector, raked_product,
+    tile_to_shape, tile_to_shape_ordered, tiled_divide, upcast, zipped_divide,
 };
 
 // ---------------------------------------------------------------- divides and products
@@ -119,6 +119,25 @@ proptest! {
     fn tile_to_shape_covers_the_target(a in compact_permuted(), reps in prop::collection::vec(1i64..=3, 4)) {
         let target: Vec<i64> = a.modes().iter().zip(&reps).map(|(m, r)| m.size() * r).collect();
         let t = tile_to_shape(&a, &IntTuple::from_ints(target.clone())).unwrap();
+        prop_assert_eq!(tile_sizes(&t), target);
+        prop_assert!(is_bijective(&t).unwrap());
+    }
+
+    // CuTe include/cute/layout.hpp: tile_to_shape(block, shape, order) is
+    // blocked_product(block, make_ordered_layout(product_shape, order)).
+    #[test]
+    fn tile_to_shape_ordered_is_the_blocked_product_of_the_ordered_repeats(
+        a in compact_permuted(),
+        reps in prop::collection::vec(1i64..=3, 4),
+        perm in Just((0i64..4).collect::<Vec<_>>()).prop_shuffle(),
+    ) {
+        let rank = a.rank();
+        let target: Vec<i64> = a.modes().iter().zip(&reps).map(|(m, r)| m.size() * r).collect();
+        let order: Vec<i64> = perm.iter().copied().filter(|&p| (p as usize) < rank).collect();
+        let t = tile_to_shape_ordered(&a, &IntTuple::from_ints(target.clone()), &IntTuple::from_ints(order.clone())).unwrap();
+        let repeats: Vec<i64> = reps[..rank].to_vec();
+        let tiles = make_ordered_layout(&IntTuple::from_ints(repeats), &IntTuple::from_ints(order)).unwrap();
+        prop_assert_eq!(&t, &blocked_product(&a, &tiles).unwrap());
         prop_assert_eq!(tile_sizes(&t), target);
         prop_assert!(is_bijective(&t).unwrap());
     }

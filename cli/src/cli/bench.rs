@@ -88,6 +88,52 @@ pub struct Args {
     /// sgemm: the inner dimension
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(i64).range(1..=65536))]
     pub k: Option<i64>,
+    /// gemm: the library GEMM (sm_90) next to cuBLAS on these shapes instead of the default
+    /// rows: MxNxK, comma-separated, or @FILE (shapes separated by commas or whitespace)
+    #[arg(long, value_name = "MxNxK,...|@FILE", value_parser = parse_shapes)]
+    pub shapes: Option<Vec<(i64, i64, i64)>>,
+    /// gemm --shapes: the orders of A and B, comma-separated (r row-major, c column-major;
+    /// default rc)
+    #[arg(long, value_name = "rc,rr,cc,cr")]
+    pub orders: Option<String>,
+    /// gemm --shapes: input-output types, comma-separated (default: f16-f32,bf16-f32,f16-f16,bf16-bf16,f16-bf16,bf16-f16)
+    #[arg(long, value_name = "IN-OUT,...")]
+    pub types: Option<String>,
+}
+
+/// Parses the value of `--shapes`: `MxNxK` shapes separated by commas or whitespace, or
+/// `@FILE` holding them; every extent in `1..=2^20`.
+fn parse_shapes(text: &str) -> std::result::Result<Vec<(i64, i64, i64)>, String> {
+    let owned;
+    let list = match text.strip_prefix('@') {
+        Some(path) => {
+            owned = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read the shapes file {path}: {e}"))?;
+            owned.as_str()
+        }
+        None => text,
+    };
+    let one = |t: &str| {
+        t.parse::<i64>()
+            .ok()
+            .filter(|v| (1..=1 << 20).contains(v))
+            .ok_or_else(|| format!("expected MxNxK with 1 <= extents <= 2^20, got '{t}'"))
+    };
+    let shapes: Vec<_> = list
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|t| !t.is_empty())
+        .map(|t| {
+            let e: Vec<&str> = t.split('x').collect();
+            match e.as_slice() {
+                [m, n, k] => Ok((one(m)?, one(n)?, one(k)?)),
+                _ => Err(format!("expected MxNxK, got '{t}'")),
+            }
+        })
+        .collect::<std::result::Result<_, _>>()?;
+    if shapes.is_empty() {
+        return Err("no shapes given".into());
+    }
+    Ok(shapes)
 }
 
 impl Suite {
@@ -118,6 +164,9 @@ fn check_options(args: &Args) -> Result<()> {
         ("--m", args.m.is_some(), suite == Sgemm),
         ("--n", args.n.is_some(), suite == Sgemm),
         ("--k", args.k.is_some(), suite == Sgemm),
+        ("--shapes", args.shapes.is_some(), suite == Gemm),
+        ("--orders", args.orders.is_some(), args.shapes.is_some()),
+        ("--types", args.types.is_some(), args.shapes.is_some()),
     ];
     for (option, present, applies) in given {
         if present && !applies {
@@ -328,12 +377,14 @@ mod with_kernels {
 
     use tessel_kit::Error;
     use tessel_kit::kernels::bench::{self as kb, BenchOptions, Row};
+    use tessel_kit::kernels::blas::Order;
+    use tessel_kit::kernels::blas::bench::{self as blas_bench, BlasRow};
     use tessel_kit::kernels::gemm::GemmPlan;
     use tessel_kit::kernels::gemm::run::{self as gemm, GemmRow, VsCublas};
     use tessel_kit::kernels::hopper::run::{self as hopper, Sm90Row};
     use tessel_kit::kernels::hopper::{InType, OutType};
     use tessel_kit::kernels::tiled::TiledKind;
-    use tessel_kit::kernels::{DType, Gpu, GpuError};
+    use tessel_kit::kernels::{DType, Element, Gpu, GpuError};
 
     use super::super::json::print_json;
     use super::super::{print, progress};
@@ -400,6 +451,8 @@ mod with_kernels {
         Gemm(Vec<GemmRow>, Vec<Sm90Row>, Vec<String>),
         /// One SGEMM ladder per shape `(M, N, K)`.
         Sgemm(Vec<((i64, i64, i64), Ladder)>),
+        /// The library GEMM next to cuBLAS (`bench gemm --shapes`).
+        Blas(Vec<BlasRow>),
     }
 
     /// The shapes of `bench sgemm`: `--m/--n/--k` (a missing one 4096), else `--size N` (N^3) or
@@ -423,8 +476,56 @@ mod with_kernels {
         (InType::BF16, OutType::BF16),
     ];
 
+    /// Input and output type.
+    type TypePair = (Element, Element);
+    /// Orders of A and B.
+    type OrderPair = (Order, Order);
+
+    /// The type pairs and orders of `bench gemm --shapes`.
+    fn blas_variants(args: &Args) -> Outcome<(Vec<TypePair>, Vec<OrderPair>)> {
+        let types = match &args.types {
+            None => BLAS_TYPES.to_vec(),
+            Some(t) => t
+                .split(',')
+                .map(|pair| {
+                    let parsed = pair.split_once('-').and_then(|(i, o)| {
+                        Some((i.parse::<Element>().ok()?, o.parse::<Element>().ok()?))
+                    });
+                    parsed.ok_or_else(|| {
+                        Failure::Input(Error::invalid(format!(
+                            "--types: expected IN-OUT (e.g. f16-f32), got '{pair}'"
+                        )))
+                    })
+                })
+                .collect::<Outcome<_>>()?,
+        };
+        let orders = args
+            .orders
+            .as_deref()
+            .unwrap_or("rc")
+            .split(',')
+            .map(|o| blas_bench::parse_orders(o).map_err(gpu_error))
+            .collect::<Outcome<_>>()?;
+        Ok((types, orders))
+    }
+
+    /// Input and output types of `bench gemm --shapes` by default.
+    const BLAS_TYPES: [(Element, Element); 6] = [
+        (Element::F16, Element::F32),
+        (Element::BF16, Element::F32),
+        (Element::F16, Element::F16),
+        (Element::BF16, Element::BF16),
+        (Element::F16, Element::BF16),
+        (Element::BF16, Element::F16),
+    ];
+
     fn measure(gpu: &Gpu, args: &Args, progress: &mut dyn Write) -> Outcome<Rows> {
         let opts = options(args);
+        if let (Suite::Gemm, Some(shapes)) = (args.suite, &args.shapes) {
+            let (types, orders) = blas_variants(args)?;
+            let rows = blas_bench::bench(gpu, shapes, &types, &orders, opts.repeats, progress);
+            return rows.map(Rows::Blas).map_err(gpu_error);
+        }
         if args.suite == Suite::Gemm {
             let sizes: Vec<_> = opts.sizes.iter().map(|&(r, c)| (r, c, c)).collect();
             let configs = gemm::bench_configs(gpu).map_err(gpu_error)?;
@@ -541,6 +642,7 @@ mod with_kernels {
                 gemm_table(&gpu.describe(), &rows) + &notes + &sm90_table(&sm90)
             }
             Rows::Sgemm(ladders) => sgemm_table(&gpu.describe(), &ladders),
+            Rows::Blas(rows) => blas_table(&gpu.describe(), &rows),
         };
         Ok(print(out, &table)?)
     }
@@ -611,6 +713,24 @@ mod with_kernels {
         let mut s = format!("device: {device}\n") + &gemm_header("gemm (fp16->fp32)", "tile");
         for r in rows {
             s += &gemm_line(r.size, &r.cfg.to_string(), &r.result);
+        }
+        s
+    }
+
+    /// The library GEMM's rows: types and orders of A and B, the measurement, the kernel.
+    fn blas_table(device: &str, rows: &[BlasRow]) -> String {
+        let mut s =
+            format!("device: {device}\n") + gemm_header("library gemm", "in->out ab").trim_end();
+        s += "  kernel\n";
+        for r in rows {
+            let label = format!(
+                "{}->{} {}",
+                r.input,
+                r.output,
+                blas_bench::orders_name(r.a, r.b)
+            );
+            s += gemm_line(r.size, &label, &r.result).trim_end();
+            s += &format!("  {}\n", r.kernel);
         }
         s
     }
@@ -734,6 +854,18 @@ mod with_kernels {
                 .iter()
                 .flat_map(|(size, l)| l.rows.iter().map(move |r| sgemm_json(*size, l, r)))
                 .collect(),
+            Rows::Blas(rows) => rows
+                .iter()
+                .map(|r| {
+                    let variant = format!(
+                        "{}->{} {}",
+                        r.input,
+                        r.output,
+                        blas_bench::orders_name(r.a, r.b)
+                    );
+                    gemm_json(r.kernel.clone(), variant, r.size, &r.result)
+                })
+                .collect(),
             Rows::Gemm(rows, sm90, _) => rows
                 .iter()
                 .map(|r| {
@@ -786,6 +918,49 @@ mod with_kernels {
     mod tests {
         use super::*;
         use tessel_kit::kernels::timing::Timing;
+
+        #[test]
+        fn gemm_shapes_take_type_pairs_and_orders() {
+            let args = |types: Option<&str>, orders: &str| Args {
+                suite: Suite::Gemm,
+                size: None,
+                dtype: None,
+                repeats: None,
+                profile: false,
+                json: false,
+                m: None,
+                n: None,
+                k: None,
+                shapes: Some(vec![(128, 4096, 4096)]),
+                orders: Some(orders.into()),
+                types: types.map(Into::into),
+            };
+            let (types, orders) = blas_variants(&args(None, "rc")).unwrap();
+            assert_eq!(
+                (types.len(), orders),
+                (6, vec![(Order::RowMajor, Order::ColMajor)])
+            );
+            let (types, orders) = blas_variants(&args(Some("bf16-f32,f16-f16"), "rr,cc")).unwrap();
+            assert_eq!(
+                types,
+                [(Element::BF16, Element::F32), (Element::F16, Element::F16)]
+            );
+            assert_eq!(
+                orders,
+                [
+                    (Order::RowMajor, Order::RowMajor),
+                    (Order::ColMajor, Order::ColMajor)
+                ]
+            );
+            let input = |f: Failure| match f {
+                Failure::Input(e) => e.to_string(),
+                Failure::Gpu(g) => panic!("not an input error: {g}"),
+            };
+            let e = input(blas_variants(&args(Some("f16"), "rc")).unwrap_err());
+            assert!(e.contains("--types: expected IN-OUT"), "{e}");
+            let e = input(blas_variants(&args(None, "tn")).unwrap_err());
+            assert!(e.contains("got 'tn'"), "{e}");
+        }
 
         #[test]
         fn suites_pick_their_kernels() {
@@ -872,6 +1047,9 @@ mod with_kernels {
                 m,
                 n: None,
                 k: None,
+                shapes: None,
+                orders: None,
+                types: None,
             };
             assert_eq!(sgemm_shapes(&args(Some(100), None)), [(100, 4096, 4096)]);
             assert_eq!(
@@ -948,6 +1126,39 @@ mod with_kernels {
                 "{table}"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod shape_lists {
+    use super::parse_shapes;
+
+    #[test]
+    fn shapes_parse_from_a_list_or_a_file_and_bad_ones_are_named() {
+        assert_eq!(
+            parse_shapes("4096x4096x4096,128x4096x4096").unwrap(),
+            [(4096, 4096, 4096), (128, 4096, 4096)]
+        );
+        let file = std::env::temp_dir().join(format!("tessel_shapes_{}", std::process::id()));
+        std::fs::write(&file, "1x4096x14336\n1000x3000x520, 2048x2048x2048\n").unwrap();
+        let got = parse_shapes(&format!("@{}", file.display()));
+        std::fs::remove_file(&file).unwrap();
+        assert_eq!(
+            got.unwrap(),
+            [(1, 4096, 14336), (1000, 3000, 520), (2048, 2048, 2048)]
+        );
+        assert!(
+            parse_shapes("4096x4096")
+                .unwrap_err()
+                .contains("expected MxNxK, got '4096x4096'")
+        );
+        assert!(parse_shapes("0x1x1").unwrap_err().contains("got '0'"));
+        assert!(parse_shapes(",").unwrap_err().contains("no shapes"));
+        assert!(
+            parse_shapes("@/nonexistent/shapes")
+                .unwrap_err()
+                .contains("cannot read")
+        );
     }
 }
 

@@ -6,28 +6,29 @@ use tessel_layout::ComposedLayout;
 use tessel_layout::bank::{BankReport, SmemOp, analyze_indices};
 use tessel_layout::gmma::{Major, SwizzleMode};
 
-use super::{BK, BN, Epilogue, OutType, Sm90Plan};
+use super::{BK, Epilogue, OutType, Sm90Plan};
 use crate::error::{GpuError, GpuResult};
 use crate::tma::{TmaMatrix, TmaPlan};
 
 impl Sm90Plan {
-    /// The TMA store of the epilogue's chunks (box `C_COLS x rows` of C, 128B swizzle, proven
-    /// to read `c_box`, whose rows it takes from mode 0), or `None` where TMA cannot address C:
-    /// its row pitch is not a multiple of 16 bytes.
+    /// The TMA store of the epilogue's chunks (box `C_COLS x rows` of D, `m x n` with leading
+    /// dimension `ld`, 128B swizzle, proven to read `c_box`, whose rows it takes from mode 0),
+    /// or `None` where TMA cannot address D: its row pitch is not a multiple of 16 bytes.
     pub(crate) fn c_store_tma(
         m: i64,
         n: i64,
+        ld: i64,
         output: OutType,
         c_box: &ComposedLayout,
     ) -> GpuResult<Option<TmaPlan>> {
         let elem = output.tma();
-        if (n * elem.bytes()) % 16 != 0 {
+        if (ld * elem.bytes()) % 16 != 0 {
             return Ok(None);
         }
         let matrix = TmaMatrix {
             rows: m,
             cols: n,
-            ld: n,
+            ld,
             elem,
         };
         let rows = c_box.layout().mode(0)?.size();
@@ -53,12 +54,13 @@ impl Sm90Plan {
     pub(super) fn check_c_frag(&self) -> GpuResult<()> {
         let f = &self.c_frag;
         let (threads, values) = (f.mode(0)?.size(), f.mode(1)?.size());
-        let mut seen = vec![false; (64 * BN) as usize];
+        let bn = self.bn();
+        let mut seen = vec![false; (64 * bn) as usize];
         for t in 0..threads {
             for v in 0..values {
                 let off = f.offset(t + threads * v)?;
                 let slot = seen.get_mut(off as usize).ok_or_else(|| {
-                    GpuError::InvalidArgument(format!("C fragment offset {off} outside 64 x {BN}"))
+                    GpuError::InvalidArgument(format!("C fragment offset {off} outside 64 x {bn}"))
                 })?;
                 if *slot {
                     return Err(GpuError::InvalidArgument(format!(
@@ -76,7 +78,7 @@ impl Sm90Plan {
         }
         if threads != 128 || seen.iter().any(|s| !s) {
             return Err(GpuError::InvalidArgument(format!(
-                "the C fragment {f} does not cover the 64 x {BN} tile with 128 threads"
+                "the C fragment {f} does not cover the 64 x {bn} tile with 128 threads"
             )));
         }
         Ok(())
@@ -92,15 +94,15 @@ impl Sm90Plan {
         128 / output.bytes() as i64
     }
 
-    /// Chunks of the consumer's 64 x 256 tile in the shared-memory epilogue (`BN / c_cols`:
-    /// 8 for fp32, 4 for 16-bit outputs).
+    /// Chunks of the consumer's 64 x BN tile in the shared-memory epilogue (`BN / c_cols`:
+    /// 8 for fp32, 4 for 16-bit outputs of the 256-wide tile).
     pub(super) fn c_chunks(&self) -> i64 {
-        BN / Self::c_cols(self.output)
+        self.bn() / Self::c_cols(self.output)
     }
 
     /// Accumulator values of one thread per epilogue chunk (`ACC / c_chunks`).
     pub(super) fn c_vals(&self) -> i64 {
-        self.c_frag.mode(1).map_or(0, |m| m.size()) * Self::c_cols(self.output) / BN
+        self.c_frag.mode(1).map_or(0, |m| m.size()) * Self::c_cols(self.output) / self.bn()
     }
 
     /// The shared-memory element index (of [`Sm90Plan::c_smem`]'s domain) of value `v` of

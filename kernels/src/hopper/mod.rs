@@ -1,41 +1,50 @@
 //! A Hopper (sm_90a) GEMM written with the tensor layer ([`crate::layer`]): TMA loads through
 //! an mbarrier pipeline, `wgmma.mma_async` over shared-memory descriptors, warp specialization
-//! and a persistent tile scheduler.
+//! and a persistent tile scheduler; one compiled kernel per configuration ([`Sm90Config`]:
+//! types, operand majors, tile, epilogue), the problem's extents run-time values.
 //!
-//! Computes `C = A * B^T` ("TN", as [`crate::gemm`]): `A` is `M x K` and `B` is `N x K`, both
-//! row-major (K-contiguous), fp16 or bf16 ([`InType`]); `C` is `M x N` row-major, fp32, fp16 or
-//! bf16 ([`OutType`]); accumulation in fp32. Any `M`, `N` >= 1; `K` a multiple of 8 (TMA needs
-//! 16-byte row pitches).
+//! Computes `D = alpha A B + beta C` with `A` `M x K` (K-major: row-major, or M-major:
+//! column-major), `B` `K x N` (K-major: stored `N x K` row-major, or N-major: row-major `K x N`),
+//! fp16 or bf16 ([`InType`]); `D` and `C` `M x N` row-major, fp32, fp16 or bf16 ([`OutType`]);
+//! accumulation in fp32. Any `M`, `N`, `K` >= 1; the leading dimensions and base addresses
+//! TMA can address (16-byte pitches and alignment). `C = A * B^T` with both operands K-major
+//! ("TN", as [`crate::gemm`]) is [`Sm90Plan::new`].
 //!
 //! Design (the kernel body is `kernels/cuda/gemm_sm90.cu`; the design choices and the
 //! variants measured against them are in `docs/decisions.md`):
-//! - a block of 384 threads computes 128 x 256 tiles of C, one block per SM, looping over the
-//!   tiles in a grouped order ([`crate::tiled::raster_layout`], groups of [`RASTER_GROUP`]);
-//! - warpgroup 0 is the producer: one thread loads each 64-wide k-tile of A (a 128 x 64 box)
-//!   and B (256 x 64) with `cp.async.bulk.tensor` into a ring of [`STAGES`] stages, signalled
-//!   by `full`/`empty` mbarriers (the layer's `tessel::sm90::Pipeline`); it gives up registers
-//!   (`setmaxnreg.dec` to [`PRODUCER_REGS`]);
+//! - a block of 384 threads computes 128 x `BN` tiles of D ([`Sm90Tile`]: 128 x 256 or
+//!   128 x 128), one block per SM, looping over units of work: the tiles in a grouped order
+//!   (the run-time [`crate::tiled::GroupedRaster`] of [`crate::tiled::raster_layout`], groups
+//!   of [`RASTER_GROUP`]), each tile's k-tiles split in `splits` ranges when the caller asks
+//!   for split-K (the partial sums then go to an fp32 workspace that another kernel reduces);
+//! - warpgroup 0 is the producer: one thread loads each 64-wide k-tile of A and B with
+//!   `cp.async.bulk.tensor` (one box per operand when it is K-major; one 64-wide box per 64
+//!   rows of M or N when it is MN-major, the 128B swizzle spanning 64 elements) into a ring of
+//!   stages, signalled by `full`/`empty` mbarriers (the layer's `tessel::sm90::Pipeline`); it
+//!   gives up registers (`setmaxnreg.dec` to [`PRODUCER_REGS`]);
 //! - warpgroups 1 and 2 are consumers (`setmaxnreg.inc` to [`CONSUMER_REGS`]): each owns 64
-//!   rows of the tile and runs `tessel::gemm` of the tiled MMA (two `m64n256k16` atoms along M)
-//!   over the stage's descriptor tensors, keeping one k-tile of wgmmas in flight, then writes
-//!   its 64 x 256 accumulators to C: through shared memory in chunks of 64 rows x 128 bytes
+//!   rows of the tile and runs `tessel::gemm` of the tiled MMA (two `m64nBNk16` atoms along M)
+//!   over the stage's descriptor tensors (each descriptor's major gives wgmma's transpose
+//!   immediate), keeping one k-tile of wgmmas in flight, then scales its accumulators by alpha
+//!   (adding beta C, read at each accumulator's place, when the configuration reads C) and
+//!   writes them to D: through shared memory in chunks of 64 rows x 128 bytes
 //!   (`st.shared.v2` for fp32, its lanes taking the column pairs in a lane-dependent order,
 //!   [`Sm90Plan::c_flip`]; `stmatrix` through a tiled copy for 16-bit outputs) into a
 //!   128B-swizzled buffer ([`Sm90Plan::c_smem`], proven conflict-free by the bank model) that a
-//!   TMA store copies to C (clipping ragged `M`, `N`), two buffers per consumer; or, where TMA
-//!   cannot address C (row pitches not a multiple of 16 bytes), with predicated stores from the
-//!   registers ([`Epilogue::Direct`]).
+//!   TMA store copies to D (clipping ragged `M`, `N`), two buffers per consumer; or, where TMA
+//!   cannot address D, with predicated stores from the registers ([`Epilogue::Direct`]).
 //!
-//! Every shared layout is `smem_atom(Major::K, SwizzleMode::B128, 16)` tiled over the stages
-//! with `tile_to_shape`. [`Sm90Plan::new`] proves on the host that the TMA boxes write exactly
-//! those layouts ([`crate::tma::TmaPlan`]); the tensor layer derives the wgmma descriptors of
-//! every block of every stage with `gmma_descriptor` (each verified element by element) and
-//! emits them as a tensor whose layout is the start address.
+//! Every shared layout is a GMMA atom (`smem_atom(major, SwizzleMode::B128, 16)`) tiled over
+//! the stages (MN-major ones K first, so that each 64-wide slice of MN is one TMA box).
+//! [`Sm90Plan`] proves on the host that the TMA boxes write exactly those layouts
+//! ([`crate::tma::TmaPlan`], every box of a stage); the tensor layer derives the wgmma
+//! descriptors of every block of every stage with `gmma_descriptor` (each verified element by
+//! element) and emits them as a tensor whose layout is the start address.
 //!
 //! Where things are: [`Sm90Plan`] (here) derives and proves the stages and boxes, its epilogue
-//! (`epilogue.rs`) the chunks, their bank behaviour and the TMA store of C; `source.rs`
-//! declares the kernel's tensors, copies and MMA; [`run`] launches and verifies the kernel next
-//! to cuBLAS.
+//! (`epilogue.rs`) the chunks, their bank behaviour and the TMA store of D; `source.rs`
+//! declares the kernel's tensors, copies, MMA and run-time values; [`run`] launches and
+//! verifies the kernel next to cuBLAS.
 //!
 //! ```
 //! use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
@@ -45,6 +54,9 @@
 //! let d = plan.desc_b()[1];
 //! assert_eq!((d.start_address, d.leading_byte_offset, d.stride_byte_offset), (32, 16, 1024));
 //! assert!(Sm90Plan::new(128, 256, 100, InType::F16, OutType::F32).is_err()); // K % 8 != 0
+//! // The kernel is the same for every shape of its configuration.
+//! let other = Sm90Plan::new(4096, 512, 64, InType::F16, OutType::F32).unwrap();
+//! assert_eq!(plan.kernel().unwrap().source(), other.kernel().unwrap().source());
 //! ```
 
 mod epilogue;
@@ -52,7 +64,8 @@ pub mod run;
 mod source;
 mod types;
 
-pub use types::{Epilogue, InType, OutType};
+pub use source::{ARGS, Sm90Args};
+pub use types::{Epilogue, InType, OutType, Sm90Config, Sm90Tile};
 
 use tessel_layout::atom::mma_atom;
 use tessel_layout::gmma::{GmmaDescriptor, Major, SwizzleMode, smem_atom};
@@ -76,7 +89,7 @@ pub const BODY: &str = include_str!("../../cuda/gemm_sm90.cu");
 /// assert_eq!(tessel_kernels::hopper::BM, 2 * 64);
 /// ```
 pub const BM: i64 = 128;
-/// Block tile columns (the N of one wgmma).
+/// Block tile columns of the large tile (the N of one wgmma; [`Sm90Tile::bn`] in general).
 ///
 /// ```
 /// assert_eq!(tessel_kernels::hopper::BN, 256);
@@ -94,7 +107,8 @@ pub const BK: i64 = 64;
 /// assert_eq!(tessel_kernels::hopper::BK / tessel_kernels::hopper::WGMMA_K, 4);
 /// ```
 pub const WGMMA_K: i64 = 16;
-/// Pipeline stages (4 x 48 KiB of shared memory).
+/// Pipeline stages of the large tile (4 x 48 KiB of shared memory; [`Sm90Tile::stages`] in
+/// general).
 ///
 /// ```
 /// assert_eq!(tessel_kernels::hopper::STAGES, 4);
@@ -134,8 +148,37 @@ pub const RASTER_GROUP: i64 = 16;
 /// assert_eq!(tessel_kernels::hopper::C_BUFS, 2);
 /// ```
 pub const C_BUFS: i64 = 2;
+/// MN elements of one TMA box of an MN-major operand: the 128 bytes of a 128B-swizzled row.
+///
+/// ```
+/// assert_eq!(tessel_kernels::hopper::MN_BOX * 2, 128);
+/// ```
+pub const MN_BOX: i64 = 64;
 
-/// Everything the Hopper kernel computes, derived and checked on the host.
+/// How one operand's stage is loaded: the TMA box (proven to write the stage's first `box_mn`
+/// rows of MN), and how many boxes fill a stage (`boxes`, each `box_mn` rows of MN further
+/// and `box_bytes` further in shared memory, proven for every element).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OperandLoad {
+    /// The operand's contiguous mode.
+    pub major: Major,
+    /// The tensor map recipe of one box.
+    pub tma: TmaPlan,
+    /// Boxes per stage.
+    pub boxes: i64,
+    /// MN rows per box.
+    pub box_mn: i64,
+}
+
+impl OperandLoad {
+    /// Bytes of one box.
+    pub fn box_bytes(&self) -> i64 {
+        self.tma.box_bytes()
+    }
+}
+
+/// Everything the Hopper kernel computes, derived and checked on the host: the configuration's
+/// layouts, proofs and kernel, and one problem's shape (its tensor maps and tile order).
 ///
 /// ```
 /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
@@ -146,9 +189,9 @@ pub const C_BUFS: i64 = 2;
 /// ```
 #[derive(Clone, Debug)]
 pub struct Sm90Plan {
-    /// Rows of A and C.
+    /// Rows of A and D.
     pub m: i64,
-    /// Rows of B, columns of C.
+    /// Columns of B and D.
     pub n: i64,
     /// The reduction extent.
     pub k: i64,
@@ -156,31 +199,37 @@ pub struct Sm90Plan {
     pub input: InType,
     /// Output type.
     pub output: OutType,
-    /// One stage of A: `smem_atom(K, 128B, 16)` tiled over `(BM, BK)` (mode 0 M, mode 1 K).
+    /// The compiled kernel's configuration.
+    pub config: Sm90Config,
+    /// One stage of A: a GMMA atom of A's major tiled over `(BM, BK)` (mode 0 M, mode 1 K).
     pub a_stage: ComposedLayout,
     /// One stage of B, tiled over `(BN, BK)`.
     pub b_stage: ComposedLayout,
-    /// A's tensor map recipe (box 64 x 128), proven to write `a_stage`.
+    /// A's tensor map recipe (one box), proven to write its part of `a_stage`.
     pub a_tma: TmaPlan,
-    /// B's tensor map recipe (box 64 x 256), proven to write `b_stage`.
+    /// B's tensor map recipe (one box).
     pub b_tma: TmaPlan,
+    /// A's loads: the box and how many fill a stage.
+    pub a_load: OperandLoad,
+    /// B's loads.
+    pub b_load: OperandLoad,
     /// Block tile order: iteration `i` of the persistent loop -> tile index `ty + TY * tx`.
     pub raster: Layout,
     /// Tile index -> first row.
     pub tile_m0: Layout,
     /// Tile index -> first column.
     pub tile_n0: Layout,
-    /// The GMMA atom's C layout: (thread, value) -> `m + 64 n` in the 64 x 256 tile.
+    /// The GMMA atom's C layout: (thread, value) -> `m + 64 n` in the 64 x BN tile.
     pub c_frag: Layout,
-    /// C's row-major offsets `(M, N):(N, 1)`.
+    /// D's row-major offsets `(M, N):(N, 1)`.
     pub g_c: Layout,
-    /// How C is written: [`Epilogue::TmaStore`], or [`Epilogue::Direct`] where TMA cannot
-    /// address C.
+    /// How D is written: [`Epilogue::TmaStore`], or [`Epilogue::Direct`] where TMA cannot
+    /// address D.
     pub epilogue: Epilogue,
     /// One epilogue chunk in shared memory: `smem_atom(K, 128B, bits)` tiled over
     /// `(64, C_COLS)` (mode 0 row, mode 1 column; 128-byte rows).
     pub c_smem: ComposedLayout,
-    /// C's tensor map recipe (box `C_COLS x 64`), proven to read `c_smem`; `None` for the
+    /// D's tensor map recipe (box `C_COLS x 64`), proven to read `c_smem`; `None` for the
     /// direct epilogue.
     pub c_tma: Option<TmaPlan>,
     /// The fp32 epilogue's pair order `(mask, bit)`: at step `u` (an even value index of the
@@ -193,7 +242,7 @@ pub struct Sm90Plan {
     /// value `v ^ mask` for every thread that flips (the kernel XORs the address instead of
     /// recomputing it); 0 without one.
     pub c_flip_xor: i64,
-    /// The tiled MMA of the two consumers: two GMMA atoms (`m64n256k16`, shared-memory
+    /// The tiled MMA of the two consumers: two GMMA atoms (`m64nBNk16`, shared-memory
     /// operands) along M.
     pub mma: TiledMma,
 }
@@ -201,6 +250,21 @@ pub struct Sm90Plan {
 /// `ceil(x / d)` for positive `x` and `d`.
 fn ceil_div(x: i64, d: i64) -> i64 {
     (x + d - 1) / d
+}
+
+/// The matrix a tensor map of an operand describes: `mn x k` elements, `ld` apart along the
+/// non-contiguous mode (K-major: rows of K; MN-major: rows of MN).
+fn operand_matrix(major: Major, mn: i64, k: i64, ld: i64, input: InType) -> TmaMatrix {
+    let (rows, cols) = match major {
+        Major::K => (mn, k),
+        Major::MN => (k, mn),
+    };
+    TmaMatrix {
+        rows,
+        cols,
+        ld,
+        elem: input.tma(),
+    }
 }
 
 impl Sm90Plan {
@@ -212,7 +276,9 @@ impl Sm90Plan {
     /// ```
     pub const K_STEP_BYTES: i64 = 32;
 
-    /// The plan of `C (M x N) = A (M x K) * B^T (N x K)`. Errors: `M` or `N` outside
+    /// The plan of `C (M x N) = A (M x K) * B^T (N x K)`, both operands K-major with leading
+    /// dimension `K`, `C` with leading dimension `N` (written by TMA where its rows are a
+    /// multiple of 16 bytes, else by the direct epilogue). Errors: `M` or `N` outside
     /// `1..2^31`, `K` not a positive multiple of 8 below `2^31`, or any layout check failing.
     ///
     /// ```
@@ -239,46 +305,87 @@ impl Sm90Plan {
                  16-byte pitches)"
             )));
         }
-        let atom = smem_atom(Major::K, SwizzleMode::B128, 16)?;
-        let a_stage = atom.tile_to_shape(&IntTuple::from_ints([BM, BK]))?;
-        let b_stage = atom.tile_to_shape(&IntTuple::from_ints([BN, BK]))?;
-        let elem = input.tma();
-        let a_tma = TmaPlan::new(
-            TmaMatrix {
-                rows: m,
-                cols: k,
-                ld: k,
-                elem,
-            },
-            [BK, BM],
-            SwizzleMode::B128,
-            &a_stage,
-            Major::K,
-        )?;
-        let b_tma = TmaPlan::new(
-            TmaMatrix {
-                rows: n,
-                cols: k,
-                ld: k,
-                elem,
-            },
-            [BK, BN],
-            SwizzleMode::B128,
-            &b_stage,
-            Major::K,
-        )?;
-        let gmma = mma_atom(input.atom())?;
-        let c_frag = gmma.c_layout().clone();
-        let mma = make_tiled_mma(&gmma, &"(2,1,1):(1,0,0)".parse()?, &[])?;
-        let (ty, tx) = (ceil_div(m, BM), ceil_div(n, BN));
-        let c_cols = Self::c_cols(output);
-        let c_smem = smem_atom(Major::K, SwizzleMode::B128, 8 * output.tma().bytes())?
-            .tile_to_shape(&IntTuple::from_ints([64, c_cols]))?;
-        let c_tma = Self::c_store_tma(m, n, output, &c_smem)?;
-        let epilogue = if c_tma.is_some() {
+        let epilogue = if (n * output.bytes() as i64) % 16 == 0 {
             Epilogue::TmaStore
         } else {
             Epilogue::Direct
+        };
+        let config = Sm90Config {
+            epilogue,
+            ..Sm90Config::tn(input, output)
+        };
+        Self::with_shape(m, n, k, [k, k, n], config)
+    }
+
+    /// The plan of configuration `config` for its kernel alone: a one-tile problem stands for
+    /// every shape (the kernel does not depend on it; a call's tensor maps come from
+    /// [`TmaPlan::for_matrix`] of the boxes proven here).
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Config, Sm90Plan};
+    /// use tessel_layout::gmma::Major;
+    /// let c = Sm90Config { a_major: Major::MN, b_major: Major::MN, ..Sm90Config::tn(InType::F16, OutType::F32) };
+    /// let p = Sm90Plan::for_config(c).unwrap();
+    /// // M-major A: two 64-row boxes per 128-row stage; N-major B: four.
+    /// assert_eq!((p.a_load.boxes, p.b_load.boxes), (2, 4));
+    /// assert_eq!(p.kernel().unwrap().name(), "gemm_sm90_am_bn_f16_f32_128x256_tma");
+    /// ```
+    pub fn for_config(config: Sm90Config) -> GpuResult<Sm90Plan> {
+        let bn = config.tile.bn();
+        let ld = |major: Major, mn: i64| if major == Major::K { BK } else { mn };
+        Self::with_shape(
+            BM,
+            bn,
+            BK,
+            [ld(config.a_major, BM), ld(config.b_major, bn), bn],
+            config,
+        )
+    }
+
+    /// The plan of configuration `config` for an `m x n x k` problem whose A, B and D have the
+    /// leading dimensions `ld` (elements between rows of A, B, D as stored: K-major A has rows
+    /// of K, M-major A rows of M, and so on).
+    pub fn with_shape(
+        m: i64,
+        n: i64,
+        k: i64,
+        ld: [i64; 3],
+        config: Sm90Config,
+    ) -> GpuResult<Sm90Plan> {
+        let (input, output) = (config.input, config.output);
+        let bn = config.tile.bn();
+        let a_stage = Self::stage_layout(config.a_major, input, &[BM, BK])?;
+        let b_stage = Self::stage_layout(config.b_major, input, &[bn, BK])?;
+        let a_load = Self::operand_load(
+            &a_stage,
+            operand_matrix(config.a_major, m, k, ld[0], input),
+            config.a_major,
+        )?;
+        let b_load = Self::operand_load(
+            &b_stage,
+            operand_matrix(config.b_major, n, k, ld[1], input),
+            config.b_major,
+        )?;
+        let gmma = mma_atom(&input.gmma_atom(bn))?;
+        let c_frag = gmma.c_layout().clone();
+        let mma = make_tiled_mma(&gmma, &"(2,1,1):(1,0,0)".parse()?, &[])?;
+        let (ty, tx) = (ceil_div(m, BM), ceil_div(n, bn));
+        let c_cols = Self::c_cols(output);
+        let c_smem = smem_atom(Major::K, SwizzleMode::B128, 8 * output.tma().bytes())?
+            .tile_to_shape(&IntTuple::from_ints([64, c_cols]))?;
+        let c_tma = match config.epilogue {
+            Epilogue::TmaStore => {
+                let t = Self::c_store_tma(m, n, ld[2], output, &c_smem)?;
+                Some(t.ok_or_else(|| {
+                    GpuError::InvalidArgument(format!(
+                        "{}: TMA cannot store D ({n} columns, leading dimension {} of {output}: \
+                         rows must be a multiple of 16 bytes); use the direct epilogue",
+                        config.kernel_name(),
+                        ld[2]
+                    ))
+                })?)
+            }
+            Epilogue::Direct => None,
         };
         let mut plan = Sm90Plan {
             m,
@@ -286,16 +393,19 @@ impl Sm90Plan {
             k,
             input,
             output,
+            config,
+            a_tma: a_load.tma.clone(),
+            b_tma: b_load.tma.clone(),
             a_stage,
             b_stage,
-            a_tma,
-            b_tma,
+            a_load,
+            b_load,
             raster: raster_layout(ty, tx, RASTER_GROUP)?,
             tile_m0: Layout::new(IntTuple::from_ints([ty, tx]), IntTuple::from_ints([BM, 0]))?,
-            tile_n0: Layout::new(IntTuple::from_ints([ty, tx]), IntTuple::from_ints([0, BN]))?,
+            tile_n0: Layout::new(IntTuple::from_ints([ty, tx]), IntTuple::from_ints([0, bn]))?,
             c_frag,
-            g_c: Layout::new(IntTuple::from_ints([m, n]), IntTuple::from_ints([n, 1]))?,
-            epilogue,
+            g_c: Layout::new(IntTuple::from_ints([m, n]), IntTuple::from_ints([ld[2], 1]))?,
+            epilogue: config.epilogue,
             c_smem,
             c_tma,
             c_flip: (0, 0),
@@ -308,16 +418,100 @@ impl Sm90Plan {
         Ok(plan)
     }
 
+    /// Columns of the tile (`BN` of its configuration).
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
+    /// assert_eq!(Sm90Plan::new(8, 8, 8, InType::F16, OutType::F32).unwrap().bn(), 256);
+    /// ```
+    pub fn bn(&self) -> i64 {
+        self.config.tile.bn()
+    }
+
+    /// Pipeline stages of the configuration.
+    pub fn stages(&self) -> i64 {
+        self.config.tile.stages()
+    }
+
+    /// A stage (`shape`: MN, K and optionally the stage count) of an operand of `major`: the
+    /// 128B GMMA atom tiled over it, K first for MN-major operands (each 64-wide slice of MN
+    /// one contiguous block, the TMA box).
+    fn stage_layout(major: Major, input: InType, shape: &[i64]) -> GpuResult<ComposedLayout> {
+        let atom = smem_atom(major, SwizzleMode::B128, input.bits())?;
+        let shape = IntTuple::from_ints(shape.iter().copied());
+        Ok(match major {
+            Major::K => atom.tile_to_shape(&shape)?,
+            Major::MN => {
+                let order: Vec<i64> = (0..shape.rank() as i64)
+                    .map(|i| match i {
+                        0 => 1,
+                        1 => 0,
+                        i => i,
+                    })
+                    .collect();
+                atom.tile_to_shape_ordered(&shape, &IntTuple::from_ints(order))?
+            }
+        })
+    }
+
+    /// The loads of an operand's stage (`stage`: `(MN, BK)`) from `matrix`: one box for a
+    /// K-major operand (`BK` x MN, innermost K), `MN / MN_BOX` boxes for an MN-major one
+    /// (`MN_BOX` x `BK`, innermost MN); box 0 is proven to write the stage's first rows
+    /// ([`TmaPlan::new`]) and box `j` to write rows `j MN_BOX ..` at `j` box sizes further,
+    /// element by element.
+    fn operand_load(
+        stage: &ComposedLayout,
+        matrix: TmaMatrix,
+        major: Major,
+    ) -> GpuResult<OperandLoad> {
+        let mn = stage.layout().mode(0)?.size();
+        let (box_mn, box_dims) = match major {
+            Major::K => (mn, [BK, mn]),
+            Major::MN => (MN_BOX, [MN_BOX, BK]),
+        };
+        let part = stage.compose(&Layout::new(
+            IntTuple::from_ints([box_mn, BK]),
+            IntTuple::from_ints([1, mn]),
+        )?)?;
+        let tma = TmaPlan::new(matrix, box_dims, SwizzleMode::B128, &part, major)?;
+        let boxes = mn / box_mn;
+        let box_elems = box_mn * BK;
+        for j in 1..boxes {
+            for kk in 0..BK {
+                for r in 0..box_mn {
+                    let first = stage.offset(r + mn * kk)?;
+                    let here = stage.offset(j * box_mn + r + mn * kk)?;
+                    if here != first + j * box_elems {
+                        return Err(GpuError::InvalidArgument(format!(
+                            "the stage {stage}: element ({}, {kk}) of box {j} is at {here}, \
+                             not {} box sizes after box 0's ({first})",
+                            j * box_mn + r,
+                            j
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(OperandLoad {
+            major,
+            tma,
+            boxes,
+            box_mn,
+        })
+    }
+
     /// The stages of A (`(BM, BK, STAGES)`) as the tensor layer's shared tensor.
     pub(crate) fn a_stages(&self) -> GpuResult<ComposedLayout> {
-        let atom = smem_atom(Major::K, SwizzleMode::B128, 16)?;
-        Ok(atom.tile_to_shape(&IntTuple::from_ints([BM, BK, STAGES]))?)
+        Self::stage_layout(self.config.a_major, self.input, &[BM, BK, self.stages()])
     }
 
     /// The stages of B (`(BN, BK, STAGES)`).
     pub(crate) fn b_stages(&self) -> GpuResult<ComposedLayout> {
-        let atom = smem_atom(Major::K, SwizzleMode::B128, 16)?;
-        Ok(atom.tile_to_shape(&IntTuple::from_ints([BN, BK, STAGES]))?)
+        Self::stage_layout(
+            self.config.b_major,
+            self.input,
+            &[self.bn(), BK, self.stages()],
+        )
     }
 
     /// The descriptors of an operand's blocks: consumer `c`, k-block `kb` of stage 0 at index
@@ -403,14 +597,14 @@ impl Sm90Plan {
         )
     }
 
-    /// Output tiles ([`BM`] x [`BN`]).
+    /// Output tiles ([`BM`] x [`Sm90Plan::bn`]).
     ///
     /// ```
     /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
     /// assert_eq!(Sm90Plan::new(4096, 4096, 64, InType::F16, OutType::F32).unwrap().tiles(), 512);
     /// ```
     pub fn tiles(&self) -> i64 {
-        ceil_div(self.m, BM) * ceil_div(self.n, BN)
+        ceil_div(self.m, BM) * ceil_div(self.n, self.bn())
     }
 
     /// k-tiles (64 wide; the last one zero-filled past K by TMA).
@@ -423,14 +617,15 @@ impl Sm90Plan {
         ceil_div(self.k, BK)
     }
 
-    /// Bytes one stage receives (A box + B box): the transaction count of its `full` barrier.
+    /// Bytes one stage receives (A's boxes and B's): the transaction count of its `full`
+    /// barrier.
     ///
     /// ```
     /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
     /// assert_eq!(Sm90Plan::new(8, 8, 8, InType::F16, OutType::F32).unwrap().stage_bytes(), 48 * 1024);
     /// ```
     pub fn stage_bytes(&self) -> i64 {
-        self.a_tma.box_bytes() + self.b_tma.box_bytes()
+        self.a_load.boxes * self.a_load.box_bytes() + self.b_load.boxes * self.b_load.box_bytes()
     }
 
     /// Dynamic shared memory: the stages, the epilogue buffers, 1 KiB to align them to the
@@ -444,10 +639,10 @@ impl Sm90Plan {
     /// assert_eq!(d.smem_bytes(), 4 * 49152 + 1024 + 64);
     /// ```
     pub fn smem_bytes(&self) -> i64 {
-        STAGES * self.stage_bytes()
+        self.stages() * self.stage_bytes()
             + CONSUMERS * C_BUFS * self.c_buf_bytes()
             + 1024
-            + 2 * STAGES * 8
+            + 2 * self.stages() * 8
     }
 
     /// Bytes of one epilogue buffer (64 rows of 128 bytes; 0 for the direct epilogue). Each

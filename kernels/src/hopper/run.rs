@@ -18,7 +18,7 @@ use cudarc::cublas::{CudaBlas, sys as cublas_sys};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use half::{bf16, f16};
 
-use super::{Epilogue, InType, OutType, Sm90Plan};
+use super::{Epilogue, InType, OutType, Sm90Args, Sm90Plan};
 use crate::Arch;
 use crate::bench::io;
 use crate::device::Gpu;
@@ -73,13 +73,6 @@ impl OutBuffer {
     /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
-    }
-
-    fn arg(&mut self) -> Arg<'_> {
-        match self {
-            OutBuffer::F32(b) => Arg::output(b),
-            OutBuffer::B16(b) => Arg::output(b),
-        }
     }
 
     fn poison(&mut self, gpu: &Gpu) -> GpuResult<()> {
@@ -215,8 +208,9 @@ impl Sm90Buffers {
         })
     }
 
-    /// The kernel's arguments `(tmap_a, tmap_b, tmap_c, C)` (for the direct epilogue, which never
-    /// reads `tmap_c`, A's map fills it). `InvalidArgument` when a tensor map was encoded for
+    /// The kernel's arguments `(tmap_a, tmap_b, tmap_c, args)` (for the direct epilogue, which
+    /// never reads `tmap_c`, A's map fills it; `args` the plan's problem with C as D,
+    /// [`Sm90Args::for_plan`]). `InvalidArgument` when a tensor map was encoded for
     /// another plan.
     ///
     /// ```
@@ -225,9 +219,9 @@ impl Sm90Buffers {
     /// if !tessel_kernels::hopper::run::supported(&gpu) { return }
     /// let plan = Sm90Plan::new(256, 512, 64, InType::F16, OutType::F32).unwrap();
     /// let mut bufs = Sm90Buffers::new(&gpu, &plan, 3).unwrap();
-    /// assert_eq!(bufs.args(&plan).unwrap().len(), 4); // tmap_a, tmap_b, tmap_c, C
+    /// assert_eq!(bufs.args(&gpu, &plan).unwrap().len(), 4); // tmap_a, tmap_b, tmap_c, args
     /// ```
-    pub fn args(&mut self, plan: &Sm90Plan) -> GpuResult<Vec<Arg<'_>>> {
+    pub fn args(&mut self, gpu: &Gpu, plan: &Sm90Plan) -> GpuResult<Vec<Arg<'_>>> {
         if self.map_a.plan() != &plan.a_tma || self.map_b.plan() != &plan.b_tma {
             return Err(GpuError::InvalidArgument(format!(
                 "{}: the tensor maps of A and B were encoded for another plan",
@@ -248,13 +242,14 @@ impl Sm90Buffers {
             // The direct epilogue never reads tmap_c: any valid map fills the parameter.
             &self.map_a
         };
-        let mut args = vec![
+        let d = self.c.device_ptr(gpu);
+        let values = Sm90Args::for_plan(plan, d).values();
+        Ok(vec![
             Arg::TensorMap(&self.map_a),
             Arg::TensorMap(&self.map_b),
             Arg::TensorMap(map_c),
-        ];
-        args.push(self.c.arg());
-        Ok(args)
+            Arg::Values(values),
+        ])
     }
 
     /// C downloaded as fp32 values.
@@ -386,7 +381,7 @@ pub fn run_and_verify<'g>(
 ) -> GpuResult<(Loaded<'g>, Comparison)> {
     let kernel = function(gpu, plan)?;
     bufs.c.poison(gpu)?;
-    kernel.launch(&mut bufs.args(plan)?)?;
+    kernel.launch(&mut bufs.args(gpu, plan)?)?;
     gpu.synchronize()?;
     let c = bufs.c_values(gpu, plan.output)?;
     let rows = checked_rows(plan.m as usize, max_rows);
@@ -583,7 +578,7 @@ pub fn bench(
             // Balanced order: under the card's power cap the one timed second of a pair ran
             // about 0.3% slower (docs/performance.md, "Order").
             let (ours, theirs) = time_pair(|side| match side {
-                Side::Ours => kernel.time(3, repeats, &mut bufs.args(&plan)?),
+                Side::Ours => kernel.time(3, repeats, &mut bufs.args(gpu, &plan)?),
                 Side::Theirs => time_events(gpu, 3, repeats, || {
                     launch_cublas(gpu, &blas, &plan, &mut bufs)
                 }),

@@ -1,22 +1,153 @@
 //! The Hopper GEMM's declaration: the tensors, tiled copy and tiled MMA [`BODY`] names, derived
-//! with the tensor layer from the plan's layouts (each derivation checked), and its constants.
+//! with the tensor layer from the plan's layouts (each derivation checked), its constants, and
+//! its run-time struct `args` ([`Sm90Args`]).
 
 use tessel_layout::atom::{copy_atom, mma_atom};
 use tessel_layout::tiled::{make_tiled_copy_c, make_tiled_mma};
-use tessel_layout::{ComposedLayout, Layout, composition};
+use tessel_layout::{ComposedLayout, Layout};
+
+use tessel_layout::gmma::Major;
 
 use super::{
-    BK, BM, BN, BODY, C_BUFS, CONSUMER_REGS, CONSUMERS, Epilogue, OutType, PRODUCER_REGS, STAGES,
+    BK, BM, BODY, C_BUFS, CONSUMER_REGS, CONSUMERS, Epilogue, MN_BOX, OutType, PRODUCER_REGS,
     Sm90Plan,
 };
 use crate::Arch;
 use crate::error::{GpuError, GpuResult};
-use crate::kernel::{CType, Elem, Kernel, KernelBuilder, Param};
+use crate::kernel::{CType, Elem, Field, Kernel, KernelBuilder, Param, Scalar, Value};
 use crate::layer::{DeviceCopy, DeviceMma, DeviceTensor};
 
+/// The fields of the kernel's run-time struct `args`, in declaration order ([`Sm90Plan::kernel`]
+/// declares them, [`Sm90Args::values`] gives their values).
+pub const ARGS: [&str; 16] = [
+    "d",
+    "c",
+    "ldd",
+    "ldc",
+    "m",
+    "n",
+    "k_tiles",
+    "tiles_m",
+    "tiles_n",
+    "log2_group",
+    "splits",
+    "split_rows",
+    "alpha",
+    "beta",
+    "d_pair",
+    "c_pair",
+];
+
+/// One call of a Hopper GEMM kernel: what the kernel's struct `args` holds besides the tensor
+/// maps (device addresses of D and C, their leading dimensions, the extents, the tile order and
+/// split, the scalars).
+///
+/// ```
+/// use tessel_kernels::hopper::{InType, OutType, Sm90Args, Sm90Plan};
+/// let plan = Sm90Plan::new(1000, 1000, 1000, InType::F16, OutType::F32).unwrap();
+/// let a = Sm90Args::for_plan(&plan, 0x1000);
+/// assert_eq!((a.tiles_m, a.tiles_n, a.k_tiles, a.log2_group), (8, 4, 16, 2));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sm90Args {
+    /// D's device address.
+    pub d: u64,
+    /// C's device address (read when the configuration reads C).
+    pub c: u64,
+    /// D's leading dimension (elements).
+    pub ldd: i64,
+    /// C's leading dimension.
+    pub ldc: i64,
+    /// Rows of D.
+    pub m: i32,
+    /// Columns of D.
+    pub n: i32,
+    /// k-tiles (`ceil(K / BK)`).
+    pub k_tiles: i32,
+    /// Tile rows.
+    pub tiles_m: i32,
+    /// Tile columns.
+    pub tiles_n: i32,
+    /// `log2` of the raster group ([`crate::tiled::GroupedRaster`]).
+    pub log2_group: i32,
+    /// k-ranges per tile (1: no split).
+    pub splits: i32,
+    /// Rows between the slabs of D the splits write (0 without split).
+    pub split_rows: i32,
+    /// Scale of the product.
+    pub alpha: f32,
+    /// Scale of C.
+    pub beta: f32,
+    /// 1 when two adjacent columns of D are one aligned vector (direct stores).
+    pub d_pair: i32,
+    /// 1 when two adjacent columns of C are one aligned vector.
+    pub c_pair: i32,
+}
+
+impl Sm90Args {
+    /// The arguments of the plan's own problem (alpha 1, beta 0, no split, D at `d` with the
+    /// plan's leading dimension).
+    pub fn for_plan(plan: &Sm90Plan, d: u64) -> Sm90Args {
+        let bn = plan.bn();
+        let (ty, tx) = ((plan.m + BM - 1) / BM, (plan.n + bn - 1) / bn);
+        let log2 = crate::tiled::GroupedRaster::new(ty, tx, super::RASTER_GROUP)
+            .map_or(0, |r| r.log2_group() as i32);
+        let ldd = plan
+            .g_c
+            .stride()
+            .leaves()
+            .first()
+            .copied()
+            .unwrap_or(plan.n);
+        let pair = i32::from(d.is_multiple_of(2 * plan.output.bytes() as u64) && ldd % 2 == 0);
+        Sm90Args {
+            d,
+            c: 0,
+            ldd,
+            ldc: 0,
+            m: plan.m as i32,
+            n: plan.n as i32,
+            k_tiles: ((plan.k + BK - 1) / BK) as i32,
+            tiles_m: ty as i32,
+            tiles_n: tx as i32,
+            log2_group: log2,
+            splits: 1,
+            split_rows: 0,
+            alpha: 1.0,
+            beta: 0.0,
+            d_pair: pair,
+            c_pair: 0,
+        }
+    }
+
+    /// The struct's field values in [`ARGS`] order.
+    pub fn values(&self) -> Vec<Value> {
+        vec![
+            Value::Pointer(self.d),
+            Value::Pointer(self.c),
+            Value::I64(self.ldd),
+            Value::I64(self.ldc),
+            Value::I32(self.m),
+            Value::I32(self.n),
+            Value::I32(self.k_tiles),
+            Value::I32(self.tiles_m),
+            Value::I32(self.tiles_n),
+            Value::I32(self.log2_group),
+            Value::I32(self.splits),
+            Value::I32(self.split_rows),
+            Value::F32(self.alpha),
+            Value::F32(self.beta),
+            Value::I32(self.d_pair),
+            Value::I32(self.c_pair),
+        ]
+    }
+}
+
 impl Sm90Plan {
-    /// The kernel, for `sm_90a`, launched over one block per tile ([`run`](super::run)
-    /// launches at most as many as fit on the GPU with [`Kernel::with_grid`]).
+    /// The kernel of the plan's configuration, for `sm_90a` (the same source for every shape),
+    /// with one block; launches set the persistent grid ([`Kernel::with_grid`]: at most one
+    /// block per SM). Parameters: the tensor maps `tmap_a`, `tmap_b`, `tmap_c` (D's, unread by
+    /// the direct epilogue) and the struct `args` ([`ARGS`], [`Sm90Args`]).
     ///
     /// ```
     /// use tessel_kernels::{Arch, hopper::{InType, OutType, Sm90Plan}};
@@ -24,12 +155,21 @@ impl Sm90Plan {
     /// assert_eq!(k.target(), Some(Arch::SM90A));
     /// assert!(k.source().contains("__launch_bounds__(384, 1)"));
     /// assert!(k.source().contains("const __grid_constant__ tessel_tensor_map tmap_a"));
+    /// assert!(k.source().contains("const args_t args"));
     /// ```
     pub fn kernel(&self) -> GpuResult<Kernel> {
+        let config = self.config;
+        let bn = self.bn();
         let header = format!(
-            "Hopper GEMM C = A * B^T, {} in, {} out, {} x {} x {}, tile {BM} x {BN} x {BK}, \
-             {STAGES} stages: generated by tessel-kernels.",
-            self.input, self.output, self.m, self.n, self.k,
+            "Hopper GEMM D = alpha A B + beta C, {} in, {} out, A {}-major, B {}-major, tile {BM} \
+             x {bn} x {BK}, {} stages, {} epilogue{}: generated by tessel-kernels.",
+            self.input,
+            self.output,
+            config.a_major,
+            config.b_major,
+            self.stages(),
+            config.epilogue,
+            if config.source { ", reads C" } else { "" }
         );
         // The descriptors add k-steps and stages to the start field (address >> 4, 14 bits):
         // every shared address (after the 1 KiB the driver reserves per block) must stay below
@@ -49,28 +189,32 @@ impl Sm90Plan {
         let mma = DeviceMma::new("wgmma", self.mma.clone());
         let a_stages = DeviceTensor::shared(CType::B16, self.a_stages()?);
         let b_stages = DeviceTensor::shared(CType::B16, self.b_stages()?);
-        // Tile iteration -> origin, in raster order.
-        let tiles_m0 = DeviceTensor::coordinates(composition(&self.tile_m0, &self.raster)?)?;
-        let tiles_n0 = DeviceTensor::coordinates(composition(&self.tile_n0, &self.raster)?)?;
-        let acc = mma.partition_fragment('C', &[BM, BN], CType::F32)?;
-        let mut b = KernelBuilder::new(&self.kernel_name(), BODY)
+        let acc = mma.partition_fragment('C', &[BM, bn], CType::F32)?;
+        let a_stage_bytes = self.a_load.boxes * self.a_load.box_bytes();
+        let b_stage_bytes = self.b_load.boxes * self.b_load.box_bytes();
+        let b = KernelBuilder::new(&config.kernel_name(), BODY)
             .comment(&header)
             .alias("TC", out)
-            .long("M", self.m)
-            .long("N", self.n)
-            .int("TILES", self.tiles())
-            .int("KT", self.k_tiles())
+            .int("BM", BM)
+            .int("BN", bn)
             .int("BK", BK)
-            .int("STAGES", STAGES)
-            .int("A_STAGE_BYTES", self.a_tma.box_bytes())
-            .int("B_STAGE_BYTES", self.b_tma.box_bytes())
+            .int("STAGES", self.stages())
+            .int("A_STAGE_BYTES", a_stage_bytes)
+            .int("B_STAGE_BYTES", b_stage_bytes)
+            .int("A_BOXES", self.a_load.boxes)
+            .int("B_BOXES", self.b_load.boxes)
+            .int("A_BOX_BYTES", self.a_load.box_bytes())
+            .int("B_BOX_BYTES", self.b_load.box_bytes())
+            .int("A_MN", i64::from(config.a_major == Major::MN))
+            .int("B_MN", i64::from(config.b_major == Major::MN))
+            .int("MN_BOX", MN_BOX)
             .int("TX_BYTES", self.stage_bytes())
             .int("PRODUCER_REGS", PRODUCER_REGS)
             .int("CONSUMER_REGS", CONSUMER_REGS)
             .int("ACC", acc.size())
             .int("OUT", self.output.code())
-            .int("PAIR", i64::from(self.n % 2 == 0))
             .int("TMA_STORE", i64::from(tma_store))
+            .int("SOURCE", i64::from(config.source))
             .int("C_COLS", Self::c_cols(self.output))
             .int("C_CHUNKS", self.c_chunks())
             .int("C_VALS", self.c_vals())
@@ -83,18 +227,27 @@ impl Sm90Plan {
             .tensor("acc", &acc)
             .tensor("da", &mma.partition_descriptors('A', &a_stages)?)
             .tensor("db", &mma.partition_descriptors('B', &b_stages)?)
-            .tensor("tile_m0", &tiles_m0)
-            .tensor("tile_n0", &tiles_n0)
             .param(Param::tensor_map("tmap_a"))
             .param(Param::tensor_map("tmap_b"));
-        // tmap_c is a parameter of every plan (the body names it); where TMA cannot address C
-        // (the direct epilogue) it is never read.
-        b = self.epilogue_pieces(b)?.param(Param::tensor_map("tmap_c"));
-        let len = usize::try_from(self.m * self.n).unwrap_or(usize::MAX);
-        b.param(Param::output("C", Elem::alias("TC")).len(len))
+        // tmap_c is a parameter of every configuration (the body names it); the direct
+        // epilogue never reads it.
+        let b = self
+            .epilogue_pieces(b, out)?
+            .param(Param::tensor_map("tmap_c"));
+        let tc = || Elem::alias("TC");
+        let fields = ARGS
+            .iter()
+            .map(|&name| match name {
+                "d" | "c" => Field::pointer(name, tc()),
+                "ldd" | "ldc" => Field::scalar(name, Scalar::I64),
+                "alpha" | "beta" => Field::scalar(name, Scalar::F32),
+                _ => Field::scalar(name, Scalar::I32),
+            })
+            .collect();
+        b.param(Param::values("args", fields))
             .threads(128 * (1 + CONSUMERS as u32))
             .min_blocks(Some(1))
-            .grid(u32::try_from(self.tiles()).unwrap_or(u32::MAX), 1, 1)
+            .grid(1, 1, 1)
             .dynamic_smem(u32::try_from(self.smem_bytes()).unwrap_or(u32::MAX))
             .target(Arch::SM90A)
             .build()
@@ -120,21 +273,23 @@ impl Sm90Plan {
     /// run): the tiled copy `cw` that writes a chunk into shared memory (`st.shared.v2` of
     /// fp32 column pairs, or `stmatrix` of 16-bit values), laid out by the C fragment of a
     /// 64 x C_COLS GMMA atom; `h` (a chunk's values in the output type), `hs` (its registers
-    /// as `cw` reads them) and `ct` (their places in the buffers); and for direct stores
-    /// `crow`/`ccol` (each value's row and column in the consumer's tile) and `gc` (C).
-    fn epilogue_pieces(&self, b: KernelBuilder) -> GpuResult<KernelBuilder> {
-        let input = self.input.atom();
-        // One consumer's MMA: the 64 x 256 atom on one warpgroup.
+    /// as `cw` reads them) and `ct` (their places in the buffers); for direct stores and the
+    /// read of C `crow`/`ccol` (each value's row and column in the consumer's tile), and the
+    /// consumer's 64 x BN tiles of D (`gd`) and C (`gsrc`), global tensors whose row stride is
+    /// the run-time leading dimension.
+    fn epilogue_pieces(&self, b: KernelBuilder, out: CType) -> GpuResult<KernelBuilder> {
+        let bn = self.bn();
+        // One consumer's MMA: the 64 x BN atom on one warpgroup.
         let one = DeviceMma::new(
             "one",
-            make_tiled_mma(&mma_atom(input)?, &"1:0".parse()?, &[])?,
+            make_tiled_mma(&mma_atom(&self.input.gmma_atom(bn))?, &"1:0".parse()?, &[])?,
         );
         let cols = Self::c_cols(self.output);
-        let chunk_atom = mma_atom(&input.replace("64x256x16", &format!("64x{cols}x16")))?;
+        let chunk_atom = mma_atom(&self.input.gmma_atom(cols))?;
         let chunk = DeviceMma::new("chunk", make_tiled_mma(&chunk_atom, &"1:0".parse()?, &[])?);
-        let (out, atom) = match self.output {
-            OutType::F32 => (CType::F32, copy_atom("UniversalCopy<uint64_t>")?.typed(32)?),
-            _ => (CType::B16, copy_atom("SM90_U32x4_STSM_N")?.typed(16)?),
+        let atom = match self.output {
+            OutType::F32 => copy_atom("UniversalCopy<uint64_t>")?.typed(32)?,
+            _ => copy_atom("SM90_U32x4_STSM_N")?.typed(16)?,
         };
         let cw = DeviceCopy::new("cw", make_tiled_copy_c(&atom, chunk.tiled())?);
         let h = chunk.partition_fragment('C', &[64, cols], out)?;
@@ -143,8 +298,11 @@ impl Sm90Plan {
         self.check_c_chunk_fragment(&one, &chunk)?;
         let ct = cw.partition_d(&DeviceTensor::shared(out, self.c_staging()?))?;
         self.check_c_places(&ct)?;
-        let rows = one.partition_c(&DeviceTensor::identity(&[64, BN], 0)?)?;
-        let cols = one.partition_c(&DeviceTensor::identity(&[64, BN], 1)?)?;
+        let rows = one.partition_c(&DeviceTensor::identity(&[64, bn], 0)?)?;
+        let cols = one.partition_c(&DeviceTensor::identity(&[64, bn], 1)?)?;
+        let tile = |ld: &str| -> GpuResult<DeviceTensor> {
+            DeviceTensor::global_strided(out, format!("(64,{bn}):({ld},1)").parse()?)
+        };
         Ok(b.int("C_FLIP_STEP", self.c_flip.0 / 2)
             .tiled_copy(&cw)
             .tensor("h", &h)
@@ -152,7 +310,8 @@ impl Sm90Plan {
             .tensor("ct", &ct)
             .tensor("crow", &rows)
             .tensor("ccol", &cols)
-            .tensor("gc", &DeviceTensor::global(out, self.g_c.clone())))
+            .tensor("gd", &tile("ldd")?)
+            .tensor("gsrc", &tile("ldc")?))
     }
 
     /// `ct`'s slice `(t, _, r..., ch)` starts where the epilogue's proofs put step `r` of chunk
@@ -202,8 +361,8 @@ impl Sm90Plan {
     fn check_c_chunk_fragment(&self, one: &DeviceMma, chunk: &DeviceMma) -> GpuResult<()> {
         let cols = Self::c_cols(self.output);
         let whole = [
-            one.partition_c(&DeviceTensor::identity(&[64, BN], 0)?)?,
-            one.partition_c(&DeviceTensor::identity(&[64, BN], 1)?)?,
+            one.partition_c(&DeviceTensor::identity(&[64, self.bn()], 0)?)?,
+            one.partition_c(&DeviceTensor::identity(&[64, self.bn()], 1)?)?,
         ];
         let part = [
             chunk.partition_c(&DeviceTensor::identity(&[64, cols], 0)?)?,

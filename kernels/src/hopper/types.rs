@@ -2,6 +2,9 @@
 
 use std::fmt;
 
+use tessel_layout::gmma::Major;
+
+use crate::element::Element;
 use crate::error::{GpuError, GpuResult};
 use crate::tma::TmaElem;
 
@@ -37,6 +40,56 @@ impl InType {
         match self {
             InType::F16 => "SM90_64x256x16_F32F16F16_SS",
             InType::BF16 => "SM90_64x256x16_F32BF16BF16_SS",
+        }
+    }
+
+    /// The GMMA atom (CuTe's name) of a `64 x n x 16` step with fp32 accumulators, A and B
+    /// in shared memory.
+    ///
+    /// ```
+    /// assert_eq!(tessel_kernels::hopper::InType::F16.gmma_atom(128), "SM90_64x128x16_F32F16F16_SS");
+    /// ```
+    pub fn gmma_atom(self, n: i64) -> String {
+        match self {
+            InType::F16 => format!("SM90_64x{n}x16_F32F16F16_SS"),
+            InType::BF16 => format!("SM90_64x{n}x16_F32BF16BF16_SS"),
+        }
+    }
+
+    /// Bits per element.
+    ///
+    /// ```
+    /// assert_eq!(tessel_kernels::hopper::InType::BF16.bits(), 16);
+    /// ```
+    pub fn bits(self) -> i64 {
+        16
+    }
+
+    /// The element type.
+    ///
+    /// ```
+    /// use tessel_kernels::{Element, hopper::InType};
+    /// assert_eq!(InType::BF16.element(), Element::BF16);
+    /// ```
+    pub fn element(self) -> Element {
+        match self {
+            InType::F16 => Element::F16,
+            InType::BF16 => Element::BF16,
+        }
+    }
+
+    /// The input type of an element type, if the kernel takes it.
+    ///
+    /// ```
+    /// use tessel_kernels::{Element, hopper::InType};
+    /// assert_eq!(InType::of(Element::F16), Some(InType::F16));
+    /// assert_eq!(InType::of(Element::F32), None);
+    /// ```
+    pub fn of(e: Element) -> Option<InType> {
+        match e {
+            Element::F16 => Some(InType::F16),
+            Element::BF16 => Some(InType::BF16),
+            _ => None,
         }
     }
 
@@ -128,6 +181,36 @@ impl OutType {
         }
     }
 
+    /// The element type.
+    ///
+    /// ```
+    /// use tessel_kernels::{Element, hopper::OutType};
+    /// assert_eq!(OutType::F32.element(), Element::F32);
+    /// ```
+    pub fn element(self) -> Element {
+        match self {
+            OutType::F32 => Element::F32,
+            OutType::F16 => Element::F16,
+            OutType::BF16 => Element::BF16,
+        }
+    }
+
+    /// The output type of an element type, if the kernel writes it.
+    ///
+    /// ```
+    /// use tessel_kernels::{Element, hopper::OutType};
+    /// assert_eq!(OutType::of(Element::BF16), Some(OutType::BF16));
+    /// assert_eq!(OutType::of(Element::E4M3), None);
+    /// ```
+    pub fn of(e: Element) -> Option<OutType> {
+        match e {
+            Element::F32 => Some(OutType::F32),
+            Element::F16 => Some(OutType::F16),
+            Element::BF16 => Some(OutType::BF16),
+            _ => None,
+        }
+    }
+
     /// The kernel's `k::OUT` code (0 fp32, 1 fp16, 2 bf16; `dev::sm90::bits<OUT>`).
     ///
     /// ```
@@ -201,5 +284,111 @@ impl std::str::FromStr for Epilogue {
                 "unknown Hopper epilogue {s:?} (expected direct or tma)"
             ))),
         }
+    }
+}
+
+/// A tile configuration of the Hopper GEMM: the block's tile of D (two consumer warpgroups of
+/// 64 rows each, each one `m64nNk16` wgmma wide) and its pipeline depth.
+///
+/// ```
+/// use tessel_kernels::hopper::Sm90Tile;
+/// assert_eq!((Sm90Tile::T128x256.bn(), Sm90Tile::T128x256.stages()), (256, 4));
+/// assert_eq!((Sm90Tile::T128x128.bn(), Sm90Tile::T128x128.stages()), (128, 6));
+/// assert_eq!(Sm90Tile::T128x128.to_string(), "128x128");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Sm90Tile {
+    /// 128 x 256, 4 stages: the large tile (one `m64n256k16` per consumer and k-block).
+    T128x256,
+    /// 128 x 128, 6 stages: twice the tiles of a problem, for problems with fewer large tiles
+    /// than SMs.
+    T128x128,
+}
+
+impl Sm90Tile {
+    /// Both tiles, the large one first.
+    pub const ALL: [Sm90Tile; 2] = [Sm90Tile::T128x256, Sm90Tile::T128x128];
+
+    /// Columns of the tile (the N of each consumer's wgmma).
+    pub fn bn(self) -> i64 {
+        match self {
+            Sm90Tile::T128x256 => 256,
+            Sm90Tile::T128x128 => 128,
+        }
+    }
+
+    /// Pipeline stages: as many as the 227 KiB of shared memory a block may have hold beside
+    /// the epilogue's buffers.
+    pub fn stages(self) -> i64 {
+        match self {
+            Sm90Tile::T128x256 => 4,
+            Sm90Tile::T128x128 => 6,
+        }
+    }
+}
+
+impl fmt::Display for Sm90Tile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}x{}", super::BM, self.bn())
+    }
+}
+
+/// Everything one compiled Hopper GEMM kernel is specialized for; the problem's extents,
+/// leading dimensions, tile counts, split and scalars are run-time values of the kernel.
+///
+/// ```
+/// use tessel_kernels::hopper::{Epilogue, InType, OutType, Sm90Config, Sm90Tile};
+/// use tessel_layout::gmma::Major;
+/// let c = Sm90Config::tn(InType::F16, OutType::F32);
+/// assert_eq!(c.kernel_name(), "gemm_sm90_ak_bk_f16_f32_128x256_tma");
+/// let nn = Sm90Config { a_major: Major::MN, tile: Sm90Tile::T128x128, source: true, ..c };
+/// assert_eq!(nn.kernel_name(), "gemm_sm90_am_bk_f16_f32_128x128_tma_c");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Sm90Config {
+    /// Input type (A and B).
+    pub input: InType,
+    /// Output type (D, and C when read).
+    pub output: OutType,
+    /// A's contiguous mode in global memory and in its stages: K (row-major A) or M.
+    pub a_major: Major,
+    /// B's contiguous mode: K (B stored N x K, column-major K x N) or N (row-major K x N).
+    pub b_major: Major,
+    /// The tile.
+    pub tile: Sm90Tile,
+    /// How D is written.
+    pub epilogue: Epilogue,
+    /// Whether the epilogue reads C (`D = alpha A B + beta C` with `beta != 0`).
+    pub source: bool,
+}
+
+impl Sm90Config {
+    /// `C = A B^T` as the kernel was first written: both operands K-major, the large tile, the
+    /// TMA-store epilogue, no C read.
+    pub fn tn(input: InType, output: OutType) -> Sm90Config {
+        Sm90Config {
+            input,
+            output,
+            a_major: Major::K,
+            b_major: Major::K,
+            tile: Sm90Tile::T128x256,
+            epilogue: Epilogue::TmaStore,
+            source: false,
+        }
+    }
+
+    /// `gemm_sm90_a{k|m}_b{k|n}_{in}_{out}_{tile}_{tma|direct}[_c]`: the entry point of the
+    /// configuration's kernel (the same for every shape).
+    pub fn kernel_name(&self) -> String {
+        let a = if self.a_major == Major::K { "k" } else { "m" };
+        let b = if self.b_major == Major::K { "k" } else { "n" };
+        format!(
+            "gemm_sm90_a{a}_b{b}_{}_{}_{}_{}{}",
+            self.input,
+            self.output,
+            self.tile,
+            self.epilogue,
+            if self.source { "_c" } else { "" }
+        )
     }
 }

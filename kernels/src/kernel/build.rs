@@ -504,6 +504,30 @@ impl KernelBuilder {
                     p.name()
                 )));
             }
+            if let ParamKind::Values(fields) = p.kind() {
+                let mut names = BTreeSet::new();
+                for f in fields {
+                    if !Self::is_identifier(f.name()) || !names.insert(f.name()) {
+                        return Err(self.err(format!(
+                            "field {} of parameter {} is not a C identifier or is given twice",
+                            f.name(),
+                            p.name()
+                        )));
+                    }
+                    if let super::piece::FieldType::Pointer(Elem::Alias(a)) = f.ty()
+                        && !self
+                            .pieces
+                            .iter()
+                            .any(|(n, piece)| n == a && matches!(piece, Piece::Alias(_)))
+                    {
+                        return Err(self.err(format!(
+                            "field {} of parameter {} points to ty::{a}, which was not given",
+                            f.name(),
+                            p.name()
+                        )));
+                    }
+                }
+            }
         }
         // References: the body, the device functions (each without its own definition) and
         // the parameters' element types.
@@ -537,33 +561,44 @@ impl KernelBuilder {
             {
                 used.insert(("ty".into(), a.clone()));
             }
+            if let ParamKind::Values(fields) = p.kind() {
+                for f in fields {
+                    if let super::piece::FieldType::Pointer(Elem::Alias(a)) = f.ty() {
+                        used.insert(("ty".into(), a.clone()));
+                    }
+                }
+            }
         }
-        let resolve = |ns: &str, name: &str| -> Option<&str> {
+        // The piece (namespace, name) a reference resolves to: itself, or for
+        // `layout::NAME_crd` the layout (or the tensor with run-time strides, whose layout
+        // function it is) named NAME.
+        let resolve = |ns: &str, name: &str| -> Option<(&'static str, &str)> {
             let direct = self
                 .pieces
                 .iter()
                 .find(|(n, p)| n == name && p.namespace() == ns);
-            if let Some((n, _)) = direct {
-                return Some(n.as_str());
+            if let Some((n, p)) = direct {
+                return Some((p.namespace(), n.as_str()));
             }
             let base = name.strip_suffix("_crd")?;
             self.pieces
                 .iter()
                 .find(|(n, p)| {
                     n == base
-                        && matches!(
-                            p,
-                            Piece::Layout(LayoutFns::Coord(_) | LayoutFns::Composed(_))
-                        )
                         && ns == "layout"
+                        && match p {
+                            Piece::Layout(LayoutFns::Coord(_) | LayoutFns::Composed(_)) => true,
+                            Piece::Tensor(t) => t.runtime_layout().is_some(),
+                            _ => false,
+                        }
                 })
-                .map(|(n, _)| n.as_str())
+                .map(|(n, p)| (p.namespace(), n.as_str()))
         };
         let mut referred = BTreeSet::new();
         for (ns, name) in &used {
             match resolve(ns, name) {
-                Some(piece) => {
-                    referred.insert((ns.clone(), piece.to_string()));
+                Some((piece_ns, piece)) => {
+                    referred.insert((piece_ns.to_string(), piece.to_string()));
                 }
                 None => {
                     return Err(self.err(format!(
@@ -598,6 +633,31 @@ impl KernelBuilder {
         }
     }
 
+    /// The struct types of the [`ParamKind::Values`] parameters: the fields in the order of
+    /// their offsets ([`Param::value_offsets`]).
+    fn value_structs(&self) -> String {
+        let mut out = String::new();
+        for p in &self.params {
+            let ParamKind::Values(fields) = p.kind() else {
+                continue;
+            };
+            let offsets = p.value_offsets();
+            let mut order: Vec<usize> = (0..fields.len()).collect();
+            order.sort_by_key(|&i| offsets[i]);
+            out.push_str(&format!("struct {}_t {{\n", p.name()));
+            for i in order {
+                let f = &fields[i];
+                let ty = match f.ty() {
+                    super::piece::FieldType::Scalar(s) => s.c_name().to_string(),
+                    super::piece::FieldType::Pointer(e) => format!("{}*", Self::elem_name(e)),
+                };
+                out.push_str(&format!("  {ty} {};\n", f.name()));
+            }
+            out.push_str("};\n");
+        }
+        out
+    }
+
     fn signature(&self) -> String {
         let params: Vec<String> = self
             .params
@@ -615,6 +675,7 @@ impl KernelBuilder {
                 ParamKind::TensorMap => {
                     format!("const __grid_constant__ {TENSOR_MAP_TYPE} {}", p.name())
                 }
+                ParamKind::Values(_) => format!("const {0}_t {0}", p.name()),
             })
             .collect();
         let bounds = match self.min_blocks {
@@ -727,8 +788,9 @@ impl KernelBuilder {
             ""
         };
         let sm90_cuh = if sm90 { SM90_CUH } else { "" };
+        let structs = self.value_structs();
         let source = format!(
-            "{}{PRELUDE}{TESSEL_CUH}{TENSOR_CUH}{tensor_map}{sm90_cuh}{decls}{} \
+            "{}{PRELUDE}{TESSEL_CUH}{TENSOR_CUH}{tensor_map}{sm90_cuh}{decls}{structs}{} \
              {{\n{UNDERSCORE}{body}}}\n",
             self.comment,
             self.signature()

@@ -101,6 +101,73 @@ pub enum Arg<'a> {
     F32(f32),
     /// A TMA tensor map, passed by value.
     TensorMap(&'a crate::tma::TensorMap),
+    /// The fields of a values parameter ([`super::Param::values`]), in declaration order.
+    Values(Vec<Value>),
+}
+
+/// The value of one field of a values parameter ([`Arg::Values`]).
+///
+/// ```
+/// use tessel_kernels::kernel::Value;
+/// assert_eq!(Value::Pointer(0x1000).bytes(), 0x1000u64.to_le_bytes().to_vec());
+/// assert_eq!(Value::F32(1.0).bytes(), 1.0f32.to_le_bytes().to_vec());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Value {
+    /// An `int`.
+    I32(i32),
+    /// A `long long`.
+    I64(i64),
+    /// A `float`.
+    F32(f32),
+    /// A device address (a pointer field). The kernel reads or writes through it: the caller
+    /// checks that it addresses what the kernel touches.
+    Pointer(u64),
+}
+
+impl Value {
+    /// The bytes the device reads (little-endian, as the GPU stores them).
+    pub fn bytes(&self) -> Vec<u8> {
+        match self {
+            Value::I32(v) => v.to_le_bytes().to_vec(),
+            Value::I64(v) => v.to_le_bytes().to_vec(),
+            Value::F32(v) => v.to_le_bytes().to_vec(),
+            Value::Pointer(v) => v.to_le_bytes().to_vec(),
+        }
+    }
+
+    fn fits(&self, ty: &super::piece::FieldType) -> bool {
+        use super::piece::FieldType;
+        matches!(
+            (self, ty),
+            (Value::I32(_), FieldType::Scalar(Scalar::I32))
+                | (Value::I64(_), FieldType::Scalar(Scalar::I64))
+                | (Value::F32(_), FieldType::Scalar(Scalar::F32))
+                | (Value::Pointer(_), FieldType::Pointer(_))
+        )
+    }
+}
+
+/// The largest values parameter this runtime passes (bytes; the struct a kernel declares is at
+/// most this large, checked at launch).
+const VALUES_BYTES: usize = 512;
+
+/// The bytes of a values parameter, aligned for any field.
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+struct ValueBlock([u8; VALUES_BYTES]);
+
+// SAFETY: plain bytes; the driver copies the declared struct's size from the start.
+unsafe impl DeviceRepr for ValueBlock {}
+
+/// The bytes of the values `values` of the parameter `p`, at the fields' offsets.
+fn value_block(p: &super::piece::Param, values: &[Value]) -> ValueBlock {
+    let mut block = ValueBlock([0; VALUES_BYTES]);
+    for (v, at) in values.iter().zip(p.value_offsets()) {
+        let b = v.bytes();
+        block.0[at..at + b.len()].copy_from_slice(&b);
+    }
+    block
 }
 
 impl<'a> Arg<'a> {
@@ -144,6 +211,7 @@ impl<'a> Arg<'a> {
             Arg::I64(_) => "an i64".into(),
             Arg::F32(_) => "an f32".into(),
             Arg::TensorMap(_) => "a tensor map".into(),
+            Arg::Values(v) => format!("{} values", v.len()),
         }
     }
 }
@@ -163,14 +231,8 @@ impl Kernel {
     pub fn check_args(&self, args: &[Arg<'_>]) -> GpuResult<()> {
         let kernel = self;
         let params = kernel.params();
-        if params.len() != args.len() {
-            return Err(GpuError::InvalidArgument(format!(
-                "kernel {}: {} arguments for {} parameters",
-                kernel.name(),
-                args.len(),
-                params.len()
-            )));
-        }
+        // Each argument against its parameter first (the first mismatch names the parameter),
+        // then the count.
         for (p, a) in params.iter().zip(args) {
             let ok = match (p.kind(), a) {
                 (ParamKind::Buffer { elem, access, len }, Arg::Input(b))
@@ -189,6 +251,11 @@ impl Kernel {
                 | (ParamKind::Scalar(Scalar::I64), Arg::I64(_))
                 | (ParamKind::Scalar(Scalar::F32), Arg::F32(_))
                 | (ParamKind::TensorMap, Arg::TensorMap(_)) => true,
+                (ParamKind::Values(fields), Arg::Values(values)) => {
+                    fields.len() == values.len()
+                        && fields.iter().zip(values).all(|(f, v)| v.fits(f.ty()))
+                        && p.values_bytes() <= VALUES_BYTES
+                }
                 _ => false,
             };
             if !ok {
@@ -200,6 +267,14 @@ impl Kernel {
                     a.describe()
                 )));
             }
+        }
+        if params.len() != args.len() {
+            return Err(GpuError::InvalidArgument(format!(
+                "kernel {}: {} arguments for {} parameters",
+                kernel.name(),
+                args.len(),
+                params.len()
+            )));
         }
         Ok(())
     }
@@ -272,6 +347,7 @@ enum Slot {
     I64(i64),
     F32(f32),
     Map(Box<crate::tma::RawTensorMap>),
+    Values(Box<ValueBlock>),
 }
 
 impl Slot {
@@ -282,6 +358,7 @@ impl Slot {
             Slot::I64(v) => (v as *mut i64).cast(),
             Slot::F32(v) => (v as *mut f32).cast(),
             Slot::Map(m) => (&mut **m as *mut crate::tma::RawTensorMap).cast(),
+            Slot::Values(b) => (&mut **b as *mut ValueBlock).cast(),
         }
     }
 }
@@ -371,15 +448,18 @@ impl<'g> Loaded<'g> {
                 l.grid
             )));
         }
+        let params = self.kernel.params();
         let mut slots: Vec<Slot> = args
             .iter()
-            .map(|a| match a {
+            .zip(params)
+            .map(|(a, p)| match a {
                 Arg::Input(b) => Slot::Address(b.device_address(self.gpu)),
                 Arg::Output(b) => Slot::Address(b.device_address(self.gpu)),
                 Arg::I32(v) => Slot::I32(*v),
                 Arg::I64(v) => Slot::I64(*v),
                 Arg::F32(v) => Slot::F32(*v),
                 Arg::TensorMap(m) => Slot::Map(Box::new(*m.raw())),
+                Arg::Values(v) => Slot::Values(Box::new(value_block(p, v))),
             })
             .collect();
         let mut params: Vec<*mut std::ffi::c_void> = slots.iter_mut().map(Slot::ptr).collect();
@@ -455,16 +535,49 @@ impl<'g> Loaded<'g> {
     /// assert!(k.launch(&mut [Arg::output(&mut short)]).is_err()); // fewer than 32 elements
     /// ```
     pub fn launch(&self, args: &mut [Arg<'_>]) -> GpuResult<()> {
-        self.kernel.check_args(args)?;
         if let Some(dims) = self.cluster {
+            self.kernel.check_args(args)?;
             return self.launch_cluster(args, dims);
+        }
+        self.launch_grid(self.kernel.launch().grid, args)
+    }
+
+    /// [`launch`](Self::launch) over `grid` blocks instead of the kernel's grid (a persistent
+    /// kernel whose grid depends on the call's problem); not for a clustered launch.
+    ///
+    /// ```
+    /// use tessel_kernels::kernel::{Arg, CType, KernelBuilder, Param};
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+    /// let k = KernelBuilder::new("w2", "x[blockIdx.x * 32 + threadIdx.x] = 1u;")
+    ///     .param(Param::output("x", CType::B32.into()).len(64)).threads(32).build().unwrap()
+    ///     .load(&gpu).unwrap();
+    /// let mut x = tessel_kernels::exec::alloc::<u32>(&gpu, 64).unwrap();
+    /// k.launch_grid((2, 1, 1), &mut [Arg::output(&mut x)]).unwrap();
+    /// ```
+    pub fn launch_grid(&self, grid: (u32, u32, u32), args: &mut [Arg<'_>]) -> GpuResult<()> {
+        self.kernel.check_args(args)?;
+        if self.cluster.is_some() {
+            return Err(GpuError::InvalidArgument(format!(
+                "{}: launch_grid is not for a clustered launch",
+                self.kernel.name()
+            )));
         }
         let l = self.kernel.launch();
         let cfg = LaunchConfig {
-            grid_dim: l.grid,
+            grid_dim: grid,
             block_dim: l.block,
             shared_mem_bytes: l.dynamic_smem,
         };
+        // The values parameters' bytes, alive until the launch has read them.
+        let blocks: Vec<ValueBlock> = args
+            .iter()
+            .zip(self.kernel.params())
+            .filter_map(|(a, p)| match a {
+                Arg::Values(v) => Some(value_block(p, v)),
+                _ => None,
+            })
+            .collect();
+        let mut blocks_iter = blocks.iter();
         let mut builder = self.gpu.stream().launch_builder(&self.func);
         for a in args.iter_mut() {
             match a {
@@ -481,6 +594,11 @@ impl<'g> Loaded<'g> {
                 }
                 Arg::TensorMap(m) => {
                     builder.arg(m.raw());
+                }
+                Arg::Values(_) => {
+                    if let Some(b) = blocks_iter.next() {
+                        builder.arg(b);
+                    }
                 }
             }
         }

@@ -79,5 +79,5 @@ pub mod piece;
 pub mod scan;
 
 pub use build::{Kernel, KernelBuilder, SM90_CUH, TENSOR_CUH, TESSEL_CUH};
-pub use launch::{Arg, Buffer, Loaded, expect_bits, expect_bits_labelled};
-pub use piece::{Access, CType, Elem, Launch, Param, ParamKind, Scalar};
+pub use launch::{Arg, Buffer, Loaded, Value, expect_bits, expect_bits_labelled};
+pub use piece::{Access, CType, Elem, Field, FieldType, Launch, Param, ParamKind, Scalar};

@@ -193,6 +193,76 @@ pub enum ParamKind {
     /// A TMA tensor map passed by value (`const __grid_constant__`, 128 bytes; built on the
     /// host with [`crate::tma::TensorMap`], given as [`super::Arg::TensorMap`]).
     TensorMap,
+    /// A struct of run-time values passed by value (`const NAME_t NAME`, the body reads
+    /// `NAME.field`): the scalars and device pointers a kernel takes per call, in one
+    /// parameter ([`Param::values`], given as [`super::Arg::Values`]).
+    Values(Vec<Field>),
+}
+
+/// What a field of a [`ParamKind::Values`] parameter holds.
+///
+/// ```
+/// use tessel_kernels::kernel::{CType, FieldType, Scalar};
+/// assert_eq!(FieldType::Scalar(Scalar::F32).bytes(), 4);
+/// assert_eq!(FieldType::Pointer(CType::F32.into()).bytes(), 8);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FieldType {
+    /// A scalar.
+    Scalar(Scalar),
+    /// A device pointer to elements of a type (`T*`; the kernel may read or write through it).
+    Pointer(Elem),
+}
+
+impl FieldType {
+    /// Bytes of the field (and its alignment).
+    pub fn bytes(&self) -> usize {
+        match self {
+            FieldType::Scalar(Scalar::I32 | Scalar::F32) => 4,
+            FieldType::Scalar(Scalar::I64) | FieldType::Pointer(_) => 8,
+        }
+    }
+}
+
+/// A named field of a [`ParamKind::Values`] parameter.
+///
+/// ```
+/// use tessel_kernels::kernel::{Field, Scalar};
+/// let f = Field::scalar("m", Scalar::I32);
+/// assert_eq!(f.name(), "m");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Field {
+    name: String,
+    ty: FieldType,
+}
+
+impl Field {
+    /// A scalar field.
+    pub fn scalar(name: &str, ty: Scalar) -> Field {
+        Field {
+            name: name.to_string(),
+            ty: FieldType::Scalar(ty),
+        }
+    }
+
+    /// A device pointer field.
+    pub fn pointer(name: &str, elem: Elem) -> Field {
+        Field {
+            name: name.to_string(),
+            ty: FieldType::Pointer(elem),
+        }
+    }
+
+    /// The field's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// What it holds.
+    pub fn ty(&self) -> &FieldType {
+        &self.ty
+    }
 }
 
 /// A typed kernel parameter, in signature order.
@@ -271,6 +341,60 @@ impl Param {
         }
     }
 
+    /// A struct of run-time values (`const NAME_t NAME`; the body reads `NAME.field`). The
+    /// fields are laid out 8-byte ones first, then 4-byte ones, in the order given within each
+    /// size (no padding; [`Param::value_offsets`] gives each field's byte offset), so the host
+    /// writes the same bytes the device reads.
+    ///
+    /// ```
+    /// use tessel_kernels::kernel::{CType, Field, KernelBuilder, Param, Scalar};
+    /// let p = Param::values("args", vec![Field::scalar("m", Scalar::I32),
+    ///                                    Field::pointer("d", CType::F32.into()),
+    ///                                    Field::scalar("alpha", Scalar::F32)]);
+    /// assert_eq!(p.value_offsets(), vec![8, 0, 12]); // d first, then m and alpha
+    /// let k = KernelBuilder::new("v", "args.d[0] = args.alpha * args.m;").param(p)
+    ///     .threads(32).build().unwrap();
+    /// assert!(k.source().contains("struct args_t {\n  float* d;\n  int m;\n  float alpha;\n};"));
+    /// assert!(k.source().contains("v(const args_t args)"));
+    /// ```
+    pub fn values(name: &str, fields: Vec<Field>) -> Param {
+        Param {
+            name: name.to_string(),
+            kind: ParamKind::Values(fields),
+        }
+    }
+
+    /// For a [`Param::values`] parameter: the byte offset of each field (in declaration order)
+    /// in the struct; empty for other parameters.
+    pub fn value_offsets(&self) -> Vec<usize> {
+        let ParamKind::Values(fields) = &self.kind else {
+            return Vec::new();
+        };
+        let mut offsets = vec![0; fields.len()];
+        let mut at = 0;
+        for size in [8, 4] {
+            for (i, f) in fields.iter().enumerate() {
+                if f.ty().bytes() == size {
+                    offsets[i] = at;
+                    at += size;
+                }
+            }
+        }
+        offsets
+    }
+
+    /// For a [`Param::values`] parameter: the struct's size in bytes (a multiple of 8).
+    pub fn values_bytes(&self) -> usize {
+        let ParamKind::Values(fields) = &self.kind else {
+            return 0;
+        };
+        fields
+            .iter()
+            .map(|f| f.ty().bytes())
+            .sum::<usize>()
+            .next_multiple_of(8)
+    }
+
     /// The same buffer parameter, required to hold at least `elements` elements (checked at
     /// launch; no effect on a scalar).
     ///
@@ -315,7 +439,7 @@ impl Param {
     pub fn access(&self) -> Option<Access> {
         match self.kind {
             ParamKind::Buffer { access, .. } => Some(access),
-            ParamKind::Scalar(_) | ParamKind::TensorMap => None,
+            ParamKind::Scalar(_) | ParamKind::TensorMap | ParamKind::Values(_) => None,
         }
     }
 }

@@ -93,6 +93,7 @@ impl DeviceCopy {
 
     /// The partition of every thread at once: `(thread, atom values, atoms, rest...)`.
     fn partition(&self, t: &DeviceTensor, side: Side) -> GpuResult<DeviceTensor> {
+        t.require_static(&format!("the partition by tiled copy {}", self.name))?;
         let tile_rank = self.tiled.tiler().len();
         if t.rank() < tile_rank {
             return Err(self.err(format!(

@@ -30,6 +30,11 @@ fn extent_fn(extents: &[i64]) -> String {
 /// hoisted modes and `layout::NAME_mM_crd` for each other mode `M` that moves the offset.
 pub(crate) fn tensor_layout_fns(name: &str, t: &DeviceTensor) -> GpuResult<String> {
     let mut out = format!("// {name}: {t}\n");
+    if let Some(l) = t.runtime_layout() {
+        // NAME_crd(c0, ..., symbols...): the run-time strides are the last parameters.
+        out.push_str(&crate::emit::symbolic_fns(name, l)?);
+        return Ok(out);
+    }
     let f = t.device_offset()?;
     match (f.hoisted(), f.base()) {
         (Some(hoisted), Some(base)) => {
@@ -55,8 +60,24 @@ pub(crate) fn tensor_layout_fns(name: &str, t: &DeviceTensor) -> GpuResult<Strin
 /// (the `j`-th of them, colexicographic, into `c` and back), `base(c)` (the hoisted modes' term)
 /// and `terms(c)` (the others').
 fn offset_members(name: &str, t: &DeviceTensor) -> GpuResult<String> {
-    let f = t.device_offset()?;
     let fns = "__device__ __forceinline__ static";
+    if t.runtime_layout().is_some() {
+        // A layout object: the run-time strides are its members, `offset` reads them.
+        let symbols = t.symbols();
+        let mut args: Vec<String> = (0..t.rank()).map(|i| format!("c[{i}]")).collect();
+        args.extend(symbols.iter().cloned());
+        let members: String = symbols
+            .iter()
+            .map(|s| format!("  long long {s};\n"))
+            .collect();
+        return Ok(format!(
+            "{members}  static constexpr bool affine = true;\n  static constexpr unsigned hoisted \
+             = 0u;\n  static constexpr int hoist_count = 1;\n  __device__ __forceinline__ long \
+             long offset(const long long* c) const {{ return layout::{name}_crd({}); }}\n",
+            args.join(", ")
+        ));
+    }
+    let f = t.device_offset()?;
     Ok(match f.hoisted() {
         None => {
             let args: Vec<String> = (0..t.rank()).map(|i| format!("c[{i}]")).collect();
@@ -113,7 +134,12 @@ pub(crate) fn tensor_decl(name: &str, t: &DeviceTensor) -> GpuResult<String> {
     let extents = t.extents();
     let rank = extents.len();
     let members = offset_members(name, t)?;
-    let cosize = t.cosize()?;
+    // A tensor with run-time strides has no static cosize (0: nothing sizes storage by it).
+    let cosize = if t.runtime_layout().is_some() {
+        0
+    } else {
+        t.cosize()?
+    };
     let ty = t.elem().name();
     let mut out = format!(
         "// {t}\nstruct {name}_layout {{\n  static constexpr int rank = {rank};\n  static constexpr \
@@ -123,6 +149,18 @@ pub(crate) fn tensor_decl(name: &str, t: &DeviceTensor) -> GpuResult<String> {
     );
     let lay = format!("{name}_layout");
     match t.space() {
+        Space::Global if t.runtime_layout().is_some() => {
+            let symbols = t.symbols();
+            let params: String = symbols.iter().map(|s| format!(", long long {s}")).collect();
+            let _ = write!(
+                out,
+                "template <class T> __device__ __forceinline__ tessel::Tensor<tessel::gmem<T>, \
+                 {lay}> {name}(T* p{params}) {{\n  static_assert(sizeof(T) == sizeof({ty}), \
+                 \"tensor {name} holds {ty}\");\n  return tessel::make_tensor<tessel::gmem<T>, \
+                 {lay}>(tessel::gmem<T>{{p}}, {lay}{{{}}});\n}}\n",
+                symbols.join(", ")
+            );
+        }
         Space::Global => {
             let _ = write!(
                 out,
@@ -157,11 +195,15 @@ pub(crate) fn tensor_decl(name: &str, t: &DeviceTensor) -> GpuResult<String> {
         Space::Descriptor(base) => {
             let bits = base.bits()?;
             let (lo, hi) = (bits & 0xFFFF_FFFF, bits >> 32);
+            // The engine carries the operand's major: wgmma's transpose immediate (tnsp) is
+            // 1 for an MN-major operand, 0 for a K-major one.
+            let tnsp = i32::from(base.fields.major == tessel_layout::gmma::Major::MN);
+            let engine = format!("tessel::descriptors<{tnsp}>");
             let _ = writeln!(
                 out,
-                "__device__ __forceinline__ tessel::Tensor<tessel::descriptors, {lay}> {name}(b32 \
-                 smem) {{ return tessel::make_tensor<tessel::descriptors, \
-                 {lay}>(tessel::descriptors{{{lo}u + (smem >> 4), {hi}u}}); }}"
+                "__device__ __forceinline__ tessel::Tensor<{engine}, {lay}> {name}(b32 smem) {{ \
+                 return tessel::make_tensor<{engine}, {lay}>({engine}{{{lo}u + (smem >> 4), \
+                 {hi}u}}); }}"
             );
         }
         Space::Coord => {

@@ -72,6 +72,7 @@ impl DeviceMma {
     }
 
     fn partition(&self, op: char, t: &DeviceTensor) -> GpuResult<DeviceTensor> {
+        t.require_static(&format!("partition_{op} of tiled MMA {}", self.name))?;
         let bits = t.elem().bytes() as i64 * 8;
         if t.space() != Space::Coord && bits != self.operand_bits(op) {
             return Err(self.err(format!(
@@ -142,7 +143,8 @@ impl DeviceMma {
 
     /// One wgmma over descriptor operands (`*_SS`: A and B descriptors; `*_RS`: A in
     /// registers): the accumulators in place, the scale of D from the struct's `scale_d` (0 on
-    /// a tile's first k-block: D = A B), scales of A and B 1, both operands K-major.
+    /// a tile's first k-block: D = A B), scales of A and B 1, each descriptor operand's
+    /// transpose (`tnspA`/`tnspB`: 1 for MN-major) from its descriptor tensor's engine.
     fn gmma_call_body(&self, atom_fn: &str) -> GpuResult<String> {
         let atom = self.atom();
         let mut args = Vec::new();
@@ -155,8 +157,11 @@ impl DeviceMma {
                 ("desc_b", _) => args.push("b[0]".to_string()),
                 ("a", _) => args.push("reinterpret_cast<const b32*>(a.ptr())".to_string()),
                 ("scale_d", _) => args.push("scale_d".to_string()),
+                // The transposes come from the descriptor tensors' engines (their operand's
+                // major, derived with the descriptor); the scales are 1.
                 (_, Constraint::N) => immediates.push(match op.role {
-                    "tnsp_a" | "tnsp_b" => "0",
+                    "tnsp_a" => "A::engine_type::tnsp",
+                    "tnsp_b" => "B::engine_type::tnsp",
                     _ => "1",
                 }),
                 (role, _) => {

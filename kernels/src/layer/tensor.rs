@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use tessel_layout::codegen::SymLayout;
 use tessel_layout::{ComposedLayout, IntTuple, Layout, Tiler, zipped_divide};
 
 use crate::error::{GpuError, GpuResult};
@@ -79,6 +80,9 @@ pub struct DeviceTensor {
     elem: CType,
     layout: ComposedLayout,
     origin: Origin,
+    /// The layout with its run-time strides ([`DeviceTensor::global_strided`]); `layout` then
+    /// holds its shape (the run-time strides as 0).
+    runtime: Option<SymLayout>,
 }
 
 /// The layout whose top-level modes are `modes`, in order.
@@ -93,6 +97,7 @@ impl DeviceTensor {
             elem,
             layout,
             origin: Origin::Plain,
+            runtime: None,
         }
     }
 
@@ -105,6 +110,65 @@ impl DeviceTensor {
     /// ```
     pub fn global(elem: CType, layout: Layout) -> DeviceTensor {
         DeviceTensor::new(Space::Global, elem, layout.into())
+    }
+
+    /// A tensor in global memory whose strides may be run-time values of the kernel (CuTe's
+    /// dynamic strides): `layout`'s symbols (e.g. `(64,256):(ld,1)`) are members of the emitted
+    /// layout object, given in order when the body makes the tensor
+    /// (`tensor::NAME(ptr, ld)`); its shape is static (a tile whose origin the body puts in
+    /// the pointer). The body indexes and slices it; the host derivations that compose its
+    /// layout (`local_tile`, partitions, `group`) need integer strides and refuse it (partition
+    /// an identity tensor of its shape instead, as copy_if does). [`bind`](Self::bind) gives the
+    /// tensor for given stride values (the host twin of the device's offsets).
+    ///
+    /// ```
+    /// use tessel_kernels::{kernel::CType, layer::DeviceTensor};
+    /// let d = DeviceTensor::global_strided(CType::F32, "(64,128):(ld,1)".parse().unwrap()).unwrap();
+    /// assert_eq!((d.extents(), d.symbols()), (vec![64, 128], vec!["ld".to_string()]));
+    /// let bound = d.bind(&|s| (s == "ld").then_some(1000)).unwrap();
+    /// assert_eq!(bound.layout().offset(1).unwrap(), 1000); // (1, 0)
+    /// assert!(d.local_tile(&[16, 16]).unwrap_err().to_string().contains("run-time strides"));
+    /// ```
+    pub fn global_strided(elem: CType, layout: SymLayout) -> GpuResult<DeviceTensor> {
+        let shape_only = layout.bind(&|_| Some(0))?;
+        let mut t = DeviceTensor::new(Space::Global, elem, shape_only.into());
+        t.runtime = Some(layout);
+        Ok(t)
+    }
+
+    /// The layout with its run-time strides, for a [`global_strided`](Self::global_strided)
+    /// tensor.
+    pub fn runtime_layout(&self) -> Option<&SymLayout> {
+        self.runtime.as_ref()
+    }
+
+    /// The run-time strides' names, in the order the body gives them (empty for a tensor
+    /// whose layout is known).
+    pub fn symbols(&self) -> Vec<String> {
+        self.runtime
+            .as_ref()
+            .map(|l| l.symbols())
+            .unwrap_or_default()
+    }
+
+    /// The same tensor with its run-time strides given values (itself when it has none).
+    pub fn bind(&self, value: &dyn Fn(&str) -> Option<i64>) -> GpuResult<DeviceTensor> {
+        let mut t = self.clone();
+        if let Some(l) = t.runtime.take() {
+            t.layout = l.bind(value)?.into();
+        }
+        Ok(t)
+    }
+
+    /// `Err` for a tensor with run-time strides: `what` composes its layout on the host.
+    pub(crate) fn require_static(&self, what: &str) -> GpuResult<()> {
+        match &self.runtime {
+            None => Ok(()),
+            Some(l) => Err(GpuError::InvalidArgument(format!(
+                "{what} of the tensor {l} with run-time strides: the host derivations need \
+                 integer strides (partition an identity tensor of its shape and index it)"
+            ))),
+        }
     }
 
     /// A tensor in shared memory with a (possibly swizzled) layout.
@@ -212,6 +276,7 @@ impl DeviceTensor {
             elem: CType::new("uint64_t", 8),
             layout: ComposedLayout::new(Vec::new(), first, layout),
             origin,
+            runtime: None,
         }
     }
 
@@ -301,6 +366,7 @@ impl DeviceTensor {
     /// assert_eq!(t.cosize().unwrap(), 31 * 33 + 31 + 1);
     /// ```
     pub fn cosize(&self) -> GpuResult<i64> {
+        self.require_static("cosize")?;
         let (_, max) = self.layout.value_range()?;
         Ok(max + 1)
     }
@@ -335,6 +401,7 @@ impl DeviceTensor {
     /// assert_eq!(t.device_offset().unwrap().at(&[1, 2]).unwrap(), 10);
     /// ```
     pub fn device_offset(&self) -> GpuResult<super::DeviceOffset> {
+        self.require_static("the offset function")?;
         super::DeviceOffset::new(&self.layout)
     }
 
@@ -377,6 +444,7 @@ impl DeviceTensor {
             elem: self.elem,
             layout,
             origin,
+            runtime: None,
         }
     }
 
@@ -393,6 +461,7 @@ impl DeviceTensor {
     /// assert!(a.local_tile(&[100, 64]).is_err()); // 100 does not divide 256
     /// ```
     pub fn local_tile(&self, tile: &[i64]) -> GpuResult<DeviceTensor> {
+        self.require_static("local_tile")?;
         let layout = self.layout.layout();
         let modes = layout.modes();
         if tile.is_empty() || tile.len() > modes.len() {
@@ -445,6 +514,7 @@ impl DeviceTensor {
     /// assert_eq!(g.layout().to_string(), "((2,3),4):((1,2),6)");
     /// ```
     pub fn group(&self, groups: &[&[usize]]) -> GpuResult<DeviceTensor> {
+        self.require_static("group")?;
         let modes = self.layout.layout().modes();
         let mut seen = vec![false; modes.len()];
         let mut out = Vec::with_capacity(groups.len());
@@ -476,12 +546,15 @@ impl DeviceTensor {
 
 impl fmt::Display for DeviceTensor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} tensor of {} {}",
-            self.space,
-            self.elem.name(),
-            self.layout
-        )
+        match &self.runtime {
+            Some(l) => write!(f, "{} tensor of {} {l}", self.space, self.elem.name()),
+            None => write!(
+                f,
+                "{} tensor of {} {}",
+                self.space,
+                self.elem.name(),
+                self.layout
+            ),
+        }
     }
 }

@@ -119,6 +119,34 @@ fn ordered_strides(
 /// assert_eq!(l.size(), 12);
 /// ```
 pub fn tile_to_shape(block: &Layout, shape: &IntTuple) -> Result<Layout> {
+    tile_repeats(block, shape, None)
+}
+
+/// CuTe's `tile_to_shape(block, shape, order)`: [`tile_to_shape`] with the repetitions of the
+/// block laid out in `order` ([`make_ordered_layout`] of the repetition counts) instead of
+/// column-major: the blocked product of the block with `make_ordered_layout(repeats, order)`
+/// (`include/cute/layout.hpp`). `order` has one entry per mode of `shape`. CUTLASS tiles an
+/// MN-major GMMA atom over a stage with the order `(1, 0, 2)` (`Step<_2,_1,_3>` in
+/// `sm90_mma_tma_gmma_ss_warpspecialized.hpp`): the atom repeats along K first, so each
+/// atom-wide slice of MN is one contiguous block that one TMA box fills.
+///
+/// ```
+/// use tessel_layout::{tile_to_shape, tile_to_shape_ordered, IntTuple};
+/// let atom = "(64,8):(1,64)".parse().unwrap(); // an MN-major atom: MN contiguous
+/// let shape = IntTuple::from_ints([128, 64]);
+/// let by_k = tile_to_shape_ordered(&atom, &shape, &IntTuple::from_ints([1, 0])).unwrap();
+/// assert_eq!(by_k.to_string(), "((64,2),(8,8)):((1,4096),(64,512))");
+/// // Column-major order is tile_to_shape's default.
+/// let by_mn = tile_to_shape_ordered(&atom, &shape, &IntTuple::from_ints([0, 1])).unwrap();
+/// assert_eq!(by_mn, tile_to_shape(&atom, &shape).unwrap());
+/// assert!(tile_to_shape_ordered(&atom, &shape, &IntTuple::from_ints([0, 0])).is_err());
+/// ```
+pub fn tile_to_shape_ordered(block: &Layout, shape: &IntTuple, order: &IntTuple) -> Result<Layout> {
+    tile_repeats(block, shape, Some(order))
+}
+
+/// [`tile_to_shape`] with the repetitions column-major (`None`) or in `order`.
+fn tile_repeats(block: &Layout, shape: &IntTuple, order: Option<&IntTuple>) -> Result<Layout> {
     let context = |e: Error| e.context(format!("tile_to_shape of {block} to {shape}"));
     let rank = shape.rank();
     if block.rank() > rank {
@@ -144,6 +172,18 @@ pub fn tile_to_shape(block: &Layout, shape: &IntTuple) -> Result<Layout> {
         IntTuple::Int(_) => IntTuple::Int(repeats[0]),
         IntTuple::Tuple(_) => IntTuple::from_ints(repeats),
     };
-    let tiles = Layout::col_major(&repeat_shape).map_err(context)?;
+    let tiles = match order {
+        None => Layout::col_major(&repeat_shape),
+        Some(order) => {
+            if order.rank() != repeat_shape.rank() {
+                return Err(context(Error::invalid(format!(
+                    "the order {order} must have one entry per mode of the target shape (rank \
+                     {rank})"
+                ))));
+            }
+            make_ordered_layout(&repeat_shape, order)
+        }
+    }
+    .map_err(context)?;
     blocked_product(&padded, &tiles).map_err(context)
 }

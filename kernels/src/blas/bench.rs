@@ -1,0 +1,322 @@
+//! `tessel bench gemm` through the library: for each shape, type pair and pair of operand
+//! orders, the library GEMM ([`Gemm`]) and cuBLAS (`cublasGemmEx`, the same types and orders,
+//! fp32 compute) in the same process: both checked against the f64 CPU reference on spread
+//! rows within the K-proportional bound ([`reference_bounds`]), and against each other within
+//! the sum of their bounds; then timed with CUDA events (balanced order, [`time_pair`]).
+
+use std::ffi::c_void;
+use std::io::Write;
+
+use cudarc::cublas::{CudaBlas, result::gemm_ex, sys as cublas_sys};
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
+
+use super::verify::compare_rows;
+use super::{
+    Gemm, GemmArgs, HostGemm, HostMatrix, MatrixMut, MatrixRef, Order, reference_bounds,
+    spread_rows,
+};
+use crate::bench::io;
+use crate::device::Gpu;
+use crate::element::Element;
+use crate::error::{GpuError, GpuResult, cuda};
+use crate::gemm::host::random_f16;
+use crate::gemm::run::{VsCublas, cublas};
+use crate::timing::{Side, time_events, time_pair};
+
+/// One row of the benchmark.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BlasRow {
+    /// M, N, K.
+    pub size: (i64, i64, i64),
+    /// Input type (A and B).
+    pub input: Element,
+    /// Output type (D).
+    pub output: Element,
+    /// A's order.
+    pub a: Order,
+    /// B's order.
+    pub b: Order,
+    /// The kernel the library chose (its configuration's name).
+    pub kernel: String,
+    /// The measurement.
+    pub result: VsCublas,
+}
+
+/// `rc`-style name of a pair of orders (A's, then B's: `r` row-major, `c` column-major).
+///
+/// ```
+/// use tessel_kernels::blas::{Order, bench::orders_name};
+/// assert_eq!(orders_name(Order::RowMajor, Order::ColMajor), "rc");
+/// ```
+pub fn orders_name(a: Order, b: Order) -> String {
+    let c = |o| if o == Order::RowMajor { 'r' } else { 'c' };
+    format!("{}{}", c(a), c(b))
+}
+
+/// Parses `rc`-style pairs of orders (see [`orders_name`]).
+///
+/// ```
+/// use tessel_kernels::blas::{Order, bench::parse_orders};
+/// assert_eq!(parse_orders("cr").unwrap(), (Order::ColMajor, Order::RowMajor));
+/// assert!(parse_orders("tn").is_err());
+/// ```
+pub fn parse_orders(text: &str) -> GpuResult<(Order, Order)> {
+    let o = |c| match c {
+        'r' => Some(Order::RowMajor),
+        'c' => Some(Order::ColMajor),
+        _ => None,
+    };
+    let mut chars = text.chars();
+    match (
+        chars.next().and_then(o),
+        chars.next().and_then(o),
+        chars.next(),
+    ) {
+        (Some(a), Some(b), None) => Ok((a, b)),
+        _ => Err(GpuError::InvalidArgument(format!(
+            "expected the orders of A and B as two letters r (row-major) or c (column-major), \
+             e.g. rc, got '{text}'"
+        ))),
+    }
+}
+
+/// The cuBLAS type of an element type.
+fn cublas_type(e: Element) -> cublas_sys::cudaDataType_t {
+    e.cublas()
+}
+
+/// Row-major `D = A B` (`A` `m x k` of order `oa`, `B` `k x n` of order `ob`, leading
+/// dimensions the contiguous extents) with `cublasGemmEx`: column-major `D^T = op(B) op(A)`,
+/// a row-major operand being its transpose stored column-major (no transpose), a column-major
+/// one transposed.
+///
+/// # Safety
+///
+/// The addresses must be device buffers on `blas`'s stream holding the matrices.
+unsafe fn cublas_gemm(
+    blas: &CudaBlas,
+    (m, n, k): (i64, i64, i64),
+    (a, oa, b, ob, input): (u64, Order, u64, Order, Element),
+    (d, output): (u64, Element),
+) -> GpuResult<()> {
+    let int = |v: i64| i32::try_from(v).unwrap_or(i32::MAX);
+    let op = |o| match o {
+        Order::RowMajor => cublas_sys::cublasOperation_t::CUBLAS_OP_N,
+        Order::ColMajor => cublas_sys::cublasOperation_t::CUBLAS_OP_T,
+    };
+    let lda = if oa == Order::RowMajor { k } else { m };
+    let ldb = if ob == Order::RowMajor { n } else { k };
+    let (alpha, beta) = (1.0f32, 0.0f32);
+    // SAFETY: the caller guarantees the buffers; alpha and beta are host scalars.
+    cuda("cublasGemmEx", unsafe {
+        gemm_ex(
+            *blas.handle(),
+            op(ob),
+            op(oa),
+            int(n),
+            int(m),
+            int(k),
+            (&alpha as *const f32).cast::<c_void>(),
+            b as *const c_void,
+            cublas_type(input),
+            int(ldb),
+            a as *const c_void,
+            cublas_type(input),
+            int(lda),
+            (&beta as *const f32).cast::<c_void>(),
+            d as *mut c_void,
+            cublas_type(output),
+            int(n),
+            cublas_sys::cublasComputeType_t::CUBLAS_COMPUTE_32F,
+            cublas_sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+        )
+    })
+}
+
+/// Random values of `elem` (`q / 1024`, `|q| <= 1024`, rounded to the type): bytes and values.
+fn random(len: usize, seed: u64, elem: Element) -> (Vec<u8>, Vec<f64>) {
+    let w = elem.bytes() as usize;
+    let mut bytes = Vec::with_capacity(len * w);
+    let mut values = Vec::with_capacity(len);
+    for h in random_f16(len, seed) {
+        let bits = elem.encode(f64::from(h.to_f32()));
+        bytes.extend_from_slice(&bits.to_le_bytes()[..w]);
+        values.push(elem.decode(bits));
+    }
+    (bytes, values)
+}
+
+fn values(elem: Element, bytes: &[u8]) -> Vec<f32> {
+    let w = elem.bytes() as usize;
+    bytes
+        .chunks(w)
+        .map(|c| {
+            let mut b = [0u8; 4];
+            b[..w].copy_from_slice(c);
+            elem.decode(u32::from_le_bytes(b)) as f32
+        })
+        .collect()
+}
+
+fn len(x: i64, y: i64) -> GpuResult<usize> {
+    usize::try_from(x * y).map_err(|_| GpuError::InvalidArgument(format!("{x} x {y} too large")))
+}
+
+/// Measures one shape, type pair and pair of orders (see the module docs). `Verify` when the
+/// library's result or cuBLAS's is outside its bound.
+#[allow(clippy::too_many_arguments)]
+pub fn bench_one(
+    gpu: &Gpu,
+    gemm: &Gemm<'_>,
+    blas: &CudaBlas,
+    (m, n, k): (i64, i64, i64),
+    (input, output): (Element, Element),
+    (oa, ob): (Order, Order),
+    repeats: usize,
+    progress: &mut dyn Write,
+) -> GpuResult<BlasRow> {
+    let seed = (m as u64) << 32 ^ (n as u64) << 16 ^ k as u64;
+    let (a_bytes, a_host) = random(len(m, k)?, seed, input);
+    let (b_bytes, b_host) = random(len(k, n)?, seed ^ 0xB0B, input);
+    let stream = gpu.stream();
+    let a: CudaSlice<u8> = cuda("cuMemcpyHtoD", stream.clone_htod(&a_bytes))?;
+    let b: CudaSlice<u8> = cuda("cuMemcpyHtoD", stream.clone_htod(&b_bytes))?;
+    let d_bytes = len(m, n)? * output.bytes() as usize;
+    let mut d: CudaSlice<u8> = cuda("cuMemcpyHtoD", stream.clone_htod(&vec![0xFFu8; d_bytes]))?;
+    let mut d_cublas: CudaSlice<u8> =
+        cuda("cuMemcpyHtoD", stream.clone_htod(&vec![0xFFu8; d_bytes]))?;
+    let ld = |o: Order, rows: i64, cols: i64| if o == Order::RowMajor { cols } else { rows };
+    let call = gemm.run(GemmArgs {
+        m,
+        n,
+        k,
+        a: MatrixRef {
+            buf: &a,
+            elem: input,
+            order: oa,
+            ld: ld(oa, m, k),
+        },
+        b: MatrixRef {
+            buf: &b,
+            elem: input,
+            order: ob,
+            ld: ld(ob, k, n),
+        },
+        c: None,
+        d: MatrixMut {
+            buf: &mut d,
+            elem: output,
+            order: Order::RowMajor,
+            ld: n,
+        },
+        alpha: 1.0,
+        beta: 0.0,
+    })?;
+    let name = format!("{} {m}x{n}x{k}", call.config.kernel_name());
+    let (pa, pb) = (a.device_ptr(stream).0, b.device_ptr(stream).0);
+    let pd = d_cublas.device_ptr_mut(stream).0;
+    let run_cublas = || {
+        // SAFETY: a, b and d_cublas hold the matrices (sizes above), on the handle's stream.
+        unsafe { cublas_gemm(blas, (m, n, k), (pa, oa, pb, ob, input), (pd, output)) }
+    };
+    run_cublas()?;
+    gpu.synchronize()?;
+    let ours = values(output, &cuda("cuMemcpyDtoH", stream.clone_dtoh(&d))?);
+    let theirs = values(output, &cuda("cuMemcpyDtoH", stream.clone_dtoh(&d_cublas))?);
+    // The CPU reference and the bounds on spread rows; ours and cuBLAS each within the bound,
+    // and within twice the bound of each other.
+    let rows = spread_rows(m as usize, 32);
+    let g = HostGemm {
+        m: m as usize,
+        n: n as usize,
+        k: k as usize,
+        a: HostMatrix {
+            values: &a_host,
+            order: oa,
+            ld: ld(oa, m, k),
+        },
+        b: HostMatrix {
+            values: &b_host,
+            order: ob,
+            ld: ld(ob, k, n),
+        },
+        c: None,
+        alpha: 1.0,
+        beta: 0.0,
+    };
+    let (want, tol) = reference_bounds(&g, output, &rows);
+    let pick = |all: &[f32]| -> Vec<f32> {
+        rows.iter()
+            .flat_map(|&i| (0..n as usize).map(move |j| i * n as usize + j))
+            .map(|e| all.get(e).copied().unwrap_or(f32::NAN))
+            .collect()
+    };
+    let (ours_rows, theirs_rows) = (pick(&ours), pick(&theirs));
+    let n_cols = n as usize;
+    let cpu = compare_rows(&ours_rows, &want, &tol, n_cols, &rows);
+    if cpu.bad > 0 {
+        return Err(cpu.failure(&name, "vs CPU reference"));
+    }
+    let cublas_cpu = compare_rows(&theirs_rows, &want, &tol, n_cols, &rows);
+    if cublas_cpu.bad > 0 {
+        return Err(cublas_cpu.failure(&format!("cuBLAS {m}x{n}x{k}"), "vs CPU reference"));
+    }
+    let theirs_f64: Vec<f64> = theirs_rows.iter().map(|&x| f64::from(x)).collect();
+    let twice: Vec<f64> = tol.iter().map(|t| 2.0 * t).collect();
+    let vs = compare_rows(&ours_rows, &theirs_f64, &twice, n_cols, &rows);
+    if vs.bad > 0 {
+        return Err(vs.failure(&name, "vs cuBLAS"));
+    }
+    io(writeln!(
+        progress,
+        "[{name}] grid {}; rel err vs CPU {:.2e}, vs cuBLAS {:.2e}",
+        call.grid, cpu.rel_err, vs.rel_err
+    ))?;
+    let (t_ours, t_theirs) = time_pair(|side| match side {
+        Side::Ours => time_events(gpu, 3, repeats, || gemm.launch(&call)),
+        Side::Theirs => time_events(gpu, 3, repeats, run_cublas),
+    })?;
+    let flops = 2.0 * m as f64 * n as f64 * k as f64;
+    Ok(BlasRow {
+        size: (m, n, k),
+        input,
+        output,
+        a: oa,
+        b: ob,
+        kernel: call.config.kernel_name(),
+        result: VsCublas::new(flops, t_ours, t_theirs, cpu.rel_err, vs.rel_err),
+    })
+}
+
+/// [`bench_one`] for every shape, type pair and pair of orders (in that nesting).
+/// `Unavailable` when the GPU is not sm_90 or cuBLAS is missing.
+///
+/// ```
+/// use tessel_kernels::{Element, blas::{Order, bench}};
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+/// let Ok(rows) = bench::bench(&gpu, &[(300, 500, 72)], &[(Element::F16, Element::F32)],
+///     &[(Order::RowMajor, Order::ColMajor)], 2, &mut Vec::new()) else { return };
+/// assert!(rows[0].result.ours_tflops > 0.0);
+/// ```
+pub fn bench(
+    gpu: &Gpu,
+    shapes: &[(i64, i64, i64)],
+    types: &[(Element, Element)],
+    orders: &[(Order, Order)],
+    repeats: usize,
+    progress: &mut dyn Write,
+) -> GpuResult<Vec<BlasRow>> {
+    let gemm = Gemm::new(gpu)?;
+    let blas = cublas(gpu)?;
+    let mut rows = Vec::new();
+    for &shape in shapes {
+        for &types in types {
+            for &o in orders {
+                rows.push(bench_one(
+                    gpu, &gemm, &blas, shape, types, o, repeats, progress,
+                )?);
+            }
+        }
+    }
+    Ok(rows)
+}

@@ -1,0 +1,337 @@
+//! The GEMM as a library: `D = alpha A B + beta C` on device buffers, with the extents, leading
+//! dimensions and orders of the matrices given at run time.
+//!
+//! [`Gemm`] holds the compiled kernels of one GPU: one per configuration
+//! ([`crate::hopper::Sm90Config`]: types, operand majors, tile, epilogue), compiled at its
+//! first use (the machine code cached on disk by [`crate::cache`], so a second process does not
+//! compile) and reused for every shape. A call checks the problem on the host
+//! ([`plan_sm90`]: every condition the kernel assumes, named in the error), chooses the tile
+//! ([`choose_tile`]), encodes the three tensor maps and launches; no compile once the
+//! configuration is loaded.
+//!
+//! Supported: sm_90 (the Hopper GEMM of [`crate::hopper`], wgmma); A and B f16 or bf16, each
+//! row- or column-major; C and D f32, f16 or bf16, of one order (row- or column-major); any
+//! `M`, `N`, `K` >= 1; A and B at 16-byte aligned addresses with leading dimensions of a
+//! multiple of 16 bytes (TMA); C and D at any element-aligned address and leading dimension
+//! (D stored by TMA where it can be, else by predicated stores).
+//!
+//! ```
+//! use tessel_kernels::{Element, Gpu, blas::{Gemm, GemmArgs, MatrixMut, MatrixRef, Order}};
+//! let Ok(gpu) = Gpu::open(0) else { return }; // no GPU: nothing to run
+//! let Ok(gemm) = Gemm::new(&gpu) else { return }; // not an sm_90 GPU
+//! let (m, n, k) = (100, 200, 72);
+//! let a = gpu.stream().clone_htod(&vec![half::f16::ONE.to_bits(); m * k]).unwrap();
+//! let b = gpu.stream().clone_htod(&vec![half::f16::ONE.to_bits(); k * n]).unwrap();
+//! let mut d = gpu.stream().alloc_zeros::<f32>(m * n).unwrap();
+//! gemm.run(GemmArgs {
+//!     m: m as i64, n: n as i64, k: k as i64,
+//!     a: MatrixRef { buf: &a, elem: Element::F16, order: Order::RowMajor, ld: k as i64 },
+//!     b: MatrixRef { buf: &b, elem: Element::F16, order: Order::ColMajor, ld: k as i64 },
+//!     c: None,
+//!     d: MatrixMut { buf: &mut d, elem: Element::F32, order: Order::RowMajor, ld: n as i64 },
+//!     alpha: 1.0,
+//!     beta: 0.0,
+//! }).unwrap();
+//! let d = gpu.stream().clone_dtoh(&d).unwrap();
+//! assert!(d.iter().all(|&x| x == k as f32));
+//! ```
+
+pub mod bench;
+mod check;
+mod select;
+mod verify;
+
+pub use check::{MatrixDesc, OperandMap, Order, Problem, Sm90Call, plan_sm90};
+pub use select::{choose_tile, tiles_of};
+pub use verify::{HostGemm, HostMatrix, reference_bounds, spread_rows, verify_gemm};
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use cudarc::driver::{
+    CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, DeviceRepr, DeviceSlice,
+};
+
+use crate::Arch;
+use crate::device::Gpu;
+use crate::element::Element;
+use crate::error::{GpuError, GpuResult};
+use crate::gemm::run::max_smem_optin;
+use crate::hopper::{Sm90Config, Sm90Plan};
+use crate::kernel::{Arg, Loaded};
+
+/// Device memory a matrix is read from: its address and size in bytes (cudarc's
+/// `CudaSlice`, `CudaView` and `CudaViewMut`).
+///
+/// ```
+/// use tessel_kernels::blas::DeviceMemory;
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+/// let b = gpu.stream().alloc_zeros::<u16>(8).unwrap();
+/// assert_eq!(DeviceMemory::bytes(&b), 16);
+/// assert_eq!(DeviceMemory::bytes(&b.slice(1..)), 14);
+/// ```
+pub trait DeviceMemory {
+    /// The device address, for reading on `stream`.
+    fn address(&self, stream: &CudaStream) -> u64;
+    /// Bytes of the buffer.
+    fn bytes(&self) -> usize;
+}
+
+/// Device memory a matrix is written to.
+pub trait DeviceMemoryMut: DeviceMemory {
+    /// The device address, for writing on `stream`.
+    fn address_mut(&mut self, stream: &CudaStream) -> u64;
+}
+
+impl<T: DeviceRepr> DeviceMemory for CudaSlice<T> {
+    fn address(&self, stream: &CudaStream) -> u64 {
+        self.device_ptr(stream).0
+    }
+    fn bytes(&self) -> usize {
+        DeviceSlice::num_bytes(self)
+    }
+}
+
+impl<T: DeviceRepr> DeviceMemoryMut for CudaSlice<T> {
+    fn address_mut(&mut self, stream: &CudaStream) -> u64 {
+        self.device_ptr_mut(stream).0
+    }
+}
+
+impl<T: DeviceRepr> DeviceMemory for CudaView<'_, T> {
+    fn address(&self, stream: &CudaStream) -> u64 {
+        self.device_ptr(stream).0
+    }
+    fn bytes(&self) -> usize {
+        DeviceSlice::num_bytes(self)
+    }
+}
+
+impl<T: DeviceRepr> DeviceMemory for CudaViewMut<'_, T> {
+    fn address(&self, stream: &CudaStream) -> u64 {
+        self.device_ptr(stream).0
+    }
+    fn bytes(&self) -> usize {
+        DeviceSlice::num_bytes(self)
+    }
+}
+
+impl<T: DeviceRepr> DeviceMemoryMut for CudaViewMut<'_, T> {
+    fn address_mut(&mut self, stream: &CudaStream) -> u64 {
+        self.device_ptr_mut(stream).0
+    }
+}
+
+/// A matrix read by the GEMM (A, B or C): its buffer, element type, order and leading
+/// dimension (elements between consecutive rows of a row-major matrix, columns of a
+/// column-major one).
+pub struct MatrixRef<'a> {
+    /// The buffer; element (0, 0) at its start.
+    pub buf: &'a dyn DeviceMemory,
+    /// Element type.
+    pub elem: Element,
+    /// Storage order.
+    pub order: Order,
+    /// Leading dimension.
+    pub ld: i64,
+}
+
+/// The matrix the GEMM writes (D).
+pub struct MatrixMut<'a> {
+    /// The buffer; element (0, 0) at its start.
+    pub buf: &'a mut dyn DeviceMemoryMut,
+    /// Element type.
+    pub elem: Element,
+    /// Storage order.
+    pub order: Order,
+    /// Leading dimension.
+    pub ld: i64,
+}
+
+/// One GEMM: `D = alpha A B + beta C`, `A` `m x k`, `B` `k x n`, `C` and `D` `m x n` (C read
+/// only when `beta != 0`; it may be absent otherwise).
+pub struct GemmArgs<'a> {
+    /// Rows of A and D.
+    pub m: i64,
+    /// Columns of B and D.
+    pub n: i64,
+    /// The reduction extent.
+    pub k: i64,
+    /// A.
+    pub a: MatrixRef<'a>,
+    /// B.
+    pub b: MatrixRef<'a>,
+    /// C.
+    pub c: Option<MatrixRef<'a>>,
+    /// D.
+    pub d: MatrixMut<'a>,
+    /// Scale of `A B`.
+    pub alpha: f32,
+    /// Scale of C.
+    pub beta: f32,
+}
+
+impl GemmArgs<'_> {
+    /// The problem as the host checks see it (addresses on `stream`).
+    pub fn problem(&mut self, stream: &CudaStream) -> Problem {
+        let desc = |buf: &dyn DeviceMemory, elem, order, ld, address| MatrixDesc {
+            address,
+            bytes: buf.bytes(),
+            elem,
+            order,
+            ld,
+        };
+        let a = &self.a;
+        let b = &self.b;
+        Problem {
+            m: self.m,
+            n: self.n,
+            k: self.k,
+            a: desc(a.buf, a.elem, a.order, a.ld, a.buf.address(stream)),
+            b: desc(b.buf, b.elem, b.order, b.ld, b.buf.address(stream)),
+            c: self
+                .c
+                .as_ref()
+                .map(|c| desc(c.buf, c.elem, c.order, c.ld, c.buf.address(stream))),
+            d: MatrixDesc {
+                address: self.d.buf.address_mut(stream),
+                bytes: self.d.buf.bytes(),
+                elem: self.d.elem,
+                order: self.d.order,
+                ld: self.d.ld,
+            },
+            alpha: self.alpha,
+            beta: self.beta,
+        }
+    }
+}
+
+/// A loaded configuration: its plan (the proven boxes) and its kernel.
+struct Loaded90<'g> {
+    plan: Sm90Plan,
+    kernel: Loaded<'g>,
+}
+
+/// The GEMM of one GPU with its loaded kernels (one per configuration, loaded at first use).
+pub struct Gemm<'g> {
+    gpu: &'g Gpu,
+    sms: i64,
+    smem_limit: i64,
+    kernels: RefCell<HashMap<Sm90Config, Rc<Loaded90<'g>>>>,
+}
+
+impl<'g> Gemm<'g> {
+    /// The GEMM of `gpu`. `Unavailable` on a GPU that does not run sm_90a code (the mma.sync
+    /// path for sm_80 and sm_89 is not behind this API yet).
+    ///
+    /// ```
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+    /// match tessel_kernels::blas::Gemm::new(&gpu) {
+    ///     Ok(g) => assert_eq!(g.loaded(), 0),
+    ///     Err(e) => assert!(e.is_unavailable()),
+    /// }
+    /// ```
+    pub fn new(gpu: &'g Gpu) -> GpuResult<Gemm<'g>> {
+        if !Arch::SM90A.runs_on(gpu.arch()) {
+            return Err(GpuError::Unavailable(format!(
+                "the library GEMM runs on sm_90 (wgmma); {} is {}",
+                gpu.name(),
+                gpu.arch()
+            )));
+        }
+        Ok(Gemm {
+            gpu,
+            sms: i64::from(gpu.sm_count()),
+            smem_limit: max_smem_optin(gpu)?,
+            kernels: RefCell::new(HashMap::new()),
+        })
+    }
+
+    /// SMs of the GPU (what the tile choice and the persistent grid use).
+    pub fn sms(&self) -> i64 {
+        self.sms
+    }
+
+    /// Configurations loaded so far.
+    pub fn loaded(&self) -> usize {
+        self.kernels.borrow().len()
+    }
+
+    /// Loads (compiling, or reading the disk cache) the kernel of `config` unless loaded.
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Config};
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+    /// let Ok(gemm) = tessel_kernels::blas::Gemm::new(&gpu) else { return };
+    /// gemm.prepare(Sm90Config::tn(InType::F16, OutType::F32)).unwrap();
+    /// assert_eq!(gemm.loaded(), 1);
+    /// ```
+    pub fn prepare(&self, config: Sm90Config) -> GpuResult<()> {
+        self.kernel(config).map(|_| ())
+    }
+
+    fn kernel(&self, config: Sm90Config) -> GpuResult<Rc<Loaded90<'g>>> {
+        if let Some(k) = self.kernels.borrow().get(&config) {
+            return Ok(Rc::clone(k));
+        }
+        let plan = Sm90Plan::for_config(config)?;
+        if plan.smem_bytes() > self.smem_limit {
+            return Err(GpuError::Unavailable(format!(
+                "{} needs {} bytes of shared memory per block, {} allows {}",
+                config.kernel_name(),
+                plan.smem_bytes(),
+                self.gpu.name(),
+                self.smem_limit
+            )));
+        }
+        let kernel = plan.kernel()?.load(self.gpu)?;
+        let loaded = Rc::new(Loaded90 { plan, kernel });
+        self.kernels.borrow_mut().insert(config, Rc::clone(&loaded));
+        Ok(loaded)
+    }
+
+    /// Computes `D = alpha A B + beta C` on the GPU's stream (asynchronously: synchronize the
+    /// stream before reading D on the host). Errors: the conditions of [`plan_sm90`] (nothing
+    /// is launched), or a CUDA error.
+    pub fn run(&self, mut args: GemmArgs<'_>) -> GpuResult<Sm90Call> {
+        let problem = args.problem(self.gpu.stream());
+        let call = plan_sm90(&problem, self.sms)?;
+        self.launch(&call)?;
+        Ok(call)
+    }
+
+    /// Launches a checked call ([`plan_sm90`]) on the GPU's stream. The caller keeps the
+    /// buffers alive until the stream has run it.
+    pub fn launch(&self, call: &Sm90Call) -> GpuResult<()> {
+        let loaded = self.kernel(call.config)?;
+        let plan = &loaded.plan;
+        let map_a = plan
+            .a_load
+            .tma
+            .for_matrix(call.a.matrix)?
+            .encode(call.a.address)?;
+        let map_b = plan
+            .b_load
+            .tma
+            .for_matrix(call.b.matrix)?
+            .encode(call.b.address)?;
+        let map_d = match (&call.d_store, &plan.c_tma) {
+            (Some((matrix, address)), Some(tma)) => {
+                Some(tma.for_matrix(*matrix)?.encode(*address)?)
+            }
+            _ => None,
+        };
+        // The direct epilogue never reads tmap_c: A's map fills the parameter.
+        let map_c = map_d.as_ref().unwrap_or(&map_a);
+        loaded.kernel.launch_grid(
+            (call.grid, 1, 1),
+            &mut [
+                Arg::TensorMap(&map_a),
+                Arg::TensorMap(&map_b),
+                Arg::TensorMap(map_c),
+                Arg::Values(call.args.values()),
+            ],
+        )
+    }
+}

@@ -1,0 +1,170 @@
+//! Checking a GEMM's result on the host against an f64 reference, within a bound that holds for
+//! any K: each element within the fp32 accumulation bound of its own `sum_k |a_ik b_kj|`
+//! ([`crate::gemm::host::tolerance`], scaled by `|alpha|`), plus the rounding of the scaling,
+//! of `beta C` and of the output type.
+
+use super::Order;
+use crate::element::Element;
+use crate::gemm::host::{Comparison, compare, tolerance};
+
+/// A matrix on the host: its values in storage order (as f64), its order and leading
+/// dimension.
+///
+/// ```
+/// use tessel_kernels::blas::{HostMatrix, Order};
+/// let v = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+/// let a = HostMatrix { values: &v, order: Order::ColMajor, ld: 3 };
+/// assert_eq!(a.at(2, 1), 6.0); // element (2, 1) of a 3 x 2 column-major matrix
+/// assert!(a.at(9, 9).is_nan()); // outside the values
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct HostMatrix<'a> {
+    /// Values in storage order.
+    pub values: &'a [f64],
+    /// Storage order.
+    pub order: Order,
+    /// Leading dimension.
+    pub ld: i64,
+}
+
+impl HostMatrix<'_> {
+    /// Element `(i, j)` (NaN outside the values).
+    pub fn at(&self, i: usize, j: usize) -> f64 {
+        let ld = self.ld as usize;
+        let at = match self.order {
+            Order::RowMajor => i * ld + j,
+            Order::ColMajor => i + j * ld,
+        };
+        self.values.get(at).copied().unwrap_or(f64::NAN)
+    }
+}
+
+/// The operands and scalars of `D = alpha A B + beta C` on the host.
+#[derive(Clone, Copy, Debug)]
+pub struct HostGemm<'a> {
+    /// Rows of A and D.
+    pub m: usize,
+    /// Columns of B and D.
+    pub n: usize,
+    /// The reduction extent.
+    pub k: usize,
+    /// A (`m x k`).
+    pub a: HostMatrix<'a>,
+    /// B (`k x n`).
+    pub b: HostMatrix<'a>,
+    /// C (`m x n`; ignored when `beta == 0`).
+    pub c: Option<HostMatrix<'a>>,
+    /// Scale of `A B`.
+    pub alpha: f64,
+    /// Scale of C.
+    pub beta: f64,
+}
+
+/// Compares rows `rows` of `d` (every column) with the f64 reference of `g`: element `(i, j)`
+/// within `t + u (|want| + t) + s`, where `t = |alpha| tolerance(k, S) + 2^-23 (|alpha| S +
+/// |beta c_ij|)` with `S = sum_k |a_ik b_kj|` (the fp32 accumulation, scaling and addition of C),
+/// `u` the output type's unit roundoff and `s` its smallest subnormal.
+///
+/// ```
+/// use tessel_kernels::{Element, blas::{HostGemm, HostMatrix, Order, verify_gemm}};
+/// fn rm(values: &[f64]) -> HostMatrix<'_> { HostMatrix { values, order: Order::RowMajor, ld: 2 } }
+/// let (a, b) = ([1.0, 2.0, 3.0, 4.0], [1.0, 0.0, 0.0, 1.0]); // A B = A
+/// let g = HostGemm { m: 2, n: 2, k: 2, a: rm(&a), b: rm(&b), c: None, alpha: 1.0, beta: 0.0 };
+/// assert_eq!(verify_gemm(&g, rm(&[1.0, 2.0, 3.0, 4.0]), Element::F32, &[0, 1]).bad, 0);
+/// assert_eq!(verify_gemm(&g, rm(&[1.0, 3.0, 2.0, 4.0]), Element::F32, &[0, 1]).bad, 2); // A^T
+/// ```
+pub fn verify_gemm(
+    g: &HostGemm<'_>,
+    d: HostMatrix<'_>,
+    out: Element,
+    rows: &[usize],
+) -> Comparison {
+    let (want, tol) = reference_bounds(g, out, rows);
+    let got: Vec<f32> = rows
+        .iter()
+        .flat_map(|&i| (0..g.n).map(move |j| (i, j)))
+        .map(|(i, j)| d.at(i, j) as f32)
+        .collect();
+    compare_rows(&got, &want, &tol, g.n, rows)
+}
+
+/// The f64 reference of rows `rows` of `g` (row by row, every column) and each element's
+/// bound (see [`verify_gemm`]).
+///
+/// ```
+/// use tessel_kernels::{Element, blas::{HostGemm, HostMatrix, Order, reference_bounds}};
+/// let v = [1.0, -2.0];
+/// let a = HostMatrix { values: &v, order: Order::RowMajor, ld: 2 }; // 1 x 2
+/// let b = HostMatrix { values: &v, order: Order::ColMajor, ld: 2 }; // 2 x 1
+/// let g = HostGemm { m: 1, n: 1, k: 2, a, b, c: None, alpha: 1.0, beta: 0.0 };
+/// let (want, tol) = reference_bounds(&g, Element::F32, &[0]);
+/// assert_eq!(want, vec![5.0]);
+/// assert!(tol[0] > 0.0 && tol[0] < 1e-5);
+/// ```
+pub fn reference_bounds(g: &HostGemm<'_>, out: Element, rows: &[usize]) -> (Vec<f64>, Vec<f64>) {
+    let mut want = Vec::with_capacity(rows.len() * g.n);
+    let mut tol = Vec::with_capacity(rows.len() * g.n);
+    let u = out.unit_roundoff();
+    let eps = f64::from(f32::EPSILON);
+    for &i in rows {
+        for j in 0..g.n {
+            let (mut acc, mut abs) = (0.0f64, 0.0f64);
+            for p in 0..g.k {
+                let x = g.a.at(i, p) * g.b.at(p, j);
+                acc += x;
+                abs += x.abs();
+            }
+            let c = match (g.c, g.beta != 0.0) {
+                (Some(c), true) => g.beta * c.at(i, j),
+                _ => 0.0,
+            };
+            let w = g.alpha * acc + c;
+            let t = g.alpha.abs() * tolerance(g.k, abs) + eps * (g.alpha.abs() * abs + c.abs());
+            want.push(w);
+            tol.push(t + u * (w.abs() + t) + out.min_subnormal());
+        }
+    }
+    (want, tol)
+}
+
+/// Compares `got` (rows `rows`, `n` columns each) with `want` within `tol`, naming elements
+/// `D[i][j]`.
+pub(crate) fn compare_rows(
+    got: &[f32],
+    want: &[f64],
+    tol: &[f64],
+    n: usize,
+    rows: &[usize],
+) -> Comparison {
+    compare(
+        got,
+        want,
+        |e| tol.get(e).copied().unwrap_or(0.0),
+        |e| {
+            format!(
+                "D[{}][{}]",
+                rows.get(e / n.max(1)).copied().unwrap_or(0),
+                e % n.max(1)
+            )
+        },
+    )
+}
+
+/// Rows to check: every row up to `max_rows`, else `max_rows` rows spread over `0..m` (the
+/// first and the last included).
+///
+/// ```
+/// assert_eq!(tessel_kernels::blas::spread_rows(5, 10), vec![0, 1, 2, 3, 4]);
+/// assert_eq!(tessel_kernels::blas::spread_rows(1000, 3), vec![0, 500, 999]);
+/// ```
+pub fn spread_rows(m: usize, max_rows: usize) -> Vec<usize> {
+    if m <= max_rows || max_rows < 2 {
+        return (0..m.min(max_rows.max(1))).collect();
+    }
+    let step = (m - 1) as f64 / (max_rows - 1) as f64;
+    let mut rows: Vec<usize> = (0..max_rows)
+        .map(|i| ((i as f64 * step).round() as usize).min(m - 1))
+        .collect();
+    rows.dedup();
+    rows
+}

@@ -1,0 +1,603 @@
+//! [`Element`]: the element types of matrices that kernels read and write — fp32, fp16, bf16 and
+//! the two 8-bit floating-point formats e4m3 and e5m2 — with everything the crate needs to know
+//! about each: its width, its C spelling in kernel sources, its PTX and cuBLAS names, its
+//! tensor-map type, its rounding, and its values on the host.
+//!
+//! One enum for every layer: the GEMM library ([`crate::blas`]) takes it today; it is meant to
+//! take the place of the crate's older per-module element types later ([`crate::DType`],
+//! [`crate::kernel::CType`]'s element uses, `hopper::InType`/`OutType`, [`crate::tma::TmaElem`],
+//! the atoms' value types), each of which is one of its projections.
+//!
+//! Host values: fp32 is `f32`, fp16 and bf16 are `half`'s [`half::f16`] and [`half::bf16`], and
+//! the 8-bit formats, which `half` does not have, are [`E4M3`] and [`E5M2`] (one byte each); all
+//! of them implement [`HostElement`]. The 8-bit formats follow the OCP 8-bit floating-point
+//! specification (OFP8, revision 1.0, 2023:
+//! <https://www.opencompute.org/documents/ocp-8-bit-floating-point-specification-ofp8-revision-1-0-2023-12-01-pdf-1>),
+//! which is what the PTX types `.e4m3` and `.e5m2` are.
+//!
+//! ```
+//! use tessel_kernels::element::{E4M3, Element, HostElement};
+//! assert_eq!(Element::E4M3.bits(), 8);
+//! assert_eq!(Element::BF16.ptx(), "bf16");
+//! assert_eq!(<half::bf16 as HostElement>::ELEMENT, Element::BF16);
+//! // 448 is e4m3's largest finite value (OFP8 table 1: S.1111.110).
+//! assert_eq!(E4M3::from_f64(448.0).to_bits(), 0x7E);
+//! assert_eq!(E4M3::from_bits(0x7E).to_f64(), 448.0);
+//! ```
+
+use std::fmt;
+use std::str::FromStr;
+
+use cudarc::cublas::sys::cudaDataType_t;
+use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+use half::{bf16, f16};
+
+use crate::error::GpuError;
+use crate::kernel::CType;
+use crate::tma::TmaElem;
+
+/// An element type of a matrix.
+///
+/// ```
+/// use tessel_kernels::Element;
+/// assert_eq!("e5m2".parse::<Element>().unwrap(), Element::E5M2);
+/// assert_eq!(Element::F16.to_string(), "f16");
+/// assert!(Element::E4M3.is_fp8() && !Element::BF16.is_fp8());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Element {
+    /// IEEE single precision.
+    F32,
+    /// IEEE half precision.
+    F16,
+    /// bfloat16 (8 exponent bits, 7 fraction bits).
+    BF16,
+    /// 8-bit float, 4 exponent bits (bias 7), 3 fraction bits, no infinities (OFP8 E4M3).
+    E4M3,
+    /// 8-bit float, 5 exponent bits (bias 15), 2 fraction bits, IEEE-like (OFP8 E5M2).
+    E5M2,
+}
+
+impl Element {
+    /// Every element type.
+    ///
+    /// ```
+    /// assert_eq!(tessel_kernels::Element::ALL.len(), 5);
+    /// ```
+    pub const ALL: [Element; 5] = [
+        Element::F32,
+        Element::F16,
+        Element::BF16,
+        Element::E4M3,
+        Element::E5M2,
+    ];
+
+    /// Bits per element.
+    ///
+    /// ```
+    /// use tessel_kernels::Element;
+    /// assert_eq!((Element::F32.bits(), Element::BF16.bits(), Element::E5M2.bits()), (32, 16, 8));
+    /// ```
+    pub fn bits(self) -> i64 {
+        match self {
+            Element::F32 => 32,
+            Element::F16 | Element::BF16 => 16,
+            Element::E4M3 | Element::E5M2 => 8,
+        }
+    }
+
+    /// Bytes per element.
+    ///
+    /// ```
+    /// assert_eq!(tessel_kernels::Element::E4M3.bytes(), 1);
+    /// ```
+    pub fn bytes(self) -> i64 {
+        self.bits() / 8
+    }
+
+    /// True for the 8-bit formats.
+    ///
+    /// ```
+    /// assert!(tessel_kernels::Element::E5M2.is_fp8());
+    /// ```
+    pub fn is_fp8(self) -> bool {
+        matches!(self, Element::E4M3 | Element::E5M2)
+    }
+
+    /// The PTX type name (`.f32`, `.f16`, `.bf16`, `.e4m3`, `.e5m2` without the dot).
+    ///
+    /// ```
+    /// assert_eq!(tessel_kernels::Element::E4M3.ptx(), "e4m3");
+    /// ```
+    pub fn ptx(self) -> &'static str {
+        match self {
+            Element::F32 => "f32",
+            Element::F16 => "f16",
+            Element::BF16 => "bf16",
+            Element::E4M3 => "e4m3",
+            Element::E5M2 => "e5m2",
+        }
+    }
+
+    /// The storage type kernels move it as (the C spelling of `kernels/cuda/tessel.cuh`): `float`
+    /// for fp32, the raw words `b16` for fp16 and bf16, `unsigned char` for the 8-bit formats.
+    ///
+    /// ```
+    /// use tessel_kernels::{Element, kernel::CType};
+    /// assert_eq!(Element::BF16.c_type(), CType::B16);
+    /// assert_eq!(Element::E5M2.c_type().name(), "unsigned char");
+    /// ```
+    pub fn c_type(self) -> CType {
+        match self {
+            Element::F32 => CType::F32,
+            Element::F16 | Element::BF16 => CType::B16,
+            Element::E4M3 | Element::E5M2 => CType::new("unsigned char", 1),
+        }
+    }
+
+    /// cuBLAS's `cudaDataType_t` of the type.
+    ///
+    /// ```
+    /// use tessel_kernels::{Element, cudarc::cublas::sys::cudaDataType_t};
+    /// assert_eq!(Element::E4M3.cublas(), cudaDataType_t::CUDA_R_8F_E4M3);
+    /// ```
+    pub fn cublas(self) -> cudaDataType_t {
+        match self {
+            Element::F32 => cudaDataType_t::CUDA_R_32F,
+            Element::F16 => cudaDataType_t::CUDA_R_16F,
+            Element::BF16 => cudaDataType_t::CUDA_R_16BF,
+            Element::E4M3 => cudaDataType_t::CUDA_R_8F_E4M3,
+            Element::E5M2 => cudaDataType_t::CUDA_R_8F_E5M2,
+        }
+    }
+
+    /// The tensor-map element type (TMA moves bits: the 8-bit formats are `UINT8`).
+    ///
+    /// ```
+    /// use tessel_kernels::{Element, tma::TmaElem};
+    /// assert_eq!(Element::E5M2.tma(), TmaElem::U8);
+    /// assert_eq!(Element::F32.tma(), TmaElem::F32);
+    /// ```
+    pub fn tma(self) -> TmaElem {
+        match self {
+            Element::F32 => TmaElem::F32,
+            Element::F16 => TmaElem::F16,
+            Element::BF16 => TmaElem::BF16,
+            Element::E4M3 | Element::E5M2 => TmaElem::U8,
+        }
+    }
+
+    /// Fraction bits (the explicit significand bits).
+    ///
+    /// ```
+    /// use tessel_kernels::Element;
+    /// assert_eq!((Element::F16.fraction_bits(), Element::E4M3.fraction_bits()), (10, 3));
+    /// ```
+    pub fn fraction_bits(self) -> i32 {
+        match self {
+            Element::F32 => 23,
+            Element::F16 => 10,
+            Element::BF16 => 7,
+            Element::E4M3 => 3,
+            Element::E5M2 => 2,
+        }
+    }
+
+    /// Unit roundoff `2^-(fraction bits + 1)`: the relative error of one rounding to nearest
+    /// (normal range).
+    ///
+    /// ```
+    /// use tessel_kernels::Element;
+    /// assert_eq!(Element::BF16.unit_roundoff(), 2f64.powi(-8));
+    /// assert_eq!(Element::F32.unit_roundoff(), f64::from(f32::EPSILON) / 2.0);
+    /// ```
+    pub fn unit_roundoff(self) -> f64 {
+        2f64.powi(-(self.fraction_bits() + 1))
+    }
+
+    /// The smallest positive subnormal: the absolute error of one rounding near zero is at most
+    /// half of it.
+    ///
+    /// ```
+    /// use tessel_kernels::Element;
+    /// // OFP8 table 1: e4m3's smallest subnormal is 2^-9, e5m2's 2^-16.
+    /// assert_eq!(Element::E4M3.min_subnormal(), 2f64.powi(-9));
+    /// assert_eq!(Element::F16.min_subnormal(), 2f64.powi(-24));
+    /// ```
+    pub fn min_subnormal(self) -> f64 {
+        match self {
+            Element::F32 => 2f64.powi(-149),
+            Element::F16 => 2f64.powi(-24),
+            Element::BF16 => 2f64.powi(-133),
+            Element::E4M3 => 2f64.powi(-9),
+            Element::E5M2 => 2f64.powi(-16),
+        }
+    }
+
+    /// The largest finite value.
+    ///
+    /// ```
+    /// use tessel_kernels::Element;
+    /// assert_eq!((Element::E4M3.max_finite(), Element::E5M2.max_finite()), (448.0, 57344.0));
+    /// assert_eq!(Element::F16.max_finite(), 65504.0);
+    /// ```
+    pub fn max_finite(self) -> f64 {
+        match self {
+            Element::F32 => f64::from(f32::MAX),
+            Element::F16 => 65504.0,
+            Element::BF16 => f64::from(bf16::MAX.to_f32()),
+            Element::E4M3 => 448.0,
+            Element::E5M2 => 57344.0,
+        }
+    }
+
+    /// The value of the bit pattern `bits` (the low [`bits`](Element::bits) bits).
+    ///
+    /// ```
+    /// use tessel_kernels::Element;
+    /// assert_eq!(Element::BF16.decode(0x3F80), 1.0);
+    /// assert_eq!(Element::E5M2.decode(0x3C), 1.0);
+    /// assert!(Element::E4M3.decode(0x7F).is_nan());
+    /// ```
+    pub fn decode(self, bits: u32) -> f64 {
+        match self {
+            Element::F32 => f64::from(f32::from_bits(bits)),
+            Element::F16 => f16::from_bits(bits as u16).to_f64(),
+            Element::BF16 => bf16::from_bits(bits as u16).to_f64(),
+            Element::E4M3 => E4M3::from_bits(bits as u8).to_f64(),
+            Element::E5M2 => E5M2::from_bits(bits as u8).to_f64(),
+        }
+    }
+
+    /// The bit pattern of `x` rounded to the nearest value of the type (ties to even).
+    ///
+    /// ```
+    /// use tessel_kernels::Element;
+    /// assert_eq!(Element::F16.encode(1.0), 0x3C00);
+    /// assert_eq!(Element::E4M3.encode(-2.0), 0xC0);
+    /// ```
+    pub fn encode(self, x: f64) -> u32 {
+        match self {
+            Element::F32 => (x as f32).to_bits(),
+            Element::F16 => u32::from(f16::from_f64(x).to_bits()),
+            Element::BF16 => u32::from(bf16::from_f64(x).to_bits()),
+            Element::E4M3 => u32::from(E4M3::from_f64(x).to_bits()),
+            Element::E5M2 => u32::from(E5M2::from_f64(x).to_bits()),
+        }
+    }
+}
+
+impl fmt::Display for Element {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.ptx())
+    }
+}
+
+impl FromStr for Element {
+    type Err = GpuError;
+    fn from_str(s: &str) -> Result<Element, GpuError> {
+        match s.to_ascii_lowercase().as_str() {
+            "f32" | "fp32" => Ok(Element::F32),
+            "f16" | "fp16" => Ok(Element::F16),
+            "bf16" => Ok(Element::BF16),
+            "e4m3" | "fp8" | "f8e4m3" => Ok(Element::E4M3),
+            "e5m2" | "f8e5m2" => Ok(Element::E5M2),
+            _ => Err(GpuError::InvalidArgument(format!(
+                "unknown element type {s:?} (expected f32, f16, bf16, e4m3 or e5m2)"
+            ))),
+        }
+    }
+}
+
+/// A host type holding values of one [`Element`] with its device layout (a `CudaSlice` of it
+/// holds the bits kernels read).
+///
+/// ```
+/// use tessel_kernels::element::{E5M2, Element, HostElement};
+/// assert_eq!(<f32 as HostElement>::ELEMENT, Element::F32);
+/// assert_eq!(<E5M2 as HostElement>::from_f64(0.5).to_f64(), 0.5);
+/// ```
+pub trait HostElement: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync + 'static {
+    /// The element type.
+    const ELEMENT: Element;
+    /// The value.
+    fn to_f64(self) -> f64;
+    /// The nearest value (ties to even).
+    fn from_f64(x: f64) -> Self;
+}
+
+impl HostElement for f32 {
+    const ELEMENT: Element = Element::F32;
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+    fn from_f64(x: f64) -> f32 {
+        x as f32
+    }
+}
+
+impl HostElement for f16 {
+    const ELEMENT: Element = Element::F16;
+    fn to_f64(self) -> f64 {
+        f16::to_f64(self)
+    }
+    fn from_f64(x: f64) -> f16 {
+        f16::from_f64(x)
+    }
+}
+
+impl HostElement for bf16 {
+    const ELEMENT: Element = Element::BF16;
+    fn to_f64(self) -> f64 {
+        bf16::to_f64(self)
+    }
+    fn from_f64(x: f64) -> bf16 {
+        bf16::from_f64(x)
+    }
+}
+
+/// The fields of an 8-bit format: exponent bits, fraction bits, bias, and whether the
+/// all-ones exponent is infinities and NaNs (e5m2, IEEE-like) or ordinary values with only
+/// `S.1111.111` a NaN (e4m3).
+struct Fp8Format {
+    exponent_bits: u32,
+    fraction_bits: u32,
+    bias: i32,
+    ieee_specials: bool,
+}
+
+const E4M3_FORMAT: Fp8Format = Fp8Format {
+    exponent_bits: 4,
+    fraction_bits: 3,
+    bias: 7,
+    ieee_specials: false,
+};
+
+const E5M2_FORMAT: Fp8Format = Fp8Format {
+    exponent_bits: 5,
+    fraction_bits: 2,
+    bias: 15,
+    ieee_specials: true,
+};
+
+impl Fp8Format {
+    fn decode(&self, bits: u8) -> f64 {
+        let sign = if bits & 0x80 != 0 { -1.0 } else { 1.0 };
+        let e_max = (1u32 << self.exponent_bits) - 1;
+        let exponent = (u32::from(bits) >> self.fraction_bits) & e_max;
+        let fraction = u32::from(bits) & ((1 << self.fraction_bits) - 1);
+        let scale = f64::from(1u32 << self.fraction_bits);
+        if self.ieee_specials && exponent == e_max {
+            return if fraction == 0 {
+                sign * f64::INFINITY
+            } else {
+                f64::NAN
+            };
+        }
+        if !self.ieee_specials && exponent == e_max && fraction == (1 << self.fraction_bits) - 1 {
+            return f64::NAN;
+        }
+        if exponent == 0 {
+            sign * f64::from(fraction) / scale * 2f64.powi(1 - self.bias)
+        } else {
+            sign * (1.0 + f64::from(fraction) / scale) * 2f64.powi(exponent as i32 - self.bias)
+        }
+    }
+
+    /// The largest finite code (sign bit clear).
+    fn max_code(&self) -> u8 {
+        if self.ieee_specials {
+            // S.11110.11
+            (((1u32 << self.exponent_bits) - 2) << self.fraction_bits
+                | ((1 << self.fraction_bits) - 1)) as u8
+        } else {
+            // S.1111.110
+            (((1u32 << self.exponent_bits) - 1) << self.fraction_bits
+                | ((1 << self.fraction_bits) - 2)) as u8
+        }
+    }
+
+    /// Round to nearest, ties to even; beyond the largest finite value (after rounding): NaN
+    /// for e4m3 (it has no infinity), infinity for e5m2.
+    fn encode(&self, x: f64) -> u8 {
+        let sign: u8 = if x.is_sign_negative() { 0x80 } else { 0 };
+        if x.is_nan() {
+            return 0x7F;
+        }
+        let a = x.abs();
+        let max = self.decode(self.max_code());
+        let overflow = if self.ieee_specials {
+            sign | (((1u32 << self.exponent_bits) - 1) << self.fraction_bits) as u8
+        } else {
+            sign | 0x7F
+        };
+        if a.is_infinite() {
+            return overflow;
+        }
+        // Every finite code is a multiple of the smallest subnormal: find the nearest code by
+        // scanning the magnitudes (127 of them), ties to the even code.
+        let mut best = 0u8;
+        let mut best_err = f64::INFINITY;
+        for code in 0..=self.max_code() {
+            let v = self.decode(code);
+            let err = (v - a).abs();
+            if err < best_err || (err == best_err && code % 2 == 0) {
+                best = code;
+                best_err = err;
+            }
+        }
+        // Past the largest value by more than half a step of the top binade, or by exactly half
+        // a step when the largest code is odd (the tie goes to the even code beyond it): the
+        // rounding of an unbounded exponent range leaves the type.
+        let half_step = (max - self.decode(self.max_code() - 1)) / 2.0;
+        let past = a - max;
+        if past > half_step || (past == half_step && self.max_code() % 2 == 1) {
+            return overflow;
+        }
+        sign | best
+    }
+}
+
+/// An OFP8 E4M3 value (one byte: sign, 4 exponent bits with bias 7, 3 fraction bits; the
+/// all-ones exponent holds finite values up to 448, `S.1111.111` is NaN, no infinities).
+///
+/// ```
+/// use tessel_kernels::element::E4M3;
+/// assert_eq!(E4M3::from_f64(0.1).to_f64(), 0.1015625); // 13 * 2^-7
+/// assert_eq!(E4M3::from_bits(0x01).to_f64(), 2f64.powi(-9));
+/// assert!(E4M3::from_f64(1e6).to_f64().is_nan()); // no infinity: overflow is NaN
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(transparent)]
+pub struct E4M3(u8);
+
+/// An OFP8 E5M2 value (one byte: sign, 5 exponent bits with bias 15, 2 fraction bits; IEEE
+/// infinities and NaNs in the all-ones exponent).
+///
+/// ```
+/// use tessel_kernels::element::E5M2;
+/// assert_eq!(E5M2::from_bits(0x7B).to_f64(), 57344.0);
+/// assert_eq!(E5M2::from_f64(1e6).to_f64(), f64::INFINITY);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(transparent)]
+pub struct E5M2(u8);
+
+macro_rules! fp8_type {
+    ($t:ident, $format:ident, $element:ident) => {
+        impl $t {
+            /// The value with bit pattern `bits`.
+            pub const fn from_bits(bits: u8) -> $t {
+                $t(bits)
+            }
+            /// The bit pattern.
+            pub const fn to_bits(self) -> u8 {
+                self.0
+            }
+        }
+
+        // SAFETY: one byte, `repr(transparent)` over `u8`: any bit pattern is valid and the
+        // device reads the same byte.
+        unsafe impl DeviceRepr for $t {}
+        // SAFETY: the zero byte is the value +0.
+        unsafe impl ValidAsZeroBits for $t {}
+
+        impl HostElement for $t {
+            const ELEMENT: Element = Element::$element;
+            fn to_f64(self) -> f64 {
+                $format.decode(self.0)
+            }
+            fn from_f64(x: f64) -> $t {
+                $t($format.encode(x))
+            }
+        }
+    };
+}
+
+fp8_type!(E4M3, E4M3_FORMAT, E4M3);
+fp8_type!(E5M2, E5M2_FORMAT, E5M2);
+
+impl E4M3 {
+    /// The value.
+    pub fn to_f64(self) -> f64 {
+        <E4M3 as HostElement>::to_f64(self)
+    }
+    /// The nearest value (ties to even; NaN above 464, where rounding passes 448).
+    pub fn from_f64(x: f64) -> E4M3 {
+        <E4M3 as HostElement>::from_f64(x)
+    }
+}
+
+impl E5M2 {
+    /// The value.
+    pub fn to_f64(self) -> f64 {
+        <E5M2 as HostElement>::to_f64(self)
+    }
+    /// The nearest value (ties to even; infinity from 61440, where rounding passes 57344).
+    pub fn from_f64(x: f64) -> E5M2 {
+        <E5M2 as HostElement>::from_f64(x)
+    }
+}
+
+#[cfg(test)]
+// The bit patterns are grouped as the formats' fields: sign, exponent, fraction.
+#[allow(clippy::unusual_byte_groupings)]
+mod tests {
+    use super::*;
+
+    // OFP8 specification revision 1.0 (2023), table 1 ("OFP8 exponent parameters") and
+    // table 2 ("OFP8 value encoding details").
+    #[test]
+    fn fp8_encodings_match_the_ofp8_tables() {
+        let e4 = |b: u8| E4M3::from_bits(b).to_f64();
+        let e5 = |b: u8| E5M2::from_bits(b).to_f64();
+        // E4M3: max normal S.1111.110 = 1.75 * 2^8, min normal S.0001.000 = 2^-6, max
+        // subnormal S.0000.111 = 0.875 * 2^-6, min subnormal S.0000.001 = 2^-9, NaN S.1111.111.
+        assert_eq!(e4(0b0_1111_110), 448.0);
+        assert_eq!(e4(0b0_0001_000), 2f64.powi(-6));
+        assert_eq!(e4(0b0_0000_111), 0.875 * 2f64.powi(-6));
+        assert_eq!(e4(0b0_0000_001), 2f64.powi(-9));
+        assert!(e4(0b0_1111_111).is_nan() && e4(0b1_1111_111).is_nan());
+        assert_eq!(e4(0b1_0111_000), -1.0);
+        // E5M2: max normal S.11110.11 = 1.75 * 2^15, min normal S.00001.00 = 2^-14, max
+        // subnormal S.00000.11 = 0.75 * 2^-14, min subnormal S.00000.01 = 2^-16, infinities
+        // S.11111.00, NaN S.11111.{01,10,11}.
+        assert_eq!(e5(0b0_11110_11), 57344.0);
+        assert_eq!(e5(0b0_00001_00), 2f64.powi(-14));
+        assert_eq!(e5(0b0_00000_11), 0.75 * 2f64.powi(-14));
+        assert_eq!(e5(0b0_00000_01), 2f64.powi(-16));
+        assert_eq!(e5(0b0_11111_00), f64::INFINITY);
+        assert_eq!(e5(0b1_11111_00), f64::NEG_INFINITY);
+        for nan in [0b0_11111_01, 0b0_11111_10, 0b0_11111_11] {
+            assert!(e5(nan).is_nan());
+        }
+        // E5M2 is the upper byte of an IEEE half: every finite code has the value of that half.
+        for b in 0..=255u8 {
+            let h = f16::from_bits(u16::from(b) << 8).to_f64();
+            let v = e5(b);
+            assert!(v == h || (v.is_nan() && h.is_nan()), "{b:#x}: {v} vs {h}");
+        }
+    }
+
+    #[test]
+    fn fp8_rounding_is_to_nearest_even_and_round_trips() {
+        for b in 0..=255u8 {
+            let v = E4M3::from_bits(b).to_f64();
+            if !v.is_nan() {
+                assert_eq!(E4M3::from_f64(v).to_bits(), b, "{b:#x} = {v}");
+            }
+            let v = E5M2::from_bits(b).to_f64();
+            if !v.is_nan() {
+                assert_eq!(E5M2::from_f64(v).to_bits(), b, "{b:#x} = {v}");
+            }
+        }
+        // Between 1 (0x38) and 1.125 (0x39) in e4m3: the tie goes to the even code 0x38.
+        assert_eq!(E4M3::from_f64(1.0625).to_bits(), 0x38);
+        assert_eq!(E4M3::from_f64(1.07).to_bits(), 0x39);
+        // Between 1.125 (0x39) and 1.25 (0x3A): the tie goes to 0x3A.
+        assert_eq!(E4M3::from_f64(1.1875).to_bits(), 0x3A);
+        // Overflow: 448 + 16 (half the top step of 32) is a tie between 448 (fraction 110,
+        // even) and 480 (111): it stays 448; anything above leaves the type. e5m2's largest
+        // code (fraction 11) is odd: its tie goes to 2^16, an overflow.
+        assert_eq!(E4M3::from_f64(464.0).to_f64(), 448.0);
+        assert!(E4M3::from_f64(464.5).to_f64().is_nan());
+        assert_eq!(E5M2::from_f64(61439.0).to_f64(), 57344.0);
+        assert_eq!(E5M2::from_f64(-61440.0).to_f64(), f64::NEG_INFINITY);
+        // The sign of zero is kept.
+        assert_eq!(E4M3::from_f64(-0.0).to_bits(), 0x80);
+    }
+
+    #[test]
+    fn every_element_round_trips_its_own_values() {
+        for e in Element::ALL {
+            for x in [0.0, 1.0, -0.5, 3.0, 0.015625] {
+                assert_eq!(e.decode(e.encode(x)), x, "{e} {x}");
+            }
+            assert_eq!(e.to_string().parse::<Element>().unwrap(), e);
+            assert_eq!(e.bytes() * 8, e.bits());
+            assert_eq!(e.c_type().bytes() as i64, e.bytes());
+            assert_eq!(e.tma().bytes(), e.bytes());
+        }
+        assert!("f64".parse::<Element>().is_err());
+    }
+}

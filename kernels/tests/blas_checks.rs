@@ -1,0 +1,617 @@
+//! The library GEMM's host side (no GPU): every check of a call names its condition, the
+//! operands' majors and tensor-map matrices follow their orders (a column-major D computes the
+//! transposed problem), the epilogue and the tile follow the problem, the run-time arguments
+//! describe it, and every configuration's plan is proven.
+
+use tessel_kernels::Element;
+use tessel_kernels::blas::{MatrixDesc, Order, Problem, choose_tile, plan_sm90, tiles_of};
+use tessel_kernels::hopper::{Epilogue, InType, OutType, Sm90Config, Sm90Plan, Sm90Tile};
+use tessel_kernels::tma::{TmaElem, TmaMatrix};
+use tessel_layout::gmma::Major;
+
+const SMS: i64 = 132;
+
+/// A dense matrix (leading dimension its contiguous extent) at `address`, its buffer exactly
+/// as large as it needs.
+fn dense(address: u64, elem: Element, order: Order, rows: i64, cols: i64) -> MatrixDesc {
+    let ld = if order == Order::RowMajor { cols } else { rows };
+    MatrixDesc {
+        address,
+        bytes: (rows * cols * elem.bytes()) as usize,
+        elem,
+        order,
+        ld,
+    }
+}
+
+fn problem(m: i64, n: i64, k: i64, a: Order, b: Order, d: Order) -> Problem {
+    Problem {
+        m,
+        n,
+        k,
+        a: dense(0x10_0000, Element::F16, a, m, k),
+        b: dense(0x20_0000, Element::F16, b, k, n),
+        c: None,
+        d: dense(0x30_0000, Element::F32, d, m, n),
+        alpha: 1.0,
+        beta: 0.0,
+    }
+}
+
+fn err(p: &Problem) -> String {
+    plan_sm90(p, SMS).unwrap_err().to_string()
+}
+
+#[test]
+fn majors_and_tensor_map_matrices_follow_the_orders() {
+    use Order::{ColMajor as C, RowMajor as R};
+    let (m, n, k) = (1000, 3000, 520);
+    // A m x k row-major: K-major, the map's rows are the m rows of k; column-major: M-major,
+    // k rows of m. B k x n row-major: N-major, k rows of n; column-major: K-major, n rows of k.
+    let a_of = |o| match o {
+        R => (Major::K, m, k),
+        C => (Major::MN, k, m),
+    };
+    let b_of = |o| match o {
+        R => (Major::MN, k, n),
+        C => (Major::K, n, k),
+    };
+    for a in [R, C] {
+        for b in [R, C] {
+            let call = plan_sm90(&problem(m, n, k, a, b, R), SMS).unwrap();
+            assert!(!call.transposed);
+            for (got, want, ld) in [
+                (call.a, a_of(a), if a == R { k } else { m }),
+                (call.b, b_of(b), if b == R { n } else { k }),
+            ] {
+                assert_eq!(got.major, want.0);
+                assert_eq!(
+                    got.matrix,
+                    TmaMatrix {
+                        rows: want.1,
+                        cols: want.2,
+                        ld,
+                        elem: TmaElem::F16
+                    }
+                );
+            }
+            assert_eq!(
+                (call.config.a_major, call.config.b_major),
+                (a_of(a).0, b_of(b).0)
+            );
+            assert_eq!((call.args.m, call.args.n), (m as i32, n as i32));
+        }
+    }
+}
+
+#[test]
+fn a_column_major_d_is_the_transposed_problem() {
+    // D column-major (m x n, ld m) is the row-major n x m D^T = B^T A^T: the first operand is
+    // B (its map unchanged), the second A; the kernel's extents swap.
+    let (m, n, k) = (1000, 3000, 520);
+    let p = problem(m, n, k, Order::RowMajor, Order::ColMajor, Order::ColMajor);
+    let call = plan_sm90(&p, SMS).unwrap();
+    assert!(call.transposed);
+    assert_eq!(
+        (call.args.m, call.args.n, call.args.ldd),
+        (n as i32, m as i32, m)
+    );
+    assert_eq!((call.a.address, call.b.address), (p.b.address, p.a.address));
+    // B column-major k x n: K-major (n rows of k); A row-major: K-major (m rows of k).
+    assert_eq!((call.a.major, call.b.major), (Major::K, Major::K));
+    assert_eq!((call.a.matrix.rows, call.a.matrix.cols), (n, k));
+    assert_eq!((call.b.matrix.rows, call.b.matrix.cols), (m, k));
+    assert_eq!(
+        call.d_store.unwrap().0,
+        TmaMatrix {
+            rows: n,
+            cols: m,
+            ld: m,
+            elem: TmaElem::F32
+        }
+    );
+}
+
+#[test]
+fn run_time_arguments_describe_the_problem() {
+    let p = problem(
+        1000,
+        3000,
+        520,
+        Order::RowMajor,
+        Order::RowMajor,
+        Order::RowMajor,
+    );
+    let call = plan_sm90(&p, SMS).unwrap();
+    // 1000 x 3000 has 8 x 12 = 96 tiles of 128 x 256 (< 132 SMs): the 128 x 128 tile, 8 x 24.
+    assert_eq!(call.config.tile, Sm90Tile::T128x128);
+    assert_eq!((call.args.tiles_m, call.args.tiles_n), (8, 24));
+    assert_eq!(call.args.k_tiles, 9); // ceil(520 / 64)
+    assert_eq!(call.grid, 132);
+    assert_eq!((call.args.splits, call.args.split_rows), (1, 0));
+    assert_eq!(
+        (call.args.d, call.args.ldd, call.args.d_pair),
+        (p.d.address, 3000, 1)
+    );
+    // A problem with fewer tiles than SMs launches one block per tile.
+    let small = plan_sm90(
+        &problem(
+            100,
+            200,
+            8,
+            Order::RowMajor,
+            Order::RowMajor,
+            Order::RowMajor,
+        ),
+        SMS,
+    )
+    .unwrap();
+    assert_eq!(small.grid, 2); // 1 x 2 tiles of 128 x 128
+}
+
+#[test]
+fn the_tile_follows_the_count_of_tiles() {
+    // 128 x 256 tiles: 4096^2 has 32 x 16 = 512 >= 132; 128 x 4096 has 1 x 16.
+    assert_eq!(tiles_of(4096, 4096, Sm90Tile::T128x256), 512);
+    assert_eq!(choose_tile(4096, 4096, SMS), Sm90Tile::T128x256);
+    assert_eq!(choose_tile(128, 4096, SMS), Sm90Tile::T128x128);
+    assert_eq!(choose_tile(2048, 2048, SMS), Sm90Tile::T128x128); // 16 x 8 = 128 < 132
+    assert_eq!(choose_tile(2304, 2048, SMS), Sm90Tile::T128x256); // 18 x 8 = 144
+    assert_eq!(choose_tile(1 << 20, 64, SMS), Sm90Tile::T128x128);
+}
+
+#[test]
+fn the_epilogue_is_tma_where_tma_can_store_d() {
+    let base = problem(
+        1000,
+        3000,
+        520,
+        Order::RowMajor,
+        Order::RowMajor,
+        Order::RowMajor,
+    );
+    assert_eq!(
+        plan_sm90(&base, SMS).unwrap().config.epilogue,
+        Epilogue::TmaStore
+    );
+    // 3001 f32 columns (12004-byte rows), or D 4 bytes past a 16-byte boundary: direct
+    // stores, and no pairs where two adjacent columns are not one aligned 8-byte vector.
+    let ragged = Problem {
+        n: 3001,
+        b: dense(0x20_0000, Element::F16, Order::RowMajor, 520, 3008),
+        d: MatrixDesc {
+            ld: 3001,
+            bytes: 1000 * 3001 * 4,
+            ..base.d
+        },
+        ..base
+    };
+    let call = plan_sm90(&ragged, SMS).unwrap();
+    assert_eq!(
+        (call.config.epilogue, call.d_store, call.args.d_pair),
+        (Epilogue::Direct, None, 0)
+    );
+    let shifted = Problem {
+        d: MatrixDesc {
+            address: base.d.address + 4,
+            ..base.d
+        },
+        ..base
+    };
+    let call = plan_sm90(&shifted, SMS).unwrap();
+    assert_eq!(
+        (call.config.epilogue, call.args.d_pair),
+        (Epilogue::Direct, 0)
+    );
+}
+
+#[test]
+fn beta_reads_c_of_ds_type_and_order() {
+    let base = problem(
+        256,
+        512,
+        64,
+        Order::RowMajor,
+        Order::ColMajor,
+        Order::RowMajor,
+    );
+    let c = dense(0x40_0000, Element::F32, Order::RowMajor, 256, 512);
+    let with_c = Problem {
+        c: Some(c),
+        beta: 0.5,
+        ..base
+    };
+    let call = plan_sm90(&with_c, SMS).unwrap();
+    assert!(call.config.source);
+    assert_eq!(
+        (call.args.c, call.args.ldc, call.args.beta, call.args.c_pair),
+        (c.address, 512, 0.5, 1)
+    );
+    // beta = 0: C is not read (and may be absent).
+    assert!(!plan_sm90(&base, SMS).unwrap().config.source);
+    let e = err(&Problem { beta: 1.0, ..base });
+    assert!(e.contains("beta = 1 but no C was given"), "{e}");
+    let e = err(&Problem {
+        c: Some(MatrixDesc {
+            elem: Element::F16,
+            ..c
+        }),
+        ..with_c
+    });
+    assert!(e.contains("C must have D's type and order"), "{e}");
+    let e = err(&Problem {
+        c: Some(MatrixDesc {
+            order: Order::ColMajor,
+            ld: 256,
+            ..c
+        }),
+        ..with_c
+    });
+    assert!(e.contains("C must have D's type and order"), "{e}");
+    let e = err(&Problem {
+        c: Some(MatrixDesc {
+            bytes: c.bytes - 4,
+            ..c
+        }),
+        ..with_c
+    });
+    assert!(e.contains("C: the buffer holds"), "{e}");
+}
+
+#[test]
+fn every_bad_input_is_an_error_naming_its_condition() {
+    let p = problem(
+        256,
+        512,
+        64,
+        Order::RowMajor,
+        Order::RowMajor,
+        Order::RowMajor,
+    );
+    let cases: Vec<(Problem, &str)> = vec![
+        (Problem { m: 0, ..p }, "M = 0 is outside 1..2^31"),
+        (
+            Problem { k: 1 << 31, ..p },
+            "K = 2147483648 is outside 1..2^31",
+        ),
+        (
+            Problem {
+                b: MatrixDesc {
+                    elem: Element::BF16,
+                    ..p.b
+                },
+                ..p
+            },
+            "A is f16 but B is bf16",
+        ),
+        (
+            Problem {
+                a: MatrixDesc {
+                    elem: Element::E4M3,
+                    ..p.a
+                },
+                b: MatrixDesc {
+                    elem: Element::E4M3,
+                    ..p.b
+                },
+                ..p
+            },
+            "FP8 inputs are not supported by this build",
+        ),
+        (
+            Problem {
+                a: MatrixDesc {
+                    elem: Element::F32,
+                    ..p.a
+                },
+                b: MatrixDesc {
+                    elem: Element::F32,
+                    ..p.b
+                },
+                ..p
+            },
+            "the Hopper GEMM takes f16 or bf16 inputs",
+        ),
+        (
+            Problem {
+                d: MatrixDesc {
+                    elem: Element::E5M2,
+                    ..p.d
+                },
+                ..p
+            },
+            "D of type e5m2: the Hopper GEMM writes f32, f16 or bf16",
+        ),
+        // Leading dimension below the contiguous extent.
+        (
+            Problem {
+                a: MatrixDesc { ld: 63, ..p.a },
+                ..p
+            },
+            "A: the leading dimension 63 is below 64, the contiguous extent of a row-major 256 x 64",
+        ),
+        (
+            Problem {
+                d: MatrixDesc { ld: 500, ..p.d },
+                ..p
+            },
+            "D: the leading dimension 500 is below 512",
+        ),
+        // Buffers too small (a leading dimension above the extent needs more).
+        (
+            Problem {
+                a: MatrixDesc {
+                    bytes: p.a.bytes - 2,
+                    ..p.a
+                },
+                ..p
+            },
+            "A: the buffer holds 32766 bytes, the row-major 256 x 64 f16 matrix with leading dimension 64 needs 32768",
+        ),
+        (
+            Problem {
+                b: MatrixDesc { ld: 520, ..p.b },
+                ..p
+            },
+            "B: the buffer holds 65536 bytes",
+        ),
+        (
+            Problem {
+                d: MatrixDesc { bytes: 16, ..p.d },
+                ..p
+            },
+            "D: the buffer holds 16 bytes",
+        ),
+        // Alignment.
+        (
+            Problem {
+                d: MatrixDesc {
+                    address: p.d.address + 2,
+                    ..p.d
+                },
+                ..p
+            },
+            "D: the address 0x300002 is not aligned to its 4-byte elements",
+        ),
+        (
+            Problem {
+                a: MatrixDesc {
+                    address: p.a.address + 8,
+                    bytes: p.a.bytes,
+                    ..p.a
+                },
+                ..p
+            },
+            "A: the address 0x100008 is not 16-byte aligned (TMA needs 16-byte aligned base addresses)",
+        ),
+        (
+            Problem {
+                a: MatrixDesc {
+                    ld: 68,
+                    bytes: 1 << 20,
+                    ..p.a
+                },
+                ..p
+            },
+            "A: the leading dimension 68 (136 bytes) is not a multiple of 16 bytes below 2^40 (TMA needs 16-byte row pitches: for f16 a leading dimension that is a multiple of 8)",
+        ),
+        (
+            Problem {
+                b: MatrixDesc {
+                    ld: 513,
+                    bytes: 1 << 20,
+                    ..p.b
+                },
+                ..p
+            },
+            "B: the leading dimension 513 (1026 bytes) is not a multiple of 16 bytes",
+        ),
+        // Overflow of the span.
+        (
+            Problem {
+                a: MatrixDesc {
+                    ld: i64::MAX / 2,
+                    ..p.a
+                },
+                ..p
+            },
+            "overflows i64",
+        ),
+    ];
+    for (bad, want) in cases {
+        let e = err(&bad);
+        assert!(e.contains(want), "expected {want:?}, got {e:?}");
+    }
+}
+
+#[test]
+fn a_leading_dimension_above_the_extent_is_taken() {
+    // Sub-matrices: A a 256 x 64 block of a 256 x 1024 matrix, B a block with ld 4096.
+    let p = problem(
+        256,
+        512,
+        64,
+        Order::RowMajor,
+        Order::RowMajor,
+        Order::RowMajor,
+    );
+    let sub = Problem {
+        a: MatrixDesc {
+            ld: 1024,
+            bytes: 256 * 1024 * 2,
+            ..p.a
+        },
+        b: MatrixDesc {
+            ld: 4096,
+            bytes: 64 * 4096 * 2,
+            ..p.b
+        },
+        ..p
+    };
+    let call = plan_sm90(&sub, SMS).unwrap();
+    assert_eq!((call.a.matrix.ld, call.b.matrix.ld), (1024, 4096));
+    // The buffer of B must reach (k - 1) ld + n elements.
+    let short = Problem {
+        b: MatrixDesc {
+            bytes: (63 * 4096 + 511) * 2,
+            ..sub.b
+        },
+        ..sub
+    };
+    assert!(err(&short).contains("needs 517120"), "{}", err(&short));
+}
+
+/// Every configuration's plan is proven (boxes, descriptors, epilogue) and its kernel source
+/// is the same for every shape (the configuration alone decides it).
+#[test]
+fn every_configuration_is_proven() {
+    for input in InType::ALL {
+        for output in OutType::ALL {
+            for a_major in [Major::K, Major::MN] {
+                for b_major in [Major::K, Major::MN] {
+                    for tile in Sm90Tile::ALL {
+                        // The epilogue changes only D's store: both for one pair of majors.
+                        let epilogues: &[Epilogue] = if a_major == b_major {
+                            &[Epilogue::TmaStore, Epilogue::Direct]
+                        } else {
+                            &[Epilogue::TmaStore]
+                        };
+                        for &epilogue in epilogues {
+                            let config = Sm90Config {
+                                input,
+                                output,
+                                a_major,
+                                b_major,
+                                tile,
+                                epilogue,
+                                source: a_major == b_major,
+                            };
+                            let plan = Sm90Plan::for_config(config)
+                                .unwrap_or_else(|e| panic!("{}: {e}", config.kernel_name()));
+                            let kernel = plan.kernel().unwrap();
+                            assert_eq!(kernel.name(), config.kernel_name());
+                            assert!(plan.smem_bytes() <= 227 * 1024, "{}", kernel.name());
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The verification bound holds for any K: an fp32 accumulation (blocks of 16 products summed,
+/// then added in order, as wgmma's k-steps) of random products passes at K = 65536, and a wrong
+/// product (the rows of A taken in another order, or one product of each sum left out) fails.
+#[test]
+fn the_bound_accepts_fp32_rounding_and_rejects_wrong_products() {
+    use tessel_kernels::blas::{HostGemm, HostMatrix, verify_gemm};
+    use tessel_kernels::gemm::host::random_f16;
+    let (m, n, k) = (4usize, 3usize, 65536usize);
+    let val = |v: Vec<half::f16>| {
+        v.into_iter()
+            .map(|h| f64::from(h.to_f32()))
+            .collect::<Vec<_>>()
+    };
+    let a = val(random_f16(m * k, 5)); // row-major m x k
+    let b = val(random_f16(k * n, 6)); // column-major k x n
+    let am = HostMatrix {
+        values: &a,
+        order: Order::RowMajor,
+        ld: k as i64,
+    };
+    let bm = HostMatrix {
+        values: &b,
+        order: Order::ColMajor,
+        ld: k as i64,
+    };
+    let g = HostGemm {
+        m,
+        n,
+        k,
+        a: am,
+        b: bm,
+        c: None,
+        alpha: 1.0,
+        beta: 0.0,
+    };
+    let fp32 = |row: usize, skip: Option<usize>| -> Vec<f64> {
+        (0..n)
+            .map(|j| {
+                let mut acc = 0.0f32;
+                for p0 in (0..k).step_by(16) {
+                    let mut block = 0.0f32;
+                    for p in p0..p0 + 16 {
+                        if Some(p) != skip {
+                            block += (am.at(row, p) * bm.at(p, j)) as f32;
+                        }
+                    }
+                    acc += block;
+                }
+                f64::from(acc)
+            })
+            .collect()
+    };
+    let rows: Vec<usize> = (0..m).collect();
+    let d = |f: &dyn Fn(usize) -> Vec<f64>| (0..m).flat_map(f).collect::<Vec<f64>>();
+    let good = d(&|i| fp32(i, None));
+    let dm = |v| HostMatrix {
+        values: v,
+        order: Order::RowMajor,
+        ld: n as i64,
+    };
+    assert_eq!(verify_gemm(&g, dm(&good), Element::F32, &rows).bad, 0);
+    // The same values rounded to bf16 pass as a bf16 output.
+    let bf: Vec<f64> = good
+        .iter()
+        .map(|&x| Element::BF16.decode(Element::BF16.encode(x)))
+        .collect();
+    assert_eq!(verify_gemm(&g, dm(&bf), Element::BF16, &rows).bad, 0);
+    let swapped = d(&|i| fp32((i + 1) % m, None));
+    assert_eq!(
+        verify_gemm(&g, dm(&swapped), Element::F32, &rows).bad,
+        m * n
+    );
+    // One product of magnitude 1 left out of each sum is found at K = 1024 (at K = 65536 the
+    // sum of |a b| is ~16384 and its fp32 bound exceeds one product).
+    let k1 = 1024;
+    let mut a1: Vec<f64> = (0..m).flat_map(|i| a[i * k..i * k + k1].to_vec()).collect();
+    let mut b1: Vec<f64> = (0..n).flat_map(|j| b[j * k..j * k + k1].to_vec()).collect();
+    for i in 0..m {
+        a1[i * k1] = 1.0;
+    }
+    for j in 0..n {
+        b1[j * k1] = 1.0;
+    }
+    let g1 = HostGemm {
+        k: k1,
+        a: HostMatrix {
+            values: &a1,
+            order: Order::RowMajor,
+            ld: k1 as i64,
+        },
+        b: HostMatrix {
+            values: &b1,
+            order: Order::ColMajor,
+            ld: k1 as i64,
+        },
+        ..g
+    };
+    let sum = |row: usize, skip: Option<usize>| -> Vec<f64> {
+        (0..n)
+            .map(|j| {
+                let mut acc = 0.0f32;
+                for p in (0..k1).filter(|&p| Some(p) != skip) {
+                    acc += (a1[row * k1 + p] * b1[j * k1 + p]) as f32;
+                }
+                f64::from(acc)
+            })
+            .collect()
+    };
+    let full = d(&|i| sum(i, None));
+    assert_eq!(verify_gemm(&g1, dm(&full), Element::F32, &rows).bad, 0);
+    let missing = d(&|i| sum(i, Some(0)));
+    assert_eq!(
+        verify_gemm(&g1, dm(&missing), Element::F32, &rows).bad,
+        m * n
+    );
+}

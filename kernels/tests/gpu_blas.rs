@@ -1,0 +1,578 @@
+//! The library GEMM on an sm_90 GPU (`#[ignore]`d; run with `TESSEL_REQUIRE_GPU=1 cargo test -p
+//! tessel-kernels --test gpu_blas -- --include-ignored`): every order of A, B and D, ragged
+//! shapes, K from 1 to 65536, leading dimensions above the extents (the padding filled with
+//! values that would spoil the result if read), alpha and beta with C, every output type, D at
+//! addresses TMA cannot store to, misaligned A refused, and the host latency of a new shape.
+//! Every element of the checked rows is compared with the f64 CPU reference
+//! ([`verify_gemm`]); D's padding must stay untouched.
+
+mod common;
+
+use common::gpu_or_skip;
+use cudarc::driver::CudaSlice;
+use tessel_kernels::blas::{
+    Gemm, GemmArgs, HostGemm, HostMatrix, MatrixMut, MatrixRef, Order, spread_rows, verify_gemm,
+};
+use tessel_kernels::gemm::host::random_f16;
+use tessel_kernels::{Element, Gpu};
+
+/// A matrix on the device and its values on the host (in storage order, padding included).
+struct Mat {
+    dev: CudaSlice<u8>,
+    host: Vec<f64>,
+    order: Order,
+    ld: i64,
+    elem: Element,
+}
+
+/// Elements a `rows x cols` matrix of `order` and `ld` spans.
+fn span(order: Order, rows: usize, cols: usize, ld: i64) -> usize {
+    let (outer, inner) = match order {
+        Order::RowMajor => (rows, cols),
+        Order::ColMajor => (cols, rows),
+    };
+    (outer - 1) * ld as usize + inner
+}
+
+/// Whether storage index `e` is an element of the matrix (not padding).
+fn inside(order: Order, rows: usize, cols: usize, ld: i64, e: usize) -> bool {
+    let (outer, inner) = match order {
+        Order::RowMajor => (rows, cols),
+        Order::ColMajor => (cols, rows),
+    };
+    let ld = ld as usize;
+    e % ld < inner && e / ld < outer
+}
+
+fn bytes_of(elem: Element, values: &[f64]) -> Vec<u8> {
+    let w = elem.bytes() as usize;
+    values
+        .iter()
+        .flat_map(|&x| elem.encode(x).to_le_bytes().into_iter().take(w))
+        .collect()
+}
+
+fn values_of(elem: Element, bytes: &[u8]) -> Vec<f64> {
+    let w = elem.bytes() as usize;
+    bytes
+        .chunks(w)
+        .map(|c| {
+            let mut b = [0u8; 4];
+            b[..w].copy_from_slice(c);
+            elem.decode(u32::from_le_bytes(b))
+        })
+        .collect()
+}
+
+/// A random `rows x cols` matrix (values `q / 1024`, `|q| <= 1024`, rounded to `elem`), its
+/// padding 1000.0 (an element read from the padding spoils the result).
+fn random(
+    gpu: &Gpu,
+    elem: Element,
+    order: Order,
+    rows: usize,
+    cols: usize,
+    ld: i64,
+    seed: u64,
+) -> Mat {
+    let len = span(order, rows, cols, ld);
+    let r = random_f16(len, seed);
+    let host: Vec<f64> = (0..len)
+        .map(|e| {
+            if inside(order, rows, cols, ld, e) {
+                elem.decode(elem.encode(f64::from(r[e].to_f32())))
+            } else {
+                1000.0
+            }
+        })
+        .collect();
+    let dev = gpu.stream().clone_htod(&bytes_of(elem, &host)).unwrap();
+    Mat {
+        dev,
+        host,
+        order,
+        ld,
+        elem,
+    }
+}
+
+/// D: all bytes 0xFF (NaN in every output type) before the call.
+fn poisoned(gpu: &Gpu, elem: Element, order: Order, rows: usize, cols: usize, ld: i64) -> Mat {
+    let len = span(order, rows, cols, ld);
+    let dev = gpu
+        .stream()
+        .clone_htod(&vec![0xFFu8; len * elem.bytes() as usize])
+        .unwrap();
+    Mat {
+        dev,
+        host: vec![f64::NAN; len],
+        order,
+        ld,
+        elem,
+    }
+}
+
+fn host(m: &Mat) -> HostMatrix<'_> {
+    HostMatrix {
+        values: &m.host,
+        order: m.order,
+        ld: m.ld,
+    }
+}
+
+/// One case: shape, orders, leading-dimension padding, types, scalars.
+#[derive(Clone, Copy, Debug)]
+struct Case {
+    m: usize,
+    n: usize,
+    k: usize,
+    a: Order,
+    b: Order,
+    d: Order,
+    input: Element,
+    output: Element,
+    alpha: f32,
+    beta: f32,
+    /// Extra elements of every leading dimension (A and B keep it a multiple of 8).
+    pad: i64,
+    /// Elements D starts after its buffer's start (1: not 16-byte aligned, direct stores).
+    d_offset: usize,
+}
+
+const BASE: Case = Case {
+    m: 1000,
+    n: 3000,
+    k: 520,
+    a: Order::RowMajor,
+    b: Order::RowMajor,
+    d: Order::RowMajor,
+    input: Element::F16,
+    output: Element::F32,
+    alpha: 1.0,
+    beta: 0.0,
+    pad: 0,
+    d_offset: 0,
+};
+
+/// The leading dimension of a `rows x cols` matrix of `order`: its contiguous extent plus
+/// `pad`, rounded up to 8 elements (16 bytes) when `round` (A and B, for TMA).
+fn ld_of(order: Order, rows: usize, cols: usize, pad: i64, round: bool) -> i64 {
+    let ld = if order == Order::RowMajor { cols } else { rows } as i64 + pad;
+    if round { (ld + 7) / 8 * 8 } else { ld }
+}
+
+fn run_case(gpu: &Gpu, gemm: &Gemm<'_>, c: Case, seed: u64) {
+    let label = format!("{c:?}");
+    let a = random(
+        gpu,
+        c.input,
+        c.a,
+        c.m,
+        c.k,
+        ld_of(c.a, c.m, c.k, c.pad, true),
+        seed,
+    );
+    let b = random(
+        gpu,
+        c.input,
+        c.b,
+        c.k,
+        c.n,
+        ld_of(c.b, c.k, c.n, c.pad, true),
+        seed ^ 0xB,
+    );
+    let ldd = ld_of(c.d, c.m, c.n, c.pad, false);
+    let src = (c.beta != 0.0).then(|| random(gpu, c.output, c.d, c.m, c.n, ldd, seed ^ 0xC));
+    let mut d = poisoned(gpu, c.output, c.d, c.m, c.n, ldd);
+    let off = c.d_offset * c.output.bytes() as usize;
+    if off > 0 {
+        // D starts `d_offset` elements into a buffer that much larger.
+        let len = d.dev.len() + off;
+        d.dev = gpu.stream().clone_htod(&vec![0xFFu8; len]).unwrap();
+    }
+    {
+        let mut view = d.dev.slice_mut(off..);
+        let call = gemm
+            .run(GemmArgs {
+                m: c.m as i64,
+                n: c.n as i64,
+                k: c.k as i64,
+                a: MatrixRef {
+                    buf: &a.dev,
+                    elem: a.elem,
+                    order: a.order,
+                    ld: a.ld,
+                },
+                b: MatrixRef {
+                    buf: &b.dev,
+                    elem: b.elem,
+                    order: b.order,
+                    ld: b.ld,
+                },
+                c: src.as_ref().map(|s| MatrixRef {
+                    buf: &s.dev,
+                    elem: s.elem,
+                    order: s.order,
+                    ld: s.ld,
+                }),
+                d: MatrixMut {
+                    buf: &mut view,
+                    elem: c.output,
+                    order: c.d,
+                    ld: ldd,
+                },
+                alpha: c.alpha,
+                beta: c.beta,
+            })
+            .unwrap_or_else(|e| panic!("{label}: {e}"));
+        eprintln!("{label}: {} grid {}", call.config.kernel_name(), call.grid);
+    }
+    gpu.synchronize().unwrap();
+    let raw = gpu.stream().clone_dtoh(&d.dev).unwrap();
+    let got = values_of(c.output, &raw[off..]);
+    // D's padding (and the bytes before it) untouched.
+    assert!(
+        raw[..off].iter().all(|&x| x == 0xFF),
+        "{label}: bytes before D written"
+    );
+    let w = c.output.bytes() as usize;
+    for (e, chunk) in raw[off..].chunks(w).enumerate() {
+        if !inside(c.d, c.m, c.n, ldd, e) {
+            assert!(
+                chunk.iter().all(|&x| x == 0xFF),
+                "{label}: D's padding element {e} written"
+            );
+        }
+    }
+    let g = HostGemm {
+        m: c.m,
+        n: c.n,
+        k: c.k,
+        a: host(&a),
+        b: host(&b),
+        c: src.as_ref().map(host),
+        alpha: f64::from(c.alpha),
+        beta: f64::from(c.beta),
+    };
+    let rows = spread_rows(c.m, 48);
+    let cmp = verify_gemm(
+        &g,
+        HostMatrix {
+            values: &got,
+            order: c.d,
+            ld: ldd,
+        },
+        c.output,
+        &rows,
+    );
+    assert_eq!(cmp.bad, 0, "{label}: {cmp:?}");
+}
+
+fn setup(test: &str) -> Option<Gpu> {
+    let gpu = gpu_or_skip(test)?;
+    if Gemm::new(&gpu).is_err() {
+        assert!(
+            std::env::var("TESSEL_REQUIRE_GPU").as_deref() != Ok("1"),
+            "{test}: not an sm_90 GPU"
+        );
+        return None;
+    }
+    Some(gpu)
+}
+
+#[test]
+#[ignore = "needs an sm_90 GPU"]
+fn gpu_every_order_ragged() {
+    let Some(gpu) = setup("gpu_every_order_ragged") else {
+        return;
+    };
+    let gemm = Gemm::new(&gpu).unwrap();
+    use Order::{ColMajor as C, RowMajor as R};
+    let mut seed = 1;
+    for (m, n, k) in [
+        (1000, 3000, 520),
+        (129, 257, 72),
+        (1, 1, 1),
+        (7, 13, 5),
+        (300, 100, 1000),
+    ] {
+        for a in [R, C] {
+            for b in [R, C] {
+                for d in [R, C] {
+                    seed += 1;
+                    run_case(
+                        &gpu,
+                        &gemm,
+                        Case {
+                            m,
+                            n,
+                            k,
+                            a,
+                            b,
+                            d,
+                            ..BASE
+                        },
+                        seed,
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs an sm_90 GPU"]
+fn gpu_every_type_pair_alpha_beta_and_padding() {
+    let Some(gpu) = setup("gpu_every_type_pair_alpha_beta_and_padding") else {
+        return;
+    };
+    let gemm = Gemm::new(&gpu).unwrap();
+    let mut seed = 100;
+    for input in [Element::F16, Element::BF16] {
+        for output in [Element::F32, Element::F16, Element::BF16] {
+            for (alpha, beta) in [(1.0, 0.0), (0.5, -1.25), (-2.0, 1.0)] {
+                seed += 1;
+                let c = Case {
+                    m: 515,
+                    n: 777,
+                    k: 333,
+                    input,
+                    output,
+                    alpha,
+                    beta,
+                    pad: 24,
+                    b: Order::ColMajor,
+                    ..BASE
+                };
+                run_case(&gpu, &gemm, c, seed);
+                run_case(
+                    &gpu,
+                    &gemm,
+                    Case {
+                        d: Order::ColMajor,
+                        a: Order::ColMajor,
+                        ..c
+                    },
+                    seed + 1000,
+                );
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs an sm_90 GPU"]
+fn gpu_d_where_tma_cannot_store() {
+    let Some(gpu) = setup("gpu_d_where_tma_cannot_store") else {
+        return;
+    };
+    let gemm = Gemm::new(&gpu).unwrap();
+    // D one element past a 16-byte boundary, and D with an odd leading dimension: the direct
+    // epilogue (predicated stores, element by element where pairs are not aligned).
+    for output in [Element::F32, Element::F16, Element::BF16] {
+        run_case(
+            &gpu,
+            &gemm,
+            Case {
+                output,
+                d_offset: 1,
+                ..BASE
+            },
+            7,
+        );
+        run_case(
+            &gpu,
+            &gemm,
+            Case {
+                output,
+                n: 1001,
+                pad: 0,
+                beta: 0.75,
+                ..BASE
+            },
+            8,
+        );
+        run_case(
+            &gpu,
+            &gemm,
+            Case {
+                output,
+                pad: 3,
+                d: Order::ColMajor,
+                ..BASE
+            },
+            9,
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs an sm_90 GPU"]
+fn gpu_long_and_short_k() {
+    let Some(gpu) = setup("gpu_long_and_short_k") else {
+        return;
+    };
+    let gemm = Gemm::new(&gpu).unwrap();
+    for k in [1, 2, 8, 63, 64, 65, 16384, 65536] {
+        let m = if k > 4096 { 256 } else { 200 };
+        run_case(
+            &gpu,
+            &gemm,
+            Case {
+                m,
+                n: 384,
+                k,
+                ..BASE
+            },
+            k as u64,
+        );
+        run_case(
+            &gpu,
+            &gemm,
+            Case {
+                m,
+                n: 384,
+                k,
+                a: Order::ColMajor,
+                b: Order::ColMajor,
+                input: Element::BF16,
+                ..BASE
+            },
+            k as u64 + 1,
+        );
+    }
+    // Large problems of both tiles.
+    run_case(
+        &gpu,
+        &gemm,
+        Case {
+            m: 4096,
+            n: 4096,
+            k: 4096,
+            ..BASE
+        },
+        11,
+    );
+    run_case(
+        &gpu,
+        &gemm,
+        Case {
+            m: 128,
+            n: 4096,
+            k: 4096,
+            b: Order::ColMajor,
+            ..BASE
+        },
+        12,
+    );
+}
+
+#[test]
+#[ignore = "needs an sm_90 GPU"]
+fn gpu_misaligned_operands_are_refused() {
+    let Some(gpu) = setup("gpu_misaligned_operands_are_refused") else {
+        return;
+    };
+    let gemm = Gemm::new(&gpu).unwrap();
+    let a = gpu.stream().alloc_zeros::<u16>(64 * 64 + 8).unwrap();
+    let b = gpu.stream().alloc_zeros::<u16>(64 * 64).unwrap();
+    let mut d = gpu.stream().alloc_zeros::<f32>(64 * 64).unwrap();
+    let shifted = a.slice(1..);
+    let e = gemm
+        .run(GemmArgs {
+            m: 64,
+            n: 64,
+            k: 64,
+            a: MatrixRef {
+                buf: &shifted,
+                elem: Element::F16,
+                order: Order::RowMajor,
+                ld: 64,
+            },
+            b: MatrixRef {
+                buf: &b,
+                elem: Element::F16,
+                order: Order::RowMajor,
+                ld: 64,
+            },
+            c: None,
+            d: MatrixMut {
+                buf: &mut d,
+                elem: Element::F32,
+                order: Order::RowMajor,
+                ld: 64,
+            },
+            alpha: 1.0,
+            beta: 0.0,
+        })
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("A: the address") && e.contains("is not 16-byte aligned"),
+        "{e}"
+    );
+}
+
+/// Host time of a call with a new shape once its configuration is loaded: no compile, the
+/// checks, three tensor maps and the launch (median of 9 shapes; under 1 ms).
+#[test]
+#[ignore = "needs an sm_90 GPU"]
+fn gpu_new_shape_host_latency() {
+    let Some(gpu) = setup("gpu_new_shape_host_latency") else {
+        return;
+    };
+    let gemm = Gemm::new(&gpu).unwrap();
+    let (mm, nn, kk) = (4096usize, 4096usize, 4096usize);
+    let a = gpu.stream().alloc_zeros::<u16>(mm * kk).unwrap();
+    let b = gpu.stream().alloc_zeros::<u16>(kk * nn).unwrap();
+    let mut d = gpu.stream().alloc_zeros::<f32>(mm * nn).unwrap();
+    let mut call = |m: i64, n: i64, k: i64| {
+        let t = std::time::Instant::now();
+        gemm.run(GemmArgs {
+            m,
+            n,
+            k,
+            a: MatrixRef {
+                buf: &a,
+                elem: Element::F16,
+                order: Order::RowMajor,
+                ld: k,
+            },
+            b: MatrixRef {
+                buf: &b,
+                elem: Element::F16,
+                order: Order::ColMajor,
+                ld: k,
+            },
+            c: None,
+            d: MatrixMut {
+                buf: &mut d,
+                elem: Element::F32,
+                order: Order::RowMajor,
+                ld: n,
+            },
+            alpha: 1.0,
+            beta: 0.0,
+        })
+        .unwrap();
+        t.elapsed()
+    };
+    let first = call(4096, 4096, 4096); // loads (compiles, or reads the disk cache)
+    let small = call(128, 128, 64); // the other tile's configuration
+    let mut warm: Vec<_> = (1..=9)
+        .map(|i| call(4096 - 8 * i, 4096 - 16 * i, 4096 - 24 * i))
+        .collect();
+    warm.sort();
+    gpu.synchronize().unwrap();
+    eprintln!(
+        "library GEMM host latency: first call {first:?} (load), other tile {small:?}, new shape \
+         with a loaded kernel: median {:?} (min {:?}, max {:?})",
+        warm[4], warm[0], warm[8]
+    );
+    assert_eq!(gemm.loaded(), 2);
+    assert!(
+        warm[4] < std::time::Duration::from_millis(1),
+        "median {:?}",
+        warm[4]
+    );
+}
