@@ -1,6 +1,6 @@
-//! TMA tensor maps (`CUtensorMap`) of row-major matrices, built through the driver's
-//! `cuTensorMapEncodeTiled` only after proving that the box they load writes the shared-memory
-//! layout the kernel reads.
+//! TMA tensor maps (`CUtensorMap`) of row-major matrices and of strided tensors of up to five
+//! dimensions, built through the driver's `cuTensorMapEncodeTiled` only after proving that the
+//! box they load writes the shared-memory layout the kernel reads.
 //!
 //! A tiled tensor map describes a global tensor (dimensions, byte strides, element type) and a
 //! box; `cp.async.bulk.tensor` copies one box into shared memory, densely, innermost dimension
@@ -112,8 +112,153 @@ impl TmaMatrix {
     }
 }
 
-/// A checked recipe for one tensor map: matrix, box (`[cols, rows]`, innermost first, as
-/// `boxDim` lists it), swizzle, and the shared layout the box was proven to write.
+/// A tensor in global memory as a tensor map addresses it: `dims` extents, innermost first
+/// (`globalDim`); the innermost dimension is contiguous and dimension `i >= 1` steps
+/// `strides[i - 1]` elements (`globalStrides`, in elements here). A row-major matrix is the
+/// rank-2 tensor `[cols, rows]` with strides `[ld]`; an attention operand laid out `(batch, seq,
+/// heads, dim)` is `[dim, seq, heads, batch]` with the sequence, head and batch strides.
+///
+/// ```
+/// use tessel_kernels::tma::{TmaElem, TmaTensor};
+/// // (batch 2, seq 1000, heads 8, dim 128) fp16, contiguous.
+/// let q = TmaTensor::new(&[128, 1000, 8, 2], &[8 * 128, 128, 1000 * 8 * 128], TmaElem::F16).unwrap();
+/// assert_eq!((q.rank(), q.stride_bytes(1)), (4, 256));
+/// // A head stride of 100 halves is 200 bytes: not a multiple of 16.
+/// let err = TmaTensor::new(&[128, 1000, 8, 2], &[1024, 100, 1 << 20], TmaElem::F16).unwrap_err();
+/// assert!(err.to_string().contains("stride of dimension 2"), "{err}");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TmaTensor {
+    dims: Vec<i64>,
+    strides: Vec<i64>,
+    elem: TmaElem,
+}
+
+impl TmaTensor {
+    /// The tensor of extents `dims` (innermost first, rank 1 to 5) whose dimension `i >= 1`
+    /// steps `strides[i - 1]` elements. Errors (naming the dimension): a rank outside 1..=5,
+    /// `strides` not one shorter than `dims`, an extent outside `1..=2^32`, or a stride whose
+    /// bytes are not a positive multiple of 16 below `2^40` (CUDA driver API,
+    /// `cuTensorMapEncodeTiled`).
+    ///
+    /// ```
+    /// use tessel_kernels::tma::{TmaElem, TmaTensor};
+    /// assert!(TmaTensor::new(&[64, 10], &[64], TmaElem::BF16).is_ok());
+    /// assert!(TmaTensor::new(&[64, 10], &[], TmaElem::BF16).is_err());
+    /// assert!(TmaTensor::new(&[0, 10], &[64], TmaElem::BF16).is_err());
+    /// ```
+    pub fn new(dims: &[i64], strides: &[i64], elem: TmaElem) -> GpuResult<TmaTensor> {
+        let bad = |what: String| {
+            Err(GpuError::InvalidArgument(format!(
+                "tensor map of the {elem:?} tensor {dims:?} (strides {strides:?}): {what}"
+            )))
+        };
+        if !(1..=5).contains(&dims.len()) {
+            return bad(format!(
+                "a tiled tensor map has rank 1 to 5, not {}",
+                dims.len()
+            ));
+        }
+        if strides.len() + 1 != dims.len() {
+            return bad(format!(
+                "{} dimensions take {} strides (the innermost is contiguous)",
+                dims.len(),
+                dims.len() - 1
+            ));
+        }
+        for (i, &d) in dims.iter().enumerate() {
+            if !(1..=MAX_DIM).contains(&d) {
+                return bad(format!("dimension {i} has extent {d}, outside 1..=2^32"));
+            }
+        }
+        for (i, &s) in strides.iter().enumerate() {
+            let bytes = s.saturating_mul(elem.bytes());
+            if s <= 0 || bytes % 16 != 0 || bytes >= MAX_STRIDE {
+                return bad(format!(
+                    "the stride of dimension {} is {s} elements ({bytes} bytes); TMA needs a \
+                     positive multiple of 16 bytes below 2^40 (for 2-byte elements: a multiple \
+                     of 8 elements)",
+                    i + 1
+                ));
+            }
+        }
+        Ok(TmaTensor {
+            dims: dims.to_vec(),
+            strides: strides.to_vec(),
+            elem,
+        })
+    }
+
+    /// Extents, innermost first.
+    ///
+    /// ```
+    /// use tessel_kernels::tma::{TmaElem, TmaTensor};
+    /// assert_eq!(TmaTensor::new(&[8, 3], &[8], TmaElem::F32).unwrap().dims(), &[8, 3]);
+    /// ```
+    pub fn dims(&self) -> &[i64] {
+        &self.dims
+    }
+
+    /// Element strides of dimensions `1..rank`.
+    ///
+    /// ```
+    /// use tessel_kernels::tma::{TmaElem, TmaTensor};
+    /// assert_eq!(TmaTensor::new(&[8, 3], &[12], TmaElem::F32).unwrap().strides(), &[12]);
+    /// ```
+    pub fn strides(&self) -> &[i64] {
+        &self.strides
+    }
+
+    /// The element type.
+    ///
+    /// ```
+    /// use tessel_kernels::tma::{TmaElem, TmaTensor};
+    /// assert_eq!(TmaTensor::new(&[8], &[], TmaElem::F32).unwrap().elem(), TmaElem::F32);
+    /// ```
+    pub fn elem(&self) -> TmaElem {
+        self.elem
+    }
+
+    /// Number of dimensions.
+    ///
+    /// ```
+    /// use tessel_kernels::tma::{TmaElem, TmaTensor};
+    /// assert_eq!(TmaTensor::new(&[8, 2, 2], &[8, 16], TmaElem::F16).unwrap().rank(), 3);
+    /// ```
+    pub fn rank(&self) -> usize {
+        self.dims.len()
+    }
+
+    /// Bytes between consecutive indices of dimension `i >= 1` (`globalStrides[i - 1]`); 0 for
+    /// dimension 0 or one beyond the rank.
+    ///
+    /// ```
+    /// use tessel_kernels::tma::{TmaElem, TmaTensor};
+    /// assert_eq!(TmaTensor::new(&[8, 2], &[16], TmaElem::F16).unwrap().stride_bytes(1), 32);
+    /// ```
+    pub fn stride_bytes(&self, i: usize) -> i64 {
+        match i.checked_sub(1).and_then(|j| self.strides.get(j)) {
+            Some(&s) => s * self.elem.bytes(),
+            None => 0,
+        }
+    }
+}
+
+impl From<TmaMatrix> for TmaTensor {
+    /// The rank-2 tensor `[cols, rows]` with strides `[ld]` (unchecked: [`TmaPlan::new`] checks
+    /// the matrix with its own messages first).
+    fn from(m: TmaMatrix) -> TmaTensor {
+        TmaTensor {
+            dims: vec![m.cols, m.rows],
+            strides: vec![m.ld],
+            elem: m.elem,
+        }
+    }
+}
+
+/// A checked recipe for one tensor map: tensor, box (innermost first, as `boxDim` lists it:
+/// `[cols, rows]` for a matrix; a tensor's box is 1 beyond its first two dimensions), swizzle,
+/// and the shared layout the box was proven to write.
 ///
 /// ```
 /// use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
@@ -125,8 +270,8 @@ impl TmaMatrix {
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TmaPlan {
-    matrix: TmaMatrix,
-    box_dims: [i64; 2],
+    tensor: TmaTensor,
+    box_dims: Vec<i64>,
     mode: SwizzleMode,
     box_layout: ComposedLayout,
 }
@@ -186,30 +331,120 @@ impl TmaPlan {
                  (for 2-byte elements: a leading dimension that is a multiple of 8)"
             ));
         }
-        let box_layout = tma_box_layout(&box_dims, matrix.elem.bytes(), mode)?;
+        TmaPlan::proven(matrix.into(), box_dims.to_vec(), mode, smem, major)
+    }
+
+    /// [`TmaPlan::new`] for a tensor of any rank: `box_dims` has one extent per dimension, the
+    /// first two the 2-D box proven to write `smem` (an operand layout, mode 0 MN and mode 1
+    /// K) and every further one 1 (one index of each outer dimension per load). Errors: a box
+    /// of another rank, an outer box extent other than 1, a box the driver refuses, or a box
+    /// layout that differs from `smem`.
+    ///
+    /// ```
+    /// use tessel_kernels::tma::{TmaElem, TmaPlan, TmaTensor};
+    /// use tessel_layout::{IntTuple, gmma::{Major, SwizzleMode, smem_atom}};
+    /// // 128 rows of 64 dims of one head of one batch of a (2, 1000, 8, 64) fp16 tensor.
+    /// let q = TmaTensor::new(&[64, 1000, 8, 2], &[512, 64, 512_000], TmaElem::F16).unwrap();
+    /// let tile = smem_atom(Major::K, SwizzleMode::B128, 16).unwrap()
+    ///     .tile_to_shape(&IntTuple::from_ints([128, 64])).unwrap();
+    /// let plan = TmaPlan::for_tensor(q.clone(), &[64, 128, 1, 1], SwizzleMode::B128, &tile, Major::K).unwrap();
+    /// assert_eq!((plan.box_dims(), plan.box_bytes()), ([64, 128], 128 * 64 * 2));
+    /// assert!(TmaPlan::for_tensor(q, &[64, 128, 2, 1], SwizzleMode::B128, &tile, Major::K).is_err());
+    /// ```
+    pub fn for_tensor(
+        tensor: TmaTensor,
+        box_dims: &[i64],
+        mode: SwizzleMode,
+        smem: &ComposedLayout,
+        major: Major,
+    ) -> GpuResult<TmaPlan> {
+        if box_dims.len() != tensor.rank() || tensor.rank() < 2 {
+            return Err(GpuError::InvalidArgument(format!(
+                "tensor map of the tensor {:?}: a box of rank {} for a rank-{} tensor (both at \
+                 least 2)",
+                tensor.dims,
+                box_dims.len(),
+                tensor.rank()
+            )));
+        }
+        if let Some(i) = (2..box_dims.len()).find(|&i| box_dims[i] != 1) {
+            return Err(GpuError::InvalidArgument(format!(
+                "tensor map of the tensor {:?}: box extent {} of dimension {i}; the boxes load \
+                 one index of every dimension after the first two",
+                tensor.dims, box_dims[i]
+            )));
+        }
+        TmaPlan::proven(tensor, box_dims.to_vec(), mode, smem, major)
+    }
+
+    /// The same box, swizzle and proven shared layout over another tensor of the same rank and
+    /// element type: the proof depends only on the box, the element size and the swizzle, so
+    /// a kernel compiled once encodes a map per call without proving again.
+    ///
+    /// ```
+    /// use tessel_kernels::tma::{TmaElem, TmaPlan, TmaTensor};
+    /// use tessel_layout::{IntTuple, gmma::{Major, SwizzleMode, smem_atom}};
+    /// let tile = smem_atom(Major::K, SwizzleMode::B128, 16).unwrap()
+    ///     .tile_to_shape(&IntTuple::from_ints([128, 64])).unwrap();
+    /// let probe = TmaTensor::new(&[64, 128, 1], &[64, 8192], TmaElem::F16).unwrap();
+    /// let plan = TmaPlan::for_tensor(probe, &[64, 128, 1], SwizzleMode::B128, &tile, Major::K).unwrap();
+    /// let real = TmaTensor::new(&[64, 4097, 16], &[1024, 64], TmaElem::F16).unwrap();
+    /// assert_eq!(plan.with_tensor(real).unwrap().tensor().dims(), &[64, 4097, 16]);
+    /// let wrong = TmaTensor::new(&[64, 4097], &[1024], TmaElem::F16).unwrap();
+    /// assert!(plan.with_tensor(wrong).is_err()); // another rank
+    /// ```
+    pub fn with_tensor(&self, tensor: TmaTensor) -> GpuResult<TmaPlan> {
+        if tensor.rank() != self.tensor.rank() || tensor.elem != self.tensor.elem {
+            return Err(GpuError::InvalidArgument(format!(
+                "tensor map: the box {:?} was proven for rank-{} {:?} tensors, not the rank-{} \
+                 {:?} tensor {:?}",
+                self.box_dims,
+                self.tensor.rank(),
+                self.tensor.elem,
+                tensor.rank(),
+                tensor.elem,
+                tensor.dims
+            )));
+        }
+        Ok(TmaPlan {
+            tensor,
+            ..self.clone()
+        })
+    }
+
+    /// The plan after the proof that the box's first two dimensions write `smem`.
+    fn proven(
+        tensor: TmaTensor,
+        box_dims: Vec<i64>,
+        mode: SwizzleMode,
+        smem: &ComposedLayout,
+        major: Major,
+    ) -> GpuResult<TmaPlan> {
+        let box_layout = tma_box_layout(&box_dims[..2], tensor.elem.bytes(), mode)?;
         check_box_matches(&box_layout, smem, major)?;
         Ok(TmaPlan {
-            matrix,
+            tensor,
             box_dims,
             mode,
             box_layout,
         })
     }
 
-    /// The matrix.
+    /// The tensor (a matrix is `[cols, rows]` with strides `[ld]`).
     ///
     /// ```
     /// # use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
     /// # use tessel_layout::gmma::{Major, SwizzleMode, smem_atom};
     /// # let atom = smem_atom(Major::K, SwizzleMode::B128, 16).unwrap();
-    /// let m = TmaMatrix { rows: 8, cols: 64, ld: 64, elem: TmaElem::F16 };
-    /// assert_eq!(TmaPlan::new(m, [64, 8], SwizzleMode::B128, &atom, Major::K).unwrap().matrix(), m);
+    /// let m = TmaMatrix { rows: 8, cols: 64, ld: 72, elem: TmaElem::F16 };
+    /// let plan = TmaPlan::new(m, [64, 8], SwizzleMode::B128, &atom, Major::K).unwrap();
+    /// assert_eq!((plan.tensor().dims(), plan.tensor().strides()), (&[64, 8][..], &[72][..]));
     /// ```
-    pub fn matrix(&self) -> TmaMatrix {
-        self.matrix
+    pub fn tensor(&self) -> &TmaTensor {
+        &self.tensor
     }
 
-    /// The box, `[cols, rows]` (innermost first).
+    /// The box's first two extents, `[cols, rows]` (innermost first; any further ones are 1).
     ///
     /// ```
     /// # use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
@@ -219,7 +454,7 @@ impl TmaPlan {
     /// assert_eq!(TmaPlan::new(m, [64, 8], SwizzleMode::B128, &atom, Major::K).unwrap().box_dims(), [64, 8]);
     /// ```
     pub fn box_dims(&self) -> [i64; 2] {
-        self.box_dims
+        [self.box_dims[0], self.box_dims[1]]
     }
 
     /// The swizzle mode.
@@ -260,7 +495,7 @@ impl TmaPlan {
     /// assert_eq!(TmaPlan::new(m, [64, 8], SwizzleMode::B128, &atom, Major::K).unwrap().box_bytes(), 1024);
     /// ```
     pub fn box_bytes(&self) -> i64 {
-        self.box_dims[0] * self.box_dims[1] * self.matrix.elem.bytes()
+        self.box_dims.iter().product::<i64>() * self.tensor.elem.bytes()
     }
 
     /// The driver's swizzle value of [`TmaPlan::mode`].
@@ -298,20 +533,22 @@ impl TmaPlan {
                 "no CUDA driver (libcuda could not be loaded) to encode a tensor map".into(),
             ));
         }
-        let m = self.matrix;
-        // Validated in `new`: every value is positive and in range of its type.
-        let dims: [u64; 2] = [m.cols as u64, m.rows as u64];
-        let strides: [u64; 1] = [m.row_pitch_bytes() as u64];
-        let boxes: [u32; 2] = [self.box_dims[0] as u32, self.box_dims[1] as u32];
-        let element_strides: [u32; 2] = [1, 1];
+        let t = &self.tensor;
+        let rank = t.rank();
+        // Validated in `new`/`for_tensor`: every value is positive and in range of its type.
+        let dims: Vec<u64> = t.dims.iter().map(|&d| d as u64).collect();
+        let strides: Vec<u64> = (1..rank).map(|i| t.stride_bytes(i) as u64).collect();
+        let boxes: Vec<u32> = self.box_dims.iter().map(|&b| b as u32).collect();
+        let element_strides = vec![1u32; rank];
         let mut raw = CUtensorMap { opaque: [0; 16] };
-        // SAFETY: every pointer refers to a live local array of the length the rank (2)
-        // implies (one stride for rank 2); `raw` is a properly aligned CUtensorMap.
+        // SAFETY: `dims`, `boxes` and `element_strides` hold `rank` values and `strides` `rank -
+        // 1` (rank 1 to 5, checked when the plan was made); `raw` is a properly aligned
+        // CUtensorMap.
         let result = unsafe {
             sys::cuTensorMapEncodeTiled(
                 &mut raw,
-                m.elem.data_type(),
-                2,
+                t.elem.data_type(),
+                rank as u32,
                 address as *mut std::ffi::c_void,
                 dims.as_ptr(),
                 strides.as_ptr(),
@@ -325,9 +562,9 @@ impl TmaPlan {
         };
         if result != CUresult::CUDA_SUCCESS {
             return Err(GpuError::Cuda(format!(
-                "cuTensorMapEncodeTiled: {result:?} (matrix {}x{}, ld {}, {:?}, box {:?}, {} \
-                 swizzle, address {address:#x})",
-                m.rows, m.cols, m.ld, m.elem, self.box_dims, self.mode
+                "cuTensorMapEncodeTiled: {result:?} (tensor {:?}, strides {:?}, {:?}, box {:?}, \
+                 {} swizzle, address {address:#x})",
+                t.dims, t.strides, t.elem, self.box_dims, self.mode
             )));
         }
         Ok(TensorMap {

@@ -40,8 +40,17 @@ pub(crate) fn tensor_decl(name: &str, t: &DeviceTensor) -> GpuResult<String> {
     let args: Vec<String> = (0..rank).map(|i| format!("c[{i}]")).collect();
     let cosize = t.cosize()?;
     let ty = t.elem().name();
+    // Descriptors carry the transpose immediate of the wgmma that reads them (PTX ISA: tnspA /
+    // tnspB, 1 for an MN-major operand), from the descriptor the host derived.
+    let tnsp = match t.space() {
+        Space::Descriptor(base) => format!(
+            "  static constexpr int tnsp = {};\n",
+            i32::from(base.fields.major == tessel_layout::gmma::Major::MN)
+        ),
+        _ => String::new(),
+    };
     let mut out = format!(
-        "// {t}\nstruct {name}_layout {{\n  static constexpr int rank = {rank};\n  static constexpr \
+        "// {t}\nstruct {name}_layout {{\n{tnsp}  static constexpr int rank = {rank};\n  static constexpr \
          long long cosize = {cosize}LL;\n  __host__ __device__ static constexpr long long \
          extent(int i) {{ return {}; }}\n  __device__ __forceinline__ static long long \
          offset(const long long* c) {{ return layout::{name}_crd({}); }}\n}};\n",

@@ -142,7 +142,9 @@ impl DeviceMma {
 
     /// One wgmma over descriptor operands (`*_SS`: A and B descriptors; `*_RS`: A in
     /// registers): the accumulators in place, the scale of D from the struct's `scale_d` (0 on
-    /// a tile's first k-block: D = A B), scales of A and B 1, both operands K-major.
+    /// a tile's first k-block: D = A B), scales of A and B 1, the transpose of a descriptor
+    /// operand from its tensor's layout (`tnsp`: 1 where the host derived an MN-major
+    /// descriptor, [`DeviceMma::partition_descriptors`]).
     fn gmma_call_body(&self, atom_fn: &str) -> GpuResult<String> {
         let atom = self.atom();
         let mut args = Vec::new();
@@ -156,7 +158,8 @@ impl DeviceMma {
                 ("a", _) => args.push("reinterpret_cast<const b32*>(a.ptr())".to_string()),
                 ("scale_d", _) => args.push("scale_d".to_string()),
                 (_, Constraint::N) => immediates.push(match op.role {
-                    "tnsp_a" | "tnsp_b" => "0",
+                    "tnsp_a" => "A::layout_type::tnsp",
+                    "tnsp_b" => "B::layout_type::tnsp",
                     _ => "1",
                 }),
                 (role, _) => {
