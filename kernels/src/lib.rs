@@ -28,6 +28,7 @@
 //! }
 //! ```
 
+pub mod attention;
 pub mod bench;
 pub mod cache;
 pub mod compile;
