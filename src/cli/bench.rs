@@ -28,6 +28,8 @@ pub enum Suite {
     Mma,
     /// The SIMT SGEMM ladder next to cuBLAS SGEMM (--size N: N^3; --m/--n/--k: one shape)
     Sgemm,
+    /// FlashAttention forward on Hopper (--seqlen, --head-dim, --causal, --attn-dtype, --dump)
+    Attention,
 }
 
 /// Element types of the copy and transpose kernels.
@@ -53,7 +55,11 @@ runs N^3; on sm_90 GPUs it adds the Hopper GEMM (TMA + wgmma) in four input/outp
 each next to cuBLAS with the same types). 'mma' verifies and times the four tensor-core swizzle problems (ldmatrix + \
 mma.sync on 16x16 fp16 tiles, swizzles chosen by synthesis) and their unswizzled twins, over a \
 grid of N independent problems (--size N, default 32768), with the predicted excess shared-memory \
-wavefronts. 'sgemm' verifies and times the SIMT SGEMM ladder (eight fp32 rungs, naive to \
+wavefronts. 'attention' verifies (64 rows per shape against an f64 CPU reference) and times the \
+FlashAttention forward kernel on sm_90 over --seqlen (default 512 to 16384; batch 16384 / S, heads \
+2048 / D), --head-dim (64, 128, 256), --causal and --attn-dtype (fp16, bf16), in TFLOP/s counting \
+4 B H S^2 D (halved when causal); scripts/sdpa_compare.py times PyTorch's SDPA on the same shapes. \
+'sgemm' verifies and times the SIMT SGEMM ladder (eight fp32 rungs, naive to \
 tuned) next to cuBLAS SGEMM on the same row-major operands (default 4096^3, 8192^3 and 4096x2048x8192; --size N runs \
 N^3, --m/--n/--k one shape), with each rung's predicted shared-memory wavefronts. Progress goes \
 to stderr. Without a GPU (or in a tessel built without the 'kernels' \
@@ -88,6 +94,9 @@ pub struct Args {
     /// sgemm: the inner dimension
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(i64).range(1..=65536))]
     pub k: Option<i64>,
+    /// The options of the attention suite.
+    #[command(flatten)]
+    pub attn: super::bench_attention::AttnArgs,
 }
 
 /// Parses `N` or `RxC`, the value of `--size`.
@@ -249,6 +258,9 @@ fn skipped(out: &mut dyn Write, json: bool, reason: String) -> Result<()> {
 /// Runs the benchmarks.
 #[cfg(not(feature = "kernels"))]
 pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
+    if args.suite == Suite::Attention {
+        return super::bench_attention::run(&args.attn, args.repeats, args.json, out);
+    }
     skipped(
         out,
         args.json,
@@ -259,6 +271,9 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
 /// Runs the benchmarks.
 #[cfg(feature = "kernels")]
 pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
+    if args.suite == Suite::Attention {
+        return super::bench_attention::run(&args.attn, args.repeats, args.json, out);
+    }
     with_kernels::run(args, out)
 }
 
@@ -800,6 +815,7 @@ mod with_kernels {
                 m,
                 n: None,
                 k: None,
+                attn: crate::cli::bench_attention::default_args(),
             };
             assert_eq!(sgemm_shapes(&args(Some(100), None)), [(100, 4096, 4096)]);
             assert_eq!(

@@ -11,6 +11,7 @@
 
 mod atom;
 mod bench;
+mod bench_attention;
 mod codegen;
 mod completions;
 mod conflicts;

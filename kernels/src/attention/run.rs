@@ -467,8 +467,9 @@ pub struct AttnRow {
 
 /// For each shape: verify against the CPU (64 spread rows; an error fails the run), then time
 /// `repeats` launches after 3 warm-ups. When `dump` names a directory, writes Q, K, V, O and
-/// the LSE of each shape there as raw little-endian files with a JSON index
-/// (`scripts/sdpa_compare.py` reads them). `Unavailable` when the GPU is not sm_90.
+/// the LSE of each shape into a subdirectory of it named after the kernel and the shape, as
+/// raw little-endian files with a JSON index (`scripts/sdpa_compare.py --dump` reads them).
+/// `Unavailable` when the GPU is not sm_90.
 pub fn bench(
     gpu: &Gpu,
     shapes: &[BenchShape],
@@ -527,7 +528,8 @@ fn bench_one<T: AttnElem>(
 }
 
 /// Writes `q.bin`, `k.bin`, `v.bin`, `o.bin` (16-bit elements, the problem's contiguous
-/// layout) and `lse.bin` (fp32) of one call into `dir`, and `index.json` describing them.
+/// layout) and `lse.bin` (fp32) of one call into `dir/<name>` (spaces of `name` as
+/// underscores), and `index.json` describing them.
 fn dump_call<T: AttnElem>(
     gpu: &Gpu,
     dir: &std::path::Path,
@@ -535,6 +537,8 @@ fn dump_call<T: AttnElem>(
     p: &Problem,
     bufs: &AttnBuffers<T>,
 ) -> GpuResult<()> {
+    // One directory per shape: the kernel's name and the shape, spaces as underscores.
+    let dir = &dir.join(name.replace(' ', "_"));
     let fail = |e: std::io::Error| GpuError::InvalidArgument(format!("--dump {dir:?}: {e}"));
     std::fs::create_dir_all(dir).map_err(fail)?;
     let bytes16 =
