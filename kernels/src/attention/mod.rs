@@ -39,9 +39,9 @@
 //!
 //! Where things are: [`AttnConfig`] and [`AttnPlan`] (here) fix the compiled kernel and derive
 //! its layouts; `proof.rs` proves the TMA boxes, the epilogue and the bank behaviour;
-//! `source.rs` declares the kernel; [`problem`] checks a call's shapes and strides; [`reference`]
-//! is the f64 CPU reference and its error bound; [`run`] is the API on device buffers and the
-//! benchmark.
+//! `source.rs` declares the kernel; [`problem`] checks a call's shapes and strides;
+//! [`reference`](mod@reference) is the f64 CPU reference and its error bound; [`run`] is the API
+//! on device buffers and the benchmark.
 //!
 //! ```
 //! use tessel_kernels::attention::{AttnConfig, AttnPlan};

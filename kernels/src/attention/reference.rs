@@ -9,7 +9,7 @@
 //! to 1) and `V_d = max |v_jd|` over the keys the row sees. The kernel perturbs each weight
 //! relatively, in the numerator and in the denominator of `O`, by at most
 //! - `scale e_j`: the error `e_j` of the fp32 dot product `q . k_j`
-//!   ([`tolerance`](crate::gemm::host::tolerance)`(D, sum |q k|)`) moves `exp(scale s)` by that
+//!   ([`tolerance`]`(D, sum |q k|)`) moves `exp(scale s)` by that
 //!   much relatively;
 //! - `2^-20` per exponential (`ex2.approx.ftz.f32`, the special function unit's `2^x`, whose
 //!   error is of the order `2^-22`; the fused multiply-add before it rounds once more), once for
@@ -19,7 +19,7 @@
 //! their sum `R`; the numerator's weights are also rounded to the element type (`u`, its unit
 //! roundoff) before `O += P V`. A convex combination whose weights move by relative `R` and
 //! `R + u` moves by at most `(2 R + u) V_d`; the fp32 accumulation of `P V` adds
-//! [`tolerance`](crate::gemm::host::tolerance)`(n, V_d)`; rounding `O` to the element type adds
+//! [`tolerance`]`(n, V_d)`; rounding `O` to the element type adds
 //! `u |O|`. The LSE moves by `scale max e_j + R` (the max and the sum) plus `2^-20 (1 + |ln
 //! l|)` for `__logf`.
 //!
