@@ -122,7 +122,7 @@ impl TmaMatrix {
 /// use tessel_kernels::tma::{TmaElem, TmaTensor};
 /// // (batch 2, seq 1000, heads 8, dim 128) fp16, contiguous.
 /// let q = TmaTensor::new(&[128, 1000, 8, 2], &[8 * 128, 128, 1000 * 8 * 128], TmaElem::F16).unwrap();
-/// assert_eq!((q.rank(), q.stride_bytes(1)), (4, 256));
+/// assert_eq!((q.rank(), q.stride_bytes(1), q.stride_bytes(2)), (4, 8 * 128 * 2, 128 * 2));
 /// // A head stride of 100 halves is 200 bytes: not a multiple of 16.
 /// let err = TmaTensor::new(&[128, 1000, 8, 2], &[1024, 100, 1 << 20], TmaElem::F16).unwrap_err();
 /// assert!(err.to_string().contains("stride of dimension 2"), "{err}");
