@@ -9,13 +9,15 @@
 
 mod common;
 
+use std::collections::HashMap;
+
 use common::gpu_or_skip;
 use half::{bf16, f16};
 use tessel_kernels::Gpu;
 use tessel_kernels::attention::run::{
     Attention, AttnBuffers, AttnElem, config_for, run_and_verify, supported,
 };
-use tessel_kernels::attention::{Problem, Strides};
+use tessel_kernels::attention::{AttnConfig, Problem, Strides};
 use tessel_kernels::hopper::InType;
 
 /// The GPU when it runs sm_90a code; otherwise `None` after saying why (a failure under
@@ -33,14 +35,25 @@ fn hopper(test: &str) -> Option<Gpu> {
     Some(gpu)
 }
 
+/// The loaded kernels of a test, one per configuration (derived, proved and loaded once).
+type Kernels<'g> = HashMap<AttnConfig, Attention<'g>>;
+
 /// Runs `p` once with random operands of type `T` and compares up to `rows` query rows (both
 /// ends of every sequence and head among them) with the CPU reference; panics with the first
 /// value outside its bound.
-fn verify<T: AttnElem>(gpu: &Gpu, p: &Problem, seed: u64, rows: usize) {
+fn verify<'g, T: AttnElem>(
+    gpu: &'g Gpu,
+    kernels: &mut Kernels<'g>,
+    p: &Problem,
+    seed: u64,
+    rows: usize,
+) {
     let config = config_for::<T>(p).unwrap();
-    let attn = Attention::new(gpu, config).unwrap();
+    let attn = kernels
+        .entry(config)
+        .or_insert_with(|| Attention::new(gpu, config).unwrap());
     let mut bufs = AttnBuffers::<T>::new(gpu, p, seed).unwrap();
-    match run_and_verify(&attn, p, &mut bufs, rows) {
+    match run_and_verify(attn, p, &mut bufs, rows) {
         Ok((o, lse)) => eprintln!(
             "{} {:?} causal {}: O rel err {:.2e}, LSE rel err {:.2e}",
             config.kernel_name(),
@@ -53,10 +66,17 @@ fn verify<T: AttnElem>(gpu: &Gpu, p: &Problem, seed: u64, rows: usize) {
     }
 }
 
-fn verify_as(dtype: InType, gpu: &Gpu, p: &Problem, seed: u64, rows: usize) {
+fn verify_as<'g>(
+    dtype: InType,
+    gpu: &'g Gpu,
+    kernels: &mut Kernels<'g>,
+    p: &Problem,
+    seed: u64,
+    rows: usize,
+) {
     match dtype {
-        InType::F16 => verify::<f16>(gpu, p, seed, rows),
-        InType::BF16 => verify::<bf16>(gpu, p, seed, rows),
+        InType::F16 => verify::<f16>(gpu, kernels, p, seed, rows),
+        InType::BF16 => verify::<bf16>(gpu, kernels, p, seed, rows),
     }
 }
 
@@ -66,12 +86,20 @@ fn every_head_dim_and_type_at_ragged_lengths() {
     let Some(gpu) = hopper("gpu_attention") else {
         return;
     };
+    let mut kernels = Kernels::new();
     for d in [64, 128, 256] {
         for dtype in InType::ALL {
             for causal in [false, true] {
                 for len in [1, 17, 1000, 4097] {
                     let p = Problem::new(2, len, len, 3, 3, d).causal(causal);
-                    verify_as(dtype, &gpu, &p, (d * 10_000 + len) as u64, 160);
+                    verify_as(
+                        dtype,
+                        &gpu,
+                        &mut kernels,
+                        &p,
+                        (d * 10_000 + len) as u64,
+                        160,
+                    );
                 }
             }
         }
@@ -84,13 +112,14 @@ fn queries_and_keys_of_different_lengths() {
     let Some(gpu) = hopper("gpu_attention") else {
         return;
     };
+    let mut kernels = Kernels::new();
     // Bottom-right aligned causal mask: fewer queries than keys (every row sees keys), more
     // queries than keys (the first rows see none: O = 0, LSE = -inf).
     for (sq, sk) in [(17, 1000), (1000, 17), (300, 4097), (129, 128), (1, 4097)] {
         for causal in [false, true] {
             for d in [64, 128, 256] {
                 let p = Problem::new(1, sq, sk, 2, 2, d).causal(causal);
-                verify::<f16>(&gpu, &p, (sq * 7 + sk) as u64, 200);
+                verify::<f16>(&gpu, &mut kernels, &p, (sq * 7 + sk) as u64, 200);
             }
         }
     }
@@ -102,12 +131,13 @@ fn grouped_query_and_multi_query_heads() {
     let Some(gpu) = hopper("gpu_attention") else {
         return;
     };
+    let mut kernels = Kernels::new();
     for (heads, kv_heads) in [(8, 2), (8, 1), (6, 3)] {
         for causal in [false, true] {
             for d in [64, 128, 256] {
                 let p = Problem::new(2, 1000, 1000, heads, kv_heads, d).causal(causal);
                 // Every head of both sequences: rows spread over all of them.
-                verify::<bf16>(&gpu, &p, (heads * 100 + kv_heads) as u64, 400);
+                verify::<bf16>(&gpu, &mut kernels, &p, (heads * 100 + kv_heads) as u64, 400);
             }
         }
     }
@@ -119,6 +149,7 @@ fn variable_lengths_in_one_batch() {
     let Some(gpu) = hopper("gpu_attention") else {
         return;
     };
+    let mut kernels = Kernels::new();
     // Sequences of 1, 17, 1000 and 4097 queries (and other key lengths, one sequence without
     // keys and one without queries), stacked.
     let cu_q = vec![0, 1, 18, 1018, 5115, 5115, 5243];
@@ -127,7 +158,7 @@ fn variable_lengths_in_one_batch() {
         for dtype in InType::ALL {
             for causal in [false, true] {
                 let p = Problem::varlen(cu_q.clone(), cu_k.clone(), 4, 2, d).causal(causal);
-                verify_as(dtype, &gpu, &p, d as u64 + 5, 300);
+                verify_as(dtype, &gpu, &mut kernels, &p, d as u64 + 5, 300);
             }
         }
     }
@@ -139,6 +170,7 @@ fn strided_operands_and_other_scales() {
     let Some(gpu) = hopper("gpu_attention") else {
         return;
     };
+    let mut kernels = Kernels::new();
     for d in [64, 128, 256] {
         // Q, K and V in one packed (batch, seq, 3, heads, dim) buffer's layout (each read from
         // a buffer of that size), O with padded rows.
@@ -157,11 +189,11 @@ fn strided_operands_and_other_scales() {
             seq: h * d + 64,
             head: d,
         };
-        verify::<f16>(&gpu, &p, 77 + d as u64, 200);
+        verify::<f16>(&gpu, &mut kernels, &p, 77 + d as u64, 200);
         // A large scale (peaked weights) and a small one (nearly uniform).
         for scale in [2.0, 0.01] {
             let p = Problem::new(1, 1000, 1000, 2, 2, d).scale(scale);
-            verify::<bf16>(&gpu, &p, 99 + d as u64, 200);
+            verify::<bf16>(&gpu, &mut kernels, &p, 99 + d as u64, 200);
         }
     }
 }
