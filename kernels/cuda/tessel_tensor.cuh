@@ -428,6 +428,26 @@ template <class C, class... R> __device__ __forceinline__ auto elem_less(const C
   return ElemLess<C, decltype(elem_less(rest...))>{crd, bound, elem_less(rest...)};
 }
 
+// ---- row reductions across lanes: x combined over the lanes l ^ m for every m made of the bits of
+// MASK (a row's lanes: tessel_kernels::layer::RowView::lane_mask, proved on the host to hold the
+// rest of the row), after each thread reduced its own values of the row.
+template <int MASK> __device__ __forceinline__ float lanes_max(float x) {
+  static_assert(MASK >= 0 && MASK < 32, "tessel: a lane mask has bits 0 to 4");
+#pragma unroll
+  for (int b = 1; b < 32; b <<= 1) {
+    if (MASK & b) x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, b));
+  }
+  return x;
+}
+template <int MASK> __device__ __forceinline__ float lanes_sum(float x) {
+  static_assert(MASK >= 0 && MASK < 32, "tessel: a lane mask has bits 0 to 4");
+#pragma unroll
+  for (int b = 1; b < 32; b <<= 1) {
+    if (MASK & b) x += __shfl_xor_sync(0xffffffffu, x, b);
+  }
+  return x;
+}
+
 // gemm(mma, a, b, c): c(_, m, n) += a(_, m, k) b(_, n, k) over every (m, n, k) of the
 // fragments' modes 1 and 2, or over every (m, n) for one k step (a: (V, M), b: (V, N)); mode 0 of
 // each is one atom's operand (the host checked the fragments against the tiled MMA's partitions).

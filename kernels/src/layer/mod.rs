@@ -8,7 +8,9 @@
 //! tessel's algebra on the host. Each derivation checks what the body will assume: a copy's
 //! values per thread, element widths, that an instruction moving vectors finds each thread's
 //! values consecutive and aligned, that the copies feeding an MMA's registers put each value
-//! where the MMA reads it ([`DeviceMma::check_fed_by`]). A mismatch is an error of
+//! where the MMA reads it ([`DeviceMma::check_fed_by`]), that an accumulator read again as a
+//! register operand or row by row is read where the MMA wrote it ([`DeviceMma::retile_a_from_c`],
+//! [`DeviceMma::row_view`]). A mismatch is an error of
 //! [`KernelBuilder::build`](crate::kernel::KernelBuilder::build), not an NVRTC failure or a
 //! wrong answer.
 //!
@@ -63,6 +65,7 @@
 //! assert!(kernel.source().contains("struct load {"));
 //! ```
 
+mod accum;
 mod check;
 mod copy;
 pub(crate) mod emit;
@@ -73,6 +76,7 @@ mod retile;
 mod split;
 mod tensor;
 
+pub use accum::RowView;
 pub use copy::DeviceCopy;
 pub use gmma::DescriptorBase;
 pub use mma::DeviceMma;
