@@ -142,8 +142,7 @@ fn regroup_flat(
     }
     let top = tree_parts(a).ok_or_else(unspecific)?;
     let rank = top.0;
-    // Every part within the rank gives one tile (a `None` part the tile `1:0`), every mode of
-    // `a` one rest: the tiles go straight into the result after their node's code (when they
+    // Every layout part within the rank gives one tile, every mode of `a` one rest: the tiles go straight into the result after their node's code (when they
     // have one), the rests into their own builder, appended once at the end.
     let n_tiles = parts.len();
     let mut out = Built::new();
@@ -159,10 +158,8 @@ fn regroup_flat(
                 split(&mode, b, tiles, &mut rests)?;
             }
             Some(Some(Tiler::ByMode(_))) => return Err(unspecific()),
-            Some(None) => {
-                tiles.push_leaf((1, 0));
-                rests.push_raw(mode_codes, mode_shapes, mode_strides);
-            }
+            // A `_` part takes a rank-2 mode apart (see `unzip`): done on layouts.
+            Some(None) => return Err(unspecific()),
             None => rests.push_raw(mode_codes, mode_shapes, mode_strides),
         }
         Ok(())
@@ -253,10 +250,15 @@ pub(crate) fn halves_of(r: Layout) -> crate::Result<(Layout, Layout)> {
         .ok_or_else(|| crate::Error::invalid("internal: a rank-2 layout without 2 modes"))
 }
 
-/// CuTe's tile-unzip (pycute's `hier_unzip`): applies the rank-2 operation `split` (a logical
-/// divide or product) following the tiler, and gathers the mode-0 parts into the tile and the
-/// mode-1 parts, followed by the modes the tiler does not reach, into the rest. A `None` entry
-/// contributes the tile `1:0` and keeps its mode as a rest.
+/// CuTe's tile-unzip (`tile_unzip`, pycute's `hier_unzip`): applies the rank-2 operation
+/// `split` (a logical divide or product) following the tiler, and gathers the mode-0 parts into
+/// the tile and the mode-1 parts, followed by the modes the tiler does not reach, into the rest.
+///
+/// A `None` (`_`) entry leaves its mode as the logical divide or product leaves it (unchanged),
+/// and then, as CuTe's `zip2_by` does with every terminal of the tiler, takes that mode apart
+/// as `(tile, rest)`: its sub-mode 0 joins the tiles and its sub-mode 1 the rests. So the mode
+/// must have rank 2 (CuTe does not compile otherwise); any other rank is an
+/// [`ErrorKind::Inadmissible`](crate::ErrorKind) error naming the mode.
 pub(crate) fn unzip(
     a: &Layout,
     tiler: &Tiler,
@@ -285,8 +287,9 @@ pub(crate) fn unzip(
                         rests.push(rest);
                     }
                     Some(None) => {
-                        tiles.push(Layout::vector(1, 0)?);
-                        rests.push(mode);
+                        let (tile, rest) = kept_halves(&mode, i, a, tiler, name)?;
+                        tiles.push(tile);
+                        rests.push(rest);
                     }
                     None => rests.push(mode),
                 }
@@ -294,4 +297,29 @@ pub(crate) fn unzip(
             Ok((Layout::from_modes(tiles)?, Layout::from_modes(rests)?))
         }
     }
+}
+
+/// The halves `(tile, rest)` of mode `i` of `a` under a `_` entry of `tiler`: its two sub-modes
+/// (CuTe's `zip2_by` on a mode the tiler does not split), or the error that it has not two.
+fn kept_halves(
+    mode: &Layout,
+    i: usize,
+    a: &Layout,
+    tiler: &Tiler,
+    name: &str,
+) -> crate::Result<(Layout, Layout)> {
+    if mode.shape().is_int() || mode.rank() != 2 {
+        return Err(crate::Error::inadmissible(format!(
+            "{name} of {a} by the tiler {tiler}: the '_' entry {i} keeps mode {i} = {mode} and \
+             takes it apart as (tile, rest), as CuTe's zip2_by does, so that mode must have rank \
+             2 (it has rank {}{})",
+            mode.rank(),
+            if mode.shape().is_int() {
+                ", a single leaf"
+            } else {
+                ""
+            }
+        )));
+    }
+    Ok((mode.mode(0)?, mode.mode(1)?))
 }

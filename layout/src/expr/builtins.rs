@@ -741,6 +741,10 @@ fn group(a: &Args<'_>) -> Result<Value> {
                 a.int_tuple(0)?
             )));
         }
+        if b == e {
+            // CuTe's group<B,E> inserts the grouped tuple only when B < E.
+            return Ok(Value::from_int_tuple(a.int_tuple(0)?));
+        }
         let tail = modes.split_off(e);
         let grouped = modes.split_off(b);
         modes.push(IntTuple::Tuple(grouped.into()));
