@@ -19,8 +19,13 @@ use crate::leaf::Leaf;
 use crate::parse::{Cursor, parse_whole};
 use crate::swizzle::Swizzle;
 
+mod algebra;
+mod composition;
 mod conjugate;
 mod inverse;
+
+pub use algebra::ComposedAlgebra;
+pub use composition::{Composition, Inner};
 
 /// Anything that maps a 1-D domain index to an offset: a plain [`Layout`] or a
 /// [`ComposedLayout`]. Analyses (verification, bank conflicts, pictures) take either.

@@ -179,6 +179,14 @@ fn to_json(expression: String, value: &Value) -> Result<EvalJson> {
             Some(LayoutJson::of(c.layout())),
         ),
         Value::Swizzle(_) => ("swizzle", None, None, None),
+        Value::Composition(c) => (
+            "composed layout",
+            None,
+            None,
+            Some(LayoutJson::of(tessel::composed::ComposedAlgebra::outer(
+                &**c,
+            ))),
+        ),
         Value::Tiler(_) => ("tiler", None, None, None),
         Value::Slice(_) => ("slicing coordinate", None, None, None),
         Value::Bool(b) => ("boolean", None, Some(*b), None),

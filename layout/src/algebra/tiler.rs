@@ -36,6 +36,127 @@ pub enum Tiler {
     ByMode(Vec<Option<Tiler>>),
 }
 
+/// Tilers as values, as CuTe reads a `Tile<...>` (a tuple whose elements are layouts, shapes or
+/// `_`): its rank, its modes, its shape, and selections of its modes.
+impl Tiler {
+    /// The number of modes: the entries of a by-mode tiler, the top-level modes of a layout.
+    ///
+    /// ```
+    /// let t = tessel_layout::Tiler::ByMode(vec![None, None, None]);
+    /// assert_eq!(t.rank(), 3);
+    /// ```
+    pub fn rank(&self) -> usize {
+        match self {
+            Tiler::Layout(l) => l.rank(),
+            Tiler::ByMode(parts) => parts.len(),
+        }
+    }
+
+    /// CuTe's `shape(tiler)`: the shape of every mode, `_` for a `_` entry (CuTe's `shape` of an
+    /// `Underscore` is the underscore). A layout tiler's shape is the layout's.
+    ///
+    /// ```
+    /// use tessel_layout::{Layout, Tiler};
+    /// let t = Tiler::ByMode(vec![Some(Tiler::Layout("(2,4):(1,8)".parse().unwrap())), None]);
+    /// assert_eq!(t.shape().to_string(), "((2,4),_)");
+    /// ```
+    pub fn shape(&self) -> crate::SliceCoord {
+        match self {
+            Tiler::Layout(l) => crate::SliceCoord::from(l.shape()),
+            Tiler::ByMode(parts) => crate::SliceCoord::Tuple(
+                parts
+                    .iter()
+                    .map(|p| p.as_ref().map_or(crate::SliceCoord::All, Tiler::shape))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// CuTe's `get<I>(tiler)`: mode `i`, `None` for a `_` entry; a layout tiler's mode `i` is
+    /// the layout's.
+    ///
+    /// ```
+    /// use tessel_layout::Tiler;
+    /// let t = Tiler::ByMode(vec![Some(Tiler::Layout("4:2".parse().unwrap())), None]);
+    /// assert_eq!(t.mode(0).unwrap().unwrap().to_string(), "4:2");
+    /// assert!(t.mode(1).unwrap().is_none());
+    /// assert!(t.mode(2).is_err());
+    /// ```
+    pub fn mode(&self, i: usize) -> crate::Result<Option<Tiler>> {
+        match self {
+            Tiler::Layout(l) => l.mode(i).map(|m| Some(Tiler::Layout(m))),
+            Tiler::ByMode(parts) => parts.get(i).cloned().ok_or_else(|| {
+                crate::Error::invalid(format!(
+                    "mode {i} does not exist in the tiler {self} of rank {}",
+                    parts.len()
+                ))
+            }),
+        }
+    }
+
+    /// CuTe's `select<I...>(tiler)`: the tiler of the modes `indices`, in that order.
+    ///
+    /// ```
+    /// use tessel_layout::Tiler;
+    /// let t: Tiler = Tiler::ByMode(vec![
+    ///     Some(Tiler::Layout("32:1".parse().unwrap())),
+    ///     Some(Tiler::Layout("64:1".parse().unwrap())),
+    ///     Some(Tiler::Layout("4:1".parse().unwrap())),
+    /// ]);
+    /// assert_eq!(t.select(&[0, 2]).unwrap().to_string(), "[32:1,4:1]");
+    /// ```
+    pub fn select(&self, indices: &[usize]) -> crate::Result<Tiler> {
+        match self {
+            Tiler::Layout(l) => l.select(indices).map(Tiler::Layout),
+            Tiler::ByMode(_) => indices
+                .iter()
+                .map(|&i| self.mode(i))
+                .collect::<crate::Result<Vec<_>>>()
+                .map(Tiler::ByMode),
+        }
+    }
+
+    /// CuTe's `take<B,E>(tiler)`: the modes `begin..end`, `begin < end`.
+    ///
+    /// ```
+    /// use tessel_layout::Tiler;
+    /// let t = Tiler::ByMode(vec![None, Some(Tiler::Layout("4:1".parse().unwrap())), None]);
+    /// assert_eq!(t.take(1, 3).unwrap().to_string(), "[4:1,_]");
+    /// assert!(t.take(2, 2).is_err());
+    /// ```
+    pub fn take(&self, begin: usize, end: usize) -> crate::Result<Tiler> {
+        if begin >= end || end > self.rank() {
+            return Err(crate::Error::invalid(format!(
+                "take({begin},{end}) of the tiler {self}: needs begin < end <= rank {}",
+                self.rank()
+            )));
+        }
+        self.select(&(begin..end).collect::<Vec<_>>())
+    }
+
+    /// CuTe's `size(tiler)`: the product of the sizes of its modes. A `_` entry has no size.
+    ///
+    /// ```
+    /// use tessel_layout::Tiler;
+    /// let t = Tiler::ByMode(vec![Some(Tiler::Layout("4:2".parse().unwrap())), Some(Tiler::Layout("(2,3):(1,2)".parse().unwrap()))]);
+    /// assert_eq!(t.size().unwrap(), 24);
+    /// assert!(Tiler::ByMode(vec![None]).size().is_err());
+    /// ```
+    pub fn size(&self) -> crate::Result<i64> {
+        match self {
+            Tiler::Layout(l) => Ok(l.size()),
+            Tiler::ByMode(parts) => parts.iter().try_fold(1i64, |acc, p| {
+                let size = p.as_ref().map(Tiler::size).ok_or_else(|| {
+                    crate::Error::invalid(format!(
+                        "the tiler {self} has a '_' entry, which has no size"
+                    ))
+                })??;
+                crate::checked_mul(acc, size, &format!("the size of the tiler {self}"))
+            }),
+        }
+    }
+}
+
 impl From<Layout> for Tiler {
     fn from(l: Layout) -> Self {
         Tiler::Layout(l)

@@ -66,7 +66,11 @@ pub(crate) const fn f(
 /// let rows: usize = tessel_layout::expr::functions::TABLES.iter().map(|t| t.len()).sum();
 /// assert_eq!(rows, tessel_layout::expr::functions::all().count());
 /// ```
-pub const TABLES: &[&[Function]] = &[super::builtins::FUNCTIONS, super::atoms::FUNCTIONS];
+pub const TABLES: &[&[Function]] = &[
+    super::builtins::FUNCTIONS,
+    super::atoms::FUNCTIONS,
+    super::composed::FUNCTIONS,
+];
 
 /// Every known function, in table order.
 ///
