@@ -191,7 +191,7 @@ fn tuple_value(values: Vec<Value>) -> Result<Value> {
 ///   layout;
 /// - `n o L` adds the offset `n` (only directly in front of the layout); in a chain, `A o n o L`
 ///   with a layout `A` is CuTe's composed layout `composition(A, n, L)`, kept unevaluated
-///   ([`super::composed::make_composed`], see [`eval`](super::eval));
+///   ([`super::composed::make_composed`], see [`eval()`](super::eval()));
 /// - `A o B` with a layout `A` is the composition `A o B` (`B` a layout or tiler); a swizzled `A`
 ///   keeps its swizzles and offset and composes its inner layout;
 /// - `A o B` with a swizzled `B` moves `B`'s swizzles through `A`'s layout, as CuTe does
