@@ -66,6 +66,33 @@ fn eval_json_has_the_kind_value_and_layout_facts() {
 }
 
 #[test]
+fn eval_json_of_static_integers_and_coordinate_layouts() {
+    // CuTe 01_layout.md (CUTLASS v4.2.1): make_layout(make_shape(Int<2>{},4)) is (_2,4):(_1,_2).
+    let v = json_of(&["eval", "--json", "make_layout((_2,4))"]);
+    assert_eq!(
+        (&v["kind"], &v["value"]),
+        (&json!("layout"), &json!("(_2,4):(_1,_2)"))
+    );
+    assert_eq!(v["layout"]["size"], 8);
+    // 01_layout.md: crd2idx(_16, Shape<_3,Shape<_2,_3>>, Stride<_3,Stride<_12,_1>>) is _17.
+    let v = json_of(&[
+        "eval",
+        "--json",
+        "crd2idx(_16, (_3,(_2,_3)), (_3,(_12,_1)))",
+    ]);
+    assert_eq!(
+        (&v["kind"], &v["integer"], &v["value"]),
+        (&json!("integer"), &json!(17), &json!("_17"))
+    );
+    let v = json_of(&["eval", "--json", "make_identity_layout((4,8))"]);
+    assert_eq!(
+        (&v["kind"], &v["value"]),
+        (&json!("coordinate layout"), &json!("(4,8):(_1@0,_1@1)"))
+    );
+    assert_eq!(v["layout"], Value::Null);
+}
+
+#[test]
 fn show_json_offsets_follow_the_layout_formula() {
     // (2,3):(3,1): L(r,c) = 3r + c.
     let v = json_of(&["show", "--json", "(2,3):(3,1)"]);

@@ -229,3 +229,17 @@ fn hand_built_const_values_are_checked_like_runtime_ones() {
     assert!(std::panic::catch_unwind(bad_sw).is_err());
     assert!(Swizzle::new(3, 0, 1).is_err());
 }
+
+/// CuTe prints static integers as `_4` (`media/docs/cpp/cute/01_layout.md`, CUTLASS v4.2.1):
+/// its printed layouts are macro input as they are, a compile-time layout being static anyway.
+static PRINTED_BY_CUTE: Layout = layout!((_2,_4):(_1,_2));
+const CUTE_SRC: &str = cuda_index!(tile_off, (_128,_64):(ld,_1));
+
+#[test]
+fn static_integers_are_macro_input() {
+    assert_eq!(PRINTED_BY_CUTE, "(2,4):(1,2)".parse::<Layout>().unwrap());
+    assert!(
+        CUTE_SRC.contains("TESSEL_FN long long tile_off(long long i, long long ld)"),
+        "{CUTE_SRC}"
+    );
+}

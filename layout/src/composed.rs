@@ -19,6 +19,7 @@ use crate::leaf::Leaf;
 use crate::parse::{Cursor, parse_whole};
 use crate::swizzle::Swizzle;
 
+pub(crate) mod affine;
 mod algebra;
 mod composition;
 mod conjugate;

@@ -28,6 +28,7 @@ use smallvec::SmallVec;
 use crate::error::{Error, Result, checked_add};
 use crate::leaf::Leaf;
 
+pub mod arith;
 pub(crate) mod store;
 
 use store::Store;
@@ -738,6 +739,61 @@ pub type Leaves = SmallVec<[i64; 8]>;
 impl From<i64> for IntTuple {
     fn from(v: i64) -> Self {
         IntTuple::Int(v)
+    }
+}
+
+impl From<i32> for IntTuple {
+    /// An integer literal: `IntTuple::from(4)`, and the leaves of `IntTuple::from((4, 8))`.
+    ///
+    /// ```
+    /// use tessel_layout::IntTuple;
+    /// assert_eq!(IntTuple::from(4), IntTuple::Int(4));
+    /// ```
+    fn from(v: i32) -> Self {
+        IntTuple::Int(i64::from(v))
+    }
+}
+
+impl From<&IntTuple> for IntTuple {
+    fn from(t: &IntTuple) -> Self {
+        t.clone()
+    }
+}
+
+/// `From` a Rust tuple of anything that converts to an `IntTuple`: the tuple of the converted
+/// elements, so `(4, (2, 3))` is the tuple `(4,(2,3))` (CuTe's `make_shape(4, make_shape(2, 3))`).
+/// Rank 1 to 8; `()` is the empty tuple.
+macro_rules! from_rust_tuple {
+    ($($name:ident),+) => {
+        impl<$($name: Into<IntTuple>),+> From<($($name,)+)> for IntTuple {
+            #[allow(non_snake_case)]
+            fn from(($($name,)+): ($($name,)+)) -> Self {
+                IntTuple::tuple([$($name.into()),+])
+            }
+        }
+    };
+}
+
+from_rust_tuple!(A);
+from_rust_tuple!(A, B);
+from_rust_tuple!(A, B, C);
+from_rust_tuple!(A, B, C, D);
+from_rust_tuple!(A, B, C, D, F);
+from_rust_tuple!(A, B, C, D, F, G);
+from_rust_tuple!(A, B, C, D, F, G, H);
+from_rust_tuple!(A, B, C, D, F, G, H, J);
+
+impl From<()> for IntTuple {
+    /// The empty tuple `()`.
+    ///
+    /// ```
+    /// use tessel_layout::IntTuple;
+    /// assert_eq!(IntTuple::from(()).to_string(), "()");
+    /// assert_eq!(IntTuple::from((4, (2, 3))).to_string(), "(4,(2,3))");
+    /// assert_eq!(IntTuple::from((8,)).to_string(), "(8)");
+    /// ```
+    fn from((): ()) -> Self {
+        IntTuple::tuple([])
     }
 }
 

@@ -17,8 +17,8 @@
 
 use std::fmt;
 
-use crate::error::{Error, Result, checked_add, checked_mul};
-use crate::int_tuple::{Coord, IntTuple, Leaves, Modes, Shape, Stride, View};
+use crate::error::{Error, Result, checked_add};
+use crate::int_tuple::{Coord, IntTuple, Leaves, Modes, Shape, Stride};
 use crate::leaf::{Leaf, SymInt};
 
 /// A CuTe layout `Shape:Stride`. Shape and stride are congruent; every shape leaf is positive;
@@ -32,9 +32,15 @@ use crate::leaf::{Leaf, SymInt};
 /// assert_eq!(l.cosize(), 32);
 /// assert_eq!(l.offset(1).unwrap(), 8); // index 1 is coordinate (1,0)
 /// ```
+///
+/// The leaf types are parameters of the one layout family (see [`leaf`](crate::leaf)): `L` for
+/// the stride, `E` for the shape. `Layout` is `Layout<i64, i64>`, the algebra's fast path;
+/// `Layout<SymInt>` has run-time symbols among its strides (the code emitter's input);
+/// `Layout<ScaledBasis, Integer>` (held by [`TypedLayout`](crate::typed::TypedLayout)) has a static
+/// or dynamic integer at every leaf, and basis elements among its strides.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Layout<L: Leaf = i64> {
-    shape: Shape,
+pub struct Layout<L: Leaf = i64, E: Leaf = i64> {
+    shape: IntTuple<E>,
     stride: IntTuple<L>,
 }
 
@@ -120,7 +126,18 @@ impl<L: Leaf> Layout<L> {
     /// let err = Layout::new(IntTuple::from_ints([4, 8]), IntTuple::Int(1)).unwrap_err();
     /// assert_eq!(err.kind(), ErrorKind::NotCongruent);
     /// ```
-    pub fn new(shape: Shape, stride: IntTuple<L>) -> Result<Layout<L>> {
+    ///
+    /// Both parts convert from integers and (nested) Rust tuples of integers, so
+    /// `Layout::new((4, 2), (1, 4))` is the layout `(4,2):(1,4)`:
+    ///
+    /// ```
+    /// use tessel_layout::Layout;
+    /// assert_eq!(Layout::new((4, 2), (1, 4)).unwrap().to_string(), "(4,2):(1,4)");
+    /// assert_eq!(Layout::new((4, (2, 3)), (1, (8, 16))).unwrap().size(), 24);
+    /// assert_eq!(Layout::new(8, 2).unwrap().to_string(), "8:2");
+    /// ```
+    pub fn new(shape: impl Into<Shape>, stride: impl Into<IntTuple<L>>) -> Result<Layout<L>> {
+        let (shape, stride) = (shape.into(), stride.into());
         // One pass that accepts exactly what the checks below accept; they run (and name the
         // failed condition) only when it does not.
         if is_valid_layout(&shape, &stride) {
@@ -145,13 +162,36 @@ impl<L: Leaf> Layout<L> {
         Ok(layout)
     }
 
+    /// Number of coordinates in the domain (product of the shape). Validated at construction.
+    ///
+    /// ```
+    /// let l = tessel_layout::Layout::col_major(&tessel_layout::IntTuple::from_ints([4, 8])).unwrap();
+    /// assert_eq!(l.size(), 32);
+    /// ```
+    pub const fn size(&self) -> i64 {
+        // The constructors checked that the product fits in i64.
+        match self.shape.checked_product() {
+            Some(size) => size,
+            None => i64::MAX,
+        }
+    }
+}
+
+impl<L: Leaf, E: Leaf> Layout<L, E> {
+    /// `shape:stride` as given, for the constructors of the other leaf families that check
+    /// their own conditions (the typed layouts).
+    #[inline]
+    pub(crate) fn from_parts_unchecked(shape: IntTuple<E>, stride: IntTuple<L>) -> Layout<L, E> {
+        Layout { shape, stride }
+    }
+
     /// The shape.
     ///
     /// ```
     /// let l = tessel_layout::Layout::vector(8, 2).unwrap();
     /// assert_eq!(l.shape().to_string(), "8");
     /// ```
-    pub fn shape(&self) -> &Shape {
+    pub fn shape(&self) -> &IntTuple<E> {
         &self.shape
     }
 
@@ -171,22 +211,8 @@ impl<L: Leaf> Layout<L> {
     /// let (s, d) = tessel_layout::Layout::vector(8, 2).unwrap().into_parts();
     /// assert_eq!((s.as_int(), d.as_int()), (Some(8), Some(2)));
     /// ```
-    pub fn into_parts(self) -> (Shape, IntTuple<L>) {
+    pub fn into_parts(self) -> (IntTuple<E>, IntTuple<L>) {
         (self.shape, self.stride)
-    }
-
-    /// Number of coordinates in the domain (product of the shape). Validated at construction.
-    ///
-    /// ```
-    /// let l = tessel_layout::Layout::col_major(&tessel_layout::IntTuple::from_ints([4, 8])).unwrap();
-    /// assert_eq!(l.size(), 32);
-    /// ```
-    pub const fn size(&self) -> i64 {
-        // The constructors checked that the product fits in i64.
-        match self.shape.checked_product() {
-            Some(size) => size,
-            None => i64::MAX,
-        }
     }
 
     /// Number of top-level modes.
@@ -957,50 +983,10 @@ fn slice_modes(coord: &SliceCoord, shape: &IntTuple, stride: &IntTuple) -> Resul
 /// assert_eq!(crd2idx(&IntTuple::Int(5), &shape, &stride).unwrap(), 8 + 1);
 /// ```
 pub fn crd2idx(coord: &Coord, shape: &Shape, stride: &Stride) -> Result<i64> {
-    crd2idx_view(coord.view(), shape.view(), stride.view())
+    crate::coord::crd2idx_view(coord.view(), shape.view(), stride.view())
 }
 
-/// [`crd2idx`] on borrowed views.
-fn crd2idx_view(coord: View<'_>, shape: View<'_>, stride: View<'_>) -> Result<i64> {
-    match (coord, shape, stride) {
-        (View::Tuple(cs), View::Tuple(ss), View::Tuple(ds)) => {
-            if cs.len() != ss.len() {
-                return Err(Error::new(
-                    crate::ErrorKind::NotCongruent,
-                    format!("coordinate {coord} does not match the rank of shape {shape}"),
-                ));
-            }
-            cs.zip(ss).zip(ds).try_fold(0i64, |acc, ((c, s), d)| {
-                checked_add(acc, crd2idx_view(c, s, d)?, "crd2idx")
-            })
-        }
-        (View::Tuple(_), View::Int(_), _) => Err(Error::new(
-            crate::ErrorKind::NotCongruent,
-            format!("coordinate {coord} is deeper than the shape {shape}"),
-        )),
-        (View::Int(c), _, _) => {
-            let size = shape.product()?;
-            if !(0..size).contains(c) {
-                return Err(Error::invalid(format!(
-                    "coordinate {c} is outside 0..{size} of the mode {shape}"
-                )));
-            }
-            let mut rest = *c;
-            let mut off = 0i64;
-            for (&s, &d) in shape.leaves().zip(stride.leaves()) {
-                let term = checked_mul(rest % s, d, "crd2idx")?;
-                off = checked_add(off, term, "crd2idx")?;
-                rest /= s;
-            }
-            Ok(off)
-        }
-        (View::Tuple(_), View::Tuple(_), View::Int(_)) => {
-            Err(Error::invalid("internal: shape and stride not congruent"))
-        }
-    }
-}
-
-impl<L: Leaf> fmt::Display for Layout<L> {
+impl<L: Leaf, E: Leaf> fmt::Display for Layout<L, E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}", self.shape, self.stride)
     }

@@ -78,6 +78,10 @@
 //! - `Layout` (`Layout<i64>`): strides known now; the whole algebra works on these.
 //! - `Layout<SymInt>` ([`codegen::SymLayout`]): a stride may be a run-time symbol such as
 //!   `ld`; the code emitter takes these, and [`Layout::bind`] turns one into a `Layout`.
+//! - `Layout<ScaledBasis, Integer>` ([`typed::TypedLayout`]): every leaf a static (`_4`) or
+//!   dynamic (`4`) integer as CuTe has them, strides possibly basis elements (`_1@0`, the
+//!   identity layouts); the algebra carries the kinds by CuTe's rule (`docs/semantics.md`,
+//!   "Static and dynamic integers").
 //! - A `Layout` built at compile time (the `layout!` macro of the `tessel` crate): the same
 //!   type with its tuples in static storage, made by the `const fn` [`Layout::from_const`] and
 //!   evaluated by the `const fn`s [`Layout::size`] and [`Layout::checked_offset`].
@@ -275,6 +279,13 @@
 //! | host tensors: data and a layout, partitions, elementwise copy | [`tensor`] ([`Tensor`]) |
 //! | Hopper operands: GMMA layout atoms, wgmma descriptors, TMA box layouts | [`gmma`] |
 //! | the leaf types (integers, run-time symbols); compile-time layouts in static storage | [`leaf`] ([`Leaf`]), [`Layout::from_const`], [`ComposedLayout::from_const`] |
+//! | static and dynamic integers (`_4`, `4`) and their arithmetic | [`static_int`] ([`static_int::Integer`], [`leaf::Num`]) |
+//! | basis elements (`_1@0`), identity (coordinate) layouts | [`basis`], [`typed::TypedLayout::identity`] |
+//! | typed layouts (static/dynamic leaves, basis strides) and their algebra | [`typed`], [`typed::algebra`] |
+//! | idx2crd, crd2idx, crd2crd, increment, compatible, elem_less and the orders | [`coord`] |
+//! | shape_div, shape_mod, ceil_div, tuple arithmetic, compact strides | [`int_tuple::arith`] |
+//! | make_shape, make_stride, make_coord, make_layout, make_tile, make_layout_like, domain_distribute | [`make`] |
+//! | dice (the complement of slicing) | [`dice`] |
 //!
 //! All operations are re-exported at the crate root (`tessel_layout::composition`, ...).
 //!
@@ -289,9 +300,12 @@
 pub mod algebra;
 pub mod atom;
 pub mod bank;
+pub mod basis;
 pub mod budget;
 pub mod codegen;
 pub mod composed;
+pub mod coord;
+pub mod dice;
 pub mod error;
 pub mod expr;
 pub mod f2;
@@ -299,13 +313,16 @@ pub mod gmma;
 pub mod int_tuple;
 pub mod layout;
 pub mod leaf;
+pub mod make;
 pub mod parse;
 pub mod render;
+pub mod static_int;
 pub mod svg;
 pub mod swizzle;
 pub mod synth;
 pub mod tensor;
 pub mod tiled;
+pub mod typed;
 pub mod verify;
 
 pub use algebra::*;

@@ -20,10 +20,16 @@
 
 use std::str::FromStr;
 
+use crate::algebra::Tiler;
+use crate::basis::ScaledBasis;
 use crate::error::{Error, ErrorKind, Result};
 use crate::int_tuple::IntTuple;
-use crate::layout::Layout;
-use crate::leaf::Leaf;
+use crate::layout::{Layout, SliceCoord};
+pub(crate) use crate::leaf::integer_literal;
+use crate::leaf::{Leaf, identifier};
+use crate::static_int::Integer;
+use crate::typed::TypedLayout;
+use crate::typed::algebra::TypedTiler;
 
 /// The deepest nesting of parentheses, brackets and calls any parser of the crate accepts.
 ///
@@ -292,7 +298,28 @@ impl<'a> Cursor<'a> {
         if self.eat('(') {
             return self.nested(open, Cursor::tuple_rest);
         }
-        Ok(IntTuple::Int(L::parse_leaf(self)?))
+        Ok(IntTuple::Int(self.leaf()?))
+    }
+
+    /// Reads one leaf of type `L` (after whitespace): the literal [`Leaf::scan`] finds, or an
+    /// error saying what was expected.
+    ///
+    /// ```
+    /// use tessel_layout::{codegen::SymInt, parse::Cursor};
+    /// assert_eq!(Cursor::new(" -3").leaf::<i64>().unwrap(), -3);
+    /// assert_eq!(Cursor::new("ld").leaf::<SymInt>().unwrap(), SymInt::Sym("ld".into()));
+    /// let err = Cursor::new("ld").leaf::<i64>().unwrap_err();
+    /// assert_eq!(err.to_string(), "at 0: expected an integer or '(' but found 'l'");
+    /// ```
+    pub fn leaf<L: Leaf>(&mut self) -> Result<L> {
+        self.skip_ws();
+        match L::scan(self.text, self.pos)? {
+            Some((leaf, end)) => {
+                self.pos = end;
+                Ok(leaf)
+            }
+            None => Err(self.error(&format!("{} or '('", L::EXPECTED))),
+        }
     }
 
     /// The elements and the closing `)` of a tuple whose `(` is consumed.
@@ -356,16 +383,10 @@ impl<'a> Cursor<'a> {
     /// ```
     pub fn identifier(&mut self) -> Option<String> {
         self.skip_ws();
-        let rest = self.rest();
-        let first = rest.chars().next()?;
-        if !(first.is_ascii_alphabetic() || first == '_') {
-            return None;
-        }
-        let len = rest
-            .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
-            .unwrap_or(rest.len());
-        self.pos += len;
-        Some(rest[..len].to_string())
+        let end = identifier(self.text, self.pos)?;
+        let name = self.text[self.pos..end].to_string();
+        self.pos = end;
+        Some(name)
     }
 
     /// Consumes the word `word` (an identifier, so `o` does not match the start of `old`) if it
@@ -402,33 +423,6 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// The optionally negative decimal literal at byte `start` of `text` and the byte after it;
-/// `None` when no digits follow (the one scanner of the notation parser and the expression
-/// lexer).
-pub(crate) fn integer_literal(text: &str, start: usize) -> Result<Option<(i64, usize)>> {
-    let bytes = text.as_bytes();
-    let mut end = start;
-    if bytes.get(end) == Some(&b'-') {
-        end += 1;
-    }
-    let digits = end;
-    while bytes.get(end).is_some_and(u8::is_ascii_digit) {
-        end += 1;
-    }
-    if end == digits {
-        return Ok(None);
-    }
-    let literal = &text[start..end];
-    let value = literal.parse::<i64>().map_err(|_| {
-        Error::new(
-            ErrorKind::Parse,
-            format!("the integer {literal} does not fit in i64"),
-        )
-        .at(start..end)
-    })?;
-    Ok(Some((value, end)))
-}
-
 /// Runs `parse` on the whole of `text`: what it leaves unread, other than whitespace, is an
 /// error. The `FromStr` implementations of the notation types use it.
 pub(crate) fn parse_whole<'t, T>(
@@ -454,5 +448,236 @@ impl<L: Leaf> FromStr for Layout<L> {
 
     fn from_str(s: &str) -> Result<Self> {
         parse_whole(s, Cursor::layout_of)
+    }
+}
+
+impl Cursor<'_> {
+    /// Parses a tiler: a layout `shape:stride` (an integer `n` is `n:1`), a tuple of integers
+    /// and tuples (a by-mode tiler whose every integer `n` is `n:1`, as CuTe reads a shape used
+    /// as a tiler), or a by-mode tiler `[T0, T1, ...]` whose modes are tilers or `_` (keep the
+    /// mode): the notation [`Tiler`]'s `Display` writes.
+    ///
+    /// ```
+    /// use tessel_layout::parse::Cursor;
+    /// assert_eq!(Cursor::new("[3:4, _, 8:2]").tiler().unwrap().to_string(), "[3:4,_,8:2]");
+    /// assert_eq!(Cursor::new("(2,(3,4))").tiler().unwrap().to_string(), "[2:1,[3:1,4:1]]");
+    /// assert_eq!(Cursor::new("4:2").tiler().unwrap().to_string(), "4:2");
+    /// assert_eq!(Cursor::new("[_4:_1,_]").tiler().unwrap().to_string(), "[4:1,_]");
+    /// assert!(Cursor::new("[]").tiler().is_err());
+    /// ```
+    pub fn tiler(&mut self) -> Result<Tiler> {
+        self.skip_ws();
+        let open = self.pos;
+        if self.eat('[') {
+            return self.nested(open, |c| {
+                let mut modes = Vec::new();
+                loop {
+                    // `_` keeps the mode; `_4` is the static integer 4 starting a layout.
+                    c.skip_ws();
+                    let kept = c.rest().starts_with('_')
+                        && !c.rest()[1..].starts_with(|ch: char| ch == '-' || ch.is_ascii_digit());
+                    if kept {
+                        c.pos += 1;
+                        modes.push(None);
+                    } else {
+                        modes.push(Some(c.tiler()?));
+                    }
+                    if c.eat(']') {
+                        return Ok(Tiler::ByMode(modes));
+                    }
+                    c.expect(',', "',' or ']'")?;
+                }
+            });
+        }
+        let start = self.pos;
+        let shape = self.int_tuple()?;
+        let layout = if self.eat(':') {
+            let stride = self.int_tuple()?;
+            Layout::new(shape, stride)
+        } else if let IntTuple::Tuple(_) = shape {
+            return shape_tiler(&shape).map_err(|e| e.at(start..self.pos));
+        } else {
+            Layout::new(shape, 1)
+        };
+        layout.map(Tiler::Layout).map_err(|e| e.at(start..self.pos))
+    }
+}
+
+/// A shape read as a tiler: one mode per element, an integer `n` being `n:1`.
+fn shape_tiler(shape: &IntTuple) -> Result<Tiler> {
+    match shape {
+        IntTuple::Int(n) => Layout::new(*n, 1).map(Tiler::Layout),
+        IntTuple::Tuple(items) => items
+            .iter()
+            .map(|item| shape_tiler(&item).map(Some))
+            .collect::<Result<Vec<_>>>()
+            .map(Tiler::ByMode),
+    }
+}
+
+impl FromStr for Tiler {
+    type Err = Error;
+
+    /// See [`Cursor::tiler`].
+    ///
+    /// ```
+    /// use tessel_layout::{Layout, Tiler, logical_divide};
+    /// let t: Tiler = "[2:1, _]".parse().unwrap();
+    /// let a: Layout = "(4,3):(1,4)".parse().unwrap();
+    /// assert_eq!(logical_divide(&a, &t).unwrap().to_string(), "((2,2),3):((1,2),4)");
+    /// assert_eq!(t.to_string().parse::<Tiler>().unwrap(), t);
+    /// assert!("[2:1,".parse::<Tiler>().is_err());
+    /// ```
+    fn from_str(s: &str) -> Result<Self> {
+        parse_whole(s, Cursor::tiler)
+    }
+}
+
+impl Cursor<'_> {
+    /// Parses a typed layout `shape:stride` whose leaves are static (`_4`) or dynamic (`4`)
+    /// integers and whose strides may be basis elements (`_1@0`), or a bare shape: its compact
+    /// column-major layout with CuTe's kinds ([`TypedLayout::compact`]).
+    ///
+    /// ```
+    /// use tessel_layout::parse::Cursor;
+    /// assert_eq!(Cursor::new("(_2,4)").typed_layout().unwrap().to_string(), "(_2,4):(_1,_2)");
+    /// assert_eq!(Cursor::new("(4,8):(_1@0,_1@1)").typed_layout().unwrap().to_string(), "(4,8):(_1@0,_1@1)");
+    /// assert!(Cursor::new("(_0,4)").typed_layout().is_err());
+    /// ```
+    pub fn typed_layout(&mut self) -> Result<TypedLayout> {
+        self.skip_ws();
+        let start = self.pos;
+        let shape = self.tuple_of::<Integer>()?;
+        let layout = if self.eat(':') {
+            let stride = self.tuple_of::<ScaledBasis>()?;
+            TypedLayout::new(shape, stride)
+        } else {
+            TypedLayout::compact(&shape)
+        };
+        layout.map_err(|e| e.at(start..self.pos))
+    }
+
+    /// Parses a typed tiler: a typed layout (an integer `n` is `n:_1`), a tuple of integers
+    /// and tuples (a by-mode tiler whose every integer `n` is `n:_1`), or `[T0, T1, ...]`.
+    ///
+    /// ```
+    /// use tessel_layout::parse::Cursor;
+    /// assert_eq!(Cursor::new("[_128:_1, _32:_1]").typed_tiler().unwrap().to_string(), "[_128:_1,_32:_1]");
+    /// assert_eq!(Cursor::new("(_2,4)").typed_tiler().unwrap().to_string(), "[_2:_1,4:_1]");
+    /// ```
+    pub fn typed_tiler(&mut self) -> Result<TypedTiler> {
+        self.skip_ws();
+        let open = self.pos;
+        if self.eat('[') {
+            return self.nested(open, |c| {
+                let mut modes = Vec::new();
+                loop {
+                    modes.push(c.typed_tiler()?);
+                    if c.eat(']') {
+                        return Ok(TypedTiler::ByMode(modes));
+                    }
+                    c.expect(',', "',' or ']'")?;
+                }
+            });
+        }
+        let start = self.pos;
+        let shape = self.tuple_of::<Integer>()?;
+        if self.eat(':') {
+            let stride = self.tuple_of::<ScaledBasis>()?;
+            return TypedLayout::new(shape, stride)
+                .map(|l| TypedTiler::Layout(Box::new(l)))
+                .map_err(|e| e.at(start..self.pos));
+        }
+        typed_shape_tiler(&shape).map_err(|e| e.at(start..self.pos))
+    }
+}
+
+/// A typed shape read as a tiler: one mode per element, an integer `n` being `n:_1`.
+fn typed_shape_tiler(shape: &IntTuple<Integer>) -> Result<TypedTiler> {
+    match shape {
+        IntTuple::Int(_) => TypedLayout::compact(shape).map(|l| TypedTiler::Layout(Box::new(l))),
+        IntTuple::Tuple(items) => items
+            .iter()
+            .map(|item| typed_shape_tiler(&item))
+            .collect::<Result<Vec<_>>>()
+            .map(TypedTiler::ByMode),
+    }
+}
+
+impl FromStr for TypedLayout {
+    type Err = Error;
+
+    /// See [`Cursor::typed_layout`].
+    ///
+    /// ```
+    /// use tessel_layout::typed::TypedLayout;
+    /// let l: TypedLayout = "(_4,(8,_2)):(_1,(_4,32))".parse().unwrap();
+    /// assert_eq!(l.to_string(), "(_4,(8,_2)):(_1,(_4,32))");
+    /// ```
+    fn from_str(s: &str) -> Result<Self> {
+        parse_whole(s, Cursor::typed_layout)
+    }
+}
+
+impl FromStr for TypedTiler {
+    type Err = Error;
+
+    /// See [`Cursor::typed_tiler`].
+    fn from_str(s: &str) -> Result<Self> {
+        parse_whole(s, Cursor::typed_tiler)
+    }
+}
+
+impl Cursor<'_> {
+    /// Parses a slicing coordinate: an integer fixes a mode, `_` keeps it, a tuple holds one
+    /// coordinate per mode (CuTe's `make_coord(_, 1)` is `(_,1)`).
+    ///
+    /// ```
+    /// use tessel_layout::parse::Cursor;
+    /// assert_eq!(Cursor::new("(_, (1, _))").slice_coord().unwrap().to_string(), "(_,(1,_))");
+    /// assert_eq!(Cursor::new("_3").slice_coord().unwrap().to_string(), "3");
+    /// ```
+    pub fn slice_coord(&mut self) -> Result<SliceCoord> {
+        self.skip_ws();
+        let open = self.pos;
+        if self.eat('(') {
+            return self.nested(open, |c| {
+                let mut parts = Vec::new();
+                if c.eat(')') {
+                    return Ok(SliceCoord::Tuple(parts));
+                }
+                loop {
+                    parts.push(c.slice_coord()?);
+                    if c.eat(')') {
+                        return Ok(SliceCoord::Tuple(parts));
+                    }
+                    c.expect(',', "',' or ')'")?;
+                }
+            });
+        }
+        let rest = self.rest();
+        if rest.starts_with('_')
+            && !rest[1..].starts_with(|ch: char| ch == '-' || ch.is_ascii_digit())
+        {
+            self.pos += 1;
+            return Ok(SliceCoord::All);
+        }
+        self.leaf::<i64>().map(SliceCoord::Index)
+    }
+}
+
+impl FromStr for SliceCoord {
+    type Err = Error;
+
+    /// See [`Cursor::slice_coord`].
+    ///
+    /// ```
+    /// use tessel_layout::{Layout, SliceCoord};
+    /// let l: Layout = "(4,8):(1,4)".parse().unwrap();
+    /// let c: SliceCoord = "(_,3)".parse().unwrap();
+    /// assert_eq!(l.slice(&c).unwrap(), ("(4):(1)".parse().unwrap(), 12));
+    /// ```
+    fn from_str(s: &str) -> Result<Self> {
+        parse_whole(s, Cursor::slice_coord)
     }
 }

@@ -195,6 +195,25 @@ fn to_json(expression: String, value: &Value) -> Result<EvalJson> {
         Value::MmaAtom(_) => ("mma atom", None, None, None),
         Value::TiledCopy(_) => ("tiled copy", None, None, None),
         Value::TiledMma(_) => ("tiled mma", None, None, None),
+        // Static integers and basis elements (layout/src/expr/typed.rs): the plain kinds; a
+        // layout whose values are coordinates is a coordinate layout.
+        Value::TypedTuple(t) => match t {
+            tessel::IntTuple::Int(b) if b.is_integer() => {
+                ("integer", Some(b.value().value()), None, None)
+            }
+            _ => ("tuple", None, None, None),
+        },
+        Value::TypedLayout(l) => match l.values() {
+            Ok(plain) => ("layout", None, None, Some(LayoutJson::of(&plain))),
+            Err(_) => ("coordinate layout", None, None, None),
+        },
+        Value::TypedTiler(_) => ("tiler", None, None, None),
+        Value::TypedOffset(at) => match (&at.0, at.1.values()) {
+            (tessel::IntTuple::Int(_), Ok(plain)) => {
+                ("swizzled layout", None, None, Some(LayoutJson::of(&plain)))
+            }
+            _ => ("coordinate layout", None, None, None),
+        },
     };
     let tiled_copy = match value {
         Value::TiledCopy(c) => Some(TiledCopyJson::of(c)?),

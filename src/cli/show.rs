@@ -75,6 +75,17 @@ impl ShowJson {
 pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
     let text = expression("show", &args.expr)?;
     let value = eval(&text)?;
+    // A typed layout is drawn by its values; a coordinate layout has no offsets to draw.
+    let value = if value.is_typed() {
+        value.to_plain().map_err(|_| {
+            Error::invalid(format!(
+                "show draws layouts of integer offsets, and {} maps to coordinates",
+                value.describe()
+            ))
+        })?
+    } else {
+        value
+    };
     if svg::is_tiled(&value) {
         return tiled(args, &value, out);
     }

@@ -23,7 +23,7 @@ use super::{Tiler, zipped_divide};
 use crate::{Error, IntTuple, Layout, Result, SliceCoord};
 
 /// CuTe's `repeat<R>(_)`: `_` for one mode, a tuple of `R` underscores otherwise.
-fn keep_all(rank: usize) -> SliceCoord {
+pub(crate) fn keep_all(rank: usize) -> SliceCoord {
     if rank == 1 {
         SliceCoord::All
     } else {
@@ -33,7 +33,7 @@ fn keep_all(rank: usize) -> SliceCoord {
 
 /// CuTe's `append<R>(coord, _)` for a tuple coordinate (pads it with `_` up to `rank`
 /// modes); an integer coordinate is a 1-D index into the whole mode and stays as it is.
-fn pad_coord(coord: &SliceCoord, rank: usize, what: &str) -> Result<SliceCoord> {
+pub(crate) fn pad_coord(coord: &SliceCoord, rank: usize, what: &str) -> Result<SliceCoord> {
     match coord {
         SliceCoord::Tuple(parts) if parts.len() > rank => Err(Error::invalid(format!(
             "{what}: the coordinate {coord} has {} modes but the mode it indexes has only {rank}",
@@ -134,7 +134,7 @@ fn local_tile_in(
 /// (CuTe's `idx2crd(index, shape, stride)`, extent-1 leaves give 0), then per top-level mode
 /// the 1-D index of that mode's coordinate. CuTe states it only for compact layouts; here the
 /// coordinate must map back to `index` (`thr(coord) == index`), else it is an error.
-fn thread_coord(thr: &Layout, index: i64) -> Result<SliceCoord> {
+pub(crate) fn thread_coord(thr: &Layout, index: i64) -> Result<SliceCoord> {
     let crd = thr.shape().map_leaves(&mut |_| Ok(0))?;
     let mut leaves = Vec::new();
     for (s, d) in thr.flat_modes() {

@@ -63,6 +63,8 @@ fn evaluate(text: &str) -> Result<SymComposedLayout> {
     match value {
         Value::Layout(l) => Ok((&l).into()),
         Value::Composed(c) => Ok((&c).into()),
+        // A typed layout's static and dynamic strides are all known here: constants.
+        Value::TypedLayout(l) => Ok((&l.values().map_err(|e| e.at(expr.span))?).into()),
         other => match other.as_layout() {
             Some(layout) => Ok((&layout?).into()),
             None => Err(Error::invalid(format!(
@@ -99,8 +101,11 @@ fn children(expr: &Expr) -> Vec<&Expr> {
         ExprKind::Call { args, .. } => args.iter().collect(),
         ExprKind::Layout { shape, stride } => vec![shape, stride],
         ExprKind::Tiler(modes) => modes.iter().flatten().collect(),
-        ExprKind::Int(_) | ExprKind::Swizzle { .. } | ExprKind::Underscore | ExprKind::Name(_) => {
-            Vec::new()
-        }
+        ExprKind::Int(_)
+        | ExprKind::Swizzle { .. }
+        | ExprKind::Underscore
+        | ExprKind::Name(_)
+        | ExprKind::Static(_)
+        | ExprKind::Basis(_) => Vec::new(),
     }
 }

@@ -122,3 +122,44 @@ impl From<&SymComposedLayout> for SymComposedLayout {
         c.clone()
     }
 }
+
+/// Typed layouts (see [`crate::typed`]) as the emitter's input.
+impl crate::typed::TypedLayout {
+    /// The code emitter's input for this layout: a static stride is a
+    /// constant of the emitted code; a dynamic stride is the run-time parameter `name` gives it
+    /// (called with the stride's leaf index, left to right, and its value), or a constant where
+    /// `name` gives none. The extents are the emitter's integers. Basis strides have no
+    /// emitted form (an error).
+    ///
+    /// ```
+    /// use tessel_layout::typed::TypedLayout;
+    /// // A static 128 x 64 tile of a matrix with a run-time leading dimension.
+    /// let tile: TypedLayout = "(_128,_64):(4096,_1)".parse().unwrap();
+    /// let sym = tile.to_symbolic(&mut |_, _| Some("ld".to_string())).unwrap();
+    /// assert_eq!(sym.to_string(), "(128,64):(ld,1)");
+    /// assert_eq!(tile.to_symbolic(&mut |_, _| None).unwrap().to_string(), "(128,64):(4096,1)");
+    /// ```
+    pub fn to_symbolic(
+        &self,
+        name: &mut dyn FnMut(usize, crate::static_int::Integer) -> Option<String>,
+    ) -> Result<SymLayout> {
+        let mut k = 0usize;
+        let stride = self.stride().map_to(&mut |d| {
+            let index = k;
+            k += 1;
+            if !d.is_integer() {
+                return Err(crate::Error::invalid(format!(
+                    "{self} has the basis stride {d}: a coordinate layout has no emitted form"
+                )));
+            }
+            let v = d.value();
+            Ok(match v {
+                crate::static_int::Integer::Static(c) => SymInt::Int(c),
+                crate::static_int::Integer::Dynamic(c) => {
+                    name(index, v).map_or(SymInt::Int(c), SymInt::Sym)
+                }
+            })
+        })?;
+        Layout::new(self.shape().values(), stride)
+    }
+}

@@ -26,7 +26,7 @@ use std::fmt;
 use super::ComposedLayout;
 use super::algebra::ComposedAlgebra;
 use super::conjugate::ExtendedLayout;
-use crate::error::{Error, Result, checked_add};
+use crate::error::{Result, checked_add};
 use crate::int_tuple::Coord;
 use crate::layout::{Layout, SliceCoord};
 use crate::swizzle::Swizzle;
@@ -270,20 +270,5 @@ impl fmt::Display for Composition {
     /// the expression that builds it again.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} o {} o {}", self.inner, self.offset, self.outer)
-    }
-}
-
-impl std::str::FromStr for Composition {
-    type Err = Error;
-
-    /// Reads `INNER o OFFSET o OUTER` with the expression language.
-    fn from_str(s: &str) -> Result<Composition> {
-        match crate::expr::eval(s)? {
-            crate::expr::Value::Composition(c) => Ok(*c),
-            other => Err(Error::invalid(format!(
-                "'{s}' is {}, not a composition INNER o OFFSET o OUTER",
-                other.describe()
-            ))),
-        }
     }
 }

@@ -22,9 +22,9 @@ use crate::error::{Error, Result, checked_add, checked_mul};
 use crate::f2::{AffineMap, exact_log2};
 use crate::layout::Layout;
 use crate::swizzle::Swizzle;
-use crate::verify::{EXHAUSTIVE_LIMIT, affine_map};
 
 use super::ComposedLayout;
+use super::affine::{EXHAUSTIVE_LIMIT, affine_map};
 
 /// A layout read as a function on all non-negative integers (CuTe's convention, which the
 /// composition uses: an index past `size(A)` runs on in the last mode). Modes before the last

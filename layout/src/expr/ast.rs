@@ -74,4 +74,8 @@ pub enum ExprKind {
         /// The arguments, in order.
         args: Vec<Expr>,
     },
+    /// A static integer literal, `_4`.
+    Static(i64),
+    /// A basis element literal, `_1@0` (see [`crate::basis`]).
+    Basis(crate::basis::ScaledBasis),
 }

@@ -264,3 +264,20 @@ pub fn parts(v: &Value, part: usize) -> Result<Value> {
             .map(Value::Layout),
     }
 }
+
+/// Reads a composition with the expression language (it lives here so that `composed` does not
+/// depend on the expression language).
+impl std::str::FromStr for Composition {
+    type Err = Error;
+
+    /// Reads `INNER o OFFSET o OUTER` with the expression language.
+    fn from_str(s: &str) -> Result<Composition> {
+        match super::eval(s)? {
+            Value::Composition(c) => Ok(*c),
+            other => Err(Error::invalid(format!(
+                "'{s}' is {}, not a composition INNER o OFFSET o OUTER",
+                other.describe()
+            ))),
+        }
+    }
+}

@@ -45,11 +45,21 @@ fn eval_node(expr: &Expr) -> Result<Value> {
         }
         ExprKind::Layout { shape, stride } => layout_value(shape, stride).map_err(at),
         ExprKind::Tiler(modes) => {
-            let mut tilers = Vec::with_capacity(modes.len());
+            let mut values = Vec::with_capacity(modes.len());
             for mode in modes {
+                values.push(match mode {
+                    None => None,
+                    Some(e) => Some((eval_expr(e)?, e.span)),
+                });
+            }
+            if values.iter().flatten().any(|(v, _)| v.is_typed()) {
+                return super::typed::tiler_value(&values).map_err(at);
+            }
+            let mut tilers = Vec::with_capacity(modes.len());
+            for mode in values {
                 tilers.push(match mode {
                     None => None,
-                    Some(e) => Some(tiler_mode(e)?),
+                    Some((value, span)) => Some(tiler_mode(value, span)?),
                 });
             }
             Ok(Value::Tiler(Tiler::ByMode(tilers)))
@@ -67,6 +77,10 @@ fn eval_node(expr: &Expr) -> Result<Value> {
         ExprKind::Call { name, args } => call(name, args, expr.span),
         ExprKind::Name(name) => super::atoms::atom_value(name).map_err(at),
         ExprKind::Underscore => Ok(Value::Slice(crate::SliceCoord::All)),
+        ExprKind::Static(v) => Ok(Value::TypedTuple(crate::IntTuple::Int(
+            crate::basis::ScaledBasis::from(crate::static_int::Integer::Static(*v)),
+        ))),
+        ExprKind::Basis(b) => Ok(Value::TypedTuple(crate::IntTuple::Int(b.clone()))),
     }
 }
 
@@ -84,6 +98,9 @@ fn layout_value(shape: &Expr, stride: &Expr) -> Result<Value> {
             ))
         })
     };
+    if shape_value.is_typed() || stride_value.is_typed() {
+        return super::typed::layout_value(&shape_value, &stride_value);
+    }
     let shape = part(&shape_value, "shape")?;
     let stride = part(&stride_value, "stride")?;
     Layout::new(shape, stride).map(Value::Layout)
@@ -99,14 +116,13 @@ fn eval_all(exprs: &[Expr]) -> Result<Vec<Value>> {
     Ok(values)
 }
 
-fn tiler_mode(e: &Expr) -> Result<Tiler> {
-    let value = eval_expr(e)?;
+fn tiler_mode(value: Value, span: Span) -> Result<Tiler> {
     value.as_tiler().ok_or_else(|| {
         Error::invalid(format!(
             "a tiler mode must be a layout, a shape, a tiler or '_', got {}",
             value.describe()
         ))
-        .at(e.span)
+        .at(span)
     })?
 }
 
@@ -134,7 +150,11 @@ fn call(name: &str, args: &[Expr], span: Span) -> Result<Value> {
         .at(span));
     }
     let values = eval_all(args)?;
-    let result = apply(function, &values);
+    let result = if values.iter().any(Value::is_typed) {
+        super::typed::apply(function, &values)
+    } else {
+        apply(function, &values)
+    };
     if super::atoms::FUNCTIONS
         .iter()
         .any(|f| f.name == function.name)
@@ -158,6 +178,9 @@ fn apply(function: &'static Function, values: &[Value]) -> Result<Value> {
 fn tuple_value(values: Vec<Value>) -> Result<Value> {
     if let Some(slice) = Value::slice_tuple(&values) {
         return Ok(slice);
+    }
+    if values.iter().any(Value::is_typed) {
+        return super::typed::tuple_value(&values);
     }
     let ints: Option<Vec<_>> = values.iter().map(Value::as_int_tuple).collect();
     if let Some(items) = ints {
@@ -211,6 +234,9 @@ fn tuple_value(values: Vec<Value>) -> Result<Value> {
 /// assert_eq!(compose(&t, &b).unwrap().to_string(), "Sw<2,0,3> o (8,8):(1,8)");
 /// ```
 pub fn compose(left: &Value, right: &Value) -> Result<Value> {
+    if left.is_typed() || right.is_typed() {
+        return super::typed::compose(left, right);
+    }
     let right_layout = || {
         right.as_composed().ok_or_else(|| {
             Error::invalid(format!(

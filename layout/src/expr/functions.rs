@@ -70,6 +70,7 @@ pub const TABLES: &[&[Function]] = &[
     super::builtins::FUNCTIONS,
     super::atoms::FUNCTIONS,
     super::composed::FUNCTIONS,
+    super::typed::FUNCTIONS,
 ];
 
 /// Every known function, in table order.

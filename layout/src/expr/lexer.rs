@@ -7,8 +7,11 @@
 //! assert_eq!(kinds, vec![Token::Int(4), Token::Colon, Token::Int(1), Token::End]);
 //! ```
 
+use crate::basis::ScaledBasis;
 use crate::error::{Error, ErrorKind, Result, Span};
+use crate::leaf::Leaf;
 use crate::parse::integer_literal;
+use crate::static_int::Integer;
 
 /// A token of the expression language.
 ///
@@ -46,6 +49,10 @@ pub enum Token {
     Compose,
     /// The end of the input.
     End,
+    /// A static integer, `_4` (CuTe's `Int<4>{}`).
+    Static(i64),
+    /// A basis element, `_1@0` or `4@1@0` (CuTe's `ScaledBasis`).
+    Basis(ScaledBasis),
 }
 
 impl Token {
@@ -71,6 +78,8 @@ impl Token {
             Token::Underscore => "'_'".into(),
             Token::Compose => "'o'".into(),
             Token::End => "the end of the input".into(),
+            Token::Static(v) => format!("the static integer _{v}"),
+            Token::Basis(b) => format!("the basis element {b}"),
         }
     }
 }
@@ -118,9 +127,18 @@ pub fn tokenize(text: &str) -> Result<Vec<Spanned>> {
             '<' => Token::Lt,
             '>' => Token::Gt,
             '-' | '0'..='9' => {
-                let (value, end) = integer(text, start)?;
+                let (token, end) = leaf_literal(text, start)?;
                 out.push(Spanned {
-                    token: Token::Int(value),
+                    token,
+                    span: Span::new(start, end),
+                });
+                pos = end;
+                continue;
+            }
+            '_' if static_integer_follows(text, start) => {
+                let (token, end) = leaf_literal(text, start)?;
+                out.push(Spanned {
+                    token,
                     span: Span::new(start, end),
                 });
                 pos = end;
@@ -172,4 +190,32 @@ fn integer(text: &str, start: usize) -> Result<(i64, usize)> {
     integer_literal(text, start)?.ok_or_else(|| {
         Error::new(ErrorKind::Parse, "expected digits after '-'").at(start..start + 1)
     })
+}
+
+/// Whether `_` at byte `start` begins a static integer (`_4`, `_-1`) rather than the
+/// underscore `_` or an identifier.
+fn static_integer_follows(text: &str, start: usize) -> bool {
+    let rest = &text.as_bytes()[start + 1..];
+    matches!(rest, [b'0'..=b'9', ..] | [b'-', b'0'..=b'9', ..])
+}
+
+/// The integer literal at `start` (`4`, `-3`, `_4`), or the basis element it begins (`_1@0`):
+/// [`Token::Int`] for a dynamic integer, [`Token::Static`] for a static one, [`Token::Basis`]
+/// when `@` follows.
+fn leaf_literal(text: &str, start: usize) -> Result<(Token, usize)> {
+    if !text[start..].starts_with('_') {
+        // A dynamic integer: the same scanner (and errors) as before.
+        let (value, end) = integer(text, start)?;
+        if text.as_bytes().get(end) != Some(&b'@') {
+            return Ok((Token::Int(value), end));
+        }
+    }
+    match ScaledBasis::scan(text, start)? {
+        Some((b, end)) if b.is_integer() => match b.value() {
+            Integer::Static(v) => Ok((Token::Static(v), end)),
+            Integer::Dynamic(v) => Ok((Token::Int(v), end)),
+        },
+        Some((b, end)) => Ok((Token::Basis(b), end)),
+        None => Err(Error::new(ErrorKind::Parse, "expected digits after '_'").at(start..start + 1)),
+    }
 }

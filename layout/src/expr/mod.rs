@@ -21,6 +21,7 @@ pub mod eval;
 pub mod functions;
 pub mod lexer;
 pub mod parser;
+pub mod typed;
 pub mod value;
 
 pub use ast::{Expr, ExprKind};

@@ -5,7 +5,7 @@
 //! ```text
 //! expr    := layout ('o' layout)*              composition chain, applied right to left
 //! layout  := primary (':' primary)?            shape:stride
-//! primary := INT
+//! primary := INT                             4, -3; STATIC _4; BASIS _1@0 (see crate::basis)
 //!          | '(' [item (',' item)*] ')'        tuple; (x) is rank 1, not a grouping;
 //!                                              item := '_' | 'X' | expr ('_' in a
 //!                                              coordinate; CuTe's X is its '_')
@@ -161,6 +161,14 @@ impl Parser {
                 self.bump();
                 ExprKind::Int(v)
             }
+            Token::Static(v) => {
+                self.bump();
+                ExprKind::Static(v)
+            }
+            Token::Basis(b) => {
+                self.bump();
+                ExprKind::Basis(b)
+            }
             Token::LParen => {
                 self.bump();
                 ExprKind::Tuple(self.list(span, &Token::RParen, "')'")?)
@@ -289,12 +297,7 @@ impl Parser {
                     self.expect(&Token::Comma, "',' or '>'")?;
                     continue;
                 }
-                Token::Ident(name) => match static_integer(name) {
-                    Some(v) => ExprKind::Int(v),
-                    None => {
-                        return Err(self.error("a step entry: _N, an integer, X, '_' or Step<...>"));
-                    }
-                },
+                Token::Static(v) => ExprKind::Int(*v),
                 _ => return Err(self.error("a step entry: _N, an integer, X, '_' or Step<...>")),
             };
             self.bump();
@@ -361,13 +364,4 @@ impl Parser {
             _ => Err(self.error(expected)),
         }
     }
-}
-
-/// The value of CuTe's static integer name `_N` (`_1`, `_16`), if `name` is one.
-fn static_integer(name: &str) -> Option<i64> {
-    let digits = name.strip_prefix('_')?;
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse().ok()
 }

@@ -14,12 +14,17 @@ use std::fmt;
 
 use crate::algebra::Tiler;
 use crate::atom::{CopyAtom, MmaAtom};
+use crate::basis::ScaledBasis;
 use crate::composed::{ComposedLayout, Composition};
 use crate::error::Result;
 use crate::int_tuple::IntTuple;
 use crate::layout::{Layout, SliceCoord};
+use crate::leaf::Leaf;
+use crate::static_int::Integer;
 use crate::swizzle::Swizzle;
 use crate::tiled::{TiledCopy, TiledMma};
+use crate::typed::TypedLayout;
+use crate::typed::algebra::TypedTiler;
 
 /// The result of evaluating an expression.
 ///
@@ -58,6 +63,20 @@ pub enum Value {
     TiledCopy(Box<TiledCopy>),
     /// A tiled MMA (`make_tiled_mma`).
     TiledMma(Box<TiledMma>),
+    /// An integer, tuple or coordinate with a static integer (`_4`) or a basis element (`_1@0`)
+    /// among its leaves (see [`crate::static_int`], [`crate::basis`]); one without is an
+    /// [`Value::Int`] or [`Value::Tuple`].
+    TypedTuple(IntTuple<ScaledBasis>),
+    /// A layout with a static integer or a basis stride among its leaves (see
+    /// [`crate::typed`]); one without is a [`Value::Layout`].
+    TypedLayout(Box<TypedLayout>),
+    /// A tiler of typed layouts (see [`TypedTiler`]).
+    TypedTiler(TypedTiler),
+    /// A typed layout that starts at an offset: what slicing a typed layout, `local_tile` and
+    /// `local_partition` return. The offset is an integer (`OFFSET o LAYOUT`), or for basis
+    /// strides a coordinate, printed as CuTe prints a coordinate tensor
+    /// (`ArithTuple(96,64) o LAYOUT`).
+    TypedOffset(Box<(IntTuple<Integer>, TypedLayout)>),
 }
 
 impl Value {
@@ -125,6 +144,11 @@ impl Value {
             Value::MmaAtom(_) => "the MMA atom",
             Value::TiledCopy(_) => "the tiled copy",
             Value::TiledMma(_) => "the tiled MMA",
+            Value::TypedTuple(t) if t.is_int() => "the integer",
+            Value::TypedTuple(_) => "the tuple",
+            Value::TypedLayout(_) => "the layout",
+            Value::TypedTiler(_) => "the tiler",
+            Value::TypedOffset(_) => "the layout at an offset",
         };
         let mut text = self.to_string();
         const LIMIT: usize = 80;
@@ -166,6 +190,7 @@ impl Value {
     pub fn as_slice(&self) -> Option<SliceCoord> {
         match self {
             Value::Slice(c) => Some(c.clone()),
+            Value::TypedTuple(t) => t.known().map(|values| SliceCoord::from(&values)),
             other => other.as_int_tuple().map(|t| SliceCoord::from(&t)),
         }
     }
@@ -245,6 +270,217 @@ impl Value {
     }
 }
 
+/// Values with static integers or basis elements (see [`crate::typed`]).
+impl Value {
+    /// Whether the value carries kinds: a [`Value::TypedTuple`], [`Value::TypedLayout`] or
+    /// [`Value::TypedTiler`].
+    ///
+    /// ```
+    /// use tessel_layout::expr::eval;
+    /// assert!(eval("(_4,8)").unwrap().is_typed());
+    /// assert!(!eval("(4,8)").unwrap().is_typed());
+    /// ```
+    pub fn is_typed(&self) -> bool {
+        matches!(
+            self,
+            Value::TypedTuple(_)
+                | Value::TypedLayout(_)
+                | Value::TypedTiler(_)
+                | Value::TypedOffset(_)
+        )
+    }
+
+    /// The value of a typed tuple: a plain [`Value::Int`] or [`Value::Tuple`] when every leaf
+    /// is a dynamic integer, else a [`Value::TypedTuple`].
+    ///
+    /// ```
+    /// use tessel_layout::expr::Value;
+    /// assert_eq!(Value::from_typed_tuple("(4,8)".parse().unwrap()).to_string(), "(4,8)");
+    /// assert!(Value::from_typed_tuple("(_4,8)".parse().unwrap()).is_typed());
+    /// ```
+    pub fn from_typed_tuple(t: IntTuple<ScaledBasis>) -> Value {
+        let plain = t
+            .iter_leaves()
+            .all(|b| b.is_integer() && !b.value().is_static());
+        if plain {
+            if let Some(values) = t.known() {
+                return Value::from_int_tuple(values);
+            }
+        }
+        Value::TypedTuple(t)
+    }
+
+    /// The value of a typed tuple of integers (see [`Value::from_typed_tuple`]).
+    ///
+    /// ```
+    /// use tessel_layout::expr::Value;
+    /// assert_eq!(Value::from_integers("(_1,(2,_3))".parse().unwrap()).to_string(), "(_1,(2,_3))");
+    /// ```
+    pub fn from_integers(t: IntTuple<Integer>) -> Value {
+        Value::from_typed_tuple(t.map(&mut |v| ScaledBasis::from(*v)))
+    }
+
+    /// The value of a typed layout: a plain [`Value::Layout`] when it has no static leaf and
+    /// no basis stride, else a [`Value::TypedLayout`].
+    ///
+    /// ```
+    /// use tessel_layout::expr::Value;
+    /// assert!(matches!(Value::from_typed_layout("(4,8):(1,4)".parse().unwrap()), Value::Layout(_)));
+    /// ```
+    pub fn from_typed_layout(l: TypedLayout) -> Value {
+        if l.is_plain() {
+            if let Ok(values) = l.values() {
+                return Value::Layout(values);
+            }
+        }
+        Value::TypedLayout(Box::new(l))
+    }
+
+    /// The value of a typed tiler: a plain tiler when every leaf is dynamic.
+    ///
+    /// ```
+    /// use tessel_layout::expr::Value;
+    /// assert!(Value::from_typed_tiler("[_2:_1,4:_1]".parse().unwrap()).is_typed());
+    /// ```
+    pub fn from_typed_tiler(t: TypedTiler) -> Value {
+        match t {
+            TypedTiler::Layout(l) => Value::from_typed_layout(*l),
+            by_mode => Value::TypedTiler(by_mode),
+        }
+    }
+
+    /// The typed tuple this value stands for (an integer or tuple: its dynamic leaves).
+    ///
+    /// ```
+    /// use tessel_layout::expr::Value;
+    /// assert_eq!(Value::Int(4).as_typed_tuple().unwrap().to_string(), "4");
+    /// ```
+    pub fn as_typed_tuple(&self) -> Option<IntTuple<ScaledBasis>> {
+        match self {
+            Value::TypedTuple(t) => Some(t.clone()),
+            other => other
+                .as_int_tuple()
+                .map(|t| t.map(&mut |v| ScaledBasis::from(Integer::Dynamic(*v)))),
+        }
+    }
+
+    /// The typed tuple of integers this value stands for; `Some(Err)` for basis elements.
+    ///
+    /// ```
+    /// use tessel_layout::expr::eval;
+    /// assert_eq!(eval("(_4,8)").unwrap().as_integers().unwrap().unwrap().to_string(), "(_4,8)");
+    /// assert!(eval("_1@0").unwrap().as_integers().unwrap().is_err());
+    /// ```
+    pub fn as_integers(&self) -> Option<Result<IntTuple<Integer>>> {
+        self.as_typed_tuple().map(|t| {
+            t.map_to(&mut |b| {
+                if b.is_integer() {
+                    Ok(b.value())
+                } else {
+                    Err(crate::Error::invalid(format!(
+                        "the basis element {b} stands where an integer is expected"
+                    )))
+                }
+            })
+        })
+    }
+
+    /// The typed layout this value stands for: a layout as it is (dynamic), an integer or a
+    /// tuple as its compact layout with CuTe's kinds (`8` is `8:_1`).
+    ///
+    /// ```
+    /// use tessel_layout::expr::eval;
+    /// assert_eq!(eval("(_4,8)").unwrap().as_typed_layout().unwrap().unwrap().to_string(), "(_4,8):(_1,_4)");
+    /// ```
+    pub fn as_typed_layout(&self) -> Option<Result<TypedLayout>> {
+        match self {
+            Value::TypedLayout(l) => Some(Ok((**l).clone())),
+            Value::Layout(l) => Some(Ok(TypedLayout::of(l, false))),
+            Value::Int(_) | Value::Tuple(_) | Value::TypedTuple(_) => Some(
+                self.as_integers()?
+                    .and_then(|shape| TypedLayout::compact(&shape)),
+            ),
+            _ => None,
+        }
+    }
+
+    /// The typed tiler this value stands for: a layout tiles the whole domain; a shape is a
+    /// by-mode tiler whose every integer `n` is `n:_1`; a plain by-mode tiler has dynamic
+    /// leaves (and no `_`, which typed tilers do not take).
+    ///
+    /// ```
+    /// use tessel_layout::expr::eval;
+    /// assert_eq!(eval("(_2,4)").unwrap().as_typed_tiler().unwrap().unwrap().to_string(), "[_2:_1,4:_1]");
+    /// ```
+    pub fn as_typed_tiler(&self) -> Option<Result<TypedTiler>> {
+        fn shape_tiler(t: &IntTuple<Integer>) -> Result<TypedTiler> {
+            match t {
+                IntTuple::Int(_) => {
+                    TypedLayout::compact(t).map(|l| TypedTiler::Layout(Box::new(l)))
+                }
+                IntTuple::Tuple(items) => items
+                    .iter()
+                    .map(|i| shape_tiler(&i))
+                    .collect::<Result<_>>()
+                    .map(TypedTiler::ByMode),
+            }
+        }
+        match self {
+            Value::TypedTiler(t) => Some(Ok(t.clone())),
+            Value::TypedLayout(l) => Some(Ok(TypedTiler::Layout(l.clone()))),
+            Value::Layout(l) => Some(Ok(TypedTiler::Layout(Box::new(TypedLayout::of(l, false))))),
+            Value::Tiler(t) => Some(TypedTiler::of(t, false).ok_or_else(|| {
+                crate::Error::invalid(format!(
+                    "the tiler {t} keeps a mode with '_': typed layouts take tilers without '_'"
+                ))
+            })),
+            Value::Int(_) | Value::Tuple(_) | Value::TypedTuple(_) => {
+                Some(self.as_integers()?.and_then(|t| shape_tiler(&t)))
+            }
+            _ => None,
+        }
+    }
+
+    /// The value without kinds: static integers as plain integers, typed layouts and tilers as
+    /// plain ones; an error for basis elements, which have no plain value. Other values are
+    /// returned as they are.
+    ///
+    /// ```
+    /// use tessel_layout::expr::eval;
+    /// assert_eq!(eval("(_4,8):(_1,_4)").unwrap().to_plain().unwrap().to_string(), "(4,8):(1,4)");
+    /// assert!(eval("(4,8):(_1@0,_1@1)").unwrap().to_plain().is_err());
+    /// ```
+    pub fn to_plain(&self) -> Result<Value> {
+        Ok(match self {
+            Value::TypedTuple(t) => {
+                let values = t.map_to(&mut |b| {
+                    b.known().ok_or_else(|| {
+                        crate::Error::invalid(format!(
+                            "the basis element {b} has no integer value (in {t})"
+                        ))
+                    })
+                })?;
+                Value::from_int_tuple(values)
+            }
+            Value::TypedLayout(l) => Value::Layout(l.values()?),
+            Value::TypedTiler(t) => Value::from_tiler(t.values()?),
+            Value::TypedOffset(at) => match &at.0 {
+                IntTuple::Int(offset) => Value::from_composed(ComposedLayout::new(
+                    vec![],
+                    offset.value(),
+                    at.1.values()?,
+                )),
+                coord => {
+                    return Err(crate::Error::invalid(format!(
+                        "the coordinate layout starting at {coord} has no plain value"
+                    )));
+                }
+            },
+            other => other.clone(),
+        })
+    }
+}
+
 /// A shape as a by-mode tiler: every integer `n` becomes `n:1`, every sub-tuple a nested tiler.
 fn tuple_tiler(t: &IntTuple) -> Result<Tiler> {
     match t {
@@ -273,6 +509,13 @@ impl fmt::Display for Value {
             Value::MmaAtom(a) => write!(f, "{a}"),
             Value::TiledCopy(c) => write_tiled_copy(f, c),
             Value::TiledMma(m) => write_tiled_mma(f, m),
+            Value::TypedTuple(t) => write!(f, "{t}"),
+            Value::TypedLayout(l) => write!(f, "{l}"),
+            Value::TypedTiler(t) => write!(f, "{t}"),
+            Value::TypedOffset(at) => match &at.0 {
+                IntTuple::Int(offset) => write!(f, "{offset} o {}", at.1),
+                coord => write!(f, "ArithTuple{coord} o {}", at.1),
+            },
         }
     }
 }
