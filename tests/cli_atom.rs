@@ -138,20 +138,28 @@ fn list_names_every_atom_once_with_its_kind() {
     let copies: Vec<&str> = rows.iter().filter(|r| r.0 == "copy").map(|r| r.1).collect();
     let mmas: Vec<&str> = rows.iter().filter(|r| r.0 == "mma").map(|r| r.1).collect();
     assert_eq!(copies.len() + mmas.len(), rows.len(), "{text}");
-    // 6 ldmatrix + 6 stmatrix + 4 cp.async + 4 UniversalCopy; 6 mma.sync + 32 N x 3 types x 2
+    // 6 ldmatrix + 6 stmatrix + 1 movmatrix + 4 cp.async + 5 UniversalCopy + 3 bulk copies +
+    // 3 TMA; 8 SM70 + 6 SM80 mma.sync, 32 N x 3 types x 2 16-bit GMMA, 32 N x 8 types x 2 FP8
     // GMMA.
-    assert_eq!((copies.len(), mmas.len()), (20, 6 + 32 * 3 * 2));
+    assert_eq!(
+        (copies.len(), mmas.len()),
+        (28, 8 + 6 + 32 * 3 * 2 + 32 * 8 * 2)
+    );
+    assert!(copies.contains(&"SM90_TMA_LOAD_MULTICAST"));
+    assert!(copies.contains(&"SM75_U32x1_MOVM_T"));
+    assert!(mmas.contains(&"SM70_8x8x4_F32F16F16F32_NT"));
+    assert!(mmas.contains(&"SM90_64x192x32_F16E5M2E4M3_RS_TN"));
     assert!(copies.contains(&"SM90_U16x8_STSM_T"));
     assert!(mmas.contains(&"SM90_64x256x16_F32BF16BF16_SS"));
     // Every listed name is accepted, as the kind it is listed as.
-    for (kind, name) in rows.iter().step_by(7) {
+    for (kind, name) in rows.iter().step_by(23) {
         let v = json(&["atom", name, "--json"]);
         assert_eq!(v["kind"], *kind, "{name}");
         assert_eq!(v["name"], *name);
     }
     let v = json(&["atom", "--list", "--json"]);
-    assert_eq!(v["copy"].as_array().unwrap().len(), 20);
-    assert_eq!(v["mma"].as_array().unwrap().len(), 198);
+    assert_eq!(v["copy"].as_array().unwrap().len(), 28);
+    assert_eq!(v["mma"].as_array().unwrap().len(), 718);
 }
 
 #[test]
@@ -167,4 +175,40 @@ fn unknown_names_are_one_error_line_with_a_suggestion() {
     assert!(line.contains("tessel atom --list"), "{line}");
     assert!(failure(&["atom"]).contains("<NAME>"));
     assert!(failure(&["atom", "SM75_U32x4_LDSM_N", "--list"]).contains("--list"));
+}
+
+// CuTe mma_traits_sm70.hpp (SM70_QuadPair, SM70_8x4_Col, SM70_8x8_32b), copy_traits.hpp
+// (UniversalCopy<S>: (1,sizeof_bits<S>):(0,1)), copy_traits_sm90_tma.hpp (one thread,
+// (1,NumBitsPerTMA):(0,1)), mma_traits_sm90_gmma.hpp (FP8 inputs, K = 32).
+#[test]
+fn the_new_families_print_cute_traits() {
+    let text = success(&["atom", "SM70_8x8x4_F32F16F16F32_NT"]);
+    assert_eq!(field(&text, "ThrID"), "(4,2):(1,16)");
+    assert_eq!(field(&text, "ALayout"), "((4,2),4):((8,4),1)");
+    assert_eq!(
+        field(&text, "CLayout"),
+        "((2,2,2),(2,2,2)):((1,16,4),(8,2,32))"
+    );
+    let u = json(&["atom", "UniversalCopy<double>", "--json"]);
+    assert_eq!(u["name"], "UniversalCopy<double>");
+    assert_eq!(u["src_layout"], "(1,64):(0,1)");
+    let t = json(&["atom", "SM90_TMA_STORE", "--json"]);
+    assert_eq!(
+        t["smem_access"],
+        serde_json::json!({"kind":"bulk","smem_side":"source"})
+    );
+    let m = json(&["atom", "SM75_U32x1_MOVM_T", "--json"]);
+    assert_eq!(m["smem_access"]["kind"], "registers");
+    let f = json(&["atom", "SM90_64x32x32_F16E5M2E4M3_SS_TN", "--json"]);
+    assert_eq!(
+        (
+            f["a_type"].as_str(),
+            f["b_type"].as_str(),
+            f["c_type"].as_str()
+        ),
+        (Some("e5m2"), Some("e4m3"), Some("f16"))
+    );
+    assert_eq!(f["shape_mnk"], serde_json::json!([64, 32, 32]));
+    let line = failure(&["atom", "SM80_CP_ASYNC_CACHEALWAYS<half_t>"]);
+    assert!(line.starts_with("error: "), "{line}");
 }

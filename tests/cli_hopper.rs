@@ -211,3 +211,56 @@ fn tma_errors_name_the_condition() {
     ]);
     assert!(e.contains("rank-2"), "{e}");
 }
+
+// CuTe include/cute/atom/copy_traits_sm90_tma.hpp, make_tma_copy's "Simple 2D" example: a
+// 1024 x 256 row-major fp32 tensor and a 64 x 32 row-major tile: the box is 32 (K, contiguous)
+// x 64 (M), the tensor map K (256) by M (1024, 1024-byte rows).
+#[test]
+fn tma_derives_make_tma_copy() {
+    let text = success(&[
+        "tma",
+        "--gmem",
+        "(1024,256):(256,1)",
+        "--smem",
+        "(64,32):(32,1)",
+        "--elem-bytes",
+        "4",
+    ]);
+    assert!(text.contains("globalDim:      (256,1024)"), "{text}");
+    assert!(text.contains("globalStrides:  (1024) bytes"), "{text}");
+    assert!(
+        text.contains("boxDim:         (32,64) (8192 bytes)"),
+        "{text}"
+    );
+    assert!(text.contains("swizzle:        none"), "{text}");
+    let v = json(&[
+        "tma",
+        "--gmem",
+        "(4096,4096):(4096,1)",
+        "--smem",
+        "Sw<3,3,3> o ((8,16),(64,1)):((64,512),(1,8192))",
+        "--elem-bytes",
+        "2",
+        "--op",
+        "SM90_TMA_LOAD_MULTICAST",
+        "--cluster",
+        "2",
+        "--json",
+    ]);
+    // Multicast over 2 CTAs halves the box's outermost dimension (CuTe make_tma_copy_desc).
+    assert_eq!(v["box_dims"], serde_json::json!([64, 64]));
+    assert_eq!(v["swizzle"], "128B");
+    assert_eq!(v["coord_basis"], serde_json::json!([[1, 1], [0, 1]]));
+    // An M-major tensor cannot fill a K-major tile: one error line, exit status 2.
+    let line = failure(&[
+        "tma",
+        "--gmem",
+        "(4096,4096):(1,4096)",
+        "--smem",
+        "(64,64):(64,1)",
+        "--elem-bytes",
+        "2",
+    ]);
+    assert!(line.contains("not contiguous in global memory"), "{line}");
+    assert!(failure(&["tma", "--gmem", "(8,8):(8,1)", "--elem-bytes", "2"]).contains("--smem"));
+}

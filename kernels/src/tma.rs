@@ -6,8 +6,9 @@
 //! box; `cp.async.bulk.tensor` copies one box into shared memory, densely, innermost dimension
 //! first, under the map's swizzle (CUDA driver API, `cuTensorMapEncodeTiled`). [`TmaPlan::new`]
 //! checks on the host what the driver would refuse (16-byte strides, box extents, the swizzle
-//! span) and, with [`tessel_layout::gmma::check_box_matches`], that the box's layout is exactly
-//! the operand layout the kernel's wgmma descriptors read; [`TmaPlan::encode`] then calls the
+//! span: [`tessel_layout::gmma::TensorMapParams::tiled`]) and, with
+//! [`tessel_layout::gmma::check_box_matches`], that the box's layout is exactly the operand
+//! layout the kernel's wgmma descriptors read; [`TmaPlan::encode`] then calls the
 //! driver for a device address. The resulting [`TensorMap`] is passed to a kernel by value
 //! ([`crate::kernel::Param::tensor_map`], [`crate::kernel::Arg::TensorMap`]).
 //!
@@ -31,7 +32,7 @@ use cudarc::driver::sys::{
     CUtensorMapInterleave, CUtensorMapL2promotion, CUtensorMapSwizzle,
 };
 use tessel_layout::ComposedLayout;
-use tessel_layout::gmma::{Major, SwizzleMode, check_box_matches, tma_box_layout};
+use tessel_layout::gmma::{MAX_GLOBAL_DIM, Major, SwizzleMode, TensorMapParams, check_box_matches};
 
 use crate::device::driver_present;
 use crate::error::{GpuError, GpuResult};
@@ -128,13 +129,9 @@ pub struct TmaPlan {
     matrix: TmaMatrix,
     box_dims: [i64; 2],
     mode: SwizzleMode,
+    map: TensorMapParams,
     box_layout: ComposedLayout,
 }
-
-/// Largest global dimension and stride the driver accepts (`globalDim <= 2^32`, strides below
-/// `2^40`; CUDA driver API, `cuTensorMapEncodeTiled`).
-const MAX_DIM: i64 = 1 << 32;
-const MAX_STRIDE: i64 = 1 << 40;
 
 impl TmaPlan {
     /// Checks `matrix`, `box_dims` (`[cols, rows]` of the box) and `mode` against the driver's
@@ -143,7 +140,7 @@ impl TmaPlan {
     ///
     /// Errors ([`GpuError::InvalidArgument`] or the layout error): a dimension outside
     /// `1..=2^32`, `ld < cols`, a row pitch that is not a multiple of 16 bytes or not below
-    /// `2^40`, a box the driver refuses ([`tma_box_layout`]), or a box layout that differs from
+    /// `2^40`, a box the driver refuses ([`TensorMapParams::tiled`]), or a box layout that differs from
     /// `smem` (naming the first element).
     ///
     /// ```
@@ -169,7 +166,7 @@ impl TmaPlan {
             )))
         };
         for (name, v) in [("rows", matrix.rows), ("cols", matrix.cols)] {
-            if !(1..=MAX_DIM).contains(&v) {
+            if !(1..=MAX_GLOBAL_DIM).contains(&v) {
                 return bad(format!("{name} = {v} is outside 1..=2^32"));
             }
         }
@@ -179,19 +176,21 @@ impl TmaPlan {
                 matrix.ld, matrix.cols
             ));
         }
-        let pitch = matrix.row_pitch_bytes();
-        if pitch % 16 != 0 || pitch >= MAX_STRIDE {
-            return bad(format!(
-                "the row pitch is {pitch} bytes; TMA needs a multiple of 16 bytes below 2^40 \
-                 (for 2-byte elements: a leading dimension that is a multiple of 8)"
-            ));
-        }
-        let box_layout = tma_box_layout(&box_dims, matrix.elem.bytes(), mode)?;
+        // The driver's rules on the extents, the row pitch and the box (tessel-layout's).
+        let map = TensorMapParams::tiled(
+            matrix.elem.bytes(),
+            &[matrix.cols, matrix.rows],
+            &[matrix.row_pitch_bytes()],
+            &box_dims,
+            mode,
+        )?;
+        let box_layout = map.box_layout()?;
         check_box_matches(&box_layout, smem, major)?;
         Ok(TmaPlan {
             matrix,
             box_dims,
             mode,
+            map,
             box_layout,
         })
     }
@@ -235,7 +234,8 @@ impl TmaPlan {
         self.mode
     }
 
-    /// The shared layout one box writes ([`tma_box_layout`]), proven equal to the operand's.
+    /// The shared layout one box writes ([`tessel_layout::gmma::tma_box_layout`]), proven equal
+    /// to the operand's.
     ///
     /// ```
     /// # use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
@@ -299,11 +299,15 @@ impl TmaPlan {
             ));
         }
         let m = self.matrix;
-        // Validated in `new`: every value is positive and in range of its type.
-        let dims: [u64; 2] = [m.cols as u64, m.rows as u64];
-        let strides: [u64; 1] = [m.row_pitch_bytes() as u64];
-        let boxes: [u32; 2] = [self.box_dims[0] as u32, self.box_dims[1] as u32];
-        let element_strides: [u32; 2] = [1, 1];
+        // Validated in `new` (TensorMap::tiled): every value is positive and in range of its type.
+        let map = &self.map;
+        let dims: [u64; 2] = [map.dims()[0] as u64, map.dims()[1] as u64];
+        let strides: [u64; 1] = [map.strides()[0] as u64];
+        let boxes: [u32; 2] = [map.box_dims()[0] as u32, map.box_dims()[1] as u32];
+        let element_strides: [u32; 2] = [
+            map.element_strides()[0] as u32,
+            map.element_strides()[1] as u32,
+        ];
         let mut raw = CUtensorMap { opaque: [0; 16] };
         // SAFETY: every pointer refers to a live local array of the length the rank (2)
         // implies (one stride for rank 2); `raw` is a properly aligned CUtensorMap.

@@ -2,15 +2,17 @@
 //!
 //! Shared memory has 32 banks of 4 bytes; lanes that touch the same 32-bit word share one
 //! broadcast.
-//! - `lds`/`sts` of 16, 32, 64 or 128 bits (measured with Nsight Compute on an H100): the warp
+//! - `lds`/`sts` of 8, 16, 32, 64 or 128 bits (measured with Nsight Compute on an H100): the warp
 //!   splits into requests of 256 bytes (half-warps for 128-bit vectors, the warp otherwise), each
 //!   of two 128-byte phases (quarter-warps for 128-bit, half-warps for 64-bit; 32- and 16-bit
 //!   accesses are one phase). A request takes 1 wavefront when it fits one — no bank holds two
 //!   of its distinct words, and the distinct vectors of its aligned 4-lane groups add up to at
 //!   most 128 bytes — and otherwise the sum over its phases of `max(1, max over banks of the
 //!   distinct words in the phase)`. The ideal counts 1 per request whose 4-lane groups fit 128
-//!   bytes, else its phases (1, 1, 2, 4 without broadcasts). Two 16-bit accesses in one word
-//!   share it.
+//!   bytes, else its phases (1, 1, 1, 2, 4 without broadcasts). Accesses narrower than a word
+//!   (8 and 16 bits: PTX `ld.shared.u8`/`u16`, `st.shared.b8`/`b16`) that fall in one 32-bit
+//!   word share it, for loads and stores alike: one phase of the warp, `max(1, max over banks of
+//!   the distinct words)` wavefronts.
 //! - `ldsm`/`stsm` `.x1/.x2/.x4` (`.trans` behaves the same): every 8x8 b16 matrix (the 16-byte
 //!   rows addressed by lanes `8k..8k+7`) is its own phase; `wavefronts = sum over matrices of the
 //!   max over banks of the distinct words among its rows`; ideal 1 per matrix.
@@ -123,7 +125,9 @@ pub enum OpKind {
     Stsm,
 }
 
-/// A shared-memory instruction: `lds.16`, `lds.32`, `sts.128`, `ldsm.x4`, `stsm.x2.trans`, ...
+/// A shared-memory instruction: `lds.8`, `lds.16`, `lds.32`, `sts.128`, `ldsm.x4`,
+/// `stsm.x2.trans`, ... (`lds.8`/`sts.8` are PTX's `ld.shared.u8`/`st.shared.b8`, `lds.16`/
+/// `sts.16` its `ld.shared.u16`/`st.shared.b16`, and so on for the wider widths).
 ///
 /// ```
 /// use tessel_layout::bank::SmemOp;
@@ -141,28 +145,30 @@ pub struct SmemOp {
 }
 
 impl SmemOp {
-    /// An `lds`/`sts` of `bits` (16, 32, 64, 128) or an `ldsm`/`stsm` of `width` (1, 2, 4)
+    /// An `lds`/`sts` of `bits` (8, 16, 32, 64, 128) or an `ldsm`/`stsm` of `width` (1, 2, 4)
     /// matrices.
     ///
     /// ```
     /// use tessel_layout::bank::{OpKind, SmemOp};
     /// assert_eq!(SmemOp::new(OpKind::Sts, 64, false).unwrap().to_string(), "sts.64");
     /// assert_eq!(SmemOp::new(OpKind::Lds, 16, false).unwrap().vector_bytes(), 2);
+    /// assert_eq!(SmemOp::new(OpKind::Sts, 8, false).unwrap().vector_bytes(), 1);
     /// assert!(SmemOp::new(OpKind::Lds, 32, true).is_err());
+    /// assert!(SmemOp::new(OpKind::Lds, 4, false).is_err());
     /// ```
     pub fn new(kind: OpKind, width: u32, trans: bool) -> Result<SmemOp> {
         let matrix = matches!(kind, OpKind::Ldsm | OpKind::Stsm);
         let ok = if matrix {
             matches!(width, 1 | 2 | 4)
         } else {
-            matches!(width, 16 | 32 | 64 | 128) && !trans
+            matches!(width, 8 | 16 | 32 | 64 | 128) && !trans
         };
         let op = SmemOp { kind, width, trans };
         if ok {
             Ok(op)
         } else {
             Err(Error::invalid(format!(
-                "{op} is not an instruction: lds/sts take 16, 32, 64 or 128 bits, ldsm/stsm take \
+                "{op} is not an instruction: lds/sts take 8, 16, 32, 64 or 128 bits, ldsm/stsm take \
                  x1, x2 or x4 (optionally .trans)"
             )))
         }
@@ -215,7 +221,7 @@ impl SmemOp {
     }
 
     /// The ideal number of wavefronts of one instruction whose lanes move distinct vectors:
-    /// 1/1/2/4 for 16/32/64/128-bit lds/sts, one per matrix for ldsm/stsm. Lanes that share
+    /// 1/1/1/2/4 for 8/16/32/64/128-bit lds/sts, one per matrix for ldsm/stsm. Lanes that share
     /// vectors can need fewer ([`BankReport::ideal`] counts the access's own ideal).
     ///
     /// ```
@@ -237,7 +243,7 @@ impl SmemOp {
 
     /// Lanes that form one phase, a wavefront's worth of requested bytes: 8 rows for
     /// ldsm/stsm; `128 / vector bytes` lanes for lds/sts (8 for 128-bit, 16 for 64-bit, the
-    /// whole warp for 32- and 16-bit accesses).
+    /// whole warp for 32-, 16- and 8-bit accesses).
     fn phase_lanes(&self) -> usize {
         if self.is_matrix() {
             8
@@ -279,9 +285,9 @@ impl FromStr for SmemOp {
     fn from_str(s: &str) -> Result<Self> {
         let unknown = || {
             Error::invalid(format!(
-                "unknown shared-memory op '{s}': expected lds.16 lds.32 lds.64 lds.128 sts.16 \
-                 sts.32 sts.64 sts.128 ldsm.x1 ldsm.x2 ldsm.x4 stsm.x1 stsm.x2 stsm.x4 \
-                 (optionally .trans)"
+                "unknown shared-memory op '{s}': expected lds.8 lds.16 lds.32 lds.64 lds.128 \
+                 sts.8 sts.16 sts.32 sts.64 sts.128 ldsm.x1 ldsm.x2 ldsm.x4 stsm.x1 stsm.x2 \
+                 stsm.x4 (optionally .trans)"
             ))
         };
         let mut parts = s.trim().split('.');

@@ -275,9 +275,9 @@
 //! | the expression language of `tessel eval` | [`expr`] |
 //! | C/CUDA index functions | [`codegen`] |
 //! | copy and MMA atoms as data: CuTe's traits layouts, PTX, asm operands, shared-memory access | [`atom`] |
-//! | TiledCopy / TiledMMA (make_tiled_copy, make_tiled_mma) and per-thread partitions | [`tiled`] |
+//! | TiledCopy / TiledMMA (make_tiled_copy, make_tiled_mma, make_tma_copy) and per-thread partitions | [`tiled`] |
 //! | host tensors: data and a layout, partitions, elementwise copy | [`tensor`] ([`Tensor`]) |
-//! | Hopper operands: GMMA layout atoms, wgmma descriptors, TMA box layouts | [`gmma`] |
+//! | Hopper operands: GMMA layout atoms, wgmma descriptors, TMA box layouts, tensor-map parameters | [`gmma`] |
 //! | the leaf types (integers, run-time symbols); compile-time layouts in static storage | [`leaf`] ([`Leaf`]), [`Layout::from_const`], [`ComposedLayout::from_const`] |
 //! | static and dynamic integers (`_4`, `4`) and their arithmetic | [`static_int`] ([`static_int::Integer`], [`leaf::Num`]) |
 //! | basis elements (`_1@0`), identity (coordinate) layouts | [`basis`], [`typed::TypedLayout::identity`] |

@@ -1,12 +1,13 @@
 //! The atom catalog against CuTe's traits headers and the PTX ISA fragment descriptions.
 //!
-//! Golden layouts: CuTe `include/cute/atom/mma_traits_sm80.hpp`,
-//! `include/cute/atom/mma_traits_sm90_gmma.hpp`, `include/cute/atom/copy_traits_sm75.hpp`,
-//! `include/cute/atom/copy_traits_sm80.hpp`, `include/cute/atom/copy_traits_sm90.hpp`,
-//! `include/cute/atom/copy_traits.hpp`. Fragment formulas: PTX ISA, "Matrix Fragments for
-//! mma.m16n8k16 with floating point type", "Matrix Fragments for mma.m16n8k8" (f16/bf16),
-//! "Register Fragments and Shared Memory Matrix Layouts" of `wgmma` (m64nNk16), and the
-//! `ldmatrix` / `stmatrix` instruction descriptions.
+//! Golden layouts (CUTLASS v4.2.1): CuTe `include/cute/atom/mma_traits_sm70.hpp`,
+//! `mma_traits_sm80.hpp`, `mma_traits_sm90_gmma.hpp`, `mma_traits_sm90_gmma_ext.hpp`,
+//! `copy_traits_sm75.hpp`, `copy_traits_sm80.hpp`, `copy_traits_sm90.hpp`,
+//! `copy_traits_sm90_tma.hpp`, `copy_traits.hpp` (all under `include/cute/atom/`). Fragment
+//! formulas: PTX ISA, "Matrix Fragments for mma.m8n8k4 with .f16 floating point type", "Matrix
+//! Fragments for mma.m16n8k16 with floating point type", "Matrix Fragments for mma.m16n8k8"
+//! (f16/bf16), "Register Fragments and Shared Memory Matrix Layouts" of `wgmma` (m64nNk16 and
+//! m64nNk32), and the `ldmatrix` / `stmatrix` / `movmatrix` instruction descriptions.
 
 use tessel_layout::Layout;
 use tessel_layout::atom::{
@@ -320,7 +321,10 @@ fn gmma_operands_match_cute_arch() {
 #[test]
 fn mma_names_round_trip_and_unknown_names_are_errors() {
     let names = mma_atom_names();
-    assert_eq!(names.len(), 198);
+    // 8 SM70 (2 types x TN/NT/NN/TT), 6 SM80, 32 N x 3 types x SS/RS of 16-bit GMMA, 32 N x 8
+    // types x SS/RS of FP8 GMMA (mma_traits_sm90_gmma.hpp lists N = 8, 16, 32, 64, 96, 128, 192,
+    // 256, mma_traits_sm90_gmma_ext.hpp the other multiples of 8).
+    assert_eq!(names.len(), 8 + 6 + 192 + 512);
     for name in &names {
         assert_eq!(mma_atom(name).unwrap().name(), name);
     }
@@ -330,6 +334,13 @@ fn mma_names_round_trip_and_unknown_names_are_errors() {
         "SM90_64x012x16_F16F16F16_SS",
         "SM90_64x8x16_F16F16F16_SR",
         "SM80_16x8x32_F32F16F16F32_TN",
+        "SM70_8x8x4_F32F16F16F16_TN",
+        "SM70_8x8x4_F16F16F16F16_XT",
+        "SM90_64x8x32_F32E4M3E4M3_SS",
+        "SM90_64x8x16_F32E4M3E4M3_SS_TN",
+        "SM90_64x12x32_F32E4M3E4M3_SS_TN",
+        "SM90_64x8x32_F32F16F16_SS_TN",
+        "SM90_64x8x32_BF16E4M3E4M3_SS_TN",
     ] {
         let err = mma_atom(bad).unwrap_err();
         assert!(err.message().contains(bad), "{err}");
@@ -505,4 +516,362 @@ fn copy_atom_layouts_cover_their_bits() {
             assert_eq!(side.mode(0).unwrap().size(), a.threads(), "{name}");
         }
     }
+}
+
+#[test]
+fn sm70_layouts_match_cute_traits() {
+    // CuTe mma_traits_sm70.hpp: ThrID = SM70_QuadPair = (4,2):(1,16); SM70_8x4_Row =
+    // (8,4):(1,8); SM70_8x4_Col = ((4,2),4):((8,4),1); SM70_8x8_16b = (8,8):(1,8);
+    // SM70_8x8_32b = ((2,2,2),(2,2,2)):((1,16,4),(8,2,32)). TN: A Row, B Row; NT: A Col, B Col;
+    // NN: A Col, B Row; TT: A Row, B Col.
+    let (row, col) = ("(8,4):(1,8)", "((4,2),4):((8,4),1)");
+    for (suffix, a, b, ptx) in [
+        ("TN", row, row, "row.col"),
+        ("NT", col, col, "col.row"),
+        ("NN", col, row, "col.col"),
+        ("TT", row, col, "row.row"),
+    ] {
+        for (token, c, d_regs, c_kind) in [
+            ("F16F16F16F16", "(8,8):(1,8)", 4, Constraint::R),
+            (
+                "F32F16F16F32",
+                "((2,2,2),(2,2,2)):((1,16,4),(8,2,32))",
+                8,
+                Constraint::F,
+            ),
+        ] {
+            let name = format!("SM70_8x8x4_{token}_{suffix}");
+            let m = mma_atom(&name).unwrap();
+            assert_eq!(m.thr_id().to_string(), "(4,2):(1,16)", "{name}");
+            assert_eq!(m.shape_mnk(), [8, 8, 4]);
+            assert_eq!(m.a_layout().to_string(), a, "{name}");
+            assert_eq!(m.b_layout().to_string(), b, "{name}");
+            assert_eq!(m.c_layout().to_string(), c, "{name}");
+            assert_eq!(m.threads(), 8);
+            // CuTe include/cute/arch/mma_sm70.hpp: the instruction and DRegisters /
+            // ARegisters / BRegisters / CRegisters (uint32_t[4] or float[8]; uint32_t[2]).
+            let cd = if token.starts_with("F32") {
+                "f32"
+            } else {
+                "f16"
+            };
+            assert_eq!(
+                m.opcode(),
+                format!("mma.sync.aligned.m8n8k4.{ptx}.{cd}.f16.f16.{cd}")
+            );
+            let ops = m.operands();
+            assert_eq!(
+                ops.iter().map(|o| (o.role, o.count)).collect::<Vec<_>>(),
+                [("d", d_regs), ("a", 2), ("b", 2), ("c", d_regs)]
+            );
+            assert_eq!(
+                (ops[0].constraint, ops[1].constraint),
+                (c_kind, Constraint::R)
+            );
+            assert_eq!(m.k_major(), suffix == "TN");
+        }
+    }
+}
+
+#[test]
+fn sm70_fragments_match_the_ptx_isa() {
+    // PTX ISA, "Matrix Fragments for mma.m8n8k4 with .f16 floating point type": lanes 0-3 (low
+    // group) and 16-19 (high group) compute MMA 1; with hi = (laneid >= 16):
+    // A .row: row = laneid % 4 + 4 hi, col = i;        A .col: row = i % 4 + 4 hi, col = laneid % 4
+    // B .col: row = i, col = laneid % 4 + 4 hi;        B .row: row = laneid % 4, col = i % 4 + 4 hi
+    // C/D .f16: row = laneid % 4 + 4 hi, col = i
+    // C/D .f32: row = X + 4 hi, X = (laneid & 1) + (i & 2); col = (laneid & 2) + (i & 1) + (i & 4)
+    for name in mma_atom_names().iter().filter(|n| n.starts_with("SM70")) {
+        let m = mma_atom(name).unwrap();
+        let (a_row, b_row) = match &name[name.len() - 2..] {
+            "TN" => (true, false),
+            "NT" => (false, true),
+            "NN" => (false, false),
+            _ => (true, true),
+        };
+        for t in 0..8 {
+            let lane = m.thr_id().offset(t).unwrap();
+            assert!((0..4).contains(&lane) || (16..20).contains(&lane));
+            let hi = i64::from(lane >= 16);
+            for i in 0..4 {
+                let (r, k) = if a_row {
+                    (lane % 4 + 4 * hi, i)
+                } else {
+                    (i % 4 + 4 * hi, lane % 4)
+                };
+                assert_eq!(tv(m.a_layout(), t, i), r + 8 * k, "{name} A t{t} a{i}");
+                let (k, n) = if b_row {
+                    (lane % 4, i % 4 + 4 * hi)
+                } else {
+                    (i, lane % 4 + 4 * hi)
+                };
+                assert_eq!(tv(m.b_layout(), t, i), n + 8 * k, "{name} B t{t} b{i}");
+            }
+            for i in 0..8 {
+                let (r, c) = if m.c_type() == ValueType::F16 {
+                    (lane % 4 + 4 * hi, i)
+                } else {
+                    (
+                        (lane & 1) + (i & 2) + 4 * hi,
+                        (lane & 2) + (i & 1) + (i & 4),
+                    )
+                };
+                assert_eq!(tv(m.c_layout(), t, i), r + 8 * c, "{name} C t{t} c{i}");
+            }
+        }
+    }
+}
+
+#[test]
+fn fp8_gmma_layouts_match_cute_traits() {
+    // CuTe mma_traits_sm90_gmma.hpp, MMA_Traits<SM90_64xNx32_F32E4M3E4M3_SS_TN>: ValTypeA/B
+    // float_e4m3_t, Shape_MNK (64,N,32), ThrID Layout<_128>, ALayout ABLayout<64,32>, BLayout
+    // ABLayout<N,32>, CLayout CLayout_64xN; the _RS_TN atoms take ALayout_64x32 =
+    // ((4,8,4),(4,2,2)):((256,1,16),(64,8,1024)). ABLayout<M,K> = (128,(M,K)):(0,(1,M)).
+    for n in [8, 16, 24, 64, 136, 256] {
+        for c in ["F16", "F32"] {
+            for a in ["E4M3", "E5M2"] {
+                for b in ["E4M3", "E5M2"] {
+                    for kind in ["SS", "RS"] {
+                        let name = format!("SM90_64x{n}x32_{c}{a}{b}_{kind}_TN");
+                        let g = mma_atom(&name).unwrap();
+                        assert_eq!(g.name(), name);
+                        assert_eq!(g.shape_mnk(), [64, n, 32]);
+                        assert_eq!(g.thr_id().to_string(), "128:1");
+                        let want_a = if kind == "RS" {
+                            "((4,8,4),(4,2,2)):((256,1,16),(64,8,1024))".to_string()
+                        } else {
+                            "(128,(64,32)):(0,(1,64))".to_string()
+                        };
+                        assert_eq!(g.a_layout().to_string(), want_a, "{name}");
+                        assert_eq!(
+                            g.b_layout().to_string(),
+                            format!("(128,({n},32)):(0,(1,{n}))")
+                        );
+                        assert_eq!(
+                            g.c_layout().to_string(),
+                            format!("((4,8,4),(2,2,{})):((128,1,16),(64,8,512))", n / 8)
+                        );
+                        let ty = |t: &str| match t {
+                            "E4M3" => ValueType::E4M3,
+                            "E5M2" => ValueType::E5M2,
+                            "F16" => ValueType::F16,
+                            _ => ValueType::F32,
+                        };
+                        assert_eq!((g.a_type(), g.b_type(), g.c_type()), (ty(a), ty(b), ty(c)));
+                        assert!(g.k_major());
+                        // PTX ISA wgmma: .kind e4m3/e5m2 with k32.
+                        assert_eq!(
+                            g.opcode(),
+                            format!(
+                                "wgmma.mma_async.sync.aligned.m64n{n}k32.{}.{}.{}",
+                                c.to_lowercase(),
+                                a.to_lowercase(),
+                                b.to_lowercase()
+                            )
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn fp8_gmma_operands_match_cute_arch() {
+    // CuTe include/cute/arch/mma_sm90_gmma.hpp, MMA_64x8x32_F32E4M3E4M3_SS_TN: "+f" d0..d3,
+    // "l" desc_a, "l" desc_b, "r" scale_D, "n" scaleA, "n" scaleB, no transpose immediates;
+    // MMA_64x8x32_F16E4M3E5M2_RS_TN: "+r" d0, d1, "r" a0..a3.
+    let ss = mma_atom("SM90_64x8x32_F32E4M3E4M3_SS_TN").unwrap();
+    assert_eq!(
+        ss.asm_template(),
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\n\
+         wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 {%0, %1, %2, %3}, %4, %5, p, %7, %8;\n}"
+    );
+    let rs = mma_atom("SM90_64x8x32_F16E4M3E5M2_RS_TN").unwrap();
+    assert_eq!(
+        rs.asm_template(),
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %7, 0;\n\
+         wgmma.mma_async.sync.aligned.m64n8k32.f16.e4m3.e5m2 {%0, %1}, {%2, %3, %4, %5}, %6, p, %8, %9;\n}"
+    );
+    assert_eq!(rs.operands()[0].constraint_string(), "+r");
+    assert_eq!(
+        (rs.a_source(), rs.b_source()),
+        (OperandSource::Registers, OperandSource::SharedDescriptor)
+    );
+    let big = mma_atom("SM90_64x256x32_F32E5M2E5M2_SS_TN").unwrap();
+    assert_eq!(big.operands()[0].count, 128);
+}
+
+#[test]
+fn fp8_gmma_fragments_match_the_ptx_isa() {
+    // PTX ISA, wgmma m64nNk32 with .e4m3/.e5m2, register fragment of A per warp w (rows
+    // 16w..16w+15): a_i for i in 0..16, row = groupID + 8 ((i >> 2) & 1), col =
+    // 4 threadID_in_group + (i & 3) + 16 (i >> 3); the accumulator D is the m64nNk16 one.
+    for n in [8, 64, 256] {
+        let g = mma_atom(&format!("SM90_64x{n}x32_F32E4M3E4M3_RS_TN")).unwrap();
+        for thread in 0..128 {
+            let (w, lane) = (thread / 32, thread % 32);
+            let (gid, t) = (lane >> 2, lane % 4);
+            for i in 0..16 {
+                let row = 16 * w + gid + 8 * ((i >> 2) & 1);
+                let col = 4 * t + (i & 3) + 16 * (i >> 3);
+                assert_eq!(
+                    tv(g.a_layout(), thread, i),
+                    row + 64 * col,
+                    "N={n} t{thread} a{i}"
+                );
+            }
+            for i in 0..n / 2 {
+                let row = 16 * w + gid + 8 * ((i >> 1) & 1);
+                let col = 8 * (i >> 2) + 2 * t + (i & 1);
+                assert_eq!(
+                    tv(g.c_layout(), thread, i),
+                    row + 64 * col,
+                    "N={n} t{thread} d{i}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn element_typed_names_follow_sizeof_bits() {
+    // CuTe copy_traits_sm80.hpp: Copy_Traits<SM80_CP_ASYNC_CACHEALWAYS<S,D>>::SrcLayout =
+    // Layout<Shape<_1, Int<sizeof_bits<S>::value>>>; copy_traits.hpp: UniversalCopy<S,D> the
+    // same. copy_sm80.hpp static_asserts sizeof(TS) in {4, 8, 16} (CACHEGLOBAL: 16).
+    for (name, bits) in [
+        ("SM80_CP_ASYNC_CACHEALWAYS<double>", 64),
+        ("SM80_CP_ASYNC_CACHEALWAYS<float>", 32),
+        ("SM80_CP_ASYNC_CACHEALWAYS<cute::uint128_t>", 128),
+        ("SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", 128),
+        ("UniversalCopy<uint64_t>", 64),
+        ("UniversalCopy<half_t>", 16),
+        ("UniversalCopy<bfloat16_t>", 16),
+        ("UniversalCopy<float_e4m3_t>", 8),
+        ("UniversalCopy<uint8_t>", 8),
+        ("UniversalCopy<int>", 32),
+        ("UniversalCopy<double>", 64),
+    ] {
+        let a = copy_atom(name).unwrap();
+        assert_eq!(a.name(), name.replace("cute::", ""));
+        assert_eq!(
+            a.src_bits().to_string(),
+            format!("(1,{bits}):(0,1)"),
+            "{name}"
+        );
+        assert_eq!(a.thr_id().to_string(), "1:0");
+    }
+    assert_eq!(
+        copy_atom("SM80_CP_ASYNC_CACHEALWAYS<double>")
+            .unwrap()
+            .asm_template(),
+        Some("cp.async.ca.shared.global [%0], [%1], 8;")
+    );
+    assert_eq!(
+        copy_atom("UniversalCopy<uint8_t>").unwrap().access(),
+        SmemAccess::Vector { bits: 8 }
+    );
+    for bad in [
+        "SM80_CP_ASYNC_CACHEALWAYS<half_t>",
+        "SM80_CP_ASYNC_CACHEGLOBAL<double>",
+        "UniversalCopy<float3>",
+        "SM75_U32x4_LDSM_N<half_t>",
+    ] {
+        let err = copy_atom(bad).unwrap_err();
+        assert!(err.message().contains(bad), "{bad}: {err}");
+    }
+}
+
+#[test]
+fn movmatrix_matches_cute_traits_and_the_ptx_isa() {
+    // CuTe copy_traits_sm75.hpp, Copy_Traits<SM75_U32x1_MOVM_T>: ThrID Layout<_32>, SrcLayout =
+    // DstLayout = RefLayout = (32,32):(32,1); copy_sm75.hpp:
+    // "movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;" with "=r"(dst), "r"(src). PTX ISA,
+    // movmatrix: one .b32 register per lane holds the two b16 elements (laneid / 4,
+    // 2 (laneid % 4) + {0,1}) of an 8x8 matrix; the destination holds the transpose's, so the
+    // atom moves exactly one 32-bit register per lane, in registers only.
+    let a = copy_atom("SM75_U32x1_MOVM_T").unwrap();
+    assert_eq!(a.thr_id().to_string(), "32:1");
+    for l in [a.src_bits(), a.dst_bits(), a.ref_bits()] {
+        assert_eq!(l.to_string(), "(32,32):(32,1)");
+    }
+    assert_eq!(
+        a.asm_template(),
+        Some("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;")
+    );
+    assert_eq!(a.operands()[0].constraint_string(), "=r");
+    assert_eq!(a.access(), SmemAccess::Registers);
+    assert_eq!(a.typed(16).unwrap().src().to_string(), "(32,2):(2,1)");
+}
+
+#[test]
+fn bulk_and_tma_atoms_match_cute_traits() {
+    use tessel_layout::atom::{BulkCopyOp, SmemSide, TmaOp, bulk_copy_atom, tma_atom};
+    // CuTe copy_traits_sm90_tma.hpp: Copy_Traits<SM90_TMA_LOAD, NumBitsPerTMA, ...> (and
+    // _MULTICAST, SM90_TMA_STORE, SM90_BULK_COPY_G2S, SM90_BULK_COPY_S2G): ThrID Layout<_1>,
+    // SrcLayout = DstLayout = Layout<Shape<_1,NumBitsPerTMA>>, RefLayout = SrcLayout;
+    // SM90_BULK_COPY_AUTO: Layout<Shape<_1,_1>, Stride<_0,_0>>.
+    for bits in [128, 4096, 65536] {
+        for op in TmaOp::ALL {
+            let a = tma_atom(op, bits, Some(3)).unwrap();
+            assert_eq!(a.name(), op.name());
+            assert_eq!(a.thr_id().to_string(), "1:0");
+            for l in [a.src_bits(), a.dst_bits(), a.ref_bits()] {
+                assert_eq!(l.to_string(), format!("(1,{bits}):(0,1)"));
+            }
+            let side = if op.is_load() {
+                SmemSide::Destination
+            } else {
+                SmemSide::Source
+            };
+            assert_eq!(a.access().smem_side(), side);
+        }
+        for op in [BulkCopyOp::G2S, BulkCopyOp::S2G] {
+            let a = bulk_copy_atom(op, bits).unwrap();
+            assert_eq!(a.ref_bits().to_string(), format!("(1,{bits}):(0,1)"));
+        }
+    }
+    let auto = copy_atom("SM90_BULK_COPY_AUTO").unwrap();
+    assert_eq!(auto.src_bits().to_string(), "(1,1):(0,0)");
+    assert_eq!(auto.opcode(), None);
+    // CuTe copy_sm90_tma.hpp, SM90_TMA_LOAD_3D / SM90_TMA_LOAD_MULTICAST_3D / SM90_TMA_STORE_3D
+    // (without the L2 cache hint), SM90_BULK_COPY_G2S / _S2G.
+    let asm = |op, rank| {
+        tma_atom(op, 128, Some(rank))
+            .unwrap()
+            .asm_template()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        asm(TmaOp::Load, 3),
+        "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes \
+         [%0], [%1, {%3, %4, %5}], [%2];"
+    );
+    assert_eq!(
+        asm(TmaOp::LoadMulticast, 2),
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes\
+         .multicast::cluster [%0], [%1, {%4, %5}], [%2], %3;"
+    );
+    assert_eq!(
+        asm(TmaOp::Store, 1),
+        "cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [%0, {%2}], [%1];"
+    );
+    assert_eq!(
+        bulk_copy_atom(BulkCopyOp::S2G, 256).unwrap().asm_template(),
+        Some("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;")
+    );
+    // By the bare name: one 16-byte unit, the rank left as the ISA's `.dim`, no asm.
+    let bare = copy_atom("SM90_TMA_LOAD").unwrap();
+    assert_eq!(bare.src_bits().to_string(), "(1,128):(0,1)");
+    assert_eq!(
+        bare.opcode(),
+        Some("cp.async.bulk.tensor.dim.shared::cluster.global.mbarrier::complete_tx::bytes")
+    );
+    assert_eq!(bare.asm_template(), None);
+    // PTX ISA: whole 16-byte units; 1 to 5 tensor dimensions.
+    assert!(tma_atom(TmaOp::Load, 64, Some(2)).is_err());
+    assert!(tma_atom(TmaOp::Load, 128, Some(0)).is_err());
+    assert!(bulk_copy_atom(BulkCopyOp::G2S, 0).is_err());
 }

@@ -146,12 +146,15 @@ fn op_names() {
         "stsm.x2.trans",
         "lds.16",
         "sts.16",
+        "lds.8",
+        "sts.8",
     ] {
         assert_eq!(name.parse::<SmemOp>().unwrap().to_string(), name);
     }
     for bad in [
         "lds",
-        "lds.8",
+        "lds.4",
+        "sts.8.trans",
         "ldsm.x3",
         "lds.32.trans",
         "ldsm.x4.t",

@@ -109,3 +109,88 @@ fn sixteen_bit_accesses_count_distinct_words_per_bank() {
         }
     }
 }
+
+/// The busiest bank's distinct words, at least 1: the rule for accesses narrower than a word
+/// (CUDA C++ Programming Guide, compute capability 5.x and later, "Shared Memory": lanes that
+/// access any address within the same 32-bit word do not conflict), from the byte address of
+/// every byte each lane touches.
+fn busiest_bank(bytes_per_lane: &[Vec<i64>]) -> i64 {
+    let mut per_bank: Vec<std::collections::BTreeSet<i64>> = vec![Default::default(); 32];
+    for bytes in bytes_per_lane {
+        for &b in bytes {
+            let word = b.div_euclid(4);
+            per_bank[word.rem_euclid(32) as usize].insert(word);
+        }
+    }
+    per_bank
+        .iter()
+        .map(|w| w.len() as i64)
+        .max()
+        .unwrap()
+        .max(1)
+}
+
+/// 8-bit `lds`/`sts` (PTX `ld.shared.u8`, `st.shared.b8`) and 16-bit ones of two 1-byte
+/// elements, by the definition above: random lanes (aligned to the access), on a plain byte
+/// buffer and on a swizzled byte tile whose offsets are computed element by element here.
+#[test]
+fn byte_accesses_count_distinct_words_per_bank() {
+    use tessel_layout::bank::analyze_indices;
+    let plain: ComposedLayout = "8192:1".parse().unwrap();
+    // 64 rows of 128 bytes, the 16-byte chunk XORed with the row (the 128B swizzle on bytes).
+    let swizzled: ComposedLayout = "Sw<3,4,3> o (128,64):(1,128)".parse().unwrap();
+    let mut seed = 7u64;
+    let mut next = move |n: u64| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) % n
+    };
+    for tile in [&plain, &swizzled] {
+        for (op, vector) in [("lds.8", 1i64), ("sts.8", 1), ("lds.16", 2), ("sts.16", 2)] {
+            for _ in 0..400 {
+                let span = 1 + next(8192 / vector as u64);
+                // Each lane's first domain index, a multiple of the vector; the vector's values
+                // follow it (consecutive domain indices, consecutive bytes in both tiles since
+                // the swizzle moves 16-byte chunks).
+                let firsts: Vec<i64> = (0..32).map(|_| next(span) as i64 * vector).collect();
+                let indices: Vec<i64> = firsts
+                    .iter()
+                    .flat_map(|&f| (0..vector).map(move |v| f + v))
+                    .collect();
+                let bytes: Vec<Vec<i64>> = firsts
+                    .iter()
+                    .map(|&f| (0..vector).map(|v| tile.offset(f + v).unwrap()).collect())
+                    .collect();
+                let r = analyze_indices(tile, 1, op.parse().unwrap(), &indices).unwrap();
+                assert_eq!(r.len(), 1);
+                assert_eq!(
+                    (r[0].wavefronts, r[0].ideal),
+                    (busiest_bank(&bytes), 1),
+                    "{op} on {tile}: {firsts:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn byte_access_worked_cases() {
+    use tessel_layout::bank::analyze;
+    let tile: Layout = "(32,128):(128,1)".parse().unwrap(); // 32 rows of 128 u8, row-major
+    let count = |op: &str, tv: &str| {
+        analyze(&tile, 1, op.parse().unwrap(), &tv.parse().unwrap())
+            .unwrap()
+            .wavefronts
+    };
+    // Lane l reads row 0, byte l: 8 words in banks 0..7, 4 lanes per word.
+    assert_eq!(count("lds.8", "32:32"), 1);
+    // Lane l reads row 0, byte 4l: 32 words in 32 banks.
+    assert_eq!(count("lds.8", "32:128"), 1);
+    // Lane l reads column 0, row l: byte 128 l, 32 distinct words all in bank 0.
+    assert_eq!(count("sts.8", "32:1"), 32);
+    // Lane l reads column l % 4 of row l / 4: 8 words (byte 128 r), bank 0 each: 8-way.
+    assert_eq!(count("lds.8", "((4,8),1):((32,1),0)"), 8);
+    // An 8-bit access needs 1-byte elements.
+    assert!(analyze(&tile, 2, "lds.8".parse().unwrap(), &"32:1".parse().unwrap()).is_err());
+}

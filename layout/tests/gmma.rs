@@ -355,3 +355,90 @@ fn tma_box_mismatches_name_the_first_element() {
     );
     assert!(tma_box_layout(&[], 2, SwizzleMode::None).is_err());
 }
+
+#[test]
+fn huge_bases_and_offsets_are_errors_not_overflows() {
+    // An 8x8 fp32 K-major operand at byte i64::MAX: tile_base + 4 * offset overflows i64; the
+    // descriptor's start address is 14 bits of (bytes >> 4), so every such base is refused.
+    let op: ComposedLayout = "(8,8):(8,1)".parse().unwrap();
+    for (base, major) in [
+        (i64::MAX, None),
+        (i64::MAX, Some(Major::K)),
+        (i64::MIN, Some(Major::K)),
+        (i64::MAX - 64, Some(Major::K)),
+    ] {
+        let e = gmma_descriptor(&op, 4, base, major)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("byte"), "{base}: {e}");
+    }
+    // Offsets whose bytes overflow i64 inside the layout.
+    let far: ComposedLayout = "(8,8):(576460752303423488,1)".parse().unwrap();
+    let e = gmma_descriptor(&far, 4, 0, Some(Major::K))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("overflow") || e.contains("byte"), "{e}");
+    // GmmaDescriptor::address saturates instead of overflowing for fields no descriptor encodes.
+    let d = GmmaDescriptor {
+        major: Major::K,
+        mode: SwizzleMode::None,
+        start_address: i64::MAX,
+        leading_byte_offset: i64::MAX,
+        stride_byte_offset: i64::MAX,
+        base_offset: 0,
+    };
+    assert!(d.encode().is_err());
+    let _ = d.address(255, 31, 1);
+}
+
+#[test]
+fn fp8_operands_of_the_fp8_gmma_atoms() {
+    use tessel_layout::atom::mma_atom;
+    // CuTe mma_traits_sm90_gmma.hpp: GMMA::Layout_K_SW128_Atom<T> = upcast<sizeof_bits<T>>(
+    // Layout_K_SW128_Atom_Bits), the bits atom Sw<3,4,3> o smem_ptr_flag o (8,1024):(1024,1):
+    // for float_e4m3_t, 8 rows of 128 one-byte elements under the byte swizzle itself.
+    let atom = smem_atom(Major::K, SwizzleMode::B128, 8).unwrap();
+    assert_eq!(atom.to_string(), "Sw<3,4,3> o (8,128):(128,1)");
+    assert_eq!(
+        smem_atom(Major::K, SwizzleMode::B64, 8)
+            .unwrap()
+            .to_string(),
+        "Sw<2,4,3> o (8,64):(64,1)"
+    );
+    // The FP8 GMMA atom reads K = 32 elements: one descriptor's 32 bytes (PTX ISA wgmma k32).
+    let g = mma_atom("SM90_64x128x32_F32E4M3E4M3_SS_TN").unwrap();
+    let [m, n, k] = g.shape_mnk();
+    assert_eq!(k, 32);
+    // Stages of 64 (A) and 128 (B) rows by 128 fp8: four k-blocks of 32 bytes per 128-byte
+    // swizzled row, each a K-major 128B descriptor: SBO = 1024 (8 rows of 128 bytes),
+    // LBO 16 (unused), the start 32 bytes further per k-block (the closed form of
+    // descriptors_of_tiled_atoms_have_the_closed_form_fields, for 1-byte elements).
+    for (rows, what) in [(m, "A"), (n, "B")] {
+        let stage = atom
+            .tile_to_shape(&IntTuple::from_ints([rows, 128]))
+            .unwrap();
+        for kb in 0..4 {
+            let op = k_block(&stage, rows, kb, 1);
+            let d = gmma_descriptor(&op, 1, 0, Some(Major::K)).unwrap();
+            assert_eq!(
+                (
+                    d.mode,
+                    d.start_address,
+                    d.leading_byte_offset,
+                    d.stride_byte_offset
+                ),
+                (SwizzleMode::B128, 32 * kb, 16, 1024),
+                "{what} k-block {kb}"
+            );
+        }
+    }
+    // PTX ISA wgmma: only .f16/.bf16 operands may be MN-major (transposed); e4m3/e5m2 are K-major.
+    let mn = smem_atom(Major::MN, SwizzleMode::B128, 8)
+        .unwrap()
+        .tile_to_shape(&IntTuple::from_ints([256, 32]))
+        .unwrap();
+    let err = gmma_descriptor(&mn, 1, 0, Some(Major::MN))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("16-bit"), "{err}");
+}

@@ -304,3 +304,87 @@ fn the_gemm_accumulator_layout_is_a_permuted_tiled_mma() {
         }
     }
 }
+
+#[test]
+fn a_permutation_must_be_a_bijection_of_its_tile() {
+    // CuTe 0t_mma_atom.md ("TiledMMAs"): the permutation of a mode reorders the tile's
+    // coordinates, so it maps 0..size onto 0..size exactly once each. 16:2 reaches only the
+    // even rows up to 30 (twice the 16-row tile) and 16:0 only row 0: before this check the C
+    // TV layout of the first mapped 256 (thread, value) pairs onto 144 offsets of the 128-element
+    // tile (offsets outside it and offsets reached twice), checked here by its definition.
+    let atom = mma_atom("SM80_16x8x16_F32F16F16F32_TN").unwrap();
+    for bad in ["16:2", "16:0", "(8,2):(1,16)", "4:-1"] {
+        let err =
+            make_tiled_mma(&atom, &l("(1,1,1):(0,0,0)"), &[Some(l(bad)), None, None]).unwrap_err();
+        assert!(
+            err.message().contains("not a bijection") && err.message().contains(bad),
+            "{bad}: {err}"
+        );
+    }
+    // The admissible ones are bijections onto their size (permutations of a compact layout).
+    for good in ["16:1", "(8,2):(2,1)", "(2,8,2):(1,4,2)"] {
+        let mma = make_tiled_mma(&atom, &l("1:0"), &[Some(l(good))]).unwrap();
+        let c = mma.layout_c_tv().unwrap();
+        let tile = mma.tile_size(0).unwrap() * mma.tile_size(1).unwrap();
+        let mut offsets = c.offsets();
+        offsets.sort_unstable();
+        let each_once: Vec<i64> = (0..tile).collect();
+        assert_eq!(offsets, each_once, "{good}");
+    }
+    // The same in the expression language, as the finding was written.
+    for bad in ["16:2", "16:0"] {
+        let text = format!("make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN, (1,1,1), {bad}, _, _)");
+        let err = tessel_layout::expr::eval(&text).unwrap_err();
+        assert!(err.message().contains("not a bijection"), "{text}: {err}");
+    }
+}
+
+#[test]
+fn the_sm70_tiled_mmas_of_cute_docs() {
+    // CuTe media/docs/cpp/cute/0t_mma_atom.md (CUTLASS v4.2.1), "TiledMMAs":
+    // make_tiled_mma(SM70_8x8x4_F32F16F16F32_NT{}, Layout<Shape<_2,_2>, Stride<_2,_1>>{},
+    // Tile<_32,_32,_4>{}): "there are eight values that T0 receives from the A-matrix. Those reads
+    // occur at coordinates T0V0 => (0,0) ... T0V3 => (3,0), T0V4 => (16,0) ... T0V7 => (19,0)".
+    let atom = mma_atom("SM70_8x8x4_F32F16F16F32_NT").unwrap();
+    let atoms = l("(2,2):(2,1)");
+    let mma = make_tiled_mma(
+        &atom,
+        &atoms,
+        &[Some(l("32:1")), Some(l("32:1")), Some(l("4:1"))],
+    )
+    .unwrap();
+    let a = mma.layout_a_tv().unwrap();
+    let t0: Vec<i64> = (0..8).map(|v| tv(&a, 0, v)).collect();
+    assert_eq!(t0, [0, 1, 2, 3, 16, 17, 18, 19]); // (m, 0) -> m + 32 * 0
+    // "Each quadrant of the C-matrix is a replica of the atom's partitioning pattern for a new
+    // quadpair": the 2x2 tiled MMA (tile 16x16x4) uses threads 0..31, the quadpair of atom
+    // (am, an) at lanes + 8 am + 4 an (the (2,2):(2,1) atom layout over the quadpairs).
+    let small = make_tiled_mma(&atom, &atoms, &[]).unwrap();
+    assert_eq!(
+        small.thr_layout_vmnk().to_string(),
+        "((4,2),2,2,1):((1,16),8,4,0)"
+    );
+    assert_eq!(
+        (
+            small.tile_size(0).unwrap(),
+            small.tile_size(1).unwrap(),
+            small.tile_size(2).unwrap()
+        ),
+        (16, 16, 4)
+    );
+    // With M permuted by (4,4,2):(1,8,4) ("old m-coord 16..19 -> new 4..7"), T0's reads are
+    // contiguous: (0,0) .. (7,0).
+    let permuted = make_tiled_mma(
+        &atom,
+        &atoms,
+        &[Some(l("(4,4,2):(1,8,4)")), Some(l("32:1")), Some(l("4:1"))],
+    )
+    .unwrap();
+    let a = permuted.layout_a_tv().unwrap();
+    let t0: Vec<i64> = (0..8).map(|v| tv(&a, 0, v)).collect();
+    assert_eq!(t0, [0, 1, 2, 3, 4, 5, 6, 7]);
+    // Every (thread, value) of C covers the 32x32 tile exactly once.
+    let mut c = permuted.layout_c_tv().unwrap().offsets();
+    c.sort_unstable();
+    assert_eq!(c, (0..1024).collect::<Vec<_>>());
+}

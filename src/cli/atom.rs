@@ -77,9 +77,9 @@ pub struct CopyJson {
 /// How a copy atom touches shared memory.
 #[derive(Debug, Serialize)]
 pub struct AccessJson {
-    /// `vector`, `ldmatrix`, `stmatrix` or `cp.async`.
+    /// `vector`, `ldmatrix`, `stmatrix`, `cp.async`, `registers` or `bulk`.
     pub kind: &'static str,
-    /// Which side is shared memory: `source`, `destination` or `either`.
+    /// Which side is shared memory: `source`, `destination`, `either` or `neither`.
     pub smem_side: &'static str,
     /// Bits per thread, for `vector` and `cp.async`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -169,6 +169,7 @@ fn side(s: SmemSide) -> &'static str {
         SmemSide::Source => "source",
         SmemSide::Destination => "destination",
         SmemSide::Either => "either",
+        SmemSide::Neither => "neither",
     }
 }
 
@@ -202,6 +203,17 @@ fn access_json(a: SmemAccess) -> AccessJson {
             matrices: None,
             trans: None,
         },
+        SmemAccess::Registers | SmemAccess::Bulk { .. } => AccessJson {
+            kind: if a == SmemAccess::Registers {
+                "registers"
+            } else {
+                "bulk"
+            },
+            smem_side,
+            bits: None,
+            matrices: None,
+            trans: None,
+        },
     }
 }
 
@@ -222,6 +234,11 @@ fn access_text(a: SmemAccess) -> String {
         SmemAccess::CpAsync { bytes } => format!(
             "cp.async of {} bits per thread (shared memory is the destination)",
             bytes * 8
+        ),
+        SmemAccess::Registers => "none (registers only)".to_string(),
+        SmemAccess::Bulk { smem } => format!(
+            "bulk transfer of whole 16-byte units by one thread (shared memory is the {})",
+            side(smem)
         ),
     }
 }

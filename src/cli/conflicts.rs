@@ -26,8 +26,8 @@ pub struct Args {
     /// Element size in bytes (a power of two)
     #[arg(long, value_name = "N", required = true)]
     pub elem_bytes: i64,
-    /// lds.32 lds.64 lds.128 sts.32 sts.64 sts.128 ldsm.x1 ldsm.x2 ldsm.x4 stsm.x1 stsm.x2
-    /// stsm.x4 (ldsm/stsm optionally with .trans)
+    /// lds.8 lds.16 lds.32 lds.64 lds.128 sts.8 ... sts.128 ldsm.x1 ldsm.x2 ldsm.x4 stsm.x1
+    /// stsm.x2 stsm.x4 (ldsm/stsm optionally with .trans)
     #[arg(long, value_name = "OP", required = true)]
     pub op: String,
     /// (lane, value, instruction...) -> index into the smem domain. lds/sts: 32 lanes, each

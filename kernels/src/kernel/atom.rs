@@ -10,8 +10,8 @@
 //! - a group the instruction writes (or reads and writes) is a pointer `T*` to its registers;
 //! - a read-only group of more than one register is `const T*`;
 //! - a read-only group of one register is passed by value;
-//! - `T` is `b32` for `"r"`, `float` for `"f"` and `uint64_t` for `"l"` registers, except a
-//!   read-only `gmem` operand, which is `const void*`;
+//! - `T` is `b32` for `"r"`, `unsigned short` for `"h"`, `float` for `"f"` and `uint64_t` for
+//!   `"l"` registers, except a read-only `gmem` operand, which is `const void*`;
 //! - immediates (`"n"`, the `wgmma` scale and transpose flags) are `int` template parameters,
 //!   in operand order: `dev::NAME<1, 1, 0, 0>(...)`.
 //!
@@ -40,6 +40,7 @@ fn parameter(op: &AsmOperand) -> (Option<String>, Vec<String>) {
     let role = op.role;
     let ty = match op.constraint {
         Constraint::R => "b32",
+        Constraint::H => "unsigned short",
         Constraint::F => "float",
         Constraint::L => "uint64_t",
         Constraint::N => "int",
@@ -162,7 +163,8 @@ fn generate(
 
 /// The device function `name` that executes one instance of the copy atom (see the module
 /// docs for the calling convention): `asm volatile` with a `"memory"` clobber. `Err` for an
-/// atom without an instruction (`UniversalCopy`, a plain assignment).
+/// atom without an instruction template (`UniversalCopy`, a plain assignment;
+/// `SM90_BULK_COPY_AUTO`; a TMA atom not yet given its tensor's rank).
 ///
 /// ```
 /// use tessel_kernels::kernel::atom::copy_atom_fn;
@@ -175,7 +177,8 @@ fn generate(
 pub fn copy_atom_fn(name: &str, atom: &CopyAtom) -> GpuResult<String> {
     let template = atom.asm_template().ok_or_else(|| {
         GpuError::InvalidArgument(format!(
-            "device function {name}: the copy atom {} is a plain assignment, not an instruction",
+            "device function {name}: the copy atom {} has no asm template (a plain assignment, \
+             or a TMA atom without its rank), not an instruction",
             atom.name()
         ))
     })?;

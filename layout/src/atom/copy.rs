@@ -11,6 +11,7 @@
 use std::fmt;
 
 use super::AsmOperand;
+use super::tma::TmaParams;
 use crate::{Error, Layout, Result, upcast};
 
 /// Which side of a copy is shared memory.
@@ -28,6 +29,8 @@ pub enum SmemSide {
     /// Either side may be shared memory (a plain load/store: `ld.shared` when the source is,
     /// `st.shared` when the destination is).
     Either,
+    /// Neither side is shared memory (`movmatrix` moves registers between the lanes of a warp).
+    Neither,
 }
 
 /// How a copy atom touches shared memory, as plain data for the bank model.
@@ -48,6 +51,8 @@ pub enum SmemSide {
 ///             format!("stsm.x{matrices}{}", if trans { ".trans" } else { "" }),
 ///         // cp.async writes `bytes` per thread into shared memory like a store.
 ///         SmemAccess::CpAsync { bytes } => format!("sts.{}", bytes * 8),
+///         // Registers only, or the async proxy's bulk transfers: no lds/sts/ldsm/stsm.
+///         SmemAccess::Registers | SmemAccess::Bulk { .. } => return None,
 ///     };
 ///     text.parse().ok()
 /// }
@@ -58,7 +63,7 @@ pub enum SmemSide {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SmemAccess {
-    /// One scalar or vector access of `bits` (16, 32, 64, 128) per thread.
+    /// One scalar or vector access of `bits` (8, 16, 32, 64, 128) per thread.
     Vector {
         /// Bits per thread.
         bits: u32,
@@ -83,6 +88,16 @@ pub enum SmemAccess {
         /// Bytes per thread.
         bytes: u32,
     },
+    /// No shared memory: registers to registers (`movmatrix`).
+    Registers,
+    /// A bulk transfer of the async proxy (`cp.async.bulk`: a bulk copy or a TMA box), one
+    /// thread moving whole 16-byte units between global and shared memory. It does not go
+    /// through the lanes' `lds`/`sts` path the bank model counts.
+    Bulk {
+        /// The side that is shared memory: the destination of a load, the source of a store,
+        /// either for `SM90_BULK_COPY_AUTO` (the copy's tensors decide).
+        smem: SmemSide,
+    },
 }
 
 impl SmemAccess {
@@ -92,12 +107,16 @@ impl SmemAccess {
     /// use tessel_layout::atom::{SmemAccess, SmemSide};
     /// assert_eq!(SmemAccess::CpAsync { bytes: 16 }.smem_side(), SmemSide::Destination);
     /// assert_eq!(SmemAccess::Vector { bits: 32 }.smem_side(), SmemSide::Either);
+    /// assert_eq!(SmemAccess::Bulk { smem: SmemSide::Source }.smem_side(), SmemSide::Source);
+    /// assert_eq!(SmemAccess::Registers.smem_side(), SmemSide::Neither);
     /// ```
     pub fn smem_side(self) -> SmemSide {
         match self {
             SmemAccess::Vector { .. } => SmemSide::Either,
             SmemAccess::Ldmatrix { .. } => SmemSide::Source,
             SmemAccess::Stmatrix { .. } | SmemAccess::CpAsync { .. } => SmemSide::Destination,
+            SmemAccess::Bulk { smem } => smem,
+            SmemAccess::Registers => SmemSide::Neither,
         }
     }
 }
@@ -124,6 +143,7 @@ pub struct CopyAtom {
     pub(crate) dst: Layout,
     pub(crate) reference: Layout,
     pub(crate) access: SmemAccess,
+    pub(crate) tma: Option<Box<TmaParams>>,
 }
 
 impl CopyAtom {
@@ -139,7 +159,9 @@ impl CopyAtom {
 
     /// The PTX instruction as the PTX ISA spells it, without operands (e.g.
     /// `ldmatrix.sync.aligned.m8n8.x4.shared.b16`); `None` for `UniversalCopy`, which is a plain
-    /// C++ assignment of one value (the compiler emits a load and a store of that width).
+    /// C++ assignment of one value (the compiler emits a load and a store of that width), and for
+    /// `SM90_BULK_COPY_AUTO`, which only marks a copy for the algorithm to vectorize. A TMA atom
+    /// not yet given its box keeps the ISA's `.dim` placeholder for the tensor's rank.
     ///
     /// ```
     /// use tessel_layout::atom::copy_atom;
@@ -152,7 +174,8 @@ impl CopyAtom {
     }
 
     /// The inline-asm template: the instruction with its operand placeholders `%0, %1, ...`
-    /// numbered as [`operands`](Self::operands) says; `None` for `UniversalCopy`.
+    /// numbered as [`operands`](Self::operands) says; `None` for `UniversalCopy`,
+    /// `SM90_BULK_COPY_AUTO` and a TMA atom without a rank (see [`tma_atom`](super::tma_atom)).
     ///
     /// ```
     /// use tessel_layout::atom::copy_atom;
@@ -236,6 +259,27 @@ impl CopyAtom {
     /// ```
     pub fn access(&self) -> SmemAccess {
         self.access
+    }
+
+    /// The tensor map and coordinate bases of a TMA atom built for a tensor by
+    /// [`make_tma_copy`](crate::tiled::make_tma_copy) (CuTe's TMA traits hold them); `None` for
+    /// every other atom.
+    ///
+    /// ```
+    /// use tessel_layout::{atom::{copy_atom, TmaOp}, tiled::make_tma_copy};
+    /// assert!(copy_atom("SM90_TMA_LOAD").unwrap().tma().is_none());
+    /// let copy = make_tma_copy(TmaOp::Load, &"(64,64):(64,1)".parse().unwrap(),
+    ///     &"(64,64):(64,1)".parse().unwrap(), None, 1, 16).unwrap();
+    /// assert_eq!(copy.atom().atom().tma().unwrap().tensor_map().box_dims(), &[64, 64]);
+    /// ```
+    pub fn tma(&self) -> Option<&TmaParams> {
+        self.tma.as_deref()
+    }
+
+    /// The atom carrying `params` (a TMA atom sized for a tensor).
+    pub(crate) fn with_tma(mut self, params: TmaParams) -> CopyAtom {
+        self.tma = Some(Box::new(params));
+        self
     }
 
     /// CuTe's `Copy_Atom<Traits, T>` for elements of `value_bits` bits: the layouts upcast
@@ -402,6 +446,10 @@ impl TypedCopyAtom {
 
 impl fmt::Display for TypedCopyAtom {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Copy_Atom<{}, {}-bit>", self.atom.name, self.value_bits)
+        write!(f, "Copy_Atom<{}, {}-bit", self.atom.name, self.value_bits)?;
+        if let Some(tma) = &self.atom.tma {
+            write!(f, ", {tma}")?;
+        }
+        f.write_str(">")
     }
 }

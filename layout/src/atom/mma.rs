@@ -1,4 +1,5 @@
-//! MMA atoms: CuTe's `MMA_Traits` for the SM80 `mma.sync` and SM90 `wgmma` instructions.
+//! MMA atoms: CuTe's `MMA_Traits` for the SM70 and SM80 `mma.sync` and SM90 `wgmma`
+//! instructions.
 //!
 //! ```
 //! use tessel_layout::atom::mma_atom;
@@ -113,10 +114,13 @@ impl MmaAtom {
         self.shape_mnk
     }
 
-    /// CuTe's `ThrID` (`32:1` for `mma.sync`, `128:1` for a `wgmma` warpgroup).
+    /// CuTe's `ThrID`: logical thread -> lane (`32:1` for SM80 `mma.sync`, `128:1` for a
+    /// `wgmma` warpgroup, the quadpair `(4,2):(1,16)` for SM70's m8n8k4: logical thread
+    /// `t0 + 4 t1` is lane `t0 + 16 t1`). The TV layouts' thread mode counts logical threads.
     ///
     /// ```
     /// assert_eq!(tessel_layout::atom::mma_atom("SM90_64x8x16_F16F16F16_SS").unwrap().thr_id().to_string(), "128:1");
+    /// assert_eq!(tessel_layout::atom::mma_atom("SM70_8x8x4_F16F16F16F16_TN").unwrap().thr_id().to_string(), "(4,2):(1,16)");
     /// ```
     pub fn thr_id(&self) -> &Layout {
         &self.thr_id
@@ -204,10 +208,12 @@ impl MmaAtom {
 
     /// Whether the atom assumes K-major operands (CuTe's `GMMA::Major::K` for A and B of the
     /// `wgmma` atoms here; the `_TN` `mma.sync` atoms take A row-major and B column-major,
-    /// i.e. both K-major, too).
+    /// i.e. both K-major, too). The SM70 `_NT`, `_NN` and `_TT` atoms take at least one operand
+    /// M- or N-major: `false`.
     ///
     /// ```
     /// assert!(tessel_layout::atom::mma_atom("SM90_64x8x16_F16F16F16_SS").unwrap().k_major());
+    /// assert!(!tessel_layout::atom::mma_atom("SM70_8x8x4_F32F16F16F32_NT").unwrap().k_major());
     /// ```
     pub fn k_major(&self) -> bool {
         self.k_major

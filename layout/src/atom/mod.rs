@@ -1,8 +1,14 @@
 //! Copy and MMA atoms as data: one PTX instruction each, with the thread/value layouts CuTe
-//! gives it (`include/cute/atom/copy_traits_sm75.hpp`, `copy_traits_sm80.hpp`,
-//! `copy_traits_sm90.hpp`, `copy_traits.hpp`, `mma_traits_sm80.hpp`,
-//! `mma_traits_sm90_gmma.hpp`), the inline-asm operands a code generator needs, and, for
-//! copies, the shared-memory access the bank model analyzes.
+//! gives it (`include/cute/atom/copy_traits.hpp`, `copy_traits_sm75.hpp`,
+//! `copy_traits_sm80.hpp`, `copy_traits_sm90.hpp`, `copy_traits_sm90_tma.hpp`,
+//! `mma_traits_sm70.hpp`, `mma_traits_sm80.hpp`, `mma_traits_sm90_gmma.hpp`,
+//! `mma_traits_sm90_gmma_ext.hpp`, CUTLASS v4.2.1), the inline-asm operands a code generator
+//! needs, and, for copies, the shared-memory access the bank model analyzes.
+//!
+//! The families: `UniversalCopy<T>`, `SM80_CP_ASYNC_CACHE{ALWAYS,GLOBAL}<T>` (named by any CuTe
+//! element type of a width they take, [`element_bits`]), SM75 `ldmatrix` and `movmatrix`, SM90
+//! `stmatrix`, SM90 bulk copies and TMA loads and stores; SM70 `mma.sync` m8n8k4, SM80
+//! `mma.sync` m16n8k{8,16}, SM90 GMMA on 16-bit (k16) and 8-bit floating-point (k32) inputs.
 //!
 //! - A [`CopyAtom`] is CuTe's `Copy_Traits`: `ThrID`, and `SrcLayout`/`DstLayout`/`RefLayout`
 //!   mapping `(thread, value)` to a **bit** of the atom's data. [`CopyAtom::typed`] gives
@@ -25,13 +31,20 @@
 
 mod catalog;
 pub mod copy;
+mod element;
 pub mod mma;
+mod tma;
 
 use std::fmt;
 
-pub use catalog::{copy_atom, copy_atom_names, mma_atom, mma_atom_names};
+pub use catalog::{
+    BulkCopyOp, TmaOp, bulk_copy_atom, copy_atom, copy_atom_names, mma_atom, mma_atom_names,
+    tma_atom,
+};
 pub use copy::{CopyAtom, SmemAccess, SmemSide, TypedCopyAtom};
+pub use element::{ELEMENT_TYPES, element_bits};
 pub use mma::{MmaAtom, OperandSource};
+pub use tma::TmaParams;
 
 /// The element types the MMA atoms take and produce.
 ///
@@ -48,6 +61,12 @@ pub enum ValueType {
     BF16,
     /// IEEE single precision (`float`, PTX `.f32`).
     F32,
+    /// 8-bit floating point with 4 exponent and 3 mantissa bits (CuTe `float_e4m3_t`, PTX
+    /// `.e4m3`).
+    E4M3,
+    /// 8-bit floating point with 5 exponent and 2 mantissa bits (CuTe `float_e5m2_t`, PTX
+    /// `.e5m2`).
+    E5M2,
 }
 
 impl ValueType {
@@ -55,24 +74,44 @@ impl ValueType {
     ///
     /// ```
     /// assert_eq!(tessel_layout::atom::ValueType::F32.bits(), 32);
+    /// assert_eq!(tessel_layout::atom::ValueType::E5M2.bits(), 8);
     /// ```
     pub fn bits(self) -> i64 {
         match self {
+            ValueType::E4M3 | ValueType::E5M2 => 8,
             ValueType::F16 | ValueType::BF16 => 16,
             ValueType::F32 => 32,
         }
     }
 
-    /// The PTX type suffix without the dot: `f16`, `bf16`, `f32`.
+    /// The PTX type suffix without the dot: `f16`, `bf16`, `f32`, `e4m3`, `e5m2`.
     ///
     /// ```
     /// assert_eq!(tessel_layout::atom::ValueType::BF16.ptx(), "bf16");
+    /// assert_eq!(tessel_layout::atom::ValueType::E4M3.ptx(), "e4m3");
     /// ```
     pub fn ptx(self) -> &'static str {
         match self {
             ValueType::F16 => "f16",
             ValueType::BF16 => "bf16",
             ValueType::F32 => "f32",
+            ValueType::E4M3 => "e4m3",
+            ValueType::E5M2 => "e5m2",
+        }
+    }
+
+    /// The token CuTe's atom names use: `F16`, `BF16`, `F32`, `E4M3`, `E5M2`.
+    ///
+    /// ```
+    /// assert_eq!(tessel_layout::atom::ValueType::E5M2.cute_token(), "E5M2");
+    /// ```
+    pub fn cute_token(self) -> &'static str {
+        match self {
+            ValueType::F16 => "F16",
+            ValueType::BF16 => "BF16",
+            ValueType::F32 => "F32",
+            ValueType::E4M3 => "E4M3",
+            ValueType::E5M2 => "E5M2",
         }
     }
 }
@@ -93,6 +132,8 @@ impl fmt::Display for ValueType {
 pub enum Constraint {
     /// `"r"`: a 32-bit integer register (packed f16x2/bf16x2, a shared-memory address).
     R,
+    /// `"h"`: a 16-bit integer register (the cluster mask of a multicast TMA load).
+    H,
     /// `"f"`: a 32-bit float register.
     F,
     /// `"l"`: a 64-bit register (a global address, a GMMA descriptor).
@@ -110,6 +151,7 @@ impl Constraint {
     pub fn letter(self) -> &'static str {
         match self {
             Constraint::R => "r",
+            Constraint::H => "h",
             Constraint::F => "f",
             Constraint::L => "l",
             Constraint::N => "n",
@@ -163,7 +205,10 @@ pub struct AsmOperand {
     /// What the operands are: `d`, `a`, `b`, `c` (registers of the fragments), `desc_a`,
     /// `desc_b` (GMMA shared-memory descriptors), `scale_d` (GMMA accumulate flag), `scale_a`,
     /// `scale_b`, `tnsp_a`, `tnsp_b` (GMMA immediates), `src`, `dst` (copy registers), `smem`
-    /// (a 32-bit shared-memory address), `gmem` (a 64-bit global address).
+    /// (a 32-bit shared-memory address), `gmem` (a 64-bit global address), `bytes` (the size of
+    /// a bulk copy), `mbar` (the shared-memory address of an mbarrier), `tmap` (the 64-bit
+    /// address of a TMA tensor map), `mask` (a multicast TMA's 16-bit cluster mask), `coord`
+    /// (TMA tensor coordinates).
     pub role: &'static str,
     /// Number of operands in the group.
     pub count: u32,
@@ -200,7 +245,8 @@ impl AsmOperand {
         let items: Vec<String> = (self.first..self.first + self.count)
             .map(|i| format!("%{i}"))
             .collect();
-        if self.count == 1 && !matches!(self.role, "d" | "a" | "b" | "c" | "src" | "dst") {
+        if self.count == 1 && !matches!(self.role, "d" | "a" | "b" | "c" | "src" | "dst" | "coord")
+        {
             items[0].clone()
         } else {
             format!("{{{}}}", items.join(", "))

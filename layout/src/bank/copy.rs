@@ -34,7 +34,9 @@ use crate::tiled::TiledCopy;
 /// the copy that is shared memory: a vector access is `lds` from a shared source and `sts` to a
 /// shared destination; `ldmatrix` reads its source, `stmatrix` writes its destination, and
 /// `cp.async` writes its destination like an `sts` of the same width. `Err` when the access
-/// cannot have shared memory on that side (or `side` is [`SmemSide::Either`]).
+/// cannot have shared memory on that side (or `side` is [`SmemSide::Either`] or
+/// [`SmemSide::Neither`]), and for `movmatrix` (registers only) and the bulk transfers of TMA and
+/// `cp.async.bulk`, which the model does not describe.
 ///
 /// ```
 /// use tessel_layout::atom::{copy_atom, SmemSide};
@@ -54,8 +56,9 @@ pub fn smem_op(access: SmemAccess, side: SmemSide) -> Result<SmemOp> {
         )))
     };
     match (access, side) {
-        (_, SmemSide::Either) => Err(Error::invalid(format!(
-            "{access:?}: name the side that is shared memory (Source or Destination), not Either"
+        (_, SmemSide::Either | SmemSide::Neither) => Err(Error::invalid(format!(
+            "{access:?}: name the side that is shared memory (Source or Destination), not \
+             {side:?}"
         ))),
         (SmemAccess::Vector { bits }, SmemSide::Source) => SmemOp::new(OpKind::Lds, bits, false),
         (SmemAccess::Vector { bits }, SmemSide::Destination) => {
@@ -73,6 +76,11 @@ pub fn smem_op(access: SmemAccess, side: SmemSide) -> Result<SmemOp> {
             SmemOp::new(OpKind::Sts, bytes.saturating_mul(8), false)
         }
         (SmemAccess::CpAsync { .. }, _) => refuse("writes shared memory (its destination)"),
+        (SmemAccess::Registers, _) => refuse("moves registers only"),
+        (SmemAccess::Bulk { .. }, _) => refuse(
+            "is a bulk transfer of the async proxy (whole 16-byte units, not the lanes' \
+             lds/sts/ldsm/stsm the bank model counts)",
+        ),
     }
 }
 

@@ -11,6 +11,10 @@
 //!   (default bits: the MMA's element type of that operand).
 //! - `make_tiled_mma(ATOM[, atom_layout[, perm_M, perm_N, perm_K]])`: a permutation is a layout
 //!   or `_`; a by-mode tiler `[_, P, _]` may stand for all three.
+//! - `make_tma_copy(OP, gmem, smem[, tile[, cluster[, bits]]])`: CuTe's `make_tma_copy` for
+//!   `OP` one of `SM90_TMA_LOAD`, `SM90_TMA_LOAD_MULTICAST`, `SM90_TMA_STORE` (tile: a tiler or
+//!   `_` for the shared layout's shape; cluster default 1; bits default 16): a tiled copy whose
+//!   atom carries the tensor map (see [`crate::tiled::make_tma_copy`]).
 //! - `partition_S/D(COPY, thread, L)` and `partition_A/B/C(MMA, thread, L)`: the thread's
 //!   elements of `L`, at their offset (`OFFSET o LAYOUT`, like `local_partition`);
 //!   `partition_shape_A/B/C(MMA, shape)`; `get_layoutS_TV/D_TV(COPY)`,
@@ -33,14 +37,14 @@
 use super::functions::{Args, Function, edit_distance, f, suggestion_cutoff};
 use super::value::Value;
 use crate::algebra::Tiler;
-use crate::atom::{copy_atom, copy_atom_names, mma_atom, mma_atom_names};
+use crate::atom::{TmaOp, copy_atom, copy_atom_names, mma_atom, mma_atom_names};
 use crate::composed::ComposedLayout;
 use crate::error::{Error, Result};
 use crate::int_tuple::IntTuple;
 use crate::layout::Layout;
 use crate::tiled::{
     TiledCopy, TiledMma, make_tiled_copy, make_tiled_copy_a, make_tiled_copy_b, make_tiled_copy_c,
-    make_tiled_mma,
+    make_tiled_mma, make_tma_copy,
 };
 
 /// The element width `make_tiled_copy` types its atom for when no width is given: 16 bits,
@@ -84,14 +88,25 @@ pub fn atom_value(name: &str) -> Result<Value> {
     Err(unknown_atom(name))
 }
 
-/// The error for an unknown atom name, with the nearest names when there are some.
+/// The error for an unknown atom name, with the nearest names when there are some; for an
+/// element type the family does not take (or does not know), the family's reason.
 ///
 /// ```
-/// let err = tessel_layout::expr::atoms::unknown_atom("UniversalCopy<uint16>");
-/// assert_eq!(err.message(), "unknown atom 'UniversalCopy<uint16>'; did you mean \
-///            UniversalCopy<uint16_t>?");
+/// use tessel_layout::expr::atoms::unknown_atom;
+/// let err = unknown_atom("UniversalCopy<uint16>");
+/// assert!(err.message().contains("unknown element type `uint16`"), "{err}");
+/// let err = unknown_atom("SM80_CP_ASYNC_CACHEALWAYS<half_t>");
+/// assert!(err.message().contains("takes element types of 32, 64, 128 bits"), "{err}");
+/// let err = unknown_atom("SM75_U32x4_LDSM");
+/// assert_eq!(err.message(), "unknown atom 'SM75_U32x4_LDSM'; did you mean SM75_U32x4_LDSM_N?");
 /// ```
 pub fn unknown_atom(name: &str) -> Error {
+    // A known family with an element type it does not take: its own reason says why.
+    if let Err(e) = copy_atom(name)
+        && !e.message().contains("the known ones are")
+    {
+        return e;
+    }
     let near = nearest_atoms(name);
     let hint = if near.is_empty() {
         "; 'tessel atom --list' lists the atoms".to_string()
@@ -173,6 +188,14 @@ pub const FUNCTIONS: &[Function] = &[
         3,
         "tiled copy of the tiled MMA's C fragments (bits: default C's type)",
         |a| tiled_copy_for(a, Operand::C),
+    ),
+    f(
+        "make_tma_copy",
+        "(OP, gmem, smem[, tile[, cluster[, bits]]])",
+        3,
+        6,
+        "TMA copy of a CTA tile: the box, the tensor map and the (CTA, value) layout",
+        tma_copy,
     ),
     f(
         "make_tiled_mma",
@@ -355,6 +378,36 @@ fn tiled_copy_for(a: &Args<'_>, op: Operand) -> Result<Value> {
         Operand::B => make_tiled_copy_b(&typed, &mma),
         Operand::C => make_tiled_copy_c(&typed, &mma),
     }?;
+    Ok(Value::TiledCopy(Box::new(copy)))
+}
+
+/// `make_tma_copy(OP, gmem, smem[, tile[, cluster[, bits]]])`.
+fn tma_copy(a: &Args<'_>) -> Result<Value> {
+    let op = match a.value(0)? {
+        Value::CopyAtom(atom) => TmaOp::from_name(atom.name()),
+        _ => None,
+    }
+    .ok_or_else(|| {
+        a.mismatch(
+            0,
+            "a TMA operation (SM90_TMA_LOAD, SM90_TMA_LOAD_MULTICAST or SM90_TMA_STORE)",
+        )
+    })?;
+    let tile = if a.len() > 3 && !matches!(a.value(3)?, Value::Slice(crate::SliceCoord::All)) {
+        Some(a.tiler(3)?)
+    } else {
+        None
+    };
+    let cluster = if a.len() > 4 { a.int(4)? } else { 1 };
+    let bits = bits_arg(a, 5, DEFAULT_VALUE_BITS)?;
+    let copy = make_tma_copy(
+        op,
+        &a.layout(1)?,
+        &a.composed(2)?,
+        tile.as_ref(),
+        cluster,
+        bits,
+    )?;
     Ok(Value::TiledCopy(Box::new(copy)))
 }
 

@@ -18,7 +18,16 @@
 //! [`gmma_descriptor`] reads LBO and SBO off the given layout and then checks every element.
 
 use super::{Major, SwizzleMode};
-use crate::{ComposedLayout, Error, Result};
+use crate::{ComposedLayout, Error, Result, checked_add, checked_mul};
+
+/// Bytes a descriptor's 14-bit, 16-byte-granular fields reach: `16 << 14`.
+const DESCRIPTOR_WINDOW: i64 = 16 << 14;
+
+/// `a - b`, or an error naming `what` on overflow.
+fn checked_sub(a: i64, b: i64, what: &str) -> Result<i64> {
+    a.checked_sub(b)
+        .ok_or_else(|| Error::overflow(format!("{what} {a} - {b} overflows i64")))
+}
 
 /// The fields of a wgmma matrix descriptor, in bytes (the encoding drops their 4 low bits).
 ///
@@ -54,11 +63,10 @@ pub struct GmmaDescriptor {
 
 /// A field that fits the descriptor's 14-bit, 16-byte-granular encoding.
 fn encodable(name: &str, bytes: i64) -> Result<u64> {
-    if bytes < 0 || bytes % 16 != 0 || bytes >= 16 << 14 {
+    if bytes < 0 || bytes % 16 != 0 || bytes >= DESCRIPTOR_WINDOW {
         return Err(Error::inadmissible(format!(
-            "the {name} is {bytes} bytes; a descriptor holds a multiple of 16 bytes below {} \
-             (14 bits of bytes >> 4)",
-            16 << 14
+            "the {name} is {bytes} bytes; a descriptor holds a multiple of 16 bytes below \
+             {DESCRIPTOR_WINDOW} (14 bits of bytes >> 4)"
         )));
     }
     Ok((bytes >> 4) as u64)
@@ -91,7 +99,9 @@ impl GmmaDescriptor {
 
     /// The shared-memory byte address the descriptor gives element `(mn, k)` of an operand of
     /// `elem_bytes`-byte elements: the canonical layout of the module table, then the mode's
-    /// swizzle on the absolute address.
+    /// swizzle on the absolute address. Exact for every descriptor that
+    /// [encodes](Self::encode); for fields beyond any encoding the address saturates at the
+    /// ends of `i64` instead of overflowing.
     ///
     /// ```
     /// use tessel_layout::gmma::{GmmaDescriptor, Major, SwizzleMode};
@@ -105,18 +115,31 @@ impl GmmaDescriptor {
     /// assert_eq!(d.address(8, 0, 2), 1024);
     /// ```
     pub fn address(&self, mn: i64, k: i64, elem_bytes: i64) -> i64 {
-        let t = 16 / elem_bytes; // elements per 16-byte unit
-        let w = self.mode.span_bytes() / 16; // 16-byte chunks per swizzled row
-        let (lbo, sbo) = (self.leading_byte_offset, self.stride_byte_offset);
+        let linear = self.linear_address(mn, k, elem_bytes);
+        // Saturates where no encodable descriptor comes near (its fields are below 2^18).
+        let linear = i64::try_from(linear).unwrap_or(if linear < 0 { i64::MIN } else { i64::MAX });
+        self.mode.byte_swizzle().apply(linear)
+    }
+
+    /// The canonical (unswizzled) byte address of `(mn, k)`, exact in `i128` for any fields
+    /// (products and sums of a few `i64` values).
+    fn linear_address(&self, mn: i64, k: i64, elem_bytes: i64) -> i128 {
+        let w128 = i128::from;
+        let (mn, k, eb) = (w128(mn), w128(k), w128(elem_bytes.max(1)));
+        let t = 16 / eb; // elements per 16-byte unit
+        let w = w128(self.mode.span_bytes() / 16); // 16-byte chunks per swizzled row
+        let (lbo, sbo) = (
+            w128(self.leading_byte_offset),
+            w128(self.stride_byte_offset),
+        );
+        let t = t.max(1);
         let linear = match (self.major, self.mode) {
             (Major::K, SwizzleMode::None) => {
-                (mn % 8) * 16 + (mn / 8) * sbo + (k / t) * lbo + (k % t) * elem_bytes
+                (mn % 8) * 16 + (mn / 8) * sbo + (k / t) * lbo + (k % t) * eb
             }
-            (Major::K, _) => {
-                (mn % 8) * 16 * w + (mn / 8) * sbo + (k / t) * 16 + (k % t) * elem_bytes
-            }
+            (Major::K, _) => (mn % 8) * 16 * w + (mn / 8) * sbo + (k / t) * 16 + (k % t) * eb,
             (Major::MN, SwizzleMode::None) => {
-                (mn / t) * sbo + (k % 8) * 16 + (k / 8) * lbo + (mn % t) * elem_bytes
+                (mn / t) * sbo + (k % 8) * 16 + (k / 8) * lbo + (mn % t) * eb
             }
             (Major::MN, _) => {
                 let chunk = mn / t;
@@ -124,10 +147,10 @@ impl GmmaDescriptor {
                     + (chunk / w) * lbo
                     + (k % 8) * 16 * w
                     + (k / 8) * sbo
-                    + (mn % t) * elem_bytes
+                    + (mn % t) * eb
             }
         };
-        self.mode.byte_swizzle().apply(self.start_address + linear)
+        w128(self.start_address) + linear
     }
 }
 
@@ -229,15 +252,32 @@ fn derive(
             mode.repeat_bytes()
         )));
     }
+    // The shared-memory window a descriptor addresses: 14 bits of (bytes >> 4).
+    if !(0..DESCRIPTOR_WINDOW).contains(&tile_base) {
+        return Err(Error::inadmissible(format!(
+            "the tile starts at byte {tile_base}, outside the 0..{DESCRIPTOR_WINDOW} bytes a \
+             descriptor's start address reaches (14 bits of bytes >> 4)"
+        )));
+    }
+    // The byte address of element offset `offset` (before the outer swizzle), or an overflow
+    // error.
+    let byte = |offset: i64| -> Result<i64> {
+        let bytes = checked_mul(offset, elem_bytes, "the element's byte offset")?;
+        checked_add(tile_base, bytes, "the element's byte address")
+    };
     // The unswizzled byte address of (mn, k), from which the strides are read.
     let linear = |mn: i64, k: i64| -> Result<i64> {
         let inner = layout.offset(mn + mn_size * k)?;
-        Ok(tile_base + elem_bytes * (operand.base_offset() + inner))
+        byte(checked_add(
+            operand.base_offset(),
+            inner,
+            "the element offset",
+        )?)
     };
     let start = linear(0, 0)?;
     let step = |mn: i64, k: i64, used: bool| -> Result<i64> {
         if used {
-            Ok(linear(mn, k)? - start)
+            checked_sub(linear(mn, k)?, start, "the byte offset")
         } else {
             Ok(0)
         }
@@ -258,10 +298,13 @@ fn derive(
         base_offset: 0,
     };
     desc.encode()?;
+    crate::budget::charge(
+        checked_mul(mn_size, k_size, "the operand's size")?,
+        &format!("checking the wgmma descriptor of {operand}"),
+    )?;
     for k in 0..k_size {
         for mn in 0..mn_size {
-            let actual =
-                tile_base + elem_bytes * operand.apply_outer(layout.offset(mn + mn_size * k)?);
+            let actual = byte(operand.apply_outer(layout.offset(mn + mn_size * k)?))?;
             let reached = desc.address(mn, k, elem_bytes);
             if actual != reached {
                 return Err(Error::inadmissible(format!(

@@ -18,6 +18,9 @@
 //!   verified element by element, or an error naming the first element no descriptor reaches.
 //! - [`tma_box_layout`] and [`check_box_matches`] (module `tma`): the shared layout a TMA box
 //!   writes and a proof that it equals a given operand layout.
+//! - [`TensorMapParams`] (module `tensor_map`): the parameters of `cuTensorMapEncodeTiled`, checked
+//!   against the driver's rules; [`crate::tiled::make_tma_copy`] derives them from a global
+//!   layout, a shared layout and a CTA tile.
 //!
 //! ```
 //! use tessel_layout::{IntTuple, gmma::{Major, SwizzleMode, check_box_matches, gmma_descriptor, smem_atom, tma_box_layout}};
@@ -36,6 +39,7 @@
 
 mod descriptor;
 mod smem_atom;
+mod tensor_map;
 mod tma;
 
 use std::fmt;
@@ -43,6 +47,7 @@ use std::str::FromStr;
 
 pub use descriptor::{GmmaDescriptor, gmma_descriptor};
 pub use smem_atom::{smem_atom, smem_atom_bits};
+pub use tensor_map::{MAX_GLOBAL_DIM, MAX_GLOBAL_STRIDE, TensorMapParams};
 pub use tma::{check_box_matches, tma_box_layout};
 
 use crate::{Error, Result, Swizzle};

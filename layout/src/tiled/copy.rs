@@ -14,7 +14,8 @@ use super::{col_major, first_mode, shape_tiler};
 use crate::atom::TypedCopyAtom;
 use crate::{
     Error, IntTuple, Layout, Result, SliceCoord, Tiler, coalesce_profile, compose_tiler,
-    composition, logical_product, raked_product, right_inverse, upcast, zipped_divide,
+    composition, is_bijective, logical_product, raked_product, right_inverse, upcast,
+    zipped_divide,
 };
 
 /// CuTe's `TiledCopy`: an atom, a TV layout `(thread, value) -> tile coordinate` (the
@@ -41,8 +42,8 @@ pub struct TiledCopy {
 /// `product_each(shape(layout_mn))`.
 ///
 /// `thr_layout` maps a tile coordinate to a thread index and `val_layout` to a value index;
-/// their raked product must reach every `(thread, value)` (compact layouts do): an error
-/// otherwise, where CuTe would build a TV layout that repeats or skips elements.
+/// each must be a bijection onto `0..size` (an error otherwise, where CuTe would build a TV
+/// layout that repeats or skips elements).
 ///
 /// ```
 /// use tessel_layout::{atom::copy_atom, tiled::make_tiled_copy};
@@ -63,17 +64,23 @@ pub fn make_tiled_copy(
     let what =
         format!("make_tiled_copy of {atom} with threads {thr_layout} and values {val_layout}");
     let inner = || -> Result<TiledCopy> {
+        // CuTe's make_tiled_copy takes thr_layout: (m,n) -> thread index and val_layout:
+        // (m,n) -> value index, each onto 0..size; a layout that skips an index would leave a
+        // thread (or value) without data while the raked product still looks compact.
+        for (which, l) in [("thread", thr_layout), ("value", val_layout)] {
+            if !is_bijective(l)? {
+                return Err(Error::inadmissible(format!(
+                    "the {which} layout {l} is not a bijection onto 0..{} (it must map the tile \
+                     coordinates to every {which} index exactly once)",
+                    l.size()
+                )));
+            }
+        }
         let layout_mn = raked_product(thr_layout, val_layout)?;
         let (t, v) = (thr_layout.size(), val_layout.size());
+        // With both bijective the raked product maps the tile onto 0..t*v exactly once
+        // (thread + t * value), so its right inverse is the whole (thread, value) range.
         let inverse = right_inverse(&layout_mn)?;
-        if inverse.size() < t * v {
-            return Err(Error::inadmissible(format!(
-                "the raked product {layout_mn} reaches only the first {} of the {} \
-                 (thread, value) pairs (the thread and value layouts must be compact)",
-                inverse.size(),
-                t * v
-            )));
-        }
         let layout_tv = composition(&inverse, &col_major(&[t, v])?)?;
         let tiler = layout_mn
             .modes()

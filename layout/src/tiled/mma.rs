@@ -16,7 +16,7 @@ use super::{col_major, first_mode, shape_tiler};
 use crate::atom::MmaAtom;
 use crate::{
     Error, IntTuple, Layout, Result, SliceCoord, Tiler, complement, compose_tiler, composition,
-    logical_divide, right_inverse, tiled_product, zipped_divide,
+    is_bijective, logical_divide, right_inverse, tiled_product, zipped_divide,
 };
 
 /// CuTe's `TiledMMA`: an atom replicated over threads by an atom layout `(M,N,K) -> atom`
@@ -40,7 +40,9 @@ pub struct TiledMma {
 /// padded with `1:0` modes to `(M,N,K)`) is multiplied with the atom's `ThrID`
 /// (`tiled_product`) into the thread layout `(V, M, N, K) -> thread`; `permutation[i]` (at most
 /// 3 entries, missing ones `None`) is the tiler of mode `i` (CuTe's `Tile<...>`), `None` for
-/// the atom's extent times the atoms along that mode.
+/// the atom's extent times the atoms along that mode. A permutation must be a bijection onto
+/// `0..size` (it reorders its mode's coordinates) whose size is a multiple of the elements its
+/// atoms cover.
 ///
 /// ```
 /// use tessel_layout::{atom::mma_atom, tiled::make_tiled_mma, Layout};
@@ -53,6 +55,9 @@ pub struct TiledMma {
 /// // Two atoms along M cover 32 rows: a 7-row permutation cannot hold them.
 /// let err = make_tiled_mma(&atom, &"2:1".parse().unwrap(), &[Some("7:1".parse().unwrap())]).unwrap_err();
 /// assert!(err.message().contains("not a multiple of the 32 elements"), "{err}");
+/// // 16:2 sends the 16 rows to 0, 2, ..., 30: not a reordering of the tile's rows.
+/// let err = make_tiled_mma(&atom, &"1:0".parse().unwrap(), &[Some("16:2".parse().unwrap())]).unwrap_err();
+/// assert!(err.message().contains("not a bijection onto 0..16"), "{err}");
 /// ```
 pub fn make_tiled_mma(
     atom: &MmaAtom,
@@ -87,6 +92,17 @@ pub fn make_tiled_mma(
         let mut perm: [Option<Layout>; 3] = [None, None, None];
         for (i, (slot, p)) in perm.iter_mut().zip(permutation).enumerate() {
             if let Some(p) = p {
+                // CuTe 0t_mma_atom.md: a permutation reorders the coordinates of its mode, so it
+                // reaches 0..size(p) exactly once each; otherwise the TV layouts repeat or leave
+                // the tile (16:2 sends the 16 rows to 0, 2, ..., 30).
+                if !is_bijective(p)? {
+                    return Err(Error::inadmissible(format!(
+                        "the permutation {p} of mode {} is not a bijection onto 0..{} (a                          permutation reorders the mode's coordinates: every one of 0..{}                          exactly once)",
+                        ["M", "N", "K"][i],
+                        p.size(),
+                        p.size()
+                    )));
+                }
                 // thrfrg divides the permuted mode by the atom's extent, then the atoms by the
                 // threads along the mode: both must divide (CuTe's static shapes fail to compile
                 // otherwise).

@@ -1,6 +1,7 @@
 //! Tiled copies and tiled MMAs: CuTe's `TiledCopy` / `TiledMMA` built from an atom
 //! ([`crate::atom`]) exactly as CuTe's `include/cute/atom/copy_atom.hpp` and
-//! `include/cute/atom/mma_atom.hpp` build them, and their per-thread partitions of a layout.
+//! `include/cute/atom/mma_atom.hpp` build them, and their per-thread partitions of a layout;
+//! [`make_tma_copy`] builds the TMA copy of `copy_traits_sm90_tma.hpp` (module `tma`).
 //!
 //! A partition returns the thread's sub-layout and the offset of its first element, like
 //! [`local_partition`](crate::local_partition) (CuTe's `slice_and_offset`).
@@ -20,11 +21,13 @@
 
 pub mod copy;
 pub mod mma;
+pub mod tma;
 
 pub use copy::{
     ThrCopy, TiledCopy, make_tiled_copy, make_tiled_copy_a, make_tiled_copy_b, make_tiled_copy_c,
 };
 pub use mma::{ThrMma, TiledMma, make_tiled_mma};
+pub use tma::make_tma_copy;
 
 use crate::{Layout, Result, Tiler};
 
