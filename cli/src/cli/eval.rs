@@ -184,9 +184,9 @@ fn to_json(expression: String, value: &Value) -> Result<EvalJson> {
             "composed layout",
             None,
             None,
-            Some(LayoutJson::of(tessel_kit::composed::ComposedAlgebra::outer(
-                &**c,
-            ))),
+            Some(LayoutJson::of(
+                tessel_kit::composed::ComposedAlgebra::outer(&**c),
+            )),
         ),
         Value::Tiler(_) => ("tiler", None, None, None),
         Value::Slice(_) => ("slicing coordinate", None, None, None),
