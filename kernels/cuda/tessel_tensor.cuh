@@ -39,19 +39,22 @@ template <unsigned FREE, class... A> __host__ __device__ constexpr unsigned kept
 __device__ __forceinline__ void set_coord(long long* c, int i, Underscore) {}
 template <class I> __device__ __forceinline__ void set_coord(long long* c, int i, I v) { c[i] = (long long)v; }
 
-// ---- engines: where a tensor's elements live. Each has ref(o) (an lvalue of element o) and
-// ptr(o); shared memory also addr(o), its 32-bit shared-window address.
+// ---- engines: where a tensor's elements live. Each has ref(o) (an lvalue of element o), ptr(o)
+// and moved(o) (the engine whose element 0 is element o); shared memory also addr(o), its 32-bit
+// shared-window address.
 template <class T> struct gmem {
   typedef T value_type;
   T* p;
   __device__ __forceinline__ T& ref(long long o) const { return p[o]; }
   __device__ __forceinline__ T* ptr(long long o) const { return p + o; }
+  __device__ __forceinline__ gmem moved(long long o) const { return gmem{p + o}; }
 };
 template <class T> struct smem {
   typedef T value_type;
   T* p;
   __device__ __forceinline__ T& ref(long long o) const { return p[o]; }
   __device__ __forceinline__ T* ptr(long long o) const { return p + o; }
+  __device__ __forceinline__ smem moved(long long o) const { return smem{p + o}; }
   __device__ __forceinline__ b32 addr(long long o) const { return (b32)__cvta_generic_to_shared(p + o); }
 };
 // Registers: a view of a fragment's array (kept in registers when every offset is a constant,
@@ -61,6 +64,7 @@ template <class T> struct rmem {
   T* p;
   __device__ __forceinline__ T& ref(long long o) const { return p[o]; }
   __device__ __forceinline__ T* ptr(long long o) const { return p + o; }
+  __device__ __forceinline__ rmem moved(long long o) const { return rmem{p + o}; }
 };
 // Coordinates (an identity tensor): the "element" at offset o is o itself; identity layouts are
 // emitted per coordinate mode, so an identity tensor of rank r is r tensors of this engine.
@@ -68,10 +72,15 @@ struct counting {
   typedef long long value_type;
   long long base;
   __device__ __forceinline__ long long ref(long long o) const { return base + o; }
+  __device__ __forceinline__ counting moved(long long o) const { return counting{base + o}; }
 };
 
 // ---- a tensor: engine E, layout L (emitted by the host), and the coordinates fixed by slicing
-// (the modes not in FREE). Coordinates of the free modes are given in order.
+// (the modes not in FREE). Coordinates of the free modes are given in order. When the host proved
+// L additive (the offset is the sum of the modes' contributions), slicing moves the engine by the
+// given coordinates' offset, as CuTe's slicing moves the pointer, and keeps them 0: the offsets
+// of the remaining modes stay compile-time constants where their coordinates are (a per-thread
+// base address and constant displacements, instead of the whole offset per access).
 template <class E, class L, unsigned FREE = (1u << L::rank) - 1u> struct Tensor {
   typedef typename E::value_type value_type;
   typedef L layout_type;
@@ -125,6 +134,14 @@ template <class E, class L, unsigned FREE = (1u << L::rank) - 1u> struct Tensor 
     if constexpr (kept == 0u) {
       return engine.ref(L::offset(t.fixed));
     } else {
+      if constexpr (L::additive) {
+        long long zero[L::rank];
+#pragma unroll
+        for (int m = 0; m < L::rank; ++m) zero[m] = 0;
+        t.engine = engine.moved(L::offset(t.fixed) - L::offset(zero));
+#pragma unroll
+        for (int m = 0; m < L::rank; ++m) t.fixed[m] = 0;
+      }
       return t;
     }
   }
@@ -253,6 +270,22 @@ template <class Mma, class A, class B, class C> __device__ __forceinline__ void 
 #pragma unroll
       for (int n = 0; n < (int)B::template extent<1>(); ++n)
         Mma::call(c(Underscore{}, m, n), a(Underscore{}, m, k), b(Underscore{}, n, k));
+}
+
+// convert_f16(src, dst): element i of dst (16-bit) is element i of src (fp32) rounded to fp16, to
+// nearest even, for i in 1-D order over the free modes; two at a time with one cvt.rn.f16x2.f32
+// (it puts its first source in the upper half, PTX ISA "cvt"), element i in the low half.
+template <class S, class D> __device__ __forceinline__ void convert_f16(const S& src, const D& dst) {
+  static_assert(S::size() == D::size(), "tessel: convert between tensors of different sizes");
+  static_assert(S::size() % 2 == 0, "tessel: convert_f16 converts pairs of elements");
+  static_assert(sizeof(typename D::value_type) == 2, "tessel: convert_f16 writes 16-bit elements");
+#pragma unroll
+  for (long long i = 0; i < S::size(); i += 2) {
+    b32 w;
+    asm("cvt.rn.f16x2.f32 %0, %2, %1;" : "=r"(w) : "f"((float)src[i]), "f"((float)src[i + 1]));
+    dst[i] = (b16)(w & 0xFFFFu);
+    dst[i + 1] = (b16)(w >> 16);
+  }
 }
 
 }  // namespace tessel

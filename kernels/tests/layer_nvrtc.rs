@@ -140,3 +140,104 @@ fn ldmatrix_and_mma_sync_over_fragments() {
         "{text}"
     );
 }
+
+/// The registers `%rdN` that `st.global` instructions of `text` address, each with how it was
+/// computed: `Some((base, displacement))` when by `add.s64 %rdN, base, displacement`.
+fn store_addresses(text: &str, opcode: &str) -> Vec<(String, Option<(String, i64)>)> {
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    lines
+        .iter()
+        .filter_map(|l| l.strip_prefix(opcode))
+        .map(|rest| {
+            let reg = rest.trim().trim_start_matches('[');
+            let reg = reg[..reg.find(']').unwrap()].to_string();
+            let def = lines.iter().find_map(|l| {
+                let args = l.strip_prefix("add.s64")?.trim();
+                let parts: Vec<&str> = args.trim_end_matches(';').split(", ").collect();
+                (parts.len() == 3 && parts[0] == reg)
+                    .then(|| Some((parts[1].to_string(), parts[2].parse::<i64>().ok()?)))
+                    .flatten()
+            });
+            (reg, def)
+        })
+        .collect()
+}
+
+// A tensor whose offset is the sum of its modes' contributions (every layout without a swizzle,
+// and a swizzle whose XOR stays inside one mode) is emitted `additive`, and slicing it moves the
+// pointer, as CuTe's slicing does: the stores of one thread's accumulator pairs then share one
+// base address and constant displacements. A swizzle that mixes the thread's rows into the
+// columns an atom's values select is not additive, and keeps the whole offset per access.
+#[test]
+fn slicing_an_additive_tensor_moves_the_pointer_once() {
+    let tm = make_tiled_mma(
+        &mma_atom("SM80_16x8x16_F32F16F16F32_TN").unwrap(),
+        &"1:0".parse().unwrap(),
+        &[None, Some("16:1".parse().unwrap())],
+    )
+    .unwrap();
+    let mma = DeviceMma::new("mma", tm.clone());
+    let pairs = copy_atom("UniversalCopy<uint64_t>")
+        .unwrap()
+        .typed(32)
+        .unwrap();
+    let store = DeviceCopy::new(
+        "store",
+        tessel_layout::tiled::make_tiled_copy_c(&pairs, &tm).unwrap(),
+    );
+    // (16, 16, tiles): the accumulators of tile b go to rows 16 b ..
+    let c = DeviceTensor::global(CType::F32, "(16,16,8):(16,1,256)".parse().unwrap());
+    let acc = mma.partition_fragment('C', &[16, 16], CType::F32).unwrap();
+    let ldsm = copy_atom("SM75_U32x4_LDSM_N").unwrap().typed(16).unwrap();
+    let copy_a = DeviceCopy::new(
+        "ldsm_a",
+        tessel_layout::tiled::make_tiled_copy_a(&ldsm, &tm).unwrap(),
+    );
+    let s_a = DeviceTensor::shared(CType::B16, "Sw<3,3,3> o (16,64):(64,1)".parse().unwrap());
+    let body = "auto acc = tensor::acc();\n  \
+                for (int i = 0; i < (int)acc.size(); ++i) acc[i] = (float)(threadIdx.x + i);\n  \
+                tessel::copy(copy::store{}, tensor::view(acc), \
+                tensor::c(out)(threadIdx.x, _, _, _, _, blockIdx.x));\n  \
+                copy::ldsm_a unused; (void)unused; (void)&tensor::sa<b16>;\n";
+    let k = KernelBuilder::new("store_pairs", body)
+        .tiled_copy(&store)
+        .tiled_copy(&copy_a)
+        .tensor("acc", &acc)
+        .tensor("view", &store.retile_s(&acc).unwrap())
+        .tensor("c", &store.partition_d(&c).unwrap())
+        .tensor("sa", &copy_a.partition_s(&s_a).unwrap())
+        .param(Param::output("out", CType::F32.into()).len(8 * 256))
+        .threads(32)
+        .grid(8, 1, 1)
+        .build()
+        .unwrap();
+    let src = k.source();
+    // The `additive` constant of a tensor's layout type.
+    let flag = |name: &str| {
+        let at = src.find(&format!("struct {name}_layout {{")).unwrap();
+        let end = at + src[at..].find("};").unwrap();
+        src[at..end].contains("additive = true")
+    };
+    assert!(flag("c") && flag("view") && flag("acc"));
+    assert!(
+        !flag("sa"),
+        "the ldmatrix rows of a Sw<3,3,3> tile are not additive"
+    );
+    if !nvrtc_or_skip("additive_slicing") {
+        return;
+    }
+    let text = ptx(&k, Arch::new(8, 0).unwrap());
+    let stores = store_addresses(&text, "st.global.v2.b32");
+    assert_eq!(stores.len(), 4, "{text}");
+    // The first store's address is the thread's base; the others add constants to it.
+    let base = &stores[0].0;
+    let displaced: Vec<i64> = stores[1..]
+        .iter()
+        .map(|(_, def)| match def {
+            Some((b, d)) if b == base => *d,
+            other => panic!("a store not displaced from {base}: {other:?}\n{text}"),
+        })
+        .collect();
+    // Accumulator pairs: (row + 8), (column + 8), both; 4 bytes per float.
+    assert_eq!(displaced, [8 * 16 * 4, 8 * 4, (8 * 16 + 8) * 4], "{text}");
+}

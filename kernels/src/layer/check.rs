@@ -66,12 +66,13 @@ pub(crate) fn check_runs(name: &str, t: &DeviceTensor, run: i64) -> GpuResult<()
     // Swizzled: walk every element. Index i = thread + T (v + V rest), colexicographic.
     let ext = t.extents();
     let (threads, values) = (ext[0], ext[1]);
+    let offsets = layout.offsets();
     let total = t.size();
     let per_run = threads * values;
     let mut base = 0i64;
     while base < total {
         for thread in 0..threads {
-            let first = layout.offset(base + thread)?;
+            let first = offsets[(base + thread) as usize];
             if first % run != 0 {
                 return Err(what(format!(
                     "thread {thread} starts at offset {first} at index {}",
@@ -79,7 +80,7 @@ pub(crate) fn check_runs(name: &str, t: &DeviceTensor, run: i64) -> GpuResult<()
                 )));
             }
             for v in 1..values {
-                let o = layout.offset(base + thread + threads * v)?;
+                let o = offsets[(base + thread + threads * v) as usize];
                 if o != first + v {
                     return Err(what(format!(
                         "thread {thread}'s value {v} is at offset {o}, not {}",
@@ -91,4 +92,49 @@ pub(crate) fn check_runs(name: &str, t: &DeviceTensor, run: i64) -> GpuResult<()
         base += per_run;
     }
     Ok(())
+}
+
+/// Elements up to which [`is_additive`] enumerates a swizzled layout (beyond it the answer is
+/// `false`, which only costs the kernel the full offset computation per access).
+const ADDITIVE_LIMIT: i64 = 1 << 22;
+
+/// Whether the offset of every coordinate of `t` is the sum of its top-level modes'
+/// contributions, `offset(c) - offset(0) = sum_m (offset(c_m e_m) - offset(0))`: what lets the
+/// device side slice a tensor the way CuTe does, moving the pointer by the given coordinates'
+/// offset and leaving the other modes' offsets compile-time constants. True of every layout
+/// without a swizzle (an affine function); a swizzled layout is checked element by element (a
+/// swizzle whose XOR reads and writes bits that no two modes share passes).
+pub(crate) fn is_additive(t: &DeviceTensor) -> GpuResult<bool> {
+    let layout = t.layout();
+    if layout.is_plain() {
+        return Ok(true);
+    }
+    if t.size() > ADDITIVE_LIMIT {
+        return Ok(false);
+    }
+    let ext = t.extents();
+    let at = |coord: Vec<i64>| layout.at(&tessel_layout::IntTuple::from_ints(coord));
+    let origin = at(vec![0; ext.len()])?;
+    // The contribution of each mode's coordinates on its own.
+    let mut terms = Vec::with_capacity(ext.len());
+    for (m, &e) in ext.iter().enumerate() {
+        let mut term = Vec::with_capacity(e as usize);
+        for x in 0..e {
+            let mut c = vec![0; ext.len()];
+            c[m] = x;
+            term.push(at(c)? - origin);
+        }
+        terms.push(term);
+    }
+    for (i, &o) in (0..).zip(&layout.offsets()) {
+        let (mut rest, mut sum) = (i, origin);
+        for (m, &e) in ext.iter().enumerate() {
+            sum += terms[m][(rest % e) as usize];
+            rest /= e;
+        }
+        if o != sum {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }

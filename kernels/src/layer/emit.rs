@@ -1,10 +1,12 @@
 //! The C++ of the tensor layer: each tensor's layout as a type of `tessel_tensor.cuh`'s
-//! protocol (`rank`, `cosize`, `extent(i)`, `offset(c)`, the last being the emitted index math
-//! of the layout) with a constructor in `namespace tensor`, and each tiled copy and MMA as a
-//! struct whose `call` is one atom instruction.
+//! protocol (`rank`, `cosize`, `additive`, `extent(i)`, `offset(c)`, the last being the emitted
+//! index math of the layout) with a constructor in `namespace tensor`, and each tiled copy and
+//! MMA as a struct whose `call` is one atom instruction. `additive` is proved on the host: the
+//! offset is the sum of the modes' contributions, so slicing may move the pointer.
 
 use std::fmt::Write as _;
 
+use super::check::is_additive;
 use super::copy::{DeviceCopy, Side};
 use super::mma::DeviceMma;
 use super::tensor::{DeviceTensor, Space};
@@ -40,11 +42,13 @@ pub(crate) fn tensor_decl(name: &str, t: &DeviceTensor) -> GpuResult<String> {
     let args: Vec<String> = (0..rank).map(|i| format!("c[{i}]")).collect();
     let cosize = t.cosize()?;
     let ty = t.elem().name();
+    let additive = is_additive(t)?;
     let mut out = format!(
         "// {t}\nstruct {name}_layout {{\n  static constexpr int rank = {rank};\n  static constexpr \
-         long long cosize = {cosize}LL;\n  __host__ __device__ static constexpr long long \
-         extent(int i) {{ return {}; }}\n  __device__ __forceinline__ static long long \
-         offset(const long long* c) {{ return layout::{name}_crd({}); }}\n}};\n",
+         long long cosize = {cosize}LL;\n  static constexpr bool additive = {additive};\n  \
+         __host__ __device__ static constexpr long long extent(int i) {{ return {}; }}\n  \
+         __device__ __forceinline__ static long long offset(const long long* c) {{ return \
+         layout::{name}_crd({}); }}\n}};\n",
         extent_fn(&extents),
         args.join(", ")
     );

@@ -164,23 +164,32 @@ impl DeviceMma {
                 copy.tiled().threads()
             )));
         }
-        let frag_layout = fragment.layout();
-        let view_layout = view.layout();
-        let n_frag = fragment.size();
-        let n_view = view.size();
+        // Every offset at once (the layouts enumerate them faster than element by element).
+        let (frag_regs, view_regs) = (fragment.layout().offsets(), view.layout().offsets());
+        let (mma_rows, mma_cols) = (mma_rows.layout().offsets(), mma_cols.layout().offsets());
+        let (copy_rows, copy_cols) = (copy_rows.layout().offsets(), copy_cols.layout().offsets());
+        let at = |v: &[i64], i: i64| -> GpuResult<i64> {
+            v.get(i as usize).copied().ok_or_else(|| {
+                self.err(format!(
+                    "the fragment {fragment} or the view {view} has more values than the \
+                     partitions of the {shape:?} tile"
+                ))
+            })
+        };
         // register -> (row, col) the MMA expects, for one thread.
         for t in 0..threads {
             let mut expect = vec![None; fragment.cosize()? as usize];
-            for i in 0..n_frag {
-                let reg = frag_layout.offset(i)? as usize;
-                let r = mma_rows.layout().offset(t + threads * i)?;
-                let c = mma_cols.layout().offset(t + threads * i)?;
-                expect[reg] = Some((r, c));
+            for (i, &reg) in (0..).zip(&frag_regs) {
+                let r = at(&mma_rows, t + threads * i)?;
+                let c = at(&mma_cols, t + threads * i)?;
+                *expect.get_mut(reg as usize).ok_or_else(|| {
+                    self.err(format!("register {reg} outside the fragment {fragment}"))
+                })? = Some((r, c));
             }
-            for i in 0..n_view {
-                let reg = view_layout.offset(i)? as usize;
-                let r = copy_rows.layout().offset(t + threads * i)?;
-                let c = copy_cols.layout().offset(t + threads * i)?;
+            for (i, &reg) in (0..).zip(&view_regs) {
+                let reg = reg as usize;
+                let r = at(&copy_rows, t + threads * i)?;
+                let c = at(&copy_cols, t + threads * i)?;
                 if expect.get(reg).copied().flatten() != Some((r, c)) {
                     return Err(self.err(format!(
                         "thread {t}: the copy {} writes element ({r},{c}) of the tile into \

@@ -27,6 +27,11 @@
 //!
 //! Partitions keep the partitioner's threads as mode 0 (`(thread, values, ...)`), so a body
 //! slices the thread of its choice (`threadIdx.x`, or the thread's index in its warpgroup).
+//! Where the host proves a tensor's offset to be the sum of its modes' contributions (every
+//! layout without a swizzle, and swizzles whose XOR stays inside one mode), the emitted layout is
+//! `additive` and slicing moves the pointer, as in CuTe: a thread computes its base address once
+//! and its values are constant displacements from it. `tessel::convert_f16` rounds an fp32
+//! fragment to fp16 two values per instruction (`cvt.rn.f16x2.f32`).
 //!
 //! ```
 //! use tessel_kernels::{kernel::{CType, KernelBuilder, Param}, layer::{DeviceCopy, DeviceTensor}};
