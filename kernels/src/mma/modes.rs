@@ -19,8 +19,8 @@
 //! loads and stores, which the syntheses include too. `C1` goes from registers to global memory
 //! (fp32); `C2` is stored through the second layout: each warp writes its accumulators as fp16
 //! pairs (`sts.32`) into the 16x256 shared tile of `A` (after a barrier), at the positions of its
-//! C fragment in mode 2's view ([`ModesPlan::c2_smem`]), and after another barrier the block
-//! copies the tile to global memory in 16-byte chunks (`fill_s2` -> `fill_g`). The second
+//! C fragment in mode 2's view ([`ModesDeclarations::c2_s`]), and after another barrier the
+//! block copies the tile to global memory in 16-byte chunks (`tile_s2` -> `tile_g`). The second
 //! synthesis includes both of these accesses.
 //!
 //! ```
@@ -335,22 +335,6 @@ impl ModesPlan {
     /// ```
     pub fn traffic(&self) -> Result<SmemTraffic> {
         Ok(traffic(&self.accesses()?, 2)?.scaled(self.problems))
-    }
-
-    /// `(lane, value, warp)` -> offset of an accumulator in one problem's `C1` or `C2` (16
-    /// row-major 16x16 tiles, warp `w`'s at `256 w`): where problem 3 writes both and problem
-    /// 4 writes `C1` (fp32, from registers).
-    ///
-    /// ```
-    /// use tessel_kernels::mma::modes::{ModesKind, ModesPlan};
-    /// let c = ModesPlan::new(ModesKind::Shared, true, 1).unwrap().c_out().unwrap();
-    /// assert_eq!(c.offset(4).unwrap(), 16); // lane 4: row 1
-    /// ```
-    pub fn c_out(&self) -> Result<Layout> {
-        composition(
-            &"(16,16,16):(16,1,256)".parse()?,
-            &self.frags.c_tiles(WARPS)?,
-        )
     }
 
     /// `(lane, half, pair, warp)` -> domain index of problem 4's `sts.32` writes of `C2` (one

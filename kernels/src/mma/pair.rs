@@ -17,7 +17,7 @@
 use half::f16;
 use tessel_layout::bank::SmemTraffic;
 use tessel_layout::synth::{Access, Options, Synthesis, synthesize};
-use tessel_layout::{ComposedLayout, Layout, Result, composition};
+use tessel_layout::{ComposedLayout, Layout, Result};
 
 use super::device::{
     BOperand, WarpProduct, accumulator_stores, both_sides, chunks, copy_all, ldmatrix_rows, store_c,
@@ -150,16 +150,6 @@ impl PairPlan {
     /// ```
     pub fn traffic(&self) -> Result<SmemTraffic> {
         Ok(traffic(&self.accesses()?, 2)?.scaled(self.problems))
-    }
-
-    /// `(thread, value)` -> offset of an accumulator in the 16x16 row-major `C`.
-    ///
-    /// ```
-    /// let c = tessel_kernels::mma::pair::PairPlan::new(true, 1).unwrap().c_out().unwrap();
-    /// assert_eq!(c.offset(32).unwrap(), 1); // lane 0, value 1: column 1
-    /// ```
-    pub fn c_out(&self) -> Result<Layout> {
-        composition(&"(16,16):(16,1)".parse()?, &self.frags.c_tv)
     }
 
     /// The kernel's declarations in the tensor layer (every partition checked on the host).

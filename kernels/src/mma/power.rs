@@ -185,17 +185,6 @@ impl PowerPlan {
         Ok(traffic(&self.accesses()?, 2)?.scaled(self.problems))
     }
 
-    /// `(thread, value)` -> shared offset of an accumulator.
-    ///
-    /// ```
-    /// use tessel_kernels::mma::power::PowerPlan;
-    /// let c = PowerPlan::new(false, 1, 2).unwrap().c_smem().unwrap();
-    /// assert_eq!(c.offset(1).unwrap(), 2); // lane 1: row 0, column 2
-    /// ```
-    pub fn c_smem(&self) -> Result<ComposedLayout> {
-        self.smem.compose(&self.frags.c_tv)
-    }
-
     /// The kernel's declarations in the tensor layer (every partition checked on the host).
     ///
     /// ```
