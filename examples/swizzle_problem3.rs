@@ -153,7 +153,7 @@ fn main() -> Res<()> {
             return Ok(());
         }
     };
-    let plan = tessel::kernels::mma::run::MmaKernel::Modes(Box::new(ModesPlan::new(
+    let plan = tessel_kit::kernels::mma::run::MmaKernel::Modes(Box::new(ModesPlan::new(
         ModesKind::Shared,
         true,
         i64::from(problems),
