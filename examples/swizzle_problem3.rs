@@ -135,7 +135,10 @@ pub fn problem3_kernel(problems: u32) -> Res<Kernel> {
         .build()?)
 }
 
-fn main() -> Res<()> {
+fn run() -> Res<()> {
+    if let Some(extra) = std::env::args().nth(1) {
+        return Err(format!("this example takes no arguments, got '{extra}'").into());
+    }
     let problems = 4096;
     let kernel = problem3_kernel(problems)?;
     println!(
@@ -166,4 +169,14 @@ fn main() -> Res<()> {
         timing.median_ms
     );
     Ok(())
+}
+
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {}", e.to_string().replace('\n', " "));
+            std::process::ExitCode::FAILURE
+        }
+    }
 }
