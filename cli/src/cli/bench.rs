@@ -97,7 +97,7 @@ pub struct Args {
     /// gemm: the library GEMM (sm_90) next to cuBLAS on these shapes instead of the default
     /// rows: MxNxK, comma-separated, or @FILE (shapes separated by commas or whitespace)
     #[arg(long, value_name = "MxNxK,...|@FILE", value_parser = parse_shapes)]
-    pub shapes: Option<Vec<(i64, i64, i64)>>,
+    pub shapes: Option<Shapes>,
     /// gemm --shapes: the orders of A and B, comma-separated (r row-major, c column-major;
     /// default rc)
     #[arg(long, value_name = "rc,rr,cc,cr")]
@@ -110,9 +110,14 @@ pub struct Args {
     pub attn: super::bench_attention::AttnArgs,
 }
 
+/// The `(M, N, K)` list of `--shapes`: one option value (clap would take a bare `Vec` as one
+/// element per occurrence of the option).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shapes(pub Vec<(i64, i64, i64)>);
+
 /// Parses the value of `--shapes`: `MxNxK` shapes separated by commas or whitespace, or
 /// `@FILE` holding them; every extent in `1..=2^20`.
-fn parse_shapes(text: &str) -> std::result::Result<Vec<(i64, i64, i64)>, String> {
+fn parse_shapes(text: &str) -> std::result::Result<Shapes, String> {
     let owned;
     let list = match text.strip_prefix('@') {
         Some(path) => {
@@ -142,7 +147,7 @@ fn parse_shapes(text: &str) -> std::result::Result<Vec<(i64, i64, i64)>, String>
     if shapes.is_empty() {
         return Err("no shapes given".into());
     }
-    Ok(shapes)
+    Ok(Shapes(shapes))
 }
 
 impl Suite {
@@ -560,7 +565,7 @@ mod with_kernels {
         let opts = options(args);
         if let (Suite::Gemm, Some(shapes)) = (args.suite, &args.shapes) {
             let (types, orders) = blas_variants(args)?;
-            let rows = blas_bench::bench(gpu, shapes, &types, &orders, opts.repeats, progress);
+            let rows = blas_bench::bench(gpu, &shapes.0, &types, &orders, opts.repeats, progress);
             return rows.map(Rows::Blas).map_err(gpu_error);
         }
         if args.suite == Suite::Gemm {
@@ -968,7 +973,7 @@ mod with_kernels {
                 m: None,
                 n: None,
                 k: None,
-                shapes: Some(vec![(128, 4096, 4096)]),
+                shapes: Some(super::Shapes(vec![(128, 4096, 4096)])),
                 orders: Some(orders.into()),
                 types: types.map(Into::into),
                 attn: crate::cli::bench_attention::default_args(),
