@@ -62,10 +62,10 @@ fn sass_of(nvdisasm: &str, cubin: &[u8], dir: &std::path::Path) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// The configurations compiled by the tests: every type pair of the default (both operands
-/// K-major, the large tile, the TMA store), every pair of majors with both tiles (f16 in, f32
-/// out), the direct epilogue and the read of C for each output type and both tiles; every
-/// configuration under `TESSEL_LONG_TESTS=1`.
+/// The configurations compiled by the tests (nine): the default (both operands K-major, the
+/// large tile, the TMA store) for three type pairs that take each input and each output type,
+/// every other pair of majors and the small tile (f16 in, f32 out), the direct epilogue and the
+/// read of C once each; every configuration under `TESSEL_LONG_TESTS=1`.
 fn configurations() -> Vec<Sm90Config> {
     let mut all = Vec::new();
     for input in InType::ALL {
@@ -96,19 +96,34 @@ fn configurations() -> Vec<Sm90Config> {
     }
     all.into_iter()
         .filter(|c| {
-            let default = c.a_major == Major::K
-                && c.b_major == Major::K
+            let kk = c.a_major == Major::K && c.b_major == Major::K;
+            let plain = c.epilogue == Epilogue::TmaStore && !c.source;
+            // The default configuration for three type pairs (each input and each output type).
+            let default = kk
                 && c.tile == Sm90Tile::T128x256
-                && c.epilogue == Epilogue::TmaStore
-                && !c.source;
+                && plain
+                && matches!(
+                    (c.input, c.output),
+                    (InType::F16, OutType::F32)
+                        | (InType::BF16, OutType::BF16)
+                        | (InType::F16, OutType::F16)
+                );
+            // The other pairs of majors (and the small tile once), f16 in, f32 out.
             let majors = c.input == InType::F16
                 && c.output == OutType::F32
-                && c.epilogue == Epilogue::TmaStore
-                && !c.source;
+                && plain
+                && (if kk {
+                    c.tile == Sm90Tile::T128x128
+                } else {
+                    c.tile == Sm90Tile::T128x256
+                });
+            // The direct epilogue and the read of C, once each.
             let epilogues = c.input == InType::BF16
+                && c.output == OutType::BF16
                 && c.a_major == Major::K
                 && c.b_major == Major::MN
-                && (c.epilogue == Epilogue::Direct || c.source);
+                && c.tile == Sm90Tile::T128x128
+                && (c.epilogue == Epilogue::Direct) != c.source;
             default || majors || epilogues
         })
         .collect()

@@ -973,7 +973,7 @@ mod with_kernels {
                 m: None,
                 n: None,
                 k: None,
-                shapes: Some(super::Shapes(vec![(128, 4096, 4096)])),
+                shapes: Some(super::super::Shapes(vec![(128, 4096, 4096)])),
                 orders: Some(orders.into()),
                 types: types.map(Into::into),
                 attn: crate::cli::bench_attention::default_args(),
@@ -1180,7 +1180,7 @@ mod shape_lists {
     #[test]
     fn shapes_parse_from_a_list_or_a_file_and_bad_ones_are_named() {
         assert_eq!(
-            parse_shapes("4096x4096x4096,128x4096x4096").unwrap(),
+            parse_shapes("4096x4096x4096,128x4096x4096").unwrap().0,
             [(4096, 4096, 4096), (128, 4096, 4096)]
         );
         let file = std::env::temp_dir().join(format!("tessel_shapes_{}", std::process::id()));
@@ -1188,7 +1188,7 @@ mod shape_lists {
         let got = parse_shapes(&format!("@{}", file.display()));
         std::fs::remove_file(&file).unwrap();
         assert_eq!(
-            got.unwrap(),
+            got.unwrap().0,
             [(1, 4096, 14336), (1000, 3000, 520), (2048, 2048, 2048)]
         );
         assert!(
