@@ -49,7 +49,7 @@ pub struct AttnArgs {
     /// attention: element types (default: both)
     #[arg(long, value_enum, value_name = "f16|bf16", value_delimiter = ',')]
     pub attn_dtype: Option<Vec<AttnDtype>>,
-    /// attention: write each shape's Q, K, V, O and LSE under DIR/<shape>/ (for
+    /// attention: write each shape's Q, K, V, O and LSE under DIR/SHAPE/ (for
     /// scripts/sdpa_compare.py --dump DIR; large shapes take 1/4 GiB each)
     #[arg(long, value_name = "DIR")]
     pub dump: Option<std::path::PathBuf>,
