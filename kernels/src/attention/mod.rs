@@ -269,7 +269,7 @@ impl fmt::Display for AttnConfig {
 /// use tessel_kernels::attention::{AttnConfig, AttnPlan};
 /// use tessel_kernels::hopper::InType;
 /// let p = AttnPlan::new(AttnConfig::new(64, InType::BF16, false, false).unwrap()).unwrap();
-/// assert_eq!(p.q_smem.to_string(), "Sw<3,3,3> o ((8,16),(64,1)):((64,512),(1,8192))");
+/// assert_eq!(p.q_smem.to_string(), "Sw<3,3,3> o ((8,16),(64,1)):((64,512),(1,0))");
 /// assert!(p.smem_bytes() <= tessel_kernels::attention::SMEM_LIMIT);
 /// ```
 #[derive(Clone, Debug)]
