@@ -41,25 +41,6 @@ fn configs() -> Vec<AttnConfig> {
     out
 }
 
-/// The SASS of `cubin` by `nvdisasm -c`, through a file in `dir` (removed afterwards).
-fn sass_of(nvdisasm: &str, cubin: &[u8], dir: &std::path::Path) -> String {
-    std::fs::create_dir_all(dir).unwrap();
-    let file = dir.join("attention_sm90.cubin");
-    std::fs::write(&file, cubin).unwrap();
-    let out = std::process::Command::new(nvdisasm)
-        .arg("-c")
-        .arg(&file)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {nvdisasm}: {e}"));
-    let _ = std::fs::remove_dir_all(dir);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 #[test]
 #[cfg_attr(
     not(tessel_nvrtc),
@@ -92,12 +73,9 @@ fn every_attention_kernel_compiles_for_sm90a_clean() {
             "{name}: {}",
             c.log
         );
-        for bad in ["Performance Loss", "serialized", "C7508", "warning"] {
-            assert!(!c.log.contains(bad), "{name}: ptxas says {bad}: {}", c.log);
-        }
+        common::assert_ptxas_log_clean(&name, &c.log);
         let Some(nvdisasm) = &nvdisasm else { continue };
-        let dir = std::env::temp_dir().join(format!("tessel_attn_sass_{}", std::process::id()));
-        let sass = sass_of(nvdisasm, &c.bytes, &dir);
+        let sass = common::sass_of(nvdisasm, &c.bytes, "attention_nvrtc");
         let lines = |f: &dyn Fn(&str) -> bool| sass.lines().filter(|l| f(l)).count();
         let (d, bn) = (config.head_dim, config.block_n);
         // Each consumer's code is written once per consumer index: two copies. S = Q K^T is

@@ -37,29 +37,8 @@ fn assert_ptxas_clean(source: &str, name: &str) -> Vec<u8> {
         log.contains("0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"),
         "{name}: {log}"
     );
-    for bad in ["Performance Loss", "serialized", "C7508", "warning"] {
-        assert!(!log.contains(bad), "{name}: ptxas says {bad}: {log}");
-    }
+    common::assert_ptxas_log_clean(name, &log);
     cubin
-}
-
-/// The SASS of `cubin` by `nvdisasm -c`, through a file in `dir` (removed afterwards).
-fn sass_of(nvdisasm: &str, cubin: &[u8], dir: &std::path::Path) -> String {
-    std::fs::create_dir_all(dir).unwrap();
-    let file = dir.join("gemm_sm90.cubin");
-    std::fs::write(&file, cubin).unwrap();
-    let out = std::process::Command::new(nvdisasm)
-        .arg("-c")
-        .arg(&file)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {nvdisasm}: {e}"));
-    let _ = std::fs::remove_dir_all(dir);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// The configurations compiled by the tests (nine): the default (both operands K-major, the
@@ -237,8 +216,7 @@ fn hopper_gemm_sass_uses_hgmma_and_tma() {
     let plan = Sm90Plan::new(4096, 4096, 4096, InType::F16, OutType::F32).unwrap();
     let kernel = plan.kernel().unwrap();
     let (cubin, _) = cubin_and_log(kernel.source(), &plan.kernel_name(), Arch::SM90A);
-    let dir = std::env::temp_dir().join(format!("tessel_sm90_sass_{}", std::process::id()));
-    let sass = sass_of(&nvdisasm, &cubin, &dir);
+    let sass = common::sass_of(&nvdisasm, &cubin, "sm90_nvrtc");
     let count = |op: &str| sass.matches(op).count();
     // The consumer's code is written once per consumer index (a constant): the
     // consumers' instructions appear twice.
