@@ -5,8 +5,9 @@
 
 use tessel_kernels::Element;
 use tessel_kernels::blas::{MatrixDesc, Order, Problem, choose_tile, plan_sm90, tiles_of};
+use tessel_kernels::element::DeviceElement;
 use tessel_kernels::hopper::{Epilogue, InType, OutType, Sm90Config, Sm90Plan, Sm90Tile};
-use tessel_kernels::tma::{TmaElem, TmaMatrix};
+use tessel_kernels::tma::TmaMatrix;
 use tessel_layout::gmma::Major;
 
 const SMS: i64 = 132;
@@ -71,7 +72,7 @@ fn majors_and_tensor_map_matrices_follow_the_orders() {
                         rows: want.1,
                         cols: want.2,
                         ld,
-                        elem: TmaElem::F16
+                        elem: Element::F16
                     }
                 );
             }
@@ -107,7 +108,7 @@ fn a_column_major_d_is_the_transposed_problem() {
             rows: n,
             cols: m,
             ld: m,
-            elem: TmaElem::F32
+            elem: Element::F32
         }
     );
 }

@@ -4,10 +4,11 @@
 
 mod common;
 
+use tessel_kernels::Element;
 use tessel_kernels::hopper::run::{Sm90Buffers, run_and_compare_cublas, run_and_verify, supported};
 use tessel_kernels::hopper::{BK, BM, BN, Epilogue, InType, OutType, STAGES, Sm90Plan};
 use tessel_kernels::kernel::{Arg, ParamKind};
-use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
+use tessel_kernels::tma::{TmaMatrix, TmaPlan};
 use tessel_layout::Layout;
 use tessel_layout::bank::analyze_indices;
 use tessel_layout::gmma::{GmmaDescriptor, Major, SwizzleMode};
@@ -182,7 +183,7 @@ fn sizes_tma_cannot_address_are_errors() {
         rows: 128,
         cols: 64,
         ld: 64,
-        elem: TmaElem::F16,
+        elem: Element::F16,
     };
     let err = TmaPlan::new(m, [32, 128], SwizzleMode::B64, &plan.a_stage, Major::K).unwrap_err();
     assert!(err.to_string().contains("box is 32x128"), "{err}");

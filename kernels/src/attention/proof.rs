@@ -10,10 +10,11 @@ use tessel_layout::tiled::{TiledCopy, make_tiled_copy, make_tiled_copy_c, make_t
 use tessel_layout::{ComposedLayout, SliceCoord};
 
 use super::{AttnConfig, AttnPlan, BM, COL_BLOCK};
+use crate::element::Element;
 use crate::error::{GpuError, GpuResult};
 use crate::kernel::CType;
 use crate::layer::{DeviceMma, DeviceTensor};
-use crate::tma::{TmaElem, TmaPlan, TmaTensor};
+use crate::tma::{TmaPlan, TmaTensor};
 
 /// Elements of the 128-byte swizzle's repeat (1024 bytes of 16-bit elements): a block starting
 /// at a multiple of it is swizzled like a block starting at 0.
@@ -237,7 +238,7 @@ impl AttnPlan {
     }
 
     /// The TMA element type of the operands.
-    pub(super) fn tma_elem(&self) -> TmaElem {
+    pub(super) fn tma_elem(&self) -> Element {
         self.config.dtype.tma()
     }
 }

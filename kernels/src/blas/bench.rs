@@ -17,7 +17,7 @@ use super::{
 };
 use crate::bench::io;
 use crate::device::Gpu;
-use crate::element::Element;
+use crate::element::{DeviceElement, Element};
 use crate::error::{GpuError, GpuResult, cuda};
 use crate::gemm::host::random_f16;
 use crate::gemm::run::{VsCublas, cublas};

@@ -330,7 +330,7 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
                 rows,
                 cols,
                 ld: desc.ld,
-                elem: desc.elem.tma(),
+                elem: desc.elem,
             },
             address: desc.address,
         }

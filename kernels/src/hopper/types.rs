@@ -6,7 +6,6 @@ use tessel_layout::gmma::Major;
 
 use crate::element::Element;
 use crate::error::{GpuError, GpuResult};
-use crate::tma::TmaElem;
 
 /// Input element type of the Hopper GEMM.
 ///
@@ -96,13 +95,13 @@ impl InType {
     /// The tensor-map element type.
     ///
     /// ```
-    /// use tessel_kernels::{hopper::InType, tma::TmaElem};
-    /// assert_eq!(InType::BF16.tma(), TmaElem::BF16);
+    /// use tessel_kernels::{Element, hopper::InType};
+    /// assert_eq!(InType::BF16.tma(), Element::BF16);
     /// ```
-    pub fn tma(self) -> TmaElem {
+    pub fn tma(self) -> Element {
         match self {
-            InType::F16 => TmaElem::F16,
-            InType::BF16 => TmaElem::BF16,
+            InType::F16 => Element::F16,
+            InType::BF16 => Element::BF16,
         }
     }
 }
@@ -170,14 +169,14 @@ impl OutType {
     /// The tensor-map element type (C's map of the TMA-store epilogue).
     ///
     /// ```
-    /// use tessel_kernels::{hopper::OutType, tma::TmaElem};
-    /// assert_eq!(OutType::F32.tma(), TmaElem::F32);
+    /// use tessel_kernels::{Element, hopper::OutType};
+    /// assert_eq!(OutType::F32.tma(), Element::F32);
     /// ```
-    pub fn tma(self) -> TmaElem {
+    pub fn tma(self) -> Element {
         match self {
-            OutType::F32 => TmaElem::F32,
-            OutType::F16 => TmaElem::F16,
-            OutType::BF16 => TmaElem::BF16,
+            OutType::F32 => Element::F32,
+            OutType::F16 => Element::F16,
+            OutType::BF16 => Element::BF16,
         }
     }
 

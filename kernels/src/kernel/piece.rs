@@ -41,6 +41,12 @@ impl CType {
     /// assert_eq!(tessel_kernels::kernel::CType::F32.bytes(), 4);
     /// ```
     pub const F32: CType = CType::new("float", 4);
+    /// `unsigned char`: one byte (the storage of the 8-bit floating-point formats).
+    ///
+    /// ```
+    /// assert_eq!(tessel_kernels::kernel::CType::U8.name(), "unsigned char");
+    /// ```
+    pub const U8: CType = CType::new("unsigned char", 1);
     /// `int`.
     ///
     /// ```
