@@ -7,13 +7,13 @@
 //! assert_eq!(CType::B16.bytes(), 2);
 //! ```
 
-use crate::dtype::DType;
+use crate::element::{DeviceElement, Element};
 
 /// A C element type as spelled in CUDA, with its size.
 ///
 /// ```
-/// use tessel_kernels::{DType, kernel::CType};
-/// assert_eq!(CType::of(DType::F16), CType::B16);
+/// use tessel_kernels::{Element, element::DeviceElement, kernel::CType};
+/// assert_eq!(Element::F16.word(), CType::B16);
 /// assert_eq!(CType::F32.name(), "float");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -64,19 +64,6 @@ impl CType {
         CType { name, bytes }
     }
 
-    /// The storage type of `dtype` (its bit pattern: `b32` or `b16`).
-    ///
-    /// ```
-    /// use tessel_kernels::{DType, kernel::CType};
-    /// assert_eq!(CType::of(DType::F32), CType::B32);
-    /// ```
-    pub fn of(dtype: DType) -> CType {
-        match dtype {
-            DType::F32 => CType::B32,
-            DType::F16 => CType::B16,
-        }
-    }
-
     /// The C spelling.
     ///
     /// ```
@@ -120,6 +107,18 @@ impl Elem {
     /// ```
     pub fn alias(name: &str) -> Elem {
         Elem::Alias(name.to_string())
+    }
+}
+
+impl From<Element> for Elem {
+    /// The element's C storage type ([`DeviceElement::c_type`]).
+    ///
+    /// ```
+    /// use tessel_kernels::{Element, kernel::{CType, Elem}};
+    /// assert_eq!(Elem::from(Element::BF16), Elem::Type(CType::B16));
+    /// ```
+    fn from(e: Element) -> Elem {
+        Elem::Type(e.c_type())
     }
 }
 
