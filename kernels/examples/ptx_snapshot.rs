@@ -16,7 +16,7 @@ use std::process::ExitCode;
 
 use tessel_kernels::compile::compile_cubin;
 use tessel_kernels::gemm::{GemmConfig, GemmPlan};
-use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
+use tessel_kernels::hopper::Sm90Plan;
 use tessel_kernels::micro::{MicroKind, MicroPlan};
 use tessel_kernels::mma::run::{MmaKernel, Problem};
 use tessel_kernels::tiled::{TiledKind, TiledPlan};
@@ -52,7 +52,7 @@ fn kernels() -> GpuResult<Vec<(String, Kernel)>> {
         }
     }
     for (m, n, k) in [(4096, 4096, 4096), (1000, 1000, 1000)] {
-        for (input, output) in [(InType::F16, OutType::F32), (InType::BF16, OutType::BF16)] {
+        for (input, output) in [(Element::F16, Element::F32), (Element::BF16, Element::BF16)] {
             let plan = Sm90Plan::new(m, n, k, input, output)?;
             all.push((plan.kernel_name(), plan.kernel()?));
         }

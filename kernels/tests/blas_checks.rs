@@ -6,7 +6,8 @@
 use tessel_kernels::Element;
 use tessel_kernels::blas::{MatrixDesc, Order, Problem, choose_tile, plan_sm90, tiles_of};
 use tessel_kernels::element::DeviceElement;
-use tessel_kernels::hopper::{Epilogue, InType, OutType, Sm90Config, Sm90Plan, Sm90Tile};
+use tessel_kernels::hopper::{Epilogue, Sm90Config, Sm90Plan, Sm90Tile};
+use tessel_kernels::hopper::{INPUTS, OUTPUTS};
 use tessel_kernels::tma::TmaMatrix;
 use tessel_layout::gmma::Major;
 
@@ -466,8 +467,8 @@ fn a_leading_dimension_above_the_extent_is_taken() {
 /// is the same for every shape (the configuration alone decides it).
 #[test]
 fn every_configuration_is_proven() {
-    for input in InType::ALL {
-        for output in OutType::ALL {
+    for input in INPUTS {
+        for output in OUTPUTS {
             for a_major in [Major::K, Major::MN] {
                 for b_major in [Major::K, Major::MN] {
                     for tile in Sm90Tile::ALL {

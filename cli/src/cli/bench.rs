@@ -425,7 +425,6 @@ mod with_kernels {
     use tessel_kit::kernels::gemm::GemmPlan;
     use tessel_kit::kernels::gemm::run::{self as gemm, GemmRow, VsCublas};
     use tessel_kit::kernels::hopper::run::{self as hopper, Sm90Row};
-    use tessel_kit::kernels::hopper::{InType, OutType};
     use tessel_kit::kernels::tiled::TiledKind;
     use tessel_kit::kernels::{Gpu, GpuError};
 
@@ -512,11 +511,11 @@ mod with_kernels {
     }
 
     /// Input and output types of the Hopper GEMM rows.
-    const SM90_TYPES: [(InType, OutType); 4] = [
-        (InType::F16, OutType::F32),
-        (InType::BF16, OutType::F32),
-        (InType::F16, OutType::F16),
-        (InType::BF16, OutType::BF16),
+    const SM90_TYPES: [(Element, Element); 4] = [
+        (Element::F16, Element::F32),
+        (Element::BF16, Element::F32),
+        (Element::F16, Element::F16),
+        (Element::BF16, Element::BF16),
     ];
 
     /// Input and output type.
@@ -1115,8 +1114,8 @@ mod with_kernels {
             };
             let row = Sm90Row {
                 size: (4096, 4096, 4096),
-                input: InType::BF16,
-                output: OutType::BF16,
+                input: Element::BF16,
+                output: Element::BF16,
                 kernel: "gemm_sm90_tn_bf16_bf16_4096x4096x4096".into(),
                 result: VsCublas::new(
                     2.0 * 4096f64.powi(3),

@@ -8,7 +8,7 @@ use tessel_layout::gmma::Major;
 use super::select::choose_tile;
 use crate::element::Element;
 use crate::error::{GpuError, GpuResult};
-use crate::hopper::{BK, BM, Epilogue, InType, OutType, RASTER_GROUP, Sm90Args, Sm90Config};
+use crate::hopper::{BK, BM, Epilogue, INPUTS, OUTPUTS, RASTER_GROUP, Sm90Args, Sm90Config};
 use crate::tiled::GroupedRaster;
 use crate::tma::TmaMatrix;
 
@@ -209,8 +209,11 @@ pub struct Sm90Call {
 }
 
 /// The input type of an element type or the error naming what the kernel takes.
-fn input_type(e: Element) -> GpuResult<InType> {
-    InType::of(e).ok_or_else(|| {
+fn input_type(e: Element) -> GpuResult<Element> {
+    if INPUTS.contains(&e) {
+        return Ok(e);
+    }
+    Err({
         if e.is_fp8() {
             GpuError::InvalidArgument(format!(
                 "A and B of type {e}: FP8 inputs are not supported by this build (the FP8 GMMA \
@@ -265,12 +268,12 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
         )));
     }
     let input = input_type(p.a.elem)?;
-    let output = OutType::of(p.d.elem).ok_or_else(|| {
-        GpuError::InvalidArgument(format!(
-            "D of type {}: the Hopper GEMM writes f32, f16 or bf16",
-            p.d.elem
-        ))
-    })?;
+    let output = p.d.elem;
+    if !OUTPUTS.contains(&output) {
+        return Err(GpuError::InvalidArgument(format!(
+            "D of type {output}: the Hopper GEMM writes f32, f16 or bf16"
+        )));
+    }
     let source = p.beta != 0.0;
     let c = match (p.c, source) {
         (Some(c), true) => {
@@ -357,7 +360,7 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
             rows: m,
             cols: n,
             ld: p.d.ld,
-            elem: output.tma(),
+            elem: output,
         },
         p.d.address,
     ));

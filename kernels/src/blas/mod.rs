@@ -261,10 +261,10 @@ impl<'g> Gemm<'g> {
     /// Loads (compiling, or reading the disk cache) the kernel of `config` unless loaded.
     ///
     /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Config};
+    /// use tessel_kernels::hopper::{Sm90Config};
     /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
     /// let Ok(gemm) = tessel_kernels::blas::Gemm::new(&gpu) else { return };
-    /// gemm.prepare(Sm90Config::tn(InType::F16, OutType::F32)).unwrap();
+    /// gemm.prepare(Sm90Config::tn(Element::F16, Element::F32)).unwrap();
     /// assert_eq!(gemm.loaded(), 1);
     /// ```
     pub fn prepare(&self, config: Sm90Config) -> GpuResult<()> {

@@ -7,244 +7,77 @@ use tessel_layout::gmma::Major;
 use crate::element::Element;
 use crate::error::{GpuError, GpuResult};
 
-/// Input element type of the Hopper GEMM.
+/// The input element types of the Hopper GEMM (and of attention): A and B are fp16 or bf16,
+/// the types of its 16-bit GMMA atoms (`SM90_64xNx16_F32F16F16_SS`,
+/// `SM90_64xNx16_F32BF16BF16_SS`).
 ///
 /// ```
-/// use tessel_kernels::hopper::InType;
-/// assert_eq!(InType::BF16.atom(), "SM90_64x256x16_F32BF16BF16_SS");
-/// assert_eq!("bf16".parse::<InType>().unwrap(), InType::BF16);
+/// use tessel_kernels::{Element, hopper::INPUTS};
+/// assert_eq!(INPUTS, [Element::F16, Element::BF16]);
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum InType {
-    /// IEEE half.
-    F16,
-    /// bfloat16.
-    BF16,
-}
+pub const INPUTS: [Element; 2] = [Element::F16, Element::BF16];
 
-impl InType {
-    /// Both input types.
-    ///
-    /// ```
-    /// assert_eq!(tessel_kernels::hopper::InType::ALL.len(), 2);
-    /// ```
-    pub const ALL: [InType; 2] = [InType::F16, InType::BF16];
-
-    /// The GMMA atom (CuTe's name) of a 64 x 256 x 16 step with fp32 accumulators.
-    ///
-    /// ```
-    /// assert_eq!(tessel_kernels::hopper::InType::F16.atom(), "SM90_64x256x16_F32F16F16_SS");
-    /// ```
-    pub fn atom(self) -> &'static str {
-        match self {
-            InType::F16 => "SM90_64x256x16_F32F16F16_SS",
-            InType::BF16 => "SM90_64x256x16_F32BF16BF16_SS",
-        }
-    }
-
-    /// The GMMA atom (CuTe's name) of a `64 x n x 16` step with fp32 accumulators, A and B
-    /// in shared memory.
-    ///
-    /// ```
-    /// assert_eq!(tessel_kernels::hopper::InType::F16.gmma_atom(128), "SM90_64x128x16_F32F16F16_SS");
-    /// ```
-    pub fn gmma_atom(self, n: i64) -> String {
-        match self {
-            InType::F16 => format!("SM90_64x{n}x16_F32F16F16_SS"),
-            InType::BF16 => format!("SM90_64x{n}x16_F32BF16BF16_SS"),
-        }
-    }
-
-    /// Bits per element.
-    ///
-    /// ```
-    /// assert_eq!(tessel_kernels::hopper::InType::BF16.bits(), 16);
-    /// ```
-    pub fn bits(self) -> i64 {
-        16
-    }
-
-    /// The element type.
-    ///
-    /// ```
-    /// use tessel_kernels::{Element, hopper::InType};
-    /// assert_eq!(InType::BF16.element(), Element::BF16);
-    /// ```
-    pub fn element(self) -> Element {
-        match self {
-            InType::F16 => Element::F16,
-            InType::BF16 => Element::BF16,
-        }
-    }
-
-    /// The input type of an element type, if the kernel takes it.
-    ///
-    /// ```
-    /// use tessel_kernels::{Element, hopper::InType};
-    /// assert_eq!(InType::of(Element::F16), Some(InType::F16));
-    /// assert_eq!(InType::of(Element::F32), None);
-    /// ```
-    pub fn of(e: Element) -> Option<InType> {
-        match e {
-            Element::F16 => Some(InType::F16),
-            Element::BF16 => Some(InType::BF16),
-            _ => None,
-        }
-    }
-
-    /// The tensor-map element type.
-    ///
-    /// ```
-    /// use tessel_kernels::{Element, hopper::InType};
-    /// assert_eq!(InType::BF16.tma(), Element::BF16);
-    /// ```
-    pub fn tma(self) -> Element {
-        match self {
-            InType::F16 => Element::F16,
-            InType::BF16 => Element::BF16,
-        }
-    }
-}
-
-impl fmt::Display for InType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            InType::F16 => "f16",
-            InType::BF16 => "bf16",
-        })
-    }
-}
-
-impl std::str::FromStr for InType {
-    type Err = GpuError;
-    fn from_str(s: &str) -> GpuResult<InType> {
-        match s {
-            "f16" | "fp16" => Ok(InType::F16),
-            "bf16" => Ok(InType::BF16),
-            _ => Err(GpuError::InvalidArgument(format!(
-                "unknown GEMM input type {s:?} (expected f16 or bf16)"
-            ))),
-        }
-    }
-}
-
-/// Output element type of the Hopper GEMM (converted from the fp32 accumulators, rounding to
-/// nearest even).
+/// The output element types of the Hopper GEMM: D (and C) are fp32, fp16 or bf16, converted
+/// from the fp32 accumulators rounding to nearest even.
 ///
 /// ```
-/// use tessel_kernels::hopper::OutType;
-/// assert_eq!((OutType::F32.bytes(), OutType::BF16.bytes()), (4, 2));
-/// assert_eq!(OutType::F16.to_string(), "f16");
+/// use tessel_kernels::{Element, hopper::OUTPUTS};
+/// assert_eq!(OUTPUTS, [Element::F32, Element::F16, Element::BF16]);
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum OutType {
-    /// fp32.
-    F32,
-    /// IEEE half.
-    F16,
-    /// bfloat16.
-    BF16,
+pub const OUTPUTS: [Element; 3] = [Element::F32, Element::F16, Element::BF16];
+
+/// `input` if the Hopper GEMM takes it ([`INPUTS`]), else an error naming the supported set.
+///
+/// ```
+/// use tessel_kernels::{Element, hopper::input_type};
+/// assert_eq!(input_type(Element::BF16).unwrap(), Element::BF16);
+/// let e = input_type(Element::F32).unwrap_err();
+/// assert!(e.to_string().contains("the Hopper GEMM's input takes f16 or bf16, not f32"), "{e}");
+/// ```
+pub fn input_type(input: Element) -> GpuResult<Element> {
+    Ok(input.require(&INPUTS, "the Hopper GEMM's input")?)
 }
 
-impl OutType {
-    /// Every output type.
-    ///
-    /// ```
-    /// assert_eq!(tessel_kernels::hopper::OutType::ALL.len(), 3);
-    /// ```
-    pub const ALL: [OutType; 3] = [OutType::F32, OutType::F16, OutType::BF16];
-
-    /// Bytes per element.
-    ///
-    /// ```
-    /// assert_eq!(tessel_kernels::hopper::OutType::F16.bytes(), 2);
-    /// ```
-    pub fn bytes(self) -> usize {
-        match self {
-            OutType::F32 => 4,
-            OutType::F16 | OutType::BF16 => 2,
-        }
-    }
-
-    /// The tensor-map element type (C's map of the TMA-store epilogue).
-    ///
-    /// ```
-    /// use tessel_kernels::{Element, hopper::OutType};
-    /// assert_eq!(OutType::F32.tma(), Element::F32);
-    /// ```
-    pub fn tma(self) -> Element {
-        match self {
-            OutType::F32 => Element::F32,
-            OutType::F16 => Element::F16,
-            OutType::BF16 => Element::BF16,
-        }
-    }
-
-    /// The element type.
-    ///
-    /// ```
-    /// use tessel_kernels::{Element, hopper::OutType};
-    /// assert_eq!(OutType::F32.element(), Element::F32);
-    /// ```
-    pub fn element(self) -> Element {
-        match self {
-            OutType::F32 => Element::F32,
-            OutType::F16 => Element::F16,
-            OutType::BF16 => Element::BF16,
-        }
-    }
-
-    /// The output type of an element type, if the kernel writes it.
-    ///
-    /// ```
-    /// use tessel_kernels::{Element, hopper::OutType};
-    /// assert_eq!(OutType::of(Element::BF16), Some(OutType::BF16));
-    /// assert_eq!(OutType::of(Element::E4M3), None);
-    /// ```
-    pub fn of(e: Element) -> Option<OutType> {
-        match e {
-            Element::F32 => Some(OutType::F32),
-            Element::F16 => Some(OutType::F16),
-            Element::BF16 => Some(OutType::BF16),
-            _ => None,
-        }
-    }
-
-    /// The kernel's `k::OUT` code (0 fp32, 1 fp16, 2 bf16; `dev::sm90::bits<OUT>`).
-    ///
-    /// ```
-    /// assert_eq!(tessel_kernels::hopper::OutType::BF16.code(), 2);
-    /// ```
-    pub fn code(self) -> i64 {
-        match self {
-            OutType::F32 => 0,
-            OutType::F16 => 1,
-            OutType::BF16 => 2,
-        }
-    }
-
-    /// Unit roundoff of the type (half an ulp at 1): the relative error of one conversion.
-    ///
-    /// ```
-    /// assert_eq!(tessel_kernels::hopper::OutType::BF16.unit_roundoff(), 2f64.powi(-8));
-    /// ```
-    pub fn unit_roundoff(self) -> f64 {
-        match self {
-            OutType::F32 => 2f64.powi(-24),
-            OutType::F16 => 2f64.powi(-11),
-            OutType::BF16 => 2f64.powi(-8),
-        }
-    }
+/// `output` if the Hopper GEMM writes it ([`OUTPUTS`]), else an error naming the supported set.
+///
+/// ```
+/// use tessel_kernels::{Element, hopper::output_type};
+/// assert_eq!(output_type(Element::F32).unwrap(), Element::F32);
+/// let e = output_type(Element::E4M3).unwrap_err();
+/// assert!(e.to_string().contains("takes f32, f16 or bf16, not e4m3"), "{e}");
+/// ```
+pub fn output_type(output: Element) -> GpuResult<Element> {
+    Ok(output.require(&OUTPUTS, "the Hopper GEMM's output")?)
 }
 
-impl fmt::Display for OutType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            OutType::F32 => "f32",
-            OutType::F16 => "f16",
-            OutType::BF16 => "bf16",
-        })
-    }
+/// The GMMA atom (CuTe's name) of a `64 x n x 16` step of `input` with fp32 accumulators, A
+/// and B in shared memory; an input outside [`INPUTS`] is an error naming them.
+///
+/// ```
+/// use tessel_kernels::{Element, hopper::gmma_atom};
+/// assert_eq!(gmma_atom(Element::F16, 128).unwrap(), "SM90_64x128x16_F32F16F16_SS");
+/// assert_eq!(gmma_atom(Element::BF16, 256).unwrap(), "SM90_64x256x16_F32BF16BF16_SS");
+/// assert!(gmma_atom(Element::F32, 256).is_err());
+/// ```
+pub fn gmma_atom(input: Element, n: i64) -> GpuResult<String> {
+    let t = input_type(input)?.cute_token();
+    Ok(format!("SM90_64x{n}x16_F32{t}{t}_SS"))
+}
+
+/// The code of an output type in the kernels' sources (`OUT` of the GEMM, `DT` of attention:
+/// 0 fp32, 1 fp16, 2 bf16); an output outside [`OUTPUTS`] is an error naming them.
+///
+/// ```
+/// use tessel_kernels::{Element, hopper::output_code};
+/// assert_eq!(output_code(Element::BF16).unwrap(), 2);
+/// assert!(output_code(Element::E5M2).is_err());
+/// ```
+pub fn output_code(output: Element) -> GpuResult<i64> {
+    Ok(match output_type(output)? {
+        Element::F32 => 0,
+        Element::F16 => 1,
+        _ => 2,
+    })
 }
 
 /// How the consumers write C.
@@ -336,9 +169,9 @@ impl fmt::Display for Sm90Tile {
 /// leading dimensions, tile counts, split and scalars are run-time values of the kernel.
 ///
 /// ```
-/// use tessel_kernels::hopper::{Epilogue, InType, OutType, Sm90Config, Sm90Tile};
+/// use tessel_kernels::hopper::{Epilogue, Sm90Config, Sm90Tile};
 /// use tessel_layout::gmma::Major;
-/// let c = Sm90Config::tn(InType::F16, OutType::F32);
+/// let c = Sm90Config::tn(Element::F16, Element::F32);
 /// assert_eq!(c.kernel_name(), "gemm_sm90_ak_bk_f16_f32_128x256_tma");
 /// let nn = Sm90Config { a_major: Major::MN, tile: Sm90Tile::T128x128, source: true, ..c };
 /// assert_eq!(nn.kernel_name(), "gemm_sm90_am_bk_f16_f32_128x128_tma_c");
@@ -346,9 +179,9 @@ impl fmt::Display for Sm90Tile {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Sm90Config {
     /// Input type (A and B).
-    pub input: InType,
+    pub input: Element,
     /// Output type (D, and C when read).
-    pub output: OutType,
+    pub output: Element,
     /// A's contiguous mode in global memory and in its stages: K (row-major A) or M.
     pub a_major: Major,
     /// B's contiguous mode: K (B stored N x K, column-major K x N) or N (row-major K x N).
@@ -364,7 +197,7 @@ pub struct Sm90Config {
 impl Sm90Config {
     /// `C = A B^T` as the kernel was first written: both operands K-major, the large tile, the
     /// TMA-store epilogue, no C read.
-    pub fn tn(input: InType, output: OutType) -> Sm90Config {
+    pub fn tn(input: Element, output: Element) -> Sm90Config {
         Sm90Config {
             input,
             output,
