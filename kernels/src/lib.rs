@@ -64,11 +64,11 @@ pub mod gemm;
 pub mod hopper;
 pub mod kernel;
 pub mod layer;
+pub mod measure;
 pub mod micro;
 pub mod mma;
 pub mod sgemm;
 pub mod tiled;
-pub mod timing;
 pub mod tma;
 
 pub use compile::Arch;
@@ -85,7 +85,9 @@ pub use error::{GpuError, GpuResult};
 /// moves to and from the device).
 ///
 /// ```
+/// use tessel_kernels::Element;
 /// use tessel_kernels::{element::HostElement, half::f16};
 /// assert_eq!(<f16 as HostElement>::ELEMENT, tessel_kernels::Element::F16);
 /// ```
 pub use half;
+pub use measure::timing;

@@ -55,6 +55,7 @@ impl Element {
     /// Every element type.
     ///
     /// ```
+    /// use tessel_layout::Element;
     /// assert_eq!(tessel_layout::Element::ALL.len(), 5);
     /// ```
     pub const ALL: [Element; 5] = [
@@ -82,6 +83,7 @@ impl Element {
     /// Bytes per element.
     ///
     /// ```
+    /// use tessel_layout::Element;
     /// assert_eq!(tessel_layout::Element::E4M3.bytes(), 1);
     /// ```
     pub fn bytes(self) -> i64 {
@@ -101,6 +103,7 @@ impl Element {
     /// True for the 8-bit formats.
     ///
     /// ```
+    /// use tessel_layout::Element;
     /// assert!(tessel_layout::Element::E5M2.is_fp8());
     /// ```
     pub fn is_fp8(self) -> bool {
@@ -111,6 +114,7 @@ impl Element {
     /// "Fundamental Types" and "Alternate Floating-Point Data Formats"). Also the printed form.
     ///
     /// ```
+    /// use tessel_layout::Element;
     /// assert_eq!(tessel_layout::Element::E4M3.ptx(), "e4m3");
     /// ```
     pub fn ptx(self) -> &'static str {
@@ -127,6 +131,7 @@ impl Element {
     /// `SM80_16x8x16_F32BF16BF16F32_TN`).
     ///
     /// ```
+    /// use tessel_layout::Element;
     /// assert_eq!(tessel_layout::Element::E5M2.cute_token(), "E5M2");
     /// ```
     pub fn cute_token(self) -> &'static str {

@@ -261,7 +261,8 @@ impl<'g> Gemm<'g> {
     /// Loads (compiling, or reading the disk cache) the kernel of `config` unless loaded.
     ///
     /// ```
-    /// use tessel_kernels::hopper::{Sm90Config};
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Config;
     /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
     /// let Ok(gemm) = tessel_kernels::blas::Gemm::new(&gpu) else { return };
     /// gemm.prepare(Sm90Config::tn(Element::F16, Element::F32)).unwrap();

@@ -88,7 +88,8 @@ impl Sm90Plan {
     /// Columns of one epilogue chunk: 128 bytes of the output type (32 fp32, 64 fp16/bf16).
     ///
     /// ```
-    /// use tessel_kernels::hopper::{Sm90Plan};
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Plan;
     /// assert_eq!((Sm90Plan::c_cols(Element::F32), Sm90Plan::c_cols(Element::BF16)), (32, 64));
     /// ```
     pub fn c_cols(output: Element) -> i64 {
@@ -128,7 +129,8 @@ impl Sm90Plan {
     /// thread `4 (l % 8)` of the warp holds value `v + 2 (l / 8)`).
     ///
     /// ```
-    /// use tessel_kernels::hopper::{Sm90Plan};
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Plan;
     /// let p = Sm90Plan::new(128, 256, 64, Element::F16, Element::F16).unwrap();
     /// let (op, idx) = p.epilogue_accesses(0).unwrap();
     /// assert_eq!(op.to_string(), "stsm.x4");
@@ -166,7 +168,8 @@ impl Sm90Plan {
     /// instruction (the kernel's chunks are alike).
     ///
     /// ```
-    /// use tessel_kernels::hopper::{Sm90Plan};
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::{OUTPUTS, Sm90Plan};
     /// for out in OUTPUTS {
     ///     let p = Sm90Plan::new(128, 256, 64, Element::F16, out).unwrap();
     ///     // sts.64: 2 wavefronts per store (the lane-dependent pair order); stsm.x4: 4.

@@ -47,7 +47,8 @@
 //! verifies the kernel next to cuBLAS.
 //!
 //! ```
-//! use tessel_kernels::hopper::{Sm90Plan};
+//! use tessel_kernels::Element;
+//! use tessel_kernels::hopper::Sm90Plan;
 //! let plan = Sm90Plan::new(1000, 1000, 1000, Element::F16, Element::F32).unwrap();
 //! assert_eq!(plan.kernel_name(), "gemm_sm90_tn_f16_f32_1000x1000x1000");
 //! assert_eq!(plan.tiles(), 8 * 4);
@@ -185,7 +186,8 @@ impl OperandLoad {
 /// layouts, proofs and kernel, and one problem's shape (its tensor maps and tile order).
 ///
 /// ```
-/// use tessel_kernels::hopper::{Sm90Plan};
+/// use tessel_kernels::Element;
+/// use tessel_kernels::hopper::Sm90Plan;
 /// let p = Sm90Plan::new(128, 256, 64, Element::BF16, Element::BF16).unwrap();
 /// assert_eq!((p.a_stage.layout().size(), p.b_stage.layout().size()), (128 * 64, 256 * 64));
 /// assert_eq!(p.a_tma.box_layout().to_string(), "Sw<3,3,3> o (64,128):(1,64)");
@@ -286,6 +288,7 @@ impl Sm90Plan {
     /// `1..2^31`, `K` not a positive multiple of 8 below `2^31`, or any layout check failing.
     ///
     /// ```
+    /// use tessel_kernels::Element;
     /// use tessel_kernels::hopper::{Epilogue, Sm90Plan};
     /// let err = Sm90Plan::new(64, 64, 12, Element::F16, Element::F32).unwrap_err();
     /// assert!(err.to_string().contains("multiple of 8"), "{err}");
@@ -327,6 +330,7 @@ impl Sm90Plan {
     /// [`TmaPlan::for_matrix`] of the boxes proven here).
     ///
     /// ```
+    /// use tessel_kernels::Element;
     /// use tessel_kernels::hopper::{Sm90Config, Sm90Plan};
     /// use tessel_layout::gmma::Major;
     /// let c = Sm90Config { a_major: Major::MN, b_major: Major::MN, ..Sm90Config::tn(Element::F16, Element::F32) };
@@ -426,7 +430,8 @@ impl Sm90Plan {
     /// Columns of the tile (`BN` of its configuration).
     ///
     /// ```
-    /// use tessel_kernels::hopper::{Sm90Plan};
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Plan;
     /// assert_eq!(Sm90Plan::new(8, 8, 8, Element::F16, Element::F32).unwrap().bn(), 256);
     /// ```
     pub fn bn(&self) -> i64 {
@@ -552,7 +557,8 @@ impl Sm90Plan {
     /// addresses relative to the stage.
     ///
     /// ```
-    /// use tessel_kernels::hopper::{Sm90Plan};
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Plan;
     /// let p = Sm90Plan::new(128, 256, 64, Element::F16, Element::F32).unwrap();
     /// assert_eq!(p.desc_a()[4].start_address, Sm90Plan::A_WG_BYTES);
     /// assert_eq!(p.desc_a()[1].start_address, Sm90Plan::K_STEP_BYTES);
@@ -564,7 +570,8 @@ impl Sm90Plan {
     /// The descriptors of B's operands, one per k-block.
     ///
     /// ```
-    /// use tessel_kernels::hopper::{Sm90Plan};
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Plan;
     /// let p = Sm90Plan::new(128, 256, 64, Element::F16, Element::F32).unwrap();
     /// assert_eq!(p.desc_b().len(), 4);
     /// ```
@@ -575,7 +582,8 @@ impl Sm90Plan {
     /// The constant fields of a descriptor (start address 0) as their 64-bit encoding.
     ///
     /// ```
-    /// use tessel_kernels::hopper::{Sm90Plan};
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Plan;
     /// let p = Sm90Plan::new(128, 256, 64, Element::F16, Element::F32).unwrap();
     /// // 128B swizzle (1 << 62), SBO 1024 >> 4 = 64 (bits 32-45), LBO 16 >> 4 = 1 (bits 16-29).
     /// assert_eq!(Sm90Plan::desc_bits(&p.desc_a()[0]).unwrap(), 1 << 62 | 64 << 32 | 1 << 16);
@@ -591,7 +599,8 @@ impl Sm90Plan {
     /// `gemm_sm90_tn_{in}_{out}_{M}x{N}x{K}`.
     ///
     /// ```
-    /// use tessel_kernels::hopper::{Sm90Plan};
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Plan;
     /// let p = Sm90Plan::new(128, 256, 64, Element::BF16, Element::F16).unwrap();
     /// assert_eq!(p.kernel_name(), "gemm_sm90_tn_bf16_f16_128x256x64");
     /// ```
@@ -605,7 +614,8 @@ impl Sm90Plan {
     /// Output tiles ([`BM`] x [`Sm90Plan::bn`]).
     ///
     /// ```
-    /// use tessel_kernels::hopper::{Sm90Plan};
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Plan;
     /// assert_eq!(Sm90Plan::new(4096, 4096, 64, Element::F16, Element::F32).unwrap().tiles(), 512);
     /// ```
     pub fn tiles(&self) -> i64 {
@@ -615,7 +625,8 @@ impl Sm90Plan {
     /// k-tiles (64 wide; the last one zero-filled past K by TMA).
     ///
     /// ```
-    /// use tessel_kernels::hopper::{Sm90Plan};
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Plan;
     /// assert_eq!(Sm90Plan::new(128, 256, 72, Element::F16, Element::F32).unwrap().k_tiles(), 2);
     /// ```
     pub fn k_tiles(&self) -> i64 {
@@ -626,7 +637,8 @@ impl Sm90Plan {
     /// barrier.
     ///
     /// ```
-    /// use tessel_kernels::hopper::{Sm90Plan};
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Plan;
     /// assert_eq!(Sm90Plan::new(8, 8, 8, Element::F16, Element::F32).unwrap().stage_bytes(), 48 * 1024);
     /// ```
     pub fn stage_bytes(&self) -> i64 {
@@ -637,7 +649,8 @@ impl Sm90Plan {
     /// swizzle's repeat, and the `full` and `empty` barriers.
     ///
     /// ```
-    /// use tessel_kernels::hopper::{Sm90Plan};
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Plan;
     /// let p = Sm90Plan::new(8, 8, 8, Element::F16, Element::F32).unwrap();
     /// assert_eq!(p.smem_bytes(), 4 * 49152 + 4 * 8192 + 1024 + 64);
     /// let d = Sm90Plan::new(8, 7, 8, Element::F16, Element::F32).unwrap(); // direct stores
@@ -654,7 +667,8 @@ impl Sm90Plan {
     /// consumer has [`C_BUFS`].
     ///
     /// ```
-    /// use tessel_kernels::hopper::{Sm90Plan};
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Plan;
     /// let p = Sm90Plan::new(4096, 4096, 64, Element::F16, Element::F32).unwrap();
     /// assert_eq!(p.c_buf_bytes(), 8192);
     /// assert!(p.smem_bytes() <= 227 * 1024); // the H100's opt-in limit per block
@@ -669,7 +683,8 @@ impl Sm90Plan {
     /// Floating-point operations (`2 M N K`).
     ///
     /// ```
-    /// use tessel_kernels::hopper::{Sm90Plan};
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Plan;
     /// assert_eq!(Sm90Plan::new(2, 3, 8, Element::F16, Element::F32).unwrap().flops(), 96.0);
     /// ```
     pub fn flops(&self) -> f64 {

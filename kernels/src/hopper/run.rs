@@ -3,6 +3,7 @@
 //! the timing baseline of `tessel bench gemm`.
 //!
 //! ```
+//! use tessel_kernels::Element;
 //! use tessel_kernels::hopper::{Sm90Plan, run};
 //! let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
 //! if !run::supported(&gpu) { return } // not an sm_90 device
@@ -22,12 +23,16 @@ use super::{Epilogue, Sm90Args, Sm90Plan, output_type};
 use crate::Arch;
 use crate::bench::io;
 use crate::device::Gpu;
-use crate::element::{DeviceElement, Element};
+use crate::element::Element;
 use crate::error::{GpuError, GpuResult, cuda};
 use crate::exec::poison;
 use crate::gemm::host::{Comparison, compare, random_f16, reference_rows_f32, tolerance};
-use crate::gemm::run::{VsCublas, cublas, gemm_tn, max_smem_optin};
+use crate::gemm::run::{VsCublas, cublas, max_smem_optin};
 use crate::kernel::{Arg, Loaded};
+use crate::measure::cublas::gemm_tn;
+/// Whether cuBLAS computes a type pair: defined with the cuBLAS baseline
+/// ([`crate::measure::cublas::supports`]).
+pub use crate::measure::cublas::supports as cublas_supports;
 use crate::timing::{Side, time_events, time_pair};
 use crate::tma::TensorMap;
 
@@ -118,6 +123,7 @@ impl OutBuffer {
 /// tensor maps and C.
 ///
 /// ```
+/// use tessel_kernels::Element;
 /// use tessel_kernels::hopper::{Sm90Plan, run::Sm90Buffers};
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
 /// if !tessel_kernels::hopper::run::supported(&gpu) { return }
@@ -169,6 +175,7 @@ impl Sm90Buffers {
     /// uninitialized C.
     ///
     /// ```
+    /// use tessel_kernels::Element;
     /// use tessel_kernels::hopper::{Sm90Plan, run::Sm90Buffers};
     /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
     /// if !tessel_kernels::hopper::run::supported(&gpu) { return }
@@ -216,6 +223,7 @@ impl Sm90Buffers {
     /// another plan.
     ///
     /// ```
+    /// use tessel_kernels::Element;
     /// use tessel_kernels::hopper::{Sm90Plan, run::Sm90Buffers};
     /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
     /// if !tessel_kernels::hopper::run::supported(&gpu) { return }
@@ -269,6 +277,7 @@ impl Sm90Buffers {
 /// sm_90 or lacks the shared memory.
 ///
 /// ```
+/// use tessel_kernels::Element;
 /// use tessel_kernels::hopper::{Sm90Plan, run};
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
 /// let plan = Sm90Plan::new(128, 256, 64, Element::F16, Element::F32).unwrap();
@@ -314,6 +323,7 @@ fn checked_rows(m: usize, max_rows: usize) -> Vec<usize> {
 /// rounding.
 ///
 /// ```
+/// use tessel_kernels::Element;
 /// use tessel_kernels::hopper::{Sm90Plan, run::verify_rows};
 /// let plan = Sm90Plan::new(2, 2, 8, Element::F16, Element::F16).unwrap();
 /// let a = [1.0f32; 16];
@@ -368,6 +378,7 @@ fn verified(what: &str, plan: &Sm90Plan, cmp: Comparison) -> GpuResult<Compariso
 /// loaded kernel and the comparison; `Err(Verify)` when an element is wrong.
 ///
 /// ```
+/// use tessel_kernels::Element;
 /// use tessel_kernels::hopper::{Sm90Plan, run};
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
 /// if !run::supported(&gpu) { return }
@@ -391,28 +402,12 @@ pub fn run_and_verify<'g>(
     Ok((kernel, verified("vs CPU reference", plan, cmp)?))
 }
 
-/// Whether `cublasGemmEx` computes this type pair with fp32 compute: fp32 output, or the output
-/// type equal to the input type. cuBLAS answers `CUBLAS_STATUS_NOT_SUPPORTED` for fp16 in with
-/// bf16 out and for bf16 in with fp16 out (seen on an H100 with CUDA 13), so those pairs are
-/// checked against the CPU reference only.
-///
-/// ```
-/// use tessel_kernels::hopper::{run::cublas_supports};
-/// assert!(cublas_supports(Element::BF16, Element::F32) && cublas_supports(Element::F16, Element::F16));
-/// assert!(!cublas_supports(Element::F16, Element::BF16));
-/// ```
-pub fn cublas_supports(input: Element, output: Element) -> bool {
-    matches!(
-        (input, output),
-        (_, Element::F32) | (Element::F16, Element::F16) | (Element::BF16, Element::BF16)
-    )
-}
-
 /// The same GEMM with `cublasGemmEx` (the plan's input and output types, fp32 compute) into
 /// `bufs.c`, as [`crate::gemm::run::launch_cublas`] does for fp16: row-major `C = A B^T` is
 /// column-major `C^T = B A^T`.
 ///
 /// ```
+/// use tessel_kernels::Element;
 /// use tessel_kernels::hopper::{Sm90Plan, run};
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
 /// let Ok(blas) = tessel_kernels::gemm::run::cublas(&gpu) else { return };
@@ -441,15 +436,14 @@ pub fn launch_cublas(
     let (pa, _ra) = bufs.a.device_ptr(stream);
     let (pb, _rb) = bufs.b.device_ptr(stream);
     let pc = bufs.c.device_ptr(gpu);
-    let input = DeviceElement::cublas(plan.input);
     // SAFETY: the pointers are valid device buffers of the sizes checked above, on the handle's
     // stream.
     unsafe {
         gemm_tn(
             blas,
             (plan.m, plan.n, plan.k),
-            (pa, pb, input),
-            (pc, DeviceElement::cublas(plan.output)),
+            (pa, pb, plan.input),
+            (pc, plan.output),
         )
     }
 }
@@ -458,6 +452,7 @@ pub fn launch_cublas(
 /// for fp32 output, two roundings of the 16-bit output types (plus `1e-4`) otherwise.
 ///
 /// ```
+/// use tessel_kernels::Element;
 /// use tessel_kernels::hopper::{Sm90Plan, run};
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
 /// let Ok(blas) = tessel_kernels::gemm::run::cublas(&gpu) else { return };
@@ -499,7 +494,8 @@ pub fn run_and_compare_cublas(
 /// One measurement of `tessel bench gemm` on Hopper: ours and cuBLAS with the same types.
 ///
 /// ```
-/// use tessel_kernels::hopper::{run::Sm90Row};
+/// use tessel_kernels::Element;
+/// use tessel_kernels::hopper::run::Sm90Row;
 /// let _ = |r: &Sm90Row| (r.input == Element::F16, r.output == Element::F32);
 /// ```
 #[derive(Clone, Debug, PartialEq)]
@@ -521,7 +517,8 @@ pub struct Sm90Row {
 /// warm-ups and `repeats` each; [`time_pair`]). `Unavailable` when the GPU is not sm_90.
 ///
 /// ```
-/// use tessel_kernels::hopper::{run};
+/// use tessel_kernels::Element;
+/// use tessel_kernels::hopper::run;
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
 /// if !run::supported(&gpu) || !tessel_kernels::gemm::run::cublas_present() { return }
 /// let rows = run::bench(&gpu, &[(512, 512, 256)], &[(Element::F16, Element::F32)], 2, &mut Vec::new())

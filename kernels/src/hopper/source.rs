@@ -44,6 +44,7 @@ pub const ARGS: [&str; 16] = [
 /// split, the scalars).
 ///
 /// ```
+/// use tessel_kernels::Element;
 /// use tessel_kernels::hopper::{Sm90Args, Sm90Plan};
 /// let plan = Sm90Plan::new(1000, 1000, 1000, Element::F16, Element::F32).unwrap();
 /// let a = Sm90Args::for_plan(&plan, 0x1000);
@@ -151,7 +152,8 @@ impl Sm90Plan {
     /// the direct epilogue) and the struct `args` ([`ARGS`], [`Sm90Args`]).
     ///
     /// ```
-    /// use tessel_kernels::{Arch, hopper::{Sm90Plan}};
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::{Arch, hopper::Sm90Plan};
     /// let k = Sm90Plan::new(1000, 1000, 1000, Element::F16, Element::BF16).unwrap().kernel().unwrap();
     /// assert_eq!(k.target(), Some(Arch::SM90A));
     /// assert!(k.source().contains("__launch_bounds__(384, 1)"));

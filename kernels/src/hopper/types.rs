@@ -169,6 +169,7 @@ impl fmt::Display for Sm90Tile {
 /// leading dimensions, tile counts, split and scalars are run-time values of the kernel.
 ///
 /// ```
+/// use tessel_kernels::Element;
 /// use tessel_kernels::hopper::{Epilogue, Sm90Config, Sm90Tile};
 /// use tessel_layout::gmma::Major;
 /// let c = Sm90Config::tn(Element::F16, Element::F32);
