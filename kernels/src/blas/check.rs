@@ -5,37 +5,13 @@
 
 use tessel_layout::gmma::Major;
 
+use super::order::Order;
 use super::select::choose_tile;
 use crate::element::Element;
 use crate::error::{GpuError, GpuResult};
 use crate::hopper::{BK, BM, Epilogue, INPUTS, OUTPUTS, RASTER_GROUP, Sm90Args, Sm90Config};
 use crate::tiled::GroupedRaster;
 use crate::tma::TmaMatrix;
-
-/// How a matrix is stored: rows contiguous (row-major) or columns contiguous (column-major);
-/// the leading dimension is the distance between consecutive rows (row-major) or columns.
-///
-/// ```
-/// use tessel_kernels::blas::Order;
-/// assert_eq!(Order::RowMajor.transposed(), Order::ColMajor);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Order {
-    /// Rows contiguous: element `(i, j)` at `i * ld + j`.
-    RowMajor,
-    /// Columns contiguous: element `(i, j)` at `i + j * ld`.
-    ColMajor,
-}
-
-impl Order {
-    /// The order of the transposed matrix stored in the same memory.
-    pub fn transposed(self) -> Order {
-        match self {
-            Order::RowMajor => Order::ColMajor,
-            Order::ColMajor => Order::RowMajor,
-        }
-    }
-}
 
 /// A matrix in device memory as the checks see it: where it is, how many bytes its buffer
 /// has, its element type, order and leading dimension (elements).

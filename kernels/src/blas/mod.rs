@@ -38,10 +38,12 @@
 
 pub mod bench;
 mod check;
+pub(crate) mod order;
 mod select;
 mod verify;
 
-pub use check::{MatrixDesc, OperandMap, Order, Problem, Sm90Call, plan_sm90};
+pub use check::{MatrixDesc, OperandMap, Problem, Sm90Call, plan_sm90};
+pub use order::Order;
 pub use select::{choose_tile, tiles_of};
 pub use verify::{HostGemm, HostMatrix, reference_bounds, spread_rows, verify_gemm};
 

@@ -18,7 +18,7 @@ use std::ffi::c_void;
 
 use cudarc::cublas::{CudaBlas, result::gemm_ex, sys as cublas_sys};
 
-use crate::blas::Order;
+use crate::blas::order::Order;
 use crate::device::Gpu;
 use crate::element::{DeviceElement, Element};
 use crate::error::{GpuError, GpuResult, cuda};
