@@ -143,7 +143,9 @@ pub enum Access {
     Write,
 }
 
-/// The type of a scalar parameter.
+/// The type of a scalar parameter (a kernel's run-time `int`, `long long` or `float` argument).
+/// A parameter kind, not an element type: a buffer's element is an
+/// [`Element`] (or a kernel alias of one).
 ///
 /// ```
 /// use tessel_kernels::kernel::Scalar;
