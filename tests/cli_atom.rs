@@ -138,9 +138,9 @@ fn list_names_every_atom_once_with_its_kind() {
     let copies: Vec<&str> = rows.iter().filter(|r| r.0 == "copy").map(|r| r.1).collect();
     let mmas: Vec<&str> = rows.iter().filter(|r| r.0 == "mma").map(|r| r.1).collect();
     assert_eq!(copies.len() + mmas.len(), rows.len(), "{text}");
-    // 6 ldmatrix + 6 stmatrix + 4 cp.async + 4 UniversalCopy; 6 mma.sync + 32 N x 3 types x 2
-    // GMMA.
-    assert_eq!((copies.len(), mmas.len()), (20, 6 + 32 * 3 * 2));
+    // 6 ldmatrix + 6 stmatrix + 4 cp.async + 4 UniversalCopy; UniversalFMA, 6 mma.sync + 32 N x
+    // 3 types x 2 GMMA.
+    assert_eq!((copies.len(), mmas.len()), (20, 1 + 6 + 32 * 3 * 2));
     assert!(copies.contains(&"SM90_U16x8_STSM_T"));
     assert!(mmas.contains(&"SM90_64x256x16_F32BF16BF16_SS"));
     // Every listed name is accepted, as the kind it is listed as.
@@ -151,7 +151,7 @@ fn list_names_every_atom_once_with_its_kind() {
     }
     let v = json(&["atom", "--list", "--json"]);
     assert_eq!(v["copy"].as_array().unwrap().len(), 20);
-    assert_eq!(v["mma"].as_array().unwrap().len(), 198);
+    assert_eq!(v["mma"].as_array().unwrap().len(), 199);
 }
 
 #[test]

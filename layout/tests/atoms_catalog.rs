@@ -318,9 +318,47 @@ fn gmma_operands_match_cute_arch() {
 }
 
 #[test]
+fn universal_fma_matches_cute_traits_and_the_ptx_isa() {
+    // CuTe include/cute/atom/mma_traits.hpp (CUTLASS v4.2.1), MMA_Traits<UniversalFMA<D,A,B,C>>:
+    // Shape_MNK = Shape<_1,_1,_1>, ThrID = Layout<_1>, ALayout = BLayout = CLayout =
+    // Layout<Shape<_1,_1>> (compact, so the extent-1 modes have stride 0).
+    let m = mma_atom("UniversalFMA<float,float,float,float>").unwrap();
+    assert_eq!(m.shape_mnk(), [1, 1, 1]);
+    assert_eq!(m.thr_id().to_string(), "1:0");
+    for l in [m.a_layout(), m.b_layout(), m.c_layout()] {
+        assert_eq!(l.to_string(), "(1,1):(0,0)");
+    }
+    assert_eq!(
+        (m.a_type(), m.b_type(), m.c_type()),
+        (ValueType::F32, ValueType::F32, ValueType::F32)
+    );
+    assert_eq!(
+        (m.a_source(), m.b_source()),
+        (OperandSource::Registers, OperandSource::Registers)
+    );
+    // include/cute/arch/mma.hpp: UniversalFMA::fma(d, a, b, c) with D/A/B/CRegisters = T[1];
+    // PTX ISA, "fma": fma.rn.f32 d, a, b, c computes d = a * b + c rounded once.
+    assert_eq!(m.asm_template(), "fma.rn.f32 %0, %1, %2, %3;");
+    let roles: Vec<(&str, u32, String)> = m
+        .operands()
+        .iter()
+        .map(|o| (o.role, o.count, o.constraint_string()))
+        .collect();
+    assert_eq!(
+        roles,
+        [
+            ("d", 1, "=f".to_string()),
+            ("a", 1, "f".to_string()),
+            ("b", 1, "f".to_string()),
+            ("c", 1, "f".to_string())
+        ]
+    );
+}
+
+#[test]
 fn mma_names_round_trip_and_unknown_names_are_errors() {
     let names = mma_atom_names();
-    assert_eq!(names.len(), 198);
+    assert_eq!(names.len(), 199);
     for name in &names {
         assert_eq!(mma_atom(name).unwrap().name(), name);
     }

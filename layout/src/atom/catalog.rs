@@ -343,16 +343,52 @@ fn gmma_atom(n: i64, token: &str, ab: ValueType, cd: ValueType, rs: bool) -> Mma
     }
 }
 
-/// The CuTe names of every MMA atom: the six SM80 `mma.sync` atoms, then the SM90 GMMA atoms
+/// CuTe's name of the scalar fp32 FMA atom.
+const UNIVERSAL_FMA: &str = "UniversalFMA<float,float,float,float>";
+
+/// CuTe's `UniversalFMA<float,float,float,float>` (`include/cute/arch/mma.hpp`,
+/// `include/cute/atom/mma_traits.hpp`): one thread computes `d = a * b + c` on one value of
+/// each operand. `Shape_MNK = (1,1,1)`, `ThrID = Layout<_1>` and the A, B and C layouts
+/// `Layout<Shape<_1,_1>>` (CuTe's compact strides of extent-1 modes are 0). The instruction is
+/// the PTX ISA's `fma.rn.f32 d, a, b, c` (round to nearest even, no intermediate rounding).
+fn universal_fma() -> MmaAtom {
+    let ops = number_operands(&[
+        ("d", 1, Constraint::F, Direction::Out),
+        ("a", 1, Constraint::F, Direction::In),
+        ("b", 1, Constraint::F, Direction::In),
+        ("c", 1, Constraint::F, Direction::In),
+    ]);
+    let opcode = "fma.rn.f32".to_string();
+    let asm = format!("{opcode} %0, %1, %2, %3;");
+    let one = layout("(1,1):(0,0)");
+    MmaAtom {
+        name: UNIVERSAL_FMA.to_string(),
+        opcode,
+        asm,
+        operands: ops,
+        shape_mnk: [1, 1, 1],
+        thr_id: layout("1:0"),
+        a: one.clone(),
+        b: one.clone(),
+        c: one,
+        types: [ValueType::F32, ValueType::F32, ValueType::F32],
+        sources: [OperandSource::Registers, OperandSource::Registers],
+        k_major: false,
+    }
+}
+
+/// The CuTe names of every MMA atom: the scalar `UniversalFMA<float,float,float,float>`, the
+/// six SM80 `mma.sync` atoms, then the SM90 GMMA atoms
 /// `SM90_64x{N}x16_{F32F16F16,F16F16F16,F32BF16BF16}_{SS,RS}` for every `N` in `8, 16, ..., 256`.
 ///
 /// ```
 /// let names = tessel_layout::atom::mma_atom_names();
-/// assert_eq!(names.len(), 6 + 32 * 3 * 2);
+/// assert_eq!(names.len(), 1 + 6 + 32 * 3 * 2);
+/// assert_eq!(names[0], "UniversalFMA<float,float,float,float>");
 /// assert!(names.contains(&"SM90_64x248x16_F32BF16BF16_RS".to_string()));
 /// ```
 pub fn mma_atom_names() -> Vec<String> {
-    let mut out = Vec::new();
+    let mut out = vec![UNIVERSAL_FMA.to_string()];
     for k in [16, 8] {
         for (token, _, _) in SM80_TYPES {
             out.push(format!("SM80_16x8x{k}_{token}_TN"));
@@ -401,6 +437,8 @@ fn parse_sm80(name: &str) -> Option<MmaAtom> {
 ///
 /// ```
 /// use tessel_layout::atom::mma_atom;
+/// let fma = mma_atom("UniversalFMA<float, float, float, float>").unwrap();
+/// assert_eq!((fma.shape_mnk(), fma.threads()), ([1, 1, 1], 1));
 /// let g = mma_atom("SM90_64x24x16_F16F16F16_SS").unwrap();
 /// assert_eq!(g.b_layout().to_string(), "(128,(24,16)):(0,(1,24))");
 /// let err = mma_atom("SM90_64x12x16_F16F16F16_SS").unwrap_err();
@@ -410,13 +448,17 @@ fn parse_sm80(name: &str) -> Option<MmaAtom> {
 /// ```
 pub fn mma_atom(name: &str) -> Result<MmaAtom> {
     let wanted: String = name.chars().filter(|c| !c.is_whitespace()).collect();
+    if wanted == UNIVERSAL_FMA {
+        return Ok(universal_fma());
+    }
     parse_sm80(&wanted)
         .or_else(|| parse_gmma(&wanted))
         .ok_or_else(|| {
             Error::invalid(format!(
-                "unknown MMA atom `{name}`; the known ones are SM80_16x8x{{16,8}}_{{F32F16F16F32,\
-                 F16F16F16F16,F32BF16BF16F32}}_TN and SM90_64x{{N}}x16_{{F32F16F16,F16F16F16,\
-                 F32BF16BF16}}_{{SS,RS}} with N a multiple of 8 in 8..=256"
+                "unknown MMA atom `{name}`; the known ones are {UNIVERSAL_FMA}, \
+                 SM80_16x8x{{16,8}}_{{F32F16F16F32,F16F16F16F16,F32BF16BF16F32}}_TN and \
+                 SM90_64x{{N}}x16_{{F32F16F16,F16F16F16,F32BF16BF16}}_{{SS,RS}} with N a multiple \
+                 of 8 in 8..=256"
             ))
         })
 }
