@@ -36,6 +36,24 @@ template <unsigned FREE, class... A> __host__ __device__ constexpr unsigned kept
   }
   return kept;
 }
+// A compile-time index: what static_for passes its function.
+template <long long V> struct Int {
+  static constexpr long long value = V;
+  __host__ __device__ constexpr operator long long() const { return V; }
+};
+// f(Int<I>{}) for every I in [B, E), in order, as straight-line code: every index is a constant
+// when the front end emits the calls, so the index math of each call folds before any loop
+// optimization weighs the code (a #pragma unroll loop of copies or products is costed before
+// that and may stay rolled). The binary split keeps the template depth at log2(E - B).
+template <long long B, long long E, class F> __device__ __forceinline__ void static_for(const F& f) {
+  if constexpr (E - B == 1) {
+    f(Int<B>{});
+  } else if constexpr (E - B > 1) {
+    static_for<B, B + (E - B) / 2>(f);
+    static_for<B + (E - B) / 2, E>(f);
+  }
+}
+
 __device__ __forceinline__ void set_coord(long long* c, int i, Underscore) {}
 template <class I> __device__ __forceinline__ void set_coord(long long* c, int i, I v) { c[i] = (long long)v; }
 
@@ -95,15 +113,14 @@ template <class E, class L, unsigned FREE = (1u << L::rank) - 1u> struct Tensor 
   // The offset of 1-D index i over the free modes (colexicographic: the first free mode fastest).
   __device__ __forceinline__ long long offset(long long i) const {
     long long c[L::rank];
-#pragma unroll
-    for (int m = 0; m < L::rank; ++m) {
-      if ((FREE >> m) & 1u) {
+    static_for<0, L::rank>([&](auto m) {
+      if constexpr ((FREE >> m) & 1u) {
         c[m] = i % L::extent(m);
         i /= L::extent(m);
       } else {
         c[m] = fixed[m];
       }
-    }
+    });
     return L::offset(c);
   }
   // Element i of the free modes (1-D, colexicographic).
@@ -118,8 +135,7 @@ template <class E, class L, unsigned FREE = (1u << L::rank) - 1u> struct Tensor 
     static_assert(sizeof...(A) == rank, "tessel: index a tensor with one coordinate or _ per mode");
     constexpr unsigned kept = kept_modes<FREE, A...>();
     Tensor<E, L, kept> t{engine, {}};
-#pragma unroll
-    for (int m = 0; m < L::rank; ++m) t.fixed[m] = fixed[m];
+    static_for<0, L::rank>([&](auto m) { t.fixed[m] = fixed[m]; });
     int j = 0;
     ((set_coord(t.fixed, nth_bit(FREE, j++), a)), ...);
     if constexpr (kept == 0u) {
@@ -133,23 +149,21 @@ template <class E, class L, unsigned FREE = (1u << L::rank) - 1u> struct Tensor 
   __device__ __forceinline__ Tensor<E, L, 1u << nth_bit(FREE, 0)> rest(long long r) const {
     constexpr unsigned first = 1u << nth_bit(FREE, 0);
     Tensor<E, L, first> t{engine, {}};
-#pragma unroll
-    for (int m = 0; m < L::rank; ++m) {
-      if (((FREE & ~first) >> m) & 1u) {
+    static_for<0, L::rank>([&](auto m) {
+      if constexpr (((FREE & ~first) >> m) & 1u) {
         t.fixed[m] = r % L::extent(m);
         r /= L::extent(m);
       } else {
         t.fixed[m] = fixed[m];
       }
-    }
+    });
     return t;
   }
 };
 
 template <class E, class L> __device__ __forceinline__ Tensor<E, L> make_tensor(E e) {
   Tensor<E, L> t{e, {}};
-#pragma unroll
-  for (int m = 0; m < L::rank; ++m) t.fixed[m] = 0;
+  static_for<0, L::rank>([&](auto m) { t.fixed[m] = 0; });
   return t;
 }
 
@@ -161,54 +175,62 @@ template <class T, class L> struct Fragment {
   __device__ __forceinline__ T& operator[](long long i) { return r[tensor().offset(i)]; }
   __host__ __device__ static constexpr long long size() { return Tensor<rmem<T>, L>::size(); }
   __device__ __forceinline__ void fill(T v) {
-#pragma unroll
-    for (int i = 0; i < L::cosize; ++i) r[i] = v;
+    static_for<0, L::cosize>([&](auto i) { r[i] = v; });
   }
 };
 
-// ---- one vector of BYTES bytes between two tensors' first elements, each in memory or in
-// registers (built by value so the access stays one instruction).
-template <class V, class T> __device__ __forceinline__ V load_vector(const gmem<T>& e, long long o) {
-  return *reinterpret_cast<const V*>(e.ptr(o));
+// ---- one vector of BYTES bytes between the atom values (free mode 0) of two tensors. In memory the
+// host proved the values consecutive and aligned (tessel_kernels::layer), so the vector is read or
+// written at the first value's address with one instruction; in registers each value is taken
+// where the layout puts it (a register view need not be contiguous: the epilogue's view of an
+// accumulator, say), and the vector is built by value.
+template <class V, class T, class L, unsigned F> __device__ __forceinline__ V load_vector(const Tensor<gmem<T>, L, F>& t) {
+  return *reinterpret_cast<const V*>(t.ptr(0));
 }
-template <class V, class T> __device__ __forceinline__ V load_vector(const smem<T>& e, long long o) {
-  return *reinterpret_cast<const V*>(e.ptr(o));
+template <class V, class T, class L, unsigned F> __device__ __forceinline__ V load_vector(const Tensor<smem<T>, L, F>& t) {
+  return *reinterpret_cast<const V*>(t.ptr(0));
 }
-template <class V, class T> __device__ __forceinline__ V load_vector(const rmem<T>& e, long long o) {
+template <class V, class T, class L, unsigned F> __device__ __forceinline__ V load_vector(const Tensor<rmem<T>, L, F>& t) {
+  constexpr int n = (int)(sizeof(V) / sizeof(T));
+  T r[n];
+  static_for<0, n>([&](auto i) { r[i] = t[i]; });
   V v;
-  tessel_pack(v, e.ptr(o));
+  tessel_pack(v, r);
   return v;
 }
-template <class T> __device__ __forceinline__ void store_vector(const gmem<T>& e, long long o, const uint4& v) {
-  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(e.ptr(o)), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+template <class T, class L, unsigned F> __device__ __forceinline__ void store_vector(const Tensor<gmem<T>, L, F>& t, const uint4& v) {
+  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(t.ptr(0)), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
 }
-template <class T> __device__ __forceinline__ void store_vector(const gmem<T>& e, long long o, const uint2& v) {
-  asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(e.ptr(o)), "r"(v.x), "r"(v.y) : "memory");
+template <class T, class L, unsigned F> __device__ __forceinline__ void store_vector(const Tensor<gmem<T>, L, F>& t, const uint2& v) {
+  asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(t.ptr(0)), "r"(v.x), "r"(v.y) : "memory");
 }
-template <class T> __device__ __forceinline__ void store_vector(const gmem<T>& e, long long o, const b32& v) {
-  asm volatile("st.global.b32 [%0], %1;" ::"l"(e.ptr(o)), "r"(v) : "memory");
+template <class T, class L, unsigned F> __device__ __forceinline__ void store_vector(const Tensor<gmem<T>, L, F>& t, const b32& v) {
+  asm volatile("st.global.b32 [%0], %1;" ::"l"(t.ptr(0)), "r"(v) : "memory");
 }
-template <class T> __device__ __forceinline__ void store_vector(const gmem<T>& e, long long o, const b16& v) {
-  *reinterpret_cast<b16*>(e.ptr(o)) = v;
+template <class T, class L, unsigned F> __device__ __forceinline__ void store_vector(const Tensor<gmem<T>, L, F>& t, const b16& v) {
+  *reinterpret_cast<b16*>(t.ptr(0)) = v;
 }
-template <class T> __device__ __forceinline__ void store_vector(const smem<T>& e, long long o, const uint4& v) {
-  asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(e.addr(o)), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+template <class T, class L, unsigned F> __device__ __forceinline__ void store_vector(const Tensor<smem<T>, L, F>& t, const uint4& v) {
+  asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(t.addr(0)), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
 }
-template <class T> __device__ __forceinline__ void store_vector(const smem<T>& e, long long o, const uint2& v) {
-  asm volatile("st.shared.v2.b32 [%0], {%1, %2};" ::"r"(e.addr(o)), "r"(v.x), "r"(v.y) : "memory");
+template <class T, class L, unsigned F> __device__ __forceinline__ void store_vector(const Tensor<smem<T>, L, F>& t, const uint2& v) {
+  asm volatile("st.shared.v2.b32 [%0], {%1, %2};" ::"r"(t.addr(0)), "r"(v.x), "r"(v.y) : "memory");
 }
-template <class T> __device__ __forceinline__ void store_vector(const smem<T>& e, long long o, const b32& v) {
-  asm volatile("st.shared.b32 [%0], %1;" ::"r"(e.addr(o)), "r"(v) : "memory");
+template <class T, class L, unsigned F> __device__ __forceinline__ void store_vector(const Tensor<smem<T>, L, F>& t, const b32& v) {
+  asm volatile("st.shared.b32 [%0], %1;" ::"r"(t.addr(0)), "r"(v) : "memory");
 }
-template <class T> __device__ __forceinline__ void store_vector(const smem<T>& e, long long o, const b16& v) {
-  *reinterpret_cast<b16*>(e.ptr(o)) = v;
+template <class T, class L, unsigned F> __device__ __forceinline__ void store_vector(const Tensor<smem<T>, L, F>& t, const b16& v) {
+  *reinterpret_cast<b16*>(t.ptr(0)) = v;
 }
-template <class V, class T> __device__ __forceinline__ void store_vector(const rmem<T>& e, long long o, const V& v) {
-  tessel_unpack(e.ptr(o), v);
+template <class V, class T, class L, unsigned F> __device__ __forceinline__ void store_vector(const Tensor<rmem<T>, L, F>& t, const V& v) {
+  constexpr int n = (int)(sizeof(V) / sizeof(T));
+  T r[n];
+  tessel_unpack(r, v);
+  static_for<0, n>([&](auto i) { t[i] = r[i]; });
 }
 template <int BYTES, class S, class D> __device__ __forceinline__ void vector_copy(const S& s, const D& d) {
   typedef typename TesselVec<BYTES>::type V;
-  store_vector(d.engine, d.offset(0), load_vector<V>(s.engine, s.offset(0)));
+  store_vector(d, load_vector<V>(s));
 }
 
 template <class S, class D> __host__ __device__ constexpr bool same_extents() {
@@ -223,8 +245,7 @@ template <class Atom, class S, class D> __device__ __forceinline__ void copy(con
   static_assert(same_extents<S, D>(), "tessel: copy between tensors of different shapes");
   static_assert(S::template extent<0>() == Atom::values, "tessel: mode 0 is not one atom's values");
   constexpr long long n = S::size() / S::template extent<0>();
-#pragma unroll
-  for (long long r = 0; r < n; ++r) Atom::call(src.rest(r), dst.rest(r));
+  static_for<0, n>([&](auto r) { Atom::call(src.rest(r), dst.rest(r)); });
 }
 // copy_if(atom, pred, src, dst): copy where pred(r) holds for the r-th slice of mode 0.
 template <class Atom, class P, class S, class D>
@@ -232,27 +253,24 @@ __device__ __forceinline__ void copy_if(const Atom&, const P& pred, const S& src
   static_assert(same_extents<S, D>(), "tessel: copy between tensors of different shapes");
   static_assert(S::template extent<0>() == Atom::values, "tessel: mode 0 is not one atom's values");
   constexpr long long n = S::size() / S::template extent<0>();
-#pragma unroll
-  for (long long r = 0; r < n; ++r) {
+  static_for<0, n>([&](auto r) {
     if (pred(r)) Atom::call(src.rest(r), dst.rest(r));
-  }
+  });
 }
 
 // gemm(mma, a, b, c): c(_, m, n) += a(_, m, k) b(_, n, k) over every (m, n, k) of the
-// fragments' modes 1 and 2; mode 0 of each is one atom's operand (the host checked the
-// fragments against the tiled MMA's partitions).
+// fragments' modes 1 and 2 (k outermost, n innermost); mode 0 of each is one atom's operand
+// (the host checked the fragments against the tiled MMA's partitions).
 template <class Mma, class A, class B, class C> __device__ __forceinline__ void gemm(const Mma&, const A& a, const B& b, const C& c) {
   static_assert(A::rank == 3 && B::rank == 3 && C::rank == 3, "tessel: gemm takes (V, M, K), (V, N, K), (V, M, N)");
   static_assert(A::template extent<1>() == C::template extent<1>(), "tessel: gemm: A and C disagree on M");
   static_assert(B::template extent<1>() == C::template extent<2>(), "tessel: gemm: B and C disagree on N");
   static_assert(A::template extent<2>() == B::template extent<2>(), "tessel: gemm: A and B disagree on K");
-#pragma unroll
-  for (int k = 0; k < (int)A::template extent<2>(); ++k)
-#pragma unroll
-    for (int m = 0; m < (int)A::template extent<1>(); ++m)
-#pragma unroll
-      for (int n = 0; n < (int)B::template extent<1>(); ++n)
-        Mma::call(c(Underscore{}, m, n), a(Underscore{}, m, k), b(Underscore{}, n, k));
+  constexpr long long M = A::template extent<1>(), N = B::template extent<1>(), K = A::template extent<2>();
+  static_for<0, M * N * K>([&](auto i) {
+    constexpr long long n = decltype(i)::value % N, m = decltype(i)::value / N % M, k = decltype(i)::value / (N * M);
+    Mma::call(c(Underscore{}, m, n), a(Underscore{}, m, k), b(Underscore{}, n, k));
+  });
 }
 
 }  // namespace tessel

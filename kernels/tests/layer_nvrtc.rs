@@ -140,3 +140,71 @@ fn ldmatrix_and_mma_sync_over_fragments() {
         "{text}"
     );
 }
+
+#[test]
+fn a_strided_register_view_stores_the_registers_its_layout_names() {
+    if !nvrtc_or_skip("strided_view") {
+        return;
+    }
+    // One thread stores a 4 x 4 row-major tile, a row (4 consecutive floats) per 128-bit store,
+    // from a column-major fragment: register r + 4 c holds element (r, c), so one store's 4
+    // values are registers r, r + 4, r + 8, r + 12 (the view's mode 0 has stride 4).
+    let atom = copy_atom("UniversalCopy<uint128_t>")
+        .unwrap()
+        .typed(32)
+        .unwrap();
+    let st = DeviceCopy::new(
+        "st",
+        make_tiled_copy(
+            &atom,
+            &"(1,1):(0,0)".parse().unwrap(),
+            &"(4,4):(4,1)".parse().unwrap(),
+        )
+        .unwrap(),
+    );
+    let out = DeviceTensor::global(CType::F32, "(4,4):(4,1)".parse().unwrap());
+    let d = st.partition_d(&out).unwrap();
+    let frag = DeviceTensor::fragment(CType::F32, &"(1,4,4)".parse().unwrap()).unwrap();
+    let view = st.retile_s(&frag).unwrap();
+    assert_eq!(view.layout().layout().mode(0).unwrap().to_string(), "4:4");
+    let body = "auto r = tensor::frag();\n  \
+                for (int i = 0; i < 16; ++i) r.r[i] = (float)i;\n  \
+                tessel::copy(copy::st{}, tensor::view(r), tensor::d(out)(0, _, _, _, _));\n";
+    let k = KernelBuilder::new("strided_view", body)
+        .tiled_copy(&st)
+        .tensor("frag", &frag)
+        .tensor("view", &view)
+        .tensor("d", &d)
+        .param(Param::output("out", CType::F32.into()).len(16))
+        .threads(1)
+        .build()
+        .unwrap_or_else(|e| panic!("{e}\n{d}\n{view}"));
+    let text = ptx(&k, Arch::new(8, 0).unwrap());
+    // The stores, in order: row r stores the registers r, r + 4, r + 8, r + 12, whose values the
+    // compiler folds into immediates (`mov.u32 %rN, BITS;`, the float's bits).
+    let mut immediates = std::collections::BTreeMap::new();
+    for line in text.lines() {
+        let t = line.trim().trim_end_matches(';');
+        if let Some(rest) = t.strip_prefix("mov.u32") {
+            if let Some((reg, value)) = rest.split_once(',') {
+                if let Ok(v) = value.trim().parse::<u32>() {
+                    immediates.insert(reg.trim().to_string(), f32::from_bits(v));
+                }
+            }
+        }
+    }
+    let stores: Vec<Vec<f32>> = text
+        .lines()
+        .filter(|l| l.contains("st.global.v4"))
+        .map(|l| {
+            let regs = &l[l.find('{').unwrap() + 1..l.find('}').unwrap()];
+            regs.split(',')
+                .map(|r| immediates.get(r.trim()).copied().unwrap_or(0.0))
+                .collect()
+        })
+        .collect();
+    let want: Vec<Vec<f32>> = (0..4)
+        .map(|r| (0..4).map(|c| (r + 4 * c) as f32).collect())
+        .collect();
+    assert_eq!(stores, want, "{text}");
+}
