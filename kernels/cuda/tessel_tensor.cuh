@@ -87,6 +87,17 @@ struct counting {
   long long base;
   __device__ __forceinline__ long long ref(long long o) const { return base + o; }
 };
+// A predicate: an identity tensor's coordinate compared with a bound (element o is o < bound).
+struct below {
+  typedef bool value_type;
+  long long bound;
+  __device__ __forceinline__ bool ref(long long o) const { return o < bound; }
+};
+// A predicate the host proved true everywhere (tessel_kernels::layer::DeviceTensor::unchecked).
+struct always {
+  typedef bool value_type;
+  __device__ __forceinline__ bool ref(long long) const { return true; }
+};
 
 // ---- a tensor: engine E, layout L (emitted by the host), and the coordinates fixed by slicing
 // (the modes not in FREE). Coordinates of the free modes are given in order.
@@ -256,6 +267,13 @@ __device__ __forceinline__ void copy_if(const Atom&, const P& pred, const S& src
   static_for<0, n>([&](auto r) {
     if (pred(r)) Atom::call(src.rest(r), dst.rest(r));
   });
+}
+
+// all_of(p...): the predicate of copy_if that holds for the r-th atom call when every predicate
+// tensor p (partitioned and sliced like the copy's source) holds at that call's first value (the
+// host checked that an atom call's values are all inside or all outside each bound).
+template <class... P> __device__ __forceinline__ auto all_of(const P&... p) {
+  return [=](long long r) { return (p.rest(r)[0] && ...); };
 }
 
 // gemm(mma, a, b, c): c(_, m, n) += a(_, m, k) b(_, n, k) over every (m, n, k) of the

@@ -208,3 +208,70 @@ fn a_strided_register_view_stores_the_registers_its_layout_names() {
         .collect();
     assert_eq!(stores, want, "{text}");
 }
+
+#[test]
+fn copy_if_reads_its_predicates_once_per_atom_call_and_drops_proven_ones() {
+    // 64 threads copy a 64 x 16 fp32 tile, 4 consecutive floats (one 128-bit vector) each, of
+    // a 60 x 16 matrix stored in 64 rows: rows 60..64 are beyond it. The predicate is the row
+    // coordinate below 60, read once per vector.
+    let atom = copy_atom("UniversalCopy<uint128_t>")
+        .unwrap()
+        .typed(32)
+        .unwrap();
+    let load = DeviceCopy::new(
+        "load",
+        make_tiled_copy(
+            &atom,
+            &"(16,4):(4,1)".parse().unwrap(),
+            &"(1,4):(0,1)".parse().unwrap(),
+        )
+        .unwrap(),
+    );
+    let g = DeviceTensor::global(CType::F32, "(64,16):(16,1)".parse().unwrap());
+    let s = load.partition_s(&g).unwrap();
+    let rows = load
+        .partition_s(&DeviceTensor::predicate(&[64, 16], 0, 60).unwrap())
+        .unwrap();
+    // A column bound inside a vector cannot be read at its first value: a build error.
+    let cols = DeviceTensor::predicate(&[64, 16], 1, 14).unwrap();
+    let err = load.partition_s(&cols).unwrap_err();
+    assert!(err.to_string().contains("straddles the bound 14"), "{err}");
+    // Every row below 64 is not every row below 60: the host refuses to drop the check.
+    assert!(rows.unchecked().is_err());
+    let whole = load
+        .partition_s(&DeviceTensor::predicate(&[64, 16], 0, 64).unwrap())
+        .unwrap()
+        .unchecked()
+        .unwrap();
+    if !nvrtc_or_skip("copy_if") {
+        return;
+    }
+    let r = s.fragment_like(1..s.rank()).unwrap();
+    let body = "auto frag = tensor::r();\n  frag.fill(0.f);\n  \
+                tessel::copy_if(copy::load{}, tessel::all_of(tensor::p()(threadIdx.x, _, _, _, _)),\n  \
+                                tensor::s(in)(threadIdx.x, _, _, _, _), frag.tensor());\n  \
+                for (int i = 0; i < 16; ++i) out[16 * threadIdx.x + i] = frag.r[i];\n";
+    let kernel = |pred: &DeviceTensor| {
+        KernelBuilder::new("pred", body)
+            .tiled_copy(&load)
+            .tensor("s", &s)
+            .tensor("r", &r)
+            .tensor("p", pred)
+            .param(Param::input("in", CType::F32.into()).len(64 * 16))
+            .param(Param::output("out", CType::F32.into()).len(64 * 16))
+            .threads(64)
+            .build()
+            .unwrap()
+    };
+    let checked = ptx(&kernel(&rows), Arch::new(8, 0).unwrap());
+    let plain = ptx(&kernel(&whole), Arch::new(8, 0).unwrap());
+    let loads = |t: &str| {
+        t.lines()
+            .filter(|l| l.contains("ld.global.nc.v4") || l.contains("ld.global.v4"))
+            .count()
+    };
+    // 16 floats per thread: 4 vectors, rows 0..16, 16..32, 32..48, 48..64 of the thread.
+    assert_eq!((loads(&checked), loads(&plain)), (4, 4), "{checked}");
+    assert!(checked.contains("setp."), "{checked}");
+    assert!(!plain.contains("setp."), "{plain}");
+}

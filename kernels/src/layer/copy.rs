@@ -6,8 +6,8 @@ use tessel_layout::ComposedLayout;
 use tessel_layout::atom::{CopyAtom, Direction, SmemAccess};
 use tessel_layout::tiled::TiledCopy;
 
-use super::check::{check_runs, check_threads};
-use super::tensor::{DeviceTensor, Origin, Space, from_modes};
+use super::check::{check_predicate_calls, check_runs, check_threads};
+use super::tensor::{Bound, DeviceTensor, Origin, Space, from_modes};
 use crate::error::{GpuError, GpuResult};
 
 /// Which side of a copy a partition is.
@@ -123,6 +123,9 @@ impl DeviceCopy {
         };
         let out = t.with_layout(t.relayout(inner), origin);
         self.check_side(&out, side)?;
+        if let Bound::Below(bound) = out.bound() {
+            check_predicate_calls(&self.name, &out, self.values(side), bound)?;
+        }
         Ok(out)
     }
 

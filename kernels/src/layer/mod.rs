@@ -28,6 +28,15 @@
 //! Partitions keep the partitioner's threads as mode 0 (`(thread, values, ...)`), so a body
 //! slices the thread of its choice (`threadIdx.x`, or the thread's index in its warpgroup).
 //!
+//! A tensor tiled past the end of its data (a problem that is not whole tiles) is guarded by
+//! predicate tensors ([`DeviceTensor::predicate`]: `coordinate < bound`, one coordinate each)
+//! partitioned like it: `tessel::copy_if(copy::X{}, tessel::all_of(p_rows, p_cols), src, dst)`.
+//! Where the host proves a predicate true everywhere ([`DeviceTensor::unchecked`]) it is the
+//! constant `true` and `copy_if` compiles to `copy`. A shared buffer is sized by its tensor:
+//! `__shared__ float s[tensor::NAME_layout::cosize];`. `tessel::static_for<0, N>(f)` calls
+//! `f(tessel::Int<i>{})` for each `i` as straight-line code (copy and gemm use it, so a k-loop
+//! of them under `#pragma unroll` unrolls fully).
+//!
 //! ```
 //! use tessel_kernels::{kernel::{CType, KernelBuilder, Param}, layer::{DeviceCopy, DeviceTensor}};
 //! use tessel_layout::{atom::copy_atom, tiled::make_tiled_copy};
@@ -60,4 +69,4 @@ mod tensor;
 
 pub use copy::DeviceCopy;
 pub use mma::DeviceMma;
-pub use tensor::{DeviceTensor, Origin, Space};
+pub use tensor::{Bound, DeviceTensor, Origin, Space};

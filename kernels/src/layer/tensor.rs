@@ -75,6 +75,18 @@ pub struct DeviceTensor {
     elem: CType,
     layout: ComposedLayout,
     origin: Origin,
+    bound: Bound,
+}
+
+/// What the elements of a coordinate tensor are: the coordinate itself, or a predicate on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Bound {
+    /// The coordinate (an identity tensor), or a tensor that is not a coordinate tensor.
+    None,
+    /// `coordinate < bound`, compared at run time.
+    Below(i64),
+    /// `true`: the host proved every coordinate below its bound ([`DeviceTensor::unchecked`]).
+    Always,
 }
 
 /// The layout whose top-level modes are `modes`, in order.
@@ -89,6 +101,7 @@ impl DeviceTensor {
             elem,
             layout,
             origin: Origin::Plain,
+            bound: Bound::None,
         }
     }
 
@@ -177,6 +190,74 @@ impl DeviceTensor {
             IntTuple::from_ints(strides),
         )?;
         Ok(DeviceTensor::new(Space::Coord, CType::I32, layout.into()))
+    }
+
+    /// A predicate tensor of a `shape` (CuTe's `elem_less` of an identity tensor and a residue,
+    /// one coordinate at a time): element `c` holds `c[which] < bound`. It is partitioned like
+    /// the tensor it guards and handed to `tessel::copy_if` (through `tessel::all_of`), which
+    /// reads it at the first value of each atom call: partitioning checks that every atom
+    /// call's values are all below the bound or all beyond it. `bound` is at most the extent
+    /// `shape[which]` (the padded extent of a tensor tiled past its end).
+    ///
+    /// ```
+    /// use tessel_kernels::layer::{Bound, DeviceTensor};
+    /// let rows = DeviceTensor::predicate(&[128, 16], 0, 100).unwrap();
+    /// assert_eq!(rows.bound(), Bound::Below(100));
+    /// assert_eq!(rows.layout().to_string(), "(128,16):(1,0)");
+    /// assert!(DeviceTensor::predicate(&[128, 16], 1, 17).is_err()); // beyond the extent
+    /// ```
+    pub fn predicate(shape: &[i64], which: usize, bound: i64) -> GpuResult<DeviceTensor> {
+        let mut t = DeviceTensor::identity(shape, which)?;
+        if !(0..=shape[which]).contains(&bound) {
+            return Err(GpuError::InvalidArgument(format!(
+                "predicate: the bound {bound} of coordinate {which} is outside 0..={} (the \
+                 extent of that mode)",
+                shape[which]
+            )));
+        }
+        t.bound = Bound::Below(bound);
+        Ok(t)
+    }
+
+    /// The predicate with its comparison removed: every element `true`. The host proves it
+    /// first: every coordinate of the tensor (after its partitions and slices, its largest
+    /// offset) lies below the bound. A kernel declares this when the problem is whole tiles,
+    /// and `copy_if` becomes `copy`.
+    ///
+    /// ```
+    /// use tessel_kernels::layer::{Bound, DeviceTensor};
+    /// let whole = DeviceTensor::predicate(&[128, 16], 0, 128).unwrap();
+    /// assert_eq!(whole.unchecked().unwrap().bound(), Bound::Always);
+    /// let ragged = DeviceTensor::predicate(&[128, 16], 0, 100).unwrap();
+    /// let err = ragged.unchecked().unwrap_err();
+    /// assert!(err.to_string().contains("coordinate 127 is not below the bound 100"), "{err}");
+    /// ```
+    pub fn unchecked(&self) -> GpuResult<DeviceTensor> {
+        let Bound::Below(bound) = self.bound else {
+            return Err(GpuError::InvalidArgument(format!(
+                "unchecked: {self} is not a predicate (DeviceTensor::predicate)"
+            )));
+        };
+        let (_, max) = self.layout.value_range()?;
+        if max >= bound {
+            return Err(GpuError::InvalidArgument(format!(
+                "unchecked: coordinate {max} is not below the bound {bound}, so the predicate \
+                 {self} is not true everywhere"
+            )));
+        }
+        let mut t = self.clone();
+        t.bound = Bound::Always;
+        Ok(t)
+    }
+
+    /// What a coordinate tensor's elements are ([`Bound::None`] for every other tensor).
+    ///
+    /// ```
+    /// use tessel_kernels::layer::{Bound, DeviceTensor};
+    /// assert_eq!(DeviceTensor::identity(&[4], 0).unwrap().bound(), Bound::None);
+    /// ```
+    pub fn bound(&self) -> Bound {
+        self.bound
     }
 
     /// Where the elements live.
@@ -276,6 +357,7 @@ impl DeviceTensor {
             elem: self.elem,
             layout,
             origin,
+            bound: self.bound,
         }
     }
 
@@ -375,12 +457,16 @@ impl DeviceTensor {
 
 impl fmt::Display for DeviceTensor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} tensor of {} {}",
-            self.space,
-            self.elem.name(),
-            self.layout
-        )
+        match self.bound {
+            Bound::None => write!(
+                f,
+                "{} tensor of {} {}",
+                self.space,
+                self.elem.name(),
+                self.layout
+            ),
+            Bound::Below(b) => write!(f, "predicate (coordinate < {b}) {}", self.layout),
+            Bound::Always => write!(f, "predicate (always true) {}", self.layout),
+        }
     }
 }
