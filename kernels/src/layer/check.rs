@@ -122,3 +122,87 @@ pub(crate) fn check_predicate_calls(
     }
     Ok(())
 }
+
+/// One side of a hand-over of registers (a copy writing them and a copy or an MMA reading them,
+/// or an MMA's accumulators read by a copy): `rows` and `cols` are that side's partitions of
+/// the identity tensors of the tile (thread mode first, the other modes in the order of `regs`),
+/// `regs` the registers it writes or reads (a fragment, or a view of one).
+pub(crate) struct RegisterSide<'a> {
+    pub name: String,
+    pub rows: DeviceTensor,
+    pub cols: DeviceTensor,
+    pub regs: &'a DeviceTensor,
+}
+
+impl RegisterSide<'_> {
+    /// Tile element of each of the side's values of thread `t`, with the register it is in.
+    fn elements(&self, t: i64, threads: i64) -> GpuResult<Vec<(usize, (i64, i64))>> {
+        let n = self.regs.size();
+        if self.rows.size() != threads * n {
+            return Err(err(
+                &self.name,
+                format!(
+                    "the partition {} holds {} values per thread but the registers {} hold {n}",
+                    self.rows,
+                    self.rows.size() / threads.max(1),
+                    self.regs
+                ),
+            ));
+        }
+        (0..n)
+            .map(|i| {
+                let reg = self.regs.layout().offset(i)? as usize;
+                let r = self.rows.layout().offset(t + threads * i)?;
+                let c = self.cols.layout().offset(t + threads * i)?;
+                Ok((reg, (r, c)))
+            })
+            .collect()
+    }
+}
+
+/// For every one of `threads` threads, the reader finds in each register it reads the tile
+/// element the writer put there (`registers`: the fragment's size). The silent failure of a
+/// mismatched `ldmatrix` and `mma` (CUTLASS issue 3197), or of a register staging whose two
+/// copies order the values differently, as a build error.
+pub(crate) fn check_hand_over(
+    writer: &RegisterSide<'_>,
+    reader: &RegisterSide<'_>,
+    threads: i64,
+    registers: i64,
+) -> GpuResult<()> {
+    for t in 0..threads {
+        let mut held = vec![None; registers as usize];
+        for (reg, rc) in writer.elements(t, threads)? {
+            if let Some(slot) = held.get_mut(reg) {
+                *slot = Some(rc);
+            }
+        }
+        for (reg, (r, c)) in reader.elements(t, threads)? {
+            let there = held.get(reg).copied().flatten();
+            if there != Some((r, c)) {
+                return Err(err(
+                    &reader.name,
+                    format!(
+                        "thread {t}: {} reads element ({r},{c}) of the tile from register {reg}, \
+                         where {} put {}",
+                        reader.name,
+                        writer.name,
+                        match there {
+                            Some((er, ec)) => format!("({er},{ec})"),
+                            None => "nothing".into(),
+                        }
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The identity tensors of a rank-2 tile: its row coordinates and its column coordinates.
+pub(crate) fn identities(shape: &[i64]) -> GpuResult<(DeviceTensor, DeviceTensor)> {
+    Ok((
+        DeviceTensor::identity(shape, 0)?,
+        DeviceTensor::identity(shape, 1)?,
+    ))
+}

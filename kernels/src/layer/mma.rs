@@ -5,7 +5,7 @@
 use tessel_layout::atom::{Constraint, Direction, MmaAtom, OperandSource};
 use tessel_layout::tiled::TiledMma;
 
-use super::check::check_threads;
+use super::check::{RegisterSide, check_hand_over, check_threads, identities};
 use super::copy::DeviceCopy;
 use super::tensor::{DeviceTensor, Origin, Space, from_modes};
 use crate::error::{GpuError, GpuResult};
@@ -148,14 +148,68 @@ impl DeviceMma {
         view: &DeviceTensor,
         fragment: &DeviceTensor,
     ) -> GpuResult<()> {
-        // Which tile element each register of the fragment holds for the MMA, and which the
-        // copy writes into each register of the view, per thread, through identity tensors.
-        let id = DeviceTensor::identity(shape, 0)?;
-        let id_col = DeviceTensor::identity(shape, 1)?;
-        let mma_rows = self.partition(op, &id)?;
-        let mma_cols = self.partition(op, &id_col)?;
-        let copy_rows = copy.partition_d(&id)?;
-        let copy_cols = copy.partition_d(&id_col)?;
+        let threads = self.threads_like(copy)?;
+        let (rows, cols) = identities(shape)?;
+        let mma = RegisterSide {
+            name: format!("operand {op} of the MMA {}", self.name),
+            rows: self.partition(op, &rows)?,
+            cols: self.partition(op, &cols)?,
+            regs: fragment,
+        };
+        let fed = RegisterSide {
+            name: format!("the copy {}", copy.name()),
+            rows: copy.partition_d(&rows)?,
+            cols: copy.partition_d(&cols)?,
+            regs: view,
+        };
+        check_hand_over(&fed, &mma, threads, fragment.cosize()?)
+    }
+
+    /// Checks that the copy `copy` reading the MMA's accumulators (operand `op`, normally
+    /// `'C'`) through `view` (its [`DeviceCopy::retile_s`] of `fragment`) takes from every
+    /// register the element of the `(M, N)` tile `shape` the MMA computed there, for every
+    /// thread: an epilogue that writes C in another order than the accumulators hold it is a
+    /// build error.
+    ///
+    /// ```
+    /// use tessel_kernels::{kernel::CType, layer::DeviceMma};
+    /// use tessel_layout::{atom::{copy_atom, mma_atom}, tiled::{make_tiled_copy_c, make_tiled_mma}};
+    /// let tm = make_tiled_mma(&mma_atom("SM80_16x8x16_F32F16F16F32_TN").unwrap(),
+    ///                         &"1:0".parse().unwrap(), &[]).unwrap();
+    /// let mma = DeviceMma::new("mma", tm.clone());
+    /// let atom = copy_atom("UniversalCopy<uint64_t>").unwrap().typed(32).unwrap();
+    /// let st = tessel_kernels::layer::DeviceCopy::new("st", make_tiled_copy_c(&atom, &tm).unwrap());
+    /// let acc = mma.partition_fragment('C', &[16, 8], CType::F32).unwrap();
+    /// let view = st.retile_s(&acc).unwrap();
+    /// mma.check_drained_by('C', &st, &[16, 8], &view, &acc).unwrap();
+    /// ```
+    pub fn check_drained_by(
+        &self,
+        op: char,
+        copy: &DeviceCopy,
+        shape: &[i64],
+        view: &DeviceTensor,
+        fragment: &DeviceTensor,
+    ) -> GpuResult<()> {
+        let threads = self.threads_like(copy)?;
+        let (rows, cols) = identities(shape)?;
+        let mma = RegisterSide {
+            name: format!("operand {op} of the MMA {}", self.name),
+            rows: self.partition(op, &rows)?,
+            cols: self.partition(op, &cols)?,
+            regs: fragment,
+        };
+        let drain = RegisterSide {
+            name: format!("the copy {}", copy.name()),
+            rows: copy.partition_s(&rows)?,
+            cols: copy.partition_s(&cols)?,
+            regs: view,
+        };
+        check_hand_over(&mma, &drain, threads, fragment.cosize()?)
+    }
+
+    /// The MMA's thread count, which `copy` must share.
+    fn threads_like(&self, copy: &DeviceCopy) -> GpuResult<i64> {
         let threads = self.tiled.threads();
         if copy.tiled().threads() != threads {
             return Err(self.err(format!(
@@ -164,37 +218,7 @@ impl DeviceMma {
                 copy.tiled().threads()
             )));
         }
-        let frag_layout = fragment.layout();
-        let view_layout = view.layout();
-        let n_frag = fragment.size();
-        let n_view = view.size();
-        // register -> (row, col) the MMA expects, for one thread.
-        for t in 0..threads {
-            let mut expect = vec![None; fragment.cosize()? as usize];
-            for i in 0..n_frag {
-                let reg = frag_layout.offset(i)? as usize;
-                let r = mma_rows.layout().offset(t + threads * i)?;
-                let c = mma_cols.layout().offset(t + threads * i)?;
-                expect[reg] = Some((r, c));
-            }
-            for i in 0..n_view {
-                let reg = view_layout.offset(i)? as usize;
-                let r = copy_rows.layout().offset(t + threads * i)?;
-                let c = copy_cols.layout().offset(t + threads * i)?;
-                if expect.get(reg).copied().flatten() != Some((r, c)) {
-                    return Err(self.err(format!(
-                        "thread {t}: the copy {} writes element ({r},{c}) of the tile into \
-                         register {reg}, where operand {op} of the MMA reads {}",
-                        copy.name(),
-                        match expect.get(reg).copied().flatten() {
-                            Some((er, ec)) => format!("({er},{ec})"),
-                            None => "nothing".into(),
-                        }
-                    )));
-                }
-            }
-        }
-        Ok(())
+        Ok(threads)
     }
 
     /// The C++ statement of one atom call, `c`, `a`, `b` being the slices of mode 0 (device
