@@ -54,8 +54,6 @@ template <long long B, long long E, class F> __device__ __forceinline__ void sta
   }
 }
 
-__device__ __forceinline__ void set_coord(long long* c, int i, Underscore) {}
-template <class I> __device__ __forceinline__ void set_coord(long long* c, int i, I v) { c[i] = (long long)v; }
 
 // ---- engines: where a tensor's elements live. Each has ref(o) (an lvalue of element o) and
 // ptr(o); shared memory also addr(o), its 32-bit shared-window address.
@@ -64,12 +62,14 @@ template <class T> struct gmem {
   T* p;
   __device__ __forceinline__ T& ref(long long o) const { return p[o]; }
   __device__ __forceinline__ T* ptr(long long o) const { return p + o; }
+  __device__ __forceinline__ gmem advance(long long d) const { return {p + d}; }
 };
 template <class T> struct smem {
   typedef T value_type;
   T* p;
   __device__ __forceinline__ T& ref(long long o) const { return p[o]; }
   __device__ __forceinline__ T* ptr(long long o) const { return p + o; }
+  __device__ __forceinline__ smem advance(long long d) const { return {p + d}; }
   __device__ __forceinline__ b32 addr(long long o) const { return (b32)__cvta_generic_to_shared(p + o); }
 };
 // Registers: a view of a fragment's array (kept in registers when every offset is a constant,
@@ -79,6 +79,7 @@ template <class T> struct rmem {
   T* p;
   __device__ __forceinline__ T& ref(long long o) const { return p[o]; }
   __device__ __forceinline__ T* ptr(long long o) const { return p + o; }
+  __device__ __forceinline__ rmem advance(long long d) const { return {p + d}; }
 };
 // Coordinates (an identity tensor): the "element" at offset o is o itself; identity layouts are
 // emitted per coordinate mode, so an identity tensor of rank r is r tensors of this engine.
@@ -86,17 +87,20 @@ struct counting {
   typedef long long value_type;
   long long base;
   __device__ __forceinline__ long long ref(long long o) const { return base + o; }
+  __device__ __forceinline__ counting advance(long long d) const { return {base + d}; }
 };
-// A predicate: an identity tensor's coordinate compared with a bound (element o is o < bound).
+// A predicate: an identity tensor's coordinate compared with a bound (element o is base + o < bound).
 struct below {
   typedef bool value_type;
-  long long bound;
-  __device__ __forceinline__ bool ref(long long o) const { return o < bound; }
+  long long bound, base;
+  __device__ __forceinline__ bool ref(long long o) const { return base + o < bound; }
+  __device__ __forceinline__ below advance(long long d) const { return {bound, base + d}; }
 };
 // A predicate the host proved true everywhere (tessel_kernels::layer::DeviceTensor::unchecked).
 struct always {
   typedef bool value_type;
   __device__ __forceinline__ bool ref(long long) const { return true; }
+  __device__ __forceinline__ always advance(long long) const { return {}; }
 };
 
 // ---- a tensor: engine E, layout L (emitted by the host), and the coordinates fixed by slicing
@@ -140,6 +144,29 @@ template <class E, class L, unsigned FREE = (1u << L::rank) - 1u> struct Tensor 
   __device__ __forceinline__ b32 addr(long long i = 0) const { return engine.addr(offset(i)); }
 
 
+  // The offset coordinate c of mode m adds: an affine layout's modes add up (L::offset of the
+  // coordinate alone, less the offset of the origin).
+  __device__ __forceinline__ static long long mode_offset(int m, long long c) {
+    long long at[L::rank], origin[L::rank];
+    static_for<0, L::rank>([&](auto i) {
+      at[i] = (i == m) ? c : 0;
+      origin[i] = 0;
+    });
+    return L::offset(at) - L::offset(origin);
+  }
+  // Fixes mode m at coordinate c. On an affine layout the coordinate's offset moves the engine
+  // (a pointer or a base) once, so a thread's part of every address is computed once and the
+  // offsets of the modes left free, constants in unrolled code, become immediate offsets.
+  __device__ __forceinline__ void fix(int m, Underscore) {}
+  template <class I> __device__ __forceinline__ void fix(int m, I c) {
+    if constexpr (L::affine) {
+      engine = engine.advance(mode_offset(m, (long long)c));
+      fixed[m] = 0;
+    } else {
+      fixed[m] = (long long)c;
+    }
+  }
+
   // One coordinate or `_` per free mode: an element when every mode is given, else the tensor
   // of the modes given `_`.
   template <class... A> __device__ __forceinline__ decltype(auto) operator()(A... a) const {
@@ -148,9 +175,9 @@ template <class E, class L, unsigned FREE = (1u << L::rank) - 1u> struct Tensor 
     Tensor<E, L, kept> t{engine, {}};
     static_for<0, L::rank>([&](auto m) { t.fixed[m] = fixed[m]; });
     int j = 0;
-    ((set_coord(t.fixed, nth_bit(FREE, j++), a)), ...);
+    ((t.fix(nth_bit(FREE, j++), a)), ...);
     if constexpr (kept == 0u) {
-      return engine.ref(L::offset(t.fixed));
+      return t.engine.ref(L::offset(t.fixed));
     } else {
       return t;
     }
@@ -162,7 +189,7 @@ template <class E, class L, unsigned FREE = (1u << L::rank) - 1u> struct Tensor 
     Tensor<E, L, first> t{engine, {}};
     static_for<0, L::rank>([&](auto m) {
       if constexpr (((FREE & ~first) >> m) & 1u) {
-        t.fixed[m] = r % L::extent(m);
+        t.fix(m, r % L::extent(m));
         r /= L::extent(m);
       } else {
         t.fixed[m] = fixed[m];

@@ -42,11 +42,13 @@ pub(crate) fn tensor_decl(name: &str, t: &DeviceTensor) -> GpuResult<String> {
     let ty = t.elem().name();
     let mut out = format!(
         "// {t}\nstruct {name}_layout {{\n  static constexpr int rank = {rank};\n  static constexpr \
-         long long cosize = {cosize}LL;\n  __host__ __device__ static constexpr long long \
+         long long cosize = {cosize}LL;\n  static constexpr bool affine = {affine};\n  __host__ \
+         __device__ static constexpr long long \
          extent(int i) {{ return {}; }}\n  __device__ __forceinline__ static long long \
          offset(const long long* c) {{ return layout::{name}_crd({}); }}\n}};\n",
         extent_fn(&extents),
-        args.join(", ")
+        args.join(", "),
+        affine = t.layout().is_plain(),
     );
     let lay = format!("{name}_layout");
     match t.space() {
