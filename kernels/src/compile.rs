@@ -134,6 +134,18 @@ impl fmt::Display for Arch {
     }
 }
 
+/// The options every compilation passes besides the architecture: C++17, and unannotated
+/// functions compiled as device functions. The second matters for the generic lambdas of the
+/// tensor layer (`static_for` in `kernels/cuda/tessel_tensor.cuh`): NVRTC 13.0 treats a generic
+/// lambda written inside a `__device__` function as a host function and refuses it in JIT mode
+/// (later NVRTC releases accept it); a kernel source has no host code, so the option changes
+/// nothing else.
+///
+/// ```
+/// assert!(tessel_kernels::compile::BASE_OPTIONS.contains(&"--std=c++17"));
+/// ```
+pub const BASE_OPTIONS: [&str; 2] = ["--std=c++17", "--device-as-default-execution-space"];
+
 /// Compiles CUDA C++ `source` (whose entry point is `kernel`, used in messages) to PTX for `arch`.
 ///
 /// ```
@@ -152,7 +164,9 @@ pub fn compile_ptx(source: &str, kernel: &str, arch: Arch) -> GpuResult<Ptx> {
         )));
     }
     let opts = CompileOptions {
-        options: vec![arch.nvrtc_flag(), "--std=c++17".into()],
+        options: std::iter::once(arch.nvrtc_flag())
+            .chain(BASE_OPTIONS.map(String::from))
+            .collect(),
         name: Some(format!("{kernel}.cu")),
         ..Default::default()
     };
@@ -205,7 +219,8 @@ pub fn compile_cubin(
     let src = std::ffi::CString::new(source).map_err(|_| nul("CUDA source"))?;
     let file = std::ffi::CString::new(format!("{kernel}.cu")).map_err(|_| nul("the name"))?;
     let flag = arch.nvrtc_flag();
-    let mut options = vec![flag.as_str(), "--std=c++17"];
+    let mut options = vec![flag.as_str()];
+    options.extend_from_slice(&BASE_OPTIONS);
     options.extend_from_slice(extra_options);
     let failed = |step: &str, e: &dyn fmt::Debug| {
         GpuError::Compile(format!("kernel {kernel}: {step}: {e:?}"))
