@@ -135,8 +135,9 @@ pub(crate) struct RegisterSide<'a> {
 }
 
 impl RegisterSide<'_> {
-    /// Tile element of each of the side's values of thread `t`, with the register it is in.
-    fn elements(&self, t: i64, threads: i64) -> GpuResult<Vec<(usize, (i64, i64))>> {
+    /// The register and the tile element of every value of every thread, `[value][thread]`
+    /// (each layout enumerated once).
+    fn elements(&self, threads: i64) -> GpuResult<Vec<(usize, (i64, i64))>> {
         let n = self.regs.size();
         if self.rows.size() != threads * n {
             return Err(err(
@@ -149,14 +150,14 @@ impl RegisterSide<'_> {
                 ),
             ));
         }
-        (0..n)
-            .map(|i| {
-                let reg = self.regs.layout().offset(i)? as usize;
-                let r = self.rows.layout().offset(t + threads * i)?;
-                let c = self.cols.layout().offset(t + threads * i)?;
-                Ok((reg, (r, c)))
-            })
-            .collect()
+        let (rows, cols) = (self.rows.layout().offsets(), self.cols.layout().offsets());
+        let regs = self.regs.layout().offsets();
+        Ok(rows
+            .iter()
+            .zip(&cols)
+            .enumerate()
+            .map(|(x, (&r, &c))| (regs[x / threads as usize] as usize, (r, c)))
+            .collect())
     }
 }
 
@@ -170,14 +171,16 @@ pub(crate) fn check_hand_over(
     threads: i64,
     registers: i64,
 ) -> GpuResult<()> {
+    let (written, read) = (writer.elements(threads)?, reader.elements(threads)?);
+    let threads = threads as usize;
     for t in 0..threads {
         let mut held = vec![None; registers as usize];
-        for (reg, rc) in writer.elements(t, threads)? {
+        for &(reg, rc) in written.iter().skip(t).step_by(threads) {
             if let Some(slot) = held.get_mut(reg) {
                 *slot = Some(rc);
             }
         }
-        for (reg, (r, c)) in reader.elements(t, threads)? {
+        for &(reg, (r, c)) in read.iter().skip(t).step_by(threads) {
             let there = held.get(reg).copied().flatten();
             if there != Some((r, c)) {
                 return Err(err(
