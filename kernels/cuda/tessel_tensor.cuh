@@ -12,7 +12,20 @@ struct Underscore {};
 // A compile-time integer (a kernel body's consumer index, say): decltype(x)::value.
 template <int N> struct Int {
   static constexpr int value = N;
+  __host__ __device__ constexpr operator int() const { return N; }
 };
+// f(Int<I>{}) for every I in [B, E), in order, as straight-line code: a body's loop over a
+// compile-time trip count whose iterations hold unrolled copies and products (a k-slice loop
+// of an SGEMM), which NVVM's unroller, costing the loop before its inner loops fold, may
+// leave rolled under #pragma unroll. The binary split keeps the template depth at log2(E - B).
+template <int B, int E, class F> __device__ __forceinline__ void static_for(const F& f) {
+  if constexpr (E - B == 1) {
+    f(Int<B>{});
+  } else if constexpr (E - B > 1) {
+    static_for<B, B + (E - B) / 2>(f);
+    static_for<B + (E - B) / 2, E>(f);
+  }
+}
 
 __host__ __device__ constexpr int popcount(unsigned x) {
   int n = 0;
@@ -86,6 +99,19 @@ struct counting {
   long long base;
   __device__ __forceinline__ long long ref(long long o) const { return base + o; }
   __device__ __forceinline__ counting advance(long long o) const { return {base + o}; }
+};
+// A predicate: an identity tensor's coordinate compared with a bound (element o is base + o < bound).
+struct below {
+  typedef bool value_type;
+  long long bound, base;
+  __device__ __forceinline__ bool ref(long long o) const { return base + o < bound; }
+  __device__ __forceinline__ below advance(long long o) const { return {bound, base + o}; }
+};
+// A predicate the host proved true everywhere (tessel_kernels::layer::DeviceTensor::unchecked).
+struct always {
+  typedef bool value_type;
+  __device__ __forceinline__ bool ref(long long) const { return true; }
+  __device__ __forceinline__ always advance(long long) const { return {}; }
 };
 
 // wgmma matrix descriptors (PTX ISA "Matrix Descriptor Format"): element o is the descriptor
@@ -426,6 +452,14 @@ template <class C, class Next> struct ElemLess {
 __device__ __forceinline__ Everywhere elem_less() { return {}; }
 template <class C, class... R> __device__ __forceinline__ auto elem_less(const C& crd, long long bound, const R&... rest) {
   return ElemLess<C, decltype(elem_less(rest...))>{crd, bound, elem_less(rest...)};
+}
+
+// all_of(p...): the predicate of copy_if that holds for the r-th atom call when every predicate
+// tensor p (DeviceTensor::predicate: engine below or always, partitioned and sliced like the
+// copy's source) holds at that call's first value (the host checked that an atom call's values
+// are all inside or all outside each bound).
+template <class... P> __device__ __forceinline__ auto all_of(const P&... p) {
+  return [=](long long r) { return (p.rest(r)[0] && ...); };
 }
 
 // gemm(mma, a, b, c): c(_, m, n) += a(_, m, k) b(_, n, k) over every (m, n, k) of the

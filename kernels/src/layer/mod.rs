@@ -39,6 +39,13 @@
 //! adds its terms (constants in unrolled loops, a pipeline stage) instead of applying the
 //! swizzle again. [`DeviceOffset`] computes offsets as the emitted code does, for CPU replays.
 //!
+//! A tensor tiled past the end of its data (a problem that is not whole tiles) is guarded by
+//! predicate tensors ([`DeviceTensor::predicate`]: `coordinate < bound`, one coordinate each)
+//! partitioned like it: `tessel::copy_if(copy::X{}, tessel::all_of(p_rows, p_cols), src, dst)`.
+//! Where the host proves a predicate true everywhere ([`DeviceTensor::unchecked`]) it is the
+//! constant `true` and `copy_if` compiles to `copy`. A shared buffer is sized by its tensor:
+//! `__shared__ float s[tensor::NAME_layout::cosize];`.
+//!
 //! ```
 //! use tessel_kernels::{kernel::{CType, KernelBuilder, Param}, layer::{DeviceCopy, DeviceTensor}};
 //! use tessel_layout::{atom::copy_atom, tiled::make_tiled_copy};
@@ -77,4 +84,4 @@ pub use copy::DeviceCopy;
 pub use gmma::DescriptorBase;
 pub use mma::DeviceMma;
 pub use split::DeviceOffset;
-pub use tensor::{DeviceTensor, Origin, Space};
+pub use tensor::{Bound, DeviceTensor, Origin, Space};

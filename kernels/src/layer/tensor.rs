@@ -83,6 +83,18 @@ pub struct DeviceTensor {
     /// The layout with its run-time strides ([`DeviceTensor::global_strided`]); `layout` then
     /// holds its shape (the run-time strides as 0).
     runtime: Option<SymLayout>,
+    bound: Bound,
+}
+
+/// What the elements of a coordinate tensor are: the coordinate itself, or a predicate on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Bound {
+    /// The coordinate (an identity tensor), or a tensor that is not a coordinate tensor.
+    None,
+    /// `coordinate < bound`, compared at run time.
+    Below(i64),
+    /// `true`: the host proved every coordinate below its bound ([`DeviceTensor::unchecked`]).
+    Always,
 }
 
 /// The layout whose top-level modes are `modes`, in order.
@@ -98,6 +110,7 @@ impl DeviceTensor {
             layout,
             origin: Origin::Plain,
             runtime: None,
+            bound: Bound::None,
         }
     }
 
@@ -277,7 +290,76 @@ impl DeviceTensor {
             layout: ComposedLayout::new(Vec::new(), first, layout),
             origin,
             runtime: None,
+            bound: Bound::None,
         }
+    }
+
+    /// A predicate tensor of a `shape` (CuTe's `elem_less` of an identity tensor and a residue,
+    /// one coordinate at a time): element `c` holds `c[which] < bound`. It is partitioned like
+    /// the tensor it guards and handed to `tessel::copy_if` (through `tessel::all_of`), which
+    /// reads it at the first value of each atom call: partitioning checks that every atom
+    /// call's values are all below the bound or all beyond it. `bound` is at most the extent
+    /// `shape[which]` (the padded extent of a tensor tiled past its end).
+    ///
+    /// ```
+    /// use tessel_kernels::layer::{Bound, DeviceTensor};
+    /// let rows = DeviceTensor::predicate(&[128, 16], 0, 100).unwrap();
+    /// assert_eq!(rows.bound(), Bound::Below(100));
+    /// assert_eq!(rows.layout().to_string(), "(128,16):(1,0)");
+    /// assert!(DeviceTensor::predicate(&[128, 16], 1, 17).is_err()); // beyond the extent
+    /// ```
+    pub fn predicate(shape: &[i64], which: usize, bound: i64) -> GpuResult<DeviceTensor> {
+        let mut t = DeviceTensor::identity(shape, which)?;
+        if !(0..=shape[which]).contains(&bound) {
+            return Err(GpuError::InvalidArgument(format!(
+                "predicate: the bound {bound} of coordinate {which} is outside 0..={} (the \
+                 extent of that mode)",
+                shape[which]
+            )));
+        }
+        t.bound = Bound::Below(bound);
+        Ok(t)
+    }
+
+    /// The predicate with its comparison removed: every element `true`. The host proves it
+    /// first: every coordinate of the tensor (after its partitions and slices, its largest
+    /// offset) lies below the bound. A kernel declares this when the problem is whole tiles,
+    /// and `copy_if` becomes `copy`.
+    ///
+    /// ```
+    /// use tessel_kernels::layer::{Bound, DeviceTensor};
+    /// let whole = DeviceTensor::predicate(&[128, 16], 0, 128).unwrap();
+    /// assert_eq!(whole.unchecked().unwrap().bound(), Bound::Always);
+    /// let ragged = DeviceTensor::predicate(&[128, 16], 0, 100).unwrap();
+    /// let err = ragged.unchecked().unwrap_err();
+    /// assert!(err.to_string().contains("coordinate 127 is not below the bound 100"), "{err}");
+    /// ```
+    pub fn unchecked(&self) -> GpuResult<DeviceTensor> {
+        let Bound::Below(bound) = self.bound else {
+            return Err(GpuError::InvalidArgument(format!(
+                "unchecked: {self} is not a predicate (DeviceTensor::predicate)"
+            )));
+        };
+        let (_, max) = self.layout.value_range()?;
+        if max >= bound {
+            return Err(GpuError::InvalidArgument(format!(
+                "unchecked: coordinate {max} is not below the bound {bound}, so the predicate \
+                 {self} is not true everywhere"
+            )));
+        }
+        let mut t = self.clone();
+        t.bound = Bound::Always;
+        Ok(t)
+    }
+
+    /// What a coordinate tensor's elements are ([`Bound::None`] for every other tensor).
+    ///
+    /// ```
+    /// use tessel_kernels::layer::{Bound, DeviceTensor};
+    /// assert_eq!(DeviceTensor::identity(&[4], 0).unwrap().bound(), Bound::None);
+    /// ```
+    pub fn bound(&self) -> Bound {
+        self.bound
     }
 
     /// Where the elements live.
@@ -445,6 +527,7 @@ impl DeviceTensor {
             layout,
             origin,
             runtime: None,
+            bound: self.bound,
         }
     }
 
@@ -546,15 +629,17 @@ impl DeviceTensor {
 
 impl fmt::Display for DeviceTensor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.runtime {
-            Some(l) => write!(f, "{} tensor of {} {l}", self.space, self.elem.name()),
-            None => write!(
+        match (&self.runtime, self.bound) {
+            (Some(l), _) => write!(f, "{} tensor of {} {l}", self.space, self.elem.name()),
+            (None, Bound::None) => write!(
                 f,
                 "{} tensor of {} {}",
                 self.space,
                 self.elem.name(),
                 self.layout
             ),
+            (None, Bound::Below(b)) => write!(f, "predicate (coordinate < {b}) {}", self.layout),
+            (None, Bound::Always) => write!(f, "predicate (always true) {}", self.layout),
         }
     }
 }
