@@ -2,25 +2,26 @@
 //! fp16 matrices `A`, `B` in shared memory, read by 16 warps in two modes —
 //! `C1_j = Asub_j * Bsub_j^T` for the 16x16 column blocks `j`, and `C2_i = Asub_i * Bsub_i^T`
 //! for each row `i` viewed as a 16x16 block — with one swizzle that keeps both modes free of
-//! bank conflicts. `cargo run --example swizzle_problem3` (without a GPU it stops after step 3
-//! and exits 0; a failure exits 1 with one `error:` line).
+//! bank conflicts. `cargo run --example swizzle_problem3`.
 //!
 //! 1. Declare the tile and derive every fragment from CuTe's atoms (tiled MMA, tiled copies).
 //! 2. Let synthesis pick the swizzle for all the shared accesses, and prove the verdict.
-//! 3. Assemble the kernel from the derived layouts (`tessel_kernels::mma::modes::BODY_SHARED`).
+//! 3. Declare the kernel in the tensor layer over the swizzled tile (every partition checked on
+//!    the host, every `ldmatrix` checked against the MMA's registers) and assemble it with the
+//!    body `tessel_kernels::mma::modes::BODY_SHARED`, written with `tessel::copy` and
+//!    `tessel::gemm`.
 //! 4. Launch it over many problems and check every result against the CPU reference.
-
-use std::process::ExitCode;
 
 use tessel_kit::atom::{copy_atom, mma_atom};
 use tessel_kit::bank::analyze;
 use tessel_kit::kernels::Gpu;
 use tessel_kit::kernels::kernel::{CType, Kernel, KernelBuilder, Param};
+use tessel_kit::kernels::layer::{DeviceCopy, DeviceMma, DeviceTensor};
 use tessel_kit::kernels::mma::modes::{BODY_SHARED, ModesKind, ModesPlan};
-use tessel_kit::kernels::mma::{flat_tv, per_warp, ptx, starts, vec_copy};
+use tessel_kit::kernels::mma::{flat_tv, per_warp, vec_copy};
 use tessel_kit::synth::{Access, Options, synthesize};
-use tessel_kit::tiled::{make_tiled_copy_a, make_tiled_copy_b, make_tiled_mma};
-use tessel_kit::{ComposedLayout, Layout, composition};
+use tessel_kit::tiled::{make_tiled_copy_a, make_tiled_copy_b, make_tiled_copy_c, make_tiled_mma};
+use tessel_kit::{ComposedLayout, Layout};
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
@@ -50,7 +51,8 @@ pub fn problem3_kernel(problems: u32) -> Res<Kernel> {
     println!("mode 1, A: {}", flat_tv(&mode1[0])?);
     println!("mode 2, A: {}", flat_tv(&mode2[0])?);
     // The 128-bit copies that fill the tile: 512 threads, one 16-byte chunk each.
-    let fill = vec_copy(16, 256, 512)?.tidfrg_s(&coords)?;
+    let chunk = vec_copy(16, 256, 512)?;
+    let fill = chunk.tidfrg_s(&coords)?;
 
     // 2. Synthesis over every shared access: the fill stores, both modes' ldmatrix reads.
     let op = "ldsm.x4".parse()?;
@@ -69,31 +71,61 @@ pub fn problem3_kernel(problems: u32) -> Res<Kernel> {
         }
     }
 
-    // 3. The kernel: every index a function of the layouts above.
-    let c_tv = mma.layout_c_tv()?; // (thread, value) -> m + 16 n
-    let c_tiles = Layout::from_modes([c_tv.mode(0)?, c_tv.mode(1)?, "16:256".parse()?])?;
-    let c_out = composition(&"(16,16,16):(16,1,256)".parse()?, &c_tiles)?;
+    // 3. The kernel in the tensor layer. The tiled MMA and the ldmatrix copies feeding its
+    //    fragments, checked register by register (a copy that fills the wrong registers is an
+    //    error here, not a wrong answer on the GPU).
+    let mma = DeviceMma::new("mma", mma);
+    let (ldsm_a, ldsm_b) = (
+        DeviceCopy::new("ldsm_a", copy_a),
+        DeviceCopy::new("ldsm_b", copy_b),
+    );
+    let frag_a = mma.partition_fragment('A', &[16, 16], CType::B16)?;
+    let frag_b = mma.partition_fragment('B', &[16, 16], CType::B16)?;
+    let acc = mma.partition_fragment('C', &[16, 16], CType::F32)?;
+    let (view_a, view_b) = (ldsm_a.retile_d(&frag_a)?, ldsm_b.retile_d(&frag_b)?);
+    mma.check_fed_by('A', &ldsm_a, &[16, 16], &view_a, &frag_a)?;
+    mma.check_fed_by('B', &ldsm_b, &[16, 16], &view_b, &frag_b)?;
+    //    The tensors: A and B in global memory, in the swizzled shared tile (16-byte chunks), the
+    //    16x16 column blocks (mode 1) and the rows as 16x16 blocks (mode 2) partitioned by the
+    //    ldmatrix copies, and each warp's 16x16 tile of C1 and C2 partitioned by a copy of the
+    //    accumulators in fp32 pairs (make_tiled_copy_C of a 64-bit UniversalCopy).
+    let chunk = DeviceCopy::new("chunk", chunk);
+    let tile_g = chunk.partition_s(&DeviceTensor::global(CType::B16, tile))?;
+    let shared = DeviceTensor::shared(CType::B16, smem.clone());
+    let by_rows = DeviceTensor::shared(CType::B16, smem.compose(&rows)?);
+    let store_c = DeviceCopy::new(
+        "store_c",
+        make_tiled_copy_c(
+            &copy_atom("UniversalCopy<uint64_t>")?.typed(32)?,
+            mma.tiled(),
+        )?,
+    );
+    let c_tiles = DeviceTensor::global(CType::F32, "(16,16,16):(16,1,256)".parse()?);
     let n = problems as usize * 4096;
-    let mut b = KernelBuilder::new("mma_modes_swizzled", BODY_SHARED)
+    Ok(KernelBuilder::new("mma_modes_swizzled", BODY_SHARED)
+        .tiled_mma(&mma)
+        .tiled_copy(&ldsm_a)
+        .tiled_copy(&ldsm_b)
+        .tensor("frag_a", &frag_a)
+        .tensor("frag_b", &frag_b)
+        .tensor("acc", &acc)
+        .tensor("view_a", &view_a)
+        .tensor("view_b", &view_b)
         .comment(&format!(
             "tessel-kernels mma modes: shared layouts {smem} / {smem}"
         ))
         .int("TILE", 4096)
-        .int("NB", 2)
-        .int("B_REGS", 2)
-        .index_layout("fill_g", &composition(&tile, &starts(&fill)?)?)
-        .composed_layout("fill_s", &smem.compose(&starts(&fill)?)?);
-    for (name, part) in [
-        ("ldsm_a1", &mode1[0]),
-        ("ldsm_b1", &mode1[1]),
-        ("ldsm_a2", &mode2[0]),
-        ("ldsm_b2", &mode2[1]),
-    ] {
-        b = b.composed_layout(name, &smem.compose(&starts(part)?)?);
-    }
-    use ptx::Instruction::{Ldsm, Mma, MmaTile, StorePairs};
-    b = ptx::with(b, &[Ldsm, Mma, MmaTile, StorePairs])?;
-    Ok(b.coord_layout("c_out", &c_out)
+        .tiled_copy(&chunk)
+        .tiled_copy(&store_c)
+        .tensor("tile_g", &tile_g)
+        .tensor("regs", &tile_g.fragment_like(1..5)?)
+        .tensor("a1", &ldsm_a.partition_s(&shared.local_tile(&[16, 16])?)?)
+        .tensor("b1", &ldsm_b.partition_s(&shared.local_tile(&[16, 16])?)?)
+        .tensor("a2", &ldsm_a.partition_s(&by_rows)?)
+        .tensor("b2", &ldsm_b.partition_s(&by_rows)?)
+        .tensor("view_c", &store_c.retile_s(&acc)?)
+        .tensor("c_g", &store_c.partition_d(&c_tiles)?)
+        .tensor("tile_s", &chunk.partition_s(&shared)?)
         .param(Param::input("A", CType::B16.into()).len(n))
         .param(Param::input("B", CType::B16.into()).len(n))
         .param(Param::output("C1", CType::F32.into()).len(n))
@@ -139,13 +171,12 @@ fn run() -> Res<()> {
     Ok(())
 }
 
-/// The examples' contract: exit status 1 and one `error:` line on stderr on any failure.
-fn main() -> ExitCode {
+fn main() -> std::process::ExitCode {
     match run() {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {}", e.to_string().replace('\n', " "));
-            ExitCode::FAILURE
+            std::process::ExitCode::FAILURE
         }
     }
 }

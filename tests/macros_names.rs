@@ -58,3 +58,48 @@ fn the_macro_and_the_evaluator_agree() {
         );
     }
 }
+
+// CuTe's layout_composed.hpp: tile_to_shape, the products and the divides of a swizzled layout
+// act on its layout and keep the swizzle (CuTe prints the first as
+// Sw<3,3,3> o _0 o ((_8,_8),(_64,_1)):((_64,_512),(_1,_0))).
+static STAGE: ComposedLayout = layout!(tile_to_shape(Sw<3,3,3> o (8,64):(64,1), (64,64)));
+static PRODUCT: ComposedLayout = layout!(logical_product(Sw<3,4,3> o (5,4):(4,1), (2,5):(1,2)));
+static ORDERED: ComposedLayout =
+    layout!(tile_to_shape(Sw<3,3,3> o (8,64):(64,1), (16,128), Step<_2,_1>));
+// CuTe media/docs/cpp/cute/0x_gemm_tutorial.md: local_tile(mA, cta_tiler, cta_coord,
+// Step<_1, X,_1>{}) is (BLK_M,BLK_K,k), shorthand for select<0,2> of tiler and coordinate.
+static G_A: ComposedLayout =
+    layout!(local_tile((512,64):(1,512), (128,128,8), (1,2,_), Step<_1,X,_1>));
+
+#[test]
+fn composed_layouts_and_steps_evaluate_at_compile_time() {
+    assert_eq!(
+        STAGE.to_string(),
+        "Sw<3,3,3> o ((8,8),(64,1)):((64,512),(1,0))"
+    );
+    assert_eq!(
+        PRODUCT.to_string(),
+        "Sw<3,4,3> o ((5,4),(2,5)):((4,1),(20,40))"
+    );
+    for (text, value) in [
+        (
+            "tile_to_shape(Sw<3,3,3> o (8,64):(64,1), (64,64))",
+            STAGE.to_string(),
+        ),
+        (
+            "tile_to_shape(Sw<3,3,3> o (8,64):(64,1), (16,128), Step<_2,_1>)",
+            ORDERED.to_string(),
+        ),
+        (
+            "local_tile((512,64):(1,512), (128,8), (1,_))",
+            G_A.to_string(),
+        ),
+    ] {
+        assert_eq!(
+            tessel_kit::expr::eval(text).unwrap().to_string(),
+            value,
+            "{text}"
+        );
+    }
+    assert_eq!(G_A.to_string(), "128 o (128,8,8):(1,512,4096)");
+}

@@ -254,6 +254,16 @@ fn mistyped_options_and_subcommands_get_a_suggestion_on_one_line() {
     );
     let e = failure(&["help", "sizzle"]);
     assert!(e.contains("did you mean 'swizzle'?"), "{e}");
+    let e = failure(&["bench", "attention", "--head-dim", "96"]);
+    assert!(
+        e.contains("--head-dim 96") && e.contains("64, 128 and 256"),
+        "{e}"
+    );
+    let e = failure(&["bench", "attention", "--attn-dtype", "f32"]);
+    assert!(
+        e.contains("invalid value 'f32'") && e.contains("bf16"),
+        "{e}"
+    );
     let e = failure(&["bench", "--dtype", "f64"]);
     assert!(
         e.contains("invalid value 'f64'") && e.contains("f32"),

@@ -315,3 +315,50 @@ fn bench_json_says_why_nothing_ran_or_lists_results() {
         );
     }
 }
+
+#[test]
+fn bench_attention_json_says_why_nothing_ran_or_lists_results() {
+    let v = json_of(&[
+        "bench",
+        "attention",
+        "--json",
+        "--seqlen",
+        "512",
+        "--head-dim",
+        "64",
+        "--causal",
+        "yes",
+        "--attn-dtype",
+        "f16",
+        "--repeats",
+        "1",
+    ]);
+    if v["device"].is_null() {
+        assert!(
+            v["skipped"].as_str().unwrap().starts_with("no GPU: "),
+            "{v}"
+        );
+        assert_eq!(v["results"], json!([]));
+    } else if !v["skipped"].is_null() {
+        assert!(
+            v["skipped"].as_str().unwrap().contains("needs sm_90"),
+            "{v}"
+        );
+    } else {
+        let r = &v["results"][0];
+        assert_eq!(r["kernel"], "attention_sm90_f16_d64_causal_fixed_n128s4");
+        // 16384 / 512 sequences of 2048 / 64 heads.
+        assert_eq!(
+            (r["batch"].as_i64(), r["heads"].as_i64()),
+            (Some(32), Some(32))
+        );
+        // TFLOP/s = 4 B H S^2 D / 2 (causal) over the median time.
+        let flops = 4.0 * 32.0 * 32.0 * 512.0 * 512.0 * 64.0 / 2.0;
+        let ms = r["median_ms"].as_f64().unwrap();
+        let tflops = r["tflops"].as_f64().unwrap();
+        assert!(
+            (tflops - flops / (ms * 1e-3) / 1e12).abs() <= 1e-6 * tflops,
+            "{v}"
+        );
+    }
+}

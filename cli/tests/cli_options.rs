@@ -134,6 +134,26 @@ fn bench_accepts_the_options_of_its_suite() {
     for args in [
         &["bench", "transpose", "--dtype", "f16", "--size", "64x32"][..],
         &["bench", "sgemm", "--m", "64", "--n", "32"],
+        &[
+            "bench",
+            "gemm",
+            "--shapes",
+            "64x64x64,128x256x64",
+            "--orders",
+            "rc,cr",
+            "--types",
+            "bf16-bf16",
+        ],
+        &[
+            "bench",
+            "attention",
+            "--seqlen",
+            "128",
+            "--head-dim",
+            "64",
+            "--causal",
+            "both",
+        ],
         &["bench", "mma", "--size", "64", "--profile"],
     ] {
         let out = cli_support::tessel(args);

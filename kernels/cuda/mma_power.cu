@@ -3,37 +3,40 @@
 // fragment); each step reads the current product P from shared memory as the B operand
 // (ldmatrix.x4.trans: B(n, k) = P[k][n]), computes A * P on the tensor cores (fp32 accumulate)
 // and writes it back to shared memory as fp16 through the same swizzled layout.
-// The pieces (tessel_kernels::mma::power::PowerPlan):
-//   layout::fill_g(t), fill_s(t)  thread t's 16-byte chunk in global / shared memory
-//   layout::ldsm_a(t), ldsm_p(t)  the row address thread t gives ldmatrix for A / for P (.trans)
-//   layout::c_smem_crd(t, v)      shared offset of accumulator value v (v, v+1: one 32-bit word)
-//   dev::ldsm, dev::ldsm_t, dev::mma, dev::mma_tile, dev::pack_half2
+// The declarations (tessel_kernels::mma::power::PowerPlan::kernel):
+//   copy::chunk, tensor::tile_g / tile_s / regs    16-byte chunks of a tile: global, shared, registers
+//   copy::ldsm_a, tensor::a_s                      ldmatrix.x4 of A
+//   copy::ldsm_b, tensor::p_s                      ldmatrix.x4.trans of P as the B operand
+//   mma::mma, tensor::frag_a / frag_b / acc        the 16x16x16 product (two mma.sync)
+//   copy::store_h, tensor::acc_h / view_h / c_s    the fp16 accumulators as pairs into P
   __shared__ __align__(128) b16 sA[k::TILE];
   __shared__ __align__(128) b16 sP[k::TILE];
   const int t = threadIdx.x;
   const long long p = blockIdx.x;
-  b16 r[8];
-  tessel_load<b16, 8>(r, A + p * k::TILE + layout::fill_g(t));
-  tessel_store_shared<b16, 8>(sA + layout::fill_s(t), r);
-  tessel_store_shared<b16, 8>(sP + layout::fill_s(t), r);
+  // A's chunks into both tiles: P = A^1.
+  auto regs = tensor::regs();
+  tessel::copy(copy::chunk{}, tensor::tile_g(A + p * k::TILE)(t, _, _, _, _), regs.tensor());
+  tessel::copy(copy::chunk{}, regs.tensor(), tensor::tile_s(sA)(t, _, _, _, _));
+  tessel::copy(copy::chunk{}, regs.tensor(), tensor::tile_s(sP)(t, _, _, _, _));
   tessel_sync_warp();
-  const b32 baseA = (b32)__cvta_generic_to_shared(sA);
-  const b32 baseP = (b32)__cvta_generic_to_shared(sP);
-  b32 a[4];
-  dev::ldsm(a, tessel_smem_addr<b16>(baseA, layout::ldsm_a(t)));
+  // A's fragment, once.
+  auto a = tensor::frag_a();
+  tessel::copy(copy::ldsm_a{}, tensor::a_s(sA)(t, _, _, _, _), tensor::view_a(a));
 #pragma unroll 1
   for (int step = 1; step < n; ++step) {
-    b32 b[4];
-    dev::ldsm_t(b, tessel_smem_addr<b16>(baseP, layout::ldsm_p(t)));
-    float acc[k::NB][4];
-    dev::mma_tile(acc, a, b);
-    tessel_sync_warp();  // every lane has read P before it is overwritten
-#pragma unroll
-    for (int j = 0; j < k::NB; ++j)
-#pragma unroll
-      for (int v = 0; v < 4; v += 2)
-        *reinterpret_cast<b32*>(sP + layout::c_smem_crd(t, v + 4 * j)) = dev::pack_half2(acc[j][v], acc[j][v + 1]);
+    // acc = A P, P the B operand.
+    auto b = tensor::frag_b();
+    tessel::copy(copy::ldsm_b{}, tensor::p_s(sP)(t, _, _, _, _), tensor::view_b(b));
+    auto acc = tensor::acc();
+    acc.fill(0.0f);
+    tessel::gemm(mma::mma{}, a.tensor(), b.tensor(), acc.tensor());
+    // P = acc in fp16, once every lane has read P.
+    auto acc_h = tensor::acc_h();
+    tessel::convert_f16(acc.tensor(), acc_h.tensor());
+    tessel_sync_warp();
+    tessel::copy(copy::store_h{}, tensor::view_h(acc_h), tensor::c_s(sP)(t, _, _, _, _));
     tessel_sync_warp();
   }
-  tessel_load<b16, 8>(r, sP + layout::fill_s(t));
-  tessel_store_global<b16, 8>(P + p * k::TILE + layout::fill_g(t), r);
+  // P's chunks out to global memory.
+  tessel::copy(copy::chunk{}, tensor::tile_s(sP)(t, _, _, _, _), regs.tensor());
+  tessel::copy(copy::chunk{}, regs.tensor(), tensor::tile_g(P + p * k::TILE)(t, _, _, _, _));

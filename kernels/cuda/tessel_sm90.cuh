@@ -91,9 +91,12 @@ __device__ __forceinline__ void warpgroup_commit() { asm volatile("wgmma.commit_
 template <int N> __device__ __forceinline__ void warpgroup_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 }
+__device__ __forceinline__ void fence_register(float& x) { asm volatile("" : "+f"(x)::"memory"); }
+__device__ __forceinline__ void fence_register(b32& x) { asm volatile("" : "+r"(x)::"memory"); }
+__device__ __forceinline__ void fence_register(b16& x) { asm volatile("" : "+h"(x)::"memory"); }
 template <class F> __device__ __forceinline__ void fence_operand(F& frag) {
 #pragma unroll
-  for (int i = 0; i < (int)sizeof(frag.r) / (int)sizeof(frag.r[0]); ++i) asm volatile("" : "+f"(frag.r[i])::"memory");
+  for (int i = 0; i < (int)sizeof(frag.r) / (int)sizeof(frag.r[0]); ++i) fence_register(frag.r[i]);
 }
 
 // ---- TMA: 2-D boxes of a tensor map (c0 the innermost coordinate)
@@ -109,11 +112,39 @@ __device__ __forceinline__ void tma_load(const tessel_tensor_map* map, b32 dst, 
       "l"((unsigned long long)map), "r"(bar), "r"(c0), "r"(c1)
       : "memory");
 }
+// The same for 3- and 4-dimensional tensor maps (c0 innermost; the box is 1 beyond the first two
+// dimensions: one head, one sequence of an attention operand).
+__device__ __forceinline__ void tma_load(const tessel_tensor_map* map, b32 dst, int c0, int c1, int c2, b32 bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(dst),
+      "l"((unsigned long long)map), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+__device__ __forceinline__ void tma_load(const tessel_tensor_map* map, b32 dst, int c0, int c1, int c2, int c3, b32 bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4, %5, %6}], [%2];\n" ::"r"(dst),
+      "l"((unsigned long long)map), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+      : "memory");
+}
 // The box at shared address `src` to (c0, c1); TMA drops the elements outside the tensor.
 __device__ __forceinline__ void tma_store(const tessel_tensor_map* map, b32 src, int c0, int c1) {
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(
                    (unsigned long long)map),
                "r"(src), "r"(c0), "r"(c1)
+               : "memory");
+}
+__device__ __forceinline__ void tma_store(const tessel_tensor_map* map, b32 src, int c0, int c1, int c2) {
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(
+                   (unsigned long long)map),
+               "r"(src), "r"(c0), "r"(c1), "r"(c2)
+               : "memory");
+}
+__device__ __forceinline__ void tma_store(const tessel_tensor_map* map, b32 src, int c0, int c1, int c2, int c3) {
+  asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5}], [%1];\n" ::"l"(
+                   (unsigned long long)map),
+               "r"(src), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
                : "memory");
 }
 // Closes this thread's bulk stores issued so far into one group.
@@ -160,6 +191,23 @@ template <int OUT, class T> __device__ __forceinline__ void convert2(T* dst, flo
     *reinterpret_cast<b32*>(dst) = pack2<OUT>(x, y);
   }
 }
+// dst[i] = src[i] in the 16-bit type OUT (1 fp16, 2 bf16), two values per 32-bit register: dst's
+// values i and i + 1 (i even) are the low and high halves of one register, the packing a wgmma
+// reads its register A operand in. The host proved that src[i] holds the element dst[i] stands
+// for (DeviceMma::retile_a_from_c, or the same C fragment in another type).
+template <int OUT, class S, class D> __device__ __forceinline__ void convert(const S& src, const D& dst) {
+  static_assert(OUT == 1 || OUT == 2, "tessel: convert to fp16 (1) or bf16 (2)");
+  static_assert(S::size() == D::size() && S::size() % 2 == 0, "tessel: convert pairs of values");
+#pragma unroll
+  for (int i = 0; i < (int)S::size(); i += 2) *reinterpret_cast<b32*>(&dst[i]) = pack2<OUT>(src[i], src[i + 1]);
+}
+// 2^x by the special function unit (PTX ISA ex2.approx.ftz.f32; subnormal results flush to 0).
+__device__ __forceinline__ float exp2_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
 // Two fp32 values at shared address `addr` (8-byte aligned).
 __device__ __forceinline__ void sts2(b32 addr, float x, float y) {
   asm volatile("st.shared.v2.b32 [%0], {%1, %2};\n" ::"r"(addr), "r"(__float_as_uint(x)), "r"(__float_as_uint(y)) : "memory");

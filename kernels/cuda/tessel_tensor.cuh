@@ -151,7 +151,8 @@ __host__ __device__ constexpr unsigned first_mode(unsigned free) { return free =
 // mode 0 -- the thread -- among them; the offset is L::base of those plus L::terms of the others,
 // proven exact for every coordinate) keeps, once its thread is fixed, the shared address of the
 // base for every coordinate of the other hoisted modes (L::hoist_count of them, computed at that
-// slice: before a main loop). addr() then adds the other terms (constants in unrolled loops, a
+// slice: before a main loop; only the one of the given coordinates when the slice fixes every
+// hoisted mode). addr() then adds the other terms (constants in unrolled loops, a
 // pipeline stage) to one of them, instead of computing the swizzle at every access.
 template <class E, class L, unsigned FREE = (1u << L::rank) - 1u> struct Tensor {
   typedef typename E::value_type value_type;
@@ -159,6 +160,9 @@ template <class E, class L, unsigned FREE = (1u << L::rank) - 1u> struct Tensor 
   typedef E engine_type;
   static constexpr int rank = popcount(FREE);
   static constexpr bool cached = is_smem<E>::value && (L::hoisted & 1u) != 0u && (FREE & 1u) == 0u;
+  // Every hoisted mode fixed (a warp's tile sliced with its thread, say): one base address,
+  // hoist[0], kept whatever the coordinates (run-time ones too: no array indexed at run time).
+  static constexpr bool settled = cached && (FREE & L::hoisted) == 0u;
   E engine;
   L layout;
   long long fixed[L::rank];
@@ -200,7 +204,11 @@ template <class E, class L, unsigned FREE = (1u << L::rank) - 1u> struct Tensor 
   __device__ __forceinline__ decltype(auto) operator[](long long i) const { return engine.ref(offset(i)); }
   __device__ __forceinline__ auto ptr(long long i = 0) const { return engine.ptr(offset(i)); }
   __device__ __forceinline__ b32 addr(long long i = 0) const {
-    if constexpr (cached) {
+    if constexpr (settled) {
+      long long c[L::rank];
+      coords(i, c);
+      return hoist[0] + (b32)(sizeof(value_type) * L::terms(c));
+    } else if constexpr (cached) {
       long long c[L::rank];
       coords(i, c);
       return hoist[L::hoist_index(c)] + (b32)(sizeof(value_type) * L::terms(c));
@@ -232,7 +240,15 @@ template <class E, class L, unsigned FREE = (1u << L::rank) - 1u> struct Tensor 
     for (int m = 0; m < L::rank; ++m) fixed[m] = 0;
   }
   template <unsigned F> __device__ __forceinline__ void take_hoist(const Tensor<E, L, F>& from) {
-    if constexpr (Tensor<E, L, F>::cached) {
+    if constexpr (settled) {
+      if constexpr (Tensor<E, L, F>::settled) {
+        hoist[0] = from.hoist[0];
+      } else if constexpr (Tensor<E, L, F>::cached) {
+        hoist[0] = from.hoist[L::hoist_index(fixed)];
+      } else {
+        hoist[0] = engine.addr(L::base(fixed));
+      }
+    } else if constexpr (Tensor<E, L, F>::cached) {
 #pragma unroll
       for (int j = 0; j < L::hoist_count; ++j) hoist[j] = from.hoist[j];
     } else if constexpr (cached) {
@@ -462,6 +478,26 @@ template <class... P> __device__ __forceinline__ auto all_of(const P&... p) {
   return [=](long long r) { return (p.rest(r)[0] && ...); };
 }
 
+// ---- row reductions across lanes: x combined over the lanes l ^ m for every m made of the bits of
+// MASK (a row's lanes: tessel_kernels::layer::RowView::lane_mask, proved on the host to hold the
+// rest of the row), after each thread reduced its own values of the row.
+template <int MASK> __device__ __forceinline__ float lanes_max(float x) {
+  static_assert(MASK >= 0 && MASK < 32, "tessel: a lane mask has bits 0 to 4");
+#pragma unroll
+  for (int b = 1; b < 32; b <<= 1) {
+    if (MASK & b) x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, b));
+  }
+  return x;
+}
+template <int MASK> __device__ __forceinline__ float lanes_sum(float x) {
+  static_assert(MASK >= 0 && MASK < 32, "tessel: a lane mask has bits 0 to 4");
+#pragma unroll
+  for (int b = 1; b < 32; b <<= 1) {
+    if (MASK & b) x += __shfl_xor_sync(0xffffffffu, x, b);
+  }
+  return x;
+}
+
 // gemm(mma, a, b, c): c(_, m, n) += a(_, m, k) b(_, n, k) over every (m, n, k) of the
 // fragments' modes 1 and 2, or over every (m, n) for one k step (a: (V, M), b: (V, N)); mode 0 of
 // each is one atom's operand (the host checked the fragments against the tiled MMA's partitions).
@@ -505,5 +541,21 @@ struct GroupedRaster {
     xn = i1 + (i3 << log2g);
   }
 };
+
+// convert_f16(src, dst): element i of dst (16-bit) is element i of src (fp32) rounded to fp16, to
+// nearest even, for i in 1-D order over the free modes; two at a time with one cvt.rn.f16x2.f32
+// (it puts its first source in the upper half, PTX ISA "cvt"), element i in the low half.
+template <class S, class D> __device__ __forceinline__ void convert_f16(const S& src, const D& dst) {
+  static_assert(S::size() == D::size(), "tessel: convert between tensors of different sizes");
+  static_assert(S::size() % 2 == 0, "tessel: convert_f16 converts pairs of elements");
+  static_assert(sizeof(typename D::value_type) == 2, "tessel: convert_f16 writes 16-bit elements");
+#pragma unroll
+  for (long long i = 0; i < S::size(); i += 2) {
+    b32 w;
+    asm("cvt.rn.f16x2.f32 %0, %2, %1;" : "=r"(w) : "f"((float)src[i]), "f"((float)src[i + 1]));
+    dst[i] = (b16)(w & 0xFFFFu);
+    dst[i + 1] = (b16)(w >> 16);
+  }
+}
 
 }  // namespace tessel

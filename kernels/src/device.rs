@@ -20,24 +20,6 @@ use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
 use crate::compile::{Arch, compiled_image};
 use crate::error::{GpuError, GpuResult, cuda};
 
-/// The environment variable that loads kernels from NVRTC's PTX, compiled by the driver's JIT,
-/// instead of NVRTC's CUBIN ([`crate::compile::compiled_image`]) when set to `1`. The two ptxas
-/// (NVRTC's and the driver's) allocate registers and schedule differently, and builds before
-/// the on-disk kernel cache loaded PTX: a timing compared with such a build names its loading.
-///
-/// ```
-/// use tessel_kernels::device::{PTX_JIT_ENV, ptx_jit_from};
-/// assert_eq!(PTX_JIT_ENV, "TESSEL_PTX_JIT");
-/// assert!(ptx_jit_from(Some("1".as_ref())));
-/// assert!(!ptx_jit_from(Some("0".as_ref())) && !ptx_jit_from(None));
-/// ```
-pub const PTX_JIT_ENV: &str = "TESSEL_PTX_JIT";
-
-/// Whether a value of [`PTX_JIT_ENV`] asks for the driver's JIT (exactly `1`).
-pub fn ptx_jit_from(value: Option<&std::ffi::OsStr>) -> bool {
-    value.is_some_and(|v| v == "1")
-}
-
 /// True when the CUDA driver library (libcuda) can be loaded.
 ///
 /// ```
@@ -241,8 +223,7 @@ impl Gpu {
     }
 
     /// Compiles `source` for this device's arch (cached by source text in memory, and on disk
-    /// across processes: [`crate::cache`]) and loads `kernel` (from PTX through the driver's
-    /// JIT instead when [`PTX_JIT_ENV`] is `1`).
+    /// across processes: [`crate::cache`]) and loads `kernel`.
     ///
     /// ```
     /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
@@ -278,12 +259,11 @@ impl Gpu {
             match cache.get(&key) {
                 Some(m) => m.clone(),
                 None => {
-                    let module = if ptx_jit_from(std::env::var_os(PTX_JIT_ENV).as_deref()) {
-                        crate::compile::compile_ptx(source, kernel, arch)?
-                    } else {
-                        cudarc::nvrtc::Ptx::from_binary(compiled_image(source, kernel, arch)?)
-                    };
-                    let m = cuda("cuModuleLoadData", self.ctx.load_module(module))?;
+                    let image = compiled_image(source, kernel, arch)?;
+                    let m = cuda(
+                        "cuModuleLoadData",
+                        self.ctx.load_module(cudarc::nvrtc::Ptx::from_binary(image)),
+                    )?;
                     cache.insert(key, m.clone());
                     m
                 }

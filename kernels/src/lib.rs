@@ -49,6 +49,7 @@
 // `tests/features.rs` (workspace root) checks that the version is this crate's.
 #![doc(html_root_url = "https://docs.rs/tessel-kernels/0.1.0")]
 
+pub mod attention;
 pub mod bench;
 pub mod blas;
 pub mod cache;

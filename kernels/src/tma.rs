@@ -1,11 +1,11 @@
-//! TMA tensor maps (`CUtensorMap`) of row-major matrices, built through the driver's
-//! `cuTensorMapEncodeTiled` only after proving that the box they load writes the shared-memory
-//! layout the kernel reads.
+//! TMA tensor maps (`CUtensorMap`) of row-major matrices and of strided tensors of up to five
+//! dimensions, built through the driver's `cuTensorMapEncodeTiled` only after proving that the
+//! box they load writes the shared-memory layout the kernel reads.
 //!
 //! A tiled tensor map describes a global tensor (dimensions, byte strides, element type) and a
 //! box; `cp.async.bulk.tensor` copies one box into shared memory, densely, innermost dimension
 //! first, under the map's swizzle (CUDA driver API, `cuTensorMapEncodeTiled`). [`TmaPlan::new`]
-//! checks on the host what the driver would refuse (16-byte strides, box extents, the swizzle
+//! (a matrix) and [`TmaPlan::for_tensor`] (a [`TmaTensor`] of any rank) check on the host what the driver would refuse (16-byte strides, box extents, the swizzle
 //! span: [`tessel_layout::gmma::TensorMapParams::tiled`]) and, with
 //! [`tessel_layout::gmma::check_box_matches`], that the box's layout is exactly the operand
 //! layout the kernel's wgmma descriptors read; [`TmaPlan::encode`] then calls the
@@ -32,7 +32,10 @@ use cudarc::driver::sys::{
     CUtensorMapInterleave, CUtensorMapL2promotion, CUtensorMapSwizzle,
 };
 use tessel_layout::ComposedLayout;
-use tessel_layout::gmma::{MAX_GLOBAL_DIM, Major, SwizzleMode, TensorMapParams, check_box_matches};
+use tessel_layout::gmma::{
+    MAX_GLOBAL_DIM, MAX_GLOBAL_STRIDE, Major, SwizzleMode, TensorMapParams, check_box_matches,
+    tma_box_layout,
+};
 
 use crate::device::driver_present;
 use crate::error::{GpuError, GpuResult};
@@ -119,8 +122,154 @@ impl TmaMatrix {
     }
 }
 
-/// A checked recipe for one tensor map: matrix, box (`[cols, rows]`, innermost first, as
-/// `boxDim` lists it), swizzle, and the shared layout the box was proven to write.
+/// A tensor in global memory as a tensor map addresses it: `dims` extents, innermost first
+/// (`globalDim`); the innermost dimension is contiguous and dimension `i >= 1` steps
+/// `strides[i - 1]` elements (`globalStrides`, in elements here). A row-major matrix is the
+/// rank-2 tensor `[cols, rows]` with strides `[ld]`; an attention operand laid out `(batch, seq,
+/// heads, dim)` is `[dim, seq, heads, batch]` with the sequence, head and batch strides.
+///
+/// ```
+/// use tessel_kernels::tma::{TmaElem, TmaTensor};
+/// // (batch 2, seq 1000, heads 8, dim 128) fp16, contiguous.
+/// let q = TmaTensor::new(&[128, 1000, 8, 2], &[8 * 128, 128, 1000 * 8 * 128], TmaElem::F16).unwrap();
+/// assert_eq!((q.rank(), q.stride_bytes(1), q.stride_bytes(2)), (4, 8 * 128 * 2, 128 * 2));
+/// // A head stride of 100 halves is 200 bytes: not a multiple of 16.
+/// let err = TmaTensor::new(&[128, 1000, 8, 2], &[1024, 100, 1 << 20], TmaElem::F16).unwrap_err();
+/// assert!(err.to_string().contains("stride of dimension 2"), "{err}");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TmaTensor {
+    dims: Vec<i64>,
+    strides: Vec<i64>,
+    elem: TmaElem,
+}
+
+impl TmaTensor {
+    /// The tensor of extents `dims` (innermost first, rank 1 to 5) whose dimension `i >= 1`
+    /// steps `strides[i - 1]` elements. Errors (naming the dimension): a rank outside 1..=5,
+    /// `strides` not one shorter than `dims`, an extent outside `1..=2^32`, or a stride whose
+    /// bytes are not a positive multiple of 16 below `2^40` (CUDA driver API,
+    /// `cuTensorMapEncodeTiled`).
+    ///
+    /// ```
+    /// use tessel_kernels::tma::{TmaElem, TmaTensor};
+    /// assert!(TmaTensor::new(&[64, 10], &[64], TmaElem::BF16).is_ok());
+    /// assert!(TmaTensor::new(&[64, 10], &[], TmaElem::BF16).is_err());
+    /// assert!(TmaTensor::new(&[0, 10], &[64], TmaElem::BF16).is_err());
+    /// ```
+    pub fn new(dims: &[i64], strides: &[i64], elem: TmaElem) -> GpuResult<TmaTensor> {
+        let bad = |what: String| {
+            Err(GpuError::InvalidArgument(format!(
+                "tensor map of the {elem:?} tensor {dims:?} (strides {strides:?}): {what}"
+            )))
+        };
+        if !(1..=5).contains(&dims.len()) {
+            return bad(format!(
+                "a tiled tensor map has rank 1 to 5, not {}",
+                dims.len()
+            ));
+        }
+        if strides.len() + 1 != dims.len() {
+            return bad(format!(
+                "{} dimensions take {} strides (the innermost is contiguous)",
+                dims.len(),
+                dims.len() - 1
+            ));
+        }
+        for (i, &d) in dims.iter().enumerate() {
+            if !(1..=MAX_GLOBAL_DIM).contains(&d) {
+                return bad(format!("dimension {i} has extent {d}, outside 1..=2^32"));
+            }
+        }
+        for (i, &s) in strides.iter().enumerate() {
+            let bytes = s.saturating_mul(elem.bytes());
+            if s <= 0 || bytes % 16 != 0 || bytes >= MAX_GLOBAL_STRIDE {
+                return bad(format!(
+                    "the stride of dimension {} is {s} elements ({bytes} bytes); TMA needs a \
+                     positive multiple of 16 bytes below 2^40 (for 2-byte elements: a multiple \
+                     of 8 elements)",
+                    i + 1
+                ));
+            }
+        }
+        Ok(TmaTensor {
+            dims: dims.to_vec(),
+            strides: strides.to_vec(),
+            elem,
+        })
+    }
+
+    /// Extents, innermost first.
+    ///
+    /// ```
+    /// use tessel_kernels::tma::{TmaElem, TmaTensor};
+    /// assert_eq!(TmaTensor::new(&[8, 3], &[8], TmaElem::F32).unwrap().dims(), &[8, 3]);
+    /// ```
+    pub fn dims(&self) -> &[i64] {
+        &self.dims
+    }
+
+    /// Element strides of dimensions `1..rank`.
+    ///
+    /// ```
+    /// use tessel_kernels::tma::{TmaElem, TmaTensor};
+    /// assert_eq!(TmaTensor::new(&[8, 3], &[12], TmaElem::F32).unwrap().strides(), &[12]);
+    /// ```
+    pub fn strides(&self) -> &[i64] {
+        &self.strides
+    }
+
+    /// The element type.
+    ///
+    /// ```
+    /// use tessel_kernels::tma::{TmaElem, TmaTensor};
+    /// assert_eq!(TmaTensor::new(&[8], &[], TmaElem::F32).unwrap().elem(), TmaElem::F32);
+    /// ```
+    pub fn elem(&self) -> TmaElem {
+        self.elem
+    }
+
+    /// Number of dimensions.
+    ///
+    /// ```
+    /// use tessel_kernels::tma::{TmaElem, TmaTensor};
+    /// assert_eq!(TmaTensor::new(&[8, 2, 2], &[8, 16], TmaElem::F16).unwrap().rank(), 3);
+    /// ```
+    pub fn rank(&self) -> usize {
+        self.dims.len()
+    }
+
+    /// Bytes between consecutive indices of dimension `i >= 1` (`globalStrides[i - 1]`); 0 for
+    /// dimension 0 or one beyond the rank.
+    ///
+    /// ```
+    /// use tessel_kernels::tma::{TmaElem, TmaTensor};
+    /// assert_eq!(TmaTensor::new(&[8, 2], &[16], TmaElem::F16).unwrap().stride_bytes(1), 32);
+    /// ```
+    pub fn stride_bytes(&self, i: usize) -> i64 {
+        match i.checked_sub(1).and_then(|j| self.strides.get(j)) {
+            Some(&s) => s * self.elem.bytes(),
+            None => 0,
+        }
+    }
+}
+
+impl From<TmaMatrix> for TmaTensor {
+    /// The rank-2 tensor `[cols, rows]` with strides `[ld]` (unchecked: [`TmaPlan::new`] checks
+    /// the matrix with its own messages first).
+    fn from(m: TmaMatrix) -> TmaTensor {
+        TmaTensor {
+            dims: vec![m.cols, m.rows],
+            strides: vec![m.ld],
+            elem: m.elem,
+        }
+    }
+}
+
+/// A checked recipe for one tensor map: the tensor, the driver's parameters
+/// ([`TensorMapParams`]: the box, innermost first, as `boxDim` lists it, `[cols, rows]` for a
+/// matrix, 1 beyond a tensor's first two dimensions; the swizzle), and the shared layout the
+/// box's first two dimensions were proven to write.
 ///
 /// ```
 /// use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
@@ -129,12 +278,11 @@ impl TmaMatrix {
 /// let m = TmaMatrix { rows: 8, cols: 64, ld: 64, elem: TmaElem::F16 };
 /// let plan = TmaPlan::new(m, [64, 8], SwizzleMode::B128, &atom, Major::K).unwrap();
 /// assert_eq!(plan.box_layout().to_string(), "Sw<3,3,3> o (64,8):(1,64)");
+/// assert_eq!(plan.map().strides(), &[128]);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TmaPlan {
-    matrix: TmaMatrix,
-    box_dims: [i64; 2],
-    mode: SwizzleMode,
+    tensor: TmaTensor,
     map: TensorMapParams,
     box_layout: ComposedLayout,
 }
@@ -146,8 +294,8 @@ impl TmaPlan {
     ///
     /// Errors ([`GpuError::InvalidArgument`] or the layout error): a dimension outside
     /// `1..=2^32`, `ld < cols`, a row pitch that is not a multiple of 16 bytes or not below
-    /// `2^40`, a box the driver refuses ([`TensorMapParams::tiled`]), or a box layout that differs from
-    /// `smem` (naming the first element).
+    /// `2^40`, a box the driver refuses ([`TensorMapParams::tiled`]), or a box layout that
+    /// differs from `smem` (naming the first element).
     ///
     /// ```
     /// use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
@@ -165,39 +313,130 @@ impl TmaPlan {
         smem: &ComposedLayout,
         major: Major,
     ) -> GpuResult<TmaPlan> {
-        let map = Self::params(&matrix, box_dims, mode)?;
-        let box_layout = map.box_layout()?;
-        check_box_matches(&box_layout, smem, major)?;
-        Ok(TmaPlan {
-            matrix,
+        Self::check_matrix(&matrix)?;
+        TmaPlan::proven(matrix.into(), &box_dims, mode, smem, major)
+    }
+
+    /// [`TmaPlan::new`] for a tensor of any rank: `box_dims` has one extent per dimension, the
+    /// first two the 2-D box proven to write `smem` (an operand layout, mode 0 MN and mode 1
+    /// K) and every further one 1 (one index of each outer dimension per load). Errors: a box
+    /// of another rank, an outer box extent other than 1, a box the driver refuses, or a box
+    /// layout that differs from `smem`.
+    ///
+    /// ```
+    /// use tessel_kernels::tma::{TmaElem, TmaPlan, TmaTensor};
+    /// use tessel_layout::{IntTuple, gmma::{Major, SwizzleMode, smem_atom}};
+    /// // 128 rows of 64 dims of one head of one batch of a (2, 1000, 8, 64) fp16 tensor.
+    /// let q = TmaTensor::new(&[64, 1000, 8, 2], &[512, 64, 512_000], TmaElem::F16).unwrap();
+    /// let tile = smem_atom(Major::K, SwizzleMode::B128, 16).unwrap()
+    ///     .tile_to_shape(&IntTuple::from_ints([128, 64])).unwrap();
+    /// let plan = TmaPlan::for_tensor(q.clone(), &[64, 128, 1, 1], SwizzleMode::B128, &tile, Major::K).unwrap();
+    /// assert_eq!((plan.box_dims(), plan.box_bytes()), ([64, 128], 128 * 64 * 2));
+    /// assert_eq!(plan.map().box_dims(), &[64, 128, 1, 1]);
+    /// assert!(TmaPlan::for_tensor(q, &[64, 128, 2, 1], SwizzleMode::B128, &tile, Major::K).is_err());
+    /// ```
+    pub fn for_tensor(
+        tensor: TmaTensor,
+        box_dims: &[i64],
+        mode: SwizzleMode,
+        smem: &ComposedLayout,
+        major: Major,
+    ) -> GpuResult<TmaPlan> {
+        if box_dims.len() != tensor.rank() || tensor.rank() < 2 {
+            return Err(GpuError::InvalidArgument(format!(
+                "tensor map of the tensor {:?}: a box of rank {} for a rank-{} tensor (both at \
+                 least 2)",
+                tensor.dims,
+                box_dims.len(),
+                tensor.rank()
+            )));
+        }
+        if let Some(i) = (2..box_dims.len()).find(|&i| box_dims[i] != 1) {
+            return Err(GpuError::InvalidArgument(format!(
+                "tensor map of the tensor {:?}: box extent {} of dimension {i}; the boxes load \
+                 one index of every dimension after the first two",
+                tensor.dims, box_dims[i]
+            )));
+        }
+        TmaPlan::proven(tensor, box_dims, mode, smem, major)
+    }
+
+    /// The driver's parameters of `box_dims` and `mode` over `tensor`
+    /// ([`TensorMapParams::tiled`]: extents, 16-byte strides, the box, the swizzle span).
+    fn params(
+        tensor: &TmaTensor,
+        box_dims: &[i64],
+        mode: SwizzleMode,
+    ) -> GpuResult<TensorMapParams> {
+        let strides: Vec<i64> = (1..tensor.rank()).map(|i| tensor.stride_bytes(i)).collect();
+        Ok(TensorMapParams::tiled(
+            tensor.elem.bytes(),
+            &tensor.dims,
+            &strides,
             box_dims,
             mode,
+        )?)
+    }
+
+    /// The plan after the driver's rules and the proof that the box's first two dimensions
+    /// write `smem` (rank at least 2, checked by the callers).
+    fn proven(
+        tensor: TmaTensor,
+        box_dims: &[i64],
+        mode: SwizzleMode,
+        smem: &ComposedLayout,
+        major: Major,
+    ) -> GpuResult<TmaPlan> {
+        let map = Self::params(&tensor, box_dims, mode)?;
+        let box_layout = tma_box_layout(&box_dims[..2], tensor.elem.bytes(), mode)?;
+        check_box_matches(&box_layout, smem, major)?;
+        Ok(TmaPlan {
+            tensor,
             map,
             box_layout,
         })
     }
 
-    /// The driver's rules on the extents, the row pitch and the box (tessel-layout's
-    /// [`TensorMapParams::tiled`]), after the matrix's own ([`TmaPlan::check_matrix`]).
-    fn params(
-        matrix: &TmaMatrix,
-        box_dims: [i64; 2],
-        mode: SwizzleMode,
-    ) -> GpuResult<TensorMapParams> {
-        Self::check_matrix(matrix)?;
-        Ok(TensorMapParams::tiled(
-            matrix.elem.bytes(),
-            &[matrix.cols, matrix.rows],
-            &[matrix.row_pitch_bytes()],
-            &box_dims,
-            mode,
-        )?)
+    /// The same box, swizzle and proven shared layout over another tensor of the same rank and
+    /// element type: the proof depends only on the box, the element size and the swizzle, so
+    /// a kernel compiled once encodes a map per call without proving again; only the driver's
+    /// rules on the tensor are checked again.
+    ///
+    /// ```
+    /// use tessel_kernels::tma::{TmaElem, TmaPlan, TmaTensor};
+    /// use tessel_layout::{IntTuple, gmma::{Major, SwizzleMode, smem_atom}};
+    /// let tile = smem_atom(Major::K, SwizzleMode::B128, 16).unwrap()
+    ///     .tile_to_shape(&IntTuple::from_ints([128, 64])).unwrap();
+    /// let probe = TmaTensor::new(&[64, 128, 1], &[64, 8192], TmaElem::F16).unwrap();
+    /// let plan = TmaPlan::for_tensor(probe, &[64, 128, 1], SwizzleMode::B128, &tile, Major::K).unwrap();
+    /// let real = TmaTensor::new(&[64, 4097, 16], &[1024, 64], TmaElem::F16).unwrap();
+    /// assert_eq!(plan.with_tensor(real).unwrap().tensor().dims(), &[64, 4097, 16]);
+    /// let wrong = TmaTensor::new(&[64, 4097], &[1024], TmaElem::F16).unwrap();
+    /// assert!(plan.with_tensor(wrong).is_err()); // another rank
+    /// ```
+    pub fn with_tensor(&self, tensor: TmaTensor) -> GpuResult<TmaPlan> {
+        if tensor.rank() != self.tensor.rank() || tensor.elem != self.tensor.elem {
+            return Err(GpuError::InvalidArgument(format!(
+                "tensor map: the box {:?} was proven for rank-{} {:?} tensors, not the rank-{} \
+                 {:?} tensor {:?}",
+                self.map.box_dims(),
+                self.tensor.rank(),
+                self.tensor.elem,
+                tensor.rank(),
+                tensor.elem,
+                tensor.dims
+            )));
+        }
+        let map = Self::params(&tensor, self.map.box_dims(), self.map.swizzle())?;
+        Ok(TmaPlan {
+            tensor,
+            map,
+            box_layout: self.box_layout.clone(),
+        })
     }
 
-    /// The same box, swizzle and proven shared layout over another matrix of the same element
-    /// type (a call's operand, where the plan was proven on a stand-in): the box does not
-    /// depend on the matrix, so only the driver's rules on the matrix are checked again
-    /// ([`TmaPlan::new`]'s errors for the matrix).
+    /// [`TmaPlan::with_tensor`] of a matrix (a call's operand, where the plan was proven on a
+    /// stand-in), after the matrix's own checks ([`TmaPlan::new`]'s errors for the matrix).
     ///
     /// ```
     /// use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
@@ -206,26 +445,24 @@ impl TmaPlan {
     /// let m = TmaMatrix { rows: 8, cols: 64, ld: 64, elem: TmaElem::F16 };
     /// let plan = TmaPlan::new(m, [64, 8], SwizzleMode::B128, &atom, Major::K).unwrap();
     /// let big = TmaMatrix { rows: 5000, cols: 3000, ld: 3008, elem: TmaElem::F16 };
-    /// assert_eq!(plan.for_matrix(big).unwrap().matrix(), big);
+    /// let t = plan.for_matrix(big).unwrap();
+    /// assert_eq!((t.tensor().dims(), t.tensor().strides()), (&[3000, 5000][..], &[3008][..]));
     /// let odd = TmaMatrix { ld: 3001, ..big };
     /// assert!(plan.for_matrix(odd).unwrap_err().to_string().contains("multiple of 16 bytes"));
     /// ```
     pub fn for_matrix(&self, matrix: TmaMatrix) -> GpuResult<TmaPlan> {
-        if matrix.elem != self.matrix.elem {
+        if matrix.elem != self.tensor.elem {
             return Err(GpuError::InvalidArgument(format!(
                 "tensor map: the plan holds {:?} elements, the matrix {:?}",
-                self.matrix.elem, matrix.elem
+                self.tensor.elem, matrix.elem
             )));
         }
-        let map = Self::params(&matrix, self.box_dims, self.mode)?;
-        Ok(TmaPlan {
-            matrix,
-            map,
-            ..self.clone()
-        })
+        Self::check_matrix(&matrix)?;
+        self.with_tensor(matrix.into())
     }
 
-    /// The driver's rules on a tensor map's matrix (see [`TmaPlan::new`]).
+    /// The rules on a tensor map's matrix that are its own (see [`TmaPlan::new`]; the row
+    /// pitch is [`TensorMapParams::tiled`]'s).
     fn check_matrix(matrix: &TmaMatrix) -> GpuResult<()> {
         let bad = |what: String| {
             Err(GpuError::InvalidArgument(format!(
@@ -247,20 +484,35 @@ impl TmaPlan {
         Ok(())
     }
 
-    /// The matrix.
+    /// The tensor (a matrix is `[cols, rows]` with strides `[ld]`).
     ///
     /// ```
     /// # use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
     /// # use tessel_layout::gmma::{Major, SwizzleMode, smem_atom};
     /// # let atom = smem_atom(Major::K, SwizzleMode::B128, 16).unwrap();
-    /// let m = TmaMatrix { rows: 8, cols: 64, ld: 64, elem: TmaElem::F16 };
-    /// assert_eq!(TmaPlan::new(m, [64, 8], SwizzleMode::B128, &atom, Major::K).unwrap().matrix(), m);
+    /// let m = TmaMatrix { rows: 8, cols: 64, ld: 72, elem: TmaElem::F16 };
+    /// let plan = TmaPlan::new(m, [64, 8], SwizzleMode::B128, &atom, Major::K).unwrap();
+    /// assert_eq!((plan.tensor().dims(), plan.tensor().strides()), (&[64, 8][..], &[72][..]));
     /// ```
-    pub fn matrix(&self) -> TmaMatrix {
-        self.matrix
+    pub fn tensor(&self) -> &TmaTensor {
+        &self.tensor
     }
 
-    /// The box, `[cols, rows]` (innermost first).
+    /// The driver's parameters (`globalDim`, `globalStrides` in bytes, `boxDim`, ...).
+    ///
+    /// ```
+    /// # use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
+    /// # use tessel_layout::gmma::{Major, SwizzleMode, smem_atom};
+    /// # let atom = smem_atom(Major::K, SwizzleMode::B128, 16).unwrap();
+    /// let m = TmaMatrix { rows: 8, cols: 64, ld: 72, elem: TmaElem::F16 };
+    /// let plan = TmaPlan::new(m, [64, 8], SwizzleMode::B128, &atom, Major::K).unwrap();
+    /// assert_eq!((plan.map().dims(), plan.map().strides()), (&[64, 8][..], &[144][..]));
+    /// ```
+    pub fn map(&self) -> &TensorMapParams {
+        &self.map
+    }
+
+    /// The box's first two extents, `[cols, rows]` (innermost first; any further ones are 1).
     ///
     /// ```
     /// # use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
@@ -270,7 +522,8 @@ impl TmaPlan {
     /// assert_eq!(TmaPlan::new(m, [64, 8], SwizzleMode::B128, &atom, Major::K).unwrap().box_dims(), [64, 8]);
     /// ```
     pub fn box_dims(&self) -> [i64; 2] {
-        self.box_dims
+        let b = self.map.box_dims();
+        [b[0], b[1]]
     }
 
     /// The swizzle mode.
@@ -283,11 +536,11 @@ impl TmaPlan {
     /// assert_eq!(TmaPlan::new(m, [64, 8], SwizzleMode::B128, &atom, Major::K).unwrap().mode(), SwizzleMode::B128);
     /// ```
     pub fn mode(&self) -> SwizzleMode {
-        self.mode
+        self.map.swizzle()
     }
 
-    /// The shared layout one box writes ([`tessel_layout::gmma::tma_box_layout`]), proven equal
-    /// to the operand's.
+    /// The shared layout one box writes ([`tma_box_layout`] of its first two extents), proven
+    /// equal to the operand's.
     ///
     /// ```
     /// # use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
@@ -302,7 +555,7 @@ impl TmaPlan {
     }
 
     /// Bytes one box moves: what the kernel's `mbarrier.arrive.expect_tx` announces (a box
-    /// partly outside the matrix still counts in full; TMA fills those elements with zeros).
+    /// partly outside the tensor still counts in full; TMA fills those elements with zeros).
     ///
     /// ```
     /// # use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
@@ -312,12 +565,12 @@ impl TmaPlan {
     /// assert_eq!(TmaPlan::new(m, [64, 8], SwizzleMode::B128, &atom, Major::K).unwrap().box_bytes(), 1024);
     /// ```
     pub fn box_bytes(&self) -> i64 {
-        self.box_dims[0] * self.box_dims[1] * self.matrix.elem.bytes()
+        self.map.box_bytes()
     }
 
     /// The driver's swizzle value of [`TmaPlan::mode`].
     fn swizzle(&self) -> CUtensorMapSwizzle {
-        match self.mode {
+        match self.mode() {
             SwizzleMode::None => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
             SwizzleMode::B32 => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_32B,
             SwizzleMode::B64 => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B,
@@ -325,7 +578,7 @@ impl TmaPlan {
         }
     }
 
-    /// Encodes the tensor map of the matrix at device address `address` with
+    /// Encodes the tensor map of the tensor at device address `address` with
     /// `cuTensorMapEncodeTiled` (no interleave, 256-byte L2 promotion, zero fill out of
     /// bounds). `address` must be 16-byte aligned. Errors: [`GpuError::Unavailable`] without a
     /// CUDA driver, [`GpuError::Cuda`] naming the `CUresult` the driver returned.
@@ -350,24 +603,22 @@ impl TmaPlan {
                 "no CUDA driver (libcuda could not be loaded) to encode a tensor map".into(),
             ));
         }
-        let m = self.matrix;
-        // Validated in `new` (TensorMap::tiled): every value is positive and in range of its type.
         let map = &self.map;
-        let dims: [u64; 2] = [map.dims()[0] as u64, map.dims()[1] as u64];
-        let strides: [u64; 1] = [map.strides()[0] as u64];
-        let boxes: [u32; 2] = [map.box_dims()[0] as u32, map.box_dims()[1] as u32];
-        let element_strides: [u32; 2] = [
-            map.element_strides()[0] as u32,
-            map.element_strides()[1] as u32,
-        ];
+        // Validated by TensorMapParams::tiled: rank 1 to 5, every value positive and in range
+        // of its type.
+        let dims: Vec<u64> = map.dims().iter().map(|&d| d as u64).collect();
+        let strides: Vec<u64> = map.strides().iter().map(|&s| s as u64).collect();
+        let boxes: Vec<u32> = map.box_dims().iter().map(|&b| b as u32).collect();
+        let element_strides: Vec<u32> = map.element_strides().iter().map(|&e| e as u32).collect();
         let mut raw = CUtensorMap { opaque: [0; 16] };
-        // SAFETY: every pointer refers to a live local array of the length the rank (2)
-        // implies (one stride for rank 2); `raw` is a properly aligned CUtensorMap.
+        // SAFETY: `dims`, `boxes` and `element_strides` hold `rank` values and `strides` `rank -
+        // 1` (TensorMapParams::tiled checked the lengths); `raw` is a properly aligned
+        // CUtensorMap.
         let result = unsafe {
             sys::cuTensorMapEncodeTiled(
                 &mut raw,
-                m.elem.data_type(),
-                2,
+                self.tensor.elem.data_type(),
+                map.rank() as u32,
                 address as *mut std::ffi::c_void,
                 dims.as_ptr(),
                 strides.as_ptr(),
@@ -381,9 +632,8 @@ impl TmaPlan {
         };
         if result != CUresult::CUDA_SUCCESS {
             return Err(GpuError::Cuda(format!(
-                "cuTensorMapEncodeTiled: {result:?} (matrix {}x{}, ld {}, {:?}, box {:?}, {} \
-                 swizzle, address {address:#x})",
-                m.rows, m.cols, m.ld, m.elem, self.box_dims, self.mode
+                "cuTensorMapEncodeTiled: {result:?} ({map}, {:?}, address {address:#x})",
+                self.tensor.elem
             )));
         }
         Ok(TensorMap {

@@ -142,17 +142,7 @@ fn ptxas_keeps_the_default_tile_at_three_blocks_per_sm_without_spills() {
 /// sm_80 (137: ptxas forms the stage offsets of the ldmatrix addresses with 6 `IMAD`s there
 /// instead of one uniform shift, as it did for the hand-written kernel on sm_90).
 fn main_loop_is_no_longer(nvdisasm: &str, cubin: &[u8], cfg: GemmConfig, name: &str) {
-    let dir = std::env::temp_dir().join(format!("tessel_gemm_nvrtc_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("gemm.cubin");
-    std::fs::write(&file, cubin).unwrap();
-    let out = std::process::Command::new(nvdisasm)
-        .arg("-c")
-        .arg(&file)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {nvdisasm}: {e}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    let sass = String::from_utf8_lossy(&out.stdout);
+    let sass = common::sass_of(nvdisasm, cubin, "gemm_nvrtc");
     // (label or instruction) lines in order.
     let mut labels = std::collections::HashMap::new();
     let mut ops: Vec<(String, String)> = Vec::new();

@@ -37,35 +37,14 @@ fn assert_ptxas_clean(source: &str, name: &str) -> Vec<u8> {
         log.contains("0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"),
         "{name}: {log}"
     );
-    for bad in ["Performance Loss", "serialized", "C7508", "warning"] {
-        assert!(!log.contains(bad), "{name}: ptxas says {bad}: {log}");
-    }
+    common::assert_ptxas_log_clean(name, &log);
     cubin
 }
 
-/// The SASS of `cubin` by `nvdisasm -c`, through a file in `dir` (removed afterwards).
-fn sass_of(nvdisasm: &str, cubin: &[u8], dir: &std::path::Path) -> String {
-    std::fs::create_dir_all(dir).unwrap();
-    let file = dir.join("gemm_sm90.cubin");
-    std::fs::write(&file, cubin).unwrap();
-    let out = std::process::Command::new(nvdisasm)
-        .arg("-c")
-        .arg(&file)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {nvdisasm}: {e}"));
-    let _ = std::fs::remove_dir_all(dir);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// The configurations compiled by the tests: every type pair of the default (both operands
-/// K-major, the large tile, the TMA store), every pair of majors with both tiles (f16 in, f32
-/// out), the direct epilogue and the read of C for each output type and both tiles; every
-/// configuration under `TESSEL_LONG_TESTS=1`.
+/// The configurations compiled by the tests (nine): the default (both operands K-major, the
+/// large tile, the TMA store) for three type pairs that take each input and each output type,
+/// every other pair of majors and the small tile (f16 in, f32 out), the direct epilogue and the
+/// read of C once each; every configuration under `TESSEL_LONG_TESTS=1`.
 fn configurations() -> Vec<Sm90Config> {
     let mut all = Vec::new();
     for input in InType::ALL {
@@ -96,19 +75,34 @@ fn configurations() -> Vec<Sm90Config> {
     }
     all.into_iter()
         .filter(|c| {
-            let default = c.a_major == Major::K
-                && c.b_major == Major::K
+            let kk = c.a_major == Major::K && c.b_major == Major::K;
+            let plain = c.epilogue == Epilogue::TmaStore && !c.source;
+            // The default configuration for three type pairs (each input and each output type).
+            let default = kk
                 && c.tile == Sm90Tile::T128x256
-                && c.epilogue == Epilogue::TmaStore
-                && !c.source;
+                && plain
+                && matches!(
+                    (c.input, c.output),
+                    (InType::F16, OutType::F32)
+                        | (InType::BF16, OutType::BF16)
+                        | (InType::F16, OutType::F16)
+                );
+            // The other pairs of majors (and the small tile once), f16 in, f32 out.
             let majors = c.input == InType::F16
                 && c.output == OutType::F32
-                && c.epilogue == Epilogue::TmaStore
-                && !c.source;
+                && plain
+                && (if kk {
+                    c.tile == Sm90Tile::T128x128
+                } else {
+                    c.tile == Sm90Tile::T128x256
+                });
+            // The direct epilogue and the read of C, once each.
             let epilogues = c.input == InType::BF16
+                && c.output == OutType::BF16
                 && c.a_major == Major::K
                 && c.b_major == Major::MN
-                && (c.epilogue == Epilogue::Direct || c.source);
+                && c.tile == Sm90Tile::T128x128
+                && (c.epilogue == Epilogue::Direct) != c.source;
             default || majors || epilogues
         })
         .collect()
@@ -222,8 +216,7 @@ fn hopper_gemm_sass_uses_hgmma_and_tma() {
     let plan = Sm90Plan::new(4096, 4096, 4096, InType::F16, OutType::F32).unwrap();
     let kernel = plan.kernel().unwrap();
     let (cubin, _) = cubin_and_log(kernel.source(), &plan.kernel_name(), Arch::SM90A);
-    let dir = std::env::temp_dir().join(format!("tessel_sm90_sass_{}", std::process::id()));
-    let sass = sass_of(&nvdisasm, &cubin, &dir);
+    let sass = common::sass_of(&nvdisasm, &cubin, "sm90_nvrtc");
     let count = |op: &str| sass.matches(op).count();
     // The consumer's code is written once per consumer index (a constant): the
     // consumers' instructions appear twice.

@@ -655,11 +655,15 @@ impl Layout {
         }
     }
 
-    /// Groups the top-level modes `begin..end` into one mode (CuTe's `group<B,E>`).
+    /// Groups the top-level modes `begin..end` into one mode (CuTe's `group<B,E>`). An empty
+    /// range (`begin == end`) groups nothing and returns the layout unchanged, as CuTe's
+    /// `group<B,E>` inserts the grouped tuple only when `B < E`
+    /// (`include/cute/algorithm/tuple_algorithms.hpp`).
     ///
     /// ```
     /// let l: tessel_layout::Layout = "(2,3,4):(1,2,6)".parse().unwrap();
     /// assert_eq!(l.group(1, 3).unwrap().to_string(), "(2,(3,4)):(1,(2,6))");
+    /// assert_eq!(l.group(1, 1).unwrap(), l);
     /// ```
     pub fn group(&self, begin: usize, end: usize) -> Result<Layout> {
         if begin > end || end > self.rank() {
@@ -667,6 +671,9 @@ impl Layout {
                 "group({begin},{end}) is outside the {} modes of {self}",
                 self.rank()
             )));
+        }
+        if begin == end {
+            return Ok(self.clone());
         }
         let mut modes = self.modes();
         let tail = modes.split_off(end);

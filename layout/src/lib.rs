@@ -270,6 +270,8 @@
 //! | upcast, downcast | [`algebra::cast`](mod@algebra::cast) |
 //! | swizzles | [`swizzle`] ([`Swizzle`]) |
 //! | swizzled layouts: `Sw o ... o offset o L` | [`composed`] ([`ComposedLayout`], [`OffsetMap`]) |
+//! | composed layouts with a layout inside (`A o offset o L`), the algebra on composed layouts | [`composed`] ([`composed::Composition`], [`composed::ComposedAlgebra`]) |
+//! | `Step` projections (`dice`) of `local_tile` and `local_partition` | [`algebra::projection`](mod@algebra::projection) |
 //! | bijectivity of swizzled layouts (GF(2) rank or enumeration) | [`verify`], [`f2`] |
 //! | the shared-memory bank model | [`bank`] |
 //! | swizzle search | [`synth`] |

@@ -28,6 +28,8 @@ pub enum Suite {
     Mma,
     /// The SIMT SGEMM ladder next to cuBLAS SGEMM (--size N: N^3; --m/--n/--k: one shape)
     Sgemm,
+    /// FlashAttention forward on Hopper (--seqlen, --head-dim, --causal, --attn-dtype, --dump)
+    Attention,
 }
 
 /// Element types of the copy and transpose kernels.
@@ -53,7 +55,11 @@ runs N^3; on sm_90 GPUs it adds the Hopper GEMM (TMA + wgmma) in four input/outp
 each next to cuBLAS with the same types). 'mma' verifies and times the four tensor-core swizzle problems (ldmatrix + \
 mma.sync on 16x16 fp16 tiles, swizzles chosen by synthesis) and their unswizzled twins, over a \
 grid of N independent problems (--size N, default 32768), with the predicted excess shared-memory \
-wavefronts. 'sgemm' verifies and times the SIMT SGEMM ladder (eight fp32 rungs, naive to \
+wavefronts. 'attention' verifies (64 rows per shape against an f64 CPU reference) and times the \
+FlashAttention forward kernel on sm_90 over --seqlen (default 512 to 16384; batch 16384 / S, heads \
+2048 / D), --head-dim (64, 128, 256), --causal and --attn-dtype (fp16, bf16), in TFLOP/s counting \
+4 B H S^2 D (halved when causal); scripts/sdpa_compare.py times PyTorch's SDPA on the same shapes. \
+'sgemm' verifies and times the SIMT SGEMM ladder (eight fp32 rungs, naive to \
 tuned) next to cuBLAS SGEMM on the same row-major operands (default 4096^3, 8192^3 and 4096x2048x8192; --size N runs \
 N^3, --m/--n/--k one shape), with each rung's predicted shared-memory wavefronts. Progress goes \
 to stderr. Without a GPU (or in a tessel built without the 'kernels' \
@@ -73,7 +79,7 @@ pub struct Args {
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u16).range(1..=10_000))]
     pub repeats: Option<u16>,
     /// Launch each kernel once, untimed, and print the bank-model predictions (for
-    /// scripts/ncu_conflicts.sh; every suite but gemm, without --repeats)
+    /// scripts/ncu_conflicts.sh; every suite but gemm and attention, without --repeats)
     #[arg(long)]
     pub profile: bool,
     /// Print the results as JSON (schema: docs/cli.md)
@@ -91,7 +97,7 @@ pub struct Args {
     /// gemm: the library GEMM (sm_90) next to cuBLAS on these shapes instead of the default
     /// rows: MxNxK, comma-separated, or @FILE (shapes separated by commas or whitespace)
     #[arg(long, value_name = "MxNxK,...|@FILE", value_parser = parse_shapes)]
-    pub shapes: Option<Vec<(i64, i64, i64)>>,
+    pub shapes: Option<Shapes>,
     /// gemm --shapes: the orders of A and B, comma-separated (r row-major, c column-major;
     /// default rc)
     #[arg(long, value_name = "rc,rr,cc,cr")]
@@ -99,11 +105,19 @@ pub struct Args {
     /// gemm --shapes: input-output types, comma-separated (default: f16-f32,bf16-f32,f16-f16,bf16-bf16,f16-bf16,bf16-f16)
     #[arg(long, value_name = "IN-OUT,...")]
     pub types: Option<String>,
+    /// The options of the attention suite.
+    #[command(flatten)]
+    pub attn: super::bench_attention::AttnArgs,
 }
+
+/// The `(M, N, K)` list of `--shapes`: one option value (clap would take a bare `Vec` as one
+/// element per occurrence of the option).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shapes(pub Vec<(i64, i64, i64)>);
 
 /// Parses the value of `--shapes`: `MxNxK` shapes separated by commas or whitespace, or
 /// `@FILE` holding them; every extent in `1..=2^20`.
-fn parse_shapes(text: &str) -> std::result::Result<Vec<(i64, i64, i64)>, String> {
+fn parse_shapes(text: &str) -> std::result::Result<Shapes, String> {
     let owned;
     let list = match text.strip_prefix('@') {
         Some(path) => {
@@ -133,7 +147,7 @@ fn parse_shapes(text: &str) -> std::result::Result<Vec<(i64, i64, i64)>, String>
     if shapes.is_empty() {
         return Err("no shapes given".into());
     }
-    Ok(shapes)
+    Ok(Shapes(shapes))
 }
 
 impl Suite {
@@ -160,13 +174,30 @@ fn check_options(args: &Args) -> Result<()> {
             args.dtype.is_some(),
             matches!(suite, Copy | Transpose | All),
         ),
-        ("--profile", args.profile, suite != Gemm),
+        (
+            "--profile",
+            args.profile,
+            !matches!(suite, Gemm | Attention),
+        ),
         ("--m", args.m.is_some(), suite == Sgemm),
         ("--n", args.n.is_some(), suite == Sgemm),
         ("--k", args.k.is_some(), suite == Sgemm),
         ("--shapes", args.shapes.is_some(), suite == Gemm),
         ("--orders", args.orders.is_some(), args.shapes.is_some()),
         ("--types", args.types.is_some(), args.shapes.is_some()),
+        ("--seqlen", args.attn.seqlen.is_some(), suite == Attention),
+        (
+            "--head-dim",
+            args.attn.head_dim.is_some(),
+            suite == Attention,
+        ),
+        ("--causal", args.attn.causal.is_some(), suite == Attention),
+        (
+            "--attn-dtype",
+            args.attn.attn_dtype.is_some(),
+            suite == Attention,
+        ),
+        ("--dump", args.attn.dump.is_some(), suite == Attention),
     ];
     for (option, present, applies) in given {
         if present && !applies {
@@ -357,6 +388,9 @@ fn skipped(out: &mut dyn Write, json: bool, reason: String) -> Result<()> {
 #[cfg(not(feature = "kernels"))]
 pub fn run(args: &Args, out: &mut dyn Write) -> std::result::Result<(), Failure> {
     check_options(args)?;
+    if args.suite == Suite::Attention {
+        return super::bench_attention::run(&args.attn, args.repeats, args.json, out);
+    }
     Ok(skipped(
         out,
         args.json,
@@ -364,10 +398,18 @@ pub fn run(args: &Args, out: &mut dyn Write) -> std::result::Result<(), Failure>
     )?)
 }
 
+/// Sorts a kernels-crate error into [`Failure::Input`] or [`Failure::Gpu`] (shared with
+/// `bench attention`).
+#[cfg(feature = "kernels")]
+pub(super) use with_kernels::{DEFAULT_REPEATS, gpu_error};
+
 /// Runs the benchmarks: bad options are [`Failure::Input`], a failed GPU run [`Failure::Gpu`].
 #[cfg(feature = "kernels")]
 pub fn run(args: &Args, out: &mut dyn Write) -> std::result::Result<(), Failure> {
     check_options(args)?;
+    if args.suite == Suite::Attention {
+        return super::bench_attention::run(&args.attn, args.repeats, args.json, out);
+    }
     with_kernels::run(args, out)
 }
 
@@ -395,14 +437,14 @@ mod with_kernels {
     use tessel_kit::kernels::sgemm::{Major, Rung};
 
     /// Timed repeats per kernel without `--repeats`.
-    const DEFAULT_REPEATS: u16 = 30;
+    pub(in crate::cli) const DEFAULT_REPEATS: u16 = 30;
 
     /// A run's outcome: a failure of the input or of the GPU.
     type Outcome<T> = std::result::Result<T, Failure>;
 
     /// Sorts a kernels-crate error: arguments and layouts the runtime refuses are the input's
     /// fault; a driver call, NVRTC or a wrong result is the GPU run's.
-    pub(super) fn gpu_error(e: GpuError) -> Failure {
+    pub(in crate::cli) fn gpu_error(e: GpuError) -> Failure {
         match e {
             GpuError::InvalidArgument(m) => Failure::Input(Error::invalid(m)),
             GpuError::Layout(e) => Failure::Input(e),
@@ -523,7 +565,7 @@ mod with_kernels {
         let opts = options(args);
         if let (Suite::Gemm, Some(shapes)) = (args.suite, &args.shapes) {
             let (types, orders) = blas_variants(args)?;
-            let rows = blas_bench::bench(gpu, shapes, &types, &orders, opts.repeats, progress);
+            let rows = blas_bench::bench(gpu, &shapes.0, &types, &orders, opts.repeats, progress);
             return rows.map(Rows::Blas).map_err(gpu_error);
         }
         if args.suite == Suite::Gemm {
@@ -931,9 +973,10 @@ mod with_kernels {
                 m: None,
                 n: None,
                 k: None,
-                shapes: Some(vec![(128, 4096, 4096)]),
+                shapes: Some(super::super::Shapes(vec![(128, 4096, 4096)])),
                 orders: Some(orders.into()),
                 types: types.map(Into::into),
+                attn: crate::cli::bench_attention::default_args(),
             };
             let (types, orders) = blas_variants(&args(None, "rc")).unwrap();
             assert_eq!(
@@ -1050,6 +1093,7 @@ mod with_kernels {
                 shapes: None,
                 orders: None,
                 types: None,
+                attn: crate::cli::bench_attention::default_args(),
             };
             assert_eq!(sgemm_shapes(&args(Some(100), None)), [(100, 4096, 4096)]);
             assert_eq!(
@@ -1136,7 +1180,7 @@ mod shape_lists {
     #[test]
     fn shapes_parse_from_a_list_or_a_file_and_bad_ones_are_named() {
         assert_eq!(
-            parse_shapes("4096x4096x4096,128x4096x4096").unwrap(),
+            parse_shapes("4096x4096x4096,128x4096x4096").unwrap().0,
             [(4096, 4096, 4096), (128, 4096, 4096)]
         );
         let file = std::env::temp_dir().join(format!("tessel_shapes_{}", std::process::id()));
@@ -1144,7 +1188,7 @@ mod shape_lists {
         let got = parse_shapes(&format!("@{}", file.display()));
         std::fs::remove_file(&file).unwrap();
         assert_eq!(
-            got.unwrap(),
+            got.unwrap().0,
             [(1, 4096, 14336), (1000, 3000, 520), (2048, 2048, 2048)]
         );
         assert!(

@@ -17,7 +17,8 @@ use super::{expression, print};
 Literals: layouts (4,(2,3)):(1,(8,16)) and 8:1; a bare shape (4,8) where a layout is expected is \
 compact column-major; integers; tuples (2,3); by-mode tilers [3:4, _, 8:2]; swizzles Sw<3,3,3>. \
 'o' composes: Sw<3,3,3> o 32 o (8,64):(64,1) is a swizzled layout with offset 32, \
-(6,2):(8,2) o (4,3):(3,1) is a composition. Functions use CuTe's names ('tessel help functions' \
+(6,2):(8,2) o (4,3):(3,1) is a composition, A o 3 o B (a layout, an integer, a layout) is CuTe's \
+composed layout A(3 + B(c)) kept as it is. Step<_1,X,_1> is CuTe's step (X is '_'). Functions use CuTe's names ('tessel help functions' \
 lists them). Atoms are written by their CuTe names (SM75_U32x4_LDSM_N, UniversalCopy<uint128_t>; \
 'tessel atom --list'); make_tiled_copy(ATOM, thr, val[, bits]) and make_tiled_mma(ATOM, atoms) \
 build tiled copies and MMAs, partition_S/D/A/B/C(X, thread, L) partition a layout for a thread. Several words are joined with spaces; put '--' before an expression that starts \
@@ -179,6 +180,14 @@ fn to_json(expression: String, value: &Value) -> Result<EvalJson> {
             Some(LayoutJson::of(c.layout())),
         ),
         Value::Swizzle(_) => ("swizzle", None, None, None),
+        Value::Composition(c) => (
+            "composed layout",
+            None,
+            None,
+            Some(LayoutJson::of(
+                tessel_kit::composed::ComposedAlgebra::outer(&**c),
+            )),
+        ),
         Value::Tiler(_) => ("tiler", None, None, None),
         Value::Slice(_) => ("slicing coordinate", None, None, None),
         Value::Bool(b) => ("boolean", None, Some(*b), None),

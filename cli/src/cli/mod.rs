@@ -12,6 +12,7 @@
 mod argv;
 mod atom;
 mod bench;
+mod bench_attention;
 mod codegen;
 mod completions;
 mod conflicts;

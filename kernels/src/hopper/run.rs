@@ -149,7 +149,7 @@ fn count(x: i64, y: i64) -> GpuResult<usize> {
 
 /// `len` random values of `input`: fp16 `q / 1024` with `|q| <= 1024` (exact), or those values
 /// rounded to bf16; returns the bit patterns and the values.
-fn random_operand(len: usize, seed: u64, input: InType) -> (Vec<u16>, Vec<f32>) {
+pub(crate) fn random_operand(len: usize, seed: u64, input: InType) -> (Vec<u16>, Vec<f32>) {
     random_f16(len, seed)
         .into_iter()
         .map(|h| match input {

@@ -438,14 +438,17 @@ impl<'g> Loaded<'g> {
     }
 
     /// Launches in clusters of `dims` through `cuLaunchKernelEx` (arguments already checked).
-    fn launch_cluster(&self, args: &mut [Arg<'_>], dims: (u32, u32, u32)) -> GpuResult<()> {
-        let l = self.kernel.launch();
-        let (g, c) = ([l.grid.0, l.grid.1, l.grid.2], [dims.0, dims.1, dims.2]);
+    fn launch_cluster(
+        &self,
+        grid: (u32, u32, u32),
+        args: &mut [Arg<'_>],
+        dims: (u32, u32, u32),
+    ) -> GpuResult<()> {
+        let (g, c) = ([grid.0, grid.1, grid.2], [dims.0, dims.1, dims.2]);
         if c.contains(&0) || g.iter().zip(&c).any(|(g, c)| g % c != 0) {
             return Err(GpuError::InvalidArgument(format!(
-                "kernel {}: grid {:?} is not a whole number of clusters {dims:?}",
+                "kernel {}: grid {grid:?} is not a whole number of clusters {dims:?}",
                 self.kernel.name(),
-                l.grid
             )));
         }
         let params = self.kernel.params();
@@ -465,7 +468,7 @@ impl<'g> Loaded<'g> {
         let mut params: Vec<*mut std::ffi::c_void> = slots.iter_mut().map(Slot::ptr).collect();
         let mut attr = cluster_attribute(dims);
         let stream = self.gpu.stream();
-        let config = self.cluster_config(l.grid, &mut attr);
+        let config = self.cluster_config(grid, &mut attr);
         cuda("cuCtxSetCurrent", stream.context().bind_to_thread())?;
         // SAFETY: `params` points at one live value per declared parameter, of the kernel's
         // parameter types (checked by check_args: buffers as device addresses, scalars, tensor
@@ -535,32 +538,33 @@ impl<'g> Loaded<'g> {
     /// assert!(k.launch(&mut [Arg::output(&mut short)]).is_err()); // fewer than 32 elements
     /// ```
     pub fn launch(&self, args: &mut [Arg<'_>]) -> GpuResult<()> {
-        if let Some(dims) = self.cluster {
-            self.kernel.check_args(args)?;
-            return self.launch_cluster(args, dims);
-        }
         self.launch_grid(self.kernel.launch().grid, args)
     }
 
-    /// [`launch`](Self::launch) over `grid` blocks instead of the kernel's grid (a persistent
-    /// kernel whose grid depends on the call's problem); not for a clustered launch.
+    /// [`launch`](Self::launch) over another grid (kernels whose grid follows run-time shapes:
+    /// one compiled kernel, a grid per call; clustered kernels too, in whole clusters).
+    /// `InvalidArgument` for an empty grid.
     ///
     /// ```
     /// use tessel_kernels::kernel::{Arg, CType, KernelBuilder, Param};
     /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
-    /// let k = KernelBuilder::new("w2", "x[blockIdx.x * 32 + threadIdx.x] = 1u;")
-    ///     .param(Param::output("x", CType::B32.into()).len(64)).threads(32).build().unwrap()
+    /// let k = KernelBuilder::new("g1", "x[blockIdx.x] = 1u;")
+    ///     .param(Param::output("x", CType::B32.into())).threads(32).build().unwrap()
     ///     .load(&gpu).unwrap();
-    /// let mut x = tessel_kernels::exec::alloc::<u32>(&gpu, 64).unwrap();
-    /// k.launch_grid((2, 1, 1), &mut [Arg::output(&mut x)]).unwrap();
+    /// let mut x = tessel_kernels::exec::alloc::<u32>(&gpu, 4).unwrap();
+    /// k.launch_grid((4, 1, 1), &mut [Arg::output(&mut x)]).unwrap();
+    /// assert!(k.launch_grid((0, 1, 1), &mut [Arg::output(&mut x)]).is_err());
     /// ```
     pub fn launch_grid(&self, grid: (u32, u32, u32), args: &mut [Arg<'_>]) -> GpuResult<()> {
         self.kernel.check_args(args)?;
-        if self.cluster.is_some() {
+        if grid.0 == 0 || grid.1 == 0 || grid.2 == 0 {
             return Err(GpuError::InvalidArgument(format!(
-                "{}: launch_grid is not for a clustered launch",
+                "kernel {}: an empty grid {grid:?}",
                 self.kernel.name()
             )));
+        }
+        if let Some(dims) = self.cluster {
+            return self.launch_cluster(grid, args, dims);
         }
         let l = self.kernel.launch();
         let cfg = LaunchConfig {

@@ -8,7 +8,9 @@
 //! tessel's algebra on the host. Each derivation checks what the body will assume: a copy's
 //! values per thread, element widths, that an instruction moving vectors finds each thread's
 //! values consecutive and aligned, that the copies feeding an MMA's registers put each value
-//! where the MMA reads it ([`DeviceMma::check_fed_by`]). A mismatch is an error of
+//! where the MMA reads it ([`DeviceMma::check_fed_by`]), that an accumulator read again as a
+//! register operand or row by row is read where the MMA wrote it ([`DeviceMma::retile_a_from_c`],
+//! [`DeviceMma::row_view`]). A mismatch is an error of
 //! [`KernelBuilder::build`](crate::kernel::KernelBuilder::build), not an NVRTC failure or a
 //! wrong answer.
 //!
@@ -27,6 +29,8 @@
 //!
 //! Partitions keep the partitioner's threads as mode 0 (`(thread, values, ...)`), so a body
 //! slices the thread of its choice (`threadIdx.x`, or the thread's index in its warpgroup).
+//! `tessel::convert_f16` rounds an fp32 fragment to fp16 two values per instruction
+//! (`cvt.rn.f16x2.f32`).
 //!
 //! Addresses cost what a hand-written kernel's do. Slicing a tensor in memory whose layout has
 //! no swizzle moves the fixed coordinates into its pointer (CuTe's slicing), so the thread's and
@@ -70,6 +74,7 @@
 //! assert!(kernel.source().contains("struct load {"));
 //! ```
 
+mod accum;
 mod check;
 mod copy;
 pub(crate) mod emit;
@@ -80,6 +85,7 @@ mod retile;
 mod split;
 mod tensor;
 
+pub use accum::RowView;
 pub use copy::DeviceCopy;
 pub use gmma::DescriptorBase;
 pub use mma::DeviceMma;

@@ -5,6 +5,13 @@
 //! the bank model (`tessel_layout::bank`) predicts the wavefronts of every shared-memory
 //! instruction of a launch ([`tessel_layout::bank::SmemTraffic`]).
 //!
+//! The kernels are written with the tensor layer ([`crate::layer`]): each plan declares its
+//! tensors (the swizzled shared tiles, their partitions by the `ldmatrix` copies, the fragments)
+//! and its tiled copies and MMA ([`device`] holds what the four share, with the host check that
+//! every `ldmatrix` feeds the MMA's registers), and the bodies move data with `tessel::copy` and
+//! multiply with `tessel::gemm`. Each plan's `smem_tensors` lists the kernel's shared tensor
+//! behind each access the bank model counts.
+//!
 //! | problem | plan | kernel body |
 //! |---|---|---|
 //! | 1. `A^n` of a 16x16 fp16 `A`, one warp, each product written back to shared memory as fp16 | [`power::PowerPlan`] | `kernels/cuda/mma_power.cu` |
@@ -15,9 +22,10 @@
 //! Every problem has an unswizzled twin (the same body and partitions, the identity swizzle), so
 //! the conflicts the swizzles remove show in the predictions and in Nsight Compute
 //! (`scripts/ncu_conflicts.sh`). One launch solves a grid of independent problems (one block
-//! each). [`host`] replays each plan on the CPU with the [PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html)'s `ldmatrix` and `mma`
-//! fragment rules and holds the references and their error bounds; [`run`] launches, verifies
-//! and times on a GPU (`tessel bench mma`).
+//! each). [`host`] holds the [PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html)'s `ldmatrix` and `mma` fragment rules, the references and
+//! their error bounds; each plan's `replay` runs one problem on the CPU through the kernel's own
+//! declarations with those rules; [`run`] launches, verifies and times on a GPU (`tessel bench
+//! mma`).
 //!
 //! The warp tile is one `SM80_16x8x16_F32F16F16F32_TN` atom with N permuted to 16 (two n8
 //! blocks): a 16x16x16 product per warp, A and B each one `ldmatrix.x4`.
@@ -30,11 +38,11 @@
 //! assert_eq!(f.copy_a.layout_s_tv().unwrap().to_string(), "((16,2),(8,1)):((1,128),(16,0))");
 //! ```
 
+pub mod device;
 pub mod host;
 pub mod modes;
 pub mod pair;
 pub mod power;
-pub mod ptx;
 pub mod run;
 
 use tessel_layout::atom::{copy_atom, mma_atom};
@@ -164,21 +172,6 @@ pub fn vec_copy(rows: i64, cols: i64, threads: i64) -> Result<TiledCopy> {
 pub fn flat_tv(part: &Layout) -> Result<Layout> {
     let frg = part.mode(1)?;
     let mut modes = vec![part.mode(0)?, frg.mode(0)?, frg.mode(1)?];
-    modes.extend(part.mode(2)?.modes());
-    Layout::from_modes(modes)
-}
-
-/// The first element of every thread's vectors: a partition `(thread, (FrgV, FrgX), (rest...))`
-/// without `FrgV`, as `(thread, FrgX, rest...)` (index = thread + threads * (x + ...)).
-///
-/// ```
-/// use tessel_kernels::mma::starts;
-/// let t: tessel_layout::Layout = "((16,2),(8,1),(1,16)):((1,128),(16,0),(0,256))".parse().unwrap();
-/// let s = starts(&t).unwrap();
-/// assert_eq!((s.offset(17).unwrap(), s.offset(32).unwrap()), (129, 256));
-/// ```
-pub fn starts(part: &Layout) -> Result<Layout> {
-    let mut modes = vec![part.mode(0)?, part.mode(1)?.mode(1)?];
     modes.extend(part.mode(2)?.modes());
     Layout::from_modes(modes)
 }

@@ -19,8 +19,8 @@
 //! loads and stores, which the syntheses include too. `C1` goes from registers to global memory
 //! (fp32); `C2` is stored through the second layout: each warp writes its accumulators as fp16
 //! pairs (`sts.32`) into the 16x256 shared tile of `A` (after a barrier), at the positions of its
-//! C fragment in mode 2's view ([`ModesPlan::c2_smem`]), and after another barrier the block
-//! copies the tile to global memory in 16-byte chunks (`fill_s2` -> `fill_g`). The second
+//! C fragment in mode 2's view ([`ModesDeclarations::c2_s`]), and after another barrier the
+//! block copies the tile to global memory in 16-byte chunks (`tile_s2` -> `tile_g`). The second
 //! synthesis includes both of these accesses.
 //!
 //! ```
@@ -36,23 +36,27 @@ use tessel_layout::bank::SmemTraffic;
 use tessel_layout::synth::{Access, Options, Synthesis, synthesize};
 use tessel_layout::{ComposedLayout, Layout, Result, composition};
 
+use super::device::{
+    BOperand, WarpProduct, accumulator_stores, both_sides, chunks, copy_all, ldmatrix_rows, store_c,
+};
 use super::{
-    Fragments, SmemAccess, check_problems, flat_tv, len, per_warp, ptx, starts, swizzled_or_plain,
-    traffic, vec_copy,
+    Fragments, SmemAccess, check_problems, flat_tv, len, per_warp, swizzled_or_plain, traffic,
+    vec_copy,
 };
 use crate::error::GpuResult;
 use crate::kernel::{CType, Kernel, KernelBuilder, Param};
+use crate::layer::{DeviceCopy, DeviceTensor};
 
 /// The body of problem 3.
 ///
 /// ```
-/// assert!(tessel_kernels::mma::modes::BODY_SHARED.contains("dev::ldsm(a"));
+/// assert!(tessel_kernels::mma::modes::BODY_SHARED.contains("tessel::gemm(mma::mma{}"));
 /// ```
 pub const BODY_SHARED: &str = include_str!("../../cuda/mma_modes.cu");
 /// The body of problem 4.
 ///
 /// ```
-/// assert!(tessel_kernels::mma::modes::BODY_RELAYOUT.contains("layout::fill_s2(t)"));
+/// assert!(tessel_kernels::mma::modes::BODY_RELAYOUT.contains("tensor::tile_s2(sA)"));
 /// ```
 pub const BODY_RELAYOUT: &str = include_str!("../../cuda/mma_relayout.cu");
 
@@ -99,6 +103,19 @@ impl ModesKind {
         match self {
             ModesKind::Shared => "modes",
             ModesKind::Relayout => "relayout",
+        }
+    }
+
+    /// The kernel body of this problem.
+    ///
+    /// ```
+    /// use tessel_kernels::mma::modes::{BODY_RELAYOUT, ModesKind};
+    /// assert_eq!(ModesKind::Relayout.body(), BODY_RELAYOUT);
+    /// ```
+    pub fn body(self) -> &'static str {
+        match self {
+            ModesKind::Shared => BODY_SHARED,
+            ModesKind::Relayout => BODY_RELAYOUT,
         }
     }
 }
@@ -320,38 +337,6 @@ impl ModesPlan {
         Ok(traffic(&self.accesses()?, 2)?.scaled(self.problems))
     }
 
-    /// `(lane, value, warp)` -> offset of an accumulator in one problem's `C1` or `C2` (16
-    /// row-major 16x16 tiles, warp `w`'s at `256 w`): where problem 3 writes both and problem
-    /// 4 writes `C1` (fp32, from registers).
-    ///
-    /// ```
-    /// use tessel_kernels::mma::modes::{ModesKind, ModesPlan};
-    /// let c = ModesPlan::new(ModesKind::Shared, true, 1).unwrap().c_out().unwrap();
-    /// assert_eq!(c.offset(4).unwrap(), 16); // lane 4: row 1
-    /// ```
-    pub fn c_out(&self) -> Result<Layout> {
-        composition(
-            &"(16,16,16):(16,1,256)".parse()?,
-            &self.frags.c_tiles(WARPS)?,
-        )
-    }
-
-    /// `(lane, value, warp)` -> offset in the second shared layout ([`ModesPlan::smem2`]) of a
-    /// `C2` accumulator, which problem 4 writes there as fp16 (`layout::c2_smem_crd`): the C
-    /// fragment of warp `i` seen through mode 2's view (row `i` as a 16x16 block), composed with
-    /// `smem2`. The read-out then moves it through `fill_s2` to `fill_g`, i.e. to the offset
-    /// [`ModesPlan::c_out`] gives.
-    ///
-    /// ```
-    /// use tessel_kernels::mma::modes::{ModesKind, ModesPlan};
-    /// let plain = ModesPlan::new(ModesKind::Relayout, false, 1).unwrap().c2_smem().unwrap();
-    /// assert_eq!(plain.offset(4).unwrap(), 16); // lane 4: C2_0[1][0], row 0, column 16
-    /// assert_eq!(plain.offset(32 * 8).unwrap(), 256); // warp 1's (0,0): row 1
-    /// ```
-    pub fn c2_smem(&self) -> Result<ComposedLayout> {
-        self.smem2.compose(&c2_domain(&self.frags)?)
-    }
-
     /// `(lane, half, pair, warp)` -> domain index of problem 4's `sts.32` writes of `C2` (one
     /// fp16 pair of adjacent accumulators per lane and store, 4 stores per warp): the TV the
     /// bank model and the second synthesis see.
@@ -366,42 +351,72 @@ impl ModesPlan {
         c2_write(&self.frags)
     }
 
-    /// `thread -> offset` of the row thread `t` gives `ldmatrix` through `part` in `smem` (the
-    /// partition's value 0): `layout::ldsm_a1` and the others.
+    /// The kernel's declarations in the tensor layer (every partition checked on the host).
+    /// Problem 3 reads `tile_s2` as `tile_s` (one layout); `store_h`, `acc_h`, `view_h` and
+    /// `c2_s` are problem 4's `C2` path.
     ///
     /// ```
     /// use tessel_kernels::mma::modes::{ModesKind, ModesPlan};
-    /// let plan = ModesPlan::new(ModesKind::Shared, false, 1).unwrap();
-    /// let rows = ModesPlan::ldsm_rows(&plan.smem1, &plan.mode1_a).unwrap();
-    /// assert_eq!(rows.offset(1).unwrap(), 256); // lane 1: row 1 of column block 0
-    /// assert_eq!(rows.offset(32).unwrap(), 16); // warp 1: column block 1
+    /// let d = ModesPlan::new(ModesKind::Relayout, true, 1).unwrap().declarations().unwrap();
+    /// // (lane, values, atoms, MMA_M, MMA_K, 1, column blocks): warp j slices (.., 0, j).
+    /// assert_eq!(d.a1.extents(), vec![32, 8, 1, 1, 1, 1, 16]);
+    /// // (lane, values, atoms, MMA_M, MMA_K, rows): warp i slices (.., i).
+    /// assert_eq!(d.a2.extents(), vec![32, 8, 1, 1, 1, 16]);
     /// ```
-    pub fn ldsm_rows(smem: &ComposedLayout, part: &Layout) -> Result<ComposedLayout> {
-        smem.compose(&starts(part)?)
+    pub fn declarations(&self) -> GpuResult<ModesDeclarations> {
+        let chunk = chunks("chunk", ROWS, COLS, 32 * WARPS)?;
+        let tile_g = both_sides(&chunk, &DeviceTensor::global(CType::B16, self.tile.clone()))?;
+        let (s1, s2) = (
+            DeviceTensor::shared(CType::B16, self.smem1.clone()),
+            DeviceTensor::shared(CType::B16, self.smem2.clone()),
+        );
+        // Mode 2's view of the tile: row i as a 16x16 block, (r, c, i).
+        let rows = DeviceTensor::shared(CType::B16, self.smem2.compose(&rows_view()?)?);
+        let warp = WarpProduct::new(&self.frags, BOperand::KMajor)?;
+        let blocks = s1.local_tile(&[16, 16])?;
+        let store_h = store_c(&self.frags, "store_h", CType::B16)?;
+        let store_c = store_c(&self.frags, "store_c", CType::F32)?;
+        let acc_h = warp.mma.partition_fragment('C', &[16, 16], CType::B16)?;
+        let c = DeviceTensor::global(CType::F32, "(16,16,16):(16,1,256)".parse()?);
+        Ok(ModesDeclarations {
+            regs: tile_g.fragment_like(1..5)?,
+            tile_s1: both_sides(&chunk, &s1)?,
+            tile_s2: both_sides(&chunk, &s2)?,
+            a1: warp.ldsm_a.partition_s(&blocks)?,
+            b1: warp.ldsm_b.partition_s(&blocks)?,
+            a2: warp.ldsm_a.partition_s(&rows)?,
+            b2: warp.ldsm_b.partition_s(&rows)?,
+            view_c: store_c.retile_s(&warp.acc)?,
+            c_g: store_c.partition_d(&c)?,
+            view_h: store_h.retile_s(&acc_h)?,
+            c2_s: store_h.partition_d(&rows)?,
+            acc_h,
+            store_h,
+            store_c,
+            chunk,
+            tile_g,
+            warp,
+        })
     }
 
-    /// `thread -> offset` of thread `t`'s 16-byte chunk of `A` or `B` in global memory (from
-    /// the problem's origin): `layout::fill_g`.
+    /// The kernel's shared tensor behind each of [`ModesPlan::accesses`], in order.
     ///
     /// ```
     /// use tessel_kernels::mma::modes::{ModesKind, ModesPlan};
-    /// let g = ModesPlan::new(ModesKind::Shared, true, 1).unwrap().fill_g().unwrap();
-    /// assert_eq!((g.offset(1).unwrap(), g.offset(32).unwrap()), (8, 256));
+    /// let plan = ModesPlan::new(ModesKind::Relayout, true, 1).unwrap();
+    /// assert_eq!(plan.smem_tensors().unwrap().len(), plan.accesses().unwrap().len());
     /// ```
-    pub fn fill_g(&self) -> Result<Layout> {
-        composition(&self.tile, &starts(&self.fill)?)
-    }
-
-    /// `thread -> offset` of thread `t`'s chunk in `smem`: `layout::fill_s` (`fill_s1`,
-    /// `fill_s2`).
-    ///
-    /// ```
-    /// use tessel_kernels::mma::modes::{ModesKind, ModesPlan};
-    /// let plan = ModesPlan::new(ModesKind::Shared, false, 1).unwrap();
-    /// assert_eq!(plan.fill_s(&plan.smem1).unwrap().offset(33).unwrap(), 264);
-    /// ```
-    pub fn fill_s(&self, smem: &ComposedLayout) -> Result<ComposedLayout> {
-        smem.compose(&starts(&self.fill)?)
+    pub fn smem_tensors(&self) -> GpuResult<Vec<DeviceTensor>> {
+        let d = self.declarations()?;
+        let mut v = vec![d.tile_s1.clone(), d.a1, d.b1];
+        if self.kind == ModesKind::Relayout {
+            v.extend([d.tile_s1, d.tile_s2.clone()]);
+        }
+        v.extend([d.a2, d.b2]);
+        if self.kind == ModesKind::Relayout {
+            v.extend([d.c2_s, d.tile_s2]);
+        }
+        Ok(v)
     }
 
     /// The kernel: parameters `(const b16* A, const b16* B, float* C1, float* C2)` (problem 4:
@@ -413,16 +428,14 @@ impl ModesPlan {
     /// assert_eq!((k.launch().grid.0, k.launch().block.0), (8, 512));
     /// assert!(k.source().contains("Sw<1,3,3>"));
     /// let k = ModesPlan::new(ModesKind::Relayout, true, 8).unwrap().kernel().unwrap();
-    /// assert!(k.source().contains("c2_smem_crd(") && k.source().contains("b16* __restrict__ C2"));
+    /// assert!(k.source().contains("struct c2_s_layout") && k.source().contains("b16* __restrict__ C2"));
     /// ```
     pub fn kernel(&self) -> GpuResult<Kernel> {
-        let fill_g = self.fill_g()?;
-        let body = match self.kind {
-            ModesKind::Shared => BODY_SHARED,
-            ModesKind::Relayout => BODY_RELAYOUT,
-        };
+        let d = self.declarations()?;
         let n = len(self.problems, ROWS * COLS);
-        let b = KernelBuilder::new(&self.kernel_name(), body)
+        let b = d
+            .warp
+            .declare(KernelBuilder::new(&self.kernel_name(), self.kind.body()))
             .comment(&format!(
                 "tessel-kernels mma {}: shared layouts {} / {}",
                 self.kind.name(),
@@ -430,34 +443,29 @@ impl ModesPlan {
                 self.smem2
             ))
             .int("TILE", ROWS * COLS)
-            .int("NB", 2)
-            .int("B_REGS", 2)
-            .index_layout("fill_g", &fill_g);
-        use ptx::Instruction::{Ldsm, Mma, MmaTile, PackHalf2, StorePairs};
+            .tiled_copy(&d.chunk)
+            .tiled_copy(&d.store_c)
+            .tensor("tile_g", &d.tile_g)
+            .tensor("regs", &d.regs)
+            .tensor("a1", &d.a1)
+            .tensor("b1", &d.b1)
+            .tensor("a2", &d.a2)
+            .tensor("b2", &d.b2)
+            .tensor("view_c", &d.view_c)
+            .tensor("c_g", &d.c_g);
         let (b, c2_type) = match self.kind {
-            ModesKind::Shared => (
-                ptx::with(
-                    b.composed_layout("fill_s", &self.fill_s(&self.smem1)?),
-                    &[Ldsm, Mma, MmaTile, StorePairs],
-                )?,
-                CType::F32,
-            ),
+            ModesKind::Shared => (b.tensor("tile_s", &d.tile_s1), CType::F32),
             ModesKind::Relayout => (
-                ptx::with(
-                    b.composed_layout("fill_s1", &self.fill_s(&self.smem1)?)
-                        .composed_layout("fill_s2", &self.fill_s(&self.smem2)?)
-                        .composed_layout("c2_smem", &self.c2_smem()?),
-                    &[Ldsm, Mma, PackHalf2, MmaTile, StorePairs],
-                )?,
+                b.tensor("tile_s1", &d.tile_s1)
+                    .tensor("tile_s2", &d.tile_s2)
+                    .tiled_copy(&d.store_h)
+                    .tensor("acc_h", &d.acc_h)
+                    .tensor("view_h", &d.view_h)
+                    .tensor("c2_s", &d.c2_s),
                 CType::B16,
             ),
         };
-        b.composed_layout("ldsm_a1", &Self::ldsm_rows(&self.smem1, &self.mode1_a)?)
-            .composed_layout("ldsm_b1", &Self::ldsm_rows(&self.smem1, &self.mode1_b)?)
-            .composed_layout("ldsm_a2", &Self::ldsm_rows(&self.smem2, &self.mode2_a)?)
-            .composed_layout("ldsm_b2", &Self::ldsm_rows(&self.smem2, &self.mode2_b)?)
-            .coord_layout("c_out", &self.c_out()?)
-            .param(Param::input("A", CType::B16.into()).len(n))
+        b.param(Param::input("A", CType::B16.into()).len(n))
             .param(Param::input("B", CType::B16.into()).len(n))
             .param(Param::output("C1", CType::F32.into()).len(n))
             .param(Param::output("C2", c2_type.into()).len(n))
@@ -465,6 +473,47 @@ impl ModesPlan {
             .grid(check_problems(self.problems)?, 1, 1)
             .build()
     }
+}
+
+/// The tensor-layer declarations of [`ModesPlan::kernel`] (names as in the bodies).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModesDeclarations {
+    /// The warp's product, B through `ldmatrix` (`mma::mma`, `copy::ldsm_a/b`, ...).
+    pub warp: WarpProduct,
+    /// `copy::chunk`: 16-byte chunks of a 16x256 tile, one per thread.
+    pub chunk: DeviceCopy,
+    /// `tensor::tile_g`: the chunks of a tile in global memory (`A`, `B`, problem 4's `C2`).
+    pub tile_g: DeviceTensor,
+    /// `tensor::tile_s` (problem 3), `tile_s1` (problem 4): the chunks in the first layout.
+    pub tile_s1: DeviceTensor,
+    /// `tensor::tile_s2` (problem 4): the chunks in the second layout.
+    pub tile_s2: DeviceTensor,
+    /// `tensor::regs`: one thread's chunk in registers.
+    pub regs: DeviceTensor,
+    /// `tensor::a1`: `ldmatrix` rows of `A`'s column blocks (mode 1).
+    pub a1: DeviceTensor,
+    /// `tensor::b1`: the same of `B`.
+    pub b1: DeviceTensor,
+    /// `tensor::a2`: `ldmatrix` rows of `A`'s rows as 16x16 blocks (mode 2, second layout).
+    pub a2: DeviceTensor,
+    /// `tensor::b2`: the same of `B`.
+    pub b2: DeviceTensor,
+    /// `copy::store_c`: fp32 accumulator pairs, one `float2` each.
+    pub store_c: DeviceCopy,
+    /// `tensor::view_c`: `store_c`'s view of the accumulators.
+    pub view_c: DeviceTensor,
+    /// `tensor::c_g`: where `store_c` writes warp `w`'s accumulators (its 16x16 tile of `C1` or
+    /// `C2`, at `256 w`).
+    pub c_g: DeviceTensor,
+    /// `copy::store_h` (problem 4): fp16 accumulator pairs, one 32-bit word each.
+    pub store_h: DeviceCopy,
+    /// `tensor::acc_h` (problem 4): the accumulators in fp16.
+    pub acc_h: DeviceTensor,
+    /// `tensor::view_h` (problem 4): `store_h`'s view of `acc_h`.
+    pub view_h: DeviceTensor,
+    /// `tensor::c2_s` (problem 4): where `store_h` writes `C2` in `sA`: warp `i`'s C fragment in
+    /// mode 2's view of the tile (`C2_i[m][n]` where `Asub_i[m][n]` is), second layout.
+    pub c2_s: DeviceTensor,
 }
 
 impl ModesKind {
@@ -525,13 +574,12 @@ pub fn reference(a: &[half::f16], b: &[half::f16]) -> (Vec<f32>, Vec<f32>, Vec<f
 }
 
 impl ModesPlan {
-    /// Replays one problem on the CPU the way the kernel runs it, through the layouts it is
-    /// emitted from: the 16-byte fill chunks ([`ModesPlan::fill_g`], [`ModesPlan::fill_s`]), the
-    /// `ldmatrix.x4` rows of every warp ([`ModesPlan::ldsm_rows`]) and the [PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html)'s `ldmatrix`
-    /// and `mma` rules ([`super::host`]), (problem 4: the re-layout), and the accumulators'
-    /// positions ([`ModesPlan::c_out`]; problem 4's `C2`: rounded to fp16, written into `sA`
-    /// through [`ModesPlan::c2_smem`] and copied out through `fill_s2` / `fill_g`). Returns
-    /// `(C1, C2)` (problem 4's `C2` holds fp16 values); unwritten outputs are NaN.
+    /// Replays one problem on the CPU the way the kernel runs it, through its declarations: the
+    /// 16-byte chunks into the first layout ([`super::device::copy_all`]), every warp's
+    /// `ldmatrix.x4` rows and product ([`WarpProduct::replay`], the [PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html)'s rules), the stores of
+    /// its accumulators, and for problem 4 the re-layout and `C2`'s way out (rounded to fp16,
+    /// written into `sA` through `c2_s`, copied out through `tile_s2` / `tile_g`). Returns `(C1,
+    /// C2)` (problem 4's `C2` holds fp16 values); unwritten outputs are NaN.
     ///
     /// ```
     /// use tessel_kernels::mma::{host::{expect_close, random_f16}, modes::{ModesKind, ModesPlan}};
@@ -543,92 +591,51 @@ impl ModesPlan {
     /// expect_close("replay C2", &c2, &w2, &b2).unwrap();
     /// ```
     pub fn replay(&self, a: &[half::f16], b: &[half::f16]) -> GpuResult<(Vec<f32>, Vec<f32>)> {
-        use super::host::{ldmatrix_x4, mma_m16n8k16};
         let tile = (ROWS * COLS) as usize;
-        let threads = 32 * WARPS;
-        let (fill_g, fill_s1, fill_s2) = (
-            self.fill_g()?,
-            self.fill_s(&self.smem1)?,
-            self.fill_s(&self.smem2)?,
-        );
-        let idx = |l: &dyn Fn(i64) -> Result<i64>, i: i64| -> GpuResult<usize> {
-            Ok(usize::try_from(l(i)?).unwrap_or(usize::MAX))
-        };
-        let fill = |src: &[half::f16], smem: &ComposedLayout| -> GpuResult<Vec<half::f16>> {
+        let d = self.declarations()?;
+        let fill = |src: &[half::f16]| -> GpuResult<Vec<half::f16>> {
             let mut s = vec![half::f16::NAN; tile];
-            let to = self.fill_s(smem)?;
-            for t in 0..threads {
-                let (g, o) = (idx(&|i| fill_g.offset(i), t)?, idx(&|i| to.offset(i), t)?);
-                s[o..o + 8].copy_from_slice(&src[g..g + 8]);
-            }
+            copy_all(&d.tile_g, src, &d.tile_s1, &mut s)?;
             Ok(s)
         };
-        let mut sa = fill(a, &self.smem1)?;
-        let mut sb = fill(b, &self.smem1)?;
-        let c_out = self.c_out()?;
+        let (mut sa, mut sb) = (fill(a)?, fill(b)?);
         let mut outs = [vec![f32::NAN; tile], vec![f32::NAN; tile]];
         for (mode, out) in outs.iter_mut().enumerate() {
-            if mode == 1 && self.kind == ModesKind::Relayout {
+            let relayout = mode == 1 && self.kind == ModesKind::Relayout;
+            if relayout {
                 for s in [&mut sa, &mut sb] {
                     let mut moved = vec![half::f16::NAN; tile];
-                    for t in 0..threads {
-                        let from = idx(&|i| fill_s1.offset(i), t)?;
-                        let to = idx(&|i| fill_s2.offset(i), t)?;
-                        moved[to..to + 8].copy_from_slice(&s[from..from + 8]);
-                    }
+                    copy_all(&d.tile_s1, s, &d.tile_s2, &mut moved)?;
                     *s = moved;
                 }
             }
-            let (smem, pa, pb) = if mode == 0 {
-                (&self.smem1, &self.mode1_a, &self.mode1_b)
-            } else {
-                (&self.smem2, &self.mode2_a, &self.mode2_b)
-            };
-            let (ra, rb) = (Self::ldsm_rows(smem, pa)?, Self::ldsm_rows(smem, pb)?);
-            // The accumulators of every warp, (lane, value, warp) colexicographic.
-            let mut acc = vec![f32::NAN; tile];
+            // Every warp's accumulators (the kernel's barriers keep the C2 stores after all reads).
+            let mut accs = Vec::with_capacity(WARPS as usize);
             for w in 0..WARPS {
-                let rows = |l: &ComposedLayout| -> GpuResult<[i64; 32]> {
-                    let mut r = [0i64; 32];
-                    for (lane, x) in r.iter_mut().enumerate() {
-                        *x = l.offset(32 * w + lane as i64)?;
-                    }
-                    Ok(r)
+                let (rows_a, rows_b) = if mode == 0 {
+                    let rest = [0, 0, 0, 0, w];
+                    (ldmatrix_rows(&d.a1, &rest)?, ldmatrix_rows(&d.b1, &rest)?)
+                } else {
+                    let rest = [0, 0, 0, w];
+                    (ldmatrix_rows(&d.a2, &rest)?, ldmatrix_rows(&d.b2, &rest)?)
                 };
-                let fa = ldmatrix_x4(&sa, &rows(&ra)?, false)?;
-                let fb = ldmatrix_x4(&sb, &rows(&rb)?, false)?;
-                for j in 0..2 {
-                    let bj: [[u32; 2]; 32] =
-                        std::array::from_fn(|l| [fb[l][2 * j], fb[l][2 * j + 1]]);
-                    let d = mma_m16n8k16(&fa, &bj, &[[0.0; 4]; 32]);
-                    for (lane, vals) in d.iter().enumerate() {
-                        for (v, &x) in vals.iter().enumerate() {
-                            let i = lane as i64 + 32 * ((v + 4 * j) as i64 + 8 * w);
-                            acc[usize::try_from(i).unwrap_or(usize::MAX)] = x;
-                        }
+                accs.push(d.warp.replay(&sa, &rows_a, &sb, &rows_b)?);
+            }
+            for (w, acc) in (0..WARPS).zip(&accs) {
+                if relayout {
+                    for (o, x) in accumulator_stores(&d.view_h, &d.c2_s, &[0, 0, w], acc)? {
+                        sa[o] = half::f16::from_f32(x);
+                    }
+                } else {
+                    for (o, x) in accumulator_stores(&d.view_c, &d.c_g, &[0, 0, w], acc)? {
+                        out[o] = x;
                     }
                 }
             }
-            if mode == 1 && self.kind == ModesKind::Relayout {
-                // After a barrier C2 goes as fp16 into sA through the second layout, then (after
-                // another) out through the 16-byte chunks of fill_s2 / fill_g.
-                let c2_smem = self.c2_smem()?;
-                for (i, &x) in acc.iter().enumerate() {
-                    sa[idx(&|i| c2_smem.offset(i), i as i64)?] = half::f16::from_f32(x);
-                }
-                for t in 0..threads {
-                    let (g, s) = (
-                        idx(&|i| fill_g.offset(i), t)?,
-                        idx(&|i| fill_s2.offset(i), t)?,
-                    );
-                    for (o, x) in out[g..g + 8].iter_mut().zip(&sa[s..s + 8]) {
-                        *o = x.to_f32();
-                    }
-                }
-            } else {
-                for (i, &x) in acc.iter().enumerate() {
-                    out[idx(&|i| c_out.offset(i), i as i64)?] = x;
-                }
+            if relayout {
+                let mut c2 = vec![half::f16::NAN; tile];
+                copy_all(&d.tile_s2, &sa, &d.tile_g, &mut c2)?;
+                *out = c2.iter().map(|x| x.to_f32()).collect();
             }
         }
         let [c1, c2] = outs;

@@ -17,19 +17,22 @@
 use half::f16;
 use tessel_layout::bank::SmemTraffic;
 use tessel_layout::synth::{Access, Options, Synthesis, synthesize};
-use tessel_layout::{ComposedLayout, Layout, Result, composition};
+use tessel_layout::{ComposedLayout, Layout, Result};
 
+use super::device::{
+    BOperand, WarpProduct, accumulator_stores, both_sides, chunks, copy_all, ldmatrix_rows, store_c,
+};
 use super::{
-    Fragments, SmemAccess, check_problems, flat_tv, len, ptx, starts, swizzled_or_plain, traffic,
-    vec_copy,
+    Fragments, SmemAccess, check_problems, flat_tv, len, swizzled_or_plain, traffic, vec_copy,
 };
 use crate::error::{GpuError, GpuResult};
 use crate::kernel::{CType, Kernel, KernelBuilder, Param};
+use crate::layer::{DeviceCopy, DeviceTensor};
 
 /// The body of problem 2.
 ///
 /// ```
-/// assert!(tessel_kernels::mma::pair::BODY.contains("layout::ldsm_b_crd(t, 1)"));
+/// assert!(tessel_kernels::mma::pair::BODY.contains("tensor::b_s(sM)(t, _, _, _, _, 1, 0)"));
 /// ```
 pub const BODY: &str = include_str!("../../cuda/mma_pair.cu");
 
@@ -149,39 +152,51 @@ impl PairPlan {
         Ok(traffic(&self.accesses()?, 2)?.scaled(self.problems))
     }
 
-    /// `(thread, h) -> shared offset` of the `ldmatrix` row of thread `t` in half `h` of a
-    /// partition ([`PairPlan::part_a`] or [`PairPlan::part_b`]).
+    /// The kernel's declarations in the tensor layer (every partition checked on the host).
     ///
     /// ```
     /// use tessel_kernels::mma::pair::PairPlan;
-    /// let plan = PairPlan::new(false, 1).unwrap();
-    /// let b = plan.rows(&plan.part_b).unwrap();
-    /// assert_eq!(b.offset(32).unwrap(), 16); // lane 0 of half 1: row k = 0, column 16
+    /// let d = PairPlan::new(true, 1).unwrap().declarations().unwrap();
+    /// // (thread, values, atoms, MMA_M, MMA_K, 1, halves): one ldmatrix per half.
+    /// assert_eq!(d.a_s.extents(), vec![32, 8, 1, 1, 1, 1, 2]);
     /// ```
-    pub fn rows(&self, part: &Layout) -> Result<ComposedLayout> {
-        let s = starts(part)?; // (thread, FrgX, 1, 1, h)
-        let halves = part.mode(2)?.mode(2)?;
-        let with_h = Layout::from_modes([s.mode(0)?, halves])?;
-        if s.size() != with_h.size() {
-            return Err(tessel_layout::Error::invalid(format!(
-                "the partition {part} has more than one fragment per half"
-            )));
-        }
-        self.smem.compose(&with_h)
+    pub fn declarations(&self) -> GpuResult<PairDeclarations> {
+        let chunk = chunks("chunk", 16, 32, 32)?;
+        let tile_g = both_sides(&chunk, &DeviceTensor::global(CType::B16, self.tile.clone()))?;
+        let smem = DeviceTensor::shared(CType::B16, self.smem.clone());
+        let warp = WarpProduct::new(&self.frags, BOperand::NMajor)?;
+        // A(m, k) of half h is M[m][16 h + k]: the 16x16 tiles of M; B(n, k) of half h is
+        // M[k][16 h + n]: the 16x16 tiles of M transposed, (c, r) -> domain index r + 16 c.
+        let halves = smem.local_tile(&[16, 16])?;
+        let transposed =
+            DeviceTensor::shared(CType::B16, self.smem.compose(&"(32,16):(16,1)".parse()?)?)
+                .local_tile(&[16, 16])?;
+        let store_c = store_c(&self.frags, "store_c", CType::F32)?;
+        let c = DeviceTensor::global(CType::F32, "(16,16):(16,1)".parse()?);
+        Ok(PairDeclarations {
+            regs: tile_g.fragment_like(1..5)?,
+            tile_s: both_sides(&chunk, &smem)?,
+            a_s: warp.ldsm_a.partition_s(&halves)?,
+            b_s: warp.ldsm_b.partition_s(&transposed)?,
+            view_c: store_c.retile_s(&warp.acc)?,
+            c_g: store_c.partition_d(&c)?,
+            store_c,
+            chunk,
+            tile_g,
+            warp,
+        })
     }
 
-    fn fill_g(&self) -> Result<Layout> {
-        composition(&self.tile, &starts(&self.fill)?)
-    }
-
-    /// `(thread, value)` -> offset of an accumulator in the 16x16 row-major `C`.
+    /// The kernel's shared tensor behind each of [`PairPlan::accesses`], in order.
     ///
     /// ```
-    /// let c = tessel_kernels::mma::pair::PairPlan::new(true, 1).unwrap().c_out().unwrap();
-    /// assert_eq!(c.offset(32).unwrap(), 1); // lane 0, value 1: column 1
+    /// use tessel_kernels::mma::pair::PairPlan;
+    /// let plan = PairPlan::new(true, 1).unwrap();
+    /// assert_eq!(plan.smem_tensors().unwrap().len(), plan.accesses().unwrap().len());
     /// ```
-    pub fn c_out(&self) -> Result<Layout> {
-        composition(&"(16,16):(16,1)".parse()?, &self.frags.c_tv)
+    pub fn smem_tensors(&self) -> GpuResult<Vec<DeviceTensor>> {
+        let d = self.declarations()?;
+        Ok(vec![d.tile_s, d.a_s, d.b_s])
     }
 
     /// The kernel: parameters `(const b16* M, float* C)`, `problems x 512` and `problems x
@@ -192,32 +207,25 @@ impl PairPlan {
     /// assert_eq!(k.launch().grid.0, 3);
     /// ```
     pub fn kernel(&self) -> GpuResult<Kernel> {
-        let mut b = KernelBuilder::new(&self.kernel_name(), BODY)
+        let d = self.declarations()?;
+        d.warp
+            .declare(KernelBuilder::new(&self.kernel_name(), BODY))
             .comment(&format!(
                 "tessel-kernels mma pair: shared layout {}",
                 self.smem
             ))
             .int("TILE", 512)
             .int("OUT", 256)
-            .int("FILL", self.fill.mode(2)?.size())
-            .int("NB", 2)
-            .int("B_REGS", 2)
-            .index_layout("fill_g", &self.fill_g()?)
-            .composed_layout("fill_s", &self.smem.compose(&starts(&self.fill)?)?)
-            .composed_layout("ldsm_a", &self.rows(&self.part_a)?)
-            .composed_layout("ldsm_b", &self.rows(&self.part_b)?)
-            .coord_layout("c_out", &self.c_out()?);
-        b = ptx::with(
-            b,
-            &[
-                ptx::Instruction::Ldsm,
-                ptx::Instruction::LdsmT,
-                ptx::Instruction::Mma,
-                ptx::Instruction::MmaTile,
-                ptx::Instruction::StorePairs,
-            ],
-        )?;
-        b.param(Param::input("M", CType::B16.into()).len(len(self.problems, 512)))
+            .tiled_copy(&d.chunk)
+            .tiled_copy(&d.store_c)
+            .tensor("tile_g", &d.tile_g)
+            .tensor("tile_s", &d.tile_s)
+            .tensor("regs", &d.regs)
+            .tensor("a_s", &d.a_s)
+            .tensor("b_s", &d.b_s)
+            .tensor("view_c", &d.view_c)
+            .tensor("c_g", &d.c_g)
+            .param(Param::input("M", CType::B16.into()).len(len(self.problems, 512)))
             .param(Param::output("C", CType::F32.into()).len(len(self.problems, 256)))
             .threads(32)
             .grid(check_problems(self.problems)?, 1, 1)
@@ -235,44 +243,49 @@ impl PairPlan {
     /// expect_close("pair replay", &got, &want, &bound).unwrap();
     /// ```
     pub fn replay(&self, m: &[f16]) -> GpuResult<Vec<f32>> {
-        use super::host::{ldmatrix_x4, mma_m16n8k16};
         if m.len() != 512 {
             return Err(GpuError::InvalidArgument(format!(
                 "M has {} elements, not 512",
                 m.len()
             )));
         }
-        let at = |l: &dyn Fn(i64) -> Result<i64>, i: i64| -> GpuResult<usize> {
-            Ok(usize::try_from(l(i)?).unwrap_or(usize::MAX))
-        };
-        let (fill_g, fill_s) = (self.fill_g()?, self.smem.compose(&starts(&self.fill)?)?);
+        let d = self.declarations()?;
         let mut s = vec![f16::NAN; 512];
-        for i in 0..32 * self.fill.mode(2)?.size() {
-            let (g, o) = (at(&|x| fill_g.offset(x), i)?, at(&|x| fill_s.offset(x), i)?);
-            s[o..o + 8].copy_from_slice(&m[g..g + 8]);
-        }
-        let rows = |l: &ComposedLayout, h: i64| -> GpuResult<[i64; 32]> {
-            let mut r = [0i64; 32];
-            for (lane, x) in r.iter_mut().enumerate() {
-                *x = l.offset(lane as i64 + 32 * h)?;
-            }
-            Ok(r)
-        };
-        let fa = ldmatrix_x4(&s, &rows(&self.rows(&self.part_a)?, 0)?, false)?;
-        let fb = ldmatrix_x4(&s, &rows(&self.rows(&self.part_b)?, 1)?, true)?;
-        let c_out = self.c_out()?;
+        copy_all(&d.tile_g, m, &d.tile_s, &mut s)?;
+        let rows_a = ldmatrix_rows(&d.a_s, &[0, 0, 0, 0, 0])?;
+        let rows_b = ldmatrix_rows(&d.b_s, &[0, 0, 0, 1, 0])?;
+        let acc = d.warp.replay(&s, &rows_a, &s, &rows_b)?;
         let mut out = vec![f32::NAN; 256];
-        for j in 0..2 {
-            let bj: [[u32; 2]; 32] = std::array::from_fn(|l| [fb[l][2 * j], fb[l][2 * j + 1]]);
-            let d = mma_m16n8k16(&fa, &bj, &[[0.0; 4]; 32]);
-            for (lane, vals) in d.iter().enumerate() {
-                for (v, &x) in vals.iter().enumerate() {
-                    out[at(&|i| c_out.offset(i), lane as i64 + 32 * (v + 4 * j) as i64)?] = x;
-                }
-            }
+        for (o, x) in accumulator_stores(&d.view_c, &d.c_g, &[0, 0], &acc)? {
+            out[o] = x;
         }
         Ok(out)
     }
+}
+
+/// The tensor-layer declarations of [`PairPlan::kernel`] (names as in the body).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PairDeclarations {
+    /// The warp's product, B through `ldmatrix.trans` (`mma::mma`, `copy::ldsm_a/b`, ...).
+    pub warp: WarpProduct,
+    /// `copy::chunk`: 16-byte chunks of the 16x32 tile (two per thread).
+    pub chunk: DeviceCopy,
+    /// `tensor::tile_g`: the chunks of `M` in global memory.
+    pub tile_g: DeviceTensor,
+    /// `tensor::tile_s`: the chunks of `M` in shared memory.
+    pub tile_s: DeviceTensor,
+    /// `tensor::regs`: one thread's chunks in registers.
+    pub regs: DeviceTensor,
+    /// `tensor::a_s`: `ldmatrix` rows of the halves of `M` as A operands, `(.., h, 0)`.
+    pub a_s: DeviceTensor,
+    /// `tensor::b_s`: `ldmatrix.trans` rows of the halves as B operands, `(.., h, 0)`.
+    pub b_s: DeviceTensor,
+    /// `copy::store_c`: fp32 accumulator pairs, one `float2` each.
+    pub store_c: DeviceCopy,
+    /// `tensor::view_c`: `store_c`'s view of the accumulators.
+    pub view_c: DeviceTensor,
+    /// `tensor::c_g`: where `store_c` writes them in `C`.
+    pub c_g: DeviceTensor,
 }
 
 /// The reference of one problem: `(C, bound)` with `C = A B`, `A = M[:, 0..16]`,

@@ -20,17 +20,20 @@ use tessel_layout::bank::SmemTraffic;
 use tessel_layout::synth::{Access, Options, Synthesis, synthesize};
 use tessel_layout::{ComposedLayout, Layout, Result, composition};
 
+use super::device::{
+    BOperand, WarpProduct, accumulator_stores, both_sides, chunks, copy_all, ldmatrix_rows, store_c,
+};
 use super::{
-    Fragments, SmemAccess, check_problems, flat_tv, len, ptx, starts, swizzled_or_plain, traffic,
-    vec_copy,
+    Fragments, SmemAccess, check_problems, flat_tv, len, swizzled_or_plain, traffic, vec_copy,
 };
 use crate::error::{GpuError, GpuResult};
 use crate::kernel::{CType, Kernel, KernelBuilder, Param, Scalar};
+use crate::layer::{DeviceCopy, DeviceTensor};
 
 /// The body of problem 1.
 ///
 /// ```
-/// assert!(tessel_kernels::mma::power::BODY.contains("dev::ldsm_t(b"));
+/// assert!(tessel_kernels::mma::power::BODY.contains("tessel::convert_f16(acc.tensor()"));
 /// ```
 pub const BODY: &str = include_str!("../../cuda/mma_power.cu");
 
@@ -182,19 +185,51 @@ impl PowerPlan {
         Ok(traffic(&self.accesses()?, 2)?.scaled(self.problems))
     }
 
-    fn fill_g(&self) -> Result<Layout> {
-        composition(&self.tile, &starts(&self.fill)?)
-    }
-
-    /// `(thread, value)` -> shared offset of an accumulator (`layout::c_smem_crd`).
+    /// The kernel's declarations in the tensor layer (every partition checked on the host).
     ///
     /// ```
     /// use tessel_kernels::mma::power::PowerPlan;
-    /// let c = PowerPlan::new(false, 1, 2).unwrap().c_smem().unwrap();
-    /// assert_eq!(c.offset(1).unwrap(), 2); // lane 1: row 0, column 2
+    /// let d = PowerPlan::new(true, 1, 2).unwrap().declarations().unwrap();
+    /// // (thread, values, atoms, tiles): one 16-byte chunk per lane.
+    /// assert_eq!(d.tile_s.extents(), vec![32, 8, 1, 1, 1]);
     /// ```
-    pub fn c_smem(&self) -> Result<ComposedLayout> {
-        self.smem.compose(&self.frags.c_tv)
+    pub fn declarations(&self) -> GpuResult<PowerDeclarations> {
+        let chunk = chunks("chunk", 16, 16, 32)?;
+        let tile_g = both_sides(&chunk, &DeviceTensor::global(CType::B16, self.tile.clone()))?;
+        let smem = DeviceTensor::shared(CType::B16, self.smem.clone());
+        let tile_s = both_sides(&chunk, &smem)?;
+        let warp = WarpProduct::new(&self.frags, BOperand::NMajor)?;
+        // B(n, k) = P[k][n]: the tile's domain index k + 16 n.
+        let p_as_b =
+            DeviceTensor::shared(CType::B16, self.smem.compose(&"(16,16):(16,1)".parse()?)?);
+        let store_h = store_c(&self.frags, "store_h", CType::B16)?;
+        let acc_h = warp.mma.partition_fragment('C', &[16, 16], CType::B16)?;
+        Ok(PowerDeclarations {
+            chunk_regs: tile_g.fragment_like(1..5)?,
+            a_s: warp.ldsm_a.partition_s(&smem)?,
+            p_s: warp.ldsm_b.partition_s(&p_as_b)?,
+            c_s: store_h.partition_d(&smem)?,
+            view_h: store_h.retile_s(&acc_h)?,
+            acc_h,
+            store_h,
+            chunk,
+            tile_g,
+            tile_s,
+            warp,
+        })
+    }
+
+    /// The kernel's shared tensor behind each of [`PowerPlan::accesses`], in order: what the
+    /// instruction the bank model predicts goes through.
+    ///
+    /// ```
+    /// use tessel_kernels::mma::power::PowerPlan;
+    /// let plan = PowerPlan::new(true, 1, 3).unwrap();
+    /// assert_eq!(plan.smem_tensors().unwrap().len(), plan.accesses().unwrap().len());
+    /// ```
+    pub fn smem_tensors(&self) -> GpuResult<Vec<DeviceTensor>> {
+        let d = self.declarations()?;
+        Ok(vec![d.tile_s.clone(), d.a_s, d.p_s, d.c_s, d.tile_s])
     }
 
     /// The kernel: parameters `(const b16* A, b16* P, int n)`, `problems x 256` elements each.
@@ -205,30 +240,25 @@ impl PowerPlan {
     /// ```
     pub fn kernel(&self) -> GpuResult<Kernel> {
         let n = len(self.problems, 256);
-        let mut b = KernelBuilder::new(&self.kernel_name(), BODY)
+        let d = self.declarations()?;
+        d.warp
+            .declare(KernelBuilder::new(&self.kernel_name(), BODY))
             .comment(&format!(
                 "tessel-kernels mma power: shared layout {}",
                 self.smem
             ))
             .int("TILE", 256)
-            .int("NB", 2)
-            .int("B_REGS", 2)
-            .index_layout("fill_g", &self.fill_g()?)
-            .composed_layout("fill_s", &self.smem.compose(&starts(&self.fill)?)?)
-            .composed_layout("ldsm_a", &self.smem.compose(&starts(&self.part_a)?)?)
-            .composed_layout("ldsm_p", &self.smem.compose(&starts(&self.part_p)?)?)
-            .composed_layout("c_smem", &self.c_smem()?);
-        b = ptx::with(
-            b,
-            &[
-                ptx::Instruction::Ldsm,
-                ptx::Instruction::LdsmT,
-                ptx::Instruction::Mma,
-                ptx::Instruction::MmaTile,
-                ptx::Instruction::PackHalf2,
-            ],
-        )?;
-        b.param(Param::input("A", CType::B16.into()).len(n))
+            .tiled_copy(&d.chunk)
+            .tiled_copy(&d.store_h)
+            .tensor("tile_g", &d.tile_g)
+            .tensor("tile_s", &d.tile_s)
+            .tensor("regs", &d.chunk_regs)
+            .tensor("a_s", &d.a_s)
+            .tensor("p_s", &d.p_s)
+            .tensor("acc_h", &d.acc_h)
+            .tensor("view_h", &d.view_h)
+            .tensor("c_s", &d.c_s)
+            .param(Param::input("A", CType::B16.into()).len(n))
             .param(Param::output("P", CType::B16.into()).len(n))
             .param(Param::scalar("n", Scalar::I32))
             .threads(32)
@@ -247,54 +277,53 @@ impl PowerPlan {
     /// assert!(got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits()));
     /// ```
     pub fn replay(&self, a: &[f16]) -> GpuResult<Vec<f16>> {
-        use super::host::{ldmatrix_x4, mma_m16n8k16};
         if a.len() != 256 {
             return Err(GpuError::InvalidArgument(format!(
                 "A has {} elements, not 256",
                 a.len()
             )));
         }
-        let at = |l: &dyn Fn(i64) -> Result<i64>, i: i64| -> GpuResult<usize> {
-            Ok(usize::try_from(l(i)?).unwrap_or(usize::MAX))
-        };
-        let (fill_g, fill_s) = (self.fill_g()?, self.smem.compose(&starts(&self.fill)?)?);
-        let (rows_a, rows_p) = (
-            self.smem.compose(&starts(&self.part_a)?)?,
-            self.smem.compose(&starts(&self.part_p)?)?,
-        );
-        let c_smem = self.c_smem()?;
+        let d = self.declarations()?;
         let mut sa = vec![f16::NAN; 256];
-        for t in 0..32 {
-            let (g, s) = (at(&|i| fill_g.offset(i), t)?, at(&|i| fill_s.offset(i), t)?);
-            sa[s..s + 8].copy_from_slice(&a[g..g + 8]);
-        }
+        copy_all(&d.tile_g, a, &d.tile_s, &mut sa)?;
         let mut sp = sa.clone();
-        let rows = |l: &ComposedLayout| -> GpuResult<[i64; 32]> {
-            let mut r = [0i64; 32];
-            for (lane, x) in r.iter_mut().enumerate() {
-                *x = l.offset(lane as i64)?;
-            }
-            Ok(r)
-        };
-        let fa = ldmatrix_x4(&sa, &rows(&rows_a)?, false)?;
+        let rows_a = ldmatrix_rows(&d.a_s, &[0, 0, 0])?;
+        let rows_p = ldmatrix_rows(&d.p_s, &[0, 0, 0])?;
         for _ in 1..self.n {
-            let fb = ldmatrix_x4(&sp, &rows(&rows_p)?, true)?;
-            for j in 0..2 {
-                let bj: [[u32; 2]; 32] = std::array::from_fn(|l| [fb[l][2 * j], fb[l][2 * j + 1]]);
-                let d = mma_m16n8k16(&fa, &bj, &[[0.0; 4]; 32]);
-                for (lane, vals) in d.iter().enumerate() {
-                    for (v, &x) in vals.iter().enumerate() {
-                        let i = lane as i64 + 32 * (v + 4 * j) as i64;
-                        sp[at(&|i| c_smem.offset(i), i)?] = f16::from_f32(x);
-                    }
-                }
+            let acc = d.warp.replay(&sa, &rows_a, &sp, &rows_p)?;
+            for (o, x) in accumulator_stores(&d.view_h, &d.c_s, &[0, 0], &acc)? {
+                sp[o] = f16::from_f32(x);
             }
         }
         let mut out = vec![f16::NAN; 256];
-        for t in 0..32 {
-            let (g, s) = (at(&|i| fill_g.offset(i), t)?, at(&|i| fill_s.offset(i), t)?);
-            out[g..g + 8].copy_from_slice(&sp[s..s + 8]);
-        }
+        copy_all(&d.tile_s, &sp, &d.tile_g, &mut out)?;
         Ok(out)
     }
+}
+
+/// The tensor-layer declarations of [`PowerPlan::kernel`] (names as in the body).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PowerDeclarations {
+    /// The warp's product, B through `ldmatrix.trans` (`mma::mma`, `copy::ldsm_a/b`, ...).
+    pub warp: WarpProduct,
+    /// `copy::chunk`: 16-byte chunks of a 16x16 tile.
+    pub chunk: DeviceCopy,
+    /// `tensor::tile_g`: the chunks of a tile in global memory (`A` or `P`).
+    pub tile_g: DeviceTensor,
+    /// `tensor::tile_s`: the chunks of a tile in shared memory (`sA` or `sP`).
+    pub tile_s: DeviceTensor,
+    /// `tensor::regs`: one thread's chunk in registers.
+    pub chunk_regs: DeviceTensor,
+    /// `tensor::a_s`: `ldmatrix` rows of `A`.
+    pub a_s: DeviceTensor,
+    /// `tensor::p_s`: `ldmatrix.trans` rows of `P` as the B operand.
+    pub p_s: DeviceTensor,
+    /// `copy::store_h`: fp16 accumulator pairs, one 32-bit word each.
+    pub store_h: DeviceCopy,
+    /// `tensor::acc_h`: the accumulators in fp16.
+    pub acc_h: DeviceTensor,
+    /// `tensor::view_h`: `store_h`'s view of `acc_h`.
+    pub view_h: DeviceTensor,
+    /// `tensor::c_s`: where `store_h` writes the accumulators in `sP`.
+    pub c_s: DeviceTensor,
 }

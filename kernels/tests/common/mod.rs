@@ -75,3 +75,32 @@ pub fn in_turn<T: Clone>(cases: &[T], i: usize) -> Vec<T> {
         vec![cases[i % cases.len()].clone()]
     }
 }
+
+/// The SASS of `cubin` by `nvdisasm -c` (`nvdisasm -c FILE` through a file in a temporary folder
+/// named after `test` and the process, removed afterwards); panics if nvdisasm fails.
+pub fn sass_of(nvdisasm: &str, cubin: &[u8], test: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("tessel_{test}_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("kernel.cubin");
+    std::fs::write(&file, cubin).unwrap();
+    let out = std::process::Command::new(nvdisasm)
+        .arg("-c")
+        .arg(&file)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {nvdisasm}: {e}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Asserts that ptxas's verbose log of `name` has no performance warning (a spill-free,
+/// unserialized kernel: no "Performance Loss", "serialized", C7508 or other warning).
+pub fn assert_ptxas_log_clean(name: &str, log: &str) {
+    for bad in ["Performance Loss", "serialized", "C7508", "warning"] {
+        assert!(!log.contains(bad), "{name}: ptxas says {bad}: {log}");
+    }
+}

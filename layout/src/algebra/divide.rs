@@ -249,8 +249,9 @@ fn sorted_by_stride(modes: impl IntoIterator<Item = Mode>) -> Modes {
 
 /// CuTe's `zipped_divide`: [`logical_divide`], then the tiles of all divided modes are gathered
 /// into mode 0 and the rests (followed by the modes the tiler did not reach) into mode 1:
-/// `((TileM,TileN), (RestM,RestN,L,...))`. A `None` tiler entry contributes the tile `1:0` and
-/// keeps its whole mode as a rest. Mode 0 is always `A o B` for a layout tiler.
+/// `((TileM,TileN), (RestM,RestN,L,...))`. A `None` (`_`) tiler entry takes its mode, which must
+/// have rank 2, apart as `(tile, rest)`, as CuTe's `tile_unzip` does. Mode 0 is always `A o B`
+/// for a layout tiler.
 ///
 /// ```
 /// use tessel_layout::{zipped_divide, Layout, Tiler};
@@ -264,6 +265,11 @@ fn sorted_by_stride(modes: impl IntoIterator<Item = Mode>) -> Modes {
 /// assert_eq!(z.mode(0).unwrap().to_string(), "(3,(2,4)):(177,(13,2))");
 /// assert_eq!(z.mode(0).unwrap().size(), 24);
 /// assert_eq!(z.mode(1).unwrap().size(), 12);
+/// // CuTe: a `_` entry splits its rank-2 mode into (tile, rest). (CuTe's tiler `1` is the
+/// // static layout `_1:_0`.)
+/// let a: Layout = "(2,(4,3)):(1,(12,2))".parse().unwrap();
+/// let t = Tiler::ByMode(vec![Some(Tiler::Layout("1:0".parse().unwrap())), None]);
+/// assert_eq!(zipped_divide(&a, &t).unwrap().to_string(), "((1,4),(2,3)):((0,12),(1,2))");
 /// ```
 pub fn zipped_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
     regroup(

@@ -74,12 +74,57 @@ pub(crate) fn pad_coord(coord: &SliceCoord, rank: usize, what: &str) -> Result<S
 /// assert_eq!(offset, 128);
 /// ```
 pub fn local_tile(layout: &Layout, tiler: &Tiler, coord: &SliceCoord) -> Result<(Layout, i64)> {
-    let what = format!("local_tile of {layout} by {tiler} at {coord}");
+    local_tile_in(layout, tiler, coord, None)
+}
+
+/// CuTe's `local_tile(L, tiler, coord, step)`: [`local_tile`] with the tiler and the coordinate
+/// projected by `step` (CuTe's `dice(step, tiler)` and `dice(step, coord)`, see
+/// [`projection`](super::projection)), the form every CuTe GEMM uses to cut A, B and C with one
+/// CTA tiler: `Step<_1, X, _1>` keeps modes 0 and 2 for A's `(M, K)`.
+///
+/// ```
+/// use tessel_layout::{local_tile_projected, Layout, SliceCoord::{All, Index, Tuple}, Tiler};
+/// // CuTe include/cute/tensor_impl.hpp: ctaB = local_tile(dataB, cta_tiler, cta_coord,
+/// // Step< X,_1,_1>{}) is (_64,_4,k) for the tiler (32,64,4).
+/// let data_b: Layout = "(128,16):(1,128)".parse().unwrap(); // (N,K)
+/// let tiler = Tiler::ByMode([32, 64, 4].iter().map(|&n| Some(Tiler::Layout(Layout::vector(n, 1).unwrap()))).collect());
+/// let coord = Tuple(vec![Index(0), Index(1), All]);
+/// let step = Tuple(vec![All, Index(1), Index(1)]);
+/// let (cta_b, offset) = local_tile_projected(&data_b, &tiler, &coord, &step).unwrap();
+/// assert_eq!(cta_b.to_string(), "(64,4,4):(1,128,512)");
+/// assert_eq!(offset, 64);
+/// ```
+pub fn local_tile_projected(
+    layout: &Layout,
+    tiler: &Tiler,
+    coord: &SliceCoord,
+    step: &SliceCoord,
+) -> Result<(Layout, i64)> {
+    local_tile_in(layout, tiler, coord, Some(step))
+}
+
+fn local_tile_in(
+    layout: &Layout,
+    tiler: &Tiler,
+    coord: &SliceCoord,
+    step: Option<&SliceCoord>,
+) -> Result<(Layout, i64)> {
+    let what = match step {
+        None => format!("local_tile of {layout} by {tiler} at {coord}"),
+        Some(s) => format!("local_tile of {layout} by {tiler} at {coord} projected by {s}"),
+    };
     let inner = || -> Result<(Layout, i64)> {
-        let zipped = zipped_divide(layout, tiler)?;
+        let (tiler, coord) = match step {
+            None => (tiler.clone(), coord.clone()),
+            Some(s) => (
+                super::projection::dice_tiler(s, tiler)?,
+                super::projection::dice_coord(s, coord)?,
+            ),
+        };
+        let zipped = zipped_divide(layout, &tiler)?;
         let tile_rank = zipped.mode(0)?.rank();
         let rest_rank = zipped.mode(1)?.rank();
-        let rest = pad_coord(coord, rest_rank, "the tile coordinate")?;
+        let rest = pad_coord(&coord, rest_rank, "the tile coordinate")?;
         zipped.slice(&SliceCoord::Tuple(vec![keep_all(tile_rank), rest]))
     };
     inner().map_err(|e| e.context(what))
@@ -156,6 +201,52 @@ pub fn local_partition(layout: &Layout, thr: &Layout, index: i64) -> Result<(Lay
     let what = format!("local_partition of {layout} over the threads {thr} for thread {index}");
     let inner = || -> Result<(Layout, i64)> {
         let coord = thread_coord(thr, index)?;
+        outer_partition(layout, thr, &coord)
+    };
+    inner().map_err(|e| e.context(what))
+}
+
+/// CuTe's `local_partition(L, thr, index, step)`: [`local_partition`] over the thread layout
+/// projected by `step` (CuTe's `dice(step, thr)`, see [`projection`](super::projection)), so
+/// the threads that differ only in a mode the step drops (`X`) get the same elements. Thread
+/// `index`'s coordinate is taken in the whole `thr` (which must reach `index` once, as for
+/// [`local_partition`]) and projected with it: CuTe's `get_flat_coord` of the projected layout
+/// computes each kept mode's coordinate alike.
+///
+/// ```
+/// use tessel_layout::{local_partition_projected, Layout, SliceCoord::{All, Index, Tuple}};
+/// // CuTe include/cute/tensor_impl.hpp: thr_layout (_2,_16,_1):(_16,_1,_0);
+/// // thrA = local_partition(dataA, thr_layout, thr_idx, Step<_1, X,_1>{}) is (M/2,K/1).
+/// let thr: Layout = "(2,16,1):(16,1,0)".parse().unwrap();
+/// let data_a: Layout = "(64,8):(1,64)".parse().unwrap();
+/// let step = Tuple(vec![Index(1), All, Index(1)]);
+/// let (thr_a, offset) = local_partition_projected(&data_a, &thr, 17, &step).unwrap();
+/// assert_eq!(thr_a.to_string(), "(32,8):(2,64)");
+/// assert_eq!(offset, 1); // thread 17 is (1,1,0): row 1 of every 2
+/// ```
+pub fn local_partition_projected(
+    layout: &Layout,
+    thr: &Layout,
+    index: i64,
+    step: &SliceCoord,
+) -> Result<(Layout, i64)> {
+    let what = format!(
+        "local_partition of {layout} over the threads {thr} for thread {index} projected by \
+         the step {step}"
+    );
+    let inner = || -> Result<(Layout, i64)> {
+        let coord = thread_coord(thr, index)?;
+        let projected = super::projection::dice_layout(step, thr)?;
+        let coord = super::projection::dice_coord(step, &coord)?;
+        outer_partition(layout, &projected, &coord)
+    };
+    inner().map_err(|e| e.context(what))
+}
+
+/// CuTe's `outer_partition(L, product_each(shape(thr)), coord)`: slices the tile mode of
+/// `zipped_divide(L, tiler)` at `coord` and keeps the rest.
+fn outer_partition(layout: &Layout, thr: &Layout, coord: &SliceCoord) -> Result<(Layout, i64)> {
+    {
         let tiler = match thr.shape().product_each()? {
             IntTuple::Int(n) => Tiler::Layout(Layout::vector(n, 1)?),
             IntTuple::Tuple(sizes) => Tiler::ByMode(
@@ -168,8 +259,7 @@ pub fn local_partition(layout: &Layout, thr: &Layout, index: i64) -> Result<(Lay
         let zipped = zipped_divide(layout, &tiler)?;
         let tile_rank = zipped.mode(0)?.rank();
         let rest_rank = zipped.mode(1)?.rank();
-        let tile = pad_coord(&coord, tile_rank, "the thread coordinate")?;
+        let tile = pad_coord(coord, tile_rank, "the thread coordinate")?;
         zipped.slice(&SliceCoord::Tuple(vec![tile, keep_all(rest_rank)]))
-    };
-    inner().map_err(|e| e.context(what))
+    }
 }

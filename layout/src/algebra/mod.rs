@@ -23,6 +23,7 @@ pub mod inverse;
 pub mod local;
 pub mod ordered;
 pub mod product;
+pub mod projection;
 pub mod tiler;
 pub mod vector;
 
@@ -32,7 +33,7 @@ pub use complement::{complement, complement_to_shape};
 pub use composition::{compose_tiler, composition};
 pub use divide::{flat_divide, logical_divide, tiled_divide, zipped_divide};
 pub use inverse::{left_inverse, nullspace, right_inverse};
-pub use local::{local_partition, local_tile};
+pub use local::{local_partition, local_partition_projected, local_tile, local_tile_projected};
 pub use ordered::{make_ordered_layout, tile_to_shape, tile_to_shape_ordered};
 pub use product::{
     blocked_product, flat_product, logical_product, raked_product, tiled_product, zipped_product,

@@ -24,9 +24,11 @@ use crate::{Layout, Result, checked_mul};
 /// tiler each mode `i` of `A` is multiplied by `Ti` (`None` keeps the mode).
 ///
 /// tessel checks what makes the repetitions unique (an
-/// [`ErrorKind::Inadmissible`](crate::ErrorKind) error otherwise): `B`'s strides are
-/// non-negative, and the complement has room for all of `B` — `cosize(B) <= size(complement)`,
-/// or the complement's last mode lies above all of `A`'s offsets. That fails only where the
+/// [`ErrorKind::Inadmissible`](crate::ErrorKind) error otherwise): `B`'s moving strides have
+/// one sign (the sign condition; with negative strides the cotarget is taken with `|B|`, the
+/// layout of their magnitudes, and the copies land at the negated offsets, as in CuTe), and
+/// the complement has room for all of `|B|` — `cosize(|B|) <= size(complement)`, or the
+/// complement's last mode lies above all of `A`'s offsets. That fails only where the
 /// complement rounded a gap of `A` down (CuTe returns overlapping copies there, e.g. for
 /// `(2,3):(20,4)` and `5:1`). The result has size `size(A)*size(B)`.
 ///
@@ -39,6 +41,9 @@ use crate::{Layout, Result, checked_mul};
 /// // The complement of (2,3):(20,4) under 30 is 4:1: a fifth copy would overlap A.
 /// let a: Layout = "(2,3):(20,4)".parse().unwrap();
 /// assert!(logical_product(&a, &Tiler::Layout("5:1".parse().unwrap())).is_err());
+/// // A negative stride in B puts the copy of A below it, as CuTe does.
+/// let r = logical_product(&"4:1".parse().unwrap(), &Tiler::Layout("2:-4".parse().unwrap()));
+/// assert_eq!(r.unwrap().to_string(), "(4,2):(1,-16)");
 /// ```
 pub fn logical_product(a: &Layout, b: &Tiler) -> Result<Layout> {
     match b {
@@ -90,18 +95,38 @@ fn product_copies(a: &Layout, b: &Layout) -> Result<Layout> {
         return Ok(Layout::from_checked_parts(shape, stride));
     }
     // The same steps on layouts, which report the failure with its operands.
-    if let Some((s, d)) = modes_of(b).into_iter().find(|m| m.0 > 1 && m.1 < 0) {
-        return Err(crate::Error::inadmissible(format!(
-            "the mode {s}:{d} of B has a negative stride (a product needs B's strides \
-             non-negative)"
-        )));
-    }
-    let cotarget = checked_mul(a.size(), b.cosize(), "size(A)*cosize(B)")?;
+    let magnitude = magnitude_of(b)?;
+    let cotarget = checked_mul(a.size(), magnitude.cosize(), "size(A)*cosize(|B|)")?;
     let rest = complement(a, cotarget)?;
-    check_copies_disjoint(a, b, &rest)?;
+    check_copies_disjoint(a, &magnitude, &rest)?;
     let product = Layout::from_modes([a.clone(), composition(&rest, b)?])?;
     check_product_size(a, b, &product)?;
     product.mode(1)
+}
+
+/// `|B|`: `B` itself when no mode of extent above 1 has a negative stride, else `B` with its
+/// strides negated, which must then leave none negative (the sign condition of a product).
+///
+/// CuTe composes the complement of `A` with `B` as it is, and a leaf with a negative stride
+/// gives the copies of `A` at the negated offsets (`logical_product(4:1, 2:-4) =
+/// (4,2):(1,-16)`). When every moving stride of `B` is negative they are the copies that `|B|`
+/// places, negated, and they are disjoint exactly when those are; with strides of both signs,
+/// a negative and a positive offset of the complement can meet inside `A`'s gaps, so tessel
+/// refuses them.
+fn magnitude_of(b: &Layout) -> Result<Layout> {
+    let moving = modes_of(b);
+    let negative = moving.iter().find(|m| m.0 > 1 && m.1 < 0).copied();
+    let Some((ns, nd)) = negative else {
+        return Ok(b.clone());
+    };
+    if let Some(&(ps, pd)) = moving.iter().find(|m| m.0 > 1 && m.1 > 0) {
+        return Err(crate::Error::inadmissible(format!(
+            "the sign condition fails: B has the mode {ns}:{nd} with a negative and the mode \
+             {ps}:{pd} with a positive stride (a product needs B's strides of one sign, so that \
+             the copies of A at negative and positive offsets of the complement cannot meet)"
+        )));
+    }
+    super::flat::negate_strides(b)
 }
 
 /// The layout `(a, b)` of two layouts whose pair the caller has checked, written straight into
@@ -292,11 +317,16 @@ fn rank_matched_product(a: &Layout, b: &Layout, block_first: bool, name: &str) -
         // The product is (A, tiles): its first half is A itself.
         let tiles = product_copies(&pa, &pb)?;
         let block: &Layout = &pa;
-        // Mode i of each half is the part that came from mode i of its operand. A rank-1
-        // operand that is a single leaf (`3:2`) is one mode as a whole, although the half built
-        // from it may be a tuple (`complement o 4:1` can be `(2,2):(1,6)`).
+        // Mode i of each half is the part that came from mode i of its operand, as CuTe's
+        // `zip(first, second)` pairs them. When the first half (A for blocked, the copies for
+        // raked) is a single leaf, zip pairs it with the whole second half: `((4,(4)))` for the
+        // copies `(4):(4)` of `4:1`. A rank-1 operand that is a single leaf (`3:2`) is one mode
+        // as a whole, although the half built from it may be a tuple (`complement o 4:1` can be
+        // `(2,2):(1,6)`).
+        let first = if block_first { block } else { &tiles };
+        let first_is_leaf = first.shape().is_int();
         let mode_of = |half: &Layout, operand: &Layout, i: usize| {
-            if operand.shape().is_int() {
+            if first_is_leaf || operand.shape().is_int() {
                 Ok(half.clone())
             } else {
                 half.mode(i)

@@ -36,6 +36,127 @@ pub enum Tiler {
     ByMode(Vec<Option<Tiler>>),
 }
 
+/// Tilers as values, as CuTe reads a `Tile<...>` (a tuple whose elements are layouts, shapes or
+/// `_`): its rank, its modes, its shape, and selections of its modes.
+impl Tiler {
+    /// The number of modes: the entries of a by-mode tiler, the top-level modes of a layout.
+    ///
+    /// ```
+    /// let t = tessel_layout::Tiler::ByMode(vec![None, None, None]);
+    /// assert_eq!(t.rank(), 3);
+    /// ```
+    pub fn rank(&self) -> usize {
+        match self {
+            Tiler::Layout(l) => l.rank(),
+            Tiler::ByMode(parts) => parts.len(),
+        }
+    }
+
+    /// CuTe's `shape(tiler)`: the shape of every mode, `_` for a `_` entry (CuTe's `shape` of an
+    /// `Underscore` is the underscore). A layout tiler's shape is the layout's.
+    ///
+    /// ```
+    /// use tessel_layout::{Layout, Tiler};
+    /// let t = Tiler::ByMode(vec![Some(Tiler::Layout("(2,4):(1,8)".parse().unwrap())), None]);
+    /// assert_eq!(t.shape().to_string(), "((2,4),_)");
+    /// ```
+    pub fn shape(&self) -> crate::SliceCoord {
+        match self {
+            Tiler::Layout(l) => crate::SliceCoord::from(l.shape()),
+            Tiler::ByMode(parts) => crate::SliceCoord::Tuple(
+                parts
+                    .iter()
+                    .map(|p| p.as_ref().map_or(crate::SliceCoord::All, Tiler::shape))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// CuTe's `get<I>(tiler)`: mode `i`, `None` for a `_` entry; a layout tiler's mode `i` is
+    /// the layout's.
+    ///
+    /// ```
+    /// use tessel_layout::Tiler;
+    /// let t = Tiler::ByMode(vec![Some(Tiler::Layout("4:2".parse().unwrap())), None]);
+    /// assert_eq!(t.mode(0).unwrap().unwrap().to_string(), "4:2");
+    /// assert!(t.mode(1).unwrap().is_none());
+    /// assert!(t.mode(2).is_err());
+    /// ```
+    pub fn mode(&self, i: usize) -> crate::Result<Option<Tiler>> {
+        match self {
+            Tiler::Layout(l) => l.mode(i).map(|m| Some(Tiler::Layout(m))),
+            Tiler::ByMode(parts) => parts.get(i).cloned().ok_or_else(|| {
+                crate::Error::invalid(format!(
+                    "mode {i} does not exist in the tiler {self} of rank {}",
+                    parts.len()
+                ))
+            }),
+        }
+    }
+
+    /// CuTe's `select<I...>(tiler)`: the tiler of the modes `indices`, in that order.
+    ///
+    /// ```
+    /// use tessel_layout::Tiler;
+    /// let t: Tiler = Tiler::ByMode(vec![
+    ///     Some(Tiler::Layout("32:1".parse().unwrap())),
+    ///     Some(Tiler::Layout("64:1".parse().unwrap())),
+    ///     Some(Tiler::Layout("4:1".parse().unwrap())),
+    /// ]);
+    /// assert_eq!(t.select(&[0, 2]).unwrap().to_string(), "[32:1,4:1]");
+    /// ```
+    pub fn select(&self, indices: &[usize]) -> crate::Result<Tiler> {
+        match self {
+            Tiler::Layout(l) => l.select(indices).map(Tiler::Layout),
+            Tiler::ByMode(_) => indices
+                .iter()
+                .map(|&i| self.mode(i))
+                .collect::<crate::Result<Vec<_>>>()
+                .map(Tiler::ByMode),
+        }
+    }
+
+    /// CuTe's `take<B,E>(tiler)`: the modes `begin..end`, `begin < end`.
+    ///
+    /// ```
+    /// use tessel_layout::Tiler;
+    /// let t = Tiler::ByMode(vec![None, Some(Tiler::Layout("4:1".parse().unwrap())), None]);
+    /// assert_eq!(t.take(1, 3).unwrap().to_string(), "[4:1,_]");
+    /// assert!(t.take(2, 2).is_err());
+    /// ```
+    pub fn take(&self, begin: usize, end: usize) -> crate::Result<Tiler> {
+        if begin >= end || end > self.rank() {
+            return Err(crate::Error::invalid(format!(
+                "take({begin},{end}) of the tiler {self}: needs begin < end <= rank {}",
+                self.rank()
+            )));
+        }
+        self.select(&(begin..end).collect::<Vec<_>>())
+    }
+
+    /// CuTe's `size(tiler)`: the product of the sizes of its modes. A `_` entry has no size.
+    ///
+    /// ```
+    /// use tessel_layout::Tiler;
+    /// let t = Tiler::ByMode(vec![Some(Tiler::Layout("4:2".parse().unwrap())), Some(Tiler::Layout("(2,3):(1,2)".parse().unwrap()))]);
+    /// assert_eq!(t.size().unwrap(), 24);
+    /// assert!(Tiler::ByMode(vec![None]).size().is_err());
+    /// ```
+    pub fn size(&self) -> crate::Result<i64> {
+        match self {
+            Tiler::Layout(l) => Ok(l.size()),
+            Tiler::ByMode(parts) => parts.iter().try_fold(1i64, |acc, p| {
+                let size = p.as_ref().map(Tiler::size).ok_or_else(|| {
+                    crate::Error::invalid(format!(
+                        "the tiler {self} has a '_' entry, which has no size"
+                    ))
+                })??;
+                crate::checked_mul(acc, size, &format!("the size of the tiler {self}"))
+            }),
+        }
+    }
+}
+
 impl From<Layout> for Tiler {
     fn from(l: Layout) -> Self {
         Tiler::Layout(l)
@@ -142,8 +263,7 @@ fn regroup_flat(
     }
     let top = tree_parts(a).ok_or_else(unspecific)?;
     let rank = top.0;
-    // Every part within the rank gives one tile (a `None` part the tile `1:0`), every mode of
-    // `a` one rest: the tiles go straight into the result after their node's code (when they
+    // Every layout part within the rank gives one tile, every mode of `a` one rest: the tiles go straight into the result after their node's code (when they
     // have one), the rests into their own builder, appended once at the end.
     let n_tiles = parts.len();
     let mut out = Built::new();
@@ -159,10 +279,8 @@ fn regroup_flat(
                 split(&mode, b, tiles, &mut rests)?;
             }
             Some(Some(Tiler::ByMode(_))) => return Err(unspecific()),
-            Some(None) => {
-                tiles.push_leaf((1, 0));
-                rests.push_raw(mode_codes, mode_shapes, mode_strides);
-            }
+            // A `_` part takes a rank-2 mode apart (see `unzip`): done on layouts.
+            Some(None) => return Err(unspecific()),
             None => rests.push_raw(mode_codes, mode_shapes, mode_strides),
         }
         Ok(())
@@ -253,10 +371,15 @@ pub(crate) fn halves_of(r: Layout) -> crate::Result<(Layout, Layout)> {
         .ok_or_else(|| crate::Error::invalid("internal: a rank-2 layout without 2 modes"))
 }
 
-/// CuTe's tile-unzip ([pycute](https://github.com/NVIDIA/cutlass/blob/v4.2.1/python/pycute/layout.py)'s `hier_unzip`): applies the rank-2 operation `split` (a logical
-/// divide or product) following the tiler, and gathers the mode-0 parts into the tile and the
-/// mode-1 parts, followed by the modes the tiler does not reach, into the rest. A `None` entry
-/// contributes the tile `1:0` and keeps its mode as a rest.
+/// CuTe's tile-unzip (`tile_unzip`, pycute's `hier_unzip`): applies the rank-2 operation
+/// `split` (a logical divide or product) following the tiler, and gathers the mode-0 parts into
+/// the tile and the mode-1 parts, followed by the modes the tiler does not reach, into the rest.
+///
+/// A `None` (`_`) entry leaves its mode as the logical divide or product leaves it (unchanged),
+/// and then, as CuTe's `zip2_by` does with every terminal of the tiler, takes that mode apart
+/// as `(tile, rest)`: its sub-mode 0 joins the tiles and its sub-mode 1 the rests. So the mode
+/// must have rank 2 (CuTe does not compile otherwise); any other rank is an
+/// [`ErrorKind::Inadmissible`](crate::ErrorKind) error naming the mode.
 pub(crate) fn unzip(
     a: &Layout,
     tiler: &Tiler,
@@ -285,8 +408,9 @@ pub(crate) fn unzip(
                         rests.push(rest);
                     }
                     Some(None) => {
-                        tiles.push(Layout::vector(1, 0)?);
-                        rests.push(mode);
+                        let (tile, rest) = kept_halves(&mode, i, a, tiler, name)?;
+                        tiles.push(tile);
+                        rests.push(rest);
                     }
                     None => rests.push(mode),
                 }
@@ -294,4 +418,29 @@ pub(crate) fn unzip(
             Ok((Layout::from_modes(tiles)?, Layout::from_modes(rests)?))
         }
     }
+}
+
+/// The halves `(tile, rest)` of mode `i` of `a` under a `_` entry of `tiler`: its two sub-modes
+/// (CuTe's `zip2_by` on a mode the tiler does not split), or the error that it has not two.
+fn kept_halves(
+    mode: &Layout,
+    i: usize,
+    a: &Layout,
+    tiler: &Tiler,
+    name: &str,
+) -> crate::Result<(Layout, Layout)> {
+    if mode.shape().is_int() || mode.rank() != 2 {
+        return Err(crate::Error::inadmissible(format!(
+            "{name} of {a} by the tiler {tiler}: the '_' entry {i} keeps mode {i} = {mode} and \
+             takes it apart as (tile, rest), as CuTe's zip2_by does, so that mode must have rank \
+             2 (it has rank {}{})",
+            mode.rank(),
+            if mode.shape().is_int() {
+                ", a single leaf"
+            } else {
+                ""
+            }
+        )));
+    }
+    Ok((mode.mode(0)?, mode.mode(1)?))
 }

@@ -50,9 +50,38 @@ impl ComposedLayout {
     ///     assert_eq!(inv.offset(l.offset(i).unwrap()).unwrap(), i);
     /// }
     /// ```
+    ///
+    /// The swizzles must see non-negative values: a swizzle acts on the two's-complement bits of
+    /// a negative offset (`Sw<1,0,2>` maps `-2` to `-1`), while the left inverse of a layout with
+    /// negative strides reads its own negative arguments by truncating division
+    /// (`Q(-x) = -Q(x)`), and no swizzle after such a `Q` undoes the first. A swizzled layout
+    /// with a negative offset is an [`ErrorKind::Inadmissible`](crate::ErrorKind) error naming
+    /// this sign condition (CuTe returns `left_inverse(L) o Sw` with a negative extent, which
+    /// tessel's shapes do not allow).
+    ///
+    /// ```
+    /// use tessel_layout::ComposedLayout;
+    /// let l: ComposedLayout = "Sw<1,0,2> o 2:-2".parse().unwrap();
+    /// assert_eq!(l.offsets(), vec![0, -1]);
+    /// let err = l.left_inverse().unwrap_err();
+    /// assert!(err.message().contains("sign condition"), "{err}");
+    /// ```
     pub fn left_inverse(&self) -> Result<ComposedLayout> {
         let inverse = crate::left_inverse(&self.layout)
             .map_err(|e| e.context(format!("left_inverse of {self}")))?;
+        if !self.swizzles.is_empty() {
+            let (lo, _) = self.layout.offset_range()?;
+            if lo < 0 {
+                return Err(Error::inadmissible(format!(
+                    "left_inverse of {self}: the sign condition fails: {} reaches the negative \
+                     offset {lo}, and the swizzles act on its two's-complement bits, which no \
+                     swizzle after the left inverse {inverse} (read at negative offsets as \
+                     Q(-x) = -Q(x)) undoes (a swizzled layout needs non-negative offsets to \
+                     have a left inverse)",
+                    self.layout
+                )));
+            }
+        }
         self.invert_through(inverse, "left_inverse")
     }
 

@@ -22,7 +22,8 @@
 //! assert_eq!(eval("complement(4:2, 24)").unwrap().to_string(), "(2,3):(1,8)");
 //! ```
 
-use super::eval::{compose, map_inner};
+use super::composed::{map_outer, outer_layout};
+use super::eval::compose;
 use super::functions::{Args, Function, f};
 use super::value::Value;
 use crate::algebra;
@@ -219,10 +220,10 @@ pub const FUNCTIONS: &[Function] = &[
     ),
     f(
         "tile_to_shape",
-        "(block, shape)",
+        "(block, shape[, order])",
         2,
-        2,
-        "repeat block to fill shape",
+        3,
+        "repeat block to fill shape (in the mode order order, default column-major)",
         tile_to_shape,
     ),
     f(
@@ -388,18 +389,20 @@ pub const FUNCTIONS: &[Function] = &[
     ),
     f(
         "local_tile",
-        "(L, tiler, coord)",
+        "(L, tiler, coord[, step])",
         3,
-        3,
-        "the tile coord of zipped_divide(L, tiler), at its offset: OFFSET o TILE",
+        4,
+        "the tile coord of zipped_divide(L, tiler), at its offset: OFFSET o TILE; a step \
+         Step<_1,X,_1> projects tiler and coord first",
         local_tile,
     ),
     f(
         "local_partition",
-        "(L, thr, i)",
+        "(L, thr, i[, step])",
         3,
-        3,
-        "thread i's elements of every thr-shaped tile of L, at its offset: OFFSET o LAYOUT",
+        4,
+        "thread i's elements of every thr-shaped tile of L, at its offset: OFFSET o LAYOUT; a \
+         step Step<_1,X,_1> projects thr first",
         local_partition,
     ),
 ];
@@ -417,14 +420,38 @@ fn count(n: usize) -> Value {
 fn size(a: &Args<'_>) -> Result<Value> {
     match a.value(0)? {
         Value::Int(_) | Value::Tuple(_) => a.int_tuple(0)?.product().map(Value::Int),
-        _ => Ok(Value::Int(a.composed(0)?.size())),
+        Value::Tiler(t) => t.size().map(Value::Int),
+        _ => Ok(Value::Int(outer(a, 0)?.size())),
     }
+}
+
+/// The outer layout (the domain) of a layout-like argument: a plain layout is its own, a
+/// swizzled layout's and a composition's is the layout they take coordinates of.
+fn outer(a: &Args<'_>, i: usize) -> Result<Layout> {
+    outer_layout(a.value(i)?).ok_or_else(|| a.mismatch(i, "a layout"))?
+}
+
+/// `op` applied to the outer layout of argument 0, keeping its swizzles, offset or inner
+/// function (CuTe's `layout_composed.hpp`): see [`super::composed`].
+fn on_outer(a: &Args<'_>, op: impl FnOnce(&Layout) -> Result<Layout>) -> Result<Value> {
+    map_outer(a.value(0)?, a.function_name(), op).ok_or_else(|| a.mismatch(0, "a layout"))?
 }
 
 /// The most offsets `cosize` enumerates for a swizzled layout.
 const COSIZE_ENUMERATION_LIMIT: i64 = 1 << 20;
 
 fn cosize(a: &Args<'_>) -> Result<Value> {
+    if let Value::Composition(c) = a.value(0)? {
+        if c.size() > COSIZE_ENUMERATION_LIMIT {
+            return Err(Error::invalid(format!(
+                "cosize of the composed layout {c} enumerates every value; its size {} is over \
+                 the limit {COSIZE_ENUMERATION_LIMIT}",
+                c.size()
+            )));
+        }
+        let max = c.values()?.into_iter().max().unwrap_or(0);
+        return crate::checked_add(max, 1, "cosize").map(Value::Int);
+    }
     let c = a.composed(0)?;
     if c.swizzles().is_empty() {
         let (_, max) = c.layout().offset_range()?;
@@ -446,14 +473,15 @@ fn cosize(a: &Args<'_>) -> Result<Value> {
 fn rank(a: &Args<'_>) -> Result<Value> {
     match a.value(0)? {
         Value::Int(_) | Value::Tuple(_) => Ok(count(a.int_tuple(0)?.rank())),
-        _ => Ok(count(a.composed(0)?.layout().rank())),
+        Value::Tiler(t) => Ok(count(t.rank())),
+        _ => Ok(count(outer(a, 0)?.rank())),
     }
 }
 
 fn depth(a: &Args<'_>) -> Result<Value> {
     match a.value(0)? {
         Value::Int(_) | Value::Tuple(_) => Ok(count(a.int_tuple(0)?.depth())),
-        _ => Ok(count(a.composed(0)?.layout().depth())),
+        _ => Ok(count(outer(a, 0)?.depth())),
     }
 }
 
@@ -478,15 +506,24 @@ fn mode(a: &Args<'_>) -> Result<Value> {
             }
             Ok(Value::from_int_tuple(t))
         }
+        Value::Tiler(t) => {
+            let mut part = Some(t.clone());
+            for i in 1..a.len() {
+                let k = index(a, i)?;
+                part = match part {
+                    Some(t) => t.mode(k)?,
+                    None => {
+                        return Err(Error::invalid(format!(
+                            "mode {k} does not exist in the '_' entry of {t}"
+                        )));
+                    }
+                };
+            }
+            Ok(part.map_or(Value::Slice(crate::SliceCoord::All), Value::from_tiler))
+        }
         _ => {
-            let c = a.composed(0)?;
-            map_inner(&c, |l| {
-                let mut l = l.clone();
-                for i in 1..a.len() {
-                    l = l.mode(index(a, i)?)?;
-                }
-                Ok(l)
-            })
+            let p = path(a, 1)?;
+            on_outer(a, |l| l.get(&p))
         }
     }
 }
@@ -494,11 +531,17 @@ fn mode(a: &Args<'_>) -> Result<Value> {
 fn flatten(a: &Args<'_>) -> Result<Value> {
     match a.value(0)? {
         Value::Int(_) | Value::Tuple(_) => Ok(Value::from_int_tuple(a.int_tuple(0)?.flatten())),
-        _ => map_inner(&a.composed(0)?, |l| Ok(l.flatten())),
+        _ => on_outer(a, |l| Ok(l.flatten())),
     }
 }
 
 fn at(a: &Args<'_>) -> Result<Value> {
+    if let Value::Composition(c) = a.value(0)? {
+        return match a.value(1)? {
+            Value::Slice(coord) => c.slice(coord).map(|c| Value::Composition(Box::new(c))),
+            _ => c.at(&a.int_tuple(1)?).map(Value::Int),
+        };
+    }
     let c: ComposedLayout = a.composed(0)?;
     match a.value(1)? {
         // CuTe's slice_and_offset: the kept modes at the offset of the fixed ones.
@@ -508,12 +551,11 @@ fn at(a: &Args<'_>) -> Result<Value> {
 }
 
 fn coalesce(a: &Args<'_>) -> Result<Value> {
-    let c = a.composed(0)?;
     if a.len() == 2 {
         let profile = a.int_tuple(1)?;
-        map_inner(&c, |l| algebra::coalesce_profile(l, &profile))
+        on_outer(a, |l| algebra::coalesce_profile(l, &profile))
     } else {
-        map_inner(&c, algebra::coalesce)
+        on_outer(a, algebra::coalesce)
     }
 }
 
@@ -557,25 +599,33 @@ fn nullspace(a: &Args<'_>) -> Result<Value> {
     layout(algebra::nullspace(&a.layout(0)?))
 }
 
-/// A divide of a (possibly swizzled) layout by a tiler: divides compose on the right.
+/// A divide of a (possibly swizzled or composed) layout by a tiler: it acts on the outer layout
+/// (CuTe's `layout_composed.hpp`).
 fn divide(a: &Args<'_>, op: fn(&Layout, &algebra::Tiler) -> Result<Layout>) -> Result<Value> {
-    let c = a.composed(0)?;
     let tiler = a.tiler(1)?;
-    map_inner(&c, |l| op(l, &tiler))
+    on_outer(a, |l| op(l, &tiler))
 }
 
-/// A product of a layout with a tiler.
+/// A product of a (possibly swizzled or composed) layout with a tiler, on the outer layout.
 fn product(a: &Args<'_>, op: fn(&Layout, &algebra::Tiler) -> Result<Layout>) -> Result<Value> {
-    layout(op(&a.layout(0)?, &a.tiler(1)?))
+    let tiler = a.tiler(1)?;
+    on_outer(a, |l| op(l, &tiler))
 }
 
-/// A rank-sensitive product of two plain layouts (blocked, raked).
+/// A rank-sensitive product (blocked, raked) of a (possibly swizzled or composed) layout with a
+/// plain layout, on the outer layout.
 fn rank_product(a: &Args<'_>, op: fn(&Layout, &Layout) -> Result<Layout>) -> Result<Value> {
-    layout(op(&a.layout(0)?, &a.layout(1)?))
+    let b = a.layout(1)?;
+    on_outer(a, |l| op(l, &b))
 }
 
 fn tile_to_shape(a: &Args<'_>) -> Result<Value> {
-    layout(algebra::tile_to_shape(&a.layout(0)?, &a.int_tuple(1)?))
+    let shape = a.int_tuple(1)?;
+    if a.len() == 3 {
+        let order = a.int_tuple(2)?;
+        return on_outer(a, |l| algebra::tile_to_shape_ordered(l, &shape, &order));
+    }
+    on_outer(a, |l| algebra::tile_to_shape(l, &shape))
 }
 
 fn make_ordered_layout(a: &Args<'_>) -> Result<Value> {
@@ -611,7 +661,29 @@ fn swizzle(a: &Args<'_>) -> Result<Value> {
     Swizzle::new(a.int(0)?, a.int(1)?, a.int(2)?).map(Value::Swizzle)
 }
 
+/// Whether the values of a composition are distinct (`onto`: exactly `0..size`), by
+/// enumeration up to [`crate::verify::EXHAUSTIVE_LIMIT`] elements.
+fn composition_values_distinct(c: &crate::composed::Composition, onto: bool) -> Result<bool> {
+    if c.size() > crate::verify::EXHAUSTIVE_LIMIT {
+        return Err(Error::invalid(format!(
+            "the composed layout {c} has {} elements, over the enumeration limit {}",
+            c.size(),
+            crate::verify::EXHAUSTIVE_LIMIT
+        )));
+    }
+    let mut values = c.values()?;
+    values.sort_unstable();
+    let distinct = values.windows(2).all(|w| w[0] != w[1]);
+    Ok(distinct
+        && (!onto
+            || values.first().is_none_or(|&v| v == 0)
+                && values.last().is_none_or(|&v| v == c.size() - 1)))
+}
+
 fn is_injective(a: &Args<'_>) -> Result<Value> {
+    if let Value::Composition(c) = a.value(0)? {
+        return composition_values_distinct(c, false).map(Value::Bool);
+    }
     match a.value(0)? {
         Value::Composed(_) => crate::verify::is_injective(&a.composed(0)?),
         _ => algebra::is_injective(&a.layout(0)?),
@@ -620,6 +692,9 @@ fn is_injective(a: &Args<'_>) -> Result<Value> {
 }
 
 fn is_bijective(a: &Args<'_>) -> Result<Value> {
+    if let Value::Composition(c) = a.value(0)? {
+        return composition_values_distinct(c, true).map(Value::Bool);
+    }
     match a.value(0)? {
         Value::Composed(_) => crate::verify::is_bijective(&a.composed(0)?),
         _ => algebra::is_bijective(&a.layout(0)?),
@@ -650,15 +725,36 @@ fn tuple_at(t: IntTuple, path: &[usize]) -> Result<IntTuple> {
 }
 
 fn shape(a: &Args<'_>) -> Result<Value> {
+    if let Value::Tiler(t) = a.value(0)? {
+        // CuTe's shape of a Tile: the shape of every mode, `_` for a `_` entry.
+        let mut part = t.shape();
+        for k in path(a, 1)? {
+            part = match part {
+                crate::SliceCoord::Tuple(mut parts) if k < parts.len() => parts.swap_remove(k),
+                other => {
+                    return Err(Error::invalid(format!(
+                        "mode {k} does not exist in the shape {other} of the tiler {t}"
+                    )));
+                }
+            };
+        }
+        return Ok(slice_value(part));
+    }
     let whole = if is_int_tuple(a, 0)? {
         a.int_tuple(0)?
     } else {
-        a.composed(0)?.layout().shape().clone()
+        outer(a, 0)?.shape().clone()
     };
     tuple_at(whole, &path(a, 1)?).map(Value::from_int_tuple)
 }
 
 fn stride(a: &Args<'_>) -> Result<Value> {
+    if let Value::Composition(c) = a.value(0)? {
+        return Err(Error::invalid(format!(
+            "stride of {c}: a composed layout has no stride (CuTe deletes stride() of a \
+             ComposedLayout; its outer layout's is stride(outer(...)))"
+        )));
+    }
     let c = a.composed(0)?;
     if !c.swizzles().is_empty() {
         return Err(Error::invalid(format!(
@@ -741,13 +837,17 @@ fn group(a: &Args<'_>) -> Result<Value> {
                 a.int_tuple(0)?
             )));
         }
+        if b == e {
+            // CuTe's group<B,E> inserts the grouped tuple only when B < E.
+            return Ok(Value::from_int_tuple(a.int_tuple(0)?));
+        }
         let tail = modes.split_off(e);
         let grouped = modes.split_off(b);
         modes.push(IntTuple::Tuple(grouped.into()));
         modes.extend(tail);
         return Ok(Value::Tuple(IntTuple::Tuple(modes.into())));
     }
-    layout(a.layout(0)?.group(b, e))
+    on_outer(a, |l| l.group(b, e))
 }
 
 fn select(a: &Args<'_>) -> Result<Value> {
@@ -760,7 +860,10 @@ fn select(a: &Args<'_>) -> Result<Value> {
             .collect::<Result<Vec<_>>>()?;
         return Ok(Value::Tuple(IntTuple::Tuple(modes.into())));
     }
-    layout(a.layout(0)?.select(&picks))
+    if let Value::Tiler(t) = a.value(0)? {
+        return t.select(&picks).map(Value::from_tiler);
+    }
+    on_outer(a, |l| l.select(&picks))
 }
 
 fn take(a: &Args<'_>) -> Result<Value> {
@@ -778,7 +881,10 @@ fn take(a: &Args<'_>) -> Result<Value> {
             modes.iter().skip(b).take(e - b).collect(),
         )));
     }
-    layout(a.layout(0)?.take(b, e))
+    if let Value::Tiler(t) = a.value(0)? {
+        return t.take(b, e).map(Value::from_tiler);
+    }
+    on_outer(a, |l| l.take(b, e))
 }
 
 fn product_each(a: &Args<'_>) -> Result<Value> {
@@ -807,8 +913,15 @@ fn slice_coord(a: &Args<'_>, i: usize) -> Result<crate::SliceCoord> {
         .ok_or_else(|| a.mismatch(i, "a coordinate (integers, tuples and '_')"))
 }
 
-/// A sub-layout at an offset of a (possibly swizzled) layout: the offset joins the base offset.
-fn at_offset(c: &ComposedLayout, (inner, offset): (Layout, i64)) -> Result<Value> {
+/// A sub-layout at an offset of argument 0 (a possibly swizzled or composed layout): the
+/// sub-layout becomes the outer layout and the offset joins the base offset.
+fn at_offset(a: &Args<'_>, (inner, offset): (Layout, i64)) -> Result<Value> {
+    if let Value::Composition(c) = a.value(0)? {
+        let total = crate::checked_add(c.base_offset(), offset, "the offset")?;
+        return crate::composed::Composition::new(c.inner().clone(), total, inner)
+            .map(|c| Value::Composition(Box::new(c)));
+    }
+    let c = a.composed(0)?;
     let total = crate::checked_add(c.base_offset(), offset, "the offset")?;
     Ok(Value::from_composed(ComposedLayout::new(
         c.swizzles().to_vec(),
@@ -817,16 +930,52 @@ fn at_offset(c: &ComposedLayout, (inner, offset): (Layout, i64)) -> Result<Value
     )))
 }
 
+/// A shape that may hold `_`: a tuple value without one, a slicing coordinate with one.
+fn slice_value(c: crate::SliceCoord) -> Value {
+    fn ints(c: &crate::SliceCoord) -> Option<IntTuple> {
+        match c {
+            crate::SliceCoord::Index(i) => Some(IntTuple::Int(*i)),
+            crate::SliceCoord::All => None,
+            crate::SliceCoord::Tuple(parts) => parts
+                .iter()
+                .map(ints)
+                .collect::<Option<Vec<_>>>()
+                .map(|v| IntTuple::Tuple(v.into())),
+        }
+    }
+    match ints(&c) {
+        Some(t) => Value::from_int_tuple(t),
+        None => Value::Slice(c),
+    }
+}
+
+/// A step argument (`Step<_1,X,_1>`, or a tuple with `_`): a slicing coordinate.
+fn step(a: &Args<'_>, i: usize) -> Result<crate::SliceCoord> {
+    a.value(i)?
+        .as_slice()
+        .ok_or_else(|| a.mismatch(i, "a step such as Step<_1,X,_1> (integers and X or '_')"))
+}
+
 fn local_tile(a: &Args<'_>) -> Result<Value> {
-    let c = a.composed(0)?;
-    let part = algebra::local_tile(c.layout(), &a.tiler(1)?, &slice_coord(a, 2)?)?;
-    at_offset(&c, part)
+    let (tiler, coord) = (a.tiler(1)?, slice_coord(a, 2)?);
+    let l = outer(a, 0)?;
+    let part = if a.len() == 4 {
+        algebra::local_tile_projected(&l, &tiler, &coord, &step(a, 3)?)?
+    } else {
+        algebra::local_tile(&l, &tiler, &coord)?
+    };
+    at_offset(a, part)
 }
 
 fn local_partition(a: &Args<'_>) -> Result<Value> {
-    let c = a.composed(0)?;
-    let part = algebra::local_partition(c.layout(), &a.layout(1)?, a.int(2)?)?;
-    at_offset(&c, part)
+    let (thr, index) = (a.layout(1)?, a.int(2)?);
+    let l = outer(a, 0)?;
+    let part = if a.len() == 4 {
+        algebra::local_partition_projected(&l, &thr, index, &step(a, 3)?)?
+    } else {
+        algebra::local_partition(&l, &thr, index)?
+    };
+    at_offset(a, part)
 }
 
 #[cfg(test)]

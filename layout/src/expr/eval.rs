@@ -191,6 +191,10 @@ fn tuple_value(values: Vec<Value>) -> Result<Value> {
         // cannot sit inside a mode, so a rank-1 wrapper would only add a level of nesting.
         return Ok(Value::Composed(c.clone()));
     }
+    if let [Value::Composition(c)] = values.as_slice() {
+        // `(A o n o L)` groups the same way (the printed form of a nested composition).
+        return Ok(Value::Composition(c.clone()));
+    }
     let modes = values
         .iter()
         .map(|v| {
@@ -206,12 +210,17 @@ fn tuple_value(values: Vec<Value>) -> Result<Value> {
 }
 
 /// `left o right`, the meaning of the `o` operator:
-/// - `Sw<B,M,S> o L` puts a swizzle in front of a (possibly already swizzled) layout;
-/// - `n o L` adds the offset `n` (only directly in front of the layout);
+/// - `Sw<B,M,S> o L` puts a swizzle in front of a (possibly already swizzled or composed)
+///   layout;
+/// - `n o L` adds the offset `n` (only directly in front of the layout); in a chain, `A o n o L`
+///   with a layout `A` is CuTe's composed layout `composition(A, n, L)`, kept unevaluated
+///   ([`super::composed::make_composed`], see [`eval()`](super::eval()));
 /// - `A o B` with a layout `A` is the composition `A o B` (`B` a layout or tiler); a swizzled `A`
 ///   keeps its swizzles and offset and composes its inner layout;
 /// - `A o B` with a swizzled `B` moves `B`'s swizzles through `A`'s layout, as CuTe does
-///   ([`ComposedLayout::compose_composed`]), or is an error naming why that is not representable.
+///   ([`ComposedLayout::compose_composed`]), or is an error naming why that is not representable;
+/// - `A o (I o 0 o L)` with a composed `B` composes `A` with the inner function `I`, as CuTe's
+///   `composition(Layout, ComposedLayout)` does, and `(I o n o L) o B` composes `L` with `B`.
 ///
 /// ```
 /// use tessel_layout::expr::{compose, eval, Value};
@@ -237,6 +246,12 @@ pub fn compose(left: &Value, right: &Value) -> Result<Value> {
         })?
     };
     match left {
+        Value::Swizzle(sw) if matches!(right, Value::Composition(_)) => {
+            let Value::Composition(c) = right else {
+                unreachable!("matched above")
+            };
+            Ok(Value::Composition(Box::new(c.swizzled(*sw))))
+        }
         Value::Swizzle(sw) => {
             let inner = right_layout()?;
             let mut swizzles = vec![*sw];
@@ -261,6 +276,25 @@ pub fn compose(left: &Value, right: &Value) -> Result<Value> {
                 total,
                 inner.layout().clone(),
             )))
+        }
+        _ if super::composed::is_function(left) && matches!(right, Value::Composition(_)) => {
+            let Value::Composition(c) = right else {
+                unreachable!("matched above")
+            };
+            super::composed::compose_with_composition(left, c, compose)
+        }
+        Value::Composition(c) => {
+            let tiler = match right {
+                Value::Composed(_) => None,
+                other => other.as_tiler(),
+            }
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "'{left} o ...' needs a layout or tiler on its right, got {}",
+                    right.describe()
+                ))
+            })??;
+            c.compose(&tiler).map(|c| Value::Composition(Box::new(c)))
         }
         Value::Layout(_) | Value::Tuple(_) | Value::Composed(_) => {
             let outer = left
@@ -292,13 +326,23 @@ fn compose_chain(mut values: Vec<Value>) -> Result<Value> {
         return Err(Error::invalid("an empty 'o' chain"));
     };
     while let Some(left) = values.pop() {
+        if let Value::Int(offset) = left {
+            if values.last().is_some_and(super::composed::is_function) {
+                // `A o n o L`: CuTe's composition(A, n, L), kept as a composed layout.
+                let inner = values.pop().unwrap_or(Value::Int(0));
+                acc = super::composed::make_composed(&inner, offset, &acc)?;
+                continue;
+            }
+        }
         let Value::Swizzle(innermost) = left else {
             acc = compose(&left, &acc)?;
             continue;
         };
         let Some(inner) = acc.as_composed() else {
-            // not a layout on the right: compose names the problem
-            return compose(&left, &acc);
+            // a composition or not a layout on the right: compose handles it or names the
+            // problem
+            acc = compose(&left, &acc)?;
+            continue;
         };
         let inner = inner?;
         let mut run = vec![innermost];

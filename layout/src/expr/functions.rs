@@ -69,6 +69,7 @@ pub(crate) const fn f(
 pub const TABLES: &[&[Function]] = &[
     super::builtins::FUNCTIONS,
     super::atoms::FUNCTIONS,
+    super::composed::FUNCTIONS,
     super::typed::FUNCTIONS,
 ];
 

@@ -16,6 +16,7 @@
 pub mod ast;
 pub mod atoms;
 pub mod builtins;
+pub mod composed;
 pub mod eval;
 pub mod functions;
 pub mod lexer;

@@ -7,9 +7,12 @@
 //! layout  := primary (':' primary)?            shape:stride
 //! primary := INT                             4, -3; STATIC _4; BASIS _1@0 (see crate::basis)
 //!          | '(' [item (',' item)*] ')'        tuple; (x) is rank 1, not a grouping;
-//!                                              item := '_' | expr ('_' in a coordinate)
+//!                                              item := '_' | 'X' | expr ('_' in a
+//!                                              coordinate; CuTe's X is its '_')
 //!          | '[' elem (',' elem)* ']'          by-mode tiler, elem := '_' | expr
 //!          | ('Sw' | 'Swizzle') '<' INT ',' INT ',' INT '>'
+//!          | 'Step' '<' step (',' step)* '>'   CuTe's Step: a tuple, X and '_' keep no mode,
+//!                                              step := '_N' | INT | 'X' | '_' | 'Step<...>'
 //!          | NAME '(' [item (',' item)*] ')'   function call
 //!          | NAME ['<' NAME '>']                an atom by its CuTe name
 //! ```
@@ -174,6 +177,11 @@ impl Parser {
                 self.bump();
                 ExprKind::Tiler(self.tiler(span)?)
             }
+            Token::Ident(name) if name == "Step" && *self.peek_at(1) == Token::Lt => {
+                self.bump();
+                self.bump();
+                ExprKind::Tuple(self.step(span)?)
+            }
             Token::Ident(name)
                 if (name == "Sw" || name == "Swizzle") && *self.peek_at(1) == Token::Lt =>
             {
@@ -233,7 +241,7 @@ impl Parser {
         if !self.eat(close) {
             loop {
                 let item = self.peek().span;
-                if self.eat(&Token::Underscore) {
+                if self.eat(&Token::Underscore) || self.eat_x(close) {
                     // `_` in a coordinate such as (_,1): CuTe's slicing underscore.
                     items.push(Expr {
                         span: item,
@@ -247,6 +255,57 @@ impl Parser {
                 }
                 self.expect(&Token::Comma, &format!("',' or {close_name}"))?;
             }
+        }
+        self.leave();
+        Ok(items)
+    }
+
+    /// `X` standing alone as a tuple item (followed by `,` or `close`): CuTe's `X`, an alias of
+    /// its `Underscore`.
+    fn eat_x(&mut self, close: &Token) -> bool {
+        let is_x = matches!(&self.peek().token, Token::Ident(name) if name == "X");
+        let next = self.peek_at(1);
+        if is_x && (next == &Token::Comma || next == close) {
+            self.bump();
+            return true;
+        }
+        false
+    }
+
+    /// The entries of CuTe's `Step<...>` after the `<`, up to and including the `>`: `_N` (a
+    /// static integer) or `N` is an integer, `X` or `_` keeps no mode, `Step<...>` nests.
+    fn step(&mut self, open: Span) -> Result<Vec<Expr>> {
+        self.enter(open)?;
+        let mut items = Vec::new();
+        loop {
+            let Spanned { token, span } = self.peek().clone();
+            let kind = match &token {
+                Token::Int(v) => ExprKind::Int(*v),
+                Token::Underscore => ExprKind::Underscore,
+                Token::Ident(name) if name == "X" => ExprKind::Underscore,
+                Token::Ident(name) if name == "Step" && *self.peek_at(1) == Token::Lt => {
+                    self.bump();
+                    self.bump();
+                    let nested = self.step(span)?;
+                    items.push(Expr {
+                        span: self.span_from(span),
+                        kind: ExprKind::Tuple(nested),
+                    });
+                    if self.eat(&Token::Gt) {
+                        break;
+                    }
+                    self.expect(&Token::Comma, "',' or '>'")?;
+                    continue;
+                }
+                Token::Static(v) => ExprKind::Int(*v),
+                _ => return Err(self.error("a step entry: _N, an integer, X, '_' or Step<...>")),
+            };
+            self.bump();
+            items.push(Expr { span, kind });
+            if self.eat(&Token::Gt) {
+                break;
+            }
+            self.expect(&Token::Comma, "',' or '>'")?;
         }
         self.leave();
         Ok(items)

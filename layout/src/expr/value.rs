@@ -15,7 +15,7 @@ use std::fmt;
 use crate::algebra::Tiler;
 use crate::atom::{CopyAtom, MmaAtom};
 use crate::basis::ScaledBasis;
-use crate::composed::ComposedLayout;
+use crate::composed::{ComposedLayout, Composition};
 use crate::error::Result;
 use crate::int_tuple::IntTuple;
 use crate::layout::{Layout, SliceCoord};
@@ -45,6 +45,9 @@ pub enum Value {
     Composed(ComposedLayout),
     /// A swizzle functor `Sw<B,M,S>`.
     Swizzle(Swizzle),
+    /// A composed layout `INNER o OFFSET o OUTER` whose inner function is a layout (CuTe's
+    /// `ComposedLayout` with a `Layout` as `layout_a`), kept unevaluated.
+    Composition(Box<Composition>),
     /// A tiler (only by-mode tilers are kept as tilers; a layout tiler is a [`Value::Layout`]).
     Tiler(Tiler),
     /// A truth value.
@@ -133,6 +136,7 @@ impl Value {
             Value::Layout(_) => "the layout",
             Value::Composed(_) => "the swizzled layout",
             Value::Swizzle(_) => "the swizzle",
+            Value::Composition(_) => "the composed layout",
             Value::Tiler(_) => "the tiler",
             Value::Bool(_) => "the boolean",
             Value::Slice(_) => "the slicing coordinate",
@@ -497,6 +501,7 @@ impl fmt::Display for Value {
             Value::Layout(l) => write!(f, "{l}"),
             Value::Composed(c) => write!(f, "{c}"),
             Value::Swizzle(s) => write!(f, "{s}"),
+            Value::Composition(c) => write!(f, "{c}"),
             Value::Tiler(t) => write!(f, "{t}"),
             Value::Bool(b) => write!(f, "{b}"),
             Value::Slice(c) => write!(f, "{c}"),
