@@ -4,6 +4,9 @@
   const int bm = layout::tile_m(blockIdx.x), bn = layout::tile_n(blockIdx.x);
   __shared__ __align__(16) float smem_a[tensor::sA_layout::cosize];
   __shared__ __align__(16) float smem_b[tensor::sB_layout::cosize];
+  // The tiles by 32-bit shared-window address: a generic pointer would keep every stage's and
+  // slice's address in 64-bit registers (48 bytes of spills under the tuned rung's bound).
+  const b32 sa_a = (b32)__cvta_generic_to_shared(smem_a), sa_b = (b32)__cvta_generic_to_shared(smem_b);
   // Global -> registers: this thread's share of every k-tile of A and B, and the predicates of
   // its loads (inside the matrices).
   auto tAgA = tensor::tAgA(a)(tid, _, _, _, _, bm, _);  // (CPY, CPY_M, CPY_K, k)
@@ -15,10 +18,10 @@
   auto tArA = tensor::tArA();
   auto tBrB = tensor::tBrB();
   // Registers -> a shared stage, and a shared stage -> the fragments of the tiled FMA.
-  auto tAsA = tensor::tAsA(smem_a)(tid, _, _, _, _, _);  // (CPY, CPY_M, CPY_K, stage)
-  auto tBsB = tensor::tBsB(smem_b)(tid, _, _, _, _, _);
-  auto tCsA = tensor::tCsA(smem_a)(tid, _, _, _, _, _);  // (CPY, CPY_M, K, stage)
-  auto tCsB = tensor::tCsB(smem_b)(tid, _, _, _, _, _);
+  auto tAsA = tensor::tAsA(sa_a)(tid, _, _, _, _, _);  // (CPY, CPY_M, CPY_K, stage)
+  auto tBsB = tensor::tBsB(sa_b)(tid, _, _, _, _, _);
+  auto tCsA = tensor::tCsA(sa_a)(tid, _, _, _, _, _);  // (CPY, CPY_M, K, stage)
+  auto tCsB = tensor::tCsB(sa_b)(tid, _, _, _, _, _);
   auto tCrC = tensor::tCrC();  // the accumulators
   tCrC.fill(0.f);
 
