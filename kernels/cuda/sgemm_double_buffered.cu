@@ -7,8 +7,8 @@
   // The tiles by 32-bit shared-window address: a generic pointer would keep every stage's and
   // slice's address in 64-bit registers (48 bytes of spills under the tuned rung's bound).
   const b32 sa_a = (b32)__cvta_generic_to_shared(smem_a), sa_b = (b32)__cvta_generic_to_shared(smem_b);
-  // Global -> registers: this thread's share of every k-tile of A and B, and the predicates of
-  // its loads (inside the matrices).
+  // Global -> registers: this thread's share of every k-tile of A and B, and the coordinates
+  // of its loads (compared with M, N and K).
   auto tAgA = tensor::tAgA(a)(tid, _, _, _, _, bm, _);  // (CPY, CPY_M, CPY_K, k)
   auto tApA_m = tensor::tApA_m()(tid, _, _, _, _, bm, _);
   auto tApA_k = tensor::tApA_k()(tid, _, _, _, _, bm, _);
@@ -29,9 +29,9 @@
   auto load = [&](int k) {
     tArA.fill(0.f);
     tBrB.fill(0.f);
-    tessel::copy_if(copy::ld_a{}, tessel::all_of(tApA_m(_, _, _, _, k), tApA_k(_, _, _, _, k)),
+    tessel::copy_if(copy::ld_a{}, tessel::elem_less(tApA_m(_, _, _, _, k), k::M, tApA_k(_, _, _, _, k), k::K),
                     tAgA(_, _, _, _, k), tArA.tensor());
-    tessel::copy_if(copy::ld_b{}, tessel::all_of(tBpB_n(_, _, _, _, k), tBpB_k(_, _, _, _, k)),
+    tessel::copy_if(copy::ld_b{}, tessel::elem_less(tBpB_n(_, _, _, _, k), k::N, tBpB_k(_, _, _, _, k), k::K),
                     tBgB(_, _, _, _, k), tBrB.tensor());
   };
   // The registers into shared stage s.
@@ -63,6 +63,6 @@
   }
   // The accumulators to C, inside C.
   tessel::copy_if(copy::st_c{},
-                  tessel::all_of(tensor::tCpC_m()(tid, _, _, _, _, bm, bn),
-                                 tensor::tCpC_n()(tid, _, _, _, _, bm, bn)),
+                  tessel::elem_less(tensor::tCpC_m()(tid, _, _, _, _, bm, bn), k::M,
+                                    tensor::tCpC_n()(tid, _, _, _, _, bm, bn), k::N),
                   tensor::tCrC_st(tCrC), tensor::tCgC(c)(tid, _, _, _, _, bm, bn));

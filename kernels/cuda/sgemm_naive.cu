@@ -2,11 +2,11 @@
   const int tid = threadIdx.x;
   const int bm = layout::tile_m(blockIdx.x), bn = layout::tile_n(blockIdx.x);
   // This thread's row of A and column of B along every k (the tiled FMA's partitions), and its
-  // element of C with the predicate that it lies inside C.
+  // element of C with its coordinates (compared with M and N: inside C).
   auto tCgA = tensor::tCgA(a)(tid, _, _, _, bm, _);  // (FMA, M, K, k)
   auto tCgB = tensor::tCgB(b)(tid, _, _, _, bn, _);  // (FMA, N, K, k)
-  auto inside = tessel::all_of(tensor::tCpC_m()(tid, _, _, _, _, bm, bn),
-                               tensor::tCpC_n()(tid, _, _, _, _, bm, bn));
+  auto inside = tessel::elem_less(tensor::tCpC_m()(tid, _, _, _, _, bm, bn), k::M,
+                                  tensor::tCpC_n()(tid, _, _, _, _, bm, bn), k::N);
   auto tCrC = tensor::tCrC();
   tCrC.fill(0.f);
   if (inside(0)) {

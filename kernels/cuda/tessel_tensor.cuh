@@ -100,14 +100,8 @@ struct counting {
   __device__ __forceinline__ long long ref(long long o) const { return base + o; }
   __device__ __forceinline__ counting advance(long long o) const { return {base + o}; }
 };
-// A predicate: an identity tensor's coordinate compared with a bound (element o is base + o < bound).
-struct below {
-  typedef bool value_type;
-  long long bound, base;
-  __device__ __forceinline__ bool ref(long long o) const { return base + o < bound; }
-  __device__ __forceinline__ below advance(long long o) const { return {bound, base + o}; }
-};
-// A predicate the host proved true everywhere (tessel_kernels::layer::DeviceTensor::unchecked).
+// A coordinate tensor the host proved below its bound everywhere (DeviceTensor::unchecked):
+// elem_less skips its comparison.
 struct always {
   typedef bool value_type;
   __device__ __forceinline__ bool ref(long long) const { return true; }
@@ -132,6 +126,8 @@ template <int TNSP> struct descriptors {
 };
 template <class E> struct is_smem { static constexpr bool value = false; };
 template <class T> struct is_smem<smem<T>> { static constexpr bool value = true; };
+template <class E> struct is_always { static constexpr bool value = false; };
+template <> struct is_always<always> { static constexpr bool value = true; };
 template <class E> struct is_rmem { static constexpr bool value = false; };
 template <class T> struct is_rmem<rmem<T>> { static constexpr bool value = true; };
 // The bit of the first mode of FREE (0 when FREE is empty: no mode is left).
@@ -455,7 +451,8 @@ __device__ __forceinline__ void copy_xor_order(const Atom& atom, const S& src, c
 // ---- the predicate of copy_if: elem_less(c0, b0, c1, b1, ...) holds for slice r of mode 0 when
 // the first element of slice r of every coordinate tensor c_i (an identity tensor partitioned
 // like the data) is below b_i (CuTe's elem_less of that element's coordinate and the shape). The
-// host proved that a slice lies below a bound or not as a whole (DeviceCopy::check_predicate).
+// host proved that a slice lies below a bound or not as a whole (DeviceCopy::check_predicate),
+// or, for a coordinate tensor emitted as `always`, that every slice does (DeviceTensor::unchecked).
 struct Everywhere {
   __device__ __forceinline__ bool operator()(long long) const { return true; }
 };
@@ -463,19 +460,17 @@ template <class C, class Next> struct ElemLess {
   C crd;
   long long bound;
   Next next;
-  __device__ __forceinline__ bool operator()(long long r) const { return crd.rest(r)[0] < bound && next(r); }
+  __device__ __forceinline__ bool operator()(long long r) const {
+    if constexpr (is_always<typename C::engine_type>::value) {
+      return next(r);  // every coordinate below the bound, proven on the host
+    } else {
+      return crd.rest(r)[0] < bound && next(r);
+    }
+  }
 };
 __device__ __forceinline__ Everywhere elem_less() { return {}; }
 template <class C, class... R> __device__ __forceinline__ auto elem_less(const C& crd, long long bound, const R&... rest) {
   return ElemLess<C, decltype(elem_less(rest...))>{crd, bound, elem_less(rest...)};
-}
-
-// all_of(p...): the predicate of copy_if that holds for the r-th atom call when every predicate
-// tensor p (DeviceTensor::predicate: engine below or always, partitioned and sliced like the
-// copy's source) holds at that call's first value (the host checked that an atom call's values
-// are all inside or all outside each bound).
-template <class... P> __device__ __forceinline__ auto all_of(const P&... p) {
-  return [=](long long r) { return (p.rest(r)[0] && ...); };
 }
 
 // ---- row reductions across lanes: x combined over the lanes l ^ m for every m made of the bits of

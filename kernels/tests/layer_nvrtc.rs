@@ -349,25 +349,24 @@ fn copy_if_reads_its_predicates_once_per_atom_call_and_drops_proven_ones() {
     let g = DeviceTensor::global(CType::F32, "(64,16):(16,1)".parse().unwrap());
     let s = load.partition_s(&g).unwrap();
     let rows = load
-        .partition_s(&DeviceTensor::predicate(&[64, 16], 0, 60).unwrap())
+        .partition_s(&DeviceTensor::identity(&[64, 16], 0).unwrap())
         .unwrap();
-    // A column bound inside a vector cannot be read at its first value: a build error.
-    let cols = DeviceTensor::predicate(&[64, 16], 1, 14).unwrap();
-    let err = load.partition_s(&cols).unwrap_err();
-    assert!(err.to_string().contains("straddles the bound 14"), "{err}");
+    load.check_predicate(&rows, 60).unwrap();
+    // A column bound inside a vector cannot be read at its first value: refused.
+    let cols = load
+        .partition_s(&DeviceTensor::identity(&[64, 16], 1).unwrap())
+        .unwrap();
+    let err = load.check_predicate(&cols, 14).unwrap_err();
+    assert!(err.to_string().contains("straddle"), "{err}");
     // Every row below 64 is not every row below 60: the host refuses to drop the check.
-    assert!(rows.unchecked().is_err());
-    let whole = load
-        .partition_s(&DeviceTensor::predicate(&[64, 16], 0, 64).unwrap())
-        .unwrap()
-        .unchecked()
-        .unwrap();
+    assert!(rows.unchecked(60).is_err());
+    let whole = rows.unchecked(64).unwrap();
     if !nvrtc_or_skip("copy_if") {
         return;
     }
     let r = s.fragment_like(1..s.rank()).unwrap();
     let body = "auto frag = tensor::r();\n  frag.fill(0.f);\n  \
-                tessel::copy_if(copy::load{}, tessel::all_of(tensor::p()(threadIdx.x, _, _, _, _)),\n  \
+                tessel::copy_if(copy::load{}, tessel::elem_less(tensor::p()(threadIdx.x, _, _, _, _), 60),\n  \
                                 tensor::s(in)(threadIdx.x, _, _, _, _), frag.tensor());\n  \
                 for (int i = 0; i < 16; ++i) out[16 * threadIdx.x + i] = frag.r[i];\n";
     let kernel = |pred: &DeviceTensor| {

@@ -35,13 +35,13 @@ fn offsets(t: &DeviceTensor) -> Vec<i64> {
     t.layout().offsets()
 }
 
-/// Whether predicate `p` holds at domain index `i` (the kernel reads it at an atom call's first
-/// value; the host checked that the call's other values agree).
-fn holds(p: &DeviceTensor, offs: &[i64], i: usize) -> bool {
+/// Whether `elem_less(p, bound)` holds at domain index `i` of the coordinate tensor `p` (the
+/// kernel reads it at an atom call's first value; the host checked that the call's other values
+/// agree): its coordinate `offs[i]` is below `bound`, or the host proved every one below it.
+fn holds(p: &DeviceTensor, bound: i64, offs: &[i64], i: usize) -> bool {
     match p.bound() {
-        Bound::Below(b) => offs[i] < b,
+        Bound::None => offs[i] < bound,
         Bound::Always => true,
-        Bound::None => panic!("not a predicate: {p}"),
     }
 }
 
@@ -50,6 +50,8 @@ struct StagedTables<'a> {
     s: &'a Staged,
     global: Vec<i64>,
     pred: [Vec<i64>; 2],
+    /// The bounds of `pred`: M or N, and K.
+    bounds: [i64; 2],
     regs: Vec<i64>,
     regs_store: Vec<i64>,
     smem_store: Vec<i64>,
@@ -67,11 +69,12 @@ struct StagedTables<'a> {
 }
 
 impl<'a> StagedTables<'a> {
-    fn new(s: &'a Staged) -> StagedTables<'a> {
+    fn new(s: &'a Staged, bounds: [i64; 2]) -> StagedTables<'a> {
         StagedTables {
             s,
             global: offsets(&s.global),
             pred: [offsets(&s.pred[0]), offsets(&s.pred[1])],
+            bounds,
             regs: offsets(&s.regs),
             regs_store: offsets(&s.regs_store),
             smem_store: offsets(&s.smem_store),
@@ -104,8 +107,8 @@ impl<'a> StagedTables<'a> {
         for i in 0..per {
             let index = t + threads * (i + per * (tile + tiles * k));
             let first = t + threads * (i / values * values + per * (tile + tiles * k));
-            let inside = holds(&self.s.pred[0], &self.pred[0], first)
-                && holds(&self.s.pred[1], &self.pred[1], first);
+            let inside = holds(&self.s.pred[0], self.bounds[0], &self.pred[0], first)
+                && holds(&self.s.pred[1], self.bounds[1], &self.pred[1], first);
             regs[self.regs[i] as usize] = if inside {
                 src[self.global[index] as usize]
             } else {
@@ -161,7 +164,10 @@ fn replay(plan: &SgemmPlan, d: &Declaration, a: &[f32], b: &[f32]) -> Vec<f32> {
     let values_c = d.global_c.extents()[1] as usize;
     let k_tiles = ((plan.k + t.bk - 1) / t.bk) as usize;
     let tables = match &d.mainloop {
-        Mainloop::Staged { a, b } => Some((StagedTables::new(a), StagedTables::new(b))),
+        Mainloop::Staged { a, b } => Some((
+            StagedTables::new(a, [plan.m, plan.k]),
+            StagedTables::new(b, [plan.n, plan.k]),
+        )),
         Mainloop::Direct { .. } => None,
     };
     let direct = match &d.mainloop {
@@ -205,7 +211,9 @@ fn replay(plan: &SgemmPlan, d: &Declaration, a: &[f32], b: &[f32]) -> Vec<f32> {
         } else if let Some((ga, gb)) = &direct {
             for (th, acc) in acc.iter_mut().enumerate() {
                 let first = th + threads * (bm + tiles_m * bn) * per_c;
-                if !(holds(&d.pred_c[0], &pc[0], first) && holds(&d.pred_c[1], &pc[1], first)) {
+                if !(holds(&d.pred_c[0], plan.m, &pc[0], first)
+                    && holds(&d.pred_c[1], plan.n, &pc[1], first))
+                {
                     continue;
                 }
                 for k in 0..plan.k as usize {
@@ -219,7 +227,9 @@ fn replay(plan: &SgemmPlan, d: &Declaration, a: &[f32], b: &[f32]) -> Vec<f32> {
             for i in 0..per_c {
                 let index = th + threads * (i + per_c * (bm + tiles_m * bn));
                 let first = th + threads * (i / values_c * values_c + per_c * (bm + tiles_m * bn));
-                if holds(&d.pred_c[0], &pc[0], first) && holds(&d.pred_c[1], &pc[1], first) {
+                if holds(&d.pred_c[0], plan.m, &pc[0], first)
+                    && holds(&d.pred_c[1], plan.n, &pc[1], first)
+                {
                     let o = gc[index] as usize;
                     written_c[o] += 1;
                     c[o] = acc[acc_store[i] as usize];

@@ -117,36 +117,6 @@ fn check_runs_of(name: &str, t: &DeviceTensor, run: i64, values_mode: usize) -> 
     Ok(())
 }
 
-/// A predicate read at the first value of each atom call (`tessel::all_of`) is exact when every
-/// call's `values` coordinates are all below `bound` or all at or beyond it: the values share
-/// one coordinate (mode 1 has stride 0), or they are a run of `values` consecutive coordinates
-/// aligned to `values` (as [`check_runs`] proves) and `bound` is a multiple of `values`.
-pub(crate) fn check_predicate_calls(
-    name: &str,
-    t: &DeviceTensor,
-    values: i64,
-    bound: i64,
-) -> GpuResult<()> {
-    if values <= 1 {
-        return Ok(());
-    }
-    let frg = coalesce(&t.layout().layout().mode(1)?)?;
-    if frg.flat_modes().iter().all(|&(_, d)| d == 0) {
-        return Ok(());
-    }
-    check_runs(name, t, values)?;
-    if bound % values != 0 {
-        return Err(err(
-            name,
-            format!(
-                "the predicate {t} is read at the first of each atom call's {values} values, \
-                 but a call straddles the bound {bound} (not a multiple of {values})"
-            ),
-        ));
-    }
-    Ok(())
-}
-
 /// One side of a hand-over of registers (a copy writing them and a copy or an MMA reading them,
 /// or an MMA's accumulators read by a copy): `rows` and `cols` are that side's partitions of
 /// the identity tensors of the tile (thread mode first, the other modes in the order of `regs`),

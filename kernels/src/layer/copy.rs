@@ -7,10 +7,9 @@ use tessel_layout::atom::{CopyAtom, Direction, SmemAccess};
 use tessel_layout::tiled::TiledCopy;
 
 use super::check::{
-    RegisterSide, check_hand_over, check_predicate_calls, check_register_runs, check_runs,
-    check_threads, identities,
+    RegisterSide, check_hand_over, check_register_runs, check_runs, check_threads, identities,
 };
-use super::tensor::{Bound, DeviceTensor, Origin, Space, from_modes};
+use super::tensor::{DeviceTensor, Origin, Space, from_modes};
 use crate::error::{GpuError, GpuResult};
 
 /// Which side of a copy a partition is.
@@ -127,9 +126,6 @@ impl DeviceCopy {
         };
         let out = t.with_layout(t.relayout(inner), origin);
         self.check_side(&out, side)?;
-        if let Bound::Below(bound) = out.bound() {
-            check_predicate_calls(&self.name, &out, self.values(side), bound)?;
-        }
         Ok(out)
     }
 

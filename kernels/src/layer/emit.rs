@@ -209,7 +209,6 @@ pub(crate) fn tensor_decl(name: &str, t: &DeviceTensor) -> GpuResult<String> {
         Space::Coord => {
             let (engine, init) = match t.bound() {
                 Bound::None => ("tessel::counting", "0".to_string()),
-                Bound::Below(b) => ("tessel::below", format!("{b}LL")),
                 Bound::Always => ("tessel::always", String::new()),
             };
             let _ = writeln!(

@@ -44,10 +44,11 @@
 //! swizzle again. [`DeviceOffset`] computes offsets as the emitted code does, for CPU replays.
 //!
 //! A tensor tiled past the end of its data (a problem that is not whole tiles) is guarded by
-//! predicate tensors ([`DeviceTensor::predicate`]: `coordinate < bound`, one coordinate each)
-//! partitioned like it: `tessel::copy_if(copy::X{}, tessel::all_of(p_rows, p_cols), src, dst)`.
-//! Where the host proves a predicate true everywhere ([`DeviceTensor::unchecked`]) it is the
-//! constant `true` and `copy_if` compiles to `copy`. A shared buffer is sized by its tensor:
+//! coordinate tensors ([`DeviceTensor::identity`], one coordinate each) partitioned like it:
+//! `tessel::copy_if(copy::X{}, tessel::elem_less(c_rows, M, c_cols, N), src, dst)` reads each at
+//! the first value of an atom call ([`DeviceCopy::check_predicate`] proves that exact). Where the
+//! host proves every coordinate below its bound ([`DeviceTensor::unchecked`]) the comparison is
+//! left out and `copy_if` compiles to `copy`. A shared buffer is sized by its tensor:
 //! `__shared__ float s[tensor::NAME_layout::cosize];`.
 //!
 //! ```

@@ -86,14 +86,14 @@ pub struct DeviceTensor {
     bound: Bound,
 }
 
-/// What the elements of a coordinate tensor are: the coordinate itself, or a predicate on it.
+/// What `tessel::elem_less` does with a coordinate tensor: compare it with its bound at run
+/// time, or nothing (the host proved every coordinate below the bound).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Bound {
-    /// The coordinate (an identity tensor), or a tensor that is not a coordinate tensor.
+    /// The coordinate (an identity tensor), compared where `elem_less` reads it; also every
+    /// tensor that is not a coordinate tensor.
     None,
-    /// `coordinate < bound`, compared at run time.
-    Below(i64),
-    /// `true`: the host proved every coordinate below its bound ([`DeviceTensor::unchecked`]).
+    /// Every coordinate below the bound ([`DeviceTensor::unchecked`]): `elem_less` skips it.
     Always,
 }
 
@@ -294,57 +294,29 @@ impl DeviceTensor {
         }
     }
 
-    /// A predicate tensor of a `shape` (CuTe's `elem_less` of an identity tensor and a residue,
-    /// one coordinate at a time): element `c` holds `c[which] < bound`. It is partitioned like
-    /// the tensor it guards and handed to `tessel::copy_if` (through `tessel::all_of`), which
-    /// reads it at the first value of each atom call: partitioning checks that every atom
-    /// call's values are all below the bound or all beyond it. `bound` is at most the extent
-    /// `shape[which]` (the padded extent of a tensor tiled past its end).
+    /// The coordinate tensor with its comparison removed: `tessel::elem_less(t, bound, ...)`
+    /// holds everywhere without reading it. The host proves it first: every coordinate of the
+    /// tensor (after its partitions and slices, its largest offset) lies below `bound`. A kernel
+    /// declares this when the problem is whole tiles, and `copy_if` becomes `copy`.
     ///
     /// ```
     /// use tessel_kernels::layer::{Bound, DeviceTensor};
-    /// let rows = DeviceTensor::predicate(&[128, 16], 0, 100).unwrap();
-    /// assert_eq!(rows.bound(), Bound::Below(100));
-    /// assert_eq!(rows.layout().to_string(), "(128,16):(1,0)");
-    /// assert!(DeviceTensor::predicate(&[128, 16], 1, 17).is_err()); // beyond the extent
-    /// ```
-    pub fn predicate(shape: &[i64], which: usize, bound: i64) -> GpuResult<DeviceTensor> {
-        let mut t = DeviceTensor::identity(shape, which)?;
-        if !(0..=shape[which]).contains(&bound) {
-            return Err(GpuError::InvalidArgument(format!(
-                "predicate: the bound {bound} of coordinate {which} is outside 0..={} (the \
-                 extent of that mode)",
-                shape[which]
-            )));
-        }
-        t.bound = Bound::Below(bound);
-        Ok(t)
-    }
-
-    /// The predicate with its comparison removed: every element `true`. The host proves it
-    /// first: every coordinate of the tensor (after its partitions and slices, its largest
-    /// offset) lies below the bound. A kernel declares this when the problem is whole tiles,
-    /// and `copy_if` becomes `copy`.
-    ///
-    /// ```
-    /// use tessel_kernels::layer::{Bound, DeviceTensor};
-    /// let whole = DeviceTensor::predicate(&[128, 16], 0, 128).unwrap();
-    /// assert_eq!(whole.unchecked().unwrap().bound(), Bound::Always);
-    /// let ragged = DeviceTensor::predicate(&[128, 16], 0, 100).unwrap();
-    /// let err = ragged.unchecked().unwrap_err();
+    /// let rows = DeviceTensor::identity(&[128, 16], 0).unwrap();
+    /// assert_eq!(rows.unchecked(128).unwrap().bound(), Bound::Always);
+    /// let err = rows.unchecked(100).unwrap_err();
     /// assert!(err.to_string().contains("coordinate 127 is not below the bound 100"), "{err}");
     /// ```
-    pub fn unchecked(&self) -> GpuResult<DeviceTensor> {
-        let Bound::Below(bound) = self.bound else {
+    pub fn unchecked(&self, bound: i64) -> GpuResult<DeviceTensor> {
+        if self.space != Space::Coord || self.bound != Bound::None {
             return Err(GpuError::InvalidArgument(format!(
-                "unchecked: {self} is not a predicate (DeviceTensor::predicate)"
+                "unchecked: {self} is not a coordinate tensor (DeviceTensor::identity)"
             )));
-        };
+        }
         let (_, max) = self.layout.value_range()?;
         if max >= bound {
             return Err(GpuError::InvalidArgument(format!(
-                "unchecked: coordinate {max} is not below the bound {bound}, so the predicate \
-                 {self} is not true everywhere"
+                "unchecked: coordinate {max} is not below the bound {bound}, so the comparison \
+                 with {self} is not true everywhere"
             )));
         }
         let mut t = self.clone();
@@ -638,8 +610,7 @@ impl fmt::Display for DeviceTensor {
                 self.elem.name(),
                 self.layout
             ),
-            (None, Bound::Below(b)) => write!(f, "predicate (coordinate < {b}) {}", self.layout),
-            (None, Bound::Always) => write!(f, "predicate (always true) {}", self.layout),
+            (None, Bound::Always) => write!(f, "coordinates (below their bound) {}", self.layout),
         }
     }
 }

@@ -52,7 +52,8 @@ pub struct Staged {
     pub frag: DeviceCopy,
     /// `tAgA`: `(thread, V, atoms, CPY_MN, CPY_K, tile, k-tile)` of the operand.
     pub global: DeviceTensor,
-    /// `tApA_m`, `tApA_k`: the predicates of `global` (coordinate below M or N, and below K).
+    /// `tApA_m`, `tApA_k`: the coordinates of `global` (along M or N, and along K), compared with
+    /// M or N and K by `tessel::elem_less`.
     pub pred: [DeviceTensor; 2],
     /// `tArA`: this thread's share of one tile, `(V, atoms, CPY_MN, CPY_K)` registers.
     pub regs: DeviceTensor,
@@ -105,7 +106,7 @@ pub struct Declaration {
     pub acc_store: DeviceTensor,
     /// `tCgC`: `(thread, V, atoms, CPY_M, CPY_N, tile_m, tile_n)` of C.
     pub global_c: DeviceTensor,
-    /// `tCpC_m`, `tCpC_n`: the predicates of `global_c`.
+    /// `tCpC_m`, `tCpC_n`: the coordinates of `global_c`, compared with M and N.
     pub pred_c: [DeviceTensor; 2],
 }
 
@@ -200,18 +201,28 @@ impl SgemmPlan {
         Ok([g(&a)?, g(&b)?, g(&c)?])
     }
 
-    /// The predicates `coordinate < bound` of a padded `(rows, cols)` tensor, dropped when the
-    /// tiling compiles the checks out and the problem is whole tiles.
-    fn predicates(&self, shape: [i64; 2], bounds: [i64; 2]) -> GpuResult<[DeviceTensor; 2]> {
-        let p = |which: usize| DeviceTensor::predicate(&shape, which, bounds[which]);
-        Ok([p(0)?, p(1)?])
+    /// The coordinate tensors of a padded `(rows, cols)` tensor (CuTe's identity tensor, one
+    /// coordinate each), compared with their bounds by `tessel::elem_less`.
+    fn coordinates(&self, shape: [i64; 2]) -> GpuResult<[DeviceTensor; 2]> {
+        let c = |which: usize| DeviceTensor::identity(&shape, which);
+        Ok([c(0)?, c(1)?])
     }
 
-    fn finish_predicate(&self, p: DeviceTensor) -> GpuResult<DeviceTensor> {
+    /// A coordinate tensor `c` partitioned by `copy`, checked for `elem_less(c, bound)`: each
+    /// atom call lies below `bound` or not as a whole ([`DeviceCopy::check_predicate`]), or,
+    /// when the tiling compiles the checks out and the problem is whole tiles, every
+    /// coordinate does ([`DeviceTensor::unchecked`]).
+    fn finish_predicate(
+        &self,
+        copy: &DeviceCopy,
+        c: DeviceTensor,
+        bound: i64,
+    ) -> GpuResult<DeviceTensor> {
         if self.tiling.unchecked_whole_tiles && self.even() {
-            p.unchecked()
+            c.unchecked(bound)
         } else {
-            Ok(p)
+            copy.check_predicate(&c, bound)?;
+            Ok(c)
         }
     }
 
@@ -277,10 +288,18 @@ impl SgemmPlan {
         let tiles = g.local_tile(&[mn, bk])?;
         let (thr, val) = load_layouts((mn, bk), contiguous_mn, t.vector, threads)?;
         let (load, global) = widest_copy(names[0], t.vector, &thr, &val, &tiles, false)?;
-        let pred = self.predicates([gp_mn, gp_k], [bound, self.k])?;
+        let crd = self.coordinates([gp_mn, gp_k])?;
         let pred = [
-            self.finish_predicate(load.partition_s(&pred[0].local_tile(&[mn, bk])?)?)?,
-            self.finish_predicate(load.partition_s(&pred[1].local_tile(&[mn, bk])?)?)?,
+            self.finish_predicate(
+                &load,
+                load.partition_s(&crd[0].local_tile(&[mn, bk])?)?,
+                bound,
+            )?,
+            self.finish_predicate(
+                &load,
+                load.partition_s(&crd[1].local_tile(&[mn, bk])?)?,
+                self.k,
+            )?,
         ];
         let regs = global.fragment_like(1..5)?;
         // Stages: one shared tile after another, each a whole number of 16-byte vectors.
@@ -394,10 +413,18 @@ impl SgemmPlan {
         };
         let acc_store = store_c.retile_s(&acc)?;
         mma.check_drained_by('C', &store_c, &[t.bm, t.bn], &acc_store, &acc)?;
-        let pc = self.predicates([mp, np], [self.m, self.n])?;
+        let cc = self.coordinates([mp, np])?;
         let pred_c = [
-            self.finish_predicate(store_c.partition_d(&pc[0].local_tile(&[t.bm, t.bn])?)?)?,
-            self.finish_predicate(store_c.partition_d(&pc[1].local_tile(&[t.bm, t.bn])?)?)?,
+            self.finish_predicate(
+                &store_c,
+                store_c.partition_d(&cc[0].local_tile(&[t.bm, t.bn])?)?,
+                self.m,
+            )?,
+            self.finish_predicate(
+                &store_c,
+                store_c.partition_d(&cc[1].local_tile(&[t.bm, t.bn])?)?,
+                self.n,
+            )?,
         ];
         Ok(Declaration {
             mma,

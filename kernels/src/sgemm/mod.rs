@@ -378,12 +378,20 @@ impl SgemmPlan {
             // The block's tile of C: tiles_m along M first (blockIdx.x = tile_m + tiles_m tile_n).
             .index_layout("tile_m", &parse(&format!("({tiles_m},{tiles_n}):(1,0)"))?)
             .index_layout("tile_n", &parse(&format!("({tiles_m},{tiles_n}):(0,1)"))?)
+            // The bounds the coordinate tensors are compared with (tessel::elem_less).
+            .long("M", self.m)
+            .long("N", self.n)
             .param(Param::input("a", Elem::Type(CType::F32)).len((self.m * self.k) as usize))
             .param(Param::input("b", Elem::Type(CType::F32)).len((self.k * self.n) as usize))
             .param(Param::output("c", Elem::Type(CType::F32)).len((self.m * self.n) as usize))
             .threads(t.threads as u32)
             .min_blocks(t.min_blocks)
             .grid(self.grid_blocks() as u32, 1, 1);
+        // K bounds the staged loads only (the naive rung's loop runs over the k-tiles of A).
+        let b = match declaration.mainloop {
+            decl::Mainloop::Staged { .. } => b.long("K", self.k),
+            decl::Mainloop::Direct { .. } => b,
+        };
         declaration.add_to(b).build()
     }
 
