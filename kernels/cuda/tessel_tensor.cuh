@@ -537,20 +537,32 @@ struct GroupedRaster {
   }
 };
 
-// convert_f16(src, dst): element i of dst (16-bit) is element i of src (fp32) rounded to fp16, to
-// nearest even, for i in 1-D order over the free modes; two at a time with one cvt.rn.f16x2.f32
-// (it puts its first source in the upper half, PTX ISA "cvt"), element i in the low half.
-template <class S, class D> __device__ __forceinline__ void convert_f16(const S& src, const D& dst) {
-  static_assert(S::size() == D::size(), "tessel: convert between tensors of different sizes");
-  static_assert(S::size() % 2 == 0, "tessel: convert_f16 converts pairs of elements");
-  static_assert(sizeof(typename D::value_type) == 2, "tessel: convert_f16 writes 16-bit elements");
-#pragma unroll
-  for (long long i = 0; i < S::size(); i += 2) {
-    b32 w;
-    asm("cvt.rn.f16x2.f32 %0, %2, %1;" : "=r"(w) : "f"((float)src[i]), "f"((float)src[i + 1]));
-    dst[i] = (b16)(w & 0xFFFFu);
-    dst[i + 1] = (b16)(w >> 16);
+// ---- conversions to a 16-bit type OUT (1 fp16, 2 bf16; round to nearest even).
+// Two values as OUT's bits packed into one register, x in the low half (cvt.rn.{f16,bf16}x2.f32
+// puts its first source in the upper half, PTX ISA "cvt"): the lower column first, as stmatrix
+// and a 32-bit store write a register's halves.
+template <int OUT> __device__ __forceinline__ b32 pack2(float x, float y) {
+  static_assert(OUT == 1 || OUT == 2, "tessel: pack to fp16 (1) or bf16 (2)");
+  b32 d;
+  if constexpr (OUT == 1) {
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(d) : "f"(y), "f"(x));
+  } else {
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(d) : "f"(y), "f"(x));
   }
+  return d;
+}
+// convert<OUT>(src, dst): dst[i] = src[i] in OUT for i in 1-D order over the free modes, two
+// values per 32-bit register: dst's values i and i + 1 (i even) are the low and high halves of
+// one register, the packing an MMA reads its register A operand in (one cvt per pair). dst is a
+// register fragment whose values i, i + 1 are adjacent (partition_fragment); the host proved
+// that src[i] holds the element dst[i] stands for (DeviceMma::retile_a_from_c, or the same C
+// fragment in another type).
+template <int OUT, class S, class D> __device__ __forceinline__ void convert(const S& src, const D& dst) {
+  static_assert(OUT == 1 || OUT == 2, "tessel: convert to fp16 (1) or bf16 (2)");
+  static_assert(S::size() == D::size() && S::size() % 2 == 0, "tessel: convert pairs of values");
+  static_assert(sizeof(typename D::value_type) == 2, "tessel: convert writes 16-bit elements");
+#pragma unroll
+  for (int i = 0; i < (int)S::size(); i += 2) *reinterpret_cast<b32*>(&dst[i]) = pack2<OUT>(src[i], src[i + 1]);
 }
 
 }  // namespace tessel

@@ -29,8 +29,8 @@
 //!
 //! Partitions keep the partitioner's threads as mode 0 (`(thread, values, ...)`), so a body
 //! slices the thread of its choice (`threadIdx.x`, or the thread's index in its warpgroup).
-//! `tessel::convert_f16` rounds an fp32 fragment to fp16 two values per instruction
-//! (`cvt.rn.f16x2.f32`).
+//! `tessel::convert<OUT>` rounds an fp32 fragment to fp16 (`OUT` 1) or bf16 (2) two values per
+//! instruction (`cvt.rn.f16x2.f32`, `cvt.rn.bf16x2.f32`), the pair in one register.
 //!
 //! Addresses cost what a hand-written kernel's do. Slicing a tensor in memory whose layout has
 //! no swizzle moves the fixed coordinates into its pointer (CuTe's slicing), so the thread's and
