@@ -157,7 +157,7 @@
         }
         // P in the element type, value by value in the A operand's order (the host proved that
         // p_from_s(s)[i] is the element the register-sourced wgmma reads as A value i).
-        tessel::sm90::convert<k::DT>(tensor::p_from_s(s), p.tensor());
+        tessel::convert<k::DT>(tensor::p_from_s(s), p.tensor());
 
         // O += P V.
         vpipe.consumer_wait(st);
@@ -199,7 +199,7 @@
     // its 64-column blocks (fixed lengths: the map clips rows past the sequence), or 16-byte
     // loads and predicated stores of the rows below len_q (varlen).
     auto half = tensor::o_half();
-    tessel::sm90::convert<k::DT>(o.tensor(), half.tensor());
+    tessel::convert<k::DT>(o.tensor(), half.tensor());
     tessel::copy(copy::o_st{}, tensor::o_regs(half)(_, _, _, _), tensor::o_tiles(sQ)(t, _, _, _, _, c, 0));
     tessel::sm90::fence_proxy_async();
     tessel::sm90::bar_sync(1 + c, 128);

@@ -32,7 +32,7 @@
     tessel::gemm(mma::mma{}, a.tensor(), b.tensor(), acc.tensor());
     // P = acc in fp16, once every lane has read P.
     auto acc_h = tensor::acc_h();
-    tessel::convert_f16(acc.tensor(), acc_h.tensor());
+    tessel::convert<1>(acc.tensor(), acc_h.tensor());
     tessel_sync_warp();
     tessel::copy(copy::store_h{}, tensor::view_h(acc_h), tensor::c_s(sP)(t, _, _, _, _));
     tessel_sync_warp();

@@ -45,7 +45,7 @@
   // Mode 2: warp i's rows; C2 in fp16 into sA once every warp has read it, then out in chunks.
   auto c2 = product(tensor::a2(sA)(lane, _, _, _, _, warp), tensor::b2(sB)(lane, _, _, _, _, warp));
   auto c2_h = tensor::acc_h();
-  tessel::convert_f16(c2.tensor(), c2_h.tensor());
+  tessel::convert<1>(c2.tensor(), c2_h.tensor());
   tessel_sync_block();
   tessel::copy(copy::store_h{}, tensor::view_h(c2_h), tensor::c2_s(sA)(lane, _, _, _, _, warp));
   tessel_sync_block();

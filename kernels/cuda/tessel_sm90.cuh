@@ -163,18 +163,8 @@ __device__ __forceinline__ void bar_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
-// ---- output conversions (OUT: 0 fp32, 1 fp16, 2 bf16; round to nearest even)
-// Two values as the output type's bits, packed for 16-bit types (x in the low half: the lower
-// column first, as stmatrix stores a register's halves).
-template <int OUT> __device__ __forceinline__ b32 pack2(float x, float y) {
-  b32 d;
-  if constexpr (OUT == 1) {
-    asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(d) : "f"(y), "f"(x));
-  } else {
-    asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(d) : "f"(y), "f"(x));
-  }
-  return d;
-}
+// ---- output conversions (OUT: 0 fp32, 1 fp16, 2 bf16; round to nearest even): pack2 and convert
+// are tessel::'s (tessel_tensor.cuh).
 template <int OUT> __device__ __forceinline__ b32 bits(float x) {
   if constexpr (OUT == 0) {
     return __float_as_uint(x);
@@ -190,16 +180,6 @@ template <int OUT, class T> __device__ __forceinline__ void convert2(T* dst, flo
   } else {
     *reinterpret_cast<b32*>(dst) = pack2<OUT>(x, y);
   }
-}
-// dst[i] = src[i] in the 16-bit type OUT (1 fp16, 2 bf16), two values per 32-bit register: dst's
-// values i and i + 1 (i even) are the low and high halves of one register, the packing a wgmma
-// reads its register A operand in. The host proved that src[i] holds the element dst[i] stands
-// for (DeviceMma::retile_a_from_c, or the same C fragment in another type).
-template <int OUT, class S, class D> __device__ __forceinline__ void convert(const S& src, const D& dst) {
-  static_assert(OUT == 1 || OUT == 2, "tessel: convert to fp16 (1) or bf16 (2)");
-  static_assert(S::size() == D::size() && S::size() % 2 == 0, "tessel: convert pairs of values");
-#pragma unroll
-  for (int i = 0; i < (int)S::size(); i += 2) *reinterpret_cast<b32*>(&dst[i]) = pack2<OUT>(src[i], src[i + 1]);
 }
 // 2^x by the special function unit (PTX ISA ex2.approx.ftz.f32; subnormal results flush to 0).
 __device__ __forceinline__ float exp2_approx(float x) {

@@ -12,7 +12,20 @@ struct Underscore {};
 // A compile-time integer (a kernel body's consumer index, say): decltype(x)::value.
 template <int N> struct Int {
   static constexpr int value = N;
+  __host__ __device__ constexpr operator int() const { return N; }
 };
+// f(Int<I>{}) for every I in [B, E), in order, as straight-line code: a body's loop over a
+// compile-time trip count whose iterations hold unrolled copies and products (a k-slice loop
+// of an SGEMM), which NVVM's unroller, costing the loop before its inner loops fold, may
+// leave rolled under #pragma unroll. The binary split keeps the template depth at log2(E - B).
+template <int B, int E, class F> __device__ __forceinline__ void static_for(const F& f) {
+  if constexpr (E - B == 1) {
+    f(Int<B>{});
+  } else if constexpr (E - B > 1) {
+    static_for<B, B + (E - B) / 2>(f);
+    static_for<B + (E - B) / 2, E>(f);
+  }
+}
 
 __host__ __device__ constexpr int popcount(unsigned x) {
   int n = 0;
@@ -87,6 +100,13 @@ struct counting {
   __device__ __forceinline__ long long ref(long long o) const { return base + o; }
   __device__ __forceinline__ counting advance(long long o) const { return {base + o}; }
 };
+// A coordinate tensor the host proved below its bound everywhere (DeviceTensor::unchecked):
+// elem_less skips its comparison.
+struct always {
+  typedef bool value_type;
+  __device__ __forceinline__ bool ref(long long) const { return true; }
+  __device__ __forceinline__ always advance(long long) const { return {}; }
+};
 
 // wgmma matrix descriptors (PTX ISA "Matrix Descriptor Format"): element o is the descriptor
 // whose start field is lo + o (16-byte units; the host keeps every shared address below 2^18,
@@ -106,6 +126,8 @@ template <int TNSP> struct descriptors {
 };
 template <class E> struct is_smem { static constexpr bool value = false; };
 template <class T> struct is_smem<smem<T>> { static constexpr bool value = true; };
+template <class E> struct is_always { static constexpr bool value = false; };
+template <> struct is_always<always> { static constexpr bool value = true; };
 template <class E> struct is_rmem { static constexpr bool value = false; };
 template <class T> struct is_rmem<rmem<T>> { static constexpr bool value = true; };
 // The bit of the first mode of FREE (0 when FREE is empty: no mode is left).
@@ -429,7 +451,8 @@ __device__ __forceinline__ void copy_xor_order(const Atom& atom, const S& src, c
 // ---- the predicate of copy_if: elem_less(c0, b0, c1, b1, ...) holds for slice r of mode 0 when
 // the first element of slice r of every coordinate tensor c_i (an identity tensor partitioned
 // like the data) is below b_i (CuTe's elem_less of that element's coordinate and the shape). The
-// host proved that a slice lies below a bound or not as a whole (DeviceCopy::check_predicate).
+// host proved that a slice lies below a bound or not as a whole (DeviceCopy::check_predicate),
+// or, for a coordinate tensor emitted as `always`, that every slice does (DeviceTensor::unchecked).
 struct Everywhere {
   __device__ __forceinline__ bool operator()(long long) const { return true; }
 };
@@ -437,7 +460,13 @@ template <class C, class Next> struct ElemLess {
   C crd;
   long long bound;
   Next next;
-  __device__ __forceinline__ bool operator()(long long r) const { return crd.rest(r)[0] < bound && next(r); }
+  __device__ __forceinline__ bool operator()(long long r) const {
+    if constexpr (is_always<typename C::engine_type>::value) {
+      return next(r);  // every coordinate below the bound, proven on the host
+    } else {
+      return crd.rest(r)[0] < bound && next(r);
+    }
+  }
 };
 __device__ __forceinline__ Everywhere elem_less() { return {}; }
 template <class C, class... R> __device__ __forceinline__ auto elem_less(const C& crd, long long bound, const R&... rest) {
@@ -508,20 +537,32 @@ struct GroupedRaster {
   }
 };
 
-// convert_f16(src, dst): element i of dst (16-bit) is element i of src (fp32) rounded to fp16, to
-// nearest even, for i in 1-D order over the free modes; two at a time with one cvt.rn.f16x2.f32
-// (it puts its first source in the upper half, PTX ISA "cvt"), element i in the low half.
-template <class S, class D> __device__ __forceinline__ void convert_f16(const S& src, const D& dst) {
-  static_assert(S::size() == D::size(), "tessel: convert between tensors of different sizes");
-  static_assert(S::size() % 2 == 0, "tessel: convert_f16 converts pairs of elements");
-  static_assert(sizeof(typename D::value_type) == 2, "tessel: convert_f16 writes 16-bit elements");
-#pragma unroll
-  for (long long i = 0; i < S::size(); i += 2) {
-    b32 w;
-    asm("cvt.rn.f16x2.f32 %0, %2, %1;" : "=r"(w) : "f"((float)src[i]), "f"((float)src[i + 1]));
-    dst[i] = (b16)(w & 0xFFFFu);
-    dst[i + 1] = (b16)(w >> 16);
+// ---- conversions to a 16-bit type OUT (1 fp16, 2 bf16; round to nearest even).
+// Two values as OUT's bits packed into one register, x in the low half (cvt.rn.{f16,bf16}x2.f32
+// puts its first source in the upper half, PTX ISA "cvt"): the lower column first, as stmatrix
+// and a 32-bit store write a register's halves.
+template <int OUT> __device__ __forceinline__ b32 pack2(float x, float y) {
+  static_assert(OUT == 1 || OUT == 2, "tessel: pack to fp16 (1) or bf16 (2)");
+  b32 d;
+  if constexpr (OUT == 1) {
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(d) : "f"(y), "f"(x));
+  } else {
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(d) : "f"(y), "f"(x));
   }
+  return d;
+}
+// convert<OUT>(src, dst): dst[i] = src[i] in OUT for i in 1-D order over the free modes, two
+// values per 32-bit register: dst's values i and i + 1 (i even) are the low and high halves of
+// one register, the packing an MMA reads its register A operand in (one cvt per pair). dst is a
+// register fragment whose values i, i + 1 are adjacent (partition_fragment); the host proved
+// that src[i] holds the element dst[i] stands for (DeviceMma::retile_a_from_c, or the same C
+// fragment in another type).
+template <int OUT, class S, class D> __device__ __forceinline__ void convert(const S& src, const D& dst) {
+  static_assert(OUT == 1 || OUT == 2, "tessel: convert to fp16 (1) or bf16 (2)");
+  static_assert(S::size() == D::size() && S::size() % 2 == 0, "tessel: convert pairs of values");
+  static_assert(sizeof(typename D::value_type) == 2, "tessel: convert writes 16-bit elements");
+#pragma unroll
+  for (int i = 0; i < (int)S::size(); i += 2) *reinterpret_cast<b32*>(&dst[i]) = pack2<OUT>(src[i], src[i + 1]);
 }
 
 }  // namespace tessel

@@ -2,47 +2,10 @@
 //! status (never a panic) and prints exactly one line, starting with `error:`, on stderr. Bad
 //! arguments are refused before anything needs a GPU or NVRTC, so these run anywhere.
 
-use std::path::PathBuf;
-use std::process::Command;
+#[path = "../../tests/support/example_contract.rs"]
+mod contract;
 
-/// The example binary `name`, which `cargo test` builds next to the test binaries.
-fn example(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    let dir = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("target/<profile>/deps")
-        .join("examples");
-    let path = dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        path.is_file(),
-        "{} is not built: `cargo test` builds the examples (or `cargo build --examples`)",
-        path.display()
-    );
-    path
-}
-
-/// Runs `name ARGS`, which must fail by the contract; returns its `error:` line.
-fn failure(name: &str, args: &[&str]) -> String {
-    let out = Command::new(example(name))
-        .args(args)
-        .output()
-        .expect("the example runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let code = out.status.code();
-    assert!(
-        code.is_some_and(|c| c != 0 && c != 101),
-        "{name} {args:?}: status {code:?} (a panic is 101): {stderr}"
-    );
-    assert!(!stderr.contains("panicked"), "{name} {args:?}: {stderr}");
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "{name} {args:?}: {stderr:?}");
-    assert!(
-        lines[0].starts_with("error: "),
-        "{name} {args:?}: {stderr:?}"
-    );
-    lines[0].to_string()
-}
+use contract::failure;
 
 #[test]
 fn dump_ptx_refuses_an_unknown_kind_and_a_bad_extent() {

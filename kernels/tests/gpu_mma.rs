@@ -39,8 +39,14 @@ fn bench_mma_times_eight_kernels_and_predicts_their_conflicts() {
         ..BenchOptions::default()
     };
     let rows = mma_rows(&gpu, &opts, &mut Vec::new()).unwrap();
-    assert_eq!(rows.len(), 8);
-    for r in &rows {
+    // The memcpy_dtod reference first, then the eight kernels with their ratio to it.
+    assert_eq!(rows.len(), 9);
+    assert_eq!(
+        (rows[0].kernel.as_str(), rows[0].ratio),
+        ("memcpy_dtod", Some(1.0))
+    );
+    for r in &rows[1..] {
+        assert!(r.ratio.is_some_and(|x| x > 0.0), "{}", r.kernel);
         let p = r.predicted.unwrap();
         let excess = p.excess();
         assert_eq!(
@@ -57,6 +63,7 @@ fn bench_mma_times_eight_kernels_and_predicts_their_conflicts() {
     };
     let mut progress = Vec::new();
     let rows = mma_rows(&gpu, &profiled, &mut progress).unwrap();
+    assert_eq!(rows.len(), 8); // no reference when profiling
     assert!(rows.iter().all(|r| r.timing.is_none()));
     let text = String::from_utf8(progress).unwrap();
     assert_eq!(text.matches("predict mma_").count(), 8, "{text}");

@@ -82,30 +82,24 @@ fn the_ladder_verifies_then_times_every_rung() {
 #[test]
 #[ignore = "needs a GPU: run with TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test gpu_sgemm -- --ignored"]
 fn warp_tiling_options_at_ragged_and_whole_sizes() {
-    // The sweep's options beside the tuned rung's own: the A load run (row-major A reordered),
-    // fragment prefetch across the barrier, split tile loads, 4 x 8 interleaved lanes; every
-    // element checked at ragged sizes (bounds checks on) and at 512^3 (checks compiled out).
+    // The sweep's candidates beside the tuned rung: lanes not interleaved, 4 x 8 interleaved
+    // lanes without a launch bound, BK 8; every element checked at ragged sizes (bounds checks
+    // on) and at 512^3 (checks compiled out).
     let gpu = gpu();
     let tuned = WarpTiling::TUNED;
     let options = [
-        WarpTiling { a_run: 2, ..tuned },
         WarpTiling {
-            a_run: 2,
-            frag_prefetch: true,
-            ..tuned
-        },
-        WarpTiling {
-            split_loads: true,
+            lane_interleave: 1,
             ..tuned
         },
         WarpTiling {
             warps_m: 4,
             warps_n: 2,
             lanes_m: 4,
-            a_run: 2,
             min_blocks: None,
             ..tuned
         },
+        WarpTiling { bk: 8, ..tuned },
     ];
     for w in options {
         for (m, n, k) in [(257, 129, 67), (132, 260, 36), (512, 512, 512)] {

@@ -251,3 +251,145 @@ fn global_tensors_with_run_time_strides_hold_them() {
     assert!(text.contains("st.global.f32"), "{text}");
     assert!(!text.contains(".local"), "local memory:\n{text}");
 }
+
+#[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
+fn a_strided_register_view_stores_the_registers_its_layout_names() {
+    if !nvrtc_or_skip("strided_view") {
+        return;
+    }
+    // One thread stores a 4 x 4 row-major tile, a row (4 consecutive floats) per 128-bit store,
+    // from a column-major fragment: register r + 4 c holds element (r, c), so one store's 4
+    // values are registers r, r + 4, r + 8, r + 12 (the view's mode 0 has stride 4).
+    let atom = copy_atom("UniversalCopy<uint128_t>")
+        .unwrap()
+        .typed(32)
+        .unwrap();
+    let st = DeviceCopy::new(
+        "st",
+        make_tiled_copy(
+            &atom,
+            &"(1,1):(0,0)".parse().unwrap(),
+            &"(4,4):(4,1)".parse().unwrap(),
+        )
+        .unwrap(),
+    );
+    let out = DeviceTensor::global(CType::F32, "(4,4):(4,1)".parse().unwrap());
+    let d = st.partition_d(&out).unwrap();
+    let frag = DeviceTensor::fragment(CType::F32, &"(1,4,4)".parse().unwrap()).unwrap();
+    let view = st.retile_s(&frag).unwrap();
+    assert_eq!(view.layout().layout().mode(0).unwrap().to_string(), "4:4");
+    let body = "auto r = tensor::frag();\n  \
+                for (int i = 0; i < 16; ++i) r.r[i] = (float)i;\n  \
+                tessel::copy(copy::st{}, tensor::view(r), tensor::d(out)(0, _, _, _, _));\n";
+    let k = KernelBuilder::new("strided_view", body)
+        .tiled_copy(&st)
+        .tensor("frag", &frag)
+        .tensor("view", &view)
+        .tensor("d", &d)
+        .param(Param::output("out", CType::F32.into()).len(16))
+        .threads(1)
+        .build()
+        .unwrap_or_else(|e| panic!("{e}\n{d}\n{view}"));
+    let text = ptx(&k, Arch::new(8, 0).unwrap());
+    // The stores, in order: row r stores the registers r, r + 4, r + 8, r + 12, whose values the
+    // compiler folds into immediates (`mov.u32 %rN, BITS;`, the float's bits).
+    let mut immediates = std::collections::BTreeMap::new();
+    for line in text.lines() {
+        let t = line.trim().trim_end_matches(';');
+        if let Some(rest) = t.strip_prefix("mov.u32") {
+            if let Some((reg, value)) = rest.split_once(',') {
+                if let Ok(v) = value.trim().parse::<u32>() {
+                    immediates.insert(reg.trim().to_string(), f32::from_bits(v));
+                }
+            }
+        }
+    }
+    let stores: Vec<Vec<f32>> = text
+        .lines()
+        .filter(|l| l.contains("st.global.v4"))
+        .map(|l| {
+            let regs = &l[l.find('{').unwrap() + 1..l.find('}').unwrap()];
+            regs.split(',')
+                .map(|r| immediates.get(r.trim()).copied().unwrap_or(0.0))
+                .collect()
+        })
+        .collect();
+    let want: Vec<Vec<f32>> = (0..4)
+        .map(|r| (0..4).map(|c| (r + 4 * c) as f32).collect())
+        .collect();
+    assert_eq!(stores, want, "{text}");
+}
+
+#[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
+fn copy_if_reads_its_predicates_once_per_atom_call_and_drops_proven_ones() {
+    // 64 threads copy a 64 x 16 fp32 tile, 4 consecutive floats (one 128-bit vector) each, of
+    // a 60 x 16 matrix stored in 64 rows: rows 60..64 are beyond it. The predicate is the row
+    // coordinate below 60, read once per vector.
+    let atom = copy_atom("UniversalCopy<uint128_t>")
+        .unwrap()
+        .typed(32)
+        .unwrap();
+    let load = DeviceCopy::new(
+        "load",
+        make_tiled_copy(
+            &atom,
+            &"(16,4):(4,1)".parse().unwrap(),
+            &"(1,4):(0,1)".parse().unwrap(),
+        )
+        .unwrap(),
+    );
+    let g = DeviceTensor::global(CType::F32, "(64,16):(16,1)".parse().unwrap());
+    let s = load.partition_s(&g).unwrap();
+    let rows = load
+        .partition_s(&DeviceTensor::identity(&[64, 16], 0).unwrap())
+        .unwrap();
+    load.check_predicate(&rows, 60).unwrap();
+    // A column bound inside a vector cannot be read at its first value: refused.
+    let cols = load
+        .partition_s(&DeviceTensor::identity(&[64, 16], 1).unwrap())
+        .unwrap();
+    let err = load.check_predicate(&cols, 14).unwrap_err();
+    assert!(err.to_string().contains("straddle"), "{err}");
+    // Every row below 64 is not every row below 60: the host refuses to drop the check.
+    assert!(rows.unchecked(60).is_err());
+    let whole = rows.unchecked(64).unwrap();
+    if !nvrtc_or_skip("copy_if") {
+        return;
+    }
+    let r = s.fragment_like(1..s.rank()).unwrap();
+    let body = "auto frag = tensor::r();\n  frag.fill(0.f);\n  \
+                tessel::copy_if(copy::load{}, tessel::elem_less(tensor::p()(threadIdx.x, _, _, _, _), 60),\n  \
+                                tensor::s(in)(threadIdx.x, _, _, _, _), frag.tensor());\n  \
+                for (int i = 0; i < 16; ++i) out[16 * threadIdx.x + i] = frag.r[i];\n";
+    let kernel = |pred: &DeviceTensor| {
+        KernelBuilder::new("pred", body)
+            .tiled_copy(&load)
+            .tensor("s", &s)
+            .tensor("r", &r)
+            .tensor("p", pred)
+            .param(Param::input("in", CType::F32.into()).len(64 * 16))
+            .param(Param::output("out", CType::F32.into()).len(64 * 16))
+            .threads(64)
+            .build()
+            .unwrap()
+    };
+    let checked = ptx(&kernel(&rows), Arch::new(8, 0).unwrap());
+    let plain = ptx(&kernel(&whole), Arch::new(8, 0).unwrap());
+    let loads = |t: &str| {
+        t.lines()
+            .filter(|l| l.contains("ld.global.nc.v4") || l.contains("ld.global.v4"))
+            .count()
+    };
+    // 16 floats per thread: 4 vectors, rows 0..16, 16..32, 32..48, 48..64 of the thread.
+    assert_eq!((loads(&checked), loads(&plain)), (4, 4), "{checked}");
+    assert!(checked.contains("setp."), "{checked}");
+    assert!(!plain.contains("setp."), "{plain}");
+}

@@ -319,12 +319,50 @@ fn gmma_operands_match_cute_arch() {
 }
 
 #[test]
+fn universal_fma_matches_cute_traits_and_the_ptx_isa() {
+    // CuTe include/cute/atom/mma_traits.hpp (CUTLASS v4.2.1), MMA_Traits<UniversalFMA<D,A,B,C>>:
+    // Shape_MNK = Shape<_1,_1,_1>, ThrID = Layout<_1>, ALayout = BLayout = CLayout =
+    // Layout<Shape<_1,_1>> (compact, so the extent-1 modes have stride 0).
+    let m = mma_atom("UniversalFMA<float,float,float,float>").unwrap();
+    assert_eq!(m.shape_mnk(), [1, 1, 1]);
+    assert_eq!(m.thr_id().to_string(), "1:0");
+    for l in [m.a_layout(), m.b_layout(), m.c_layout()] {
+        assert_eq!(l.to_string(), "(1,1):(0,0)");
+    }
+    assert_eq!(
+        (m.a_type(), m.b_type(), m.c_type()),
+        (ValueType::F32, ValueType::F32, ValueType::F32)
+    );
+    assert_eq!(
+        (m.a_source(), m.b_source()),
+        (OperandSource::Registers, OperandSource::Registers)
+    );
+    // include/cute/arch/mma.hpp: UniversalFMA::fma(d, a, b, c) with D/A/B/CRegisters = T[1];
+    // PTX ISA, "fma": fma.rn.f32 d, a, b, c computes d = a * b + c rounded once.
+    assert_eq!(m.asm_template(), "fma.rn.f32 %0, %1, %2, %3;");
+    let roles: Vec<(&str, u32, String)> = m
+        .operands()
+        .iter()
+        .map(|o| (o.role, o.count, o.constraint_string()))
+        .collect();
+    assert_eq!(
+        roles,
+        [
+            ("d", 1, "=f".to_string()),
+            ("a", 1, "f".to_string()),
+            ("b", 1, "f".to_string()),
+            ("c", 1, "f".to_string())
+        ]
+    );
+}
+
+#[test]
 fn mma_names_round_trip_and_unknown_names_are_errors() {
     let names = mma_atom_names();
-    // 8 SM70 (2 types x TN/NT/NN/TT), 6 SM80, 32 N x 3 types x SS/RS of 16-bit GMMA, 32 N x 8
+    // UniversalFMA, 8 SM70 (2 types x TN/NT/NN/TT), 6 SM80, 32 N x 3 types x SS/RS of 16-bit GMMA, 32 N x 8
     // types x SS/RS of FP8 GMMA (mma_traits_sm90_gmma.hpp lists N = 8, 16, 32, 64, 96, 128, 192,
     // 256, mma_traits_sm90_gmma_ext.hpp the other multiples of 8).
-    assert_eq!(names.len(), 8 + 6 + 192 + 512);
+    assert_eq!(names.len(), 1 + 8 + 6 + 192 + 512);
     for name in &names {
         assert_eq!(mma_atom(name).unwrap().name(), name);
     }

@@ -388,3 +388,70 @@ fn the_sm70_tiled_mmas_of_cute_docs() {
     c.sort_unstable();
     assert_eq!(c, (0..1024).collect::<Vec<_>>());
 }
+
+#[test]
+fn universal_fma_tiles_place_values_by_their_permutations() {
+    // CuTe examples/cute/tutorial/sgemm_2.cu (CUTLASS v4.2.1): make_tiled_mma(UniversalFMA,
+    // Layout<Shape<_16,_16,_1>>) is a 16 x 16 grid of one-thread atoms, thread t = m + 16 n
+    // (column-major atom layout). Without a permutation, thread (tm, tn) of a 128 x 128 tile
+    // owns rows tm + 16 i and columns tn + 16 j (the atom tile repeats); a permutation P of a
+    // mode moves coordinate x of the tiled MMA to P(x) (0t_mma_atom.md), here the rows
+    // 8 tm + i of (16,8):(8,1).
+    let fma = mma_atom("UniversalFMA<float,float,float,float>").unwrap();
+    let c: Layout = l("(128,128):(1,128)");
+    let plain = make_tiled_mma(&fma, &l("(16,16):(1,16)"), &[]).unwrap();
+    let perm = l("(16,8):(8,1)");
+    let permuted = make_tiled_mma(&fma, &l("(16,16):(1,16)"), &[Some(perm.clone())]).unwrap();
+    assert_eq!(
+        (plain.threads(), permuted.tile_size(0).unwrap()),
+        (256, 128)
+    );
+    for t in 0..256 {
+        let (tm, tn) = (t % 16, t / 16);
+        for (mma, row) in [
+            (
+                &plain,
+                Box::new(|i: i64| tm + 16 * i) as Box<dyn Fn(i64) -> i64>,
+            ),
+            (
+                &permuted,
+                Box::new(|i: i64| perm.offset(tm + 16 * i).unwrap()),
+            ),
+        ] {
+            let (p, off) = mma.get_slice(t).unwrap().partition_c(&c).unwrap();
+            assert_eq!(p.shape().to_string(), "(1,8,8)");
+            for j in 0..8 {
+                for i in 0..8 {
+                    let want = row(i) + 128 * (tn + 16 * j);
+                    assert_eq!(off + p.offset(i + 8 * j).unwrap(), want, "t{t} ({i},{j})");
+                }
+            }
+        }
+    }
+    // A hierarchical atom layout (warps of interleaved lanes, as CUTLASS's SIMT GEMMs): the
+    // M threads (lm, wm) = (8, 2) and N threads (ln0, ln1, wn) = (2, 2, 4) at thread indices
+    // ln0 + 2 lm + 16 ln1 + 32 wm + 64 wn; rows 4 lm + 64 wm + e + 32 r (permutation
+    // (8,2,4,2):(4,64,1,32) of x = lm + 8 wm + 16 (e + 4 r)).
+    let atoms = l("((8,2),(2,2,4)):((2,32),(1,16,64))");
+    let pm = l("(8,2,4,2):(4,64,1,32)");
+    let pn = l("(4,4,4,2):(4,32,1,16)");
+    let warp = make_tiled_mma(&fma, &atoms, &[Some(pm), Some(pn)]).unwrap();
+    for t in 0..256 {
+        let (lane, w) = (t % 32, t / 32);
+        let (ln0, lm, ln1) = (lane % 2, (lane / 2) % 8, lane / 16);
+        let (wm, wn) = (w % 2, w / 2);
+        let ln = ln0 + 2 * ln1;
+        let (p, off) = warp.get_slice(t).unwrap().partition_c(&c).unwrap();
+        for j in 0..8 {
+            for i in 0..8 {
+                let m = 4 * lm + 64 * wm + i % 4 + 32 * (i / 4);
+                let n = 4 * ln + 32 * wn + j % 4 + 16 * (j / 4);
+                assert_eq!(
+                    off + p.offset(i + 8 * j).unwrap(),
+                    m + 128 * n,
+                    "t{t} ({i},{j})"
+                );
+            }
+        }
+    }
+}

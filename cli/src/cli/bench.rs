@@ -55,7 +55,8 @@ tensor-core GEMM against the CPU and cuBLAS and times both (default 4096^3 and 8
 runs N^3; on sm_90 GPUs it adds the Hopper GEMM (TMA + wgmma) in four input/output type pairs, \
 each next to cuBLAS with the same types). 'mma' verifies and times the four tensor-core swizzle problems (ldmatrix + \
 mma.sync on 16x16 fp16 tiles, swizzles chosen by synthesis) and their unswizzled twins, over a \
-grid of N independent problems (--size N, default 32768), with the predicted excess shared-memory \
+grid of N independent problems (--size N, default 32768; up to 1024 of them, spread over the grid, \
+checked against the CPU), next to cudaMemcpy, with the predicted excess shared-memory \
 wavefronts. 'attention' verifies (64 rows per shape against an f64 CPU reference) and times the \
 FlashAttention forward kernel on sm_90 over --seqlen (default 512 to 16384; batch 16384 / S, heads \
 2048 / D), --head-dim (64, 128, 256), --causal and --attn-dtype (fp16, bf16), in TFLOP/s counting \

@@ -137,7 +137,7 @@ impl AttnPlan {
 
 /// The register A operand of a wgmma takes its 16-bit values two per 32-bit register, atom by
 /// atom: the fragment's values `2 w` and `2 w + 1` must be registers `2 w'` and `2 w' + 1`
-/// (the low and high halves `tessel::sm90::convert` packs), and one atom's values consecutive
+/// (the low and high halves `tessel::convert` packs), and one atom's values consecutive
 /// registers (what the generated wgmma call passes as `a.ptr()`).
 fn check_pairs(frag: &DeviceTensor) -> GpuResult<()> {
     let layout = frag.layout();

@@ -580,6 +580,14 @@ impl KernelBuilder {
             if let Some((n, p)) = direct {
                 return Some((p.namespace(), n.as_str()));
             }
+            // A tensor's layout type (`tensor::NAME_layout::cosize` sizes a shared buffer).
+            if let Some(base) = name.strip_suffix("_layout").filter(|_| ns == "tensor") {
+                return self
+                    .pieces
+                    .iter()
+                    .find(|(n, p)| n == base && matches!(p, Piece::Tensor(_)))
+                    .map(|(n, p)| (p.namespace(), n.as_str()));
+            }
             let base = name.strip_suffix("_crd")?;
             self.pieces
                 .iter()

@@ -6,7 +6,9 @@ use tessel_layout::ComposedLayout;
 use tessel_layout::atom::{CopyAtom, Direction, SmemAccess};
 use tessel_layout::tiled::TiledCopy;
 
-use super::check::{check_register_runs, check_runs, check_threads};
+use super::check::{
+    RegisterSide, check_hand_over, check_register_runs, check_runs, check_threads, identities,
+};
 use super::tensor::{DeviceTensor, Origin, Space, from_modes};
 use crate::error::{GpuError, GpuResult};
 
@@ -255,9 +257,65 @@ impl DeviceCopy {
                 view.extents()[0]
             )));
         }
-        // The atom takes one call's registers as consecutive words from the first.
-        check_register_runs(&self.name, &view, values)?;
+        // An instruction atom takes one call's registers as consecutive words from the first; a
+        // `UniversalCopy` gathers them element by element through the view's layout.
+        if self.atom().asm_template().is_some() {
+            check_register_runs(&self.name, &view, values)?;
+        }
         Ok(view)
+    }
+
+    /// Checks a register staging: this copy writes the registers of `fragment` (through `view`,
+    /// its [`retile_d`](Self::retile_d) or the fragment itself) and `next` reads them (through
+    /// `next_view`, its [`retile_s`](Self::retile_s) of the fragment), both over the tile of
+    /// extents `shape`: for every thread, `next` finds in every register the element this copy
+    /// put there. Two copies of one tile with different atoms (a 128-bit global load, scalar
+    /// shared stores) order each thread's values by their own atoms; a mismatch is a build
+    /// error, not a transposed tile.
+    ///
+    /// ```
+    /// use tessel_kernels::{kernel::CType, layer::{DeviceCopy, DeviceTensor}};
+    /// use tessel_layout::{atom::copy_atom, tiled::make_tiled_copy};
+    /// let (thr, val) = ("(8,4):(4,1)".parse().unwrap(), "(1,4):(0,1)".parse().unwrap());
+    /// let v4 = copy_atom("UniversalCopy<uint128_t>").unwrap().typed(32).unwrap();
+    /// let v1 = copy_atom("UniversalCopy<uint32_t>").unwrap().typed(32).unwrap();
+    /// let load = DeviceCopy::new("load", make_tiled_copy(&v4, &thr, &val).unwrap());
+    /// let store = DeviceCopy::new("store", make_tiled_copy(&v1, &thr, &val).unwrap());
+    /// let g = load.partition_s(&DeviceTensor::global(CType::F32, "(8,16):(16,1)".parse().unwrap())).unwrap();
+    /// let regs = g.fragment_like(1..g.rank()).unwrap().group(&[&[0, 1], &[2], &[3]]).unwrap();
+    /// let seen = store.retile_s(&regs).unwrap();
+    /// load.check_relay(&regs, &store, &seen, &regs, &[8, 16]).unwrap();
+    /// ```
+    pub fn check_relay(
+        &self,
+        view: &DeviceTensor,
+        next: &DeviceCopy,
+        next_view: &DeviceTensor,
+        fragment: &DeviceTensor,
+        shape: &[i64],
+    ) -> GpuResult<()> {
+        let threads = self.tiled.threads();
+        if next.tiled().threads() != threads {
+            return Err(self.err(format!(
+                "the copy {} has {} threads, this one {threads}",
+                next.name(),
+                next.tiled().threads()
+            )));
+        }
+        let (rows, cols) = identities(shape)?;
+        let writer = RegisterSide {
+            name: format!("the copy {}", self.name),
+            rows: self.partition_d(&rows)?,
+            cols: self.partition_d(&cols)?,
+            regs: view,
+        };
+        let reader = RegisterSide {
+            name: format!("the copy {}", next.name()),
+            rows: next.partition_s(&rows)?,
+            cols: next.partition_s(&cols)?,
+            regs: next_view,
+        };
+        check_hand_over(&writer, &reader, threads, fragment.cosize()?)
     }
 
     /// The C++ statement(s) of one atom call, `s` and `d` being the slices of mode 0 (the

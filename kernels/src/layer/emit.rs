@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use super::copy::{DeviceCopy, Side};
 use super::mma::DeviceMma;
-use super::tensor::{DeviceTensor, Space};
+use super::tensor::{Bound, DeviceTensor, Space};
 use crate::emit::composed_fns;
 use crate::error::GpuResult;
 use crate::kernel::atom::{copy_atom_fn, mma_atom_fn};
@@ -207,11 +207,14 @@ pub(crate) fn tensor_decl(name: &str, t: &DeviceTensor) -> GpuResult<String> {
             );
         }
         Space::Coord => {
+            let (engine, init) = match t.bound() {
+                Bound::None => ("tessel::counting", "0".to_string()),
+                Bound::Always => ("tessel::always", String::new()),
+            };
             let _ = writeln!(
                 out,
-                "__device__ __forceinline__ tessel::Tensor<tessel::counting, {lay}> {name}() {{ \
-                 return tessel::make_tensor<tessel::counting, \
-                 {lay}>(tessel::counting{{0}}); }}"
+                "__device__ __forceinline__ tessel::Tensor<{engine}, {lay}> {name}() {{ return \
+                 tessel::make_tensor<{engine}, {lay}>({engine}{{{init}}}); }}"
             );
         }
     }

@@ -318,7 +318,10 @@ impl DeviceMma {
                     return Err(self.err(format!("operand {other} of {}", atom.name())));
                 }
             };
-            args.push(if op.direction == Direction::In {
+            args.push(if op.direction == Direction::In && op.count == 1 {
+                // One read-only register is passed by value (kernel::atom's convention).
+                format!("*reinterpret_cast<const {ty}*>({src}.ptr())")
+            } else if op.direction == Direction::In {
                 format!("reinterpret_cast<const {ty}*>({src}.ptr())")
             } else {
                 format!("reinterpret_cast<{ty}*>({src}.ptr())")

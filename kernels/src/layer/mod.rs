@@ -29,8 +29,8 @@
 //!
 //! Partitions keep the partitioner's threads as mode 0 (`(thread, values, ...)`), so a body
 //! slices the thread of its choice (`threadIdx.x`, or the thread's index in its warpgroup).
-//! `tessel::convert_f16` rounds an fp32 fragment to fp16 two values per instruction
-//! (`cvt.rn.f16x2.f32`).
+//! `tessel::convert<OUT>` rounds an fp32 fragment to fp16 (`OUT` 1) or bf16 (2) two values per
+//! instruction (`cvt.rn.f16x2.f32`, `cvt.rn.bf16x2.f32`), the pair in one register.
 //!
 //! Addresses cost what a hand-written kernel's do. Slicing a tensor in memory whose layout has
 //! no swizzle moves the fixed coordinates into its pointer (CuTe's slicing), so the thread's and
@@ -42,6 +42,14 @@
 //! the base for every coordinate of the other hoisted modes (a k step's, say), and each access
 //! adds its terms (constants in unrolled loops, a pipeline stage) instead of applying the
 //! swizzle again. [`DeviceOffset`] computes offsets as the emitted code does, for CPU replays.
+//!
+//! A tensor tiled past the end of its data (a problem that is not whole tiles) is guarded by
+//! coordinate tensors ([`DeviceTensor::identity`], one coordinate each) partitioned like it:
+//! `tessel::copy_if(copy::X{}, tessel::elem_less(c_rows, M, c_cols, N), src, dst)` reads each at
+//! the first value of an atom call ([`DeviceCopy::check_predicate`] proves that exact). Where the
+//! host proves every coordinate below its bound ([`DeviceTensor::unchecked`]) the comparison is
+//! left out and `copy_if` compiles to `copy`. A shared buffer is sized by its tensor:
+//! `__shared__ float s[tensor::NAME_layout::cosize];`.
 //!
 //! ```
 //! use tessel_kernels::{kernel::{CType, KernelBuilder, Param}, layer::{DeviceCopy, DeviceTensor}};
@@ -83,4 +91,4 @@ pub use copy::DeviceCopy;
 pub use gmma::DescriptorBase;
 pub use mma::DeviceMma;
 pub use split::DeviceOffset;
-pub use tensor::{DeviceTensor, Origin, Space};
+pub use tensor::{Bound, DeviceTensor, Origin, Space};

@@ -83,6 +83,18 @@ pub struct DeviceTensor {
     /// The layout with its run-time strides ([`DeviceTensor::global_strided`]); `layout` then
     /// holds its shape (the run-time strides as 0).
     runtime: Option<SymLayout>,
+    bound: Bound,
+}
+
+/// What `tessel::elem_less` does with a coordinate tensor: compare it with its bound at run
+/// time, or nothing (the host proved every coordinate below the bound).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Bound {
+    /// The coordinate (an identity tensor), compared where `elem_less` reads it; also every
+    /// tensor that is not a coordinate tensor.
+    None,
+    /// Every coordinate below the bound ([`DeviceTensor::unchecked`]): `elem_less` skips it.
+    Always,
 }
 
 /// The layout whose top-level modes are `modes`, in order.
@@ -98,6 +110,7 @@ impl DeviceTensor {
             layout,
             origin: Origin::Plain,
             runtime: None,
+            bound: Bound::None,
         }
     }
 
@@ -277,7 +290,48 @@ impl DeviceTensor {
             layout: ComposedLayout::new(Vec::new(), first, layout),
             origin,
             runtime: None,
+            bound: Bound::None,
         }
+    }
+
+    /// The coordinate tensor with its comparison removed: `tessel::elem_less(t, bound, ...)`
+    /// holds everywhere without reading it. The host proves it first: every coordinate of the
+    /// tensor (after its partitions and slices, its largest offset) lies below `bound`. A kernel
+    /// declares this when the problem is whole tiles, and `copy_if` becomes `copy`.
+    ///
+    /// ```
+    /// use tessel_kernels::layer::{Bound, DeviceTensor};
+    /// let rows = DeviceTensor::identity(&[128, 16], 0).unwrap();
+    /// assert_eq!(rows.unchecked(128).unwrap().bound(), Bound::Always);
+    /// let err = rows.unchecked(100).unwrap_err();
+    /// assert!(err.to_string().contains("coordinate 127 is not below the bound 100"), "{err}");
+    /// ```
+    pub fn unchecked(&self, bound: i64) -> GpuResult<DeviceTensor> {
+        if self.space != Space::Coord || self.bound != Bound::None {
+            return Err(GpuError::InvalidArgument(format!(
+                "unchecked: {self} is not a coordinate tensor (DeviceTensor::identity)"
+            )));
+        }
+        let (_, max) = self.layout.value_range()?;
+        if max >= bound {
+            return Err(GpuError::InvalidArgument(format!(
+                "unchecked: coordinate {max} is not below the bound {bound}, so the comparison \
+                 with {self} is not true everywhere"
+            )));
+        }
+        let mut t = self.clone();
+        t.bound = Bound::Always;
+        Ok(t)
+    }
+
+    /// What a coordinate tensor's elements are ([`Bound::None`] for every other tensor).
+    ///
+    /// ```
+    /// use tessel_kernels::layer::{Bound, DeviceTensor};
+    /// assert_eq!(DeviceTensor::identity(&[4], 0).unwrap().bound(), Bound::None);
+    /// ```
+    pub fn bound(&self) -> Bound {
+        self.bound
     }
 
     /// Where the elements live.
@@ -445,6 +499,7 @@ impl DeviceTensor {
             layout,
             origin,
             runtime: None,
+            bound: self.bound,
         }
     }
 
@@ -546,15 +601,16 @@ impl DeviceTensor {
 
 impl fmt::Display for DeviceTensor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.runtime {
-            Some(l) => write!(f, "{} tensor of {} {l}", self.space, self.elem.name()),
-            None => write!(
+        match (&self.runtime, self.bound) {
+            (Some(l), _) => write!(f, "{} tensor of {} {l}", self.space, self.elem.name()),
+            (None, Bound::None) => write!(
                 f,
                 "{} tensor of {} {}",
                 self.space,
                 self.elem.name(),
                 self.layout
             ),
+            (None, Bound::Always) => write!(f, "coordinates (below their bound) {}", self.layout),
         }
     }
 }

@@ -33,7 +33,7 @@ use crate::layer::{DeviceCopy, DeviceTensor};
 /// The body of problem 1.
 ///
 /// ```
-/// assert!(tessel_kernels::mma::power::BODY.contains("tessel::convert_f16(acc.tensor()"));
+/// assert!(tessel_kernels::mma::power::BODY.contains("tessel::convert<1>(acc.tensor()"));
 /// ```
 pub const BODY: &str = include_str!("../../cuda/mma_power.cu");
 

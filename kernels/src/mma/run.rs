@@ -2,8 +2,9 @@
 //!
 //! Each run uploads random fp16 inputs in `[-0.5, 0.5)` ([`super::host::random_f16`]) for a
 //! grid of independent problems (one block each), poisons the outputs, launches once, downloads
-//! and compares every problem with the CPU reference within its error bound
-//! ([`super::host`]); then, when asked, times `repeats` launches with CUDA events. One timing
+//! and compares problems with the CPU reference within their error bound ([`super::host`]):
+//! every problem up to [`VERIFIED`] of them, else [`VERIFIED`] spread evenly over the grid and
+//! the last ([`verified`]); then, when asked, times `repeats` launches with CUDA events. One timing
 //! covers one launch: every problem's global loads, shared-memory traffic, tensor-core products
 //! and global stores.
 //!
@@ -32,6 +33,31 @@ use crate::error::{GpuError, GpuResult};
 use crate::exec::{alloc, download, poison};
 use crate::kernel::{Arg, Kernel};
 use crate::timing::Timing;
+
+/// How many problems of a grid [`MmaKernel::run`] compares with the CPU reference at most (plus
+/// the last): the reference of a problem costs far more on the CPU than the kernel on the GPU
+/// (problem 3's is 32 products of 16 x 16 x 16 with their error bounds), so checking every one of
+/// `tessel bench mma`'s 32768 took minutes.
+///
+/// ```
+/// assert_eq!(tessel_kernels::mma::run::VERIFIED, 1024);
+/// ```
+pub const VERIFIED: usize = 1024;
+
+/// Whether [`MmaKernel::run`] verifies problem `q` of `problems`: all of them up to
+/// [`VERIFIED`], else every `problems / VERIFIED`-th (rounded up) and the last, so that the
+/// first and last blocks and blocks spread over the whole grid are compared.
+///
+/// ```
+/// use tessel_kernels::mma::run::verified;
+/// assert!((0..100).all(|q| verified(q, 100)));
+/// let checked: Vec<usize> = (0..32768).filter(|&q| verified(q, 32768)).collect();
+/// assert_eq!((checked.len(), checked[1], *checked.last().unwrap()), (1025, 32, 32767));
+/// ```
+pub fn verified(q: usize, problems: usize) -> bool {
+    let stride = problems.div_ceil(VERIFIED).max(1);
+    q.is_multiple_of(stride) || q + 1 == problems
+}
 
 /// The power `n` of problem 1 in `tessel bench mma` and the GPU tests.
 ///
@@ -194,8 +220,8 @@ impl MmaKernel {
         per * self.problems()
     }
 
-    /// Uploads random inputs, launches once, verifies every problem against the CPU reference
-    /// within its error bound, and (with `timing = Some((warmup, repeats))`) times launches on
+    /// Uploads random inputs, launches once, verifies problems against the CPU reference within
+    /// their error bound (every one up to [`VERIFIED`], else a spread: [`verified`]), and (with `timing = Some((warmup, repeats))`) times launches on
     /// the same buffers.
     ///
     /// ```
@@ -225,7 +251,11 @@ impl MmaKernel {
                 ])?;
                 gpu.synchronize()?;
                 let got = download(gpu, &out)?;
+                let n = a.len() / 256;
                 for (q, (ai, gi)) in a.chunks(256).zip(got.chunks(256)).enumerate() {
+                    if !verified(q, n) {
+                        continue;
+                    }
                     let (want, bound) = power_reference(ai, plan.n)?;
                     let f = |x: &[f16]| x.iter().map(|v| v.to_f32()).collect::<Vec<_>>();
                     expect_close(&format!("{name} problem {q}"), &f(gi), &f(&want), &bound)?;
@@ -244,7 +274,11 @@ impl MmaKernel {
                 loaded.launch(&mut [Arg::input(&src), Arg::output(&mut out)])?;
                 gpu.synchronize()?;
                 let got = floats(download(gpu, &out)?);
+                let n = m.len() / 512;
                 for (q, (mi, gi)) in m.chunks(512).zip(got.chunks(256)).enumerate() {
+                    if !verified(q, n) {
+                        continue;
+                    }
                     let (want, bound) = super::pair::reference(mi);
                     expect_close(&format!("{name} problem {q}"), gi, &want, &bound)?;
                 }
@@ -278,7 +312,8 @@ impl MmaKernel {
                     C2Buffer::F32(c) => floats(download(gpu, c)?),
                     C2Buffer::F16(c) => download(gpu, c)?.iter().map(|x| x.to_f32()).collect(),
                 };
-                for q in 0..a.len() / 4096 {
+                let n = a.len() / 4096;
+                for q in (0..n).filter(|&q| verified(q, n)) {
                     let r = q * 4096..(q + 1) * 4096;
                     let (w1, b1, w2, b2) = plan.kind.reference(&a[r.clone()], &b[r.clone()]);
                     expect_close(&format!("{name} problem {q} C1"), &g1[r.clone()], &w1, &b1)?;
@@ -316,21 +351,54 @@ fn floats(bits: Vec<u32>) -> Vec<f32> {
     bits.into_iter().map(f32::from_bits).collect()
 }
 
-/// `tessel bench mma`: every problem, swizzled then plain, over `opts.sizes[0].0` problems
-/// (blocks) per launch: verified, then timed (`opts.repeats`; with `opts.profile` launched once,
-/// untimed, and the predictions printed as `predict NAME ld=.. ld_ideal=.. st=.. st_ideal=..`
-/// lines for `scripts/ncu_conflicts.sh`). Row size: `(problems, 1)`.
+/// `tessel bench mma`: the `memcpy_dtod` reference (timed on 8192 fp16 per problem; left out
+/// with `opts.profile`), then every problem, swizzled then plain, over `opts.sizes[0].0`
+/// problems (blocks) per launch: verified ([`verified`]), then timed (`opts.repeats`; with
+/// `opts.profile` launched once, untimed, and the predictions printed as `predict NAME ld=..
+/// ld_ideal=.. st=.. st_ideal=..` lines for `scripts/ncu_conflicts.sh`), the ratio its GB/s over
+/// memcpy's. Row size: `(problems, 1)`.
 ///
 /// ```
 /// use tessel_kernels::{bench::BenchOptions, mma::run::mma_rows};
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
 /// let opts = BenchOptions { sizes: vec![(256, 1)], repeats: 2, ..BenchOptions::default() };
 /// let rows = mma_rows(&gpu, &opts, &mut Vec::new()).unwrap();
-/// assert_eq!(rows.len(), 8);
+/// assert_eq!(rows.len(), 9);
+/// assert_eq!(rows[0].kernel, "memcpy_dtod");
 /// ```
 pub fn mma_rows(gpu: &Gpu, opts: &BenchOptions, progress: &mut dyn Write) -> GpuResult<Vec<Row>> {
     let problems = opts.sizes.first().map_or(1 << 15, |s| s.0);
     let mut rows = Vec::new();
+    // The reference, as in the other kernel suites: cuMemcpyDtoD timed on a buffer of problem
+    // 3's inputs (8192 fp16 per problem); each kernel's ratio is its GB/s over memcpy's.
+    let base_gbps = if opts.profile {
+        None
+    } else {
+        let len = usize::try_from(problems)
+            .ok()
+            .and_then(|p| p.checked_mul(8192))
+            .ok_or_else(|| GpuError::InvalidArgument(format!("mma: {problems} problems")))?;
+        let mut src = alloc::<f16>(gpu, len)?;
+        poison(gpu, &mut src)?;
+        let mut dst = alloc::<f16>(gpu, len)?;
+        io(writeln!(progress, "[mma {problems}] timing memcpy_dtod"))?;
+        let t = crate::timing::time_events(gpu, 3, opts.repeats, || {
+            crate::error::cuda("cuMemcpyDtoD", gpu.stream().memcpy_dtod(&src, &mut dst))
+        })?;
+        let bytes = 2 * 2 * len as i64;
+        let gbps = bytes as f64 / (t.median_ms * 1e6);
+        rows.push(Row {
+            kernel: "memcpy_dtod".into(),
+            dtype: DType::F16,
+            size: (problems, 1),
+            timing: Some(t),
+            bytes,
+            gbps: Some(gbps),
+            ratio: Some(1.0),
+            predicted: None,
+        });
+        Some(gbps)
+    };
     for problem in Problem::ALL {
         for swizzled in [true, false] {
             let k = MmaKernel::new(problem, swizzled, problems)?;
@@ -352,7 +420,7 @@ pub fn mma_rows(gpu: &Gpu, opts: &BenchOptions, progress: &mut dyn Write) -> Gpu
                 timing,
                 bytes: k.bytes(),
                 gbps,
-                ratio: None,
+                ratio: gbps.zip(base_gbps).map(|(g, b)| g / b),
                 predicted: Some(traffic),
             });
         }

@@ -1,7 +1,8 @@
 //! Bank-model predictions of every rung's shared-memory accesses, from the warps' actual
-//! addresses: the kernel's own layouts (`thr_m`, `val_m`, the tile loads, the shared tiles)
-//! enumerate, warp by warp, the domain indices each instruction touches, and
-//! [`tessel_layout::bank::analyze_indices`] counts its wavefronts.
+//! addresses: the kernel's own shared partitions (the stores of its register staging and the
+//! fragment reads of its tiled FMA, [`SgemmPlan::declare`]) enumerate, warp by warp, the
+//! elements each instruction touches, and [`tessel_layout::bank::analyze_indices`] counts its
+//! wavefronts.
 //!
 //! ```
 //! use tessel_kernels::sgemm::{Major, Rung, SgemmPlan, bank::per_tile};
@@ -12,11 +13,13 @@
 //! assert_eq!((t.loads.wavefronts, t.loads.excess), (8 * 8 * 2 * (4 + 2), 0));
 //! ```
 
-use tessel_layout::ComposedLayout;
+use tessel_layout::Layout;
 use tessel_layout::bank::{BankReport, SmemOp, SmemTraffic, WARP, analyze_indices};
 
-use super::{Rung, SgemmPlan, eval, lay_err};
+use super::SgemmPlan;
+use super::decl::Mainloop;
 use crate::error::{GpuError, GpuResult};
+use crate::layer::DeviceTensor;
 
 /// Which shared tile an access goes to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,8 +30,8 @@ pub enum Tile {
     B,
 }
 
-/// One group of warp-wide shared instructions of the same kind: `indices` holds domain indices
-/// (`row + rows * col` of the tile) ordered `[instruction][lane][value]`.
+/// One group of warp-wide shared instructions of the same kind: `indices` holds element offsets
+/// in the tile's shared buffer ordered `[instruction][lane][value]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WarpAccesses {
     /// The tile.
@@ -37,7 +40,9 @@ pub struct WarpAccesses {
     pub op: SmemOp,
     /// Elements per lane per instruction.
     pub vector: i64,
-    /// `[instruction][lane][value]` domain indices.
+    /// Elements of the tile's shared buffer (all stages).
+    pub smem_elems: i64,
+    /// `[instruction][lane][value]` element offsets.
     pub indices: Vec<i64>,
 }
 
@@ -47,101 +52,58 @@ fn op(kind: &str, vector: i64) -> GpuResult<SmemOp> {
         .map_err(|e: tessel_layout::Error| GpuError::InvalidArgument(format!("sgemm: {e}")))
 }
 
+/// The instructions a block's warps issue through a shared partition `(thread, V, ..., stage)`
+/// for one stage: warp by warp, every atom call (the modes between the values and the stage, in
+/// order), its lanes' `V` values each.
+fn warp_instructions(tile: Tile, kind: &str, t: &DeviceTensor) -> GpuResult<WarpAccesses> {
+    let ext = t.extents();
+    let (threads, values) = (ext[0], ext[1]);
+    let stages = ext.last().copied().unwrap_or(1);
+    let calls = t.size() / (threads * values * stages);
+    let offsets = t.layout().offsets();
+    let mut indices = Vec::with_capacity(t.size() as usize / stages as usize);
+    for w in 0..threads / WARP as i64 {
+        for r in 0..calls {
+            for lane in 0..WARP as i64 {
+                let thread = lane + WARP as i64 * w;
+                for e in 0..values {
+                    indices.push(offsets[(thread + threads * (e + values * r)) as usize]);
+                }
+            }
+        }
+    }
+    Ok(WarpAccesses {
+        tile,
+        op: op(kind, values)?,
+        vector: values,
+        smem_elems: t.cosize()?,
+        indices,
+    })
+}
+
 /// Every shared instruction one block issues for one K step (stores of the A and B tiles, then
-/// the fragment reads of both), as the kernel's layouts place them. Empty for [`Rung::Naive`].
+/// the fragment reads of both), enumerated from the kernel's own shared partitions
+/// ([`SgemmPlan::declare`]). Empty for [`Rung::Naive`](super::Rung::Naive).
 ///
 /// ```
 /// use tessel_kernels::sgemm::{Major, Rung, SgemmPlan, bank::{accesses, Tile}};
 /// let plan = SgemmPlan::new(Rung::Vectorized, 64, 64, 64, Major::Row, Major::Row).unwrap();
 /// let acc = accesses(&plan).unwrap();
-/// // A row-major into the transposed tile: 4 scalar stores per vector; B: one 128-bit store.
+/// // A row-major into the transposed tile: scalar stores; B: one 128-bit store per vector.
 /// assert_eq!(acc[0].op.to_string(), "sts.32");
 /// assert_eq!(acc[1].op.to_string(), "sts.128");
 /// assert!(acc.iter().all(|a| a.tile == Tile::A || a.tile == Tile::B));
 /// ```
 pub fn accesses(plan: &SgemmPlan) -> GpuResult<Vec<WarpAccesses>> {
-    if plan.rung == Rung::Naive {
+    let Mainloop::Staged { a, b } = plan.declare()?.mainloop else {
         return Ok(Vec::new());
-    }
-    let t = &plan.tiling;
-    let warps = t.threads / WARP as i64;
-    let (la, lb) = plan.tile_loads()?;
-    let (a_vec, b_vec) = plan.store_vectors()?;
-    let mut out = Vec::new();
-    // Stores: vector j = lane + 32 w + NT v of each tile.
-    for (tile, load, rows, vec_store) in [(Tile::A, &la, t.bm, a_vec), (Tile::B, &lb, t.bk, b_vec)]
-    {
-        let (width, parts) = if vec_store {
-            (load.vector, 1)
-        } else {
-            (1, load.vector)
-        };
-        let mut indices = Vec::new();
-        for w in 0..warps {
-            for v in 0..load.per_thread {
-                for part in 0..parts {
-                    for lane in 0..WARP as i64 {
-                        let j = lane + 32 * w + t.threads * v;
-                        let (r, c) = (eval(&load.rows, j)?, eval(&load.cols, j)?);
-                        for e in 0..width {
-                            let d = part + e;
-                            let (r, c) = if load.along_cols {
-                                (r, c + d)
-                            } else {
-                                (r + d, c)
-                            };
-                            indices.push(r + rows * c);
-                        }
-                    }
-                }
-            }
-        }
-        out.push(WarpAccesses {
-            tile,
-            op: op("sts", width)?,
-            vector: width,
-            indices,
-        });
-    }
-    // Fragment reads.
-    let (thr_m, thr_n, val_m, val_n) = t.thread_layouts()?;
-    let w = t.frag_vector;
-    for (tile, count, thr, val) in [
-        (Tile::A, t.tm, &thr_m, &val_m),
-        (Tile::B, t.tn, &thr_n, &val_n),
-    ] {
-        let mut indices = Vec::new();
-        for wp in 0..warps {
-            for kk in 0..t.bk {
-                for i in (0..count).step_by(w as usize) {
-                    for lane in 0..WARP as i64 {
-                        let th = lane + 32 * wp;
-                        for e in 0..w {
-                            let x = eval(thr, th)? + eval(val, i + e)?;
-                            indices.push(match tile {
-                                Tile::A => x + t.bm * kk,
-                                Tile::B => kk + t.bk * x,
-                            });
-                        }
-                    }
-                }
-            }
-        }
-        out.push(WarpAccesses {
-            tile,
-            op: op("lds", w)?,
-            vector: w,
-            indices,
-        });
-    }
-    Ok(out)
-}
-
-fn smem_of(plan: &SgemmPlan, tile: Tile) -> GpuResult<ComposedLayout> {
-    match tile {
-        Tile::A => plan.tiling.smem_a(),
-        Tile::B => plan.tiling.smem_b(),
-    }
+    };
+    Ok(vec![
+        warp_instructions(Tile::A, "sts", &a.smem_store)?,
+        warp_instructions(Tile::B, "sts", &b.smem_store)?,
+        warp_instructions(Tile::A, "lds", &a.smem_frag)?,
+        warp_instructions(Tile::B, "lds", &b.smem_frag)?,
+    ])
 }
 
 /// The bank model of one group: one report per instruction.
@@ -152,8 +114,10 @@ fn smem_of(plan: &SgemmPlan, tile: Tile) -> GpuResult<ComposedLayout> {
 /// let acc = accesses(&plan).unwrap();
 /// assert_eq!(reports(&plan, &acc[2]).unwrap().len(), 8 * 8 * 8); // warps x k x values
 /// ```
-pub fn reports(plan: &SgemmPlan, access: &WarpAccesses) -> GpuResult<Vec<BankReport>> {
-    analyze_indices(&smem_of(plan, access.tile)?, 4, access.op, &access.indices).map_err(lay_err)
+pub fn reports(_plan: &SgemmPlan, access: &WarpAccesses) -> GpuResult<Vec<BankReport>> {
+    let buffer = Layout::vector(access.smem_elems, 1)?;
+    analyze_indices(&buffer, 4, access.op, &access.indices)
+        .map_err(|e| GpuError::InvalidArgument(format!("sgemm: {e}")))
 }
 
 /// The shared traffic of one block for one K step.

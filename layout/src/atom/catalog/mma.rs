@@ -84,6 +84,40 @@ fn mma_sync_operands(opcode: &str, counts: [(i64, Element); 4]) -> (Vec<AsmOpera
     (ops, asm)
 }
 
+/// CuTe's name of the scalar fp32 FMA atom.
+pub(super) const UNIVERSAL_FMA: &str = "UniversalFMA<float,float,float,float>";
+
+/// CuTe's `UniversalFMA<float,float,float,float>` (`include/cute/arch/mma.hpp`,
+/// `include/cute/atom/mma_traits.hpp`): one thread computes `d = a * b + c` on one value of
+/// each operand. `Shape_MNK = (1,1,1)`, `ThrID = Layout<_1>` and the A, B and C layouts
+/// `Layout<Shape<_1,_1>>` (CuTe's compact strides of extent-1 modes are 0). The instruction is
+/// the PTX ISA's `fma.rn.f32 d, a, b, c` (round to nearest even, no intermediate rounding).
+fn universal_fma() -> MmaAtom {
+    let ops = number_operands(&[
+        ("d", 1, Constraint::F, Direction::Out),
+        ("a", 1, Constraint::F, Direction::In),
+        ("b", 1, Constraint::F, Direction::In),
+        ("c", 1, Constraint::F, Direction::In),
+    ]);
+    let opcode = "fma.rn.f32".to_string();
+    let asm = format!("{opcode} %0, %1, %2, %3;");
+    let one = layout("(1,1):(0,0)");
+    MmaAtom {
+        name: UNIVERSAL_FMA.to_string(),
+        opcode,
+        asm,
+        operands: ops,
+        shape_mnk: [1, 1, 1],
+        thr_id: layout("1:0"),
+        a: one.clone(),
+        b: one.clone(),
+        c: one,
+        types: [ValueType::F32, ValueType::F32, ValueType::F32],
+        sources: [OperandSource::Registers, OperandSource::Registers],
+        k_major: false,
+    }
+}
+
 /// CuTe `mma_traits_sm70.hpp`: the quadpair `SM70_QuadPair = (4,2):(1,16)` (logical thread
 /// `t0 + 4 t1` is lane `t0 + 16 t1`), `SM70_8x4_Row`, `SM70_8x4_Col`, `SM70_8x8_16b`,
 /// `SM70_8x8_32b`.
@@ -252,7 +286,7 @@ fn gmma_ns() -> impl Iterator<Item = i64> {
 
 /// The CuTe names of every MMA atom, in catalog order.
 pub(super) fn mma_names() -> Vec<String> {
-    let mut out = Vec::new();
+    let mut out = vec![UNIVERSAL_FMA.to_string()];
     for (token, ..) in SM70_TYPES {
         for (suffix, ..) in SM70_MAJORS {
             out.push(format!("SM70_8x8x4_{token}_{suffix}"));
@@ -333,6 +367,9 @@ fn parse_gmma(name: &str) -> Option<MmaAtom> {
 
 /// The MMA atom named `name`, if it is one.
 pub(super) fn parse_mma(name: &str) -> Option<MmaAtom> {
+    if name == UNIVERSAL_FMA {
+        return Some(universal_fma());
+    }
     parse_sm70(name)
         .or_else(|| parse_sm80(name))
         .or_else(|| parse_gmma(name))

@@ -17,6 +17,7 @@ pub use copy::{BulkCopyOp, TmaOp, bulk_copy_atom, tma_atom};
 use super::copy::CopyAtom;
 use super::mma::MmaAtom;
 use crate::{Error, Layout, Result};
+use mma::UNIVERSAL_FMA;
 
 fn layout(text: &str) -> Layout {
     // Every literal below is a valid layout; a typo is caught by the catalog tests.
@@ -75,7 +76,8 @@ pub fn copy_atom(name: &str) -> Result<CopyAtom> {
         })
 }
 
-/// The CuTe names of every MMA atom: the eight SM70 `mma.sync` m8n8k4 atoms
+/// The CuTe names of every MMA atom: the scalar `UniversalFMA<float,float,float,float>`, the
+/// eight SM70 `mma.sync` m8n8k4 atoms
 /// `SM70_8x8x4_{F16F16F16F16,F32F16F16F32}_{TN,NT,NN,TT}`, the six SM80 `mma.sync` atoms, then
 /// the SM90 GMMA atoms `SM90_64x{N}x16_{F32F16F16,F16F16F16,F32BF16BF16}_{SS,RS}` and the FP8
 /// ones `SM90_64x{N}x32_{F16,F32}{E4M3,E5M2}{E4M3,E5M2}_{SS,RS}_TN`, every `N` in
@@ -83,7 +85,8 @@ pub fn copy_atom(name: &str) -> Result<CopyAtom> {
 ///
 /// ```
 /// let names = tessel_layout::atom::mma_atom_names();
-/// assert_eq!(names.len(), 8 + 6 + 32 * 3 * 2 + 32 * 8 * 2);
+/// assert_eq!(names.len(), 1 + 8 + 6 + 32 * 3 * 2 + 32 * 8 * 2);
+/// assert_eq!(names[0], "UniversalFMA<float,float,float,float>");
 /// assert!(names.contains(&"SM90_64x248x16_F32BF16BF16_RS".to_string()));
 /// assert!(names.contains(&"SM90_64x128x32_F32E4M3E5M2_SS_TN".to_string()));
 /// ```
@@ -95,6 +98,8 @@ pub fn mma_atom_names() -> Vec<String> {
 ///
 /// ```
 /// use tessel_layout::atom::mma_atom;
+/// let fma = mma_atom("UniversalFMA<float, float, float, float>").unwrap();
+/// assert_eq!((fma.shape_mnk(), fma.threads()), ([1, 1, 1], 1));
 /// let g = mma_atom("SM90_64x24x16_F16F16F16_SS").unwrap();
 /// assert_eq!(g.b_layout().to_string(), "(128,(24,16)):(0,(1,24))");
 /// let err = mma_atom("SM90_64x12x16_F16F16F16_SS").unwrap_err();
@@ -108,7 +113,7 @@ pub fn mma_atom(name: &str) -> Result<MmaAtom> {
     let wanted: String = name.chars().filter(|c| !c.is_whitespace()).collect();
     mma::parse_mma(&wanted).ok_or_else(|| {
         Error::invalid(format!(
-            "unknown MMA atom `{name}`; the known ones are \
+            "unknown MMA atom `{name}`; the known ones are {UNIVERSAL_FMA}, \
              SM70_8x8x4_{{F16F16F16F16,F32F16F16F32}}_{{TN,NT,NN,TT}}, \
              SM80_16x8x{{16,8}}_{{F32F16F16F32,F16F16F16F16,F32BF16BF16F32}}_TN, \
              SM90_64x{{N}}x16_{{F32F16F16,F16F16F16,F32BF16BF16}}_{{SS,RS}} and \
