@@ -17,8 +17,6 @@
 // and then O += P(n + 1) V(n + 1) as two wgmma groups, waits for the first (wait_group 1),
 // runs the softmax of S(n) while the second runs, and waits for it (wait_group 0) before P is
 // rewritten. O's rescale by a step's softmax is applied just before the next P V is issued.
-// On top, the two consumers ping-pong (section 3.1): named barriers make them issue their
-// products in turn, so one's softmax also runs while the other's products do.
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   // Swizzled tiles start at multiples of 1024 bytes (the 128B pattern's repeat).
   const b32 sQ = ((b32)__cvta_generic_to_shared(smem_raw) + 1023u) & ~1023u;  // Q, then O
@@ -185,16 +183,10 @@
       // cores compute P V of block n + 1 (the previous one: blocks run from the last down).
       // Groups complete in order, so wait_group 1 after issuing S(n) then P V(n + 1) waits for
       // S(n) alone, and wait_group 0 for P V(n + 1) before P is overwritten.
-      // Ping-pong: the two consumers issue their products in turn (named barriers 3 and 4; 1
-      // and 2 are the epilogue's), so one's softmax overlaps the other's products as well.
-      const tessel::sm90::PingPong<3> turn{c};
-      turn.start();
       tessel::sm90::PipelineState sk, sv;  // K's stage (block n), V's (block n + 1)
       int n = n_blocks - 1;
       kpipe.consumer_wait(sk);
-      turn.acquire();
       issue_s(sk.index);
-      turn.release();
       tessel::sm90::warpgroup_wait<0>();
       tessel::sm90::fence_operand(s);
       if (t % 32 == 0) kpipe.consumer_release(sk.index);
@@ -204,12 +196,10 @@
       to_p();
       for (--n; n >= 0; --n) {
         kpipe.consumer_wait(sk);
-        turn.acquire();
         issue_s(sk.index);
         rescale_o();
         vpipe.consumer_wait(sv);
         issue_pv(sv.index);
-        turn.release();
         tessel::sm90::warpgroup_wait<1>();  // S(n)
         tessel::sm90::fence_operand(s);
         if (t % 32 == 0) kpipe.consumer_release(sk.index);

@@ -162,26 +162,6 @@ __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.
 __device__ __forceinline__ void bar_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
-// Arrives at named barrier `id` over `threads` threads without waiting (PTX ISA, bar.arrive).
-__device__ __forceinline__ void bar_arrive(int id, int threads) {
-  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
-
-// ---- ping-pong of two consumer warpgroups over the tensor cores (FlashAttention-3, arXiv
-// 2407.08608 section 3.1): named barriers FIRST and FIRST + 1 of 256 threads each. Warpgroup c
-// waits at FIRST + c (its 128 threads plus the other's 128 arrivals) before issuing its wgmmas
-// and, once they are issued, arrives at the other's barrier, so that the two issue their
-// products in turn and one's softmax runs while the other's products do. Consumer 0 opens
-// (start). Both must take turns equally often; the opening arrival is left pending when the
-// block ends (a block's barriers do not outlive it).
-template <int FIRST> struct PingPong {
-  int c;  // this warpgroup's index, 0 or 1
-  __device__ __forceinline__ void start() const {
-    if (c == 0) bar_arrive(FIRST, 256);
-  }
-  __device__ __forceinline__ void acquire() const { bar_sync(FIRST + c, 256); }
-  __device__ __forceinline__ void release() const { bar_arrive(FIRST + 1 - c, 256); }
-};
 
 // ---- output conversions (OUT: 0 fp32, 1 fp16, 2 bf16; round to nearest even)
 // Two values as the output type's bits, packed for 16-bit types (x in the low half: the lower

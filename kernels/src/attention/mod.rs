@@ -33,11 +33,6 @@
 //!   still run, then waits with `wait_group 0` before converting the new P (the P V in flight
 //!   reads the old one). The first block computes S alone; the last P V follows the loop. One
 //!   S, one P and one O are live at a time, as without the overlap;
-//! - on top, the two consumers ping-pong (section 3.1 of the paper; `tessel::sm90::PingPong`):
-//!   a consumer waits at its named barrier before issuing a step's products and, once they are
-//!   issued, arrives at the other's, so the two issue in turn and one's softmax runs while the
-//!   other's products occupy the tensor cores (both run the same number of steps: the blocks of
-//!   keys are the block's, not the consumer's);
 //! - the epilogue divides O by the row sums, writes the LSE of each row, converts O to the
 //!   element type and stores it through the consumer's rows of the Q buffer (`stmatrix` by a
 //!   tiled copy, proven conflict-free by the bank model) with TMA (fixed lengths: the tensor map
