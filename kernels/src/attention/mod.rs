@@ -379,7 +379,7 @@ impl AttnPlan {
     /// use tessel_kernels::attention::{AttnConfig, AttnPlan};
     /// use tessel_kernels::hopper::InType;
     /// let p = AttnPlan::new(AttnConfig::new(256, InType::F16, false, false).unwrap()).unwrap();
-    /// assert_eq!(p.kv_stage_bytes(), 80 * 256 * 2);
+    /// assert_eq!(p.kv_stage_bytes(), 64 * 256 * 2);
     /// ```
     pub fn kv_stage_bytes(&self) -> i64 {
         self.config.block_n * self.config.head_dim * 2
@@ -391,7 +391,7 @@ impl AttnPlan {
     /// ```
     /// use tessel_kernels::attention::{AttnConfig, AttnPlan};
     /// use tessel_kernels::hopper::InType;
-    /// let p = AttnPlan::new(AttnConfig::new(128, InType::F16, true, false).unwrap()).unwrap();
+    /// let p = AttnPlan::new(AttnConfig::new(128, InType::F16, false, false).unwrap()).unwrap();
     /// assert_eq!(p.smem_bytes(), 32768 + 2 * 2 * 32768 + 1024 + 4 * 2 * 8 + 8);
     /// ```
     pub fn smem_bytes(&self) -> i64 {
