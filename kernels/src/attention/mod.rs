@@ -140,7 +140,7 @@ pub const HEAD_DIMS: [i64; 3] = [64, 128, 256];
 /// use tessel_kernels::attention::AttnConfig;
 /// use tessel_kernels::hopper::InType;
 /// let c = AttnConfig::new(256, InType::BF16, false, true).unwrap();
-/// assert_eq!((c.block_n, c.stages), (80, 2));
+/// assert_eq!((c.block_n, c.stages), (64, 2));
 /// assert!(AttnConfig::new(96, InType::F16, false, false).is_err());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -161,15 +161,9 @@ pub struct AttnConfig {
 
 impl AttnConfig {
     /// The configuration with the default tile of `head_dim`: 128 keys per block and 4 stages
-    /// at 64; at 128, 176 keys (128 causal) and 2 stages; at 256, 80 keys and 2 stages. The
-    /// blocks of 128 and 256 are FlashAttention-3's for two consumer warpgroups
-    /// (`tile_size_fwd_sm90` in hopper/tile_size.h of
-    /// <https://github.com/Dao-AILab/flash-attention>, v2.8.3): the most keys the shared memory
-    /// holds in two stages (Q plus 2 x 2 stages of `BN x D`: 208 KiB and 224 KiB of the 227),
-    /// so that each softmax step and its barriers serve more products; causal head dim 128 keeps
-    /// 128 keys, where the diagonal blocks waste less. At 64, FlashAttention-3 runs 192 query
-    /// rows (three consumers), which this kernel's two do not. Errors: a head dimension other
-    /// than 64, 128 or 256.
+    /// at 64, 128 keys and 2 stages at 128, 64 keys and 2 stages at 256 (the 64 x 256 fp32
+    /// output accumulator takes 128 registers per thread). Errors: a head dimension other than
+    /// 64, 128 or 256.
     ///
     /// ```
     /// use tessel_kernels::attention::AttnConfig;
@@ -180,8 +174,8 @@ impl AttnConfig {
     pub fn new(head_dim: i64, dtype: InType, causal: bool, varlen: bool) -> GpuResult<AttnConfig> {
         let (block_n, stages) = match head_dim {
             64 => (128, 4),
-            128 => (if causal { 128 } else { 176 }, 2),
-            256 => (80, 2),
+            128 => (128, 2),
+            256 => (64, 2),
             d => {
                 return Err(GpuError::InvalidArgument(format!(
                     "attention: head dimension {d} is not supported (64, 128 or 256)"
