@@ -12,6 +12,11 @@
 //                   last block of keys to the first) into two rings of k::STAGES stages;
 //   warpgroups 1-2  consumers: rows 64 c .. 64 c + 63 of the block each: S = Q K^T, the
 //                   online softmax, O += P V, then the epilogue.
+// The main loop overlaps the softmax with the matrix products (FlashAttention-3's
+// intra-warpgroup pipelining, arXiv 2407.08608 section 3.2): each step issues S(n) = Q K(n)^T
+// and then O += P(n + 1) V(n + 1) as two wgmma groups, waits for the first (wait_group 1),
+// runs the softmax of S(n) while the second runs, and waits for it (wait_group 0) before P is
+// rewritten. O's rescale by a step's softmax is applied just before the next P V is issued.
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   // Swizzled tiles start at multiples of 1024 bytes (the 128B pattern's repeat).
   const b32 sQ = ((b32)__cvta_generic_to_shared(smem_raw) + 1023u) & ~1023u;  // Q, then O
@@ -94,84 +99,127 @@
     }
     o.fill(0.f);
 
-    if (n_blocks > 0) {
-      tessel::sm90::wait(qbar, 0u);
-      tessel::sm90::PipelineState st;
-      // The diagonal: key j (of the block) is visible from row i (of the 128-row tile) when
-      // j <= i + diag - n * BN.
-      const int diag = m0 + len_k - len_q;
-      for (int n = n_blocks - 1; n >= 0; --n) {
-        // S = Q K^T.
-        kpipe.consumer_wait(st);
-        __syncwarp();  // the .aligned wgmma instructions need the whole warp converged
-        tessel::sm90::fence_operand(s);
-        tessel::sm90::warpgroup_fence();
-        qk.scale_d = 0u;
-        tessel::gemm(qk, tSrQ, tSrK(_, _, _, st.index), s.tensor());
-        tessel::sm90::warpgroup_commit();
-        tessel::sm90::warpgroup_wait<0>();
-        tessel::sm90::fence_operand(s);
-        if (t % 32 == 0) kpipe.consumer_release(st.index);
-
-        // The mask: keys past the sequence, and (causal) keys right of the diagonal, only in
-        // the blocks that reach them (warpgroup-uniform test).
-        const int col0 = n * k::BN;
-        const bool past_end = col0 + k::BN > len_k;
-        const bool crosses = k::CAUSAL && col0 + k::BN - 1 > diag + 64 * c;
-        if (past_end || crosses) {
-          const int limit = len_k - col0, shift = diag - col0;
-#pragma unroll
-          for (int r = 0; r < ROWS; ++r) {
-#pragma unroll
-            for (int j = 0; j < SCOLS; ++j) {
-              const int i = (int)crow(j, r), jj = (int)ccol(j, r);
-              if (jj >= limit || (k::CAUSAL && jj > i + shift)) srow(j, r) = NEG_INF;
-            }
-          }
-        }
-
-        // The online softmax, row by row: the new running max (over the thread's values, then
-        // its row's lanes), the rescale of the running sum and of O, P = exp2(scale log2(e) S -
-        // max), its row sum (kept per thread; the lanes are summed once at the end).
+    // S = Q K^T of the stage's keys, issued (one committed group, not waited for).
+    auto issue_s = [&](int stage) {
+      __syncwarp();  // the .aligned wgmma instructions need the whole warp converged
+      tessel::sm90::fence_operand(s);
+      tessel::sm90::warpgroup_fence();
+      qk.scale_d = 0u;
+      tessel::gemm(qk, tSrQ, tSrK(_, _, _, stage), s.tensor());
+      tessel::sm90::warpgroup_commit();
+    };
+    // O += P V of the stage's values, issued likewise.
+    auto issue_pv = [&](int stage) {
+      __syncwarp();
+      tessel::sm90::fence_operand(p);
+      tessel::sm90::fence_operand(o);
+      tessel::sm90::warpgroup_fence();
+      tessel::gemm(pv, p.tensor(), tOrV(_, _, _, stage), o.tensor());
+      tessel::sm90::warpgroup_commit();
+    };
+    // The diagonal: key j (of the block) is visible from row i (of the 128-row tile) when
+    // j <= i + diag - n * BN.
+    const int diag = m0 + len_k - len_q;
+    // The mask of block n: keys past the sequence, and (causal) keys right of the diagonal, only
+    // in the blocks that reach them (warpgroup-uniform test).
+    auto mask = [&](int n) {
+      const int col0 = n * k::BN;
+      const bool past_end = col0 + k::BN > len_k;
+      const bool crosses = k::CAUSAL && col0 + k::BN - 1 > diag + 64 * c;
+      if (past_end || crosses) {
+        const int limit = len_k - col0, shift = diag - col0;
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
-          float mx = row_max[r];
-#pragma unroll
-          for (int j = 0; j < SCOLS; ++j) mx = fmaxf(mx, srow(j, r));
-          mx = tessel::lanes_max<k::ROW_LANES>(mx);
-          // A row that saw only masked keys keeps -inf: subtract 0, not -inf, from it.
-          const float base = (mx == NEG_INF ? 0.f : mx) * scale_log2;
-          const float rescale = tessel::sm90::exp2_approx(row_max[r] * scale_log2 - base);
-          row_max[r] = mx;
-          row_sum[r] *= rescale;
-#pragma unroll
-          for (int j = 0; j < OCOLS; ++j) orow(j, r) *= rescale;
-          float sum = 0.f;
 #pragma unroll
           for (int j = 0; j < SCOLS; ++j) {
-            const float e = tessel::sm90::exp2_approx(fmaf(srow(j, r), scale_log2, -base));
-            srow(j, r) = e;
-            sum += e;
+            const int i = (int)crow(j, r), jj = (int)ccol(j, r);
+            if (jj >= limit || (k::CAUSAL && jj > i + shift)) srow(j, r) = NEG_INF;
           }
-          row_sum[r] += sum;
         }
-        // P in the element type, value by value in the A operand's order (the host proved that
-        // p_from_s(s)[i] is the element the register-sourced wgmma reads as A value i).
-        tessel::convert<k::DT>(tensor::p_from_s(s), p.tensor());
+      }
+    };
+    // The online softmax of S, row by row: the new running max (over the thread's values, then
+    // its row's lanes), the rescale of the running sum, S = exp2(scale log2(e) S - max) and its
+    // row sum (kept per thread; the lanes are summed once at the end). O's rescale is returned in
+    // o_scale, to be applied before the next P V accumulates into O (the P V in flight still
+    // writes O under the previous max).
+    float o_scale[ROWS];
+    auto softmax = [&]() {
+#pragma unroll
+      for (int r = 0; r < ROWS; ++r) {
+        float mx = row_max[r];
+#pragma unroll
+        for (int j = 0; j < SCOLS; ++j) mx = fmaxf(mx, srow(j, r));
+        mx = tessel::lanes_max<k::ROW_LANES>(mx);
+        // A row that saw only masked keys keeps -inf: subtract 0, not -inf, from it.
+        const float base = (mx == NEG_INF ? 0.f : mx) * scale_log2;
+        o_scale[r] = tessel::sm90::exp2_approx(row_max[r] * scale_log2 - base);
+        row_max[r] = mx;
+        row_sum[r] *= o_scale[r];
+        float sum = 0.f;
+#pragma unroll
+        for (int j = 0; j < SCOLS; ++j) {
+          const float e = tessel::sm90::exp2_approx(fmaf(srow(j, r), scale_log2, -base));
+          srow(j, r) = e;
+          sum += e;
+        }
+        row_sum[r] += sum;
+      }
+    };
+    auto rescale_o = [&]() {
+#pragma unroll
+      for (int r = 0; r < ROWS; ++r) {
+#pragma unroll
+        for (int j = 0; j < OCOLS; ++j) orow(j, r) *= o_scale[r];
+      }
+    };
+    // P in the element type, value by value in the A operand's order (the host proved that
+    // p_from_s(s)[i] is the element the register-sourced wgmma reads as A value i).
+    auto to_p = [&]() { tessel::convert<k::DT>(tensor::p_from_s(s), p.tensor()); };
 
-        // O += P V.
-        vpipe.consumer_wait(st);
-        __syncwarp();
+    if (n_blocks > 0) {
+      tessel::sm90::wait(qbar, 0u);
+      // Intra-warpgroup overlap: while the softmax of block n runs on the CUDA cores, the tensor
+      // cores compute P V of block n + 1 (the previous one: blocks run from the last down).
+      // Groups complete in order, so wait_group 1 after issuing S(n) then P V(n + 1) waits for
+      // S(n) alone, and wait_group 0 for P V(n + 1) before P is overwritten.
+      tessel::sm90::PipelineState sk, sv;  // K's stage (block n), V's (block n + 1)
+      int n = n_blocks - 1;
+      kpipe.consumer_wait(sk);
+      issue_s(sk.index);
+      tessel::sm90::warpgroup_wait<0>();
+      tessel::sm90::fence_operand(s);
+      if (t % 32 == 0) kpipe.consumer_release(sk.index);
+      sk.advance<k::STAGES>();
+      mask(n);
+      softmax();
+      to_p();
+      for (--n; n >= 0; --n) {
+        kpipe.consumer_wait(sk);
+        issue_s(sk.index);
+        rescale_o();
+        vpipe.consumer_wait(sv);
+        issue_pv(sv.index);
+        tessel::sm90::warpgroup_wait<1>();  // S(n)
+        tessel::sm90::fence_operand(s);
+        if (t % 32 == 0) kpipe.consumer_release(sk.index);
+        sk.advance<k::STAGES>();
+        mask(n);
+        softmax();
+        tessel::sm90::warpgroup_wait<0>();  // P V(n + 1): P and O are free
         tessel::sm90::fence_operand(p);
         tessel::sm90::fence_operand(o);
-        tessel::sm90::warpgroup_fence();
-        tessel::gemm(pv, p.tensor(), tOrV(_, _, _, st.index), o.tensor());
-        tessel::sm90::warpgroup_commit();
-        tessel::sm90::warpgroup_wait<0>();
-        tessel::sm90::fence_operand(o);
-        if (t % 32 == 0) vpipe.consumer_release(st.index);
-        st.advance<k::STAGES>();
+        if (t % 32 == 0) vpipe.consumer_release(sv.index);
+        sv.advance<k::STAGES>();
+        to_p();
       }
+      // The last P V (block 0).
+      rescale_o();
+      vpipe.consumer_wait(sv);
+      issue_pv(sv.index);
+      tessel::sm90::warpgroup_wait<0>();
+      tessel::sm90::fence_operand(o);
+      if (t % 32 == 0) vpipe.consumer_release(sv.index);
     }
 
     // O / sum and LSE = max * scale + log(sum) per row; a row that saw no key: O = 0, LSE = -inf.

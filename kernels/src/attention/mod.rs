@@ -25,6 +25,14 @@
 //!   register-sourced wgmma of `pv` ([`DeviceMma::retile_a_from_c`](crate::layer::DeviceMma::retile_a_from_c),
 //!   derived and proved from the two atoms' layouts) and accumulates `O += P V` (V read
 //!   MN-major through descriptors of its transposed view);
+//! - the main loop overlaps the softmax with the tensor cores (FlashAttention-3's
+//!   intra-warpgroup pipelining, Shah et al., arXiv 2407.08608, section 3.2): in the step of
+//!   block `n` (blocks run from the last down) the consumer issues `S(n) = Q K(n)^T`, applies
+//!   the previous step's rescale to O, issues `O += P(n + 1) V(n + 1)`, waits with
+//!   `wgmma.wait_group 1` for `S(n)` alone, masks it and runs its softmax while the P V wgmmas
+//!   still run, then waits with `wait_group 0` before converting the new P (the P V in flight
+//!   reads the old one). The first block computes S alone; the last P V follows the loop. One
+//!   S, one P and one O are live at a time, as without the overlap;
 //! - the epilogue divides O by the row sums, writes the LSE of each row, converts O to the
 //!   element type and stores it through the consumer's rows of the Q buffer (`stmatrix` by a
 //!   tiled copy, proven conflict-free by the bank model) with TMA (fixed lengths: the tensor map
