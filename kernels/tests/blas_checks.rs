@@ -286,6 +286,16 @@ fn every_bad_input_is_an_error_naming_its_condition() {
         ),
         (
             Problem {
+                b: MatrixDesc {
+                    elem: Element::E5M2,
+                    ..p.b
+                },
+                ..p
+            },
+            "A is f16 but B is e5m2: an 8-bit operand needs an 8-bit other operand",
+        ),
+        (
+            Problem {
                 a: MatrixDesc {
                     elem: Element::E4M3,
                     ..p.a
@@ -296,7 +306,7 @@ fn every_bad_input_is_an_error_naming_its_condition() {
                 },
                 ..p
             },
-            "FP8 inputs are not supported by this build",
+            "8-bit inputs need K-major operands, A row-major and B column-major",
         ),
         (
             Problem {
@@ -310,7 +320,7 @@ fn every_bad_input_is_an_error_naming_its_condition() {
                 },
                 ..p
             },
-            "the Hopper GEMM takes f16 or bf16 inputs",
+            "the Hopper GEMM takes f16, bf16, e4m3 or e5m2 inputs",
         ),
         (
             Problem {
@@ -463,6 +473,107 @@ fn a_leading_dimension_above_the_extent_is_taken() {
 
 /// Every configuration's plan is proven (boxes, descriptors, epilogue) and its kernel source
 /// is the same for every shape (the configuration alone decides it).
+/// 8-bit inputs (any mix of e4m3 and e5m2): TN only, the 128 x 128 tile whatever the shape
+/// (the promotion's second fragment), k-tiles of 128, A's and B's formats swapped with the
+/// operands when D is column-major, the scale `alpha` as given; TMA needs leading dimensions
+/// of 16 bytes, 16 elements.
+#[test]
+fn fp8_calls_are_tn_with_the_small_tile_and_k_tiles_of_128() {
+    use Order::{ColMajor as C, RowMajor as R};
+    let (m, n, k) = (4096, 4096, 1008);
+    let fp8 = [Element::E4M3, Element::E5M2];
+    for ea in fp8 {
+        for eb in fp8 {
+            for d in [R, C] {
+                let p = Problem {
+                    a: dense(0x10_0000, ea, R, m, k),
+                    b: dense(0x20_0000, eb, C, k, n),
+                    alpha: 0.5,
+                    ..problem(m, n, k, R, C, d)
+                };
+                let call = plan_sm90(&p, SMS).unwrap();
+                let want = if d == C {
+                    InType::fp8(eb, ea)
+                } else {
+                    InType::fp8(ea, eb)
+                };
+                assert_eq!(Some(call.config.input), want);
+                assert_eq!(call.transposed, d == C);
+                assert_eq!(call.config.tile, Sm90Tile::T128x128);
+                assert_eq!(
+                    (call.config.a_major, call.config.b_major),
+                    (Major::K, Major::K)
+                );
+                assert_eq!(call.args.k_tiles, 8); // ceil(1008 / 128)
+                assert_eq!(call.args.alpha, 0.5);
+                assert_eq!(call.a.matrix.elem, TmaElem::U8);
+                for (a, b) in [(R, R), (C, C), (C, R)] {
+                    let bad = Problem {
+                        a: dense(0x10_0000, ea, a, m, k),
+                        b: dense(0x20_0000, eb, b, k, n),
+                        ..p
+                    };
+                    assert!(err(&bad).contains("8-bit inputs need K-major operands"));
+                }
+                let ld = Problem {
+                    a: MatrixDesc {
+                        ld: 1024,
+                        bytes: 2 * p.a.bytes,
+                        ..p.a
+                    },
+                    ..p
+                };
+                assert!(plan_sm90(&ld, SMS).is_ok());
+                let ld = Problem {
+                    a: MatrixDesc {
+                        ld: 1012,
+                        bytes: 2 * p.a.bytes,
+                        ..p.a
+                    },
+                    ..p
+                };
+                assert!(err(&ld).contains("a multiple of 16"), "{}", err(&ld));
+            }
+        }
+    }
+}
+
+#[test]
+fn every_fp8_configuration_is_proven() {
+    for input in InType::FP8 {
+        for output in OutType::ALL {
+            for epilogue in [Epilogue::TmaStore, Epilogue::Direct] {
+                for source in [false, true] {
+                    let config = Sm90Config {
+                        tile: Sm90Tile::T128x128,
+                        epilogue,
+                        source,
+                        ..Sm90Config::tn(input, output)
+                    };
+                    let plan = Sm90Plan::for_config(config)
+                        .unwrap_or_else(|e| panic!("{}: {e}", config.kernel_name()));
+                    assert_eq!(plan.kernel().unwrap().name(), config.kernel_name());
+                    assert!(plan.smem_bytes() <= 227 * 1024);
+                    // One 128-byte swizzled row of K per stage row; a k-block of 32 bytes.
+                    assert_eq!(plan.bk(), 128);
+                    assert_eq!(plan.a_tma.box_dims(), [128, 128]);
+                    let d = plan.desc_b();
+                    assert_eq!(d.len(), 4);
+                    assert_eq!(d[1].start_address - d[0].start_address, 32);
+                }
+            }
+            // MN-major 8-bit operands are a named error.
+            let mn = Sm90Config {
+                a_major: Major::MN,
+                tile: Sm90Tile::T128x128,
+                ..Sm90Config::tn(input, output)
+            };
+            let e = Sm90Plan::for_config(mn).unwrap_err().to_string();
+            assert!(e.contains("8-bit inputs need K-major A and B"), "{e}");
+        }
+    }
+}
+
 #[test]
 fn every_configuration_is_proven() {
     for input in InType::ALL {

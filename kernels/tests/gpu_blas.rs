@@ -223,6 +223,8 @@ fn run_case(gpu: &Gpu, gemm: &Gemm<'_>, c: Case, seed: u64) {
                 },
                 alpha: c.alpha,
                 beta: c.beta,
+                scale_a: 1.0,
+                scale_b: 1.0,
             })
             .unwrap_or_else(|e| panic!("{label}: {e}"));
         eprintln!("{label}: {} grid {}", call.config.kernel_name(), call.grid);

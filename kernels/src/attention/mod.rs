@@ -164,6 +164,11 @@ impl AttnConfig {
     /// assert_eq!((c.block_n, c.stages), (128, 4));
     /// ```
     pub fn new(head_dim: i64, dtype: InType, causal: bool, varlen: bool) -> GpuResult<AttnConfig> {
+        if dtype.promotes() {
+            return Err(GpuError::InvalidArgument(format!(
+                "attention: {dtype} inputs are not supported (f16 or bf16)"
+            )));
+        }
         let (block_n, stages) = match head_dim {
             64 => (128, 4),
             128 => (128, 2),
@@ -231,8 +236,9 @@ impl AttnConfig {
     /// ```
     pub fn out_type(&self) -> OutType {
         match self.dtype {
-            InType::F16 => OutType::F16,
             InType::BF16 => OutType::BF16,
+            // AttnConfig::new takes only fp16 and bf16.
+            InType::F16 | InType::Fp8 { .. } => OutType::F16,
         }
     }
 

@@ -482,6 +482,12 @@ pub fn bench(
         rows.push(match shape.dtype {
             InType::F16 => bench_one::<f16>(gpu, shape, repeats, dump, progress)?,
             InType::BF16 => bench_one::<bf16>(gpu, shape, repeats, dump, progress)?,
+            InType::Fp8 { .. } => {
+                return Err(GpuError::InvalidArgument(format!(
+                    "attention: {} inputs are not supported (f16 or bf16)",
+                    shape.dtype
+                )));
+            }
         });
     }
     Ok(rows)

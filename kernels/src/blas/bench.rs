@@ -211,6 +211,8 @@ pub fn bench_one(
         },
         alpha: 1.0,
         beta: 0.0,
+        scale_a: 1.0,
+        scale_b: 1.0,
     })?;
     let name = format!("{} {m}x{n}x{k}", call.config.kernel_name());
     let (pa, pb) = (a.device_ptr(stream).0, b.device_ptr(stream).0);

@@ -31,6 +31,8 @@
 //!     d: MatrixMut { buf: &mut d, elem: Element::F32, order: Order::RowMajor, ld: n as i64 },
 //!     alpha: 1.0,
 //!     beta: 0.0,
+//!     scale_a: 1.0,
+//!     scale_b: 1.0,
 //! }).unwrap();
 //! let d = gpu.stream().clone_dtoh(&d).unwrap();
 //! assert!(d.iter().all(|&x| x == k as f32));
@@ -42,7 +44,7 @@ mod select;
 mod verify;
 
 pub use check::{MatrixDesc, OperandMap, Order, Problem, Sm90Call, plan_sm90};
-pub use select::{choose_tile, tiles_of};
+pub use select::{choose_tile, choose_tile_for, tiles_of};
 pub use verify::{HostGemm, HostMatrix, reference_bounds, spread_rows, verify_gemm};
 
 use std::cell::RefCell;
@@ -170,10 +172,15 @@ pub struct GemmArgs<'a> {
     pub alpha: f32,
     /// Scale of C.
     pub beta: f32,
+    /// Per-tensor scale of A (the dequantization factor of 8-bit inputs; 1 otherwise).
+    pub scale_a: f32,
+    /// Per-tensor scale of B.
+    pub scale_b: f32,
 }
 
 impl GemmArgs<'_> {
-    /// The problem as the host checks see it (addresses on `stream`).
+    /// The problem as the host checks see it (addresses on `stream`); its `alpha` is the
+    /// product `alpha scale_a scale_b` in fp32 (the kernel's one scale of `A B`).
     pub fn problem(&mut self, stream: &CudaStream) -> Problem {
         let desc = |buf: &dyn DeviceMemory, elem, order, ld, address| MatrixDesc {
             address,
@@ -201,7 +208,7 @@ impl GemmArgs<'_> {
                 order: self.d.order,
                 ld: self.d.ld,
             },
-            alpha: self.alpha,
+            alpha: self.alpha * self.scale_a * self.scale_b,
             beta: self.beta,
         }
     }

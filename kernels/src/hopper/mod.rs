@@ -95,13 +95,14 @@ pub const BM: i64 = 128;
 /// assert_eq!(tessel_kernels::hopper::BN, 256);
 /// ```
 pub const BN: i64 = 256;
-/// K per stage: one 128-byte swizzled row of fp16/bf16.
+/// K per stage of the 16-bit inputs: one 128-byte swizzled row of fp16/bf16 (8-bit inputs: 128,
+/// [`InType::bk`]).
 ///
 /// ```
 /// assert_eq!(tessel_kernels::hopper::BK * 2, 128);
 /// ```
 pub const BK: i64 = 64;
-/// K per wgmma.
+/// K per wgmma of the 16-bit inputs ([`InType::wgmma_k`]: 32 for 8-bit ones).
 ///
 /// ```
 /// assert_eq!(tessel_kernels::hopper::BK / tessel_kernels::hopper::WGMMA_K, 4);
@@ -299,10 +300,11 @@ impl Sm90Plan {
                 )));
             }
         }
-        if k % 8 != 0 {
+        let per_16_bytes = 128 / input.bits();
+        if k % per_16_bytes != 0 {
             return Err(GpuError::InvalidArgument(format!(
-                "Hopper GEMM: K = {k} must be a multiple of 8 (TMA needs rows of A and B at \
-                 16-byte pitches)"
+                "Hopper GEMM: K = {k} must be a multiple of {per_16_bytes} (TMA needs rows of A \
+                 and B of {input} at 16-byte pitches)"
             )));
         }
         let epilogue = if (n * output.bytes() as i64) % 16 == 0 {
@@ -332,11 +334,12 @@ impl Sm90Plan {
     /// ```
     pub fn for_config(config: Sm90Config) -> GpuResult<Sm90Plan> {
         let bn = config.tile.bn();
-        let ld = |major: Major, mn: i64| if major == Major::K { BK } else { mn };
+        let bk = config.input.bk();
+        let ld = |major: Major, mn: i64| if major == Major::K { bk } else { mn };
         Self::with_shape(
             BM,
             bn,
-            BK,
+            bk,
             [ld(config.a_major, BM), ld(config.b_major, bn), bn],
             config,
         )
@@ -354,17 +357,27 @@ impl Sm90Plan {
     ) -> GpuResult<Sm90Plan> {
         let (input, output) = (config.input, config.output);
         let bn = config.tile.bn();
-        let a_stage = Self::stage_layout(config.a_major, input, &[BM, BK])?;
-        let b_stage = Self::stage_layout(config.b_major, input, &[bn, BK])?;
+        let bk = input.bk();
+        if input.promotes() && (config.a_major, config.b_major) != (Major::K, Major::K) {
+            return Err(GpuError::InvalidArgument(format!(
+                "{}: 8-bit inputs need K-major A and B (wgmma transposes only 16-bit operands, \
+                 PTX ISA \"wgmma.mma_async\": imm-trans-a/b are for .f16/.bf16)",
+                config.kernel_name()
+            )));
+        }
+        let a_stage = Self::stage_layout(config.a_major, input, &[BM, bk])?;
+        let b_stage = Self::stage_layout(config.b_major, input, &[bn, bk])?;
         let a_load = Self::operand_load(
             &a_stage,
             operand_matrix(config.a_major, m, k, ld[0], input),
             config.a_major,
+            bk,
         )?;
         let b_load = Self::operand_load(
             &b_stage,
             operand_matrix(config.b_major, n, k, ld[1], input),
             config.b_major,
+            bk,
         )?;
         let gmma = mma_atom(&input.gmma_atom(bn))?;
         let c_frag = gmma.c_layout().clone();
@@ -428,6 +441,17 @@ impl Sm90Plan {
         self.config.tile.bn()
     }
 
+    /// K of one stage ([`InType::bk`]: 64 for 16-bit inputs, 128 for 8-bit ones).
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::{InType, OutType, Sm90Config, Sm90Plan, Sm90Tile};
+    /// let c = Sm90Config { tile: Sm90Tile::T128x128, ..Sm90Config::tn(InType::FP8[0], OutType::BF16) };
+    /// assert_eq!(Sm90Plan::for_config(c).unwrap().bk(), 128);
+    /// ```
+    pub fn bk(&self) -> i64 {
+        self.input.bk()
+    }
+
     /// Pipeline stages of the configuration.
     pub fn stages(&self) -> i64 {
         self.config.tile.stages()
@@ -463,21 +487,22 @@ impl Sm90Plan {
         stage: &ComposedLayout,
         matrix: TmaMatrix,
         major: Major,
+        bk: i64,
     ) -> GpuResult<OperandLoad> {
         let mn = stage.layout().mode(0)?.size();
         let (box_mn, box_dims) = match major {
-            Major::K => (mn, [BK, mn]),
-            Major::MN => (MN_BOX, [MN_BOX, BK]),
+            Major::K => (mn, [bk, mn]),
+            Major::MN => (MN_BOX, [MN_BOX, bk]),
         };
         let part = stage.compose(&Layout::new(
-            IntTuple::from_ints([box_mn, BK]),
+            IntTuple::from_ints([box_mn, bk]),
             IntTuple::from_ints([1, mn]),
         )?)?;
         let tma = TmaPlan::new(matrix, box_dims, SwizzleMode::B128, &part, major)?;
         let boxes = mn / box_mn;
-        let box_elems = box_mn * BK;
+        let box_elems = box_mn * bk;
         for j in 1..boxes {
-            for kk in 0..BK {
+            for kk in 0..bk {
                 for r in 0..box_mn {
                     let first = stage.offset(r + mn * kk)?;
                     let here = stage.offset(j * box_mn + r + mn * kk)?;
@@ -502,7 +527,11 @@ impl Sm90Plan {
 
     /// The stages of A (`(BM, BK, STAGES)`) as the tensor layer's shared tensor.
     pub(crate) fn a_stages(&self) -> GpuResult<ComposedLayout> {
-        Self::stage_layout(self.config.a_major, self.input, &[BM, BK, self.stages()])
+        Self::stage_layout(
+            self.config.a_major,
+            self.input,
+            &[BM, self.bk(), self.stages()],
+        )
     }
 
     /// The stages of B (`(BN, BK, STAGES)`).
@@ -510,7 +539,7 @@ impl Sm90Plan {
         Self::stage_layout(
             self.config.b_major,
             self.input,
-            &[self.bn(), BK, self.stages()],
+            &[self.bn(), self.bk(), self.stages()],
         )
     }
 
@@ -518,9 +547,10 @@ impl Sm90Plan {
     /// `KB c + kb` (A) or `kb` (B), start addresses relative to the stages.
     fn descriptors_of(&self, op: char) -> GpuResult<Vec<GmmaDescriptor>> {
         let mma = crate::layer::DeviceMma::new("wgmma", self.mma.clone());
+        let (a, b) = self.input.elements();
         let (stages, elem) = match op {
-            'A' => (self.a_stages()?, crate::kernel::CType::B16),
-            _ => (self.b_stages()?, crate::kernel::CType::B16),
+            'A' => (self.a_stages()?, a.c_type()),
+            _ => (self.b_stages()?, b.c_type()),
         };
         let t = mma.partition_descriptors(op, &crate::layer::DeviceTensor::shared(elem, stages))?;
         let crate::layer::Space::Descriptor(base) = t.space() else {
@@ -531,7 +561,7 @@ impl Sm90Plan {
         let consumers = if op == 'A' { CONSUMERS } else { 1 };
         let mut out = Vec::new();
         for c in 0..consumers {
-            for kb in 0..BK / WGMMA_K {
+            for kb in 0..self.bk() / self.input.wgmma_k() {
                 // Thread 128 c, the one atom call per k-block, stage 0.
                 let units = t.layout().offset(128 * c + 256 * kb)?;
                 out.push(GmmaDescriptor {
@@ -607,14 +637,14 @@ impl Sm90Plan {
         ceil_div(self.m, BM) * ceil_div(self.n, self.bn())
     }
 
-    /// k-tiles (64 wide; the last one zero-filled past K by TMA).
+    /// k-tiles ([`Sm90Plan::bk`] wide; the last one zero-filled past K by TMA).
     ///
     /// ```
     /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
     /// assert_eq!(Sm90Plan::new(128, 256, 72, InType::F16, OutType::F32).unwrap().k_tiles(), 2);
     /// ```
     pub fn k_tiles(&self) -> i64 {
-        ceil_div(self.k, BK)
+        ceil_div(self.k, self.bk())
     }
 
     /// Bytes one stage receives (A's boxes and B's): the transaction count of its `full`

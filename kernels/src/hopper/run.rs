@@ -148,12 +148,13 @@ fn count(x: i64, y: i64) -> GpuResult<usize> {
 }
 
 /// `len` random values of `input`: fp16 `q / 1024` with `|q| <= 1024` (exact), or those values
-/// rounded to bf16; returns the bit patterns and the values.
+/// rounded to bf16; returns the bit patterns and the values. 16-bit inputs only (the callers
+/// refuse 8-bit ones: fp16 values stand for them here).
 pub(crate) fn random_operand(len: usize, seed: u64, input: InType) -> (Vec<u16>, Vec<f32>) {
     random_f16(len, seed)
         .into_iter()
         .map(|h| match input {
-            InType::F16 => (h.to_bits(), h.to_f32()),
+            InType::F16 | InType::Fp8 { .. } => (h.to_bits(), h.to_f32()),
             InType::BF16 => {
                 let b = bf16::from_f32(h.to_f32());
                 (b.to_bits(), b.to_f32())
@@ -175,6 +176,12 @@ impl Sm90Buffers {
     /// assert_eq!(bufs.map_b.plan().box_dims(), [64, 256]);
     /// ```
     pub fn new(gpu: &Gpu, plan: &Sm90Plan, seed: u64) -> GpuResult<Sm90Buffers> {
+        if plan.input.promotes() {
+            return Err(GpuError::InvalidArgument(format!(
+                "Sm90Buffers: {} inputs are run through the library (blas::Gemm), not here",
+                plan.input
+            )));
+        }
         let (a_bits, a_host) = random_operand(count(plan.m, plan.k)?, seed, plan.input);
         let (b_bits, b_host) = random_operand(count(plan.n, plan.k)?, seed ^ 0xB0B, plan.input);
         let a = cuda("cuMemcpyHtoD", gpu.stream().clone_htod(&a_bits))?;
@@ -394,6 +401,7 @@ fn cublas_in(t: InType) -> cublas_sys::cudaDataType_t {
     match t {
         InType::F16 => cublas_sys::cudaDataType_t::CUDA_R_16F,
         InType::BF16 => cublas_sys::cudaDataType_t::CUDA_R_16BF,
+        InType::Fp8 { a, .. } => a.cublas(),
     }
 }
 

@@ -8,12 +8,16 @@ use crate::element::Element;
 use crate::error::{GpuError, GpuResult};
 use crate::tma::TmaElem;
 
-/// Input element type of the Hopper GEMM.
+/// Input element types of the Hopper GEMM: fp16 or bf16 (A and B of one type), or the 8-bit
+/// floating-point formats in any mix ([`InType::Fp8`]: A and B K-major, the `_TN` GMMA atoms).
 ///
 /// ```
-/// use tessel_kernels::hopper::InType;
+/// use tessel_kernels::{Element, hopper::InType};
 /// assert_eq!(InType::BF16.atom(), "SM90_64x256x16_F32BF16BF16_SS");
 /// assert_eq!("bf16".parse::<InType>().unwrap(), InType::BF16);
+/// let f8 = InType::Fp8 { a: Element::E4M3, b: Element::E5M2 };
+/// assert_eq!(f8.gmma_atom(128), "SM90_64x128x32_F32E4M3E5M2_SS_TN");
+/// assert_eq!("e4m3_e5m2".parse::<InType>().unwrap(), f8);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum InType {
@@ -21,64 +25,176 @@ pub enum InType {
     F16,
     /// bfloat16.
     BF16,
+    /// 8-bit floating point: A's and B's formats ([`Element::E4M3`] or [`Element::E5M2`] each;
+    /// [`InType::fp8`] checks them).
+    Fp8 {
+        /// A's format.
+        a: Element,
+        /// B's format.
+        b: Element,
+    },
 }
 
 impl InType {
-    /// Both input types.
+    /// The 16-bit input types.
     ///
     /// ```
     /// assert_eq!(tessel_kernels::hopper::InType::ALL.len(), 2);
     /// ```
     pub const ALL: [InType; 2] = [InType::F16, InType::BF16];
 
-    /// The GMMA atom (CuTe's name) of a 64 x 256 x 16 step with fp32 accumulators.
+    /// Every 8-bit pair (A, B) in CuTe's order of the GMMA atoms.
+    ///
+    /// ```
+    /// use tessel_kernels::{Element, hopper::InType};
+    /// assert_eq!(InType::FP8[1], InType::Fp8 { a: Element::E4M3, b: Element::E5M2 });
+    /// ```
+    pub const FP8: [InType; 4] = [
+        InType::Fp8 {
+            a: Element::E4M3,
+            b: Element::E4M3,
+        },
+        InType::Fp8 {
+            a: Element::E4M3,
+            b: Element::E5M2,
+        },
+        InType::Fp8 {
+            a: Element::E5M2,
+            b: Element::E4M3,
+        },
+        InType::Fp8 {
+            a: Element::E5M2,
+            b: Element::E5M2,
+        },
+    ];
+
+    /// The 8-bit input of A in format `a` and B in format `b`; `None` unless both are 8-bit
+    /// floating-point formats.
+    ///
+    /// ```
+    /// use tessel_kernels::{Element, hopper::InType};
+    /// assert!(InType::fp8(Element::E5M2, Element::E4M3).is_some());
+    /// assert_eq!(InType::fp8(Element::E5M2, Element::F16), None);
+    /// ```
+    pub fn fp8(a: Element, b: Element) -> Option<InType> {
+        (a.is_fp8() && b.is_fp8()).then_some(InType::Fp8 { a, b })
+    }
+
+    /// The input of A of type `a` and B of type `b`, if the kernel takes it: both fp16, both
+    /// bf16, or two 8-bit formats.
+    ///
+    /// ```
+    /// use tessel_kernels::{Element, hopper::InType};
+    /// assert_eq!(InType::of_pair(Element::BF16, Element::BF16), Some(InType::BF16));
+    /// assert_eq!(InType::of_pair(Element::F16, Element::BF16), None);
+    /// ```
+    pub fn of_pair(a: Element, b: Element) -> Option<InType> {
+        if a.is_fp8() {
+            return InType::fp8(a, b);
+        }
+        if a != b {
+            return None;
+        }
+        InType::of(a)
+    }
+
+    /// The element types of A and B.
+    ///
+    /// ```
+    /// use tessel_kernels::{Element, hopper::InType};
+    /// assert_eq!(InType::F16.elements(), (Element::F16, Element::F16));
+    /// ```
+    pub fn elements(self) -> (Element, Element) {
+        match self {
+            InType::F16 => (Element::F16, Element::F16),
+            InType::BF16 => (Element::BF16, Element::BF16),
+            InType::Fp8 { a, b } => (a, b),
+        }
+    }
+
+    /// The GMMA atom (CuTe's name) of a 64 x 256 step with fp32 accumulators.
     ///
     /// ```
     /// assert_eq!(tessel_kernels::hopper::InType::F16.atom(), "SM90_64x256x16_F32F16F16_SS");
     /// ```
-    pub fn atom(self) -> &'static str {
-        match self {
-            InType::F16 => "SM90_64x256x16_F32F16F16_SS",
-            InType::BF16 => "SM90_64x256x16_F32BF16BF16_SS",
-        }
+    pub fn atom(self) -> String {
+        self.gmma_atom(256)
     }
 
-    /// The GMMA atom (CuTe's name) of a `64 x n x 16` step with fp32 accumulators, A and B
-    /// in shared memory.
+    /// The GMMA atom (CuTe's name) of a `64 x n x K` step with fp32 accumulators, A and B in
+    /// shared memory: K 16 for 16-bit inputs, 32 for 8-bit ones (CuTe's `_TN` atoms: both
+    /// operands K-major).
     ///
     /// ```
-    /// assert_eq!(tessel_kernels::hopper::InType::F16.gmma_atom(128), "SM90_64x128x16_F32F16F16_SS");
+    /// use tessel_kernels::{Element, hopper::InType};
+    /// assert_eq!(InType::F16.gmma_atom(128), "SM90_64x128x16_F32F16F16_SS");
+    /// let f8 = InType::fp8(Element::E5M2, Element::E5M2).unwrap();
+    /// assert_eq!(f8.gmma_atom(64), "SM90_64x64x32_F32E5M2E5M2_SS_TN");
     /// ```
     pub fn gmma_atom(self, n: i64) -> String {
+        let name = |e: Element| e.ptx().to_uppercase();
         match self {
             InType::F16 => format!("SM90_64x{n}x16_F32F16F16_SS"),
             InType::BF16 => format!("SM90_64x{n}x16_F32BF16BF16_SS"),
+            InType::Fp8 { a, b } => format!("SM90_64x{n}x32_F32{}{}_SS_TN", name(a), name(b)),
         }
     }
 
     /// Bits per element.
     ///
     /// ```
-    /// assert_eq!(tessel_kernels::hopper::InType::BF16.bits(), 16);
+    /// use tessel_kernels::hopper::InType;
+    /// assert_eq!((InType::BF16.bits(), InType::FP8[0].bits()), (16, 8));
     /// ```
     pub fn bits(self) -> i64 {
-        16
+        self.elements().0.bits()
     }
 
-    /// The element type.
+    /// K of one stage (a k-tile): one 128-byte swizzled row, 64 16-bit or 128 8-bit elements.
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::InType;
+    /// assert_eq!((InType::F16.bk(), InType::FP8[3].bk()), (64, 128));
+    /// ```
+    pub fn bk(self) -> i64 {
+        128 * 8 / self.bits()
+    }
+
+    /// K of one wgmma: 32 bytes of each operand row (16 16-bit or 32 8-bit elements; PTX ISA,
+    /// "Matrix shape" of `wgmma.mma_async`).
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::InType;
+    /// assert_eq!((InType::BF16.wgmma_k(), InType::FP8[1].wgmma_k()), (16, 32));
+    /// ```
+    pub fn wgmma_k(self) -> i64 {
+        32 * 8 / self.bits()
+    }
+
+    /// Whether the kernel promotes the accumulators: the 8-bit inputs add the wgmma
+    /// accumulators into a separate fp32 fragment after every k-tile ([`crate::hopper`]'s
+    /// "Promotion").
+    ///
+    /// ```
+    /// use tessel_kernels::hopper::InType;
+    /// assert!(InType::FP8[0].promotes() && !InType::F16.promotes());
+    /// ```
+    pub fn promotes(self) -> bool {
+        matches!(self, InType::Fp8 { .. })
+    }
+
+    /// A's element type (B's is the same except for mixed 8-bit inputs: [`InType::elements`]).
     ///
     /// ```
     /// use tessel_kernels::{Element, hopper::InType};
     /// assert_eq!(InType::BF16.element(), Element::BF16);
     /// ```
     pub fn element(self) -> Element {
-        match self {
-            InType::F16 => Element::F16,
-            InType::BF16 => Element::BF16,
-        }
+        self.elements().0
     }
 
-    /// The input type of an element type, if the kernel takes it.
+    /// The 16-bit input type of an element type, if the kernel takes it (8-bit inputs:
+    /// [`InType::fp8`]).
     ///
     /// ```
     /// use tessel_kernels::{Element, hopper::InType};
@@ -98,34 +214,42 @@ impl InType {
     /// ```
     /// use tessel_kernels::{hopper::InType, tma::TmaElem};
     /// assert_eq!(InType::BF16.tma(), TmaElem::BF16);
+    /// assert_eq!(InType::FP8[0].tma(), TmaElem::U8);
     /// ```
     pub fn tma(self) -> TmaElem {
-        match self {
-            InType::F16 => TmaElem::F16,
-            InType::BF16 => TmaElem::BF16,
-        }
+        self.element().tma()
     }
 }
 
 impl fmt::Display for InType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            InType::F16 => "f16",
-            InType::BF16 => "bf16",
-        })
+        match self {
+            InType::F16 => f.write_str("f16"),
+            InType::BF16 => f.write_str("bf16"),
+            InType::Fp8 { a, b } if a == b => write!(f, "{a}"),
+            InType::Fp8 { a, b } => write!(f, "{a}_{b}"),
+        }
     }
 }
 
 impl std::str::FromStr for InType {
     type Err = GpuError;
     fn from_str(s: &str) -> GpuResult<InType> {
+        let err = || {
+            GpuError::InvalidArgument(format!(
+                "unknown GEMM input type {s:?} (expected f16, bf16, e4m3, e5m2 or A_B of the \
+                 8-bit formats, e.g. e4m3_e5m2)"
+            ))
+        };
         match s {
-            "f16" | "fp16" => Ok(InType::F16),
-            "bf16" => Ok(InType::BF16),
-            _ => Err(GpuError::InvalidArgument(format!(
-                "unknown GEMM input type {s:?} (expected f16 or bf16)"
-            ))),
+            "f16" | "fp16" => return Ok(InType::F16),
+            "bf16" => return Ok(InType::BF16),
+            _ => {}
         }
+        let (a, b) = s.split_once('_').unwrap_or((s, s));
+        let a: Element = a.parse().map_err(|_| err())?;
+        let b: Element = b.parse().map_err(|_| err())?;
+        InType::fp8(a, b).ok_or_else(err)
     }
 }
 
