@@ -644,6 +644,7 @@ fn the_bound_accepts_fp32_rounding_and_rejects_wrong_products() {
         c: None,
         alpha: 1.0,
         beta: 0.0,
+        fp8: false,
     };
     let fp32 = |row: usize, skip: Option<usize>| -> Vec<f64> {
         (0..n)

@@ -245,6 +245,7 @@ pub fn bench_one(
         c: None,
         alpha: 1.0,
         beta: 0.0,
+        fp8: false,
     };
     let (want, tol) = reference_bounds(&g, output, &rows);
     let pick = |all: &[f32]| -> Vec<f32> {

@@ -45,7 +45,9 @@ mod verify;
 
 pub use check::{MatrixDesc, OperandMap, Order, Problem, Sm90Call, plan_sm90};
 pub use select::{choose_tile, choose_tile_for, tiles_of};
-pub use verify::{HostGemm, HostMatrix, reference_bounds, spread_rows, verify_gemm};
+pub use verify::{
+    FP8_ACCUMULATION, HostGemm, HostMatrix, reference_bounds, spread_rows, verify_gemm,
+};
 
 use std::cell::RefCell;
 use std::collections::HashMap;
