@@ -40,10 +40,12 @@
 
 pub mod bench;
 mod check;
+mod cublaslt;
 mod select;
 mod verify;
 
 pub use check::{MatrixDesc, OperandMap, Order, Problem, Sm90Call, plan_sm90};
+pub use cublaslt::fp8_cublaslt;
 pub use select::{choose_tile, choose_tile_for, tiles_of};
 pub use verify::{
     FP8_ACCUMULATION, HostGemm, HostMatrix, reference_bounds, spread_rows, verify_gemm,
