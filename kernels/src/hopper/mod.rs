@@ -34,6 +34,21 @@
 //!   TMA store copies to D (clipping ragged `M`, `N`), two buffers per consumer; or, where TMA
 //!   cannot address D, with predicated stores from the registers ([`Epilogue::Direct`]).
 //!
+//! 8-bit inputs (e4m3/e5m2 A and B in any mix, [`InType::Fp8`]) take the same body and
+//! declarations: the element type sets the atom (`SM90_64xNx32_F32<A><B>_SS_TN`), the stages'
+//! GMMA atom (`smem_atom(K, 128B, 8)`: 128 elements per 128-byte row, so a k-tile is
+//! [`InType::bk`] = 128 wide), the TMA boxes (`UINT8`) and the descriptors; wgmma reads 8-bit
+//! operands K-major only (PTX ISA, `wgmma.mma_async`: the transposes are for `.f16`/`.bf16`),
+//! so an MN-major 8-bit configuration is an error. Promotion (`k::PROMOTE`, 8-bit inputs only):
+//! the tensor cores keep about 14 bits of the FP8 accumulation (DeepSeek-V3 Technical Report,
+//! arXiv:2412.19437, section 3.3.2), so after each k-tile (4 wgmmas of k32, 128 products: the
+//! interval of CUTLASS's non-"FastAccum" FP8 kernels, `mma_promotion_interval = 4`, and of
+//! DeepGEMM) a consumer waits for its wgmmas, gives the stage back, adds the accumulators into
+//! a separate fp32 fragment and starts the next k-tile's accumulation from zero. That costs
+//! the one k-tile of wgmmas kept in flight by 16-bit inputs and a second fragment of
+//! registers: 8-bit configurations use the 128 x 128 tile (64 + 64 registers per thread; 128 x
+//! 256 would need 256).
+//!
 //! Every shared layout is a GMMA atom (`smem_atom(major, SwizzleMode::B128, 16)`) tiled over
 //! the stages (MN-major ones K first, so that each 64-wide slice of MN is one TMA box).
 //! [`Sm90Plan`] proves on the host that the TMA boxes write exactly those layouts
