@@ -3,12 +3,11 @@
 //! layouts, the argument checks of the API, and the f64 reference and its error bound against
 //! a CPU model of the kernel's blocked online softmax.
 
-use half::{bf16, f16};
 use tessel_kernels::attention::reference::{
     HostOperands, RowReference, checked_rows, compare_rows, reference_row, visible_keys,
 };
 use tessel_kernels::attention::{AttnConfig, AttnPlan, HEAD_DIMS, Problem, SMEM_LIMIT, Strides};
-use tessel_kernels::hopper::{InType, OutType};
+use tessel_kernels::hopper::InType;
 use tessel_kernels::kernel::CType;
 use tessel_kernels::layer::{DeviceMma, DeviceTensor};
 use tessel_layout::atom::mma_atom;
@@ -272,17 +271,12 @@ fn random(n: usize, seed: u64, t: InType) -> Vec<f32> {
 }
 
 fn round_to(x: f32, t: InType) -> f32 {
-    match t {
-        InType::F16 => f16::from_f32(x).to_f32(),
-        InType::BF16 => bf16::from_f32(x).to_f32(),
-    }
+    let e = t.element();
+    e.decode(e.encode(f64::from(x))) as f32
 }
 
 fn unit(t: InType) -> f64 {
-    match t {
-        InType::F16 => OutType::F16.unit_roundoff(),
-        InType::BF16 => OutType::BF16.unit_roundoff(),
-    }
+    t.element().unit_roundoff()
 }
 
 #[test]

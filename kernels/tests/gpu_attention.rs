@@ -77,6 +77,7 @@ fn verify_as<'g>(
     match dtype {
         InType::F16 => verify::<f16>(gpu, kernels, p, seed, rows),
         InType::BF16 => verify::<bf16>(gpu, kernels, p, seed, rows),
+        InType::Fp8 { .. } => panic!("attention takes f16 or bf16, not {dtype}"),
     }
 }
 

@@ -318,8 +318,8 @@ fn gpu_every_order_ragged() {
                     for d in [R, C] {
                         seed += 1;
                         run_case(
-                            &gpu,
-                            &gemm,
+                            gpu,
+                            gemm,
                             Case {
                                 m,
                                 n,
@@ -359,10 +359,10 @@ fn gpu_every_type_pair_alpha_beta_and_padding() {
                         b: Order::ColMajor,
                         ..BASE
                     };
-                    run_case(&gpu, &gemm, c, seed);
+                    run_case(gpu, gemm, c, seed);
                     run_case(
-                        &gpu,
-                        &gemm,
+                        gpu,
+                        gemm,
                         Case {
                             d: Order::ColMajor,
                             a: Order::ColMajor,
@@ -384,8 +384,8 @@ fn gpu_d_where_tma_cannot_store() {
         // epilogue (predicated stores, element by element where pairs are not aligned).
         for output in [Element::F32, Element::F16, Element::BF16] {
             run_case(
-                &gpu,
-                &gemm,
+                gpu,
+                gemm,
                 Case {
                     output,
                     d_offset: 1,
@@ -394,8 +394,8 @@ fn gpu_d_where_tma_cannot_store() {
                 7,
             );
             run_case(
-                &gpu,
-                &gemm,
+                gpu,
+                gemm,
                 Case {
                     output,
                     n: 1001,
@@ -406,8 +406,8 @@ fn gpu_d_where_tma_cannot_store() {
                 8,
             );
             run_case(
-                &gpu,
-                &gemm,
+                gpu,
+                gemm,
                 Case {
                     output,
                     pad: 3,
@@ -427,8 +427,8 @@ fn gpu_long_and_short_k() {
         for k in [1, 2, 8, 63, 64, 65, 16384, 65536] {
             let m = if k > 4096 { 256 } else { 200 };
             run_case(
-                &gpu,
-                &gemm,
+                gpu,
+                gemm,
                 Case {
                     m,
                     n: 384,
@@ -438,8 +438,8 @@ fn gpu_long_and_short_k() {
                 k as u64,
             );
             run_case(
-                &gpu,
-                &gemm,
+                gpu,
+                gemm,
                 Case {
                     m,
                     n: 384,
@@ -454,8 +454,8 @@ fn gpu_long_and_short_k() {
         }
         // Large problems of both tiles.
         run_case(
-            &gpu,
-            &gemm,
+            gpu,
+            gemm,
             Case {
                 m: 4096,
                 n: 4096,
@@ -465,8 +465,8 @@ fn gpu_long_and_short_k() {
             11,
         );
         run_case(
-            &gpu,
-            &gemm,
+            gpu,
+            gemm,
             Case {
                 m: 128,
                 n: 4096,
