@@ -48,8 +48,8 @@
 //!
 //! ```
 //! # #[cfg(feature = "kernels")] {
-//! use tessel_kit::kernels::{DType, Gpu, exec::*, tiled::{run_and_verify, TiledKind, TiledPlan}};
-//! let plan = TiledPlan::new(TiledKind::Swizzled, DType::F32, 1000, 1500).unwrap();
+//! use tessel_kit::kernels::{Element, Gpu, exec::*, tiled::{run_and_verify, TiledKind, TiledPlan}};
+//! let plan = TiledPlan::new(TiledKind::Swizzled, Element::F32, 1000, 1500).unwrap();
 //! assert!(plan.source().unwrap().contains("__global__"));
 //! let Ok(gpu) = Gpu::open(0) else { return }; // no GPU here: nothing to launch
 //! // fp32 elements travel as their 32-bit patterns.
@@ -76,8 +76,8 @@ pub use tessel_macros::{cuda_index, layout, swizzle};
 /// bank-conflict microkernels, tensor-core GEMM and the benchmarks.
 ///
 /// ```
-/// use tessel_kit::kernels::{DType, tiled::{TiledKind, TiledPlan}};
-/// let plan = TiledPlan::new(TiledKind::Copy, DType::F32, 256, 256).unwrap();
+/// use tessel_kit::kernels::{Element, tiled::{TiledKind, TiledPlan}};
+/// let plan = TiledPlan::new(TiledKind::Copy, Element::F32, 256, 256).unwrap();
 /// assert!(plan.source().unwrap().contains("__global__"));
 /// ```
 #[cfg(feature = "kernels")]

@@ -6,7 +6,7 @@
 use std::process::ExitCode;
 
 use tessel_kernels::tiled::{TiledKind, TiledPlan};
-use tessel_kernels::{Arch, DType};
+use tessel_kernels::{Arch, Element};
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
@@ -43,7 +43,7 @@ fn run() -> Res<()> {
         return Err(format!("expected at most KIND DTYPE M N, got {} arguments", a.len()).into());
     }
     let kind = kind(a.first().map_or("vec128", String::as_str))?;
-    let dtype: DType = a.get(1).map_or("f32", String::as_str).parse()?;
+    let dtype: Element = a.get(1).map_or("f32", String::as_str).parse()?;
     let (m, n) = (extent("M", a.get(2))?, extent("N", a.get(3))?);
     let plan = TiledPlan::new(kind, dtype, m, n)?;
     let src = plan.source()?;

@@ -16,18 +16,18 @@ use std::process::ExitCode;
 
 use tessel_kernels::compile::compile_cubin;
 use tessel_kernels::gemm::{GemmConfig, GemmPlan};
-use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
+use tessel_kernels::hopper::Sm90Plan;
 use tessel_kernels::micro::{MicroKind, MicroPlan};
 use tessel_kernels::mma::run::{MmaKernel, Problem};
 use tessel_kernels::tiled::{TiledKind, TiledPlan};
-use tessel_kernels::{Arch, DType, GpuResult, kernel::Kernel};
+use tessel_kernels::{Arch, Element, GpuResult, kernel::Kernel};
 
 /// `(file name, kernel)` of every plan in the snapshot.
 fn kernels() -> GpuResult<Vec<(String, Kernel)>> {
     let mut all = Vec::new();
     let mut kinds = vec![TiledKind::Copy];
     kinds.extend(TiledKind::LADDER);
-    for dtype in [DType::F32, DType::F16] {
+    for dtype in [Element::F32, Element::F16] {
         for (m, n) in [(4096, 4096), (1000, 1001)] {
             for &kind in &kinds {
                 let plan = TiledPlan::new(kind, dtype, m, n)?;
@@ -52,7 +52,7 @@ fn kernels() -> GpuResult<Vec<(String, Kernel)>> {
         }
     }
     for (m, n, k) in [(4096, 4096, 4096), (1000, 1000, 1000)] {
-        for (input, output) in [(InType::F16, OutType::F32), (InType::BF16, OutType::BF16)] {
+        for (input, output) in [(Element::F16, Element::F32), (Element::BF16, Element::BF16)] {
             let plan = Sm90Plan::new(m, n, k, input, output)?;
             all.push((plan.kernel_name(), plan.kernel()?));
         }

@@ -21,22 +21,23 @@ use cudarc::driver::CudaSlice;
 use half::f16;
 use tessel_layout::bank::SmemTraffic;
 
+use crate::bits::{BitsElement, same_bits};
 use crate::device::Gpu;
-use crate::dtype::{DType, Elem, same_bits};
+use crate::element::Element;
 use crate::error::{GpuError, GpuResult, cuda};
 use crate::exec::{alloc, run_poisoned, upload_random};
 use crate::kernel::Arg;
 use crate::micro::{MicroKind, MicroPlan};
-use crate::tiled::{TiledKind, TiledPlan};
+use crate::tiled::{COPY_ELEMENTS, TiledKind, TiledPlan};
 use crate::timing::{Timing, time_events};
 
 /// What to measure and how.
 ///
 /// ```
-/// use tessel_kernels::{DType, bench::BenchOptions};
+/// use tessel_kernels::{Element, bench::BenchOptions};
 /// let o = BenchOptions::default();
 /// assert_eq!(o.sizes, [(8192, 8192), (16384, 16384)]);
-/// assert_eq!(o.dtypes, [DType::F32, DType::F16]);
+/// assert_eq!(o.dtypes, [Element::F32, Element::F16]);
 /// assert_eq!((o.profile, o.repeats), (false, 30));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,7 +45,7 @@ pub struct BenchOptions {
     /// `(rows, cols)` of the matrices (the GEMM reads `(M, K)` and takes N = K).
     pub sizes: Vec<(i64, i64)>,
     /// Element types of the copy and transposes.
-    pub dtypes: Vec<DType>,
+    pub dtypes: Vec<Element>,
     /// Launch each kernel once (verified) and print bank-model predictions; no timing. For
     /// profilers (`scripts/ncu_conflicts.sh`).
     pub profile: bool,
@@ -56,7 +57,7 @@ impl Default for BenchOptions {
     fn default() -> BenchOptions {
         BenchOptions {
             sizes: vec![(8192, 8192), (16384, 16384)],
-            dtypes: vec![DType::F32, DType::F16],
+            dtypes: vec![Element::F32, Element::F16],
             profile: false,
             repeats: 30,
         }
@@ -66,11 +67,11 @@ impl Default for BenchOptions {
 /// One measured kernel.
 ///
 /// ```
-/// use tessel_kernels::{DType, bench::Row, micro::{MicroKind, MicroPlan}};
+/// use tessel_kernels::{Element, bench::Row, micro::{MicroKind, MicroPlan}};
 /// let plan = MicroPlan::new(MicroKind::Column).unwrap();
 /// let row = Row {
 ///     kernel: plan.kind.to_string(),
-///     dtype: DType::F32,
+///     dtype: Element::F32,
 ///     size: (32, 32),
 ///     timing: None,
 ///     bytes: 0,
@@ -87,7 +88,7 @@ pub struct Row {
     /// Kernel name (`memcpy_dtod` for the reference).
     pub kernel: String,
     /// Element type.
-    pub dtype: DType,
+    pub dtype: Element,
     /// Rows x columns.
     pub size: (i64, i64),
     /// Median time (None in profile mode).
@@ -106,9 +107,9 @@ pub struct Row {
 /// after the `memcpy_dtod` reference; one [`Row`] per kernel.
 ///
 /// ```
-/// use tessel_kernels::{DType, bench::{BenchOptions, matrix_rows}, tiled::TiledKind};
+/// use tessel_kernels::{Element, bench::{BenchOptions, matrix_rows}, tiled::TiledKind};
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
-/// let opts = BenchOptions { sizes: vec![(100, 70)], dtypes: vec![DType::F16], repeats: 2,
+/// let opts = BenchOptions { sizes: vec![(100, 70)], dtypes: vec![Element::F16], repeats: 2,
 ///                           ..BenchOptions::default() };
 /// let rows = matrix_rows(&gpu, &opts, &[TiledKind::Swizzled], &mut Vec::new()).unwrap();
 /// assert_eq!(rows[0].kernel, "memcpy_dtod");
@@ -123,9 +124,9 @@ pub fn matrix_rows(
     let mut rows = Vec::new();
     for &dtype in &opts.dtypes {
         for &size in &opts.sizes {
-            match dtype {
-                DType::F32 => rows.extend(matrix_suite::<u32>(gpu, opts, kinds, size, progress)?),
-                DType::F16 => rows.extend(matrix_suite::<f16>(gpu, opts, kinds, size, progress)?),
+            match dtype.require(&COPY_ELEMENTS, "the copy ladder")? {
+                Element::F16 => rows.extend(matrix_suite::<f16>(gpu, opts, kinds, size, progress)?),
+                _ => rows.extend(matrix_suite::<u32>(gpu, opts, kinds, size, progress)?),
             }
         }
     }
@@ -139,7 +140,11 @@ pub(crate) fn io(r: std::io::Result<()>) -> GpuResult<()> {
 }
 
 /// The reference copy every kernel's bandwidth is compared with.
-fn memcpy_dtod<E: Elem>(gpu: &Gpu, src: &CudaSlice<E>, dst: &mut CudaSlice<E>) -> GpuResult<()> {
+fn memcpy_dtod<E: BitsElement>(
+    gpu: &Gpu,
+    src: &CudaSlice<E>,
+    dst: &mut CudaSlice<E>,
+) -> GpuResult<()> {
     cuda("cuMemcpyDtoD", gpu.stream().memcpy_dtod(src, dst))
 }
 
@@ -148,14 +153,14 @@ fn gbps(bytes: i64, t: &Timing) -> f64 {
     bytes as f64 / (t.median_ms * 1e6)
 }
 
-fn matrix_suite<E: Elem>(
+fn matrix_suite<E: BitsElement>(
     gpu: &Gpu,
     args: &BenchOptions,
     kinds: &[TiledKind],
     (m, n): (i64, i64),
     progress: &mut dyn Write,
 ) -> GpuResult<Vec<Row>> {
-    let dtype = E::DTYPE;
+    let dtype = E::ELEMENT;
     let len = usize::try_from(m * n)
         .map_err(|_| GpuError::InvalidArgument(format!("size {m} x {n} too large")))?;
     let bytes = 2 * m * n * dtype.bytes();
@@ -322,7 +327,7 @@ pub fn micro_rows(gpu: &Gpu, args: &BenchOptions, progress: &mut dyn Write) -> G
         }
         rows.push(Row {
             kernel: kind.name().into(),
-            dtype: DType::F32,
+            dtype: Element::F32,
             size: (32, 32),
             timing,
             bytes: 0,

@@ -1,12 +1,12 @@
-//! [`Element`]: the element types of matrices that kernels read and write — fp32, fp16, bf16 and
-//! the two 8-bit floating-point formats e4m3 and e5m2 — with everything the crate needs to know
-//! about each: its width, its C spelling in kernel sources, its PTX and cuBLAS names, its
-//! tensor-map type, its rounding, and its values on the host.
+//! [`Element`] (defined in `tessel-layout`, re-exported here) and what a kernel needs to know
+//! about each element type on top of its values: its C storage type in kernel sources, its
+//! cuBLAS and tensor-map types ([`DeviceElement`]), and its values on the host
+//! ([`HostElement`]).
 //!
-//! One enum for every layer: the GEMM library ([`crate::blas`]) takes it today; it is meant to
-//! take the place of the crate's older per-module element types later ([`crate::DType`],
-//! [`crate::kernel::CType`]'s element uses, `hopper::InType`/`OutType`, [`crate::tma::TmaElem`],
-//! the atoms' value types), each of which is one of its projections.
+//! One element type for every layer: the copy ladder ([`crate::tiled`]), the GEMM ladders, the
+//! Hopper GEMM ([`crate::hopper`]), the GEMM library ([`crate::blas`]), attention, the tensor
+//! maps ([`crate::tma`]) and the atoms all take an [`Element`]; a module that handles only some
+//! of them checks with [`Element::require`], whose error names the supported set.
 //!
 //! Host values: fp32 is `f32`, fp16 and bf16 are `half`'s [`half::f16`] and [`half::bf16`], and
 //! the 8-bit formats, which `half` does not have, are [`E4M3`] and [`E5M2`] (one byte each); all
@@ -16,132 +16,111 @@
 //! which is what the PTX types `.e4m3` and `.e5m2` are.
 //!
 //! ```
-//! use tessel_kernels::element::{E4M3, Element, HostElement};
+//! use tessel_kernels::element::{DeviceElement, E4M3, Element, HostElement};
 //! assert_eq!(Element::E4M3.bits(), 8);
 //! assert_eq!(Element::BF16.ptx(), "bf16");
+//! assert_eq!(Element::BF16.c_type().name(), "b16");
 //! assert_eq!(<half::bf16 as HostElement>::ELEMENT, Element::BF16);
 //! // 448 is e4m3's largest finite value (OFP8 table 1: S.1111.110).
 //! assert_eq!(E4M3::from_f64(448.0).to_bits(), 0x7E);
 //! assert_eq!(E4M3::from_bits(0x7E).to_f64(), 448.0);
 //! ```
 
-use std::fmt;
-use std::str::FromStr;
-
 use cudarc::cublas::sys::cudaDataType_t;
+use cudarc::driver::sys::CUtensorMapDataType;
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use half::{bf16, f16};
 
-use crate::error::GpuError;
 use crate::kernel::CType;
-use crate::tma::TmaElem;
 
-/// An element type of a matrix.
+pub use tessel_layout::Element;
+
+/// The kernel-side facts of an [`Element`]: how kernel sources store it, and its cuBLAS and
+/// tensor-map types. Implemented for [`Element`] only (it extends a type of `tessel-layout`).
 ///
 /// ```
-/// use tessel_kernels::Element;
-/// assert_eq!("e5m2".parse::<Element>().unwrap(), Element::E5M2);
-/// assert_eq!(Element::F16.to_string(), "f16");
-/// assert!(Element::E4M3.is_fp8() && !Element::BF16.is_fp8());
+/// use tessel_kernels::element::{DeviceElement, Element};
+/// assert_eq!(Element::F32.c_type().name(), "float");
+/// assert_eq!(Element::E5M2.c_type().bytes() as i64, Element::E5M2.bytes());
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Element {
-    /// IEEE single precision.
-    F32,
-    /// IEEE half precision.
-    F16,
-    /// bfloat16 (8 exponent bits, 7 fraction bits).
-    BF16,
-    /// 8-bit float, 4 exponent bits (bias 7), 3 fraction bits, no infinities (OFP8 E4M3).
-    E4M3,
-    /// 8-bit float, 5 exponent bits (bias 15), 2 fraction bits, IEEE-like (OFP8 E5M2).
-    E5M2,
-}
-
-impl Element {
-    /// Every element type.
+pub trait DeviceElement: Copy {
+    /// The storage type kernels move it as (the C spelling of `kernels/cuda/tessel.cuh`):
+    /// `float` for fp32, the raw words `b16` for fp16 and bf16, `unsigned char` for the 8-bit
+    /// formats.
     ///
     /// ```
-    /// assert_eq!(tessel_kernels::Element::ALL.len(), 5);
-    /// ```
-    pub const ALL: [Element; 5] = [
-        Element::F32,
-        Element::F16,
-        Element::BF16,
-        Element::E4M3,
-        Element::E5M2,
-    ];
-
-    /// Bits per element.
-    ///
-    /// ```
-    /// use tessel_kernels::Element;
-    /// assert_eq!((Element::F32.bits(), Element::BF16.bits(), Element::E5M2.bits()), (32, 16, 8));
-    /// ```
-    pub fn bits(self) -> i64 {
-        match self {
-            Element::F32 => 32,
-            Element::F16 | Element::BF16 => 16,
-            Element::E4M3 | Element::E5M2 => 8,
-        }
-    }
-
-    /// Bytes per element.
-    ///
-    /// ```
-    /// assert_eq!(tessel_kernels::Element::E4M3.bytes(), 1);
-    /// ```
-    pub fn bytes(self) -> i64 {
-        self.bits() / 8
-    }
-
-    /// True for the 8-bit formats.
-    ///
-    /// ```
-    /// assert!(tessel_kernels::Element::E5M2.is_fp8());
-    /// ```
-    pub fn is_fp8(self) -> bool {
-        matches!(self, Element::E4M3 | Element::E5M2)
-    }
-
-    /// The PTX type name (`.f32`, `.f16`, `.bf16`, `.e4m3`, `.e5m2` without the dot).
-    ///
-    /// ```
-    /// assert_eq!(tessel_kernels::Element::E4M3.ptx(), "e4m3");
-    /// ```
-    pub fn ptx(self) -> &'static str {
-        match self {
-            Element::F32 => "f32",
-            Element::F16 => "f16",
-            Element::BF16 => "bf16",
-            Element::E4M3 => "e4m3",
-            Element::E5M2 => "e5m2",
-        }
-    }
-
-    /// The storage type kernels move it as (the C spelling of `kernels/cuda/tessel.cuh`): `float`
-    /// for fp32, the raw words `b16` for fp16 and bf16, `unsigned char` for the 8-bit formats.
-    ///
-    /// ```
-    /// use tessel_kernels::{Element, kernel::CType};
+    /// use tessel_kernels::{Element, element::DeviceElement, kernel::CType};
     /// assert_eq!(Element::BF16.c_type(), CType::B16);
     /// assert_eq!(Element::E5M2.c_type().name(), "unsigned char");
     /// ```
-    pub fn c_type(self) -> CType {
-        match self {
-            Element::F32 => CType::F32,
-            Element::F16 | Element::BF16 => CType::B16,
-            Element::E4M3 | Element::E5M2 => CType::new("unsigned char", 1),
-        }
-    }
+    fn c_type(self) -> CType;
+
+    /// The raw word of its width that bit moves (copies, transposes) use: `b32`, `b16` or
+    /// `unsigned char` (typedefs of `kernels/cuda/tessel.cuh`).
+    ///
+    /// ```
+    /// use tessel_kernels::{Element, element::DeviceElement, kernel::{CType, TESSEL_CUH}};
+    /// assert_eq!(Element::F32.word(), CType::B32);
+    /// assert!(TESSEL_CUH.contains(&format!("typedef unsigned short {};", Element::F16.word().name())));
+    /// ```
+    fn word(self) -> CType;
 
     /// cuBLAS's `cudaDataType_t` of the type.
     ///
     /// ```
-    /// use tessel_kernels::{Element, cudarc::cublas::sys::cudaDataType_t};
+    /// use tessel_kernels::{Element, element::DeviceElement, cudarc::cublas::sys::cudaDataType_t};
     /// assert_eq!(Element::E4M3.cublas(), cudaDataType_t::CUDA_R_8F_E4M3);
     /// ```
-    pub fn cublas(self) -> cudaDataType_t {
+    fn cublas(self) -> cudaDataType_t;
+
+    /// The tensor-map data type (TMA moves bits: the 8-bit formats are `UINT8`).
+    ///
+    /// ```
+    /// use tessel_kernels::{Element, element::DeviceElement};
+    /// use tessel_kernels::cudarc::driver::sys::CUtensorMapDataType as T;
+    /// assert_eq!(Element::E5M2.tensor_map_type(), T::CU_TENSOR_MAP_DATA_TYPE_UINT8);
+    /// assert_eq!(Element::BF16.tensor_map_type(), T::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
+    /// ```
+    fn tensor_map_type(self) -> CUtensorMapDataType;
+
+    /// The value of the bit pattern `bits` (the low [`bits`](Element::bits) bits).
+    ///
+    /// ```
+    /// use tessel_kernels::{Element, element::DeviceElement};
+    /// assert_eq!(Element::BF16.decode(0x3F80), 1.0);
+    /// assert_eq!(Element::E5M2.decode(0x3C), 1.0);
+    /// assert!(Element::E4M3.decode(0x7F).is_nan());
+    /// ```
+    fn decode(self, bits: u32) -> f64;
+
+    /// The bit pattern of `x` rounded to the nearest value of the type (ties to even).
+    ///
+    /// ```
+    /// use tessel_kernels::{Element, element::DeviceElement};
+    /// assert_eq!(Element::F16.encode(1.0), 0x3C00);
+    /// assert_eq!(Element::E4M3.encode(-2.0), 0xC0);
+    /// ```
+    fn encode(self, x: f64) -> u32;
+}
+
+impl DeviceElement for Element {
+    fn c_type(self) -> CType {
+        match self {
+            Element::F32 => CType::F32,
+            Element::F16 | Element::BF16 => CType::B16,
+            Element::E4M3 | Element::E5M2 => CType::U8,
+        }
+    }
+
+    fn word(self) -> CType {
+        match self {
+            Element::F32 => CType::B32,
+            Element::F16 | Element::BF16 => CType::B16,
+            Element::E4M3 | Element::E5M2 => CType::U8,
+        }
+    }
+
+    fn cublas(self) -> cudaDataType_t {
         match self {
             Element::F32 => cudaDataType_t::CUDA_R_32F,
             Element::F16 => cudaDataType_t::CUDA_R_16F,
@@ -151,95 +130,16 @@ impl Element {
         }
     }
 
-    /// The tensor-map element type (TMA moves bits: the 8-bit formats are `UINT8`).
-    ///
-    /// ```
-    /// use tessel_kernels::{Element, tma::TmaElem};
-    /// assert_eq!(Element::E5M2.tma(), TmaElem::U8);
-    /// assert_eq!(Element::F32.tma(), TmaElem::F32);
-    /// ```
-    pub fn tma(self) -> TmaElem {
+    fn tensor_map_type(self) -> CUtensorMapDataType {
         match self {
-            Element::F32 => TmaElem::F32,
-            Element::F16 => TmaElem::F16,
-            Element::BF16 => TmaElem::BF16,
-            Element::E4M3 | Element::E5M2 => TmaElem::U8,
+            Element::F32 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+            Element::F16 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+            Element::BF16 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+            Element::E4M3 | Element::E5M2 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT8,
         }
     }
 
-    /// Fraction bits (the explicit significand bits).
-    ///
-    /// ```
-    /// use tessel_kernels::Element;
-    /// assert_eq!((Element::F16.fraction_bits(), Element::E4M3.fraction_bits()), (10, 3));
-    /// ```
-    pub fn fraction_bits(self) -> i32 {
-        match self {
-            Element::F32 => 23,
-            Element::F16 => 10,
-            Element::BF16 => 7,
-            Element::E4M3 => 3,
-            Element::E5M2 => 2,
-        }
-    }
-
-    /// Unit roundoff `2^-(fraction bits + 1)`: the relative error of one rounding to nearest
-    /// (normal range).
-    ///
-    /// ```
-    /// use tessel_kernels::Element;
-    /// assert_eq!(Element::BF16.unit_roundoff(), 2f64.powi(-8));
-    /// assert_eq!(Element::F32.unit_roundoff(), f64::from(f32::EPSILON) / 2.0);
-    /// ```
-    pub fn unit_roundoff(self) -> f64 {
-        2f64.powi(-(self.fraction_bits() + 1))
-    }
-
-    /// The smallest positive subnormal: the absolute error of one rounding near zero is at most
-    /// half of it.
-    ///
-    /// ```
-    /// use tessel_kernels::Element;
-    /// // OFP8 table 1: e4m3's smallest subnormal is 2^-9, e5m2's 2^-16.
-    /// assert_eq!(Element::E4M3.min_subnormal(), 2f64.powi(-9));
-    /// assert_eq!(Element::F16.min_subnormal(), 2f64.powi(-24));
-    /// ```
-    pub fn min_subnormal(self) -> f64 {
-        match self {
-            Element::F32 => 2f64.powi(-149),
-            Element::F16 => 2f64.powi(-24),
-            Element::BF16 => 2f64.powi(-133),
-            Element::E4M3 => 2f64.powi(-9),
-            Element::E5M2 => 2f64.powi(-16),
-        }
-    }
-
-    /// The largest finite value.
-    ///
-    /// ```
-    /// use tessel_kernels::Element;
-    /// assert_eq!((Element::E4M3.max_finite(), Element::E5M2.max_finite()), (448.0, 57344.0));
-    /// assert_eq!(Element::F16.max_finite(), 65504.0);
-    /// ```
-    pub fn max_finite(self) -> f64 {
-        match self {
-            Element::F32 => f64::from(f32::MAX),
-            Element::F16 => 65504.0,
-            Element::BF16 => f64::from(bf16::MAX.to_f32()),
-            Element::E4M3 => 448.0,
-            Element::E5M2 => 57344.0,
-        }
-    }
-
-    /// The value of the bit pattern `bits` (the low [`bits`](Element::bits) bits).
-    ///
-    /// ```
-    /// use tessel_kernels::Element;
-    /// assert_eq!(Element::BF16.decode(0x3F80), 1.0);
-    /// assert_eq!(Element::E5M2.decode(0x3C), 1.0);
-    /// assert!(Element::E4M3.decode(0x7F).is_nan());
-    /// ```
-    pub fn decode(self, bits: u32) -> f64 {
+    fn decode(self, bits: u32) -> f64 {
         match self {
             Element::F32 => f64::from(f32::from_bits(bits)),
             Element::F16 => f16::from_bits(bits as u16).to_f64(),
@@ -249,42 +149,13 @@ impl Element {
         }
     }
 
-    /// The bit pattern of `x` rounded to the nearest value of the type (ties to even).
-    ///
-    /// ```
-    /// use tessel_kernels::Element;
-    /// assert_eq!(Element::F16.encode(1.0), 0x3C00);
-    /// assert_eq!(Element::E4M3.encode(-2.0), 0xC0);
-    /// ```
-    pub fn encode(self, x: f64) -> u32 {
+    fn encode(self, x: f64) -> u32 {
         match self {
             Element::F32 => (x as f32).to_bits(),
             Element::F16 => u32::from(f16::from_f64(x).to_bits()),
             Element::BF16 => u32::from(bf16::from_f64(x).to_bits()),
             Element::E4M3 => u32::from(E4M3::from_f64(x).to_bits()),
             Element::E5M2 => u32::from(E5M2::from_f64(x).to_bits()),
-        }
-    }
-}
-
-impl fmt::Display for Element {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.ptx())
-    }
-}
-
-impl FromStr for Element {
-    type Err = GpuError;
-    fn from_str(s: &str) -> Result<Element, GpuError> {
-        match s.to_ascii_lowercase().as_str() {
-            "f32" | "fp32" => Ok(Element::F32),
-            "f16" | "fp16" => Ok(Element::F16),
-            "bf16" => Ok(Element::BF16),
-            "e4m3" | "fp8" | "f8e4m3" => Ok(Element::E4M3),
-            "e5m2" | "f8e5m2" => Ok(Element::E5M2),
-            _ => Err(GpuError::InvalidArgument(format!(
-                "unknown element type {s:?} (expected f32, f16, bf16, e4m3 or e5m2)"
-            ))),
         }
     }
 }
@@ -596,8 +467,10 @@ mod tests {
             assert_eq!(e.to_string().parse::<Element>().unwrap(), e);
             assert_eq!(e.bytes() * 8, e.bits());
             assert_eq!(e.c_type().bytes() as i64, e.bytes());
-            assert_eq!(e.tma().bytes(), e.bytes());
+            assert_eq!(e.word().bytes() as i64, e.bytes());
         }
         assert!("f64".parse::<Element>().is_err());
+        // bf16's largest value, computed in tessel-layout from its fields, is half's.
+        assert_eq!(Element::BF16.max_finite(), bf16::MAX.to_f64());
     }
 }

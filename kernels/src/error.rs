@@ -5,9 +5,9 @@
 //! callers (tests, `tessel bench`) can skip with the reason instead of failing.
 //!
 //! ```
-//! use tessel_kernels::{DType, GpuError};
-//! let e = "f8".parse::<DType>().unwrap_err();
-//! assert!(matches!(e, GpuError::InvalidArgument(_)) && !e.is_unavailable());
+//! use tessel_kernels::{Element, GpuError};
+//! let e: GpuError = "f8".parse::<Element>().unwrap_err().into();
+//! assert!(matches!(e, GpuError::Layout(_)) && !e.is_unavailable());
 //! ```
 
 use std::fmt;

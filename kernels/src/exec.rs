@@ -3,8 +3,8 @@
 //!
 //! ```
 //! let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
-//! use tessel_kernels::{DType, exec::*, tiled::{run_and_verify, TiledKind, TiledPlan}};
-//! let plan = TiledPlan::new(TiledKind::Copy, DType::F32, 1000, 1001).unwrap();
+//! use tessel_kernels::{Element, exec::*, tiled::{run_and_verify, TiledKind, TiledPlan}};
+//! let plan = TiledPlan::new(TiledKind::Copy, Element::F32, 1000, 1001).unwrap();
 //! let (host, src) = upload_random::<u32>(&gpu, 1000 * 1001, 3).unwrap();
 //! let mut dst = alloc::<u32>(&gpu, 1000 * 1001).unwrap();
 //! run_and_verify(&gpu, &plan, &host, &src, &mut dst).unwrap();
@@ -12,8 +12,8 @@
 
 use cudarc::driver::{CudaFunction, CudaSlice, DevicePtrMut, DeviceRepr};
 
+use crate::bits::{BitsElement, random_data};
 use crate::device::Gpu;
-use crate::dtype::{Elem, random_data};
 use crate::error::{GpuResult, cuda};
 
 /// Uploads `len` random non-zero elements; returns the host copy and the device buffer.
@@ -21,12 +21,12 @@ use crate::error::{GpuResult, cuda};
 /// ```
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
 /// use half::f16;
-/// use tessel_kernels::{dtype::{random_data, same_bits}, exec::{download, upload_random}};
+/// use tessel_kernels::{bits::{random_data, same_bits}, exec::{download, upload_random}};
 /// let (host, dev) = upload_random::<f16>(&gpu, 1000, 7).unwrap();
 /// assert!(same_bits(&host, &random_data::<f16>(1000, 7)));
 /// assert!(same_bits(&download(&gpu, &dev).unwrap(), &host));
 /// ```
-pub fn upload_random<E: Elem>(
+pub fn upload_random<E: BitsElement>(
     gpu: &Gpu,
     len: usize,
     seed: u64,
@@ -43,18 +43,18 @@ pub fn upload_random<E: Elem>(
 /// use tessel_kernels::exec::alloc;
 /// assert_eq!(alloc::<u32>(&gpu, 100).unwrap().len(), 100);
 /// ```
-pub fn alloc<E: Elem>(gpu: &Gpu, len: usize) -> GpuResult<CudaSlice<E>> {
+pub fn alloc<E: BitsElement>(gpu: &Gpu, len: usize) -> GpuResult<CudaSlice<E>> {
     // SAFETY: the buffer is poisoned or fully written before it is read.
     cuda("cuMemAlloc", unsafe { gpu.stream().alloc::<E>(len) })
 }
 
-/// Fills `buf` with 0xFF bytes (the [`Elem::POISON`] NaN pattern of both dtypes; any element
+/// Fills `buf` with 0xFF bytes (the [`BitsElement::POISON`] NaN pattern of both dtypes; any element
 /// type).
 ///
 /// ```
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
 /// use half::f16;
-/// use tessel_kernels::{dtype::Elem, exec::{alloc, download, poison}};
+/// use tessel_kernels::{bits::BitsElement, exec::{alloc, download, poison}};
 /// let mut buf = alloc::<f16>(&gpu, 10).unwrap();
 /// poison(&gpu, &mut buf).unwrap();
 /// assert!(download(&gpu, &buf).unwrap().iter().all(|&x| x.bits() == f16::POISON.bits()));
@@ -77,13 +77,13 @@ pub fn poison<T: DeviceRepr>(gpu: &Gpu, buf: &mut CudaSlice<T>) -> GpuResult<()>
 /// let dev = gpu.stream().clone_htod(&[5u32, 6]).unwrap();
 /// assert_eq!(download(&gpu, &dev).unwrap(), [5, 6]);
 /// ```
-pub fn download<E: Elem>(gpu: &Gpu, buf: &CudaSlice<E>) -> GpuResult<Vec<E>> {
+pub fn download<E: BitsElement>(gpu: &Gpu, buf: &CudaSlice<E>) -> GpuResult<Vec<E>> {
     cuda("cuMemcpyDtoH", gpu.stream().clone_dtoh(buf))
 }
 
 /// Poisons `out`, runs `launch` on it, waits for the GPU and downloads `out`: every verified run
 /// (kernels and the memcpy reference) before its comparison.
-pub(crate) fn run_poisoned<E: Elem>(
+pub(crate) fn run_poisoned<E: BitsElement>(
     gpu: &Gpu,
     out: &mut CudaSlice<E>,
     launch: impl FnOnce(&mut CudaSlice<E>) -> GpuResult<()>,

@@ -33,8 +33,8 @@
 //! verifies against a CPU replay and times every kernel.
 //!
 //! ```
-//! use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
-//! let plan = TiledPlan::new(TiledKind::Swizzled, DType::F32, 4096, 4096).unwrap();
+//! use tessel_kernels::{Element, tiled::{TiledKind, TiledPlan}};
+//! let plan = TiledPlan::new(TiledKind::Swizzled, Element::F32, 4096, 4096).unwrap();
 //! let kernel = plan.kernel().unwrap();
 //! assert_eq!(kernel.name(), "transpose_swizzled_f32");
 //! assert!(kernel.source().contains("extern \"C\" __global__"));
@@ -51,11 +51,11 @@
 
 pub mod attention;
 pub mod bench;
+pub mod bits;
 pub mod blas;
 pub mod cache;
 pub mod compile;
 pub mod device;
-pub mod dtype;
 pub mod element;
 pub mod emit;
 pub mod error;
@@ -64,11 +64,11 @@ pub mod gemm;
 pub mod hopper;
 pub mod kernel;
 pub mod layer;
+pub mod measure;
 pub mod micro;
 pub mod mma;
 pub mod sgemm;
 pub mod tiled;
-pub mod timing;
 pub mod tma;
 
 pub use compile::Arch;
@@ -79,14 +79,15 @@ pub use compile::Arch;
 /// ```
 pub use cudarc;
 pub use device::Gpu;
-pub use dtype::DType;
 pub use element::Element;
 pub use error::{GpuError, GpuResult};
 /// The `half` crate whose `f16` is the host type of fp16 data (the one cudarc's `f16` feature
 /// moves to and from the device).
 ///
 /// ```
-/// use tessel_kernels::{dtype::Elem, half::f16};
-/// assert_eq!(<f16 as Elem>::DTYPE, tessel_kernels::DType::F16);
+/// use tessel_kernels::Element;
+/// use tessel_kernels::{element::HostElement, half::f16};
+/// assert_eq!(<f16 as HostElement>::ELEMENT, tessel_kernels::Element::F16);
 /// ```
 pub use half;
+pub use measure::timing;

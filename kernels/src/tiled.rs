@@ -19,8 +19,8 @@
 //! the matrix layouts allow: the widest for which those checks pass.
 //!
 //! ```
-//! use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
-//! let p = TiledPlan::new(TiledKind::Swizzled, DType::F32, 4096, 4096).unwrap();
+//! use tessel_kernels::{Element, tiled::{TiledKind, TiledPlan}};
+//! let p = TiledPlan::new(TiledKind::Swizzled, Element::F32, 4096, 4096).unwrap();
 //! assert_eq!(p.smem().unwrap().to_string(), "Sw<5,0,5> o (32,32):(32,1)");
 //! assert!(p.source().unwrap().contains("__global__"));
 //! ```
@@ -34,14 +34,24 @@ use tessel_layout::{ComposedLayout, Error, IntTuple, Layout, Result, Swizzle, co
 
 use cudarc::driver::CudaSlice;
 
+use crate::bits::BitsElement;
 use crate::device::Gpu;
-use crate::dtype::{DType, Elem};
+use crate::element::{DeviceElement, Element};
 use crate::emit::storage;
 use crate::error::{GpuError, GpuResult};
 use crate::kernel::{
-    Arg, CType, Elem as ParamElem, Kernel, KernelBuilder, Loaded, Param, expect_bits_labelled,
+    Arg, Elem as ParamElem, Kernel, KernelBuilder, Loaded, Param, expect_bits_labelled,
 };
 use crate::layer::{DeviceCopy, DeviceTensor};
+
+/// The element types the copy ladder moves (its kernels move raw words: `b32` and `b16`);
+/// [`TiledPlan::new`] refuses the others with an error naming these.
+///
+/// ```
+/// use tessel_kernels::{Element, tiled::COPY_ELEMENTS};
+/// assert_eq!(COPY_ELEMENTS, [Element::F32, Element::F16]);
+/// ```
+pub const COPY_ELEMENTS: [Element; 2] = [Element::F32, Element::F16];
 
 /// The device body of the tiled kernels that stage the tile through shared memory (the copy
 /// and the transposes from `transpose_smem` on): load, write, read, store.
@@ -145,8 +155,8 @@ impl fmt::Display for TiledKind {
 /// it from registers and read it back.
 ///
 /// ```
-/// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
-/// let p = TiledPlan::new(TiledKind::Vectorized, DType::F32, 256, 256).unwrap();
+/// use tessel_kernels::{Element, tiled::{TiledKind, TiledPlan}};
+/// let p = TiledPlan::new(TiledKind::Vectorized, Element::F32, 256, 256).unwrap();
 /// let s = p.shared.as_ref().unwrap();
 /// assert_eq!(s.layout.to_string(), "Sw<3,2,6> o (64,64):(1,64)");
 /// assert_eq!(s.write.atom().atom().name(), "UniversalCopy<uint128_t>");
@@ -164,8 +174,8 @@ pub struct SharedTile {
 /// Every layout and copy a tiled kernel is generated from.
 ///
 /// ```
-/// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
-/// let p = TiledPlan::new(TiledKind::Padded, DType::F16, 100, 70).unwrap();
+/// use tessel_kernels::{Element, tiled::{TiledKind, TiledPlan}};
+/// let p = TiledPlan::new(TiledKind::Padded, Element::F16, 100, 70).unwrap();
 /// assert_eq!((p.tm, p.tn, p.threads), (32, 32, 256));
 /// // One 32-bit word of padding per row is two fp16 elements.
 /// assert_eq!(p.smem().unwrap().to_string(), "(32,32):(34,1)");
@@ -176,7 +186,7 @@ pub struct TiledPlan {
     /// What it computes.
     pub kind: TiledKind,
     /// Element type.
-    pub dtype: DType,
+    pub dtype: Element,
     /// Rows of the source matrix.
     pub m: i64,
     /// Columns of the source matrix.
@@ -321,8 +331,8 @@ impl GroupedRaster {
 /// docs/decisions.md). The copy visits its tiles in row order (group 0).
 ///
 /// ```
-/// use tessel_kernels::{DType, tiled::*};
-/// let p = TiledPlan::new(TiledKind::Smem, DType::F32, 256, 256).unwrap();
+/// use tessel_kernels::{Element, tiled::*};
+/// let p = TiledPlan::new(TiledKind::Smem, Element::F32, 256, 256).unwrap();
 /// assert_eq!(p.raster, raster_layout(8, 8, TRANSPOSE_RASTER_GROUP).unwrap());
 /// ```
 pub const TRANSPOSE_RASTER_GROUP: i64 = 2;
@@ -334,10 +344,10 @@ pub const TRANSPOSE_RASTER_GROUP: i64 = 2;
 /// (`UniversalCopy` of `width` elements, `width` dividing `vec`).
 ///
 /// ```
-/// use tessel_kernels::{DType, tiled::Arrangement};
-/// let copy = Arrangement::RowsRaked.tiled_copy(DType::F32, 32, 32, 1, 256).unwrap();
+/// use tessel_kernels::{Element, tiled::Arrangement};
+/// let copy = Arrangement::RowsRaked.tiled_copy(Element::F32, 32, 32, 1, 256).unwrap();
 /// assert_eq!(copy.tiler(), &[8, 32]); // 8 rows of 32 threads, repeated down the tile
-/// let tv = Arrangement::RowsRaked.tv(DType::F32, 32, 32, 1, 256).unwrap();
+/// let tv = Arrangement::RowsRaked.tv(Element::F32, 32, 32, 1, 256).unwrap();
 /// assert_eq!(tv.offset(1).unwrap(), 32); // thread 1, value 0: row 0, column 1
 /// assert_eq!(tv.offset(256).unwrap(), 8); // thread 0, value 1: row 8, column 0
 /// ```
@@ -410,14 +420,14 @@ impl Arrangement {
     /// `UniversalCopy<uint{vec x bits}_t>` on `dtype` values (one vector per block of values).
     ///
     /// ```
-    /// use tessel_kernels::{DType, tiled::Arrangement};
-    /// let c = Arrangement::Blocks.tiled_copy(DType::F16, 128, 128, 8, 256).unwrap();
+    /// use tessel_kernels::{Element, tiled::Arrangement};
+    /// let c = Arrangement::Blocks.tiled_copy(Element::F16, 128, 128, 8, 256).unwrap();
     /// assert_eq!(c.atom().atom().name(), "UniversalCopy<uint128_t>");
-    /// assert!(Arrangement::ColsRaked.tiled_copy(DType::F32, 32, 32, 3, 256).is_err());
+    /// assert!(Arrangement::ColsRaked.tiled_copy(Element::F32, 32, 32, 3, 256).is_err());
     /// ```
     pub fn tiled_copy(
         self,
-        dtype: DType,
+        dtype: Element,
         tm: i64,
         tn: i64,
         vec: i64,
@@ -431,15 +441,15 @@ impl Arrangement {
     /// `vec / width` instructions.
     ///
     /// ```
-    /// use tessel_kernels::{DType, tiled::Arrangement};
-    /// let wide = Arrangement::Blocks.tiled_copy(DType::F16, 128, 128, 8, 256).unwrap();
-    /// let narrow = Arrangement::Blocks.tiled_copy_width(DType::F16, 128, 128, 8, 1, 256).unwrap();
+    /// use tessel_kernels::{Element, tiled::Arrangement};
+    /// let wide = Arrangement::Blocks.tiled_copy(Element::F16, 128, 128, 8, 256).unwrap();
+    /// let narrow = Arrangement::Blocks.tiled_copy_width(Element::F16, 128, 128, 8, 1, 256).unwrap();
     /// assert_eq!(narrow.atom().atom().name(), "UniversalCopy<uint16_t>");
     /// assert_eq!(narrow.layout_tv(), wide.layout_tv());
     /// ```
     pub fn tiled_copy_width(
         self,
-        dtype: DType,
+        dtype: Element,
         tm: i64,
         tn: i64,
         vec: i64,
@@ -456,11 +466,11 @@ impl Arrangement {
     /// ([`tile_tv`] of [`Arrangement::tiled_copy`]).
     ///
     /// ```
-    /// use tessel_kernels::{DType, tiled::Arrangement};
-    /// let tv = Arrangement::ColsRaked.tv(DType::F32, 32, 32, 1, 256).unwrap();
+    /// use tessel_kernels::{Element, tiled::Arrangement};
+    /// let tv = Arrangement::ColsRaked.tv(Element::F32, 32, 32, 1, 256).unwrap();
     /// assert_eq!(tv.offset(1).unwrap(), 1); // thread 1, value 0: row 1, column 0
     /// ```
-    pub fn tv(self, dtype: DType, tm: i64, tn: i64, vec: i64, threads: i64) -> Result<Layout> {
+    pub fn tv(self, dtype: Element, tm: i64, tn: i64, vec: i64, threads: i64) -> Result<Layout> {
         tile_tv(&self.tiled_copy(dtype, tm, tn, vec, threads)?, tm, tn)
     }
 }
@@ -471,9 +481,9 @@ impl Arrangement {
 /// `copy.get_slice(t).partition_s(tile)` (its offset included). Each mode is coalesced.
 ///
 /// ```
-/// use tessel_kernels::{DType, tiled::{tile_tv, Arrangement}};
+/// use tessel_kernels::{Element, tiled::{tile_tv, Arrangement}};
 /// use tessel_layout::{IntTuple, Layout};
-/// let copy = Arrangement::RowsRaked.tiled_copy(DType::F32, 64, 64, 4, 256).unwrap();
+/// let copy = Arrangement::RowsRaked.tiled_copy(Element::F32, 64, 64, 4, 256).unwrap();
 /// let tv = tile_tv(&copy, 64, 64).unwrap();
 /// let tile = Layout::col_major(&IntTuple::from_ints([64, 64])).unwrap();
 /// let (part, off) = copy.get_slice(17).unwrap().partition_s(&tile).unwrap();
@@ -537,16 +547,20 @@ impl TiledPlan {
     /// to what the matrix layouts allow (e.g. scalar accesses when `n` is odd).
     ///
     /// ```
-    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
-    /// let p = TiledPlan::new(TiledKind::Vectorized, DType::F32, 8192, 8192).unwrap();
+    /// use tessel_kernels::{Element, tiled::{TiledKind, TiledPlan}};
+    /// let p = TiledPlan::new(TiledKind::Vectorized, Element::F32, 8192, 8192).unwrap();
     /// assert_eq!(p.smem().unwrap().to_string(), "Sw<3,2,6> o (64,64):(1,64)");
     /// assert_eq!(p.vector_widths(), [4, 4, 4, 4]);
-    /// let odd = TiledPlan::new(TiledKind::Vectorized, DType::F32, 1000, 1001).unwrap();
+    /// let odd = TiledPlan::new(TiledKind::Vectorized, Element::F32, 1000, 1001).unwrap();
     /// // Rows of 1001 floats are not 16-byte aligned; columns of 1000 are.
     /// assert_eq!(odd.vector_widths(), [1, 4, 4, 4]);
+    /// // The ladder moves f32 and f16 only.
+    /// let e = TiledPlan::new(TiledKind::Copy, Element::BF16, 64, 64).unwrap_err();
+    /// assert!(e.to_string().contains("takes f32 or f16, not bf16"), "{e}");
     /// ```
-    pub fn new(kind: TiledKind, dtype: DType, m: i64, n: i64) -> GpuResult<TiledPlan> {
+    pub fn new(kind: TiledKind, dtype: Element, m: i64, n: i64) -> GpuResult<TiledPlan> {
         use Arrangement::{BlockColumns, Blocks, ColsRaked, RowsRaked};
+        let dtype = dtype.require(&COPY_ELEMENTS, "the copy ladder")?;
         let g_src = matrix(m, n, false)?;
         let g_dst = matrix(m, n, kind.is_transpose())?;
         let vec = dtype.per_128_bits();
@@ -688,7 +702,7 @@ impl TiledPlan {
                 copy.partition_d(t)
             }
         };
-        let data = part(&self.tiles(DeviceTensor::global(CType::of(self.dtype), whole))?)?;
+        let data = part(&self.tiles(DeviceTensor::global(self.dtype.word(), whole))?)?;
         let mut coords = Vec::with_capacity(2);
         for (which, bound) in [(0, self.m), (1, self.n)] {
             let c = part(&self.tiles(DeviceTensor::identity(&self.whole(), which)?)?)?;
@@ -723,7 +737,7 @@ impl TiledPlan {
         let r_a = g_a.fragment_like(1..5)?;
         let (shared, r_s) = match (&self.shared, shared) {
             (Some(s), Some((write, read))) => {
-                let s_tile = DeviceTensor::shared(CType::of(self.dtype), s.layout.clone());
+                let s_tile = DeviceTensor::shared(self.dtype.word(), s.layout.clone());
                 let s_w = write.partition_d(&s_tile)?;
                 let r_w = write.retile_s_from(&r_a, &load, &tile)?;
                 let s_r = read.partition_s(&s_tile)?;
@@ -750,8 +764,8 @@ impl TiledPlan {
     /// Tiles along rows and along columns (ragged edges included).
     ///
     /// ```
-    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
-    /// let p = TiledPlan::new(TiledKind::Swizzled, DType::F32, 100, 70).unwrap();
+    /// use tessel_kernels::{Element, tiled::{TiledKind, TiledPlan}};
+    /// let p = TiledPlan::new(TiledKind::Swizzled, Element::F32, 100, 70).unwrap();
     /// assert_eq!(p.tile_counts(), (4, 3)); // ceil(100 / 32), ceil(70 / 32)
     /// ```
     pub fn tile_counts(&self) -> (i64, i64) {
@@ -764,10 +778,10 @@ impl TiledPlan {
     /// The shared tile's layout, or `None` for the naive transposes.
     ///
     /// ```
-    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
-    /// let p = TiledPlan::new(TiledKind::Smem, DType::F32, 64, 64).unwrap();
+    /// use tessel_kernels::{Element, tiled::{TiledKind, TiledPlan}};
+    /// let p = TiledPlan::new(TiledKind::Smem, Element::F32, 64, 64).unwrap();
     /// assert_eq!(p.smem().unwrap().to_string(), "(32,32):(32,1)");
-    /// assert!(TiledPlan::new(TiledKind::NaiveRead, DType::F32, 64, 64).unwrap().smem().is_none());
+    /// assert!(TiledPlan::new(TiledKind::NaiveRead, Element::F32, 64, 64).unwrap().smem().is_none());
     /// ```
     pub fn smem(&self) -> Option<&ComposedLayout> {
         self.shared.as_ref().map(|s| &s.layout)
@@ -777,8 +791,8 @@ impl TiledPlan {
     /// global store (the shared ones are 0 without a shared tile).
     ///
     /// ```
-    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
-    /// let p = TiledPlan::new(TiledKind::Copy, DType::F16, 4096, 4100).unwrap();
+    /// use tessel_kernels::{Element, tiled::{TiledKind, TiledPlan}};
+    /// let p = TiledPlan::new(TiledKind::Copy, Element::F16, 4096, 4100).unwrap();
     /// assert_eq!(p.vector_widths(), [4, 8, 8, 4]); // rows of 4100 halves: 8-byte aligned
     /// ```
     pub fn vector_widths(&self) -> [i64; 4] {
@@ -793,8 +807,8 @@ impl TiledPlan {
     /// The load's `(thread, value) -> r + TM c` over the tile ([`tile_tv`]).
     ///
     /// ```
-    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
-    /// let p = TiledPlan::new(TiledKind::Smem, DType::F32, 64, 64).unwrap();
+    /// use tessel_kernels::{Element, tiled::{TiledKind, TiledPlan}};
+    /// let p = TiledPlan::new(TiledKind::Smem, Element::F32, 64, 64).unwrap();
     /// assert_eq!(p.tv_load().unwrap().offset(1).unwrap(), 32); // thread 1: row 0, column 1
     /// ```
     pub fn tv_load(&self) -> Result<Layout> {
@@ -804,8 +818,8 @@ impl TiledPlan {
     /// The store's `(thread, value) -> r + TM c` over the tile ([`tile_tv`]).
     ///
     /// ```
-    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
-    /// let p = TiledPlan::new(TiledKind::Smem, DType::F32, 64, 64).unwrap();
+    /// use tessel_kernels::{Element, tiled::{TiledKind, TiledPlan}};
+    /// let p = TiledPlan::new(TiledKind::Smem, Element::F32, 64, 64).unwrap();
     /// assert_eq!(p.tv_store().unwrap().offset(1).unwrap(), 1); // thread 1: row 1, column 0
     /// ```
     pub fn tv_store(&self) -> Result<Layout> {
@@ -815,8 +829,8 @@ impl TiledPlan {
     /// Values each thread moves.
     ///
     /// ```
-    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
-    /// let p = TiledPlan::new(TiledKind::Vectorized, DType::F16, 1024, 1024).unwrap();
+    /// use tessel_kernels::{Element, tiled::{TiledKind, TiledPlan}};
+    /// let p = TiledPlan::new(TiledKind::Vectorized, Element::F16, 1024, 1024).unwrap();
     /// assert_eq!(p.values_per_thread(), 128 * 128 / 256);
     /// ```
     pub fn values_per_thread(&self) -> i64 {
@@ -826,8 +840,8 @@ impl TiledPlan {
     /// Kernel entry-point name, e.g. `transpose_vec128_f32`.
     ///
     /// ```
-    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
-    /// let p = TiledPlan::new(TiledKind::Vectorized, DType::F16, 64, 64).unwrap();
+    /// use tessel_kernels::{Element, tiled::{TiledKind, TiledPlan}};
+    /// let p = TiledPlan::new(TiledKind::Vectorized, Element::F16, 64, 64).unwrap();
     /// assert_eq!(p.kernel_name(), "transpose_vec128_f16");
     /// assert!(p.source().unwrap().contains("transpose_vec128_f16"));
     /// ```
@@ -838,8 +852,8 @@ impl TiledPlan {
     /// Grid `(x, y)`: one block per tile, linear in `x` (the raster layout orders them).
     ///
     /// ```
-    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
-    /// let p = TiledPlan::new(TiledKind::Padded, DType::F32, 100, 70).unwrap();
+    /// use tessel_kernels::{Element, tiled::{TiledKind, TiledPlan}};
+    /// let p = TiledPlan::new(TiledKind::Padded, Element::F32, 100, 70).unwrap();
     /// assert_eq!(p.grid(), (4 * 3, 1));
     /// ```
     pub fn grid(&self) -> (u32, u32) {
@@ -850,8 +864,8 @@ impl TiledPlan {
     /// Bytes of global memory the kernel must move (read + write).
     ///
     /// ```
-    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
-    /// let p = TiledPlan::new(TiledKind::Copy, DType::F16, 100, 70).unwrap();
+    /// use tessel_kernels::{Element, tiled::{TiledKind, TiledPlan}};
+    /// let p = TiledPlan::new(TiledKind::Copy, Element::F16, 100, 70).unwrap();
     /// assert_eq!(p.bytes_moved(), 2 * 100 * 70 * 2); // read once, written once
     /// ```
     pub fn bytes_moved(&self) -> i64 {
@@ -864,8 +878,8 @@ impl TiledPlan {
     /// predicated vector lies inside or outside the matrix as a whole.
     ///
     /// ```
-    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
-    /// let mut p = TiledPlan::new(TiledKind::Vectorized, DType::F32, 64, 64).unwrap();
+    /// use tessel_kernels::{Element, tiled::{TiledKind, TiledPlan}};
+    /// let mut p = TiledPlan::new(TiledKind::Vectorized, Element::F32, 64, 64).unwrap();
     /// p.validate().unwrap();
     /// // The column vectors of the write are not contiguous in a row-major tile.
     /// p.shared.as_mut().unwrap().layout = "(64,64):(64,1)".parse().unwrap();
@@ -882,8 +896,8 @@ impl TiledPlan {
     /// [`TiledPlan::grid`] with `__launch_bounds__(threads)`.
     ///
     /// ```
-    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
-    /// let p = TiledPlan::new(TiledKind::Padded, DType::F32, 100, 70).unwrap();
+    /// use tessel_kernels::{Element, tiled::{TiledKind, TiledPlan}};
+    /// let p = TiledPlan::new(TiledKind::Padded, Element::F32, 100, 70).unwrap();
     /// let k = p.kernel().unwrap();
     /// assert_eq!(k.name(), "transpose_padded_f32");
     /// assert_eq!(k.launch().grid, (12, 1, 1));
@@ -905,7 +919,7 @@ impl TiledPlan {
         };
         let mut b = KernelBuilder::new(&self.kernel_name(), body)
             .comment(&header)
-            .alias("T", CType::of(self.dtype))
+            .alias("T", self.dtype.word())
             .long("M", self.m)
             .long("N", self.n)
             .int("TM", self.tm)
@@ -945,8 +959,8 @@ impl TiledPlan {
     /// The complete CUDA C++ source of the kernel ([`TiledPlan::kernel`]).
     ///
     /// ```
-    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
-    /// let p = TiledPlan::new(TiledKind::Padded, DType::F32, 100, 70).unwrap();
+    /// use tessel_kernels::{Element, tiled::{TiledKind, TiledPlan}};
+    /// let p = TiledPlan::new(TiledKind::Padded, Element::F32, 100, 70).unwrap();
     /// let src = p.source().unwrap();
     /// assert!(src.contains("transpose_padded_f32"));
     /// assert!(src.contains("tessel::copy(copy::write{}"));
@@ -959,12 +973,12 @@ impl TiledPlan {
     /// `out = src`; transpose: `out[n * M + m] = src[m * N + n]`), bit for bit.
     ///
     /// ```
-    /// use tessel_kernels::{DType, dtype::random_data, tiled::{TiledKind, TiledPlan}};
+    /// use tessel_kernels::{Element, bits::random_data, tiled::{TiledKind, TiledPlan}};
     /// let (m, n) = (3, 5);
     /// let src: Vec<u32> = random_data(m * n, 1);
-    /// let copy = TiledPlan::new(TiledKind::Copy, DType::F32, 3, 5).unwrap();
+    /// let copy = TiledPlan::new(TiledKind::Copy, Element::F32, 3, 5).unwrap();
     /// copy.verify(&src, &src).unwrap();
-    /// let transpose = TiledPlan::new(TiledKind::Padded, DType::F32, 3, 5).unwrap();
+    /// let transpose = TiledPlan::new(TiledKind::Padded, Element::F32, 3, 5).unwrap();
     /// let mut out = vec![0u32; m * n];
     /// for r in 0..m {
     ///     for c in 0..n {
@@ -976,7 +990,7 @@ impl TiledPlan {
     /// let err = transpose.verify(&src, &src).unwrap_err();
     /// assert!(err.to_string().contains("transpose_padded_f32 on 3 x 5"), "{err}");
     /// ```
-    pub fn verify<E: Elem>(&self, src: &[E], out: &[E]) -> GpuResult<()> {
+    pub fn verify<E: BitsElement>(&self, src: &[E], out: &[E]) -> GpuResult<()> {
         let (m, n) = (self.m as usize, self.n as usize);
         if src.len() != m * n || out.len() < m * n {
             return Err(GpuError::InvalidArgument(
@@ -1009,12 +1023,12 @@ impl TiledPlan {
     /// evaluated by [`analyze_indices`]; `None` for kernels without shared memory.
     ///
     /// ```
-    /// use tessel_kernels::{DType, tiled::{TiledKind, TiledPlan}};
-    /// let smem = TiledPlan::new(TiledKind::Smem, DType::F32, 32, 32).unwrap();
+    /// use tessel_kernels::{Element, tiled::{TiledKind, TiledPlan}};
+    /// let smem = TiledPlan::new(TiledKind::Smem, Element::F32, 32, 32).unwrap();
     /// let p = smem.predict().unwrap().unwrap();
     /// // Column reads: 32-way conflicts.
     /// assert_eq!((p.loads.wavefronts, p.loads.ideal), (8 * 4 * 32, 8 * 4));
-    /// let vec = TiledPlan::new(TiledKind::Vectorized, DType::F32, 64, 64).unwrap();
+    /// let vec = TiledPlan::new(TiledKind::Vectorized, Element::F32, 64, 64).unwrap();
     /// assert_eq!(vec.predict().unwrap().unwrap().excess(), 0);
     /// ```
     pub fn predict(&self) -> GpuResult<Option<SmemTraffic>> {
@@ -1036,7 +1050,7 @@ impl TiledPlan {
 fn warp_traffic(
     part: &DeviceTensor,
     kind: OpKind,
-    dtype: DType,
+    dtype: Element,
 ) -> GpuResult<tessel_layout::bank::BankReport> {
     let ext = part.extents();
     let (threads, values) = (ext[0], ext[1]);
@@ -1061,26 +1075,26 @@ fn warp_traffic(
 ///
 /// ```
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
-/// use tessel_kernels::{DType, exec::*, tiled::{run_and_verify, TiledKind, TiledPlan}};
+/// use tessel_kernels::{Element, exec::*, tiled::{run_and_verify, TiledKind, TiledPlan}};
 /// let (host, src) = upload_random::<half::f16>(&gpu, 1000 * 1001, 2).unwrap();
 /// let mut dst = alloc::<half::f16>(&gpu, 1000 * 1001).unwrap();
 /// for kind in TiledKind::LADDER {
-///     let plan = TiledPlan::new(kind, DType::F16, 1000, 1001).unwrap();
+///     let plan = TiledPlan::new(kind, Element::F16, 1000, 1001).unwrap();
 ///     run_and_verify(&gpu, &plan, &host, &src, &mut dst).unwrap();
 /// }
 /// ```
-pub fn run_and_verify<'g, E: Elem>(
+pub fn run_and_verify<'g, E: BitsElement>(
     gpu: &'g Gpu,
     plan: &TiledPlan,
     host_src: &[E],
     src: &CudaSlice<E>,
     dst: &mut CudaSlice<E>,
 ) -> GpuResult<Loaded<'g>> {
-    if E::DTYPE != plan.dtype {
+    if E::ELEMENT != plan.dtype {
         return Err(GpuError::InvalidArgument(format!(
             "{}: buffers of {} for a {} kernel",
             plan.kernel_name(),
-            E::DTYPE,
+            E::ELEMENT,
             plan.dtype
         )));
     }

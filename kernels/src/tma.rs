@@ -13,12 +13,12 @@
 //! ([`crate::kernel::Param::tensor_map`], [`crate::kernel::Arg::TensorMap`]).
 //!
 //! ```
-//! use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
+//! use tessel_kernels::{Element, tma::{TmaMatrix, TmaPlan}};
 //! use tessel_layout::{IntTuple, gmma::{Major, SwizzleMode, smem_atom}};
 //! // A 128 x 64 stage of an fp16 K-major operand, 128-byte swizzled.
 //! let stage = smem_atom(Major::K, SwizzleMode::B128, 16).unwrap()
 //!     .tile_to_shape(&IntTuple::from_ints([128, 64])).unwrap();
-//! let a = TmaMatrix { rows: 1000, cols: 1000, ld: 1000, elem: TmaElem::F16 };
+//! let a = TmaMatrix { rows: 1000, cols: 1000, ld: 1000, elem: Element::F16 };
 //! let plan = TmaPlan::new(a, [64, 128], SwizzleMode::B128, &stage, Major::K).unwrap();
 //! assert_eq!(plan.box_bytes(), 128 * 64 * 2);
 //! // A row pitch of 1001 halves is not a multiple of 16 bytes: TMA cannot address it.
@@ -28,8 +28,8 @@
 
 use cudarc::driver::DeviceRepr;
 use cudarc::driver::sys::{
-    self, CUresult, CUtensorMap, CUtensorMapDataType, CUtensorMapFloatOOBfill,
-    CUtensorMapInterleave, CUtensorMapL2promotion, CUtensorMapSwizzle,
+    self, CUresult, CUtensorMap, CUtensorMapFloatOOBfill, CUtensorMapInterleave,
+    CUtensorMapL2promotion, CUtensorMapSwizzle,
 };
 use tessel_layout::ComposedLayout;
 use tessel_layout::gmma::{
@@ -38,64 +38,15 @@ use tessel_layout::gmma::{
 };
 
 use crate::device::driver_present;
+use crate::element::{DeviceElement, Element};
 use crate::error::{GpuError, GpuResult};
-
-/// Element types a tensor map of this crate holds.
-///
-/// ```
-/// use tessel_kernels::tma::TmaElem;
-/// assert_eq!((TmaElem::F16.bytes(), TmaElem::BF16.bytes(), TmaElem::F32.bytes()), (2, 2, 4));
-/// assert_eq!(TmaElem::U8.bytes(), 1);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TmaElem {
-    /// IEEE half (`CU_TENSOR_MAP_DATA_TYPE_FLOAT16`).
-    F16,
-    /// bfloat16 (`CU_TENSOR_MAP_DATA_TYPE_BFLOAT16`).
-    BF16,
-    /// IEEE single (`CU_TENSOR_MAP_DATA_TYPE_FLOAT32`).
-    F32,
-    /// One byte (`CU_TENSOR_MAP_DATA_TYPE_UINT8`): the 8-bit floating-point formats, whose bits
-    /// TMA moves unchanged.
-    U8,
-}
-
-impl TmaElem {
-    /// Bytes per element.
-    ///
-    /// ```
-    /// assert_eq!(tessel_kernels::tma::TmaElem::BF16.bytes(), 2);
-    /// ```
-    pub fn bytes(self) -> i64 {
-        match self {
-            TmaElem::U8 => 1,
-            TmaElem::F16 | TmaElem::BF16 => 2,
-            TmaElem::F32 => 4,
-        }
-    }
-
-    /// The driver's data type.
-    ///
-    /// ```
-    /// use tessel_kernels::{cudarc::driver::sys::CUtensorMapDataType, tma::TmaElem};
-    /// assert_eq!(TmaElem::BF16.data_type(), CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
-    /// ```
-    pub fn data_type(self) -> CUtensorMapDataType {
-        match self {
-            TmaElem::F16 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-            TmaElem::BF16 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
-            TmaElem::F32 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
-            TmaElem::U8 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT8,
-        }
-    }
-}
 
 /// A row-major matrix in global memory: `rows x cols` elements, row `r` starting `ld` elements
 /// after row `r - 1` (`ld >= cols`).
 ///
 /// ```
-/// use tessel_kernels::tma::{TmaElem, TmaMatrix};
-/// let m = TmaMatrix { rows: 4, cols: 8, ld: 8, elem: TmaElem::F32 };
+/// use tessel_kernels::{Element, tma::{TmaMatrix}};
+/// let m = TmaMatrix { rows: 4, cols: 8, ld: 8, elem: Element::F32 };
 /// assert_eq!(m.row_pitch_bytes(), 32);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -107,15 +58,15 @@ pub struct TmaMatrix {
     /// Leading dimension: elements from one row to the next.
     pub ld: i64,
     /// Element type.
-    pub elem: TmaElem,
+    pub elem: Element,
 }
 
 impl TmaMatrix {
     /// Bytes from one row to the next (the tensor map's `globalStrides[0]`).
     ///
     /// ```
-    /// use tessel_kernels::tma::{TmaElem, TmaMatrix};
-    /// assert_eq!(TmaMatrix { rows: 2, cols: 3, ld: 8, elem: TmaElem::F16 }.row_pitch_bytes(), 16);
+    /// use tessel_kernels::{Element, tma::{TmaMatrix}};
+    /// assert_eq!(TmaMatrix { rows: 2, cols: 3, ld: 8, elem: Element::F16 }.row_pitch_bytes(), 16);
     /// ```
     pub fn row_pitch_bytes(&self) -> i64 {
         self.ld.saturating_mul(self.elem.bytes())
@@ -129,19 +80,19 @@ impl TmaMatrix {
 /// heads, dim)` is `[dim, seq, heads, batch]` with the sequence, head and batch strides.
 ///
 /// ```
-/// use tessel_kernels::tma::{TmaElem, TmaTensor};
+/// use tessel_kernels::{Element, tma::{TmaTensor}};
 /// // (batch 2, seq 1000, heads 8, dim 128) fp16, contiguous.
-/// let q = TmaTensor::new(&[128, 1000, 8, 2], &[8 * 128, 128, 1000 * 8 * 128], TmaElem::F16).unwrap();
+/// let q = TmaTensor::new(&[128, 1000, 8, 2], &[8 * 128, 128, 1000 * 8 * 128], Element::F16).unwrap();
 /// assert_eq!((q.rank(), q.stride_bytes(1), q.stride_bytes(2)), (4, 8 * 128 * 2, 128 * 2));
 /// // A head stride of 100 halves is 200 bytes: not a multiple of 16.
-/// let err = TmaTensor::new(&[128, 1000, 8, 2], &[1024, 100, 1 << 20], TmaElem::F16).unwrap_err();
+/// let err = TmaTensor::new(&[128, 1000, 8, 2], &[1024, 100, 1 << 20], Element::F16).unwrap_err();
 /// assert!(err.to_string().contains("stride of dimension 2"), "{err}");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TmaTensor {
     dims: Vec<i64>,
     strides: Vec<i64>,
-    elem: TmaElem,
+    elem: Element,
 }
 
 impl TmaTensor {
@@ -152,12 +103,12 @@ impl TmaTensor {
     /// `cuTensorMapEncodeTiled`).
     ///
     /// ```
-    /// use tessel_kernels::tma::{TmaElem, TmaTensor};
-    /// assert!(TmaTensor::new(&[64, 10], &[64], TmaElem::BF16).is_ok());
-    /// assert!(TmaTensor::new(&[64, 10], &[], TmaElem::BF16).is_err());
-    /// assert!(TmaTensor::new(&[0, 10], &[64], TmaElem::BF16).is_err());
+    /// use tessel_kernels::{Element, tma::{TmaTensor}};
+    /// assert!(TmaTensor::new(&[64, 10], &[64], Element::BF16).is_ok());
+    /// assert!(TmaTensor::new(&[64, 10], &[], Element::BF16).is_err());
+    /// assert!(TmaTensor::new(&[0, 10], &[64], Element::BF16).is_err());
     /// ```
-    pub fn new(dims: &[i64], strides: &[i64], elem: TmaElem) -> GpuResult<TmaTensor> {
+    pub fn new(dims: &[i64], strides: &[i64], elem: Element) -> GpuResult<TmaTensor> {
         let bad = |what: String| {
             Err(GpuError::InvalidArgument(format!(
                 "tensor map of the {elem:?} tensor {dims:?} (strides {strides:?}): {what}"
@@ -202,8 +153,8 @@ impl TmaTensor {
     /// Extents, innermost first.
     ///
     /// ```
-    /// use tessel_kernels::tma::{TmaElem, TmaTensor};
-    /// assert_eq!(TmaTensor::new(&[8, 3], &[8], TmaElem::F32).unwrap().dims(), &[8, 3]);
+    /// use tessel_kernels::{Element, tma::{TmaTensor}};
+    /// assert_eq!(TmaTensor::new(&[8, 3], &[8], Element::F32).unwrap().dims(), &[8, 3]);
     /// ```
     pub fn dims(&self) -> &[i64] {
         &self.dims
@@ -212,8 +163,8 @@ impl TmaTensor {
     /// Element strides of dimensions `1..rank`.
     ///
     /// ```
-    /// use tessel_kernels::tma::{TmaElem, TmaTensor};
-    /// assert_eq!(TmaTensor::new(&[8, 3], &[12], TmaElem::F32).unwrap().strides(), &[12]);
+    /// use tessel_kernels::{Element, tma::{TmaTensor}};
+    /// assert_eq!(TmaTensor::new(&[8, 3], &[12], Element::F32).unwrap().strides(), &[12]);
     /// ```
     pub fn strides(&self) -> &[i64] {
         &self.strides
@@ -222,18 +173,18 @@ impl TmaTensor {
     /// The element type.
     ///
     /// ```
-    /// use tessel_kernels::tma::{TmaElem, TmaTensor};
-    /// assert_eq!(TmaTensor::new(&[8], &[], TmaElem::F32).unwrap().elem(), TmaElem::F32);
+    /// use tessel_kernels::{Element, tma::{TmaTensor}};
+    /// assert_eq!(TmaTensor::new(&[8], &[], Element::F32).unwrap().elem(), Element::F32);
     /// ```
-    pub fn elem(&self) -> TmaElem {
+    pub fn elem(&self) -> Element {
         self.elem
     }
 
     /// Number of dimensions.
     ///
     /// ```
-    /// use tessel_kernels::tma::{TmaElem, TmaTensor};
-    /// assert_eq!(TmaTensor::new(&[8, 2, 2], &[8, 16], TmaElem::F16).unwrap().rank(), 3);
+    /// use tessel_kernels::{Element, tma::{TmaTensor}};
+    /// assert_eq!(TmaTensor::new(&[8, 2, 2], &[8, 16], Element::F16).unwrap().rank(), 3);
     /// ```
     pub fn rank(&self) -> usize {
         self.dims.len()
@@ -243,8 +194,8 @@ impl TmaTensor {
     /// dimension 0 or one beyond the rank.
     ///
     /// ```
-    /// use tessel_kernels::tma::{TmaElem, TmaTensor};
-    /// assert_eq!(TmaTensor::new(&[8, 2], &[16], TmaElem::F16).unwrap().stride_bytes(1), 32);
+    /// use tessel_kernels::{Element, tma::{TmaTensor}};
+    /// assert_eq!(TmaTensor::new(&[8, 2], &[16], Element::F16).unwrap().stride_bytes(1), 32);
     /// ```
     pub fn stride_bytes(&self, i: usize) -> i64 {
         match i.checked_sub(1).and_then(|j| self.strides.get(j)) {
@@ -272,10 +223,10 @@ impl From<TmaMatrix> for TmaTensor {
 /// box's first two dimensions were proven to write.
 ///
 /// ```
-/// use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
+/// use tessel_kernels::{Element, tma::{TmaMatrix, TmaPlan}};
 /// use tessel_layout::gmma::{Major, SwizzleMode, smem_atom};
 /// let atom = smem_atom(Major::K, SwizzleMode::B128, 16).unwrap();
-/// let m = TmaMatrix { rows: 8, cols: 64, ld: 64, elem: TmaElem::F16 };
+/// let m = TmaMatrix { rows: 8, cols: 64, ld: 64, elem: Element::F16 };
 /// let plan = TmaPlan::new(m, [64, 8], SwizzleMode::B128, &atom, Major::K).unwrap();
 /// assert_eq!(plan.box_layout().to_string(), "Sw<3,3,3> o (64,8):(1,64)");
 /// assert_eq!(plan.map().strides(), &[128]);
@@ -298,10 +249,10 @@ impl TmaPlan {
     /// differs from `smem` (naming the first element).
     ///
     /// ```
-    /// use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
+    /// use tessel_kernels::{Element, tma::{TmaMatrix, TmaPlan}};
     /// use tessel_layout::gmma::{Major, SwizzleMode, smem_atom};
     /// let atom = smem_atom(Major::K, SwizzleMode::B128, 16).unwrap();
-    /// let m = TmaMatrix { rows: 8, cols: 64, ld: 64, elem: TmaElem::F16 };
+    /// let m = TmaMatrix { rows: 8, cols: 64, ld: 64, elem: Element::F16 };
     /// // The 64-byte swizzle does not write the 128-byte-swizzled atom.
     /// let err = TmaPlan::new(m, [32, 8], SwizzleMode::B64, &atom, Major::K).unwrap_err();
     /// assert!(err.to_string().contains("box is 32x8"), "{err}");
@@ -324,10 +275,10 @@ impl TmaPlan {
     /// layout that differs from `smem`.
     ///
     /// ```
-    /// use tessel_kernels::tma::{TmaElem, TmaPlan, TmaTensor};
+    /// use tessel_kernels::{Element, tma::{TmaPlan, TmaTensor}};
     /// use tessel_layout::{IntTuple, gmma::{Major, SwizzleMode, smem_atom}};
     /// // 128 rows of 64 dims of one head of one batch of a (2, 1000, 8, 64) fp16 tensor.
-    /// let q = TmaTensor::new(&[64, 1000, 8, 2], &[512, 64, 512_000], TmaElem::F16).unwrap();
+    /// let q = TmaTensor::new(&[64, 1000, 8, 2], &[512, 64, 512_000], Element::F16).unwrap();
     /// let tile = smem_atom(Major::K, SwizzleMode::B128, 16).unwrap()
     ///     .tile_to_shape(&IntTuple::from_ints([128, 64])).unwrap();
     /// let plan = TmaPlan::for_tensor(q.clone(), &[64, 128, 1, 1], SwizzleMode::B128, &tile, Major::K).unwrap();
@@ -403,15 +354,15 @@ impl TmaPlan {
     /// rules on the tensor are checked again.
     ///
     /// ```
-    /// use tessel_kernels::tma::{TmaElem, TmaPlan, TmaTensor};
+    /// use tessel_kernels::{Element, tma::{TmaPlan, TmaTensor}};
     /// use tessel_layout::{IntTuple, gmma::{Major, SwizzleMode, smem_atom}};
     /// let tile = smem_atom(Major::K, SwizzleMode::B128, 16).unwrap()
     ///     .tile_to_shape(&IntTuple::from_ints([128, 64])).unwrap();
-    /// let probe = TmaTensor::new(&[64, 128, 1], &[64, 8192], TmaElem::F16).unwrap();
+    /// let probe = TmaTensor::new(&[64, 128, 1], &[64, 8192], Element::F16).unwrap();
     /// let plan = TmaPlan::for_tensor(probe, &[64, 128, 1], SwizzleMode::B128, &tile, Major::K).unwrap();
-    /// let real = TmaTensor::new(&[64, 4097, 16], &[1024, 64], TmaElem::F16).unwrap();
+    /// let real = TmaTensor::new(&[64, 4097, 16], &[1024, 64], Element::F16).unwrap();
     /// assert_eq!(plan.with_tensor(real).unwrap().tensor().dims(), &[64, 4097, 16]);
-    /// let wrong = TmaTensor::new(&[64, 4097], &[1024], TmaElem::F16).unwrap();
+    /// let wrong = TmaTensor::new(&[64, 4097], &[1024], Element::F16).unwrap();
     /// assert!(plan.with_tensor(wrong).is_err()); // another rank
     /// ```
     pub fn with_tensor(&self, tensor: TmaTensor) -> GpuResult<TmaPlan> {
@@ -439,12 +390,12 @@ impl TmaPlan {
     /// stand-in), after the matrix's own checks ([`TmaPlan::new`]'s errors for the matrix).
     ///
     /// ```
-    /// use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
+    /// use tessel_kernels::{Element, tma::{TmaMatrix, TmaPlan}};
     /// use tessel_layout::gmma::{Major, SwizzleMode, smem_atom};
     /// let atom = smem_atom(Major::K, SwizzleMode::B128, 16).unwrap();
-    /// let m = TmaMatrix { rows: 8, cols: 64, ld: 64, elem: TmaElem::F16 };
+    /// let m = TmaMatrix { rows: 8, cols: 64, ld: 64, elem: Element::F16 };
     /// let plan = TmaPlan::new(m, [64, 8], SwizzleMode::B128, &atom, Major::K).unwrap();
-    /// let big = TmaMatrix { rows: 5000, cols: 3000, ld: 3008, elem: TmaElem::F16 };
+    /// let big = TmaMatrix { rows: 5000, cols: 3000, ld: 3008, elem: Element::F16 };
     /// let t = plan.for_matrix(big).unwrap();
     /// assert_eq!((t.tensor().dims(), t.tensor().strides()), (&[3000, 5000][..], &[3008][..]));
     /// let odd = TmaMatrix { ld: 3001, ..big };
@@ -487,10 +438,10 @@ impl TmaPlan {
     /// The tensor (a matrix is `[cols, rows]` with strides `[ld]`).
     ///
     /// ```
-    /// # use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
+    /// # use tessel_kernels::{Element, tma::{TmaMatrix, TmaPlan}};
     /// # use tessel_layout::gmma::{Major, SwizzleMode, smem_atom};
     /// # let atom = smem_atom(Major::K, SwizzleMode::B128, 16).unwrap();
-    /// let m = TmaMatrix { rows: 8, cols: 64, ld: 72, elem: TmaElem::F16 };
+    /// let m = TmaMatrix { rows: 8, cols: 64, ld: 72, elem: Element::F16 };
     /// let plan = TmaPlan::new(m, [64, 8], SwizzleMode::B128, &atom, Major::K).unwrap();
     /// assert_eq!((plan.tensor().dims(), plan.tensor().strides()), (&[64, 8][..], &[72][..]));
     /// ```
@@ -501,10 +452,10 @@ impl TmaPlan {
     /// The driver's parameters (`globalDim`, `globalStrides` in bytes, `boxDim`, ...).
     ///
     /// ```
-    /// # use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
+    /// # use tessel_kernels::{Element, tma::{TmaMatrix, TmaPlan}};
     /// # use tessel_layout::gmma::{Major, SwizzleMode, smem_atom};
     /// # let atom = smem_atom(Major::K, SwizzleMode::B128, 16).unwrap();
-    /// let m = TmaMatrix { rows: 8, cols: 64, ld: 72, elem: TmaElem::F16 };
+    /// let m = TmaMatrix { rows: 8, cols: 64, ld: 72, elem: Element::F16 };
     /// let plan = TmaPlan::new(m, [64, 8], SwizzleMode::B128, &atom, Major::K).unwrap();
     /// assert_eq!((plan.map().dims(), plan.map().strides()), (&[64, 8][..], &[144][..]));
     /// ```
@@ -515,10 +466,10 @@ impl TmaPlan {
     /// The box's first two extents, `[cols, rows]` (innermost first; any further ones are 1).
     ///
     /// ```
-    /// # use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
+    /// # use tessel_kernels::{Element, tma::{TmaMatrix, TmaPlan}};
     /// # use tessel_layout::gmma::{Major, SwizzleMode, smem_atom};
     /// # let atom = smem_atom(Major::K, SwizzleMode::B128, 16).unwrap();
-    /// # let m = TmaMatrix { rows: 8, cols: 64, ld: 64, elem: TmaElem::F16 };
+    /// # let m = TmaMatrix { rows: 8, cols: 64, ld: 64, elem: Element::F16 };
     /// assert_eq!(TmaPlan::new(m, [64, 8], SwizzleMode::B128, &atom, Major::K).unwrap().box_dims(), [64, 8]);
     /// ```
     pub fn box_dims(&self) -> [i64; 2] {
@@ -529,10 +480,10 @@ impl TmaPlan {
     /// The swizzle mode.
     ///
     /// ```
-    /// # use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
+    /// # use tessel_kernels::{Element, tma::{TmaMatrix, TmaPlan}};
     /// # use tessel_layout::gmma::{Major, SwizzleMode, smem_atom};
     /// # let atom = smem_atom(Major::K, SwizzleMode::B128, 16).unwrap();
-    /// # let m = TmaMatrix { rows: 8, cols: 64, ld: 64, elem: TmaElem::F16 };
+    /// # let m = TmaMatrix { rows: 8, cols: 64, ld: 64, elem: Element::F16 };
     /// assert_eq!(TmaPlan::new(m, [64, 8], SwizzleMode::B128, &atom, Major::K).unwrap().mode(), SwizzleMode::B128);
     /// ```
     pub fn mode(&self) -> SwizzleMode {
@@ -543,10 +494,10 @@ impl TmaPlan {
     /// equal to the operand's.
     ///
     /// ```
-    /// # use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
+    /// # use tessel_kernels::{Element, tma::{TmaMatrix, TmaPlan}};
     /// # use tessel_layout::gmma::{Major, SwizzleMode, smem_atom};
     /// # let atom = smem_atom(Major::K, SwizzleMode::B128, 16).unwrap();
-    /// # let m = TmaMatrix { rows: 8, cols: 64, ld: 64, elem: TmaElem::F16 };
+    /// # let m = TmaMatrix { rows: 8, cols: 64, ld: 64, elem: Element::F16 };
     /// let plan = TmaPlan::new(m, [64, 8], SwizzleMode::B128, &atom, Major::K).unwrap();
     /// assert_eq!(plan.box_layout().layout().size(), 512);
     /// ```
@@ -558,10 +509,10 @@ impl TmaPlan {
     /// partly outside the tensor still counts in full; TMA fills those elements with zeros).
     ///
     /// ```
-    /// # use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
+    /// # use tessel_kernels::{Element, tma::{TmaMatrix, TmaPlan}};
     /// # use tessel_layout::gmma::{Major, SwizzleMode, smem_atom};
     /// # let atom = smem_atom(Major::K, SwizzleMode::B128, 16).unwrap();
-    /// # let m = TmaMatrix { rows: 8, cols: 64, ld: 64, elem: TmaElem::F16 };
+    /// # let m = TmaMatrix { rows: 8, cols: 64, ld: 64, elem: Element::F16 };
     /// assert_eq!(TmaPlan::new(m, [64, 8], SwizzleMode::B128, &atom, Major::K).unwrap().box_bytes(), 1024);
     /// ```
     pub fn box_bytes(&self) -> i64 {
@@ -584,10 +535,10 @@ impl TmaPlan {
     /// CUDA driver, [`GpuError::Cuda`] naming the `CUresult` the driver returned.
     ///
     /// ```
-    /// # use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
+    /// # use tessel_kernels::{Element, tma::{TmaMatrix, TmaPlan}};
     /// # use tessel_layout::gmma::{Major, SwizzleMode, smem_atom};
     /// # let atom = smem_atom(Major::K, SwizzleMode::B128, 16).unwrap();
-    /// # let m = TmaMatrix { rows: 8, cols: 64, ld: 64, elem: TmaElem::F16 };
+    /// # let m = TmaMatrix { rows: 8, cols: 64, ld: 64, elem: Element::F16 };
     /// let plan = TmaPlan::new(m, [64, 8], SwizzleMode::B128, &atom, Major::K).unwrap();
     /// // A misaligned address is refused before the driver is asked.
     /// assert!(plan.encode(0x1002).unwrap_err().to_string().contains("16-byte aligned"));
@@ -617,7 +568,7 @@ impl TmaPlan {
         let result = unsafe {
             sys::cuTensorMapEncodeTiled(
                 &mut raw,
-                self.tensor.elem.data_type(),
+                self.tensor.elem.tensor_map_type(),
                 map.rank() as u32,
                 address as *mut std::ffi::c_void,
                 dims.as_ptr(),
@@ -662,12 +613,12 @@ unsafe impl DeviceRepr for RawTensorMap {}
 /// ```
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
 /// use tessel_kernels::cudarc::driver::DevicePtr;
-/// use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
+/// use tessel_kernels::{Element, tma::{TmaMatrix, TmaPlan}};
 /// use tessel_layout::gmma::{Major, SwizzleMode, smem_atom};
 /// let atom = smem_atom(Major::K, SwizzleMode::B128, 16).unwrap();
 /// let buf = gpu.stream().alloc_zeros::<u16>(8 * 64).unwrap();
 /// let (ptr, _g) = buf.device_ptr(gpu.stream());
-/// let m = TmaMatrix { rows: 8, cols: 64, ld: 64, elem: TmaElem::F16 };
+/// let m = TmaMatrix { rows: 8, cols: 64, ld: 64, elem: Element::F16 };
 /// let map = TmaPlan::new(m, [64, 8], SwizzleMode::B128, &atom, Major::K).unwrap().encode(ptr).unwrap();
 /// assert_eq!(map.plan().box_dims(), [64, 8]);
 /// ```

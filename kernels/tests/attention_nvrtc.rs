@@ -10,7 +10,8 @@ use common::nvrtc_or_skip;
 use tessel_kernels::Arch;
 use tessel_kernels::attention::{AttnConfig, AttnPlan};
 use tessel_kernels::compile::compile_cubin;
-use tessel_kernels::hopper::InType;
+use tessel_kernels::element::Element;
+use tessel_kernels::hopper::INPUTS;
 
 /// The configurations compiled: under `TESSEL_LONG_TESTS=1` every one the API selects (head dims
 /// 64, 128, 256; fp16 and bf16; causal or not; fixed or variable lengths, the default tile of each
@@ -19,10 +20,10 @@ use tessel_kernels::hopper::InType;
 fn configs() -> Vec<AttnConfig> {
     if !common::long_tests() {
         return [
-            (64, InType::F16, false, false),
-            (128, InType::BF16, true, false),
-            (256, InType::F16, true, true),
-            (128, InType::F16, false, true),
+            (64, Element::F16, false, false),
+            (128, Element::BF16, true, false),
+            (256, Element::F16, true, true),
+            (128, Element::F16, false, true),
         ]
         .into_iter()
         .map(|(d, dtype, causal, varlen)| AttnConfig::new(d, dtype, causal, varlen).unwrap())
@@ -30,7 +31,7 @@ fn configs() -> Vec<AttnConfig> {
     }
     let mut out = Vec::new();
     for d in [64, 128, 256] {
-        for dtype in InType::ALL {
+        for dtype in INPUTS {
             for causal in [false, true] {
                 for varlen in [false, true] {
                     out.push(AttnConfig::new(d, dtype, causal, varlen).unwrap());

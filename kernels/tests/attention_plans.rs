@@ -3,11 +3,13 @@
 //! layouts, the argument checks of the API, and the f64 reference and its error bound against
 //! a CPU model of the kernel's blocked online softmax.
 
+use tessel_kernels::Element;
 use tessel_kernels::attention::reference::{
     HostOperands, RowReference, checked_rows, compare_rows, reference_row, visible_keys,
 };
 use tessel_kernels::attention::{AttnConfig, AttnPlan, HEAD_DIMS, Problem, SMEM_LIMIT, Strides};
-use tessel_kernels::hopper::InType;
+use tessel_kernels::element::DeviceElement;
+use tessel_kernels::hopper::INPUTS;
 use tessel_kernels::kernel::CType;
 use tessel_kernels::layer::{DeviceMma, DeviceTensor};
 use tessel_layout::atom::mma_atom;
@@ -17,7 +19,7 @@ use tessel_layout::tiled::make_tiled_mma;
 fn configs() -> Vec<AttnConfig> {
     let mut out = Vec::new();
     for d in HEAD_DIMS {
-        for dtype in InType::ALL {
+        for dtype in INPUTS {
             for causal in [false, true] {
                 for varlen in [false, true] {
                     out.push(AttnConfig::new(d, dtype, causal, varlen).unwrap());
@@ -68,14 +70,14 @@ fn the_epilogue_is_free_of_bank_conflicts() {
 
 #[test]
 fn tiles_that_do_not_fit_are_refused() {
-    let c = AttnConfig::new(256, InType::F16, false, false).unwrap();
+    let c = AttnConfig::new(256, Element::F16, false, false).unwrap();
     let err = AttnPlan::new(c.with_tile(64, 3).unwrap()).unwrap_err();
     assert!(err.to_string().contains("shared memory"), "{err}");
-    assert!(AttnConfig::new(32, InType::F16, false, false).is_err());
+    assert!(AttnConfig::new(32, Element::F16, false, false).is_err());
     assert!(c.with_tile(72, 2).is_err()); // not a multiple of 16
     assert!(c.with_tile(64, 1).is_err());
     // A non-default tile that fits is proven like the defaults.
-    let wide = AttnConfig::new(128, InType::BF16, true, false)
+    let wide = AttnConfig::new(128, Element::BF16, true, false)
         .unwrap()
         .with_tile(176, 2)
         .unwrap();
@@ -257,7 +259,7 @@ fn buffers_are_checked_against_the_strides() {
 }
 
 /// Values of `n` random elements in [-1, 1] of type `t` (a small xorshift; exact in `t`).
-fn random(n: usize, seed: u64, t: InType) -> Vec<f32> {
+fn random(n: usize, seed: u64, t: Element) -> Vec<f32> {
     let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     (0..n)
         .map(|_| {
@@ -270,13 +272,12 @@ fn random(n: usize, seed: u64, t: InType) -> Vec<f32> {
         .collect()
 }
 
-fn round_to(x: f32, t: InType) -> f32 {
-    let e = t.element();
-    e.decode(e.encode(f64::from(x))) as f32
+fn round_to(x: f32, t: Element) -> f32 {
+    t.decode(t.encode(f64::from(x))) as f32
 }
 
-fn unit(t: InType) -> f64 {
-    t.element().unit_roundoff()
+fn unit(t: Element) -> f64 {
+    t.unit_roundoff()
 }
 
 #[test]
@@ -284,9 +285,9 @@ fn the_reference_is_the_definition() {
     let d = 64usize;
     // K = 0: every score is 0, so O is the mean of the visible V rows and LSE = ln(keys).
     let p = Problem::new(1, 5, 5, 2, 1, 64).causal(true);
-    let q = random(5 * 2 * d, 1, InType::F16);
+    let q = random(5 * 2 * d, 1, Element::F16);
     let k = vec![0.0f32; 5 * d];
-    let v = random(5 * d, 2, InType::F16);
+    let v = random(5 * d, 2, Element::F16);
     let ops = HostOperands {
         q: &q,
         k: &k,
@@ -294,7 +295,7 @@ fn the_reference_is_the_definition() {
     };
     for row in 0..5 {
         for head in 0..2 {
-            let r = reference_row(&p, &ops, unit(InType::F16), 0, head, row);
+            let r = reference_row(&p, &ops, unit(Element::F16), 0, head, row);
             let n = row + 1;
             assert!((r.lse - (n as f64).ln()).abs() < 1e-12);
             for dd in 0..d {
@@ -308,19 +309,19 @@ fn the_reference_is_the_definition() {
     }
     // More queries than keys (bottom-right causal): the first rows see nothing.
     let p = Problem::new(1, 6, 2, 1, 1, 64).causal(true);
-    let q = random(6 * d, 3, InType::BF16);
-    let k = random(2 * d, 4, InType::BF16);
-    let v = random(2 * d, 5, InType::BF16);
+    let q = random(6 * d, 3, Element::BF16);
+    let k = random(2 * d, 4, Element::BF16);
+    let v = random(2 * d, 5, Element::BF16);
     let ops = HostOperands {
         q: &q,
         k: &k,
         v: &v,
     };
-    let empty = reference_row(&p, &ops, unit(InType::BF16), 0, 0, 3);
+    let empty = reference_row(&p, &ops, unit(Element::BF16), 0, 0, 3);
     assert_eq!(empty.lse, f64::NEG_INFINITY);
     assert!(empty.o.iter().all(|&x| x == 0.0));
     // Row 4 sees key 0 only: O = v_0, LSE = scale q . k_0.
-    let one = reference_row(&p, &ops, unit(InType::BF16), 0, 0, 4);
+    let one = reference_row(&p, &ops, unit(Element::BF16), 0, 0, 4);
     let s: f64 = (0..d)
         .map(|i| f64::from(q[4 * d + i]) * f64::from(k[i]))
         .sum::<f64>()
@@ -337,9 +338,9 @@ fn gqa_heads_read_their_kv_head() {
     // 4 query heads over 2 KV heads: heads 0 and 1 read KV head 0, heads 2 and 3 KV head 1.
     let d = 64usize;
     let p = Problem::new(1, 3, 4, 4, 2, 64);
-    let q = random(3 * 4 * d, 6, InType::F16);
-    let k = random(4 * 2 * d, 7, InType::F16);
-    let v = random(4 * 2 * d, 8, InType::F16);
+    let q = random(3 * 4 * d, 6, Element::F16);
+    let k = random(4 * 2 * d, 7, Element::F16);
+    let v = random(4 * 2 * d, 8, Element::F16);
     let ops = HostOperands {
         q: &q,
         k: &k,
@@ -377,7 +378,7 @@ fn gqa_heads_read_their_kv_head() {
 fn kernel_model(
     p: &Problem,
     ops: &HostOperands<'_>,
-    t: InType,
+    t: Element,
     bn: i64,
     b: i64,
     head: i64,
@@ -452,7 +453,7 @@ fn the_kernels_algorithm_stays_within_the_bound() {
     problems.push(Problem::new(1, 64, 257, 1, 1, 64).scale(4.0));
     for (i, p) in problems.iter().enumerate() {
         p.check().unwrap();
-        for t in InType::ALL {
+        for t in INPUTS {
             let bn = AttnConfig::new(p.head_dim, t, p.causal, false)
                 .unwrap()
                 .block_n;

@@ -5,8 +5,10 @@
 
 use tessel_kernels::Element;
 use tessel_kernels::blas::{MatrixDesc, Order, Problem, choose_tile, plan_sm90, tiles_of};
-use tessel_kernels::hopper::{Epilogue, InType, OutType, Sm90Config, Sm90Plan, Sm90Tile};
-use tessel_kernels::tma::{TmaElem, TmaMatrix};
+use tessel_kernels::element::DeviceElement;
+use tessel_kernels::hopper::{Epilogue, Sm90Config, Sm90Plan, Sm90Tile};
+use tessel_kernels::hopper::{FP8_INPUTS, INPUTS, OUTPUTS};
+use tessel_kernels::tma::TmaMatrix;
 use tessel_layout::gmma::Major;
 
 const SMS: i64 = 132;
@@ -71,7 +73,7 @@ fn majors_and_tensor_map_matrices_follow_the_orders() {
                         rows: want.1,
                         cols: want.2,
                         ld,
-                        elem: TmaElem::F16
+                        elem: Element::F16
                     }
                 );
             }
@@ -107,7 +109,7 @@ fn a_column_major_d_is_the_transposed_problem() {
             rows: n,
             cols: m,
             ld: m,
-            elem: TmaElem::F32
+            elem: Element::F32
         }
     );
 }
@@ -492,12 +494,8 @@ fn fp8_calls_are_tn_with_the_small_tile_and_k_tiles_of_128() {
                     ..problem(m, n, k, R, C, d)
                 };
                 let call = plan_sm90(&p, SMS).unwrap();
-                let want = if d == C {
-                    InType::fp8(eb, ea)
-                } else {
-                    InType::fp8(ea, eb)
-                };
-                assert_eq!(Some(call.config.input), want);
+                let want = if d == C { (eb, ea) } else { (ea, eb) };
+                assert_eq!((call.config.input, call.config.input_b), want);
                 assert_eq!(call.transposed, d == C);
                 assert_eq!(call.config.tile, Sm90Tile::T128x128);
                 assert_eq!(
@@ -506,7 +504,7 @@ fn fp8_calls_are_tn_with_the_small_tile_and_k_tiles_of_128() {
                 );
                 assert_eq!(call.args.k_tiles, 8); // ceil(1008 / 128)
                 assert_eq!(call.args.alpha, 0.5);
-                assert_eq!(call.a.matrix.elem, TmaElem::U8);
+                assert_eq!(call.a.matrix.elem, if d == C { eb } else { ea });
                 for (a, b) in [(R, R), (C, C), (C, R)] {
                     let bad = Problem {
                         a: dense(0x10_0000, ea, a, m, k),
@@ -540,15 +538,18 @@ fn fp8_calls_are_tn_with_the_small_tile_and_k_tiles_of_128() {
 
 #[test]
 fn every_fp8_configuration_is_proven() {
-    for input in InType::FP8 {
-        for output in OutType::ALL {
+    for (a, b) in FP8_INPUTS
+        .iter()
+        .flat_map(|&a| FP8_INPUTS.iter().map(move |&b| (a, b)))
+    {
+        for output in OUTPUTS {
             for epilogue in [Epilogue::TmaStore, Epilogue::Direct] {
                 for source in [false, true] {
                     let config = Sm90Config {
                         tile: Sm90Tile::T128x128,
                         epilogue,
                         source,
-                        ..Sm90Config::tn(input, output)
+                        ..Sm90Config::tn_pair(a, b, output)
                     };
                     let plan = Sm90Plan::for_config(config)
                         .unwrap_or_else(|e| panic!("{}: {e}", config.kernel_name()));
@@ -566,7 +567,7 @@ fn every_fp8_configuration_is_proven() {
             let mn = Sm90Config {
                 a_major: Major::MN,
                 tile: Sm90Tile::T128x128,
-                ..Sm90Config::tn(input, output)
+                ..Sm90Config::tn_pair(a, b, output)
             };
             let e = Sm90Plan::for_config(mn).unwrap_err().to_string();
             assert!(e.contains("8-bit inputs need K-major A and B"), "{e}");
@@ -576,8 +577,8 @@ fn every_fp8_configuration_is_proven() {
 
 #[test]
 fn every_configuration_is_proven() {
-    for input in InType::ALL {
-        for output in OutType::ALL {
+    for input in INPUTS {
+        for output in OUTPUTS {
             for a_major in [Major::K, Major::MN] {
                 for b_major in [Major::K, Major::MN] {
                     for tile in Sm90Tile::ALL {
@@ -590,6 +591,7 @@ fn every_configuration_is_proven() {
                         for &epilogue in epilogues {
                             let config = Sm90Config {
                                 input,
+                                input_b: input,
                                 output,
                                 a_major,
                                 b_major,

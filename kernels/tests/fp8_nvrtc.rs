@@ -8,8 +8,17 @@ mod common;
 
 use common::nvrtc_or_skip;
 use tessel_kernels::Arch;
+use tessel_kernels::Element;
 use tessel_kernels::compile::compile_cubin;
-use tessel_kernels::hopper::{Epilogue, InType, OutType, Sm90Config, Sm90Plan, Sm90Tile};
+use tessel_kernels::hopper::{Epilogue, FP8_INPUTS, OUTPUTS, Sm90Config, Sm90Plan, Sm90Tile};
+
+/// Every (A, B) pair of 8-bit formats.
+fn pairs() -> Vec<(Element, Element)> {
+    FP8_INPUTS
+        .iter()
+        .flat_map(|&a| FP8_INPUTS.iter().map(move |&b| (a, b)))
+        .collect()
+}
 
 /// Every FP8 configuration the library builds ([`tessel_kernels::blas::plan_sm90`]): each type
 /// pair, output type, epilogue and read of C, TN, the 128 x 128 tile. By default each pair
@@ -24,14 +33,14 @@ fn configurations() -> Vec<Sm90Config> {
     ];
     let mut all = Vec::new();
     let mut i = 0;
-    for input in InType::FP8 {
-        for output in OutType::ALL {
+    for (a, b) in pairs() {
+        for output in OUTPUTS {
             for (epilogue, source) in common::in_turn(&variants, i) {
                 all.push(Sm90Config {
                     tile: Sm90Tile::T128x128,
                     epilogue,
                     source,
-                    ..Sm90Config::tn(input, output)
+                    ..Sm90Config::tn_pair(a, b, output)
                 });
             }
             i += 1;
@@ -40,10 +49,9 @@ fn configurations() -> Vec<Sm90Config> {
     all
 }
 
-/// The PTX ISA's type names of a pair (`wgmma.mma_async ... .f32.e4m3.e5m2`).
-fn ptx_types(input: InType) -> String {
-    let (a, b) = input.elements();
-    format!("{}.{}", a.ptx(), b.ptx())
+/// The PTX ISA's type names of a configuration's pair (`wgmma.mma_async ... .f32.e4m3.e5m2`).
+fn ptx_types(c: &Sm90Config) -> String {
+    format!("{}.{}", c.input.ptx(), c.input_b.ptx())
 }
 
 #[test]
@@ -65,7 +73,7 @@ fn fp8_gemm_compiles_for_sm90a_without_spills() {
         // with the immediates scale-d, imm-scale-a, imm-scale-b and no transposes.
         let wgmma = format!(
             "wgmma.mma_async.sync.aligned.m64n128k32.f32.{}",
-            ptx_types(config.input)
+            ptx_types(&config)
         );
         assert!(ptx.contains(&wgmma), "{name}: no {wgmma}");
         assert!(
@@ -113,10 +121,10 @@ fn fp8_gemm_sass_runs_fp8_qgmma() {
         eprintln!("fp8_nvrtc: SASS check skipped: TESSEL_NVDISASM is not set");
         return;
     };
-    for input in InType::FP8 {
+    for (a, b) in pairs() {
         let config = Sm90Config {
             tile: Sm90Tile::T128x128,
-            ..Sm90Config::tn(input, OutType::F32)
+            ..Sm90Config::tn_pair(a, b, Element::F32)
         };
         let name = config.kernel_name();
         let kernel = Sm90Plan::for_config(config).unwrap().kernel().unwrap();
@@ -124,7 +132,6 @@ fn fp8_gemm_sass_runs_fp8_qgmma() {
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let sass = common::sass_of(&nvdisasm, &c.bytes, "fp8_nvrtc");
         let count = |op: &str| sass.matches(op).count();
-        let (a, b) = input.elements();
         let qgmma = format!(
             "QGMMA.64x128x32.F32.{}.{}",
             a.ptx().to_uppercase(),

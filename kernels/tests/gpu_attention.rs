@@ -10,6 +10,7 @@
 mod common;
 
 use std::collections::HashMap;
+use tessel_kernels::hopper::INPUTS;
 
 use common::gpu_or_skip;
 use half::{bf16, f16};
@@ -18,7 +19,7 @@ use tessel_kernels::attention::run::{
     Attention, AttnBuffers, AttnElem, config_for, run_and_verify, supported,
 };
 use tessel_kernels::attention::{AttnConfig, Problem, Strides};
-use tessel_kernels::hopper::InType;
+use tessel_kernels::element::Element;
 
 /// The GPU when it runs sm_90a code; otherwise `None` after saying why (a failure under
 /// `TESSEL_REQUIRE_GPU=1`).
@@ -67,7 +68,7 @@ fn verify<'g, T: AttnElem>(
 }
 
 fn verify_as<'g>(
-    dtype: InType,
+    dtype: Element,
     gpu: &'g Gpu,
     kernels: &mut Kernels<'g>,
     p: &Problem,
@@ -75,9 +76,9 @@ fn verify_as<'g>(
     rows: usize,
 ) {
     match dtype {
-        InType::F16 => verify::<f16>(gpu, kernels, p, seed, rows),
-        InType::BF16 => verify::<bf16>(gpu, kernels, p, seed, rows),
-        InType::Fp8 { .. } => panic!("attention takes f16 or bf16, not {dtype}"),
+        Element::F16 => verify::<f16>(gpu, kernels, p, seed, rows),
+        Element::BF16 => verify::<bf16>(gpu, kernels, p, seed, rows),
+        other => panic!("attention takes f16 or bf16, not {other}"),
     }
 }
 
@@ -89,7 +90,7 @@ fn every_head_dim_and_type_at_ragged_lengths() {
     };
     let mut kernels = Kernels::new();
     for d in [64, 128, 256] {
-        for dtype in InType::ALL {
+        for dtype in INPUTS {
             for causal in [false, true] {
                 for len in [1, 17, 1000, 4097] {
                     let p = Problem::new(2, len, len, 3, 3, d).causal(causal);
@@ -156,7 +157,7 @@ fn variable_lengths_in_one_batch() {
     let cu_q = vec![0, 1, 18, 1018, 5115, 5115, 5243];
     let cu_k = vec![0, 17, 18, 2018, 6115, 6200, 6200];
     for d in [64, 128, 256] {
-        for dtype in InType::ALL {
+        for dtype in INPUTS {
             for causal in [false, true] {
                 let p = Problem::varlen(cu_q.clone(), cu_k.clone(), 4, 2, d).causal(causal);
                 verify_as(dtype, &gpu, &mut kernels, &p, d as u64 + 5, 300);

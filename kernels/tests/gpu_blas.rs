@@ -15,6 +15,7 @@ use cudarc::driver::CudaSlice;
 use tessel_kernels::blas::{
     Gemm, GemmArgs, HostGemm, HostMatrix, MatrixMut, MatrixRef, Order, spread_rows, verify_gemm,
 };
+use tessel_kernels::element::DeviceElement;
 use tessel_kernels::gemm::host::random_f16;
 use tessel_kernels::{Element, Gpu};
 

@@ -5,11 +5,11 @@
 mod common;
 
 use half::f16;
-use tessel_kernels::dtype::Elem;
+use tessel_kernels::bits::BitsElement;
 use tessel_kernels::exec::{alloc, upload_random};
 use tessel_kernels::micro::{self, MicroKind, MicroPlan};
 use tessel_kernels::tiled::{self, TiledKind, TiledPlan};
-use tessel_kernels::{DType, Gpu};
+use tessel_kernels::{Element, Gpu};
 
 const SIZES: [(i64, i64); 7] = [
     (1, 1),
@@ -21,13 +21,13 @@ const SIZES: [(i64, i64); 7] = [
     (2048, 130),
 ];
 
-fn check_all<E: Elem>(gpu: &Gpu, kinds: &[TiledKind]) {
+fn check_all<E: BitsElement>(gpu: &Gpu, kinds: &[TiledKind]) {
     for &(m, n) in &SIZES {
         let len = (m * n) as usize;
         let (host, src) = upload_random::<E>(gpu, len, (m * 31 + n) as u64).unwrap();
         let mut dst = alloc::<E>(gpu, len).unwrap();
         for &kind in kinds {
-            let plan = TiledPlan::new(kind, E::DTYPE, m, n).unwrap();
+            let plan = TiledPlan::new(kind, E::ELEMENT, m, n).unwrap();
             if let Err(e) = tiled::run_and_verify(gpu, &plan, &host, &src, &mut dst) {
                 panic!("{} {m}x{n}: {e}", plan.kernel_name());
             }
@@ -86,7 +86,7 @@ fn gpu_module_cache_reuses_compiled_source() {
     let Some(gpu) = common::gpu_or_skip("gpu_module_cache") else {
         return;
     };
-    let plan = TiledPlan::new(TiledKind::Padded, DType::F32, 96, 96).unwrap();
+    let plan = TiledPlan::new(TiledKind::Padded, Element::F32, 96, 96).unwrap();
     let src = plan.source().unwrap();
     gpu.function(&src, &plan.kernel_name()).unwrap();
     let before = gpu.cached_modules();

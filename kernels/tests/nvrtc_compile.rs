@@ -11,7 +11,7 @@ use common::nvrtc_or_skip;
 use tessel_kernels::compile::compile_ptx;
 use tessel_kernels::micro::{MicroKind, MicroPlan};
 use tessel_kernels::tiled::{TiledKind, TiledPlan};
-use tessel_kernels::{Arch, DType};
+use tessel_kernels::{Arch, Element};
 
 fn all_kinds() -> Vec<TiledKind> {
     let mut k = vec![TiledKind::Copy];
@@ -73,7 +73,7 @@ fn expected_ops(plan: &TiledPlan) -> BTreeMap<(String, String, i64), usize> {
 /// Every tiled kernel of both dtypes at `(m, n)` for one arch: compiles, no local memory, and
 /// exactly the memory instructions of [`expected_ops`].
 fn compile_all_tiled(arch: Arch, m: i64, n: i64) {
-    for dtype in [DType::F32, DType::F16] {
+    for dtype in [Element::F32, Element::F16] {
         for kind in all_kinds() {
             let plan = TiledPlan::new(kind, dtype, m, n).unwrap();
             let ptx = compile_ptx(&plan.source().unwrap(), &plan.kernel_name(), arch)
@@ -134,7 +134,7 @@ fn tiled_kernels_on_aligned_matrices_use_their_widest_vectors() {
     // The copy and the 128-bit transpose: 128-bit global and shared accesses only, the global
     // loads through the read-only path.
     let arch = Arch::new(9, 0).unwrap();
-    for dtype in [DType::F32, DType::F16] {
+    for dtype in [Element::F32, Element::F16] {
         for kind in [TiledKind::Copy, TiledKind::Vectorized] {
             let plan = TiledPlan::new(kind, dtype, 8192, 8192).unwrap();
             let ptx = compile_ptx(&plan.source().unwrap(), &plan.kernel_name(), arch)

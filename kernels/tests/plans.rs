@@ -2,7 +2,7 @@
 //! bank-model predictions say which kernels are conflict-free, and vector widths follow the
 //! matrix layouts.
 
-use tessel_kernels::DType;
+use tessel_kernels::Element;
 use tessel_kernels::micro::{MicroKind, MicroPlan};
 use tessel_kernels::tiled::{TiledKind, TiledPlan};
 
@@ -14,7 +14,7 @@ fn kinds() -> Vec<TiledKind> {
 
 #[test]
 fn every_plan_validates_and_generates_complete_source() {
-    for dtype in [DType::F32, DType::F16] {
+    for dtype in [Element::F32, Element::F16] {
         for (m, n) in [
             (1, 1),
             (7, 3),
@@ -45,16 +45,16 @@ fn tiled_predictions_equal_the_nsight_compute_measurements() {
     // docs/performance.md, "Shared-memory wavefronts: Nsight Compute vs. prediction": load and
     // store wavefronts of one launch at 1024^2 measured on an H200 (runs 4 and 7).
     let measured = [
-        (TiledKind::Copy, DType::F32, 32768, 32768),
-        (TiledKind::Smem, DType::F32, 1048576, 32768),
-        (TiledKind::Padded, DType::F32, 32768, 32768),
-        (TiledKind::Swizzled, DType::F32, 32768, 32768),
-        (TiledKind::Vectorized, DType::F32, 32768, 32768),
-        (TiledKind::Copy, DType::F16, 16384, 16384),
-        (TiledKind::Smem, DType::F16, 524288, 32768),
-        (TiledKind::Padded, DType::F16, 32768, 32768),
-        (TiledKind::Swizzled, DType::F16, 32768, 32768),
-        (TiledKind::Vectorized, DType::F16, 16384, 16384),
+        (TiledKind::Copy, Element::F32, 32768, 32768),
+        (TiledKind::Smem, Element::F32, 1048576, 32768),
+        (TiledKind::Padded, Element::F32, 32768, 32768),
+        (TiledKind::Swizzled, Element::F32, 32768, 32768),
+        (TiledKind::Vectorized, Element::F32, 32768, 32768),
+        (TiledKind::Copy, Element::F16, 16384, 16384),
+        (TiledKind::Smem, Element::F16, 524288, 32768),
+        (TiledKind::Padded, Element::F16, 32768, 32768),
+        (TiledKind::Swizzled, Element::F16, 32768, 32768),
+        (TiledKind::Vectorized, Element::F16, 16384, 16384),
     ];
     for (kind, dtype, ld, st) in measured {
         let p = TiledPlan::new(kind, dtype, 1024, 1024)
@@ -72,7 +72,7 @@ fn tiled_predictions_equal_the_nsight_compute_measurements() {
 
 #[test]
 fn conflict_free_kernels_predict_zero_excess() {
-    for dtype in [DType::F32, DType::F16] {
+    for dtype in [Element::F32, Element::F16] {
         for kind in [TiledKind::Copy, TiledKind::Vectorized] {
             let p = TiledPlan::new(kind, dtype, 4096, 4096)
                 .unwrap()
@@ -87,7 +87,7 @@ fn conflict_free_kernels_predict_zero_excess() {
         }
     }
     for kind in [TiledKind::Padded, TiledKind::Swizzled] {
-        let p = TiledPlan::new(kind, DType::F32, 4096, 4096)
+        let p = TiledPlan::new(kind, Element::F32, 4096, 4096)
             .unwrap()
             .predict()
             .unwrap()
@@ -98,7 +98,7 @@ fn conflict_free_kernels_predict_zero_excess() {
             "{kind}"
         );
     }
-    let p = TiledPlan::new(TiledKind::Smem, DType::F32, 4096, 4096)
+    let p = TiledPlan::new(TiledKind::Smem, Element::F32, 4096, 4096)
         .unwrap()
         .predict()
         .unwrap()
@@ -110,7 +110,7 @@ fn conflict_free_kernels_predict_zero_excess() {
     );
     assert_eq!(p.stores.wavefronts, p.stores.ideal);
     assert!(
-        TiledPlan::new(TiledKind::NaiveRead, DType::F32, 64, 64)
+        TiledPlan::new(TiledKind::NaiveRead, Element::F32, 64, 64)
             .unwrap()
             .predict()
             .unwrap()
@@ -161,31 +161,31 @@ fn bank_model_counts_broadcast_once() {
 #[test]
 fn vector_widths_follow_alignment() {
     // [global load, shared write, shared read, global store], elements per instruction.
-    let p = TiledPlan::new(TiledKind::Copy, DType::F16, 4096, 4096).unwrap();
+    let p = TiledPlan::new(TiledKind::Copy, Element::F16, 4096, 4096).unwrap();
     assert_eq!(p.vector_widths(), [8, 8, 8, 8]);
-    let p = TiledPlan::new(TiledKind::Copy, DType::F16, 4096, 4100).unwrap();
+    let p = TiledPlan::new(TiledKind::Copy, Element::F16, 4096, 4100).unwrap();
     assert_eq!(
         p.vector_widths(),
         [4, 8, 8, 4],
         "rows of 4100 halves are 8-byte aligned only"
     );
-    let p = TiledPlan::new(TiledKind::Vectorized, DType::F16, 1001, 4096).unwrap();
+    let p = TiledPlan::new(TiledKind::Vectorized, Element::F16, 1001, 4096).unwrap();
     assert_eq!(
         p.vector_widths(),
         [8, 8, 8, 1],
         "transposed rows of 1001 halves are unaligned"
     );
-    let p = TiledPlan::new(TiledKind::NaiveRead, DType::F32, 64, 64).unwrap();
+    let p = TiledPlan::new(TiledKind::NaiveRead, Element::F32, 64, 64).unwrap();
     assert_eq!(p.vector_widths(), [1, 0, 0, 1]);
-    let p = TiledPlan::new(TiledKind::Padded, DType::F16, 64, 64).unwrap();
+    let p = TiledPlan::new(TiledKind::Padded, Element::F16, 64, 64).unwrap();
     assert_eq!(p.vector_widths(), [1, 1, 1, 1]);
 }
 
 #[test]
 fn bad_sizes_are_errors_not_panics() {
-    assert!(TiledPlan::new(TiledKind::Copy, DType::F32, 0, 5).is_err());
+    assert!(TiledPlan::new(TiledKind::Copy, Element::F32, 0, 5).is_err());
     // Tall matrices need no special case: the grid is linear.
-    let p = TiledPlan::new(TiledKind::Smem, DType::F32, 32 * 70000, 1).unwrap();
+    let p = TiledPlan::new(TiledKind::Smem, Element::F32, 32 * 70000, 1).unwrap();
     assert_eq!(p.grid(), (70000, 1));
 }
 
@@ -247,7 +247,7 @@ fn the_run_time_raster_is_the_raster_layout() {
 #[test]
 fn global_vectors_are_contiguous_and_aligned_exhaustively() {
     // Independent of max_common_vector: evaluate the layouts element by element on tile (0,0).
-    for dtype in [DType::F32, DType::F16] {
+    for dtype in [Element::F32, Element::F16] {
         for (m, n) in [(256, 256), (1000, 1001), (4096, 4100), (130, 2048)] {
             for kind in kinds() {
                 let p = TiledPlan::new(kind, dtype, m, n).unwrap();
@@ -306,7 +306,7 @@ fn microkernel_predictions_agree_with_the_shared_bank_model() {
 #[test]
 fn launch_bounds_are_the_block_size_only() {
     // `__launch_bounds__(256, B)` was measured and not chosen (docs/decisions.md).
-    let p = TiledPlan::new(TiledKind::Vectorized, DType::F16, 256, 256).unwrap();
+    let p = TiledPlan::new(TiledKind::Vectorized, Element::F16, 256, 256).unwrap();
     assert!(
         p.source()
             .unwrap()
@@ -319,7 +319,7 @@ fn a_mismatched_declaration_is_a_build_error() {
     use tessel_kernels::tiled::Arrangement;
     // Column vectors written into a row-major tile are not contiguous: the write copy's
     // partition of the shared tile is refused.
-    let mut p = TiledPlan::new(TiledKind::Vectorized, DType::F32, 256, 256).unwrap();
+    let mut p = TiledPlan::new(TiledKind::Vectorized, Element::F32, 256, 256).unwrap();
     p.shared.as_mut().unwrap().layout = "(64,64):(64,1)".parse().unwrap();
     let err = p.kernel().unwrap_err().to_string();
     assert!(
@@ -328,18 +328,18 @@ fn a_mismatched_declaration_is_a_build_error() {
     );
     // A write whose threads own other blocks than the load's would read other threads'
     // registers: the retile between the two copies is refused.
-    let mut p = TiledPlan::new(TiledKind::Vectorized, DType::F32, 256, 256).unwrap();
+    let mut p = TiledPlan::new(TiledKind::Vectorized, Element::F32, 256, 256).unwrap();
     p.shared.as_mut().unwrap().write = Arrangement::ColsRaked
-        .tiled_copy(DType::F32, 64, 64, 4, 256)
+        .tiled_copy(Element::F32, 64, 64, 4, 256)
         .unwrap();
     let err = p.kernel().unwrap_err().to_string();
     assert!(err.contains("another thread"), "{err}");
     // 128-bit loads of rows of 1001 floats would be misaligned: a load of that width is
     // refused, which is why the plan falls back to one element per load.
-    let mut p = TiledPlan::new(TiledKind::Copy, DType::F32, 64, 1001).unwrap();
+    let mut p = TiledPlan::new(TiledKind::Copy, Element::F32, 64, 1001).unwrap();
     assert_eq!(p.vector_widths()[0], 1);
     p.load = Arrangement::RowsRaked
-        .tiled_copy(DType::F32, 64, 64, 4, 256)
+        .tiled_copy(Element::F32, 64, 64, 4, 256)
         .unwrap();
     let err = p.kernel().unwrap_err().to_string();
     assert!(err.starts_with("invalid argument: load: "), "{err}");
@@ -365,7 +365,7 @@ fn every_microkernel_is_built_from_its_copy() {
 ///   `r = vec (t / (TN/vec)) + v / vec`, `c = vec (t % (TN/vec)) + v % vec`.
 #[test]
 fn tiled_partitions_have_their_closed_forms() {
-    for dtype in [DType::F32, DType::F16] {
+    for dtype in [Element::F32, Element::F16] {
         for kind in kinds() {
             let p = TiledPlan::new(kind, dtype, 256, 256).unwrap();
             let (tm, tn, nt) = (p.tm, p.tn, p.threads);

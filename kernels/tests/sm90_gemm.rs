@@ -4,10 +4,12 @@
 
 mod common;
 
+use tessel_kernels::Element;
 use tessel_kernels::hopper::run::{Sm90Buffers, run_and_compare_cublas, run_and_verify, supported};
-use tessel_kernels::hopper::{BK, BM, BN, Epilogue, InType, OutType, STAGES, Sm90Plan};
+use tessel_kernels::hopper::{BK, BM, BN, Epilogue, STAGES, Sm90Plan};
+use tessel_kernels::hopper::{INPUTS, OUTPUTS};
 use tessel_kernels::kernel::{Arg, ParamKind};
-use tessel_kernels::tma::{TmaElem, TmaMatrix, TmaPlan};
+use tessel_kernels::tma::{TmaMatrix, TmaPlan};
 use tessel_layout::Layout;
 use tessel_layout::bank::analyze_indices;
 use tessel_layout::gmma::{GmmaDescriptor, Major, SwizzleMode};
@@ -28,7 +30,7 @@ fn stage_byte(row: i64, k: i64) -> i64 {
 
 #[test]
 fn plan_descriptor_fields_and_tma_boxes() {
-    let plan = Sm90Plan::new(4096, 4096, 4096, InType::F16, OutType::F32).unwrap();
+    let plan = Sm90Plan::new(4096, 4096, 4096, Element::F16, Element::F32).unwrap();
     println!(
         "A stage {}  (TMA box {:?} of {})",
         plan.a_stage,
@@ -109,7 +111,7 @@ fn plan_descriptor_fields_and_tma_boxes() {
 fn descriptors_read_what_the_tma_box_wrote() {
     // Independent of gmma_descriptor's own check: every element of every wgmma operand, as the
     // descriptor addresses it, is where the TMA box put it (sw128 written out above).
-    let plan = Sm90Plan::new(256, 512, 128, InType::BF16, OutType::BF16).unwrap();
+    let plan = Sm90Plan::new(256, 512, 128, Element::BF16, Element::BF16).unwrap();
     for (i, d) in plan.desc_a().iter().enumerate() {
         let (c, kb) = (i as i64 / 4, i as i64 % 4);
         for k in 0..16 {
@@ -151,7 +153,7 @@ fn the_epilogue_layout_is_the_gmma_c_layout() {
     // PTX ISA, wgmma "Matrix fragments for D" (m64nNk16, fp32 accumulators): thread t of the
     // warpgroup holds, as value v = v0 + 2 v1 + 4 j, row 16 (t / 32) + (t % 32) / 4 + 8 v1 and
     // column 8 j + 2 (t % 4) + v0.
-    let plan = Sm90Plan::new(128, 256, 64, InType::F16, OutType::F16).unwrap();
+    let plan = Sm90Plan::new(128, 256, 64, Element::F16, Element::F16).unwrap();
     for t in 0..128 {
         for v in 0..128 {
             let (v0, v1, j) = (v % 2, (v / 2) % 2, v / 4);
@@ -169,20 +171,20 @@ fn the_epilogue_layout_is_the_gmma_c_layout() {
 #[test]
 fn sizes_tma_cannot_address_are_errors() {
     for k in [1, 12, 100, 4095] {
-        let err = Sm90Plan::new(256, 256, k, InType::F16, OutType::F32)
+        let err = Sm90Plan::new(256, 256, k, Element::F16, Element::F32)
             .unwrap_err()
             .to_string();
         assert!(err.contains("multiple of 8"), "{err}");
     }
-    assert!(Sm90Plan::new(0, 256, 64, InType::F16, OutType::F32).is_err());
-    assert!(Sm90Plan::new(256, 1 << 31, 64, InType::F16, OutType::F32).is_err());
+    assert!(Sm90Plan::new(0, 256, 64, Element::F16, Element::F32).is_err());
+    assert!(Sm90Plan::new(256, 1 << 31, 64, Element::F16, Element::F32).is_err());
     // A box that does not write the stage: 64B swizzle, 32 halves wide.
-    let plan = Sm90Plan::new(128, 256, 64, InType::F16, OutType::F32).unwrap();
+    let plan = Sm90Plan::new(128, 256, 64, Element::F16, Element::F32).unwrap();
     let m = TmaMatrix {
         rows: 128,
         cols: 64,
         ld: 64,
-        elem: TmaElem::F16,
+        elem: Element::F16,
     };
     let err = TmaPlan::new(m, [32, 128], SwizzleMode::B64, &plan.a_stage, Major::K).unwrap_err();
     assert!(err.to_string().contains("box is 32x128"), "{err}");
@@ -200,7 +202,7 @@ fn sizes_tma_cannot_address_are_errors() {
 
 #[test]
 fn tensor_map_parameters_take_only_tensor_maps() {
-    let kernel = Sm90Plan::new(128, 256, 64, InType::F16, OutType::F32)
+    let kernel = Sm90Plan::new(128, 256, 64, Element::F16, Element::F32)
         .unwrap()
         .kernel()
         .unwrap();
@@ -218,8 +220,8 @@ fn epilogue_chunk_is_the_128b_swizzled_row_major_box() {
     // The TMA store reads a box of 64 rows x 128 bytes, rows one after the other, under the
     // 128B swizzle (CUDA driver API, cuTensorMapEncodeTiled; sw128 above): c_smem must place
     // element (row, col) exactly there.
-    for (output, bytes) in [(OutType::F32, 4), (OutType::F16, 2), (OutType::BF16, 2)] {
-        let plan = Sm90Plan::new(512, 512, 64, InType::F16, output).unwrap();
+    for (output, bytes) in [(Element::F32, 4), (Element::F16, 2), (Element::BF16, 2)] {
+        let plan = Sm90Plan::new(512, 512, 64, Element::F16, output).unwrap();
         let cols = 128 / bytes;
         assert_eq!(Sm90Plan::c_cols(output), cols);
         assert_eq!(plan.epilogue, Epilogue::TmaStore);
@@ -243,13 +245,13 @@ fn epilogue_chunk_is_the_128b_swizzled_row_major_box() {
 
 #[test]
 fn epilogue_stores_swizzled_are_ideal_sequential_fp32_two_way_unswizzled_worse() {
-    for output in OutType::ALL {
-        let plan = Sm90Plan::new(256, 256, 64, InType::BF16, output).unwrap();
+    for output in OUTPUTS {
+        let plan = Sm90Plan::new(256, 256, 64, Element::BF16, output).unwrap();
         let (op, idx) = plan.epilogue_accesses(0).unwrap();
-        let swizzled = analyze_indices(&plan.c_smem, output.bytes() as i64, op, &idx).unwrap();
+        let swizzled = analyze_indices(&plan.c_smem, output.bytes(), op, &idx).unwrap();
         // stmatrix: 1 wavefront per 8x8 matrix, 4 per stsm.x4. sts.64 with the lane-dependent
         // pair order: 2 per warp-wide store (256 bytes), the ideal.
-        let per = if output == OutType::F32 { 2 } else { 4 };
+        let per = if output == Element::F32 { 2 } else { 4 };
         assert!(
             swizzled
                 .iter()
@@ -265,13 +267,13 @@ fn epilogue_stores_swizzled_are_ideal_sequential_fp32_two_way_unswizzled_worse()
             tessel_layout::IntTuple::from_ints([cols, 1]),
         )
         .unwrap();
-        let flat = analyze_indices(&plain, output.bytes() as i64, op, &idx).unwrap();
+        let flat = analyze_indices(&plain, output.bytes(), op, &idx).unwrap();
         assert!(flat.iter().all(|r| r.excess > 0), "{output}: {:?}", flat[0]);
     }
     // fp32 with the same pair order in every lane: 4 wavefronts against 2, each half-warp
     // writing rows g and g ^ 1 into the same banks (measured: conflict_s64_epilogue_sm90,
     // docs/bank-model.md).
-    let mut plan = Sm90Plan::new(256, 256, 64, InType::F16, OutType::F32).unwrap();
+    let mut plan = Sm90Plan::new(256, 256, 64, Element::F16, Element::F32).unwrap();
     assert_ne!(plan.c_flip, (0, 0));
     plan.c_flip = (0, 0);
     let banks = plan.epilogue_banks().unwrap();
@@ -302,7 +304,7 @@ fn fp32_epilogue_pair_order_fills_every_bank_once_per_half_warp() {
     // 4 c_flip_xor. Each half-warp's 16 lanes write 8 bytes
     // each: one wavefront exactly when the 128 bytes cover the 32 banks once.
     for (pair_order, banks_per_half) in [(true, 32), (false, 16)] {
-        let mut plan = Sm90Plan::new(512, 512, 64, InType::F16, OutType::F32).unwrap();
+        let mut plan = Sm90Plan::new(512, 512, 64, Element::F16, Element::F32).unwrap();
         if !pair_order {
             plan.c_flip = (0, 0);
         }
@@ -353,12 +355,12 @@ fn fp32_epilogue_pair_order_fills_every_bank_once_per_half_warp() {
 fn tma_store_needs_16_byte_rows_of_c() {
     // fp32: N % 4 == 0; 16-bit: N % 8 == 0. Otherwise the direct epilogue.
     for (n, output, tma) in [
-        (260, OutType::F32, true),
-        (258, OutType::F32, false),
-        (264, OutType::BF16, true),
-        (260, OutType::BF16, false),
+        (260, Element::F32, true),
+        (258, Element::F32, false),
+        (264, Element::BF16, true),
+        (260, Element::BF16, false),
     ] {
-        let plan = Sm90Plan::new(100, n, 64, InType::F16, output).unwrap();
+        let plan = Sm90Plan::new(100, n, 64, Element::F16, output).unwrap();
         assert_eq!(plan.epilogue == Epilogue::TmaStore, tma, "{n} {output}");
         assert_eq!(plan.c_tma.is_some(), tma);
         // tmap_a, tmap_b, tmap_c (unread by the direct epilogue), C.
@@ -368,7 +370,7 @@ fn tma_store_needs_16_byte_rows_of_c() {
 
 /// Runs one plan on the GPU against the CPU (every row up to 1024 rows, else 256 spread rows)
 /// and, when `vs_cublas`, against cuBLAS on every element.
-fn gpu_case(test: &str, m: i64, n: i64, k: i64, input: InType, output: OutType, vs_cublas: bool) {
+fn gpu_case(test: &str, m: i64, n: i64, k: i64, input: Element, output: Element, vs_cublas: bool) {
     let Some(gpu) = common::gpu_or_skip(test) else {
         return;
     };
@@ -413,8 +415,8 @@ fn gpu_case(test: &str, m: i64, n: i64, k: i64, input: InType, output: OutType, 
 #[test]
 #[ignore = "needs an sm_90 GPU"]
 fn gpu_small_one_tile_every_type() {
-    for input in InType::ALL {
-        for output in OutType::ALL {
+    for input in INPUTS {
+        for output in OUTPUTS {
             gpu_case(
                 "gpu_small_one_tile_every_type",
                 128,
@@ -431,9 +433,9 @@ fn gpu_small_one_tile_every_type() {
 #[test]
 #[ignore = "needs an sm_90 GPU"]
 fn gpu_ragged_sizes() {
-    for input in InType::ALL {
+    for input in INPUTS {
         for (m, n, k) in [(1000, 1000, 1000), (129, 257, 72), (1, 1, 8), (300, 700, 8)] {
-            gpu_case("gpu_ragged_sizes", m, n, k, input, OutType::F32, true);
+            gpu_case("gpu_ragged_sizes", m, n, k, input, Element::F32, true);
         }
         gpu_case(
             "gpu_ragged_sizes",
@@ -441,14 +443,14 @@ fn gpu_ragged_sizes() {
             1000,
             1000,
             input,
-            OutType::F16,
+            Element::F16,
             true,
         );
-        gpu_case("gpu_ragged_sizes", 129, 257, 72, input, OutType::BF16, true);
+        gpu_case("gpu_ragged_sizes", 129, 257, 72, input, Element::BF16, true);
         // TMA-store epilogue with C clipped inside a chunk: 328 = 256 + 72 columns (16-bit rows
         // of 656 bytes), 200 = 128 + 72 rows.
-        gpu_case("gpu_ragged_sizes", 200, 328, 64, input, OutType::F16, true);
-        gpu_case("gpu_ragged_sizes", 200, 328, 136, input, OutType::F32, true);
+        gpu_case("gpu_ragged_sizes", 200, 328, 64, input, Element::F16, true);
+        gpu_case("gpu_ragged_sizes", 200, 328, 136, input, Element::F32, true);
     }
 }
 
@@ -461,10 +463,10 @@ fn gpu_ragged_small() {
     // stmatrix one with C clipped inside a chunk (200 = 128 + 72 rows, 328 = 256 + 72
     // columns), and a single element.
     for (m, n, k, input, output) in [
-        (129, 257, 72, InType::F16, OutType::F32),
-        (200, 328, 136, InType::BF16, OutType::F32),
-        (200, 328, 72, InType::F16, OutType::BF16),
-        (1, 1, 8, InType::BF16, OutType::F16),
+        (129, 257, 72, Element::F16, Element::F32),
+        (200, 328, 136, Element::BF16, Element::F32),
+        (200, 328, 72, Element::F16, Element::BF16),
+        (1, 1, 8, Element::BF16, Element::F16),
     ] {
         gpu_case("gpu_ragged_small", m, n, k, input, output, true);
     }
@@ -473,14 +475,14 @@ fn gpu_ragged_small() {
 #[test]
 #[ignore = "needs an sm_90 GPU"]
 fn gpu_large_4096_cubed() {
-    for input in InType::ALL {
+    for input in INPUTS {
         gpu_case(
             "gpu_large_4096_cubed",
             4096,
             4096,
             4096,
             input,
-            OutType::F32,
+            Element::F32,
             true,
         );
     }
@@ -489,8 +491,8 @@ fn gpu_large_4096_cubed() {
         4096,
         4096,
         4096,
-        InType::BF16,
-        OutType::BF16,
+        Element::BF16,
+        Element::BF16,
         true,
     );
     // More tiles than SMs in both directions, several passes of the persistent loop.
@@ -499,8 +501,8 @@ fn gpu_large_4096_cubed() {
         4096,
         8192,
         512,
-        InType::F16,
-        OutType::F16,
+        Element::F16,
+        Element::F16,
         true,
     );
 }

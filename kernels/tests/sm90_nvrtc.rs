@@ -6,8 +6,10 @@ mod common;
 
 use common::nvrtc_or_skip;
 use tessel_kernels::Arch;
+use tessel_kernels::Element;
 use tessel_kernels::compile::compile_cubin;
-use tessel_kernels::hopper::{Epilogue, InType, OutType, Sm90Config, Sm90Plan, Sm90Tile};
+use tessel_kernels::hopper::{Epilogue, Sm90Config, Sm90Plan, Sm90Tile};
+use tessel_kernels::hopper::{INPUTS, OUTPUTS};
 use tessel_layout::gmma::Major;
 
 /// NVRTC's CUBIN of `source` for `arch` and the program log (ptxas warnings included).
@@ -47,8 +49,8 @@ fn assert_ptxas_clean(source: &str, name: &str) -> Vec<u8> {
 /// read of C once each; every configuration under `TESSEL_LONG_TESTS=1`.
 fn configurations() -> Vec<Sm90Config> {
     let mut all = Vec::new();
-    for input in InType::ALL {
-        for output in OutType::ALL {
+    for input in INPUTS {
+        for output in OUTPUTS {
             for a_major in [Major::K, Major::MN] {
                 for b_major in [Major::K, Major::MN] {
                     for tile in Sm90Tile::ALL {
@@ -56,6 +58,7 @@ fn configurations() -> Vec<Sm90Config> {
                             for source in [false, true] {
                                 all.push(Sm90Config {
                                     input,
+                                    input_b: input,
                                     output,
                                     a_major,
                                     b_major,
@@ -83,13 +86,13 @@ fn configurations() -> Vec<Sm90Config> {
                 && plain
                 && matches!(
                     (c.input, c.output),
-                    (InType::F16, OutType::F32)
-                        | (InType::BF16, OutType::BF16)
-                        | (InType::F16, OutType::F16)
+                    (Element::F16, Element::F32)
+                        | (Element::BF16, Element::BF16)
+                        | (Element::F16, Element::F16)
                 );
             // The other pairs of majors (and the small tile once), f16 in, f32 out.
-            let majors = c.input == InType::F16
-                && c.output == OutType::F32
+            let majors = c.input == Element::F16
+                && c.output == Element::F32
                 && plain
                 && (if kk {
                     c.tile == Sm90Tile::T128x128
@@ -97,8 +100,8 @@ fn configurations() -> Vec<Sm90Config> {
                     c.tile == Sm90Tile::T128x256
                 });
             // The direct epilogue and the read of C, once each.
-            let epilogues = c.input == InType::BF16
-                && c.output == OutType::BF16
+            let epilogues = c.input == Element::BF16
+                && c.output == Element::BF16
                 && c.a_major == Major::K
                 && c.b_major == Major::MN
                 && c.tile == Sm90Tile::T128x128
@@ -158,7 +161,7 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
         if config.epilogue == Epilogue::TmaStore {
             // Shared-memory chunks (stmatrix for 16-bit outputs, 64-bit st.shared for fp32)
             // stored by TMA in bulk groups, after the proxy fence.
-            let chunk_store = if config.output == OutType::F32 {
+            let chunk_store = if config.output == Element::F32 {
                 "st.shared.v2.b32"
             } else {
                 "stmatrix.sync.aligned.m8n8.x4.shared.b16"
@@ -213,7 +216,7 @@ fn hopper_gemm_sass_uses_hgmma_and_tma() {
         eprintln!("sm90_nvrtc: SASS check skipped: TESSEL_NVDISASM is not set");
         return;
     };
-    let plan = Sm90Plan::new(4096, 4096, 4096, InType::F16, OutType::F32).unwrap();
+    let plan = Sm90Plan::new(4096, 4096, 4096, Element::F16, Element::F32).unwrap();
     let kernel = plan.kernel().unwrap();
     let (cubin, _) = cubin_and_log(kernel.source(), &plan.kernel_name(), Arch::SM90A);
     let sass = common::sass_of(&nvdisasm, &cubin, "sm90_nvrtc");

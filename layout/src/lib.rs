@@ -315,6 +315,7 @@ pub mod codegen;
 pub mod composed;
 pub mod coord;
 pub mod dice;
+pub mod element;
 pub mod error;
 pub mod expr;
 pub mod f2;
@@ -336,6 +337,7 @@ pub mod verify;
 
 pub use algebra::*;
 pub use composed::{ComposedLayout, OffsetMap};
+pub use element::Element;
 pub use error::{Error, ErrorKind, Result, checked_add, checked_mul};
 pub use int_tuple::{Coord, IntTuple, Leaves, Modes, Shape, Stride};
 pub use layout::{Layout, SliceCoord, crd2idx};

@@ -9,11 +9,11 @@
 //! (f16/bf16), "Register Fragments and Shared Memory Matrix Layouts" of `wgmma` (m64nNk16 and
 //! m64nNk32), and the `ldmatrix` / `stmatrix` / `movmatrix` instruction descriptions.
 
-use tessel_layout::Layout;
 use tessel_layout::atom::{
-    Constraint, Direction, OperandSource, SmemAccess, ValueType, copy_atom, copy_atom_names,
-    mma_atom, mma_atom_names,
+    Constraint, Direction, OperandSource, SmemAccess, copy_atom, copy_atom_names, mma_atom,
+    mma_atom_names,
 };
+use tessel_layout::{Element, Layout};
 
 /// `layout(t, v)` for the domain index `t + threads * v`.
 fn tv(l: &Layout, t: i64, v: i64) -> i64 {
@@ -58,38 +58,38 @@ fn sm80_types_and_registers_match_cute_arch() {
     let cases = [
         (
             "SM80_16x8x16_F32F16F16F32_TN",
-            ValueType::F16,
-            ValueType::F32,
+            Element::F16,
+            Element::F32,
             [4, 4, 2, 4],
         ),
         (
             "SM80_16x8x16_F16F16F16F16_TN",
-            ValueType::F16,
-            ValueType::F16,
+            Element::F16,
+            Element::F16,
             [2, 4, 2, 2],
         ),
         (
             "SM80_16x8x16_F32BF16BF16F32_TN",
-            ValueType::BF16,
-            ValueType::F32,
+            Element::BF16,
+            Element::F32,
             [4, 4, 2, 4],
         ),
         (
             "SM80_16x8x8_F32F16F16F32_TN",
-            ValueType::F16,
-            ValueType::F32,
+            Element::F16,
+            Element::F32,
             [4, 2, 1, 4],
         ),
         (
             "SM80_16x8x8_F16F16F16F16_TN",
-            ValueType::F16,
-            ValueType::F16,
+            Element::F16,
+            Element::F16,
             [2, 2, 1, 2],
         ),
         (
             "SM80_16x8x8_F32BF16BF16F32_TN",
-            ValueType::BF16,
-            ValueType::F32,
+            Element::BF16,
+            Element::F32,
             [4, 2, 1, 4],
         ),
     ];
@@ -98,7 +98,7 @@ fn sm80_types_and_registers_match_cute_arch() {
         assert_eq!((m.a_type(), m.b_type(), m.c_type()), (ab, ab, cd), "{name}");
         let got: Vec<u32> = m.operands().iter().map(|o| o.count).collect();
         assert_eq!(got, counts, "{name}");
-        let acc = if cd == ValueType::F32 {
+        let acc = if cd == Element::F32 {
             Constraint::F
         } else {
             Constraint::R
@@ -608,7 +608,7 @@ fn sm70_fragments_match_the_ptx_isa() {
                 assert_eq!(tv(m.b_layout(), t, i), n + 8 * k, "{name} B t{t} b{i}");
             }
             for i in 0..8 {
-                let (r, c) = if m.c_type() == ValueType::F16 {
+                let (r, c) = if m.c_type() == Element::F16 {
                     (lane % 4 + 4 * hi, i)
                 } else {
                     (
@@ -653,10 +653,10 @@ fn fp8_gmma_layouts_match_cute_traits() {
                             format!("((4,8,4),(2,2,{})):((128,1,16),(64,8,512))", n / 8)
                         );
                         let ty = |t: &str| match t {
-                            "E4M3" => ValueType::E4M3,
-                            "E5M2" => ValueType::E5M2,
-                            "F16" => ValueType::F16,
-                            _ => ValueType::F32,
+                            "E4M3" => Element::E4M3,
+                            "E5M2" => Element::E5M2,
+                            "F16" => Element::F16,
+                            _ => Element::F32,
                         };
                         assert_eq!((g.a_type(), g.b_type(), g.c_type()), (ty(a), ty(b), ty(c)));
                         assert!(g.k_major());

@@ -6,7 +6,7 @@
 use std::io::Write;
 
 use serde::Serialize;
-use tessel_kit::{Error, Result};
+use tessel_kit::{Element, Error, Result};
 
 use super::json::print_json;
 use super::{Failure, print};
@@ -32,13 +32,14 @@ pub enum Suite {
     Attention,
 }
 
-/// Element types of the copy and transpose kernels.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Dtype {
-    /// 4-byte elements
-    F32,
-    /// 2-byte elements
-    F16,
+/// The element types of the copy and transpose kernels (`tessel_kernels::tiled::COPY_ELEMENTS`).
+const COPY_ELEMENTS: [Element; 2] = [Element::F32, Element::F16];
+
+/// `--dtype`: an [`Element`] (any of its spellings) that the copy ladder moves.
+fn parse_copy_element(text: &str) -> std::result::Result<Element, String> {
+    text.parse::<Element>()
+        .and_then(|e| e.require(&COPY_ELEMENTS, "the copy ladder"))
+        .map_err(|e| e.message().to_string())
 }
 
 /// Options of `tessel bench`.
@@ -73,8 +74,8 @@ pub struct Args {
     #[arg(long, value_name = "N|RxC", value_parser = parse_size)]
     pub size: Option<(i64, i64)>,
     /// copy, transpose, all: element type (default: both)
-    #[arg(long, value_enum, value_name = "f32|f16")]
-    pub dtype: Option<Dtype>,
+    #[arg(long, value_name = "f32|f16", value_parser = parse_copy_element)]
+    pub dtype: Option<Element>,
     /// Timed repeats per kernel (default 30)
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u16).range(1..=10_000))]
     pub repeats: Option<u16>,
@@ -425,14 +426,14 @@ mod with_kernels {
     use tessel_kit::kernels::gemm::GemmPlan;
     use tessel_kit::kernels::gemm::run::{self as gemm, GemmRow, VsCublas};
     use tessel_kit::kernels::hopper::run::{self as hopper, Sm90Row};
-    use tessel_kit::kernels::hopper::{InType, OutType};
     use tessel_kit::kernels::tiled::TiledKind;
-    use tessel_kit::kernels::{DType, Element, Gpu, GpuError};
+    use tessel_kit::kernels::{Gpu, GpuError};
 
     use super::super::json::print_json;
     use super::super::{print, progress};
     use super::{
-        Args, BenchJson, Dtype, Failure, GemmJson, KernelJson, Predicted, Result_, SgemmJson, Suite,
+        Args, BenchJson, COPY_ELEMENTS, Element, Failure, GemmJson, KernelJson, Predicted, Result_,
+        SgemmJson, Suite,
     };
     use tessel_kit::kernels::sgemm::run::{Ladder, LadderOptions, LadderRow, ladder};
     use tessel_kit::kernels::sgemm::{Major, Rung};
@@ -465,9 +466,8 @@ mod with_kernels {
         BenchOptions {
             sizes: args.size.map_or(default_sizes, |s| vec![s]),
             dtypes: match args.dtype {
-                None => vec![DType::F32, DType::F16],
-                Some(Dtype::F32) => vec![DType::F32],
-                Some(Dtype::F16) => vec![DType::F16],
+                None => COPY_ELEMENTS.to_vec(),
+                Some(e) => vec![e],
             },
             profile: args.profile,
             repeats: usize::from(args.repeats.unwrap_or(DEFAULT_REPEATS)),
@@ -512,11 +512,11 @@ mod with_kernels {
     }
 
     /// Input and output types of the Hopper GEMM rows.
-    const SM90_TYPES: [(InType, OutType); 4] = [
-        (InType::F16, OutType::F32),
-        (InType::BF16, OutType::F32),
-        (InType::F16, OutType::F16),
-        (InType::BF16, OutType::BF16),
+    const SM90_TYPES: [(Element, Element); 4] = [
+        (Element::F16, Element::F32),
+        (Element::BF16, Element::F32),
+        (Element::F16, Element::F16),
+        (Element::BF16, Element::BF16),
     ];
 
     /// Input and output type.
@@ -1120,8 +1120,8 @@ mod with_kernels {
             };
             let row = Sm90Row {
                 size: (4096, 4096, 4096),
-                input: InType::BF16,
-                output: OutType::BF16,
+                input: Element::BF16,
+                output: Element::BF16,
                 kernel: "gemm_sm90_tn_bf16_bf16_4096x4096x4096".into(),
                 result: VsCublas::new(
                     2.0 * 4096f64.powi(3),
@@ -1155,7 +1155,7 @@ mod with_kernels {
             };
             let row = Row {
                 kernel: "memcpy_dtod".into(),
-                dtype: DType::F16,
+                dtype: Element::F16,
                 size: (64, 32),
                 timing: Some(t),
                 bytes: 8192,
@@ -1176,6 +1176,32 @@ mod with_kernels {
                 "{table}"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod element_options {
+    use super::{Element, parse_copy_element};
+
+    #[test]
+    fn dtype_takes_every_spelling_of_the_copy_elements_and_names_the_set_otherwise() {
+        // The spellings `--dtype` took before it parsed into `Element` (f32, f16) and the
+        // older ones of `DType` (fp32, fp16).
+        for (text, e) in [
+            ("f32", Element::F32),
+            ("fp32", Element::F32),
+            ("f16", Element::F16),
+            ("fp16", Element::F16),
+        ] {
+            assert_eq!(parse_copy_element(text).unwrap(), e, "{text}");
+        }
+        let e = parse_copy_element("bf16").unwrap_err();
+        assert_eq!(e, "the copy ladder takes f32 or f16, not bf16");
+        assert!(
+            parse_copy_element("f64")
+                .unwrap_err()
+                .contains("unknown element type")
+        );
     }
 }
 

@@ -7,7 +7,7 @@
 use std::io::Write;
 
 use serde::Serialize;
-use tessel_kit::{Error, Result};
+use tessel_kit::{Element, Error, Result};
 
 use super::Failure;
 
@@ -22,13 +22,14 @@ pub enum Causal {
     Both,
 }
 
-/// Element types of `bench attention`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum AttnDtype {
-    /// fp16
-    F16,
-    /// bf16
-    Bf16,
+/// The element types of the attention kernel (`tessel_kernels::hopper::INPUTS`).
+const ATTN_ELEMENTS: [Element; 2] = [Element::F16, Element::BF16];
+
+/// `--attn-dtype`: an [`Element`] (any of its spellings) that the attention kernel takes.
+fn parse_attn_element(text: &str) -> std::result::Result<Element, String> {
+    text.parse::<Element>()
+        .and_then(|e| e.require(&ATTN_ELEMENTS, "attention"))
+        .map_err(|e| e.message().to_string())
 }
 
 /// The options of `tessel bench attention` (refused by the other suites; unset options take
@@ -47,8 +48,8 @@ pub struct AttnArgs {
     #[arg(long, value_enum, value_name = "no|yes|both")]
     pub causal: Option<Causal>,
     /// attention: element types (default: both)
-    #[arg(long, value_enum, value_name = "f16|bf16", value_delimiter = ',')]
-    pub attn_dtype: Option<Vec<AttnDtype>>,
+    #[arg(long, value_name = "f16|bf16", value_delimiter = ',', value_parser = parse_attn_element)]
+    pub attn_dtype: Option<Vec<Element>>,
     /// attention: write each shape's Q, K, V, O and LSE under DIR/SHAPE/ (for
     /// scripts/sdpa_compare.py --dump DIR; large shapes take 1/4 GiB each)
     #[arg(long, value_name = "DIR")]
@@ -103,7 +104,7 @@ struct Grid {
     seqlens: Vec<i64>,
     dims: Vec<i64>,
     masks: Vec<bool>,
-    dtypes: Vec<AttnDtype>,
+    dtypes: Vec<Element>,
 }
 
 /// The grid asked for, with the defaults of the issue (sequences 512 to 16384, head dims 64, 128
@@ -124,7 +125,7 @@ fn grid(args: &AttnArgs) -> Result<Grid> {
         seqlens: (args.seqlen.clone()).unwrap_or_else(|| vec![512, 1024, 2048, 4096, 8192, 16384]),
         dims,
         masks,
-        dtypes: (args.attn_dtype.clone()).unwrap_or_else(|| vec![AttnDtype::F16, AttnDtype::Bf16]),
+        dtypes: (args.attn_dtype.clone()).unwrap_or_else(|| ATTN_ELEMENTS.to_vec()),
     })
 }
 
@@ -183,10 +184,9 @@ mod with_kernels {
 
     use tessel_kit::kernels::Gpu;
     use tessel_kit::kernels::attention::run::{self as attn, AttnRow, BenchShape};
-    use tessel_kit::kernels::hopper::InType;
 
     use super::super::bench::gpu_error;
-    use super::{AttnArgs, AttnBenchJson, AttnDtype, AttnJson, Failure, Grid};
+    use super::{AttnArgs, AttnBenchJson, AttnJson, Failure, Grid};
 
     pub fn run(
         args: &AttnArgs,
@@ -214,10 +214,6 @@ mod with_kernels {
         let _ = writeln!(progress, "device: {}", gpu.describe());
         let mut shapes = Vec::new();
         for &dtype in &grid.dtypes {
-            let dtype = match dtype {
-                AttnDtype::F16 => InType::F16,
-                AttnDtype::Bf16 => InType::BF16,
-            };
             for &d in &grid.dims {
                 for &causal in &grid.masks {
                     for &s in &grid.seqlens {
@@ -306,6 +302,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn attn_dtype_takes_the_spellings_of_f16_and_bf16_and_names_the_set_otherwise() {
+        // `fp16`/`f16` and `bf16` were the spellings before the option parsed into `Element`.
+        for (text, e) in [
+            ("f16", Element::F16),
+            ("fp16", Element::F16),
+            ("bf16", Element::BF16),
+        ] {
+            assert_eq!(parse_attn_element(text).unwrap(), e, "{text}");
+        }
+        assert_eq!(
+            parse_attn_element("f32").unwrap_err(),
+            "attention takes f16 or bf16, not f32"
+        );
+    }
+
+    #[test]
     fn the_defaults_are_the_issue_grid() {
         let a = default_args();
         assert!(a.seqlen.is_none() && a.head_dim.is_none() && a.causal.is_none());
@@ -315,7 +327,7 @@ mod tests {
         let g = grid(&a).unwrap();
         assert_eq!(g.seqlens, [512, 1024, 2048, 4096, 8192, 16384]);
         assert_eq!((g.dims, g.masks), (vec![64, 128, 256], vec![false, true]));
-        assert_eq!(g.dtypes, vec![AttnDtype::F16, AttnDtype::Bf16]);
+        assert_eq!(g.dtypes, vec![Element::F16, Element::BF16]);
     }
 
     fn args(head_dim: Vec<i64>, causal: Causal) -> AttnArgs {

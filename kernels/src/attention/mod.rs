@@ -45,8 +45,8 @@
 //!
 //! ```
 //! use tessel_kernels::attention::{AttnConfig, AttnPlan};
-//! use tessel_kernels::hopper::InType;
-//! let plan = AttnPlan::new(AttnConfig::new(128, InType::F16, true, false).unwrap()).unwrap();
+//! use tessel_kernels::element::Element;
+//! let plan = AttnPlan::new(AttnConfig::new(128, Element::F16, true, false).unwrap()).unwrap();
 //! assert_eq!(plan.config.kernel_name(), "attention_sm90_f16_d128_causal_fixed_n128s2");
 //! let k = plan.kernel().unwrap();
 //! assert_eq!(k.launch().threads(), 384);
@@ -66,8 +66,9 @@ use tessel_layout::gmma::{Major, SwizzleMode, smem_atom};
 use tessel_layout::tiled::{TiledMma, make_tiled_mma};
 use tessel_layout::{ComposedLayout, IntTuple};
 
+use crate::element::Element;
 use crate::error::{GpuError, GpuResult};
-use crate::hopper::{InType, OutType};
+use crate::hopper::INPUTS;
 use crate::tma::TmaPlan;
 
 pub use problem::{Problem, SeqLens, Strides};
@@ -130,17 +131,17 @@ pub const HEAD_DIMS: [i64; 3] = [64, 128, 256];
 ///
 /// ```
 /// use tessel_kernels::attention::AttnConfig;
-/// use tessel_kernels::hopper::InType;
-/// let c = AttnConfig::new(256, InType::BF16, false, true).unwrap();
+/// use tessel_kernels::element::Element;
+/// let c = AttnConfig::new(256, Element::BF16, false, true).unwrap();
 /// assert_eq!((c.block_n, c.stages), (64, 2));
-/// assert!(AttnConfig::new(96, InType::F16, false, false).is_err());
+/// assert!(AttnConfig::new(96, Element::F16, false, false).is_err());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct AttnConfig {
     /// Head dimension of Q, K and V (64, 128 or 256).
     pub head_dim: i64,
     /// Element type of Q, K, V and O (fp32 accumulation, fp32 LSE).
-    pub dtype: InType,
+    pub dtype: Element,
     /// Causal mask (bottom-right aligned).
     pub causal: bool,
     /// Variable sequence lengths (cumulative offsets) instead of one length per batch.
@@ -159,16 +160,12 @@ impl AttnConfig {
     ///
     /// ```
     /// use tessel_kernels::attention::AttnConfig;
-    /// use tessel_kernels::hopper::InType;
-    /// let c = AttnConfig::new(64, InType::F16, true, false).unwrap();
+    /// use tessel_kernels::element::Element;
+    /// let c = AttnConfig::new(64, Element::F16, true, false).unwrap();
     /// assert_eq!((c.block_n, c.stages), (128, 4));
     /// ```
-    pub fn new(head_dim: i64, dtype: InType, causal: bool, varlen: bool) -> GpuResult<AttnConfig> {
-        if dtype.promotes() {
-            return Err(GpuError::InvalidArgument(format!(
-                "attention: {dtype} inputs are not supported (f16 or bf16)"
-            )));
-        }
+    pub fn new(head_dim: i64, dtype: Element, causal: bool, varlen: bool) -> GpuResult<AttnConfig> {
+        let dtype = dtype.require(&INPUTS, "attention")?;
         let (block_n, stages) = match head_dim {
             64 => (128, 4),
             128 => (128, 2),
@@ -195,8 +192,8 @@ impl AttnConfig {
     ///
     /// ```
     /// use tessel_kernels::attention::AttnConfig;
-    /// use tessel_kernels::hopper::InType;
-    /// let c = AttnConfig::new(128, InType::F16, false, false).unwrap().with_tile(176, 2).unwrap();
+    /// use tessel_kernels::element::Element;
+    /// let c = AttnConfig::new(128, Element::F16, false, false).unwrap().with_tile(176, 2).unwrap();
     /// assert_eq!(c.kernel_name(), "attention_sm90_f16_d128_full_fixed_n176s2");
     /// assert!(c.with_tile(100, 2).is_err());
     /// ```
@@ -231,24 +228,19 @@ impl AttnConfig {
     /// roundoff.
     ///
     /// ```
-    /// use tessel_kernels::{attention::AttnConfig, hopper::{InType, OutType}};
-    /// assert_eq!(AttnConfig::new(64, InType::BF16, false, false).unwrap().out_type(), OutType::BF16);
+    /// use tessel_kernels::{Element, attention::AttnConfig};
+    /// assert_eq!(AttnConfig::new(64, Element::BF16, false, false).unwrap().out_type(), Element::BF16);
     /// ```
-    pub fn out_type(&self) -> OutType {
-        match self.dtype {
-            InType::BF16 => OutType::BF16,
-            // AttnConfig::new takes only fp16 and bf16.
-            InType::F16 | InType::Fp8 { .. } => OutType::F16,
-        }
+    pub fn out_type(&self) -> Element {
+        self.dtype
     }
 
     /// The CuTe name of the GMMA atom `64 x n x 16` with fp32 accumulators of this type, A from
     /// shared memory (`SS`) or registers (`RS`).
     fn gmma(&self, n: i64, registers: bool) -> String {
-        self.dtype
-            .atom()
-            .replace("64x256x16", &format!("64x{n}x16"))
-            .replace("_SS", if registers { "_RS" } else { "_SS" })
+        let t = self.dtype.cute_token();
+        let operands = if registers { "RS" } else { "SS" };
+        format!("SM90_64x{n}x16_F32{t}{t}_{operands}")
     }
 }
 
@@ -273,8 +265,8 @@ impl fmt::Display for AttnConfig {
 ///
 /// ```
 /// use tessel_kernels::attention::{AttnConfig, AttnPlan};
-/// use tessel_kernels::hopper::InType;
-/// let p = AttnPlan::new(AttnConfig::new(64, InType::BF16, false, false).unwrap()).unwrap();
+/// use tessel_kernels::element::Element;
+/// let p = AttnPlan::new(AttnConfig::new(64, Element::BF16, false, false).unwrap()).unwrap();
 /// assert_eq!(p.q_smem.to_string(), "Sw<3,3,3> o ((8,16),(64,1)):((64,512),(1,0))");
 /// assert!(p.smem_bytes() <= tessel_kernels::attention::SMEM_LIMIT);
 /// ```
@@ -312,13 +304,14 @@ impl AttnPlan {
     ///
     /// ```
     /// use tessel_kernels::attention::{AttnConfig, AttnPlan};
-    /// use tessel_kernels::hopper::InType;
-    /// let big = AttnConfig::new(256, InType::F16, false, false).unwrap().with_tile(128, 2).unwrap();
+    /// use tessel_kernels::element::Element;
+    /// let big = AttnConfig::new(256, Element::F16, false, false).unwrap().with_tile(128, 2).unwrap();
     /// let err = AttnPlan::new(big).unwrap_err();
     /// assert!(err.to_string().contains("shared memory"), "{err}");
     /// ```
     pub fn new(config: AttnConfig) -> GpuResult<AttnPlan> {
         let d = config.head_dim;
+        config.dtype.require(&INPUTS, "attention")?;
         if !HEAD_DIMS.contains(&d) {
             return Err(GpuError::InvalidArgument(format!(
                 "attention: head dimension {d} is not supported (64, 128 or 256)"
@@ -357,8 +350,8 @@ impl AttnPlan {
     ///
     /// ```
     /// use tessel_kernels::attention::{AttnConfig, AttnPlan};
-    /// use tessel_kernels::hopper::InType;
-    /// let p = AttnPlan::new(AttnConfig::new(128, InType::F16, false, false).unwrap()).unwrap();
+    /// use tessel_kernels::element::Element;
+    /// let p = AttnPlan::new(AttnConfig::new(128, Element::F16, false, false).unwrap()).unwrap();
     /// assert_eq!(p.q_bytes(), 128 * 128 * 2);
     /// ```
     pub fn q_bytes(&self) -> i64 {
@@ -369,8 +362,8 @@ impl AttnPlan {
     ///
     /// ```
     /// use tessel_kernels::attention::{AttnConfig, AttnPlan};
-    /// use tessel_kernels::hopper::InType;
-    /// let p = AttnPlan::new(AttnConfig::new(256, InType::F16, false, false).unwrap()).unwrap();
+    /// use tessel_kernels::element::Element;
+    /// let p = AttnPlan::new(AttnConfig::new(256, Element::F16, false, false).unwrap()).unwrap();
     /// assert_eq!(p.kv_stage_bytes(), 64 * 256 * 2);
     /// ```
     pub fn kv_stage_bytes(&self) -> i64 {
@@ -382,8 +375,8 @@ impl AttnPlan {
     ///
     /// ```
     /// use tessel_kernels::attention::{AttnConfig, AttnPlan};
-    /// use tessel_kernels::hopper::InType;
-    /// let p = AttnPlan::new(AttnConfig::new(128, InType::F16, false, false).unwrap()).unwrap();
+    /// use tessel_kernels::element::Element;
+    /// let p = AttnPlan::new(AttnConfig::new(128, Element::F16, false, false).unwrap()).unwrap();
     /// assert_eq!(p.smem_bytes(), 32768 + 2 * 2 * 32768 + 1024 + 4 * 2 * 8 + 8);
     /// ```
     pub fn smem_bytes(&self) -> i64 {

@@ -18,8 +18,9 @@
 use tessel_layout::{IntTuple, Layout, is_injective};
 
 use super::{BM, HEAD_DIMS};
+use crate::element::Element;
 use crate::error::{GpuError, GpuResult};
-use crate::tma::{TmaElem, TmaTensor};
+use crate::tma::TmaTensor;
 
 /// Element strides of a `(batch, seq, heads, dim)` operand; the head dimension is contiguous
 /// (stride 1). For variable lengths the rows of all sequences are stacked (`(total, heads,
@@ -515,7 +516,7 @@ impl Problem {
 
     /// The tensor of operand `which` (`'q'`, `'k'`, `'v'`, `'o'`) as its tensor map sees it:
     /// `[dim, seq, heads, batch]` (varlen: `[dim, total, heads]`).
-    pub(crate) fn tma_tensor(&self, which: char, elem: TmaElem) -> GpuResult<TmaTensor> {
+    pub(crate) fn tma_tensor(&self, which: char, elem: Element) -> GpuResult<TmaTensor> {
         let (s, rows, heads) = match which {
             'q' => (&self.q, self.seqlens.total_q(), self.heads),
             'k' => (&self.k, self.seqlens.total_k(), self.kv_heads),

@@ -10,10 +10,11 @@ use tessel_layout::tiled::{TiledCopy, make_tiled_copy, make_tiled_copy_c, make_t
 use tessel_layout::{ComposedLayout, SliceCoord};
 
 use super::{AttnConfig, AttnPlan, BM, COL_BLOCK};
+use crate::element::Element;
 use crate::error::{GpuError, GpuResult};
 use crate::kernel::CType;
 use crate::layer::{DeviceMma, DeviceTensor};
-use crate::tma::{TmaElem, TmaPlan, TmaTensor};
+use crate::tma::{TmaPlan, TmaTensor};
 
 /// Elements of the 128-byte swizzle's repeat (1024 bytes of 16-bit elements): a block starting
 /// at a multiple of it is swizzled like a block starting at 0.
@@ -64,7 +65,7 @@ fn probe(config: &AttnConfig, rows: i64) -> GpuResult<TmaTensor> {
     } else {
         (vec![d, rows, 1, 1], vec![d, d * rows, d * rows])
     };
-    TmaTensor::new(&dims, &strides, config.dtype.tma())
+    TmaTensor::new(&dims, &strides, config.dtype)
 }
 
 /// One TMA box of `[64, rows]` (plus 1s) proven against every block `ats` of the tiles `tile`
@@ -223,8 +224,8 @@ impl AttnPlan {
     ///
     /// ```
     /// use tessel_kernels::attention::{AttnConfig, AttnPlan};
-    /// use tessel_kernels::hopper::InType;
-    /// let p = AttnPlan::new(AttnConfig::new(128, InType::F16, false, true).unwrap()).unwrap();
+    /// use tessel_kernels::element::Element;
+    /// let p = AttnPlan::new(AttnConfig::new(128, Element::F16, false, true).unwrap()).unwrap();
     /// let (st, ld) = p.epilogue_banks().unwrap();
     /// // stmatrix.x4: 4 wavefronts each (512 bytes); lds.128: 4 each.
     /// assert!(st.iter().chain(&ld).all(|r| r.excess == 0 && r.wavefronts == 4));
@@ -237,7 +238,7 @@ impl AttnPlan {
     }
 
     /// The TMA element type of the operands.
-    pub(super) fn tma_elem(&self) -> TmaElem {
-        self.config.dtype.tma()
+    pub(super) fn tma_elem(&self) -> Element {
+        self.config.dtype
     }
 }

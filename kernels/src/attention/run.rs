@@ -31,11 +31,12 @@ use super::{AttnConfig, AttnPlan, BM};
 use crate::Arch;
 use crate::bench::io;
 use crate::device::Gpu;
+use crate::element::Element;
 use crate::error::{GpuError, GpuResult, cuda};
 use crate::exec::poison;
 use crate::gemm::host::Comparison;
 use crate::gemm::run::max_smem_optin;
-use crate::hopper::InType;
+use crate::hopper::INPUTS;
 use crate::hopper::run::random_operand;
 use crate::kernel::{Arg, Loaded};
 use crate::timing::{Timing, time_events};
@@ -44,7 +45,7 @@ use crate::tma::TensorMap;
 /// An element type of Q, K, V and O: `half::f16` or `half::bf16`.
 pub trait AttnElem: DeviceRepr + ValidAsZeroBits + Copy + Default + 'static {
     /// The kernel's element type.
-    const TYPE: InType;
+    const TYPE: Element;
     /// The element with these bits.
     fn from_bits(bits: u16) -> Self;
     /// Its bits.
@@ -54,7 +55,7 @@ pub trait AttnElem: DeviceRepr + ValidAsZeroBits + Copy + Default + 'static {
 }
 
 impl AttnElem for f16 {
-    const TYPE: InType = InType::F16;
+    const TYPE: Element = Element::F16;
     fn from_bits(bits: u16) -> f16 {
         f16::from_bits(bits)
     }
@@ -67,7 +68,7 @@ impl AttnElem for f16 {
 }
 
 impl AttnElem for bf16 {
-    const TYPE: InType = InType::BF16;
+    const TYPE: Element = Element::BF16;
     fn from_bits(bits: u16) -> bf16 {
         bf16::from_bits(bits)
     }
@@ -126,9 +127,9 @@ impl<'g> Attention<'g> {
     /// or lacks the tile's shared memory.
     ///
     /// ```
-    /// use tessel_kernels::{attention::{AttnConfig, run::Attention}, hopper::InType};
+    /// use tessel_kernels::{attention::{AttnConfig, run::Attention}, element::Element};
     /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
-    /// match Attention::new(&gpu, AttnConfig::new(64, InType::F16, false, false).unwrap()) {
+    /// match Attention::new(&gpu, AttnConfig::new(64, Element::F16, false, false).unwrap()) {
     ///     Ok(a) => assert_eq!(a.plan().config.head_dim, 64),
     ///     Err(e) => assert!(e.is_unavailable()), // not a Hopper GPU
     /// }
@@ -406,7 +407,7 @@ pub struct BenchShape {
     /// Head dimension.
     pub head_dim: i64,
     /// Element type.
-    pub dtype: InType,
+    pub dtype: Element,
     /// Causal mask.
     pub causal: bool,
 }
@@ -416,12 +417,12 @@ impl BenchShape {
     /// 1), `2048 / head_dim` heads (multi-head).
     ///
     /// ```
-    /// use tessel_kernels::{attention::run::BenchShape, hopper::InType};
-    /// let s = BenchShape::standard(4096, 128, InType::F16, true);
+    /// use tessel_kernels::{attention::run::BenchShape, element::Element};
+    /// let s = BenchShape::standard(4096, 128, Element::F16, true);
     /// assert_eq!((s.batch, s.heads), (4, 16));
     /// assert_eq!(s.problem().flops(), 4.0 * 4.0 * 16.0 * 4096.0 * 4096.0 * 128.0 / 2.0);
     /// ```
-    pub fn standard(seqlen: i64, head_dim: i64, dtype: InType, causal: bool) -> BenchShape {
+    pub fn standard(seqlen: i64, head_dim: i64, dtype: Element, causal: bool) -> BenchShape {
         let heads = (2048 / head_dim.max(1)).max(1);
         BenchShape {
             batch: (16384 / seqlen.max(1)).max(1),
@@ -479,15 +480,9 @@ pub fn bench(
 ) -> GpuResult<Vec<AttnRow>> {
     let mut rows = Vec::new();
     for shape in shapes {
-        rows.push(match shape.dtype {
-            InType::F16 => bench_one::<f16>(gpu, shape, repeats, dump, progress)?,
-            InType::BF16 => bench_one::<bf16>(gpu, shape, repeats, dump, progress)?,
-            InType::Fp8 { .. } => {
-                return Err(GpuError::InvalidArgument(format!(
-                    "attention: {} inputs are not supported (f16 or bf16)",
-                    shape.dtype
-                )));
-            }
+        rows.push(match shape.dtype.require(&INPUTS, "attention")? {
+            Element::F16 => bench_one::<f16>(gpu, shape, repeats, dump, progress)?,
+            _ => bench_one::<bf16>(gpu, shape, repeats, dump, progress)?,
         });
     }
     Ok(rows)

@@ -18,8 +18,8 @@ impl AttnPlan {
     /// fragment, stores and predicates, and the bank model of its shared-memory accesses.
     ///
     /// ```
-    /// use tessel_kernels::{Arch, attention::{AttnConfig, AttnPlan}, hopper::InType};
-    /// let k = AttnPlan::new(AttnConfig::new(64, InType::BF16, false, true).unwrap()).unwrap()
+    /// use tessel_kernels::{Arch, attention::{AttnConfig, AttnPlan}, element::Element};
+    /// let k = AttnPlan::new(AttnConfig::new(64, Element::BF16, false, true).unwrap()).unwrap()
     ///     .kernel().unwrap();
     /// assert_eq!(k.target(), Some(Arch::SM90A));
     /// assert!(k.source().contains("__launch_bounds__(384, 1)"));
@@ -84,7 +84,7 @@ impl AttnPlan {
             .int("KV_BLOCK_BYTES", bn * COL_BLOCK * 2)
             .int("CAUSAL", i64::from(cfg.causal))
             .int("VARLEN", i64::from(cfg.varlen))
-            .int("DT", cfg.out_type().code())
+            .int("DT", crate::hopper::output_code(cfg.out_type())?)
             .int("ROW_LANES", s_rows.lane_mask)
             .int("PRODUCER_REGS", PRODUCER_REGS)
             .int("CONSUMER_REGS", CONSUMER_REGS)

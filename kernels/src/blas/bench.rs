@@ -5,10 +5,9 @@
 //! rows within the K-proportional bound ([`reference_bounds`]), and against each other within
 //! the sum of their bounds; then timed with CUDA events (balanced order, [`time_pair`]).
 
-use std::ffi::c_void;
 use std::io::Write;
 
-use cudarc::cublas::{CudaBlas, result::gemm_ex, sys as cublas_sys};
+use cudarc::cublas::CudaBlas;
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 use super::verify::compare_rows;
@@ -18,10 +17,11 @@ use super::{
 };
 use crate::bench::io;
 use crate::device::Gpu;
-use crate::element::Element;
+use crate::element::{DeviceElement, Element};
 use crate::error::{GpuError, GpuResult, cuda};
 use crate::gemm::host::random_f16;
 use crate::gemm::run::{VsCublas, cublas};
+use crate::measure::cublas::{self as cublas_ref, GemmOperands};
 use crate::timing::{Side, time_events, time_pair};
 
 /// One row of the benchmark.
@@ -79,59 +79,6 @@ pub fn parse_orders(text: &str) -> GpuResult<(Order, Order)> {
              e.g. rc, got '{text}'"
         ))),
     }
-}
-
-/// The cuBLAS type of an element type.
-fn cublas_type(e: Element) -> cublas_sys::cudaDataType_t {
-    e.cublas()
-}
-
-/// Row-major `D = A B` (`A` `m x k` of order `oa`, `B` `k x n` of order `ob`, leading
-/// dimensions the contiguous extents) with `cublasGemmEx`: column-major `D^T = op(B) op(A)`,
-/// a row-major operand being its transpose stored column-major (no transpose), a column-major
-/// one transposed.
-///
-/// # Safety
-///
-/// The addresses must be device buffers on `blas`'s stream holding the matrices.
-unsafe fn cublas_gemm(
-    blas: &CudaBlas,
-    (m, n, k): (i64, i64, i64),
-    (a, oa, b, ob, input): (u64, Order, u64, Order, Element),
-    (d, output): (u64, Element),
-) -> GpuResult<()> {
-    let int = |v: i64| i32::try_from(v).unwrap_or(i32::MAX);
-    let op = |o| match o {
-        Order::RowMajor => cublas_sys::cublasOperation_t::CUBLAS_OP_N,
-        Order::ColMajor => cublas_sys::cublasOperation_t::CUBLAS_OP_T,
-    };
-    let lda = if oa == Order::RowMajor { k } else { m };
-    let ldb = if ob == Order::RowMajor { n } else { k };
-    let (alpha, beta) = (1.0f32, 0.0f32);
-    // SAFETY: the caller guarantees the buffers; alpha and beta are host scalars.
-    cuda("cublasGemmEx", unsafe {
-        gemm_ex(
-            *blas.handle(),
-            op(ob),
-            op(oa),
-            int(n),
-            int(m),
-            int(k),
-            (&alpha as *const f32).cast::<c_void>(),
-            b as *const c_void,
-            cublas_type(input),
-            int(ldb),
-            a as *const c_void,
-            cublas_type(input),
-            int(lda),
-            (&beta as *const f32).cast::<c_void>(),
-            d as *mut c_void,
-            cublas_type(output),
-            int(n),
-            cublas_sys::cublasComputeType_t::CUBLAS_COMPUTE_32F,
-            cublas_sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
-        )
-    })
 }
 
 /// Random values of `elem` (`q / 1024`, `|q| <= 1024`, rounded to the type): bytes and values.
@@ -243,7 +190,14 @@ pub fn bench_one(
     } else {
         Box::new(move || {
             // SAFETY: a, b and d_cublas hold the matrices (sizes above), on the handle's stream.
-            unsafe { cublas_gemm(blas, (m, n, k), (pa, oa, pb, ob, input), (pd, output)) }
+            let ops = GemmOperands {
+                a: (pa, oa),
+                b: (pb, ob),
+                input,
+                d: pd,
+                output,
+            };
+            unsafe { cublas_ref::gemm(blas, (m, n, k), ops) }
         })
     };
     run_cublas()?;

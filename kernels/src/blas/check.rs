@@ -5,37 +5,15 @@
 
 use tessel_layout::gmma::Major;
 
+use super::order::Order;
 use super::select::choose_tile_for;
 use crate::element::Element;
 use crate::error::{GpuError, GpuResult};
-use crate::hopper::{BM, Epilogue, InType, OutType, RASTER_GROUP, Sm90Args, Sm90Config};
+use crate::hopper::{
+    BM, Epilogue, OUTPUTS, RASTER_GROUP, Sm90Args, Sm90Config, input_pair, k_tile, promotes,
+};
 use crate::tiled::GroupedRaster;
 use crate::tma::TmaMatrix;
-
-/// How a matrix is stored: rows contiguous (row-major) or columns contiguous (column-major);
-/// the leading dimension is the distance between consecutive rows (row-major) or columns.
-///
-/// ```
-/// use tessel_kernels::blas::Order;
-/// assert_eq!(Order::RowMajor.transposed(), Order::ColMajor);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Order {
-    /// Rows contiguous: element `(i, j)` at `i * ld + j`.
-    RowMajor,
-    /// Columns contiguous: element `(i, j)` at `i + j * ld`.
-    ColMajor,
-}
-
-impl Order {
-    /// The order of the transposed matrix stored in the same memory.
-    pub fn transposed(self) -> Order {
-        match self {
-            Order::RowMajor => Order::ColMajor,
-            Order::ColMajor => Order::RowMajor,
-        }
-    }
-}
 
 /// A matrix in device memory as the checks see it: where it is, how many bytes its buffer
 /// has, its element type, order and leading dimension (elements).
@@ -208,23 +186,15 @@ pub struct Sm90Call {
     pub grid: u32,
 }
 
-/// The input of A of type `a` and B of type `b`, or the error naming what the kernel takes.
-fn input_type(a: Element, b: Element) -> GpuResult<InType> {
-    InType::of_pair(a, b).ok_or_else(|| {
-        if a.is_fp8() || b.is_fp8() {
-            GpuError::InvalidArgument(format!(
-                "A is {a} but B is {b}: an 8-bit operand needs an 8-bit other operand (e4m3 or \
-                 e5m2, any mix)"
-            ))
-        } else if a != b {
-            GpuError::InvalidArgument(format!(
-                "A is {a} but B is {b}: both operands must have the same type (f16 or bf16), \
-                 or both be 8-bit (e4m3 or e5m2, any mix)"
-            ))
-        } else {
+/// A's and B's input types, or the error naming what the kernel takes.
+fn input_type(a: Element, b: Element) -> GpuResult<(Element, Element)> {
+    input_pair(a, b).map_err(|e| {
+        if e.to_string().contains("takes f16 or bf16") {
             GpuError::InvalidArgument(format!(
                 "A and B of type {a}: the Hopper GEMM takes f16, bf16, e4m3 or e5m2 inputs"
             ))
+        } else {
+            e
         }
     })
 }
@@ -263,8 +233,8 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
             )));
         }
     }
-    let input = input_type(p.a.elem, p.b.elem)?;
-    if input.promotes() && (p.a.order, p.b.order) != (Order::RowMajor, Order::ColMajor) {
+    let (input, _) = input_type(p.a.elem, p.b.elem)?;
+    if promotes(input) && (p.a.order, p.b.order) != (Order::RowMajor, Order::ColMajor) {
         return Err(GpuError::InvalidArgument(format!(
             "A is {} {} and B {} {}: 8-bit inputs need K-major operands, A row-major and B \
              column-major (\"TN\"; wgmma transposes only 16-bit operands, PTX ISA \
@@ -275,12 +245,12 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
             p.b.elem
         )));
     }
-    let output = OutType::of(p.d.elem).ok_or_else(|| {
-        GpuError::InvalidArgument(format!(
-            "D of type {}: the Hopper GEMM writes f32, f16 or bf16",
-            p.d.elem
-        ))
-    })?;
+    let output = p.d.elem;
+    if !OUTPUTS.contains(&output) {
+        return Err(GpuError::InvalidArgument(format!(
+            "D of type {output}: the Hopper GEMM writes f32, f16 or bf16"
+        )));
+    }
     let source = p.beta != 0.0;
     let c = match (p.c, source) {
         (Some(c), true) => {
@@ -340,7 +310,7 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
                 rows,
                 cols,
                 ld: desc.ld,
-                elem: desc.elem.tma(),
+                elem: desc.elem,
             },
             address: desc.address,
         }
@@ -351,12 +321,13 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
         Epilogue::Direct
     };
     // The kernel's first operand is B^T when transposed: the 8-bit formats swap with it.
-    let input = input_type(first.1.elem, second.1.elem)?;
+    let (input, input_b) = input_type(first.1.elem, second.1.elem)?;
     let a = operand(first, m);
     let b = operand(second, n);
     let tile = choose_tile_for(input, m, n, sms);
     let config = Sm90Config {
         input,
+        input_b,
         output,
         a_major: a.major,
         b_major: b.major,
@@ -369,7 +340,7 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
             rows: m,
             cols: n,
             ld: p.d.ld,
-            elem: output.tma(),
+            elem: output,
         },
         p.d.address,
     ));
@@ -390,7 +361,7 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
         ldc: c.map_or(0, |c| c.ld),
         m: m as i32,
         n: n as i32,
-        k_tiles: ((p.k + input.bk() - 1) / input.bk()) as i32,
+        k_tiles: ((p.k + k_tile(input) - 1) / k_tile(input)) as i32,
         tiles_m: tiles_m as i32,
         tiles_n: tiles_n as i32,
         log2_group: raster.log2_group() as i32,

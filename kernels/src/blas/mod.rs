@@ -73,11 +73,13 @@
 pub mod bench;
 mod check;
 mod cublaslt;
+pub(crate) mod order;
 mod select;
 mod verify;
 
-pub use check::{MatrixDesc, OperandMap, Order, Problem, Sm90Call, plan_sm90};
+pub use check::{MatrixDesc, OperandMap, Problem, Sm90Call, plan_sm90};
 pub use cublaslt::fp8_cublaslt;
+pub use order::Order;
 pub use select::{choose_tile, choose_tile_for, tiles_of};
 pub use verify::{
     FP8_ACCUMULATION, HostGemm, HostMatrix, reference_bounds, spread_rows, verify_gemm,
@@ -304,10 +306,11 @@ impl<'g> Gemm<'g> {
     /// Loads (compiling, or reading the disk cache) the kernel of `config` unless loaded.
     ///
     /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Config};
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Config;
     /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
     /// let Ok(gemm) = tessel_kernels::blas::Gemm::new(&gpu) else { return };
-    /// gemm.prepare(Sm90Config::tn(InType::F16, OutType::F32)).unwrap();
+    /// gemm.prepare(Sm90Config::tn(Element::F16, Element::F32)).unwrap();
     /// assert_eq!(gemm.loaded(), 1);
     /// ```
     pub fn prepare(&self, config: Sm90Config) -> GpuResult<()> {

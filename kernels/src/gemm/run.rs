@@ -9,10 +9,9 @@
 //! assert!(cmp.ok());
 //! ```
 
-use std::ffi::c_void;
 use std::io::Write;
 
-use cudarc::cublas::{CudaBlas, result::gemm_ex, sys as cublas_sys};
+use cudarc::cublas::CudaBlas;
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use half::f16;
 
@@ -20,9 +19,13 @@ use super::host::{Comparison, compare, random_f16, reference_rows, tolerance};
 use super::{GemmConfig, GemmPlan};
 use crate::bench::io;
 use crate::device::Gpu;
+use crate::element::Element;
 use crate::error::{GpuError, GpuResult, cuda};
 use crate::exec::{alloc, download, poison};
 use crate::kernel::{Arg, Loaded};
+use crate::measure::cublas::gemm_tn;
+/// The cuBLAS handle and its probe, defined with the cuBLAS baseline ([`crate::measure::cublas`]).
+pub use crate::measure::cublas::{cublas, cublas_present};
 use crate::timing::{Side, Timing, time_events, time_pair};
 
 /// The operands and output of one GEMM on the device (C as fp32 bit patterns).
@@ -148,33 +151,6 @@ pub fn launch(kernel: &Loaded<'_>, bufs: &mut GemmBuffers) -> GpuResult<()> {
     kernel.launch(&mut args(bufs))
 }
 
-/// True when libcublas can be loaded (cudarc panics on first use otherwise).
-///
-/// ```
-/// let _maybe: bool = tessel_kernels::gemm::run::cublas_present();
-/// ```
-pub fn cublas_present() -> bool {
-    // SAFETY: only tries to dlopen the library by its candidate names.
-    unsafe { cublas_sys::is_culib_present() }
-}
-
-/// A cuBLAS handle on the GPU's stream, or `Unavailable` without libcublas.
-///
-/// ```
-/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
-/// if let Err(e) = tessel_kernels::gemm::run::cublas(&gpu) {
-///     println!("{e}"); // e.g. no libcublas on this machine
-/// }
-/// ```
-pub fn cublas(gpu: &Gpu) -> GpuResult<CudaBlas> {
-    if !cublas_present() {
-        return Err(GpuError::Unavailable(
-            "no cuBLAS (libcublas not found)".into(),
-        ));
-    }
-    cuda("cublasCreate", CudaBlas::new(gpu.stream().clone()))
-}
-
 /// The same GEMM with cuBLAS (`cublasGemmEx`, fp16 inputs, fp32 output, fp32 compute) into
 /// `bufs.c`. Row-major `C = A B^T` is column-major `C^T = B A^T`: `op(B) = T` (B is K x N
 /// column-major with ld K), `op(A) = N` (A^T is K x M column-major with ld K), ldc = N.
@@ -199,56 +175,16 @@ pub fn launch_cublas(
     let (pa, _ra) = bufs.a.device_ptr(stream);
     let (pb, _rb) = bufs.b.device_ptr(stream);
     let (pc, _rc) = bufs.c.device_ptr_mut(stream);
-    let fp16 = cublas_sys::cudaDataType_t::CUDA_R_16F;
-    let fp32 = cublas_sys::cudaDataType_t::CUDA_R_32F;
     // SAFETY: the pointers are valid device buffers of the sizes `check_buffers` checked, on the
     // handle's stream.
-    unsafe { gemm_tn(blas, (plan.m, plan.n, plan.k), (pa, pb, fp16), (pc, fp32)) }
-}
-
-/// Row-major `C = A B^T` (A: `M x K`, B: `N x K`, both K-contiguous; C: `M x N`) with
-/// `cublasGemmEx`, fp32 compute, alpha 1 and beta 0: column-major that is `C^T = B A^T`, so
-/// `op(B) = T` (B is `K x N` column-major with ld `K`), `op(A) = N` (`A^T` is `K x M` with ld
-/// `K`) and ldc `N`. `inputs` are A's and B's device pointers and their type, `output` C's
-/// pointer and type.
-///
-/// # Safety
-///
-/// The pointers must be device buffers on `blas`'s stream holding `M K`, `N K` and `M N`
-/// elements of their types.
-pub(crate) unsafe fn gemm_tn(
-    blas: &CudaBlas,
-    (m, n, k): (i64, i64, i64),
-    (a, b, input): (u64, u64, cublas_sys::cudaDataType_t),
-    (c, output): (u64, cublas_sys::cudaDataType_t),
-) -> GpuResult<()> {
-    let as_int = |v: i64| i32::try_from(v).unwrap_or(i32::MAX);
-    let (alpha, beta) = (1.0f32, 0.0f32);
-    // SAFETY: the caller guarantees the buffers; alpha and beta are host scalars (the default
-    // pointer mode).
-    cuda("cublasGemmEx", unsafe {
-        gemm_ex(
-            *blas.handle(),
-            cublas_sys::cublasOperation_t::CUBLAS_OP_T,
-            cublas_sys::cublasOperation_t::CUBLAS_OP_N,
-            as_int(n),
-            as_int(m),
-            as_int(k),
-            (&alpha as *const f32).cast::<c_void>(),
-            b as *const c_void,
-            input,
-            as_int(k),
-            a as *const c_void,
-            input,
-            as_int(k),
-            (&beta as *const f32).cast::<c_void>(),
-            c as *mut c_void,
-            output,
-            as_int(n),
-            cublas_sys::cublasComputeType_t::CUBLAS_COMPUTE_32F,
-            cublas_sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+    unsafe {
+        gemm_tn(
+            blas,
+            (plan.m, plan.n, plan.k),
+            (pa, pb, Element::F16),
+            (pc, Element::F32),
         )
-    })
+    }
 }
 
 /// Rows checked against the CPU: all of them up to `max_rows`, else `max_rows` spread rows.

@@ -6,7 +6,8 @@ use tessel_layout::ComposedLayout;
 use tessel_layout::bank::{BankReport, SmemOp, analyze_indices};
 use tessel_layout::gmma::{Major, SwizzleMode};
 
-use super::{BK, Epilogue, OutType, Sm90Plan};
+use super::{BK, Epilogue, Sm90Plan};
+use crate::element::Element;
 use crate::error::{GpuError, GpuResult};
 use crate::tma::{TmaMatrix, TmaPlan};
 
@@ -18,10 +19,10 @@ impl Sm90Plan {
         m: i64,
         n: i64,
         ld: i64,
-        output: OutType,
+        output: Element,
         c_box: &ComposedLayout,
     ) -> GpuResult<Option<TmaPlan>> {
-        let elem = output.tma();
+        let elem = output;
         if (ld * elem.bytes()) % 16 != 0 {
             return Ok(None);
         }
@@ -87,11 +88,12 @@ impl Sm90Plan {
     /// Columns of one epilogue chunk: 128 bytes of the output type (32 fp32, 64 fp16/bf16).
     ///
     /// ```
-    /// use tessel_kernels::hopper::{OutType, Sm90Plan};
-    /// assert_eq!((Sm90Plan::c_cols(OutType::F32), Sm90Plan::c_cols(OutType::BF16)), (32, 64));
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Plan;
+    /// assert_eq!((Sm90Plan::c_cols(Element::F32), Sm90Plan::c_cols(Element::BF16)), (32, 64));
     /// ```
-    pub fn c_cols(output: OutType) -> i64 {
-        128 / output.bytes() as i64
+    pub fn c_cols(output: Element) -> i64 {
+        128 / output.bytes()
     }
 
     /// Chunks of the consumer's 64 x BN tile in the shared-memory epilogue (`BN / c_cols`:
@@ -127,8 +129,9 @@ impl Sm90Plan {
     /// thread `4 (l % 8)` of the warp holds value `v + 2 (l / 8)`).
     ///
     /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
-    /// let p = Sm90Plan::new(128, 256, 64, InType::F16, OutType::F16).unwrap();
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Plan;
+    /// let p = Sm90Plan::new(128, 256, 64, Element::F16, Element::F16).unwrap();
     /// let (op, idx) = p.epilogue_accesses(0).unwrap();
     /// assert_eq!(op.to_string(), "stsm.x4");
     /// assert_eq!(idx.len(), 4 * 4 * 32 * 8); // 4 warps x 4 stmatrix x 32 lanes x 8 halves
@@ -136,7 +139,7 @@ impl Sm90Plan {
     pub fn epilogue_accesses(&self, ch: i64) -> GpuResult<(SmemOp, Vec<i64>)> {
         let vals = self.c_vals();
         let mut idx = Vec::new();
-        if self.output == OutType::F32 {
+        if self.output == Element::F32 {
             for w in 0..4 {
                 for u in (0..vals).step_by(2) {
                     for l in 0..32 {
@@ -165,9 +168,10 @@ impl Sm90Plan {
     /// instruction (the kernel's chunks are alike).
     ///
     /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
-    /// for out in OutType::ALL {
-    ///     let p = Sm90Plan::new(128, 256, 64, InType::F16, out).unwrap();
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::{OUTPUTS, Sm90Plan};
+    /// for out in OUTPUTS {
+    ///     let p = Sm90Plan::new(128, 256, 64, Element::F16, out).unwrap();
     ///     // sts.64: 2 wavefronts per store (the lane-dependent pair order); stsm.x4: 4.
     ///     assert!(p.epilogue_banks().unwrap().iter().all(|r| r.excess == 0));
     /// }
@@ -176,7 +180,7 @@ impl Sm90Plan {
         let (op, idx) = self.epilogue_accesses(0)?;
         Ok(analyze_indices(
             &self.c_smem,
-            self.output.bytes() as i64,
+            self.output.bytes(),
             op,
             &idx,
         )?)
@@ -214,7 +218,7 @@ impl Sm90Plan {
                                 let pair = sm(self.c_index(32 * w + l, v, ch)?)? + e;
                                 let row = sm(self.c_index(32 * w + 4 * (l / 4), v, ch)?)?;
                                 if here != pair
-                                    || (self.output != OutType::F32
+                                    || (self.output != Element::F32
                                         && here != row + 2 * (l % 4) + e)
                                 {
                                     return bad(format!(
@@ -227,7 +231,7 @@ impl Sm90Plan {
                             // stmatrix rows: 8 contiguous 16-bit columns.
                             let first = self.c_index(32 * w + 4 * (l % 8), v, ch)?;
                             for e in 0..8 {
-                                if self.output != OutType::F32
+                                if self.output != Element::F32
                                     && sm(first + 64 * e)? != sm(first)? + e
                                 {
                                     return bad(format!(
@@ -243,7 +247,7 @@ impl Sm90Plan {
         // fp32: the kernel stores, at step u, values c_pair_value(t, ch, u) and + 1 at the
         // place of the first (checked above for every pair): the steps must visit every pair
         // of the chunk once.
-        if self.output == OutType::F32 {
+        if self.output == Element::F32 {
             if self.c_flip != (0, 0) && self.flip_xor()? != Some(self.c_flip_xor) {
                 return bad(format!(
                     "the pair order {:?} does not move every value by the offset XOR {}",
@@ -272,7 +276,7 @@ impl Sm90Plan {
         // 128B swizzle (docs/bank-model.md, conflict_s64_epilogue_sm90, measured). That
         // variant is allowed; every other epilogue must be conflict-free.
         let banks = self.epilogue_banks()?;
-        let seq = self.output == OutType::F32 && self.c_flip == (0, 0);
+        let seq = self.output == Element::F32 && self.c_flip == (0, 0);
         if let Some(r) = banks.iter().find(|r| r.excess != 0 && !seq) {
             return bad(format!(
                 "a store into {} has bank conflicts ({r})",
@@ -287,7 +291,7 @@ impl Sm90Plan {
     /// the bank model finds conflict-free, or `(0, 0)` (the same order in every lane) for
     /// 16-bit outputs, the direct epilogue, or when no candidate is free.
     pub(super) fn choose_c_flip(&self) -> GpuResult<((i64, i64), i64)> {
-        if self.output != OutType::F32 || self.epilogue != Epilogue::TmaStore {
+        if self.output != Element::F32 || self.epilogue != Epilogue::TmaStore {
             return Ok(((0, 0), 0));
         }
         let mut trial = self.clone();

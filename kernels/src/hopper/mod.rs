@@ -5,7 +5,7 @@
 //!
 //! Computes `D = alpha A B + beta C` with `A` `M x K` (K-major: row-major, or M-major:
 //! column-major), `B` `K x N` (K-major: stored `N x K` row-major, or N-major: row-major `K x N`),
-//! fp16 or bf16 ([`InType`]); `D` and `C` `M x N` row-major, fp32, fp16 or bf16 ([`OutType`]);
+//! fp16 or bf16 ([`Element`]); `D` and `C` `M x N` row-major, fp32, fp16 or bf16 ([`Element`]);
 //! accumulation in fp32. Any `M`, `N`, `K` >= 1; the leading dimensions and base addresses
 //! TMA can address (16-byte pitches and alignment). `C = A * B^T` with both operands K-major
 //! ("TN", as [`crate::gemm`]) is [`Sm90Plan::new`].
@@ -34,10 +34,10 @@
 //!   TMA store copies to D (clipping ragged `M`, `N`), two buffers per consumer; or, where TMA
 //!   cannot address D, with predicated stores from the registers ([`Epilogue::Direct`]).
 //!
-//! 8-bit inputs (e4m3/e5m2 A and B in any mix, [`InType::Fp8`]) take the same body and
+//! 8-bit inputs (e4m3/e5m2 A and B in any mix, [`Sm90Config::input_b`], [`FP8_INPUTS`]) take the same body and
 //! declarations: the element type sets the atom (`SM90_64xNx32_F32<A><B>_SS_TN`), the stages'
 //! GMMA atom (`smem_atom(K, 128B, 8)`: 128 elements per 128-byte row, so a k-tile is
-//! [`InType::bk`] = 128 wide), the TMA boxes (`UINT8`) and the descriptors; wgmma reads 8-bit
+//! [`k_tile`] = 128 wide), the TMA boxes (`UINT8`) and the descriptors; wgmma reads 8-bit
 //! operands K-major only (PTX ISA, `wgmma.mma_async`: the transposes are for `.f16`/`.bf16`),
 //! so an MN-major 8-bit configuration is an error. Promotion (`k::PROMOTE`, 8-bit inputs only):
 //! the tensor cores keep about 14 bits of the FP8 accumulation (DeepSeek-V3 Technical Report,
@@ -62,15 +62,16 @@
 //! verifies the kernel next to cuBLAS.
 //!
 //! ```
-//! use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
-//! let plan = Sm90Plan::new(1000, 1000, 1000, InType::F16, OutType::F32).unwrap();
+//! use tessel_kernels::Element;
+//! use tessel_kernels::hopper::Sm90Plan;
+//! let plan = Sm90Plan::new(1000, 1000, 1000, Element::F16, Element::F32).unwrap();
 //! assert_eq!(plan.kernel_name(), "gemm_sm90_tn_f16_f32_1000x1000x1000");
 //! assert_eq!(plan.tiles(), 8 * 4);
 //! let d = plan.desc_b()[1];
 //! assert_eq!((d.start_address, d.leading_byte_offset, d.stride_byte_offset), (32, 16, 1024));
-//! assert!(Sm90Plan::new(128, 256, 100, InType::F16, OutType::F32).is_err()); // K % 8 != 0
+//! assert!(Sm90Plan::new(128, 256, 100, Element::F16, Element::F32).is_err()); // K % 8 != 0
 //! // The kernel is the same for every shape of its configuration.
-//! let other = Sm90Plan::new(4096, 512, 64, InType::F16, OutType::F32).unwrap();
+//! let other = Sm90Plan::new(4096, 512, 64, Element::F16, Element::F32).unwrap();
 //! assert_eq!(plan.kernel().unwrap().source(), other.kernel().unwrap().source());
 //! ```
 
@@ -80,13 +81,17 @@ mod source;
 mod types;
 
 pub use source::{ARGS, Sm90Args};
-pub use types::{Epilogue, InType, OutType, Sm90Config, Sm90Tile};
+pub use types::{
+    Epilogue, FP8_INPUTS, INPUTS, OUTPUTS, Sm90Config, Sm90Tile, gmma_atom, gmma_atom_pair,
+    input_pair, input_type, k_tile, output_code, output_type, promotes, wgmma_k,
+};
 
 use tessel_layout::atom::mma_atom;
 use tessel_layout::gmma::{GmmaDescriptor, Major, SwizzleMode, smem_atom};
 use tessel_layout::tiled::{TiledMma, make_tiled_mma};
 use tessel_layout::{ComposedLayout, IntTuple, Layout};
 
+use crate::element::{DeviceElement, Element};
 use crate::error::{GpuError, GpuResult};
 use crate::tiled::raster_layout;
 use crate::tma::{TmaMatrix, TmaPlan};
@@ -111,13 +116,13 @@ pub const BM: i64 = 128;
 /// ```
 pub const BN: i64 = 256;
 /// K per stage of the 16-bit inputs: one 128-byte swizzled row of fp16/bf16 (8-bit inputs: 128,
-/// [`InType::bk`]).
+/// [`k_tile`]).
 ///
 /// ```
 /// assert_eq!(tessel_kernels::hopper::BK * 2, 128);
 /// ```
 pub const BK: i64 = 64;
-/// K per wgmma of the 16-bit inputs ([`InType::wgmma_k`]: 32 for 8-bit ones).
+/// K per wgmma of the 16-bit inputs ([`wgmma_k`]: 32 for 8-bit ones).
 ///
 /// ```
 /// assert_eq!(tessel_kernels::hopper::BK / tessel_kernels::hopper::WGMMA_K, 4);
@@ -197,8 +202,9 @@ impl OperandLoad {
 /// layouts, proofs and kernel, and one problem's shape (its tensor maps and tile order).
 ///
 /// ```
-/// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
-/// let p = Sm90Plan::new(128, 256, 64, InType::BF16, OutType::BF16).unwrap();
+/// use tessel_kernels::Element;
+/// use tessel_kernels::hopper::Sm90Plan;
+/// let p = Sm90Plan::new(128, 256, 64, Element::BF16, Element::BF16).unwrap();
 /// assert_eq!((p.a_stage.layout().size(), p.b_stage.layout().size()), (128 * 64, 256 * 64));
 /// assert_eq!(p.a_tma.box_layout().to_string(), "Sw<3,3,3> o (64,128):(1,64)");
 /// assert_eq!(p.kernel().unwrap().launch().threads(), 384);
@@ -212,9 +218,9 @@ pub struct Sm90Plan {
     /// The reduction extent.
     pub k: i64,
     /// Input type.
-    pub input: InType,
+    pub input: Element,
     /// Output type.
-    pub output: OutType,
+    pub output: Element,
     /// The compiled kernel's configuration.
     pub config: Sm90Config,
     /// One stage of A: a GMMA atom of A's major tiled over `(BM, BK)` (mode 0 M, mode 1 K).
@@ -270,7 +276,7 @@ fn ceil_div(x: i64, d: i64) -> i64 {
 
 /// The matrix a tensor map of an operand describes: `mn x k` elements, `ld` apart along the
 /// non-contiguous mode (K-major: rows of K; MN-major: rows of MN).
-fn operand_matrix(major: Major, mn: i64, k: i64, ld: i64, input: InType) -> TmaMatrix {
+fn operand_matrix(major: Major, mn: i64, k: i64, ld: i64, input: Element) -> TmaMatrix {
     let (rows, cols) = match major {
         Major::K => (mn, k),
         Major::MN => (k, mn),
@@ -279,7 +285,7 @@ fn operand_matrix(major: Major, mn: i64, k: i64, ld: i64, input: InType) -> TmaM
         rows,
         cols,
         ld,
-        elem: input.tma(),
+        elem: input,
     }
 }
 
@@ -298,15 +304,17 @@ impl Sm90Plan {
     /// `1..2^31`, `K` not a positive multiple of 8 below `2^31`, or any layout check failing.
     ///
     /// ```
-    /// use tessel_kernels::hopper::{Epilogue, InType, OutType, Sm90Plan};
-    /// let err = Sm90Plan::new(64, 64, 12, InType::F16, OutType::F32).unwrap_err();
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::{Epilogue, Sm90Plan};
+    /// let err = Sm90Plan::new(64, 64, 12, Element::F16, Element::F32).unwrap_err();
     /// assert!(err.to_string().contains("multiple of 8"), "{err}");
-    /// assert!(Sm90Plan::new(129, 257, 72, InType::BF16, OutType::F16).is_ok());
+    /// assert!(Sm90Plan::new(129, 257, 72, Element::BF16, Element::F16).is_ok());
     /// // N = 257 fp32 columns are 1028-byte rows: TMA cannot store them, the plan falls back.
-    /// let p = Sm90Plan::new(256, 257, 64, InType::F16, OutType::F32).unwrap();
+    /// let p = Sm90Plan::new(256, 257, 64, Element::F16, Element::F32).unwrap();
     /// assert_eq!((p.epilogue, p.c_tma.is_none()), (Epilogue::Direct, true));
     /// ```
-    pub fn new(m: i64, n: i64, k: i64, input: InType, output: OutType) -> GpuResult<Sm90Plan> {
+    pub fn new(m: i64, n: i64, k: i64, input: Element, output: Element) -> GpuResult<Sm90Plan> {
+        let (input, output) = (input_type(input)?, output_type(output)?);
         let limit = 1i64 << 31;
         for (name, v) in [("M", m), ("N", n), ("K", k)] {
             if !(1..limit).contains(&v) {
@@ -322,7 +330,7 @@ impl Sm90Plan {
                  and B of {input} at 16-byte pitches)"
             )));
         }
-        let epilogue = if (n * output.bytes() as i64) % 16 == 0 {
+        let epilogue = if (n * output.bytes()) % 16 == 0 {
             Epilogue::TmaStore
         } else {
             Epilogue::Direct
@@ -339,9 +347,10 @@ impl Sm90Plan {
     /// [`TmaPlan::for_matrix`] of the boxes proven here).
     ///
     /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Config, Sm90Plan};
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::{Sm90Config, Sm90Plan};
     /// use tessel_layout::gmma::Major;
-    /// let c = Sm90Config { a_major: Major::MN, b_major: Major::MN, ..Sm90Config::tn(InType::F16, OutType::F32) };
+    /// let c = Sm90Config { a_major: Major::MN, b_major: Major::MN, ..Sm90Config::tn(Element::F16, Element::F32) };
     /// let p = Sm90Plan::for_config(c).unwrap();
     /// // M-major A: two 64-row boxes per 128-row stage; N-major B: four.
     /// assert_eq!((p.a_load.boxes, p.b_load.boxes), (2, 4));
@@ -349,7 +358,7 @@ impl Sm90Plan {
     /// ```
     pub fn for_config(config: Sm90Config) -> GpuResult<Sm90Plan> {
         let bn = config.tile.bn();
-        let bk = config.input.bk();
+        let bk = k_tile(config.input);
         let ld = |major: Major, mn: i64| if major == Major::K { bk } else { mn };
         Self::with_shape(
             BM,
@@ -370,10 +379,11 @@ impl Sm90Plan {
         ld: [i64; 3],
         config: Sm90Config,
     ) -> GpuResult<Sm90Plan> {
-        let (input, output) = (config.input, config.output);
+        let (input, _) = input_pair(config.input, config.input_b)?;
+        let output = output_type(config.output)?;
         let bn = config.tile.bn();
-        let bk = input.bk();
-        if input.promotes() && (config.a_major, config.b_major) != (Major::K, Major::K) {
+        let bk = k_tile(input);
+        if promotes(input) && (config.a_major, config.b_major) != (Major::K, Major::K) {
             return Err(GpuError::InvalidArgument(format!(
                 "{}: 8-bit inputs need K-major A and B (wgmma transposes only 16-bit operands, \
                  PTX ISA \"wgmma.mma_async\": imm-trans-a/b are for .f16/.bf16)",
@@ -394,12 +404,12 @@ impl Sm90Plan {
             config.b_major,
             bk,
         )?;
-        let gmma = mma_atom(&input.gmma_atom(bn))?;
+        let gmma = mma_atom(&gmma_atom_pair(config.input, config.input_b, bn)?)?;
         let c_frag = gmma.c_layout().clone();
         let mma = make_tiled_mma(&gmma, &"(2,1,1):(1,0,0)".parse()?, &[])?;
         let (ty, tx) = (ceil_div(m, BM), ceil_div(n, bn));
         let c_cols = Self::c_cols(output);
-        let c_smem = smem_atom(Major::K, SwizzleMode::B128, 8 * output.tma().bytes())?
+        let c_smem = smem_atom(Major::K, SwizzleMode::B128, 8 * output.bytes())?
             .tile_to_shape(&IntTuple::from_ints([64, c_cols]))?;
         let c_tma = match config.epilogue {
             Epilogue::TmaStore => {
@@ -449,22 +459,23 @@ impl Sm90Plan {
     /// Columns of the tile (`BN` of its configuration).
     ///
     /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
-    /// assert_eq!(Sm90Plan::new(8, 8, 8, InType::F16, OutType::F32).unwrap().bn(), 256);
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Plan;
+    /// assert_eq!(Sm90Plan::new(8, 8, 8, Element::F16, Element::F32).unwrap().bn(), 256);
     /// ```
     pub fn bn(&self) -> i64 {
         self.config.tile.bn()
     }
 
-    /// K of one stage ([`InType::bk`]: 64 for 16-bit inputs, 128 for 8-bit ones).
+    /// K of one stage ([`k_tile`]: 64 for 16-bit inputs, 128 for 8-bit ones).
     ///
     /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Config, Sm90Plan, Sm90Tile};
-    /// let c = Sm90Config { tile: Sm90Tile::T128x128, ..Sm90Config::tn(InType::FP8[0], OutType::BF16) };
+    /// use tessel_kernels::{Element, hopper::{Sm90Config, Sm90Plan, Sm90Tile}};
+    /// let c = Sm90Config { tile: Sm90Tile::T128x128, ..Sm90Config::tn(Element::E4M3, Element::BF16) };
     /// assert_eq!(Sm90Plan::for_config(c).unwrap().bk(), 128);
     /// ```
     pub fn bk(&self) -> i64 {
-        self.input.bk()
+        k_tile(self.input)
     }
 
     /// Pipeline stages of the configuration.
@@ -475,7 +486,7 @@ impl Sm90Plan {
     /// A stage (`shape`: MN, K and optionally the stage count) of an operand of `major`: the
     /// 128B GMMA atom tiled over it, K first for MN-major operands (each 64-wide slice of MN
     /// one contiguous block, the TMA box).
-    fn stage_layout(major: Major, input: InType, shape: &[i64]) -> GpuResult<ComposedLayout> {
+    fn stage_layout(major: Major, input: Element, shape: &[i64]) -> GpuResult<ComposedLayout> {
         let atom = smem_atom(major, SwizzleMode::B128, input.bits())?;
         let shape = IntTuple::from_ints(shape.iter().copied());
         Ok(match major {
@@ -562,7 +573,7 @@ impl Sm90Plan {
     /// `KB c + kb` (A) or `kb` (B), start addresses relative to the stages.
     fn descriptors_of(&self, op: char) -> GpuResult<Vec<GmmaDescriptor>> {
         let mma = crate::layer::DeviceMma::new("wgmma", self.mma.clone());
-        let (a, b) = self.input.elements();
+        let (a, b) = (self.config.input, self.config.input_b);
         let (stages, elem) = match op {
             'A' => (self.a_stages()?, a.c_type()),
             _ => (self.b_stages()?, b.c_type()),
@@ -576,7 +587,7 @@ impl Sm90Plan {
         let consumers = if op == 'A' { CONSUMERS } else { 1 };
         let mut out = Vec::new();
         for c in 0..consumers {
-            for kb in 0..self.bk() / self.input.wgmma_k() {
+            for kb in 0..self.bk() / wgmma_k(self.input) {
                 // Thread 128 c, the one atom call per k-block, stage 0.
                 let units = t.layout().offset(128 * c + 256 * kb)?;
                 out.push(GmmaDescriptor {
@@ -592,8 +603,9 @@ impl Sm90Plan {
     /// addresses relative to the stage.
     ///
     /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
-    /// let p = Sm90Plan::new(128, 256, 64, InType::F16, OutType::F32).unwrap();
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Plan;
+    /// let p = Sm90Plan::new(128, 256, 64, Element::F16, Element::F32).unwrap();
     /// assert_eq!(p.desc_a()[4].start_address, Sm90Plan::A_WG_BYTES);
     /// assert_eq!(p.desc_a()[1].start_address, Sm90Plan::K_STEP_BYTES);
     /// ```
@@ -604,8 +616,9 @@ impl Sm90Plan {
     /// The descriptors of B's operands, one per k-block.
     ///
     /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
-    /// let p = Sm90Plan::new(128, 256, 64, InType::F16, OutType::F32).unwrap();
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Plan;
+    /// let p = Sm90Plan::new(128, 256, 64, Element::F16, Element::F32).unwrap();
     /// assert_eq!(p.desc_b().len(), 4);
     /// ```
     pub fn desc_b(&self) -> Vec<GmmaDescriptor> {
@@ -615,8 +628,9 @@ impl Sm90Plan {
     /// The constant fields of a descriptor (start address 0) as their 64-bit encoding.
     ///
     /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
-    /// let p = Sm90Plan::new(128, 256, 64, InType::F16, OutType::F32).unwrap();
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Plan;
+    /// let p = Sm90Plan::new(128, 256, 64, Element::F16, Element::F32).unwrap();
     /// // 128B swizzle (1 << 62), SBO 1024 >> 4 = 64 (bits 32-45), LBO 16 >> 4 = 1 (bits 16-29).
     /// assert_eq!(Sm90Plan::desc_bits(&p.desc_a()[0]).unwrap(), 1 << 62 | 64 << 32 | 1 << 16);
     /// ```
@@ -631,8 +645,9 @@ impl Sm90Plan {
     /// `gemm_sm90_tn_{in}_{out}_{M}x{N}x{K}`.
     ///
     /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
-    /// let p = Sm90Plan::new(128, 256, 64, InType::BF16, OutType::F16).unwrap();
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Plan;
+    /// let p = Sm90Plan::new(128, 256, 64, Element::BF16, Element::F16).unwrap();
     /// assert_eq!(p.kernel_name(), "gemm_sm90_tn_bf16_f16_128x256x64");
     /// ```
     pub fn kernel_name(&self) -> String {
@@ -645,8 +660,9 @@ impl Sm90Plan {
     /// Output tiles ([`BM`] x [`Sm90Plan::bn`]).
     ///
     /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
-    /// assert_eq!(Sm90Plan::new(4096, 4096, 64, InType::F16, OutType::F32).unwrap().tiles(), 512);
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Plan;
+    /// assert_eq!(Sm90Plan::new(4096, 4096, 64, Element::F16, Element::F32).unwrap().tiles(), 512);
     /// ```
     pub fn tiles(&self) -> i64 {
         ceil_div(self.m, BM) * ceil_div(self.n, self.bn())
@@ -655,8 +671,9 @@ impl Sm90Plan {
     /// k-tiles ([`Sm90Plan::bk`] wide; the last one zero-filled past K by TMA).
     ///
     /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
-    /// assert_eq!(Sm90Plan::new(128, 256, 72, InType::F16, OutType::F32).unwrap().k_tiles(), 2);
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Plan;
+    /// assert_eq!(Sm90Plan::new(128, 256, 72, Element::F16, Element::F32).unwrap().k_tiles(), 2);
     /// ```
     pub fn k_tiles(&self) -> i64 {
         ceil_div(self.k, self.bk())
@@ -666,8 +683,9 @@ impl Sm90Plan {
     /// barrier.
     ///
     /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
-    /// assert_eq!(Sm90Plan::new(8, 8, 8, InType::F16, OutType::F32).unwrap().stage_bytes(), 48 * 1024);
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Plan;
+    /// assert_eq!(Sm90Plan::new(8, 8, 8, Element::F16, Element::F32).unwrap().stage_bytes(), 48 * 1024);
     /// ```
     pub fn stage_bytes(&self) -> i64 {
         self.a_load.boxes * self.a_load.box_bytes() + self.b_load.boxes * self.b_load.box_bytes()
@@ -677,10 +695,11 @@ impl Sm90Plan {
     /// swizzle's repeat, and the `full` and `empty` barriers.
     ///
     /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
-    /// let p = Sm90Plan::new(8, 8, 8, InType::F16, OutType::F32).unwrap();
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Plan;
+    /// let p = Sm90Plan::new(8, 8, 8, Element::F16, Element::F32).unwrap();
     /// assert_eq!(p.smem_bytes(), 4 * 49152 + 4 * 8192 + 1024 + 64);
-    /// let d = Sm90Plan::new(8, 7, 8, InType::F16, OutType::F32).unwrap(); // direct stores
+    /// let d = Sm90Plan::new(8, 7, 8, Element::F16, Element::F32).unwrap(); // direct stores
     /// assert_eq!(d.smem_bytes(), 4 * 49152 + 1024 + 64);
     /// ```
     pub fn smem_bytes(&self) -> i64 {
@@ -694,8 +713,9 @@ impl Sm90Plan {
     /// consumer has [`C_BUFS`].
     ///
     /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
-    /// let p = Sm90Plan::new(4096, 4096, 64, InType::F16, OutType::F32).unwrap();
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Plan;
+    /// let p = Sm90Plan::new(4096, 4096, 64, Element::F16, Element::F32).unwrap();
     /// assert_eq!(p.c_buf_bytes(), 8192);
     /// assert!(p.smem_bytes() <= 227 * 1024); // the H100's opt-in limit per block
     /// ```
@@ -709,8 +729,9 @@ impl Sm90Plan {
     /// Floating-point operations (`2 M N K`).
     ///
     /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan};
-    /// assert_eq!(Sm90Plan::new(2, 3, 8, InType::F16, OutType::F32).unwrap().flops(), 96.0);
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Plan;
+    /// assert_eq!(Sm90Plan::new(2, 3, 8, Element::F16, Element::F32).unwrap().flops(), 96.0);
     /// ```
     pub fn flops(&self) -> f64 {
         2.0 * self.m as f64 * self.n as f64 * self.k as f64

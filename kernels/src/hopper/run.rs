@@ -3,10 +3,11 @@
 //! the timing baseline of `tessel bench gemm`.
 //!
 //! ```
-//! use tessel_kernels::hopper::{InType, OutType, Sm90Plan, run};
+//! use tessel_kernels::Element;
+//! use tessel_kernels::hopper::{Sm90Plan, run};
 //! let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
 //! if !run::supported(&gpu) { return } // not an sm_90 device
-//! let plan = Sm90Plan::new(256, 512, 128, InType::F16, OutType::F32).unwrap();
+//! let plan = Sm90Plan::new(256, 512, 128, Element::F16, Element::F32).unwrap();
 //! let mut bufs = run::Sm90Buffers::new(&gpu, &plan, 7).unwrap();
 //! let (_kernel, cmp) = run::run_and_verify(&gpu, &plan, &mut bufs, 256).unwrap();
 //! assert_eq!(cmp.bad, 0);
@@ -14,19 +15,24 @@
 
 use std::io::Write;
 
-use cudarc::cublas::{CudaBlas, sys as cublas_sys};
+use cudarc::cublas::CudaBlas;
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use half::{bf16, f16};
 
-use super::{Epilogue, InType, OutType, Sm90Args, Sm90Plan};
+use super::{Epilogue, Sm90Args, Sm90Plan, output_type};
 use crate::Arch;
 use crate::bench::io;
 use crate::device::Gpu;
+use crate::element::Element;
 use crate::error::{GpuError, GpuResult, cuda};
 use crate::exec::poison;
 use crate::gemm::host::{Comparison, compare, random_f16, reference_rows_f32, tolerance};
-use crate::gemm::run::{VsCublas, cublas, gemm_tn, max_smem_optin};
+use crate::gemm::run::{VsCublas, cublas, max_smem_optin};
 use crate::kernel::{Arg, Loaded};
+use crate::measure::cublas::gemm_tn;
+/// Whether cuBLAS computes a type pair: defined with the cuBLAS baseline
+/// ([`crate::measure::cublas::supports`]).
+pub use crate::measure::cublas::supports as cublas_supports;
 use crate::timing::{Side, time_events, time_pair};
 use crate::tma::TensorMap;
 
@@ -83,7 +89,7 @@ impl OutBuffer {
     }
 
     /// The values as fp32 (16-bit outputs decoded as `output`).
-    fn values(&self, gpu: &Gpu, output: OutType) -> GpuResult<Vec<f32>> {
+    fn values(&self, gpu: &Gpu, output: Element) -> GpuResult<Vec<f32>> {
         Ok(match self {
             OutBuffer::F32(b) => cuda("cuMemcpyDtoH", gpu.stream().clone_dtoh(b))?
                 .into_iter()
@@ -92,7 +98,7 @@ impl OutBuffer {
             OutBuffer::B16(b) => {
                 let bits = cuda("cuMemcpyDtoH", gpu.stream().clone_dtoh(b))?;
                 match output {
-                    OutType::BF16 => bits
+                    Element::BF16 => bits
                         .into_iter()
                         .map(|x| bf16::from_bits(x).to_f32())
                         .collect(),
@@ -117,10 +123,11 @@ impl OutBuffer {
 /// tensor maps and C.
 ///
 /// ```
-/// use tessel_kernels::hopper::{InType, OutType, Sm90Plan, run::Sm90Buffers};
+/// use tessel_kernels::Element;
+/// use tessel_kernels::hopper::{Sm90Plan, run::Sm90Buffers};
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
 /// if !tessel_kernels::hopper::run::supported(&gpu) { return }
-/// let plan = Sm90Plan::new(100, 300, 40, InType::BF16, OutType::BF16).unwrap();
+/// let plan = Sm90Plan::new(100, 300, 40, Element::BF16, Element::BF16).unwrap();
 /// let bufs = Sm90Buffers::new(&gpu, &plan, 3).unwrap();
 /// assert_eq!((bufs.a_host.len(), bufs.c.len()), (100 * 40, 100 * 300));
 /// ```
@@ -148,14 +155,14 @@ fn count(x: i64, y: i64) -> GpuResult<usize> {
 }
 
 /// `len` random values of `input`: fp16 `q / 1024` with `|q| <= 1024` (exact), or those values
-/// rounded to bf16; returns the bit patterns and the values. 16-bit inputs only (the callers
-/// refuse 8-bit ones: fp16 values stand for them here).
-pub(crate) fn random_operand(len: usize, seed: u64, input: InType) -> (Vec<u16>, Vec<f32>) {
+/// rounded to bf16; returns the bit patterns and the values.
+pub(crate) fn random_operand(len: usize, seed: u64, input: Element) -> (Vec<u16>, Vec<f32>) {
     random_f16(len, seed)
         .into_iter()
         .map(|h| match input {
-            InType::F16 | InType::Fp8 { .. } => (h.to_bits(), h.to_f32()),
-            InType::BF16 => {
+            Element::F16 => (h.to_bits(), h.to_f32()),
+            // The plans admit only `INPUTS`: the other one is bf16.
+            _ => {
                 let b = bf16::from_f32(h.to_f32());
                 (b.to_bits(), b.to_f32())
             }
@@ -168,31 +175,26 @@ impl Sm90Buffers {
     /// uninitialized C.
     ///
     /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan, run::Sm90Buffers};
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::{Sm90Plan, run::Sm90Buffers};
     /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
     /// if !tessel_kernels::hopper::run::supported(&gpu) { return }
-    /// let plan = Sm90Plan::new(128, 256, 64, InType::F16, OutType::F16).unwrap();
+    /// let plan = Sm90Plan::new(128, 256, 64, Element::F16, Element::F16).unwrap();
     /// let bufs = Sm90Buffers::new(&gpu, &plan, 3).unwrap();
     /// assert_eq!(bufs.map_b.plan().box_dims(), [64, 256]);
     /// ```
     pub fn new(gpu: &Gpu, plan: &Sm90Plan, seed: u64) -> GpuResult<Sm90Buffers> {
-        if plan.input.promotes() {
-            return Err(GpuError::InvalidArgument(format!(
-                "Sm90Buffers: {} inputs are run through the library (blas::Gemm), not here",
-                plan.input
-            )));
-        }
         let (a_bits, a_host) = random_operand(count(plan.m, plan.k)?, seed, plan.input);
         let (b_bits, b_host) = random_operand(count(plan.n, plan.k)?, seed ^ 0xB0B, plan.input);
         let a = cuda("cuMemcpyHtoD", gpu.stream().clone_htod(&a_bits))?;
         let b = cuda("cuMemcpyHtoD", gpu.stream().clone_htod(&b_bits))?;
         let cn = count(plan.m, plan.n)?;
         // SAFETY: C is poisoned or fully written before it is read.
-        let c = match plan.output {
-            OutType::F32 => OutBuffer::F32(cuda("cuMemAlloc", unsafe {
+        let c = match output_type(plan.output)? {
+            Element::F32 => OutBuffer::F32(cuda("cuMemAlloc", unsafe {
                 gpu.stream().alloc::<u32>(cn)
             })?),
-            OutType::F16 | OutType::BF16 => OutBuffer::B16(cuda("cuMemAlloc", unsafe {
+            _ => OutBuffer::B16(cuda("cuMemAlloc", unsafe {
                 gpu.stream().alloc::<u16>(cn)
             })?),
         };
@@ -221,10 +223,11 @@ impl Sm90Buffers {
     /// another plan.
     ///
     /// ```
-    /// use tessel_kernels::hopper::{InType, OutType, Sm90Plan, run::Sm90Buffers};
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::{Sm90Plan, run::Sm90Buffers};
     /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
     /// if !tessel_kernels::hopper::run::supported(&gpu) { return }
-    /// let plan = Sm90Plan::new(256, 512, 64, InType::F16, OutType::F32).unwrap();
+    /// let plan = Sm90Plan::new(256, 512, 64, Element::F16, Element::F32).unwrap();
     /// let mut bufs = Sm90Buffers::new(&gpu, &plan, 3).unwrap();
     /// assert_eq!(bufs.args(&gpu, &plan).unwrap().len(), 4); // tmap_a, tmap_b, tmap_c, args
     /// ```
@@ -264,7 +267,7 @@ impl Sm90Buffers {
     /// ```
     /// let _ = tessel_kernels::hopper::run::Sm90Buffers::c_values; // see run_and_verify
     /// ```
-    pub fn c_values(&self, gpu: &Gpu, output: OutType) -> GpuResult<Vec<f32>> {
+    pub fn c_values(&self, gpu: &Gpu, output: Element) -> GpuResult<Vec<f32>> {
         self.c.values(gpu, output)
     }
 }
@@ -274,9 +277,10 @@ impl Sm90Buffers {
 /// sm_90 or lacks the shared memory.
 ///
 /// ```
-/// use tessel_kernels::hopper::{InType, OutType, Sm90Plan, run};
+/// use tessel_kernels::Element;
+/// use tessel_kernels::hopper::{Sm90Plan, run};
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
-/// let plan = Sm90Plan::new(128, 256, 64, InType::F16, OutType::F32).unwrap();
+/// let plan = Sm90Plan::new(128, 256, 64, Element::F16, Element::F32).unwrap();
 /// match run::function(&gpu, &plan) {
 ///     Ok(k) => assert!(k.kernel().launch().grid.0 as i32 <= gpu.sm_count()),
 ///     Err(e) => assert!(e.is_unavailable()), // not a Hopper GPU
@@ -319,8 +323,9 @@ fn checked_rows(m: usize, max_rows: usize) -> Vec<usize> {
 /// rounding.
 ///
 /// ```
-/// use tessel_kernels::hopper::{InType, OutType, Sm90Plan, run::verify_rows};
-/// let plan = Sm90Plan::new(2, 2, 8, InType::F16, OutType::F16).unwrap();
+/// use tessel_kernels::Element;
+/// use tessel_kernels::hopper::{Sm90Plan, run::verify_rows};
+/// let plan = Sm90Plan::new(2, 2, 8, Element::F16, Element::F16).unwrap();
 /// let a = [1.0f32; 16];
 /// let b = [0.5f32; 16];
 /// assert_eq!(verify_rows(&plan, &a, &b, &[4.0; 4], &[0, 1]).bad, 0);
@@ -373,10 +378,11 @@ fn verified(what: &str, plan: &Sm90Plan, cmp: Comparison) -> GpuResult<Compariso
 /// loaded kernel and the comparison; `Err(Verify)` when an element is wrong.
 ///
 /// ```
-/// use tessel_kernels::hopper::{InType, OutType, Sm90Plan, run};
+/// use tessel_kernels::Element;
+/// use tessel_kernels::hopper::{Sm90Plan, run};
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
 /// if !run::supported(&gpu) { return }
-/// let plan = Sm90Plan::new(129, 257, 72, InType::BF16, OutType::F32).unwrap();
+/// let plan = Sm90Plan::new(129, 257, 72, Element::BF16, Element::F32).unwrap();
 /// let mut bufs = run::Sm90Buffers::new(&gpu, &plan, 3).unwrap();
 /// assert_eq!(run::run_and_verify(&gpu, &plan, &mut bufs, 129).unwrap().1.bad, 0);
 /// ```
@@ -396,51 +402,17 @@ pub fn run_and_verify<'g>(
     Ok((kernel, verified("vs CPU reference", plan, cmp)?))
 }
 
-/// The cuBLAS type of an input.
-fn cublas_in(t: InType) -> cublas_sys::cudaDataType_t {
-    match t {
-        InType::F16 => cublas_sys::cudaDataType_t::CUDA_R_16F,
-        InType::BF16 => cublas_sys::cudaDataType_t::CUDA_R_16BF,
-        InType::Fp8 { a, .. } => a.cublas(),
-    }
-}
-
-/// The cuBLAS type of an output.
-fn cublas_out(t: OutType) -> cublas_sys::cudaDataType_t {
-    match t {
-        OutType::F32 => cublas_sys::cudaDataType_t::CUDA_R_32F,
-        OutType::F16 => cublas_sys::cudaDataType_t::CUDA_R_16F,
-        OutType::BF16 => cublas_sys::cudaDataType_t::CUDA_R_16BF,
-    }
-}
-
-/// Whether `cublasGemmEx` computes this type pair with fp32 compute: fp32 output, or the output
-/// type equal to the input type. cuBLAS answers `CUBLAS_STATUS_NOT_SUPPORTED` for fp16 in with
-/// bf16 out and for bf16 in with fp16 out (seen on an H100 with CUDA 13), so those pairs are
-/// checked against the CPU reference only.
-///
-/// ```
-/// use tessel_kernels::hopper::{InType, OutType, run::cublas_supports};
-/// assert!(cublas_supports(InType::BF16, OutType::F32) && cublas_supports(InType::F16, OutType::F16));
-/// assert!(!cublas_supports(InType::F16, OutType::BF16));
-/// ```
-pub fn cublas_supports(input: InType, output: OutType) -> bool {
-    matches!(
-        (input, output),
-        (_, OutType::F32) | (InType::F16, OutType::F16) | (InType::BF16, OutType::BF16)
-    )
-}
-
 /// The same GEMM with `cublasGemmEx` (the plan's input and output types, fp32 compute) into
 /// `bufs.c`, as [`crate::gemm::run::launch_cublas`] does for fp16: row-major `C = A B^T` is
 /// column-major `C^T = B A^T`.
 ///
 /// ```
-/// use tessel_kernels::hopper::{InType, OutType, Sm90Plan, run};
+/// use tessel_kernels::Element;
+/// use tessel_kernels::hopper::{Sm90Plan, run};
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
 /// let Ok(blas) = tessel_kernels::gemm::run::cublas(&gpu) else { return };
 /// if !run::supported(&gpu) { return }
-/// let plan = Sm90Plan::new(128, 256, 64, InType::BF16, OutType::BF16).unwrap();
+/// let plan = Sm90Plan::new(128, 256, 64, Element::BF16, Element::BF16).unwrap();
 /// let mut bufs = run::Sm90Buffers::new(&gpu, &plan, 3).unwrap();
 /// run::launch_cublas(&gpu, &blas, &plan, &mut bufs).unwrap();
 /// gpu.synchronize().unwrap();
@@ -464,15 +436,14 @@ pub fn launch_cublas(
     let (pa, _ra) = bufs.a.device_ptr(stream);
     let (pb, _rb) = bufs.b.device_ptr(stream);
     let pc = bufs.c.device_ptr(gpu);
-    let input = cublas_in(plan.input);
     // SAFETY: the pointers are valid device buffers of the sizes checked above, on the handle's
     // stream.
     unsafe {
         gemm_tn(
             blas,
             (plan.m, plan.n, plan.k),
-            (pa, pb, input),
-            (pc, cublas_out(plan.output)),
+            (pa, pb, plan.input),
+            (pc, plan.output),
         )
     }
 }
@@ -481,11 +452,12 @@ pub fn launch_cublas(
 /// for fp32 output, two roundings of the 16-bit output types (plus `1e-4`) otherwise.
 ///
 /// ```
-/// use tessel_kernels::hopper::{InType, OutType, Sm90Plan, run};
+/// use tessel_kernels::Element;
+/// use tessel_kernels::hopper::{Sm90Plan, run};
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
 /// let Ok(blas) = tessel_kernels::gemm::run::cublas(&gpu) else { return };
 /// if !run::supported(&gpu) { return }
-/// let plan = Sm90Plan::new(300, 300, 64, InType::F16, OutType::F16).unwrap();
+/// let plan = Sm90Plan::new(300, 300, 64, Element::F16, Element::F16).unwrap();
 /// let mut bufs = run::Sm90Buffers::new(&gpu, &plan, 3).unwrap();
 /// run::run_and_verify(&gpu, &plan, &mut bufs, 8).unwrap();
 /// let ours = bufs.c_values(&gpu, plan.output).unwrap();
@@ -506,7 +478,7 @@ pub fn run_and_compare_cublas(
     // fp32: the two kernels may sum the k-blocks in different orders (a few fp32 roundings of
     // sums up to K in magnitude); a misplaced element is off by O(1).
     let rel = match plan.output {
-        OutType::F32 => 5e-4,
+        Element::F32 => 5e-4,
         o => 2.0 * o.unit_roundoff() + 1e-4,
     };
     let n = plan.n.max(1) as usize;
@@ -522,17 +494,18 @@ pub fn run_and_compare_cublas(
 /// One measurement of `tessel bench gemm` on Hopper: ours and cuBLAS with the same types.
 ///
 /// ```
-/// use tessel_kernels::hopper::{InType, OutType, run::Sm90Row};
-/// let _ = |r: &Sm90Row| (r.input == InType::F16, r.output == OutType::F32);
+/// use tessel_kernels::Element;
+/// use tessel_kernels::hopper::run::Sm90Row;
+/// let _ = |r: &Sm90Row| (r.input == Element::F16, r.output == Element::F32);
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Sm90Row {
     /// M, N, K.
     pub size: (i64, i64, i64),
     /// Input type.
-    pub input: InType,
+    pub input: Element,
     /// Output type.
-    pub output: OutType,
+    pub output: Element,
     /// The kernel's name.
     pub kernel: String,
     /// The measurement.
@@ -544,17 +517,18 @@ pub struct Sm90Row {
 /// warm-ups and `repeats` each; [`time_pair`]). `Unavailable` when the GPU is not sm_90.
 ///
 /// ```
-/// use tessel_kernels::hopper::{InType, OutType, run};
+/// use tessel_kernels::Element;
+/// use tessel_kernels::hopper::run;
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
 /// if !run::supported(&gpu) || !tessel_kernels::gemm::run::cublas_present() { return }
-/// let rows = run::bench(&gpu, &[(512, 512, 256)], &[(InType::F16, OutType::F32)], 2, &mut Vec::new())
+/// let rows = run::bench(&gpu, &[(512, 512, 256)], &[(Element::F16, Element::F32)], 2, &mut Vec::new())
 ///     .unwrap();
 /// assert!(rows[0].result.ours_tflops > 0.0 && rows[0].result.rel_err_cublas < 1e-3);
 /// ```
 pub fn bench(
     gpu: &Gpu,
     sizes: &[(i64, i64, i64)],
-    types: &[(InType, OutType)],
+    types: &[(Element, Element)],
     repeats: usize,
     progress: &mut dyn Write,
 ) -> GpuResult<Vec<Sm90Row>> {
@@ -617,12 +591,12 @@ mod tests {
 
     #[test]
     fn random_operands_are_exact_in_their_type() {
-        let (bits, vals) = random_operand(500, 9, InType::BF16);
+        let (bits, vals) = random_operand(500, 9, Element::BF16);
         for (b, v) in bits.iter().zip(&vals) {
             assert_eq!(bf16::from_bits(*b).to_f32(), *v);
             assert!((-1.0..=1.0).contains(v));
         }
-        let (bits, vals) = random_operand(500, 9, InType::F16);
+        let (bits, vals) = random_operand(500, 9, Element::F16);
         assert!(
             bits.iter()
                 .zip(&vals)

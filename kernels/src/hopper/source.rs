@@ -9,9 +9,11 @@ use tessel_layout::{ComposedLayout, Layout};
 use tessel_layout::gmma::Major;
 
 use super::{
-    BM, BODY, C_BUFS, CONSUMER_REGS, CONSUMERS, Epilogue, MN_BOX, OutType, PRODUCER_REGS, Sm90Plan,
+    BM, BODY, C_BUFS, CONSUMER_REGS, CONSUMERS, Epilogue, MN_BOX, PRODUCER_REGS, Sm90Plan,
+    gmma_atom_pair, output_code, promotes,
 };
 use crate::Arch;
+use crate::element::{DeviceElement, Element};
 use crate::error::{GpuError, GpuResult};
 use crate::kernel::{CType, Elem, Field, Kernel, KernelBuilder, Param, Scalar, Value};
 use crate::layer::{DeviceCopy, DeviceMma, DeviceTensor};
@@ -42,8 +44,9 @@ pub const ARGS: [&str; 16] = [
 /// split, the scalars).
 ///
 /// ```
-/// use tessel_kernels::hopper::{InType, OutType, Sm90Args, Sm90Plan};
-/// let plan = Sm90Plan::new(1000, 1000, 1000, InType::F16, OutType::F32).unwrap();
+/// use tessel_kernels::Element;
+/// use tessel_kernels::hopper::{Sm90Args, Sm90Plan};
+/// let plan = Sm90Plan::new(1000, 1000, 1000, Element::F16, Element::F32).unwrap();
 /// let a = Sm90Args::for_plan(&plan, 0x1000);
 /// assert_eq!((a.tiles_m, a.tiles_n, a.k_tiles, a.log2_group), (8, 4, 16, 2));
 /// ```
@@ -149,8 +152,9 @@ impl Sm90Plan {
     /// the direct epilogue) and the struct `args` ([`ARGS`], [`Sm90Args`]).
     ///
     /// ```
-    /// use tessel_kernels::{Arch, hopper::{InType, OutType, Sm90Plan}};
-    /// let k = Sm90Plan::new(1000, 1000, 1000, InType::F16, OutType::BF16).unwrap().kernel().unwrap();
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::{Arch, hopper::Sm90Plan};
+    /// let k = Sm90Plan::new(1000, 1000, 1000, Element::F16, Element::BF16).unwrap().kernel().unwrap();
     /// assert_eq!(k.target(), Some(Arch::SM90A));
     /// assert!(k.source().contains("__launch_bounds__(384, 1)"));
     /// assert!(k.source().contains("const __grid_constant__ tessel_tensor_map tmap_a"));
@@ -169,7 +173,7 @@ impl Sm90Plan {
             self.stages(),
             config.epilogue,
             if config.source { ", reads C" } else { "" },
-            if self.input.promotes() {
+            if promotes(self.input) {
                 ", accumulators promoted every k-tile"
             } else {
                 ""
@@ -185,13 +189,10 @@ impl Sm90Plan {
                 self.smem_bytes()
             )));
         }
-        let out = match self.output {
-            OutType::F32 => CType::F32,
-            OutType::F16 | OutType::BF16 => CType::B16,
-        };
+        let out = self.output.c_type();
         let tma_store = self.epilogue == Epilogue::TmaStore;
         let mma = DeviceMma::new("wgmma", self.mma.clone());
-        let (a_elem, b_elem) = self.input.elements();
+        let (a_elem, b_elem) = (self.config.input, self.config.input_b);
         let a_stages = DeviceTensor::shared(a_elem.c_type(), self.a_stages()?);
         let b_stages = DeviceTensor::shared(b_elem.c_type(), self.b_stages()?);
         let acc = mma.partition_fragment('C', &[BM, bn], CType::F32)?;
@@ -203,7 +204,7 @@ impl Sm90Plan {
             .int("BM", BM)
             .int("BN", bn)
             .int("BK", bk)
-            .int("PROMOTE", i64::from(self.input.promotes()))
+            .int("PROMOTE", i64::from(promotes(self.input)))
             .int("STAGES", self.stages())
             .int("A_STAGE_BYTES", a_stage_bytes)
             .int("B_STAGE_BYTES", b_stage_bytes)
@@ -218,7 +219,7 @@ impl Sm90Plan {
             .int("PRODUCER_REGS", PRODUCER_REGS)
             .int("CONSUMER_REGS", CONSUMER_REGS)
             .int("ACC", acc.size())
-            .int("OUT", self.output.code())
+            .int("OUT", output_code(self.output)?)
             .int("TMA_STORE", i64::from(tma_store))
             .int("SOURCE", i64::from(config.source))
             .int("C_COLS", Self::c_cols(self.output))
@@ -288,13 +289,21 @@ impl Sm90Plan {
         // One consumer's MMA: the 64 x BN atom on one warpgroup.
         let one = DeviceMma::new(
             "one",
-            make_tiled_mma(&mma_atom(&self.input.gmma_atom(bn))?, &"1:0".parse()?, &[])?,
+            make_tiled_mma(
+                &mma_atom(&gmma_atom_pair(self.config.input, self.config.input_b, bn)?)?,
+                &"1:0".parse()?,
+                &[],
+            )?,
         );
         let cols = Self::c_cols(self.output);
-        let chunk_atom = mma_atom(&self.input.gmma_atom(cols))?;
+        let chunk_atom = mma_atom(&gmma_atom_pair(
+            self.config.input,
+            self.config.input_b,
+            cols,
+        )?)?;
         let chunk = DeviceMma::new("chunk", make_tiled_mma(&chunk_atom, &"1:0".parse()?, &[])?);
         let atom = match self.output {
-            OutType::F32 => copy_atom("UniversalCopy<uint64_t>")?.typed(32)?,
+            Element::F32 => copy_atom("UniversalCopy<uint64_t>")?.typed(32)?,
             _ => copy_atom("SM90_U32x4_STSM_N")?.typed(16)?,
         };
         let cw = DeviceCopy::new("cw", make_tiled_copy_c(&atom, chunk.tiled())?);
@@ -341,7 +350,7 @@ impl Sm90Plan {
                     // fp32: the thread's own pair r; stmatrix: lane l addresses row l % 8 of
                     // matrix l / 8 of step r, which starts where thread 4 (l % 8) of the warp
                     // holds value 8 r + 2 (l / 8) (PTX ISA "stmatrix").
-                    let (owner, v) = if self.output == OutType::F32 {
+                    let (owner, v) = if self.output == Element::F32 {
                         (t, ch * vals + values * r)
                     } else {
                         let (w, l) = (t / 32, t % 32);

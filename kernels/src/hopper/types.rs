@@ -6,370 +6,171 @@ use tessel_layout::gmma::Major;
 
 use crate::element::Element;
 use crate::error::{GpuError, GpuResult};
-use crate::tma::TmaElem;
 
-/// Input element types of the Hopper GEMM: fp16 or bf16 (A and B of one type), or the 8-bit
-/// floating-point formats in any mix ([`InType::Fp8`]: A and B K-major, the `_TN` GMMA atoms).
+/// The input element types of the Hopper GEMM (and of attention): A and B are fp16 or bf16,
+/// the types of its 16-bit GMMA atoms (`SM90_64xNx16_F32F16F16_SS`,
+/// `SM90_64xNx16_F32BF16BF16_SS`).
 ///
 /// ```
-/// use tessel_kernels::{Element, hopper::InType};
-/// assert_eq!(InType::BF16.atom(), "SM90_64x256x16_F32BF16BF16_SS");
-/// assert_eq!("bf16".parse::<InType>().unwrap(), InType::BF16);
-/// let f8 = InType::Fp8 { a: Element::E4M3, b: Element::E5M2 };
-/// assert_eq!(f8.gmma_atom(128), "SM90_64x128x32_F32E4M3E5M2_SS_TN");
-/// assert_eq!("e4m3_e5m2".parse::<InType>().unwrap(), f8);
+/// use tessel_kernels::{Element, hopper::INPUTS};
+/// assert_eq!(INPUTS, [Element::F16, Element::BF16]);
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum InType {
-    /// IEEE half.
-    F16,
-    /// bfloat16.
-    BF16,
-    /// 8-bit floating point: A's and B's formats ([`Element::E4M3`] or [`Element::E5M2`] each;
-    /// [`InType::fp8`] checks them).
-    Fp8 {
-        /// A's format.
-        a: Element,
-        /// B's format.
-        b: Element,
-    },
-}
+pub const INPUTS: [Element; 2] = [Element::F16, Element::BF16];
 
-impl InType {
-    /// The 16-bit input types.
-    ///
-    /// ```
-    /// assert_eq!(tessel_kernels::hopper::InType::ALL.len(), 2);
-    /// ```
-    pub const ALL: [InType; 2] = [InType::F16, InType::BF16];
-
-    /// Every 8-bit pair (A, B) in CuTe's order of the GMMA atoms.
-    ///
-    /// ```
-    /// use tessel_kernels::{Element, hopper::InType};
-    /// assert_eq!(InType::FP8[1], InType::Fp8 { a: Element::E4M3, b: Element::E5M2 });
-    /// ```
-    pub const FP8: [InType; 4] = [
-        InType::Fp8 {
-            a: Element::E4M3,
-            b: Element::E4M3,
-        },
-        InType::Fp8 {
-            a: Element::E4M3,
-            b: Element::E5M2,
-        },
-        InType::Fp8 {
-            a: Element::E5M2,
-            b: Element::E4M3,
-        },
-        InType::Fp8 {
-            a: Element::E5M2,
-            b: Element::E5M2,
-        },
-    ];
-
-    /// The 8-bit input of A in format `a` and B in format `b`; `None` unless both are 8-bit
-    /// floating-point formats.
-    ///
-    /// ```
-    /// use tessel_kernels::{Element, hopper::InType};
-    /// assert!(InType::fp8(Element::E5M2, Element::E4M3).is_some());
-    /// assert_eq!(InType::fp8(Element::E5M2, Element::F16), None);
-    /// ```
-    pub fn fp8(a: Element, b: Element) -> Option<InType> {
-        (a.is_fp8() && b.is_fp8()).then_some(InType::Fp8 { a, b })
-    }
-
-    /// The input of A of type `a` and B of type `b`, if the kernel takes it: both fp16, both
-    /// bf16, or two 8-bit formats.
-    ///
-    /// ```
-    /// use tessel_kernels::{Element, hopper::InType};
-    /// assert_eq!(InType::of_pair(Element::BF16, Element::BF16), Some(InType::BF16));
-    /// assert_eq!(InType::of_pair(Element::F16, Element::BF16), None);
-    /// ```
-    pub fn of_pair(a: Element, b: Element) -> Option<InType> {
-        if a.is_fp8() {
-            return InType::fp8(a, b);
-        }
-        if a != b {
-            return None;
-        }
-        InType::of(a)
-    }
-
-    /// The element types of A and B.
-    ///
-    /// ```
-    /// use tessel_kernels::{Element, hopper::InType};
-    /// assert_eq!(InType::F16.elements(), (Element::F16, Element::F16));
-    /// ```
-    pub fn elements(self) -> (Element, Element) {
-        match self {
-            InType::F16 => (Element::F16, Element::F16),
-            InType::BF16 => (Element::BF16, Element::BF16),
-            InType::Fp8 { a, b } => (a, b),
-        }
-    }
-
-    /// The GMMA atom (CuTe's name) of a 64 x 256 step with fp32 accumulators.
-    ///
-    /// ```
-    /// assert_eq!(tessel_kernels::hopper::InType::F16.atom(), "SM90_64x256x16_F32F16F16_SS");
-    /// ```
-    pub fn atom(self) -> String {
-        self.gmma_atom(256)
-    }
-
-    /// The GMMA atom (CuTe's name) of a `64 x n x K` step with fp32 accumulators, A and B in
-    /// shared memory: K 16 for 16-bit inputs, 32 for 8-bit ones (CuTe's `_TN` atoms: both
-    /// operands K-major).
-    ///
-    /// ```
-    /// use tessel_kernels::{Element, hopper::InType};
-    /// assert_eq!(InType::F16.gmma_atom(128), "SM90_64x128x16_F32F16F16_SS");
-    /// let f8 = InType::fp8(Element::E5M2, Element::E5M2).unwrap();
-    /// assert_eq!(f8.gmma_atom(64), "SM90_64x64x32_F32E5M2E5M2_SS_TN");
-    /// ```
-    pub fn gmma_atom(self, n: i64) -> String {
-        let name = |e: Element| e.ptx().to_uppercase();
-        match self {
-            InType::F16 => format!("SM90_64x{n}x16_F32F16F16_SS"),
-            InType::BF16 => format!("SM90_64x{n}x16_F32BF16BF16_SS"),
-            InType::Fp8 { a, b } => format!("SM90_64x{n}x32_F32{}{}_SS_TN", name(a), name(b)),
-        }
-    }
-
-    /// Bits per element.
-    ///
-    /// ```
-    /// use tessel_kernels::hopper::InType;
-    /// assert_eq!((InType::BF16.bits(), InType::FP8[0].bits()), (16, 8));
-    /// ```
-    pub fn bits(self) -> i64 {
-        self.elements().0.bits()
-    }
-
-    /// K of one stage (a k-tile): one 128-byte swizzled row, 64 16-bit or 128 8-bit elements.
-    ///
-    /// ```
-    /// use tessel_kernels::hopper::InType;
-    /// assert_eq!((InType::F16.bk(), InType::FP8[3].bk()), (64, 128));
-    /// ```
-    pub fn bk(self) -> i64 {
-        128 * 8 / self.bits()
-    }
-
-    /// K of one wgmma: 32 bytes of each operand row (16 16-bit or 32 8-bit elements; PTX ISA,
-    /// "Matrix shape" of `wgmma.mma_async`).
-    ///
-    /// ```
-    /// use tessel_kernels::hopper::InType;
-    /// assert_eq!((InType::BF16.wgmma_k(), InType::FP8[1].wgmma_k()), (16, 32));
-    /// ```
-    pub fn wgmma_k(self) -> i64 {
-        32 * 8 / self.bits()
-    }
-
-    /// Whether the kernel promotes the accumulators: the 8-bit inputs add the wgmma
-    /// accumulators into a separate fp32 fragment after every k-tile ([`crate::hopper`]'s
-    /// "Promotion").
-    ///
-    /// ```
-    /// use tessel_kernels::hopper::InType;
-    /// assert!(InType::FP8[0].promotes() && !InType::F16.promotes());
-    /// ```
-    pub fn promotes(self) -> bool {
-        matches!(self, InType::Fp8 { .. })
-    }
-
-    /// A's element type (B's is the same except for mixed 8-bit inputs: [`InType::elements`]).
-    ///
-    /// ```
-    /// use tessel_kernels::{Element, hopper::InType};
-    /// assert_eq!(InType::BF16.element(), Element::BF16);
-    /// ```
-    pub fn element(self) -> Element {
-        self.elements().0
-    }
-
-    /// The 16-bit input type of an element type, if the kernel takes it (8-bit inputs:
-    /// [`InType::fp8`]).
-    ///
-    /// ```
-    /// use tessel_kernels::{Element, hopper::InType};
-    /// assert_eq!(InType::of(Element::F16), Some(InType::F16));
-    /// assert_eq!(InType::of(Element::F32), None);
-    /// ```
-    pub fn of(e: Element) -> Option<InType> {
-        match e {
-            Element::F16 => Some(InType::F16),
-            Element::BF16 => Some(InType::BF16),
-            _ => None,
-        }
-    }
-
-    /// The tensor-map element type.
-    ///
-    /// ```
-    /// use tessel_kernels::{hopper::InType, tma::TmaElem};
-    /// assert_eq!(InType::BF16.tma(), TmaElem::BF16);
-    /// assert_eq!(InType::FP8[0].tma(), TmaElem::U8);
-    /// ```
-    pub fn tma(self) -> TmaElem {
-        self.element().tma()
-    }
-}
-
-impl fmt::Display for InType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            InType::F16 => f.write_str("f16"),
-            InType::BF16 => f.write_str("bf16"),
-            InType::Fp8 { a, b } if a == b => write!(f, "{a}"),
-            InType::Fp8 { a, b } => write!(f, "{a}_{b}"),
-        }
-    }
-}
-
-impl std::str::FromStr for InType {
-    type Err = GpuError;
-    fn from_str(s: &str) -> GpuResult<InType> {
-        let err = || {
-            GpuError::InvalidArgument(format!(
-                "unknown GEMM input type {s:?} (expected f16, bf16, e4m3, e5m2 or A_B of the \
-                 8-bit formats, e.g. e4m3_e5m2)"
-            ))
-        };
-        match s {
-            "f16" | "fp16" => return Ok(InType::F16),
-            "bf16" => return Ok(InType::BF16),
-            _ => {}
-        }
-        let (a, b) = s.split_once('_').unwrap_or((s, s));
-        let a: Element = a.parse().map_err(|_| err())?;
-        let b: Element = b.parse().map_err(|_| err())?;
-        InType::fp8(a, b).ok_or_else(err)
-    }
-}
-
-/// Output element type of the Hopper GEMM (converted from the fp32 accumulators, rounding to
-/// nearest even).
+/// The output element types of the Hopper GEMM: D (and C) are fp32, fp16 or bf16, converted
+/// from the fp32 accumulators rounding to nearest even.
 ///
 /// ```
-/// use tessel_kernels::hopper::OutType;
-/// assert_eq!((OutType::F32.bytes(), OutType::BF16.bytes()), (4, 2));
-/// assert_eq!(OutType::F16.to_string(), "f16");
+/// use tessel_kernels::{Element, hopper::OUTPUTS};
+/// assert_eq!(OUTPUTS, [Element::F32, Element::F16, Element::BF16]);
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum OutType {
-    /// fp32.
-    F32,
-    /// IEEE half.
-    F16,
-    /// bfloat16.
-    BF16,
+pub const OUTPUTS: [Element; 3] = [Element::F32, Element::F16, Element::BF16];
+
+/// `input` if the Hopper GEMM takes it ([`INPUTS`]), else an error naming the supported set.
+///
+/// ```
+/// use tessel_kernels::{Element, hopper::input_type};
+/// assert_eq!(input_type(Element::BF16).unwrap(), Element::BF16);
+/// let e = input_type(Element::F32).unwrap_err();
+/// assert!(e.to_string().contains("the Hopper GEMM's input takes f16 or bf16, not f32"), "{e}");
+/// ```
+pub fn input_type(input: Element) -> GpuResult<Element> {
+    Ok(input.require(&INPUTS, "the Hopper GEMM's input")?)
 }
 
-impl OutType {
-    /// Every output type.
-    ///
-    /// ```
-    /// assert_eq!(tessel_kernels::hopper::OutType::ALL.len(), 3);
-    /// ```
-    pub const ALL: [OutType; 3] = [OutType::F32, OutType::F16, OutType::BF16];
-
-    /// Bytes per element.
-    ///
-    /// ```
-    /// assert_eq!(tessel_kernels::hopper::OutType::F16.bytes(), 2);
-    /// ```
-    pub fn bytes(self) -> usize {
-        match self {
-            OutType::F32 => 4,
-            OutType::F16 | OutType::BF16 => 2,
-        }
-    }
-
-    /// The tensor-map element type (C's map of the TMA-store epilogue).
-    ///
-    /// ```
-    /// use tessel_kernels::{hopper::OutType, tma::TmaElem};
-    /// assert_eq!(OutType::F32.tma(), TmaElem::F32);
-    /// ```
-    pub fn tma(self) -> TmaElem {
-        match self {
-            OutType::F32 => TmaElem::F32,
-            OutType::F16 => TmaElem::F16,
-            OutType::BF16 => TmaElem::BF16,
-        }
-    }
-
-    /// The element type.
-    ///
-    /// ```
-    /// use tessel_kernels::{Element, hopper::OutType};
-    /// assert_eq!(OutType::F32.element(), Element::F32);
-    /// ```
-    pub fn element(self) -> Element {
-        match self {
-            OutType::F32 => Element::F32,
-            OutType::F16 => Element::F16,
-            OutType::BF16 => Element::BF16,
-        }
-    }
-
-    /// The output type of an element type, if the kernel writes it.
-    ///
-    /// ```
-    /// use tessel_kernels::{Element, hopper::OutType};
-    /// assert_eq!(OutType::of(Element::BF16), Some(OutType::BF16));
-    /// assert_eq!(OutType::of(Element::E4M3), None);
-    /// ```
-    pub fn of(e: Element) -> Option<OutType> {
-        match e {
-            Element::F32 => Some(OutType::F32),
-            Element::F16 => Some(OutType::F16),
-            Element::BF16 => Some(OutType::BF16),
-            _ => None,
-        }
-    }
-
-    /// The kernel's `k::OUT` code (0 fp32, 1 fp16, 2 bf16; `dev::sm90::bits<OUT>`).
-    ///
-    /// ```
-    /// assert_eq!(tessel_kernels::hopper::OutType::BF16.code(), 2);
-    /// ```
-    pub fn code(self) -> i64 {
-        match self {
-            OutType::F32 => 0,
-            OutType::F16 => 1,
-            OutType::BF16 => 2,
-        }
-    }
-
-    /// Unit roundoff of the type (half an ulp at 1): the relative error of one conversion.
-    ///
-    /// ```
-    /// assert_eq!(tessel_kernels::hopper::OutType::BF16.unit_roundoff(), 2f64.powi(-8));
-    /// ```
-    pub fn unit_roundoff(self) -> f64 {
-        match self {
-            OutType::F32 => 2f64.powi(-24),
-            OutType::F16 => 2f64.powi(-11),
-            OutType::BF16 => 2f64.powi(-8),
-        }
-    }
+/// `output` if the Hopper GEMM writes it ([`OUTPUTS`]), else an error naming the supported set.
+///
+/// ```
+/// use tessel_kernels::{Element, hopper::output_type};
+/// assert_eq!(output_type(Element::F32).unwrap(), Element::F32);
+/// let e = output_type(Element::E4M3).unwrap_err();
+/// assert!(e.to_string().contains("takes f32, f16 or bf16, not e4m3"), "{e}");
+/// ```
+pub fn output_type(output: Element) -> GpuResult<Element> {
+    Ok(output.require(&OUTPUTS, "the Hopper GEMM's output")?)
 }
 
-impl fmt::Display for OutType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            OutType::F32 => "f32",
-            OutType::F16 => "f16",
-            OutType::BF16 => "bf16",
-        })
+/// The GMMA atom (CuTe's name) of a `64 x n x 16` step of `input` with fp32 accumulators, A
+/// and B in shared memory; an input outside [`INPUTS`] is an error naming them.
+///
+/// ```
+/// use tessel_kernels::{Element, hopper::gmma_atom};
+/// assert_eq!(gmma_atom(Element::F16, 128).unwrap(), "SM90_64x128x16_F32F16F16_SS");
+/// assert_eq!(gmma_atom(Element::BF16, 256).unwrap(), "SM90_64x256x16_F32BF16BF16_SS");
+/// assert!(gmma_atom(Element::F32, 256).is_err());
+/// ```
+pub fn gmma_atom(input: Element, n: i64) -> GpuResult<String> {
+    let t = input_type(input)?.cute_token();
+    Ok(format!("SM90_64x{n}x16_F32{t}{t}_SS"))
+}
+
+/// The 8-bit input types: A and B e4m3 or e5m2 in any mix, both K-major (CuTe's `_TN` GMMA
+/// atoms `SM90_64xNx32_F32<A><B>_SS_TN`).
+///
+/// ```
+/// use tessel_kernels::{Element, hopper::FP8_INPUTS};
+/// assert_eq!(FP8_INPUTS, [Element::E4M3, Element::E5M2]);
+/// ```
+pub const FP8_INPUTS: [Element; 2] = [Element::E4M3, Element::E5M2];
+
+/// A's and B's types if the Hopper GEMM takes the pair: both f16, both bf16, or two 8-bit
+/// formats ([`FP8_INPUTS`], any mix); else an error naming the condition.
+///
+/// ```
+/// use tessel_kernels::{Element, hopper::input_pair};
+/// assert!(input_pair(Element::E4M3, Element::E5M2).is_ok());
+/// let e = input_pair(Element::F16, Element::BF16).unwrap_err().to_string();
+/// assert!(e.contains("A is f16 but B is bf16"), "{e}");
+/// let e = input_pair(Element::F16, Element::E4M3).unwrap_err().to_string();
+/// assert!(e.contains("an 8-bit operand needs an 8-bit other operand"), "{e}");
+/// ```
+pub fn input_pair(a: Element, b: Element) -> GpuResult<(Element, Element)> {
+    if a.is_fp8() || b.is_fp8() {
+        if a.is_fp8() && b.is_fp8() {
+            return Ok((a, b));
+        }
+        return Err(GpuError::InvalidArgument(format!(
+            "A is {a} but B is {b}: an 8-bit operand needs an 8-bit other operand (e4m3 or \
+             e5m2, any mix)"
+        )));
     }
+    if a != b {
+        return Err(GpuError::InvalidArgument(format!(
+            "A is {a} but B is {b}: both operands must have the same type (f16 or bf16), or \
+             both be 8-bit (e4m3 or e5m2, any mix)"
+        )));
+    }
+    Ok((input_type(a)?, b))
+}
+
+/// The GMMA atom (CuTe's name) of a `64 x n x K` step of A of type `a` and B of type `b` with
+/// fp32 accumulators, both in shared memory: [`gmma_atom`] for 16-bit inputs (K 16), the `_TN`
+/// atom with K 32 for 8-bit ones.
+///
+/// ```
+/// use tessel_kernels::{Element, hopper::gmma_atom_pair};
+/// assert_eq!(gmma_atom_pair(Element::E4M3, Element::E5M2, 128).unwrap(), "SM90_64x128x32_F32E4M3E5M2_SS_TN");
+/// assert_eq!(gmma_atom_pair(Element::F16, Element::F16, 64).unwrap(), "SM90_64x64x16_F32F16F16_SS");
+/// ```
+pub fn gmma_atom_pair(a: Element, b: Element, n: i64) -> GpuResult<String> {
+    let (a, b) = input_pair(a, b)?;
+    if a.is_fp8() {
+        return Ok(format!(
+            "SM90_64x{n}x32_F32{}{}_SS_TN",
+            a.cute_token(),
+            b.cute_token()
+        ));
+    }
+    gmma_atom(a, n)
+}
+
+/// K of one stage (a k-tile) of inputs of type `input`: one 128-byte swizzled row, 64 16-bit
+/// or 128 8-bit elements.
+///
+/// ```
+/// use tessel_kernels::{Element, hopper::k_tile};
+/// assert_eq!((k_tile(Element::F16), k_tile(Element::E4M3)), (64, 128));
+/// ```
+pub fn k_tile(input: Element) -> i64 {
+    128 * 8 / input.bits()
+}
+
+/// K of one wgmma: 32 bytes of each operand row (16 16-bit or 32 8-bit elements; PTX ISA,
+/// `wgmma.mma_async` shapes).
+///
+/// ```
+/// use tessel_kernels::{Element, hopper::wgmma_k};
+/// assert_eq!((wgmma_k(Element::BF16), wgmma_k(Element::E5M2)), (16, 32));
+/// ```
+pub fn wgmma_k(input: Element) -> i64 {
+    32 * 8 / input.bits()
+}
+
+/// Whether the kernel promotes its accumulators for inputs of type `input`: 8-bit inputs add
+/// the wgmma accumulators into a separate fp32 fragment after every k-tile ([`crate::hopper`]).
+///
+/// ```
+/// use tessel_kernels::{Element, hopper::promotes};
+/// assert!(promotes(Element::E4M3) && !promotes(Element::F16));
+/// ```
+pub fn promotes(input: Element) -> bool {
+    input.is_fp8()
+}
+
+/// The code of an output type in the kernels' sources (`OUT` of the GEMM, `DT` of attention:
+/// 0 fp32, 1 fp16, 2 bf16); an output outside [`OUTPUTS`] is an error naming them.
+///
+/// ```
+/// use tessel_kernels::{Element, hopper::output_code};
+/// assert_eq!(output_code(Element::BF16).unwrap(), 2);
+/// assert!(output_code(Element::E5M2).is_err());
+/// ```
+pub fn output_code(output: Element) -> GpuResult<i64> {
+    Ok(match output_type(output)? {
+        Element::F32 => 0,
+        Element::F16 => 1,
+        _ => 2,
+    })
 }
 
 /// How the consumers write C.
@@ -461,19 +262,22 @@ impl fmt::Display for Sm90Tile {
 /// leading dimensions, tile counts, split and scalars are run-time values of the kernel.
 ///
 /// ```
-/// use tessel_kernels::hopper::{Epilogue, InType, OutType, Sm90Config, Sm90Tile};
+/// use tessel_kernels::Element;
+/// use tessel_kernels::hopper::{Epilogue, Sm90Config, Sm90Tile};
 /// use tessel_layout::gmma::Major;
-/// let c = Sm90Config::tn(InType::F16, OutType::F32);
+/// let c = Sm90Config::tn(Element::F16, Element::F32);
 /// assert_eq!(c.kernel_name(), "gemm_sm90_ak_bk_f16_f32_128x256_tma");
 /// let nn = Sm90Config { a_major: Major::MN, tile: Sm90Tile::T128x128, source: true, ..c };
 /// assert_eq!(nn.kernel_name(), "gemm_sm90_am_bk_f16_f32_128x128_tma_c");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Sm90Config {
-    /// Input type (A and B).
-    pub input: InType,
+    /// Input type of A (and of B, but for mixed 8-bit inputs: [`Sm90Config::input_b`]).
+    pub input: Element,
+    /// Input type of B.
+    pub input_b: Element,
     /// Output type (D, and C when read).
-    pub output: OutType,
+    pub output: Element,
     /// A's contiguous mode in global memory and in its stages: K (row-major A) or M.
     pub a_major: Major,
     /// B's contiguous mode: K (B stored N x K, column-major K x N) or N (row-major K x N).
@@ -489,15 +293,39 @@ pub struct Sm90Config {
 impl Sm90Config {
     /// `C = A B^T` as the kernel was first written: both operands K-major, the large tile, the
     /// TMA-store epilogue, no C read.
-    pub fn tn(input: InType, output: OutType) -> Sm90Config {
+    pub fn tn(input: Element, output: Element) -> Sm90Config {
         Sm90Config {
             input,
+            input_b: input,
             output,
             a_major: Major::K,
             b_major: Major::K,
             tile: Sm90Tile::T128x256,
             epilogue: Epilogue::TmaStore,
             source: false,
+        }
+    }
+
+    /// [`Sm90Config::tn`] of A of type `a` and B of type `b` (mixed 8-bit inputs).
+    ///
+    /// ```
+    /// use tessel_kernels::{Element, hopper::Sm90Config};
+    /// let c = Sm90Config::tn_pair(Element::E4M3, Element::E5M2, Element::BF16);
+    /// assert_eq!(c.kernel_name(), "gemm_sm90_ak_bk_e4m3_e5m2_bf16_128x256_tma");
+    /// ```
+    pub fn tn_pair(a: Element, b: Element, output: Element) -> Sm90Config {
+        Sm90Config {
+            input_b: b,
+            ..Sm90Config::tn(a, output)
+        }
+    }
+
+    /// A's and B's input label: `f16`, or `e4m3_e5m2` for a mixed pair.
+    pub fn inputs_name(&self) -> String {
+        if self.input == self.input_b {
+            self.input.to_string()
+        } else {
+            format!("{}_{}", self.input, self.input_b)
         }
     }
 
@@ -508,7 +336,7 @@ impl Sm90Config {
         let b = if self.b_major == Major::K { "k" } else { "n" };
         format!(
             "gemm_sm90_a{a}_b{b}_{}_{}_{}_{}{}",
-            self.input,
+            self.inputs_name(),
             self.output,
             self.tile,
             self.epilogue,

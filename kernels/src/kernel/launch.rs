@@ -26,8 +26,8 @@ use cudarc::driver::{
 
 use super::build::Kernel;
 use super::piece::{Access, ParamKind, Scalar};
+use crate::bits::BitsElement;
 use crate::device::Gpu;
-use crate::dtype::Elem;
 use crate::error::{GpuError, GpuResult, cuda};
 use crate::exec::{download, function_info, poison};
 use crate::timing::{Timing, time_events};
@@ -629,7 +629,7 @@ impl<'g> Loaded<'g> {
     ///     expect_bits("sq", got, |i| (i * i) as u32)
     /// }).unwrap();
     /// ```
-    pub fn run_verified<E: Elem, R>(
+    pub fn run_verified<E: BitsElement, R>(
         &self,
         args: &mut [Arg<'_>],
         output: usize,
@@ -652,7 +652,7 @@ impl<'g> Loaded<'g> {
         let slice = b.as_any().downcast_ref::<CudaSlice<E>>().ok_or_else(|| {
             GpuError::InvalidArgument(format!(
                 "kernel {name}: output {output} is not a buffer of {}",
-                E::DTYPE
+                E::ELEMENT
             ))
         })?;
         check(&download(self.gpu, slice)?)
@@ -680,7 +680,7 @@ impl<'g> Loaded<'g> {
 /// let err = expect_bits("k", &[1u32, u32::MAX], |i| i as u32 + 1).unwrap_err();
 /// assert!(matches!(&err, GpuError::Verify(m) if m.contains("1 of 2") && m.contains("1 never written")), "{err}");
 /// ```
-pub fn expect_bits<E: Elem>(
+pub fn expect_bits<E: BitsElement>(
     kernel: &str,
     got: &[E],
     want: impl Fn(usize) -> E + Sync,
@@ -700,7 +700,7 @@ pub fn expect_bits<E: Elem>(
 /// assert!(err.to_string().contains("k on 2 x 2: 1 of 4 elements wrong"), "{err}");
 /// assert!(err.to_string().contains("out[1][1] = 9, expected 3"), "{err}");
 /// ```
-pub fn expect_bits_labelled<E: Elem>(
+pub fn expect_bits_labelled<E: BitsElement>(
     kernel: &str,
     got: &[E],
     want: impl Fn(usize) -> E + Sync,

@@ -7,13 +7,13 @@
 //! assert_eq!(CType::B16.bytes(), 2);
 //! ```
 
-use crate::dtype::DType;
+use crate::element::{DeviceElement, Element};
 
 /// A C element type as spelled in CUDA, with its size.
 ///
 /// ```
-/// use tessel_kernels::{DType, kernel::CType};
-/// assert_eq!(CType::of(DType::F16), CType::B16);
+/// use tessel_kernels::{Element, element::DeviceElement, kernel::CType};
+/// assert_eq!(Element::F16.word(), CType::B16);
 /// assert_eq!(CType::F32.name(), "float");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -41,6 +41,12 @@ impl CType {
     /// assert_eq!(tessel_kernels::kernel::CType::F32.bytes(), 4);
     /// ```
     pub const F32: CType = CType::new("float", 4);
+    /// `unsigned char`: one byte (the storage of the 8-bit floating-point formats).
+    ///
+    /// ```
+    /// assert_eq!(tessel_kernels::kernel::CType::U8.name(), "unsigned char");
+    /// ```
+    pub const U8: CType = CType::new("unsigned char", 1);
     /// `int`.
     ///
     /// ```
@@ -56,19 +62,6 @@ impl CType {
     /// ```
     pub const fn new(name: &'static str, bytes: usize) -> CType {
         CType { name, bytes }
-    }
-
-    /// The storage type of `dtype` (its bit pattern: `b32` or `b16`).
-    ///
-    /// ```
-    /// use tessel_kernels::{DType, kernel::CType};
-    /// assert_eq!(CType::of(DType::F32), CType::B32);
-    /// ```
-    pub fn of(dtype: DType) -> CType {
-        match dtype {
-            DType::F32 => CType::B32,
-            DType::F16 => CType::B16,
-        }
     }
 
     /// The C spelling.
@@ -117,6 +110,18 @@ impl Elem {
     }
 }
 
+impl From<Element> for Elem {
+    /// The element's C storage type ([`DeviceElement::c_type`]).
+    ///
+    /// ```
+    /// use tessel_kernels::{Element, kernel::{CType, Elem}};
+    /// assert_eq!(Elem::from(Element::BF16), Elem::Type(CType::B16));
+    /// ```
+    fn from(e: Element) -> Elem {
+        Elem::Type(e.c_type())
+    }
+}
+
 impl From<CType> for Elem {
     fn from(t: CType) -> Elem {
         Elem::Type(t)
@@ -138,7 +143,9 @@ pub enum Access {
     Write,
 }
 
-/// The type of a scalar parameter.
+/// The type of a scalar parameter (a kernel's run-time `int`, `long long` or `float` argument).
+/// A parameter kind, not an element type: a buffer's element is an
+/// [`Element`] (or a kernel alias of one).
 ///
 /// ```
 /// use tessel_kernels::kernel::Scalar;

@@ -258,7 +258,7 @@ pub fn expect_close(kernel: &str, got: &[f32], want: &[f32], bound: &[f32]) -> G
     Ok(())
 }
 
-/// Deterministic fp16 test data in `[-0.5, 0.5)`: [`crate::dtype::random_data`] (values in
+/// Deterministic fp16 test data in `[-0.5, 0.5)`: [`crate::bits::random_data`] (values in
 /// `[1, 2)`) minus 1.5, which is exact in fp16.
 ///
 /// ```
@@ -266,7 +266,7 @@ pub fn expect_close(kernel: &str, got: &[f32], want: &[f32], bound: &[f32]) -> G
 /// assert!(x.iter().all(|v| (-0.5..0.5).contains(&v.to_f32())));
 /// ```
 pub fn random_f16(n: usize, seed: u64) -> Vec<f16> {
-    crate::dtype::random_data::<f16>(n, seed)
+    crate::bits::random_data::<f16>(n, seed)
         .into_iter()
         .map(|x| f16::from_f32(x.to_f32() - 1.5))
         .collect()

@@ -27,7 +27,7 @@ use super::pair::PairPlan;
 use super::power::PowerPlan;
 use crate::bench::{BenchOptions, Row, io};
 use crate::device::Gpu;
-use crate::dtype::DType;
+use crate::element::Element;
 use crate::error::{GpuError, GpuResult};
 use crate::exec::{alloc, download, poison};
 use crate::kernel::{Arg, Kernel};
@@ -347,7 +347,7 @@ pub fn mma_rows(gpu: &Gpu, opts: &BenchOptions, progress: &mut dyn Write) -> Gpu
             let gbps = timing.map(|t| k.bytes() as f64 / (t.median_ms * 1e6));
             rows.push(Row {
                 kernel: name,
-                dtype: DType::F16,
+                dtype: Element::F16,
                 size: (problems, 1),
                 timing,
                 bytes: k.bytes(),

@@ -176,7 +176,7 @@ pub fn sample(m: usize, n: usize, count: usize, seed: u64) -> Vec<(usize, usize)
     out
 }
 
-/// Uniform pseudo-random values in `[-1, 1)`, from [`crate::dtype::random_data`].
+/// Uniform pseudo-random values in `[-1, 1)`, from [`crate::bits::random_data`].
 ///
 /// ```
 /// let v = tessel_kernels::sgemm::host::random(1000, 3);
@@ -184,7 +184,7 @@ pub fn sample(m: usize, n: usize, count: usize, seed: u64) -> Vec<(usize, usize)
 /// ```
 pub fn random(len: usize, seed: u64) -> Vec<f32> {
     // random_data's fp32 values lie in [1, 2); (v - 1.5) * 2 is exact.
-    crate::dtype::random_data::<u32>(len, seed)
+    crate::bits::random_data::<u32>(len, seed)
         .into_iter()
         .map(|bits| (f32::from_bits(bits) - 1.5) * 2.0)
         .collect()

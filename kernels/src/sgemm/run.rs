@@ -110,7 +110,7 @@ pub fn verify(
 }
 
 /// Times cuBLAS SGEMM of the same `M x N x K` (row-major A times column-major B into row-major
-/// C: the `gemm_tn` call of [`crate::gemm::run`] with fp32 inputs). Only the time is used: the
+/// C: [`crate::measure::cublas::gemm_tn`] with fp32 inputs). Only the time is used: the
 /// operands are the ladder's buffers read as that layout.
 ///
 /// ```
@@ -129,13 +129,19 @@ pub fn time_cublas(
     repeats: usize,
 ) -> GpuResult<Timing> {
     let stream = gpu.stream().clone();
-    let fp32 = cublas_sys::cudaDataType_t::CUDA_R_32F;
     time_events(gpu, warmup, repeats, || {
         let (pa, _ra) = bufs.a.device_ptr(&stream);
         let (pb, _rb) = bufs.b.device_ptr(&stream);
         let (pc, _rc) = bufs.c.device_ptr_mut(&stream);
         // SAFETY: A holds M K, B K N (= N K) and C M N fp32 elements on the handle's stream.
-        unsafe { crate::gemm::run::gemm_tn(blas, (m, n, k), (pa, pb, fp32), (pc, fp32)) }
+        unsafe {
+            crate::measure::cublas::gemm_tn(
+                blas,
+                (m, n, k),
+                (pa, pb, crate::Element::F32),
+                (pc, crate::Element::F32),
+            )
+        }
     })
 }
 

@@ -14,6 +14,7 @@
 
 use super::Tiler;
 use super::buf::Buf;
+use super::built::{Appended, Built, same_codes};
 use super::flat::{LeafSlices, Modes, ceil_div, continues, leaf_slices, push_coalesced};
 use super::tiler::by_mode;
 
@@ -195,7 +196,7 @@ pub(crate) fn compose_extended(ext: &Extended, nodes: &[Node<'_>]) -> Result<Lay
         for node in nodes {
             composer.node_into(*node, &mut built)?;
         }
-        Element::Node(nodes.len())
+        Appended::Node(nodes.len())
     };
     match composer.finish()? {
         Some(b) if b.fits() => Ok(built.layout_of(element)),
@@ -250,7 +251,7 @@ impl<'a> Composer<'a> {
     /// Appends the elements of `A o node` to `out` without a node around them: the one leaf
     /// of a leaf result, or the elements of a node.
     #[inline(always)]
-    pub(crate) fn elements_into(&mut self, node: Node<'_>, out: &mut Built) -> Result<Element> {
+    pub(crate) fn elements_into(&mut self, node: Node<'_>, out: &mut Built) -> Result<Appended> {
         compose_node_into(self.ext, node, &mut self.usage, out, false)
     }
 
@@ -354,18 +355,18 @@ fn compose_node_into(
     usage: &mut Usage,
     out: &mut Built,
     with_code: bool,
-) -> Result<Element> {
-    let leaf = |s, d, usage: &mut Usage, out: &mut Built| -> Result<Element> {
+) -> Result<Appended> {
+    let leaf = |s, d, usage: &mut Usage, out: &mut Built| -> Result<Appended> {
         let n = leaf_modes_into(ext, s, d, usage, out)?;
         if n == 1 {
             out.codes.push(store::LEAF);
-            return Ok(Element::Leaf);
+            return Ok(Appended::Leaf);
         }
         if with_code {
             out.push_node_code(n);
         }
         push_leaf_codes(out, n);
-        Ok(Element::Node(n))
+        Ok(Appended::Node(n))
     };
     match node {
         Node::Tree(IntTuple::Int(s), IntTuple::Int(d)) => leaf(*s, *d, usage, out),
@@ -387,7 +388,7 @@ fn compose_node_into(
                 }
                 k = next;
             }
-            Ok(Element::Node(ss.len()))
+            Ok(Appended::Node(ss.len()))
         }
         Node::Tree(..) => Err(Error::invalid("internal: shape and stride not congruent")),
         Node::Flat([]) => leaf(1, 0, usage, out),
@@ -399,235 +400,8 @@ fn compose_node_into(
             for &(s, d) in modes {
                 leaf_into(ext, s, d, usage, out)?;
             }
-            Ok(Element::Node(modes.len()))
+            Ok(Appended::Node(modes.len()))
         }
-    }
-}
-
-/// What [`compose_node_into`] appended: a leaf, or a node of some arity.
-#[derive(Clone, Copy)]
-pub(crate) enum Element {
-    /// One leaf.
-    Leaf,
-    /// A node of this many elements.
-    Node(usize),
-}
-
-/// Whether the tuples `ss` and `ds` have the same structure codes (are congruent), compared
-/// byte by byte (a few bytes: cheaper than a call to `memcmp`).
-#[inline]
-pub(crate) fn same_codes(ss: &crate::Modes, ds: &crate::Modes) -> bool {
-    let (a, b) = (ss.codes(), ds.codes());
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
-}
-
-/// The structure codes and leaves of a result tuple being built: `B`'s structure with every
-/// leaf replaced by its result. Inline up to the inline capacity of a tuple's storage, so a
-/// small result becomes its tuples by copying whole arrays.
-pub(crate) struct Built {
-    pub(crate) codes: Buf<u8, { store::CODES }>,
-    shapes: Buf<i64, { store::LEAVES }>,
-    strides: Buf<i64, { store::LEAVES }>,
-}
-
-impl Default for Built {
-    fn default() -> Self {
-        Built::new()
-    }
-}
-
-impl Built {
-    /// Nothing built yet.
-    #[inline]
-    pub(crate) fn new() -> Built {
-        Built {
-            codes: Buf::new(),
-            shapes: Buf::new(),
-            strides: Buf::new(),
-        }
-    }
-
-    /// Appends the code of a node of `arity` elements (its elements follow).
-    #[inline]
-    pub(crate) fn push_node_code(&mut self, arity: usize) {
-        store::push_node_code(&mut self.codes, arity);
-    }
-
-    /// Appends one leaf `s:d`.
-    #[inline]
-    pub(crate) fn push_leaf(&mut self, (s, d): (i64, i64)) {
-        self.codes.push(store::LEAF);
-        self.push_mode(s, d);
-    }
-
-    /// Appends the extent and stride of a leaf without its code.
-    #[inline]
-    fn push_mode(&mut self, s: i64, d: i64) {
-        self.shapes.push(s);
-        self.strides.push(d);
-    }
-
-    /// Appends the elements whose structure codes are `codes` over the leaves
-    /// `shapes:strides`.
-    #[inline]
-    pub(crate) fn push_raw(&mut self, codes: &[u8], shapes: &[i64], strides: &[i64]) {
-        self.codes.extend_from_slice(codes);
-        self.shapes.extend_from_slice(shapes);
-        self.strides.extend_from_slice(strides);
-    }
-
-    /// Appends the whole of `layout` as one element (a leaf, or a node).
-    pub(crate) fn push_layout(&mut self, layout: &Layout) -> Result<()> {
-        match (layout.shape(), layout.stride()) {
-            (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) => {
-                self.push_node_code(ss.len());
-                self.push_elements(ss, ds);
-            }
-            (IntTuple::Int(s), IntTuple::Int(d)) => self.push_leaf((*s, *d)),
-            _ => return Err(Error::invalid("internal: shape and stride not congruent")),
-        }
-        Ok(())
-    }
-
-    /// Appends the elements of `other` as they are.
-    pub(crate) fn append(&mut self, other: &Built) {
-        self.push_raw(
-            other.codes.as_slice(),
-            other.shapes.as_slice(),
-            other.strides.as_slice(),
-        );
-    }
-
-    /// Appends a node of the `arity` elements of `body`.
-    pub(crate) fn push_node(&mut self, arity: usize, body: &Built) {
-        self.push_node_code(arity);
-        self.append(body);
-    }
-
-    /// The leaves built so far, as `(extent, stride)`.
-    pub(crate) fn leaf_modes(&self) -> impl Iterator<Item = (i64, i64)> + '_ {
-        self.shapes
-            .as_slice()
-            .iter()
-            .copied()
-            .zip(self.strides.as_slice().iter().copied())
-    }
-
-    /// Whether the leaves pass the checks of [`Layout::new`] ([`Bounds`]), and their size.
-    pub(crate) fn checked_size(&self) -> Option<i64> {
-        Bounds::of_modes(self.leaf_modes())
-            .filter(|b| b.fits())
-            .map(|b| b.size)
-    }
-
-    /// Appends the elements of the congruent tuples `ss:ds` (without a node around them).
-    pub(crate) fn push_elements(&mut self, ss: &crate::Modes, ds: &crate::Modes) {
-        self.push_raw(ss.codes(), ss.leaf_slice(), ds.leaf_slice());
-    }
-
-    /// The shape and stride of what was built as `element`: a leaf, or a node of that many
-    /// elements (its own code left out).
-    #[inline]
-    pub(crate) fn element(&self, element: Element) -> (IntTuple, IntTuple) {
-        match element {
-            Element::Leaf => (
-                IntTuple::Int(self.shapes.as_slice()[0]),
-                IntTuple::Int(self.strides.as_slice()[0]),
-            ),
-            Element::Node(arity) => self.finish(arity),
-        }
-    }
-
-    /// The layout of what was built as `element` ([`Built::element`]), whose leaves the caller
-    /// has checked ([`Layout::new`]'s checks).
-    #[inline]
-    pub(crate) fn layout_of(&self, element: Element) -> Layout {
-        let (shape, stride) = self.element(element);
-        Layout::from_checked_parts(shape, stride)
-    }
-
-    /// The shape and stride of the one element built: a leaf, or a node.
-    pub(crate) fn single(&self) -> (IntTuple, IntTuple) {
-        match store::read_code(self.codes.as_slice(), 0) {
-            (None, _) => self.element(Element::Leaf),
-            // The node's elements: the codes after its own.
-            (Some(arity), body) => self.tuples_from(arity, body),
-        }
-    }
-
-    /// Tuples of `arity` elements encoded by the first `n_codes` of `codes` over the leaves
-    /// built, when they fit inline (copies of whole arrays).
-    #[inline]
-    fn inline_tuples(
-        &self,
-        arity: usize,
-        codes: &[u8; store::CODES],
-        n_codes: usize,
-    ) -> Option<(IntTuple, IntTuple)> {
-        let (shapes, strides) = (self.shapes.inline_array()?, self.strides.inline_array()?);
-        if arity > store::CODES {
-            return None;
-        }
-        let n_leaves = self.shapes.len();
-        Some((
-            IntTuple::Tuple(crate::Modes::from_inline_arrays(
-                arity, codes, n_codes, shapes, n_leaves,
-            )),
-            IntTuple::Tuple(crate::Modes::from_inline_arrays(
-                arity, codes, n_codes, strides, n_leaves,
-            )),
-        ))
-    }
-
-    /// Tuples of `arity` elements encoded by `codes` over the leaves built.
-    fn tuples(&self, arity: usize, codes: &[u8]) -> (IntTuple, IntTuple) {
-        (
-            IntTuple::Tuple(crate::Modes::from_raw_parts(
-                arity,
-                codes,
-                self.shapes.as_slice(),
-            )),
-            IntTuple::Tuple(crate::Modes::from_raw_parts(
-                arity,
-                codes,
-                self.strides.as_slice(),
-            )),
-        )
-    }
-
-    /// The layout whose shape and stride are tuples of the `arity` elements built, or `None`
-    /// when its leaves fail the checks of [`Layout::new`] ([`Built::checked_size`]).
-    pub(crate) fn checked_layout(&self, arity: usize) -> Option<Layout> {
-        self.checked_size()?;
-        let (shape, stride) = self.finish(arity);
-        Some(Layout::from_checked_parts(shape, stride))
-    }
-
-    /// The result's shape and stride, tuples of `arity` elements.
-    pub(crate) fn finish(&self, arity: usize) -> (IntTuple, IntTuple) {
-        self.tuples_from(arity, 0)
-    }
-
-    /// Tuples of the `arity` elements whose codes start at `skip` (after the codes of a node
-    /// around them, or at 0), over the leaves built: copies of whole arrays when they fit
-    /// inline.
-    #[inline]
-    fn tuples_from(&self, arity: usize, skip: usize) -> (IntTuple, IntTuple) {
-        if let Some(inline) = self.codes.inline_array() {
-            let shifted;
-            let codes = if skip == 0 {
-                inline
-            } else {
-                let mut body = [store::LEAF; store::CODES];
-                body[..store::CODES - skip].copy_from_slice(&inline[skip..]);
-                shifted = body;
-                &shifted
-            };
-            if let Some(tuples) = self.inline_tuples(arity, codes, self.codes.len() - skip) {
-                return tuples;
-            }
-        }
-        self.tuples(arity, &self.codes.as_slice()[skip..])
     }
 }
 

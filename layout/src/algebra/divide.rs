@@ -11,9 +11,10 @@
 //! ```
 
 use super::Tiler;
+use super::built::Built;
 use super::coalesce::filtered_modes;
 use super::complement::{complement_of_modes, flat_ceil_div_size};
-use super::composition::{Built, Composer, Extended, Node, compose_extended, compose_nodes_into};
+use super::composition::{Composer, Extended, Node, compose_extended, compose_nodes_into};
 use super::flat::{LeafSlices, Mode, Modes, layout_of_modes, leaf_slices, modes_fit};
 use super::tiler::{Grouping, by_mode, for_each_top_mode, halves_of, regroup, tree_parts};
 use super::{coalesce, complement_to_shape, composition};

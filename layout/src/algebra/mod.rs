@@ -13,6 +13,7 @@
 //! ```
 
 mod buf;
+mod built;
 pub mod cast;
 pub mod coalesce;
 pub mod complement;

@@ -10,9 +10,10 @@
 //! ```
 
 use super::Tiler;
+use super::built::Built;
 use super::coalesce::filtered_modes;
 use super::complement::complement_of_modes;
-use super::composition::{Built, Composer, Extended, Node};
+use super::composition::{Composer, Extended, Node};
 use super::flat::{Mode, Modes, ceil_div, modes_of, pad_to_rank};
 use super::tiler::{Grouping, by_mode, regroup};
 use super::{complement, composition};

@@ -9,7 +9,7 @@
 //! assert_eq!(logical_divide(&a, &t).unwrap().to_string(), "((2,2),3):((1,2),4)");
 //! ```
 
-use super::composition::{Built, same_codes};
+use super::built::{Built, same_codes};
 use crate::int_tuple::store;
 use crate::int_tuple::write_seq;
 use crate::{IntTuple, Layout};

@@ -11,7 +11,8 @@
 
 use std::fmt;
 
-use super::{AsmOperand, ValueType};
+use super::AsmOperand;
+use crate::Element;
 use crate::Layout;
 
 /// Where an MMA operand comes from.
@@ -37,11 +38,11 @@ pub enum OperandSource {
 /// `c_layout` to `m + M*n` (`M, N, K` = [`shape_mnk`](Self::shape_mnk)).
 ///
 /// ```
-/// use tessel_layout::atom::{mma_atom, ValueType};
+/// use tessel_layout::{Element, atom::mma_atom};
 /// let m = mma_atom("SM80_16x8x8_F32BF16BF16F32_TN").unwrap();
 /// assert_eq!(m.shape_mnk(), [16, 8, 8]);
 /// assert_eq!(m.b_layout().to_string(), "((4,8),2):((16,1),8)");
-/// assert_eq!((m.a_type(), m.c_type()), (ValueType::BF16, ValueType::F32));
+/// assert_eq!((m.a_type(), m.c_type()), (Element::BF16, Element::F32));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct MmaAtom {
@@ -54,7 +55,7 @@ pub struct MmaAtom {
     pub(crate) a: Layout,
     pub(crate) b: Layout,
     pub(crate) c: Layout,
-    pub(crate) types: [ValueType; 3],
+    pub(crate) types: [Element; 3],
     pub(crate) sources: [OperandSource; 2],
     pub(crate) k_major: bool,
 }
@@ -159,30 +160,30 @@ impl MmaAtom {
     /// Element type of A (`ValTypeA`).
     ///
     /// ```
-    /// use tessel_layout::atom::{mma_atom, ValueType};
-    /// assert_eq!(mma_atom("SM80_16x8x16_F32BF16BF16F32_TN").unwrap().a_type(), ValueType::BF16);
+    /// use tessel_layout::{Element, atom::mma_atom};
+    /// assert_eq!(mma_atom("SM80_16x8x16_F32BF16BF16F32_TN").unwrap().a_type(), Element::BF16);
     /// ```
-    pub fn a_type(&self) -> ValueType {
+    pub fn a_type(&self) -> Element {
         self.types[0]
     }
 
     /// Element type of B (`ValTypeB`).
     ///
     /// ```
-    /// use tessel_layout::atom::{mma_atom, ValueType};
-    /// assert_eq!(mma_atom("SM80_16x8x16_F32F16F16F32_TN").unwrap().b_type(), ValueType::F16);
+    /// use tessel_layout::{Element, atom::mma_atom};
+    /// assert_eq!(mma_atom("SM80_16x8x16_F32F16F16F32_TN").unwrap().b_type(), Element::F16);
     /// ```
-    pub fn b_type(&self) -> ValueType {
+    pub fn b_type(&self) -> Element {
         self.types[1]
     }
 
     /// Element type of C and D (`ValTypeC == ValTypeD` for every atom here).
     ///
     /// ```
-    /// use tessel_layout::atom::{mma_atom, ValueType};
-    /// assert_eq!(mma_atom("SM90_64x8x16_F16F16F16_RS").unwrap().c_type(), ValueType::F16);
+    /// use tessel_layout::{Element, atom::mma_atom};
+    /// assert_eq!(mma_atom("SM90_64x8x16_F16F16F16_RS").unwrap().c_type(), Element::F16);
     /// ```
-    pub fn c_type(&self) -> ValueType {
+    pub fn c_type(&self) -> Element {
         self.types[2]
     }
 

@@ -37,8 +37,6 @@ mod element;
 pub mod mma;
 mod tma;
 
-use std::fmt;
-
 pub use catalog::{
     BulkCopyOp, TmaOp, bulk_copy_atom, copy_atom, copy_atom_names, mma_atom, mma_atom_names,
     tma_atom,
@@ -47,82 +45,6 @@ pub use copy::{CopyAtom, SmemAccess, SmemSide, TypedCopyAtom};
 pub use element::{ELEMENT_TYPES, element_bits};
 pub use mma::{MmaAtom, OperandSource};
 pub use tma::TmaParams;
-
-/// The element types the MMA atoms take and produce.
-///
-/// ```
-/// use tessel_layout::atom::ValueType;
-/// assert_eq!(ValueType::BF16.bits(), 16);
-/// assert_eq!(ValueType::F32.to_string(), "f32");
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ValueType {
-    /// IEEE half precision (CuTe `half_t`, PTX `.f16`).
-    F16,
-    /// bfloat16 (CuTe `bfloat16_t`, PTX `.bf16`).
-    BF16,
-    /// IEEE single precision (`float`, PTX `.f32`).
-    F32,
-    /// 8-bit floating point with 4 exponent and 3 mantissa bits (CuTe `float_e4m3_t`, PTX
-    /// `.e4m3`).
-    E4M3,
-    /// 8-bit floating point with 5 exponent and 2 mantissa bits (CuTe `float_e5m2_t`, PTX
-    /// `.e5m2`).
-    E5M2,
-}
-
-impl ValueType {
-    /// Width in bits.
-    ///
-    /// ```
-    /// assert_eq!(tessel_layout::atom::ValueType::F32.bits(), 32);
-    /// assert_eq!(tessel_layout::atom::ValueType::E5M2.bits(), 8);
-    /// ```
-    pub fn bits(self) -> i64 {
-        match self {
-            ValueType::E4M3 | ValueType::E5M2 => 8,
-            ValueType::F16 | ValueType::BF16 => 16,
-            ValueType::F32 => 32,
-        }
-    }
-
-    /// The PTX type suffix without the dot: `f16`, `bf16`, `f32`, `e4m3`, `e5m2`.
-    ///
-    /// ```
-    /// assert_eq!(tessel_layout::atom::ValueType::BF16.ptx(), "bf16");
-    /// assert_eq!(tessel_layout::atom::ValueType::E4M3.ptx(), "e4m3");
-    /// ```
-    pub fn ptx(self) -> &'static str {
-        match self {
-            ValueType::F16 => "f16",
-            ValueType::BF16 => "bf16",
-            ValueType::F32 => "f32",
-            ValueType::E4M3 => "e4m3",
-            ValueType::E5M2 => "e5m2",
-        }
-    }
-
-    /// The token CuTe's atom names use: `F16`, `BF16`, `F32`, `E4M3`, `E5M2`.
-    ///
-    /// ```
-    /// assert_eq!(tessel_layout::atom::ValueType::E5M2.cute_token(), "E5M2");
-    /// ```
-    pub fn cute_token(self) -> &'static str {
-        match self {
-            ValueType::F16 => "F16",
-            ValueType::BF16 => "BF16",
-            ValueType::F32 => "F32",
-            ValueType::E4M3 => "E4M3",
-            ValueType::E5M2 => "E5M2",
-        }
-    }
-}
-
-impl fmt::Display for ValueType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.ptx())
-    }
-}
 
 /// The inline-asm constraint letter of an operand (GCC/NVCC inline PTX).
 ///

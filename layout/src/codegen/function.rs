@@ -11,8 +11,9 @@
 
 use std::fmt::Write as _;
 
-use super::emit::{Width, Widths, emit};
+use super::emit::emit;
 use super::ir::{IndexExpr, Ty};
+use super::ir::{Width, Widths};
 use super::lower::{lower_coords, lower_index, sum_type, swizzle_term};
 use super::simplify::{Bounds, simplify};
 use super::symbolic::{SymComposedLayout, SymLayout};

@@ -1,4 +1,5 @@
-//! `IndexExpr`: the small integer-expression IR between layouts and C text.
+//! `IndexExpr`: the small integer-expression IR between layouts and C text, with the widths of
+//! its value types ([`Width`], [`Widths`]; the emitter and the evaluator both read them).
 //!
 //! Every node has a [`Ty`]: index arithmetic (coordinates, div/mod, shifts, masks) runs on
 //! non-negative values in the unsigned index type; the offset sum (products of coordinates and
@@ -192,8 +193,6 @@ impl IndexExpr {
     }
 }
 
-use super::emit::Widths;
-
 impl IndexExpr {
     /// Evaluates the expression with the semantics of the emitted C at the widths `w`:
     /// unsigned arithmetic wraps (a negative unsigned constant is its residue), a conversion to
@@ -268,6 +267,145 @@ impl IndexExpr {
             IndexExpr::Shl(..) | IndexExpr::Shr(..) => None,
             IndexExpr::And(x, m) if *m >= 0 => Some(unsigned_operand(x)? & in_type(*m, x.ty())?),
             IndexExpr::And(..) => None,
+        }
+    }
+}
+
+/// The integer width of the arithmetic inside an emitted function.
+///
+/// ```
+/// use tessel_layout::codegen::{Ty, Width};
+/// assert_eq!(Width::Bits32.c_type(Ty::Unsigned), "unsigned int");
+/// assert_eq!(Width::Bits64.c_type(Ty::Signed), "long long");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Width {
+    /// `int` / `unsigned int`.
+    Bits32,
+    /// `long long` / `unsigned long long`.
+    Bits64,
+}
+
+impl Width {
+    /// The C spelling of `ty` at this width.
+    ///
+    /// ```
+    /// use tessel_layout::codegen::{Ty, Width};
+    /// assert_eq!(Width::Bits64.c_type(Ty::Unsigned), "unsigned long long");
+    /// ```
+    pub fn c_type(self, ty: Ty) -> &'static str {
+        match (self, ty.is_unsigned()) {
+            (Width::Bits32, true) => "unsigned int",
+            (Width::Bits32, false) => "int",
+            (Width::Bits64, true) => "unsigned long long",
+            (Width::Bits64, false) => "long long",
+        }
+    }
+
+    /// A C literal of value `v` and type `ty` at this width.
+    ///
+    /// ```
+    /// use tessel_layout::codegen::{Ty, Width};
+    /// assert_eq!(Width::Bits32.literal(7, Ty::Unsigned), "7u");
+    /// assert_eq!(Width::Bits64.literal(7, Ty::Unsigned), "7ull");
+    /// assert_eq!(Width::Bits64.literal(-3, Ty::Signed), "-3");
+    /// assert_eq!(Width::Bits64.literal(1 << 40, Ty::Signed), "1099511627776ll");
+    /// assert_eq!(Width::Bits64.literal(i64::MIN, Ty::Signed), "(-9223372036854775807ll - 1)");
+    /// assert_eq!(Width::Bits32.literal(i64::from(i32::MIN), Ty::Signed), "(-2147483647 - 1)");
+    /// ```
+    pub fn literal(self, v: i64, ty: Ty) -> String {
+        match (self, ty) {
+            (_, Ty::Unsigned | Ty::UnsignedOffset) => self.magnitude(v.unsigned_abs()),
+            (_, Ty::Signed) if v == i64::MIN => "(-9223372036854775807ll - 1)".to_string(),
+            (_, Ty::Signed) if v == i64::from(i32::MIN) => "(-2147483647 - 1)".to_string(),
+            (_, Ty::Signed) if i32::try_from(v).is_ok() => format!("{v}"),
+            (_, Ty::Signed) => format!("{v}ll"),
+        }
+    }
+
+    /// An unsigned C literal of value `m`.
+    ///
+    /// ```
+    /// use tessel_layout::codegen::Width;
+    /// assert_eq!(Width::Bits64.magnitude(1 << 63), "9223372036854775808ull");
+    /// ```
+    pub fn magnitude(self, m: u64) -> String {
+        match self {
+            Width::Bits32 => format!("{m}u"),
+            Width::Bits64 => format!("{m}ull"),
+        }
+    }
+}
+
+/// The widths of the two value types of a function: the unsigned index arithmetic and the
+/// signed offset arithmetic (e.g. 32-bit coordinates scaled by a 64-bit leading dimension).
+///
+/// ```
+/// use tessel_layout::codegen::{Ty, Width, Widths};
+/// let w = Widths { index: Width::Bits32, offset: Width::Bits64 };
+/// assert_eq!(w.c_type(Ty::Unsigned), "unsigned int");
+/// assert_eq!(w.c_type(Ty::Signed), "long long");
+/// assert_eq!(w.bits(Ty::Signed), 64);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Widths {
+    /// Width of [`Ty::Unsigned`] values.
+    pub index: Width,
+    /// Width of [`Ty::Signed`] values.
+    pub offset: Width,
+}
+
+impl Widths {
+    /// Both types at width `w`.
+    ///
+    /// ```
+    /// use tessel_layout::codegen::{Width, Widths};
+    /// assert_eq!(Widths::uniform(Width::Bits32).offset, Width::Bits32);
+    /// ```
+    pub fn uniform(w: Width) -> Widths {
+        Widths {
+            index: w,
+            offset: w,
+        }
+    }
+
+    pub(crate) fn of(self, ty: Ty) -> Width {
+        match ty {
+            Ty::Unsigned => self.index,
+            Ty::Signed | Ty::UnsignedOffset => self.offset,
+        }
+    }
+
+    /// The C spelling of `ty`.
+    ///
+    /// ```
+    /// use tessel_layout::codegen::{Ty, Width, Widths};
+    /// assert_eq!(Widths::uniform(Width::Bits64).c_type(Ty::Unsigned), "unsigned long long");
+    /// ```
+    pub fn c_type(self, ty: Ty) -> &'static str {
+        self.of(ty).c_type(ty)
+    }
+
+    /// A C literal of value `v` and type `ty`.
+    ///
+    /// ```
+    /// use tessel_layout::codegen::{Ty, Width, Widths};
+    /// assert_eq!(Widths::uniform(Width::Bits32).literal(7, Ty::Unsigned), "7u");
+    /// ```
+    pub fn literal(self, v: i64, ty: Ty) -> String {
+        self.of(ty).literal(v, ty)
+    }
+
+    /// The number of bits of `ty`.
+    ///
+    /// ```
+    /// use tessel_layout::codegen::{Ty, Width, Widths};
+    /// assert_eq!(Widths::uniform(Width::Bits32).bits(Ty::Unsigned), 32);
+    /// ```
+    pub fn bits(self, ty: Ty) -> u32 {
+        match self.of(ty) {
+            Width::Bits32 => 32,
+            Width::Bits64 => 64,
         }
     }
 }

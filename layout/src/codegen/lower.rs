@@ -16,7 +16,7 @@
 //! assert_eq!(e.vars(), vec!["i".to_string()]);
 //! ```
 
-use super::emit::Widths;
+use super::ir::Widths;
 use super::ir::{IndexExpr, Ty};
 use super::symbolic::{SymInt, SymLayout, SymTuple};
 use crate::int_tuple::IntTuple;

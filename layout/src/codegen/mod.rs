@@ -25,11 +25,10 @@ pub mod simplify;
 pub mod source;
 pub mod symbolic;
 
-pub use emit::{Width, Widths};
 pub use function::{
     EmitOptions, IndexFunction, IndexProgram, IndexWidth, PRELUDE, coordinate_rank, index_function,
     index_program,
 };
-pub use ir::{IndexExpr, Ty};
+pub use ir::{IndexExpr, Ty, Width, Widths};
 pub use source::parse_source;
 pub use symbolic::{SymComposedLayout, SymInt, SymLayout, SymTuple};

@@ -5,111 +5,42 @@
 //! `mma_sm90_gmma.hpp`.
 
 use super::layout;
+use crate::Element;
 use crate::atom::mma::{MmaAtom, OperandSource};
-use crate::atom::{AsmOperand, Constraint, Direction, ValueType, number_operands};
+use crate::atom::{AsmOperand, Constraint, Direction, number_operands};
 
 /// The value types of an MMA atom: (CuTe's name token, A type, B type, C/D type).
-type Types = (&'static str, ValueType, ValueType, ValueType);
+type Types = (&'static str, Element, Element, Element);
 
 const SM70_TYPES: [Types; 2] = [
-    (
-        "F16F16F16F16",
-        ValueType::F16,
-        ValueType::F16,
-        ValueType::F16,
-    ),
-    (
-        "F32F16F16F32",
-        ValueType::F16,
-        ValueType::F16,
-        ValueType::F32,
-    ),
+    ("F16F16F16F16", Element::F16, Element::F16, Element::F16),
+    ("F32F16F16F32", Element::F16, Element::F16, Element::F32),
 ];
 
 const SM80_TYPES: [Types; 3] = [
-    (
-        "F32F16F16F32",
-        ValueType::F16,
-        ValueType::F16,
-        ValueType::F32,
-    ),
-    (
-        "F16F16F16F16",
-        ValueType::F16,
-        ValueType::F16,
-        ValueType::F16,
-    ),
-    (
-        "F32BF16BF16F32",
-        ValueType::BF16,
-        ValueType::BF16,
-        ValueType::F32,
-    ),
+    ("F32F16F16F32", Element::F16, Element::F16, Element::F32),
+    ("F16F16F16F16", Element::F16, Element::F16, Element::F16),
+    ("F32BF16BF16F32", Element::BF16, Element::BF16, Element::F32),
 ];
 
 /// The 16-bit GMMA types (K = 16); CuTe templates these atoms on the operands' major modes.
 const GMMA_TYPES: [Types; 3] = [
-    ("F32F16F16", ValueType::F16, ValueType::F16, ValueType::F32),
-    ("F16F16F16", ValueType::F16, ValueType::F16, ValueType::F16),
-    (
-        "F32BF16BF16",
-        ValueType::BF16,
-        ValueType::BF16,
-        ValueType::F32,
-    ),
+    ("F32F16F16", Element::F16, Element::F16, Element::F32),
+    ("F16F16F16", Element::F16, Element::F16, Element::F16),
+    ("F32BF16BF16", Element::BF16, Element::BF16, Element::F32),
 ];
 
 /// The 8-bit floating-point GMMA types (K = 32, K-major only: CuTe's `_TN` atoms), in CuTe's
 /// order: F16 then F32 accumulators, A, then B.
 const FP8_TYPES: [Types; 8] = [
-    (
-        "F16E4M3E4M3",
-        ValueType::E4M3,
-        ValueType::E4M3,
-        ValueType::F16,
-    ),
-    (
-        "F16E4M3E5M2",
-        ValueType::E4M3,
-        ValueType::E5M2,
-        ValueType::F16,
-    ),
-    (
-        "F16E5M2E4M3",
-        ValueType::E5M2,
-        ValueType::E4M3,
-        ValueType::F16,
-    ),
-    (
-        "F16E5M2E5M2",
-        ValueType::E5M2,
-        ValueType::E5M2,
-        ValueType::F16,
-    ),
-    (
-        "F32E4M3E4M3",
-        ValueType::E4M3,
-        ValueType::E4M3,
-        ValueType::F32,
-    ),
-    (
-        "F32E4M3E5M2",
-        ValueType::E4M3,
-        ValueType::E5M2,
-        ValueType::F32,
-    ),
-    (
-        "F32E5M2E4M3",
-        ValueType::E5M2,
-        ValueType::E4M3,
-        ValueType::F32,
-    ),
-    (
-        "F32E5M2E5M2",
-        ValueType::E5M2,
-        ValueType::E5M2,
-        ValueType::F32,
-    ),
+    ("F16E4M3E4M3", Element::E4M3, Element::E4M3, Element::F16),
+    ("F16E4M3E5M2", Element::E4M3, Element::E5M2, Element::F16),
+    ("F16E5M2E4M3", Element::E5M2, Element::E4M3, Element::F16),
+    ("F16E5M2E5M2", Element::E5M2, Element::E5M2, Element::F16),
+    ("F32E4M3E4M3", Element::E4M3, Element::E4M3, Element::F32),
+    ("F32E4M3E5M2", Element::E4M3, Element::E5M2, Element::F32),
+    ("F32E5M2E4M3", Element::E5M2, Element::E4M3, Element::F32),
+    ("F32E5M2E5M2", Element::E5M2, Element::E5M2, Element::F32),
 ];
 
 /// The SM70 `mma.sync` operand arrangements: (CuTe's suffix, A row-major, B row-major). CuTe's
@@ -122,16 +53,16 @@ const SM70_MAJORS: [(&str, bool, bool); 4] = [
 ];
 
 /// Registers of `elements` values of `ty` packed into 32-bit registers: (count, constraint).
-fn regs(elements: i64, ty: ValueType) -> (u32, Constraint) {
+fn regs(elements: i64, ty: Element) -> (u32, Constraint) {
     let count = u32::try_from(elements * ty.bits() / 32).unwrap_or(0);
     match ty {
-        ValueType::F32 => (count, Constraint::F),
+        Element::F32 => (count, Constraint::F),
         _ => (count, Constraint::R),
     }
 }
 
 /// The `mma.sync` asm: D, A, B, C register groups.
-fn mma_sync_operands(opcode: &str, counts: [(i64, ValueType); 4]) -> (Vec<AsmOperand>, String) {
+fn mma_sync_operands(opcode: &str, counts: [(i64, Element); 4]) -> (Vec<AsmOperand>, String) {
     let [(nd, td), (na, ta), (nb, tb), (nc, tc)] = counts;
     let (nd, cd) = regs(nd, td);
     let (na, ca) = regs(na, ta);
@@ -164,7 +95,7 @@ fn sm70_atom(types: Types, suffix: &str, a_row: bool, b_row: bool) -> MmaAtom {
     // gives each thread a column: SM70_8x4_Row over (N,K) as well.
     let a = if a_row { row } else { col };
     let b = if b_row { col } else { row };
-    let c = if tc == ValueType::F16 {
+    let c = if tc == Element::F16 {
         "(8,8):(1,8)"
     } else {
         "((2,2,2),(2,2,2)):((1,16,4),(8,2,32))"

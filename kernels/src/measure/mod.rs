@@ -1,0 +1,19 @@
+//! Reference and measurement: what every benchmark compares a kernel with, and how it times.
+//!
+//! - [`cublas`]: the cuBLAS GEMM baseline (`cublasGemmEx`, every type pair and operand order the
+//!   suites use: [`cublas::gemm`], [`cublas::gemm_tn`], [`cublas::supports`]).
+//! - [`timing`]: CUDA-event timing (warm-up, median of repeats, paired same-process timing);
+//!   also reachable as `tessel_kernels::timing`.
+//!
+//! A new baseline goes here as a sibling module: the cuBLASLt FP8 GEMM (`cublasLtMatmul` on
+//! e4m3/e5m2 inputs, which `cublasGemmEx` does not take) as `measure::cublaslt`, next to
+//! [`cublas`], with its type pairs added to what [`cublas::supports`] refuses.
+//!
+//! ```
+//! use tessel_kernels::{Element, measure::{cublas, timing::median}};
+//! assert!(cublas::supports(Element::F16, Element::F32));
+//! assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
+//! ```
+
+pub mod cublas;
+pub mod timing;
