@@ -1,6 +1,6 @@
 // tessel-kernels: Hopper GEMM D = alpha A B + beta C (A: M x K, K-major or M-major; B: K x N,
-// K-major or N-major; fp16 or bf16; D and C: M x N row-major, fp32, fp16 or bf16; fp32
-// accumulation), written with tessel's tensor layer. tessel_kernels::hopper declares every
+// K-major or N-major; fp16 or bf16, or 8-bit e4m3/e5m2 with both K-major; D and C: M x N
+// row-major, fp32, fp16 or bf16; fp32 accumulation, promoted every k-tile for 8-bit inputs), written with tessel's tensor layer. tessel_kernels::hopper declares every
 // tensor, copy and MMA named here and proves them on the host: the TMA boxes write the swizzled
 // stages, every wgmma descriptor addresses its block, the epilogue's stores are free of bank
 // conflicts and put every value in its place. The problem (extents, leading dimensions, tile
@@ -43,6 +43,10 @@
     constexpr int c = decltype(consumer)::value;
     mma::wgmma mma;
     auto acc = tensor::acc();  // this thread's share of the 64 x BN accumulator
+    // k::PROMOTE (8-bit inputs): the fp32 fragment the accumulators of each k-tile are added
+    // into (the wgmma accumulation of 8-bit products keeps fewer bits than fp32; one k-tile of
+    // 128 products per promotion, as CUTLASS's FP8 kernels and DeepGEMM). Unused otherwise.
+    auto total = tensor::acc();
     // The descriptors of this consumer's blocks of A and of B: (k-block, stage).
     const auto tCrA = tensor::da(sA)(128 * c, _, _, _, _);
     const auto tCrB = tensor::db(sB)(128 * c, _, _, _, _);
@@ -55,6 +59,10 @@
       mma.scale_d = 0u;
       int prev = 0;
       const int kt0 = kt;
+      if constexpr (k::PROMOTE) {
+#pragma unroll
+        for (int i = 0; i < k::ACC; ++i) total[i] = 0.0f;
+      }
       do {
         pipe.consumer_wait(st);
         __syncwarp();  // the .aligned wgmma instructions need the whole warp converged
@@ -63,14 +71,30 @@
         tessel::gemm(mma, tCrA(_, _, _, st.index), tCrB(_, _, _, st.index), acc.tensor());
         tessel::sm90::warpgroup_commit();
         tessel::sm90::fence_operand(acc);
-        tessel::sm90::warpgroup_wait<1>();
-        if (kt > kt0 && t % 32 == 0) pipe.consumer_release(prev);
-        prev = st.index;
+        if constexpr (k::PROMOTE) {
+          // Promotion: wait for this k-tile's wgmmas, give its stage back, add the k-tile's
+          // sum into total; the next k-tile's first wgmma overwrites acc (scale_d 0).
+          tessel::sm90::warpgroup_wait<0>();
+          tessel::sm90::fence_operand(acc);
+          if (t % 32 == 0) pipe.consumer_release(st.index);
+#pragma unroll
+          for (int i = 0; i < k::ACC; ++i) total[i] += acc[i];
+          mma.scale_d = 0u;
+        } else {
+          tessel::sm90::warpgroup_wait<1>();
+          if (kt > kt0 && t % 32 == 0) pipe.consumer_release(prev);
+          prev = st.index;
+        }
         st.advance<k::STAGES>();
       } while (++kt < kt1);
-      tessel::sm90::warpgroup_wait<0>();
-      tessel::sm90::fence_operand(acc);
-      if (t % 32 == 0) pipe.consumer_release(prev);
+      if constexpr (k::PROMOTE) {
+#pragma unroll
+        for (int i = 0; i < k::ACC; ++i) acc[i] = total[i];
+      } else {
+        tessel::sm90::warpgroup_wait<0>();
+        tessel::sm90::fence_operand(acc);
+        if (t % 32 == 0) pipe.consumer_release(prev);
+      }
 
       // The epilogue. The tile's origin is computed once the accumulators are complete
       // (registers are short during the main loop).

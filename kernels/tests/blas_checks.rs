@@ -7,7 +7,7 @@ use tessel_kernels::Element;
 use tessel_kernels::blas::{MatrixDesc, Order, Problem, choose_tile, plan_sm90, tiles_of};
 use tessel_kernels::element::DeviceElement;
 use tessel_kernels::hopper::{Epilogue, Sm90Config, Sm90Plan, Sm90Tile};
-use tessel_kernels::hopper::{INPUTS, OUTPUTS};
+use tessel_kernels::hopper::{FP8_INPUTS, INPUTS, OUTPUTS};
 use tessel_kernels::tma::TmaMatrix;
 use tessel_layout::gmma::Major;
 
@@ -288,6 +288,16 @@ fn every_bad_input_is_an_error_naming_its_condition() {
         ),
         (
             Problem {
+                b: MatrixDesc {
+                    elem: Element::E5M2,
+                    ..p.b
+                },
+                ..p
+            },
+            "A is f16 but B is e5m2: an 8-bit operand needs an 8-bit other operand",
+        ),
+        (
+            Problem {
                 a: MatrixDesc {
                     elem: Element::E4M3,
                     ..p.a
@@ -298,7 +308,7 @@ fn every_bad_input_is_an_error_naming_its_condition() {
                 },
                 ..p
             },
-            "FP8 inputs are not supported by this build",
+            "8-bit inputs need K-major operands, A row-major and B column-major",
         ),
         (
             Problem {
@@ -312,7 +322,7 @@ fn every_bad_input_is_an_error_naming_its_condition() {
                 },
                 ..p
             },
-            "the Hopper GEMM takes f16 or bf16 inputs",
+            "the Hopper GEMM takes f16, bf16, e4m3 or e5m2 inputs",
         ),
         (
             Problem {
@@ -465,6 +475,106 @@ fn a_leading_dimension_above_the_extent_is_taken() {
 
 /// Every configuration's plan is proven (boxes, descriptors, epilogue) and its kernel source
 /// is the same for every shape (the configuration alone decides it).
+/// 8-bit inputs (any mix of e4m3 and e5m2): TN only, the 128 x 128 tile whatever the shape
+/// (the promotion's second fragment), k-tiles of 128, A's and B's formats swapped with the
+/// operands when D is column-major, the scale `alpha` as given; TMA needs leading dimensions
+/// of 16 bytes, 16 elements.
+#[test]
+fn fp8_calls_are_tn_with_the_small_tile_and_k_tiles_of_128() {
+    use Order::{ColMajor as C, RowMajor as R};
+    let (m, n, k) = (4096, 4096, 1008);
+    let fp8 = [Element::E4M3, Element::E5M2];
+    for ea in fp8 {
+        for eb in fp8 {
+            for d in [R, C] {
+                let p = Problem {
+                    a: dense(0x10_0000, ea, R, m, k),
+                    b: dense(0x20_0000, eb, C, k, n),
+                    alpha: 0.5,
+                    ..problem(m, n, k, R, C, d)
+                };
+                let call = plan_sm90(&p, SMS).unwrap();
+                let want = if d == C { (eb, ea) } else { (ea, eb) };
+                assert_eq!((call.config.input, call.config.input_b), want);
+                assert_eq!(call.transposed, d == C);
+                assert_eq!(call.config.tile, Sm90Tile::T128x128);
+                assert_eq!(
+                    (call.config.a_major, call.config.b_major),
+                    (Major::K, Major::K)
+                );
+                assert_eq!(call.args.k_tiles, 8); // ceil(1008 / 128)
+                assert_eq!(call.args.alpha, 0.5);
+                assert_eq!(call.a.matrix.elem, if d == C { eb } else { ea });
+                for (a, b) in [(R, R), (C, C), (C, R)] {
+                    let bad = Problem {
+                        a: dense(0x10_0000, ea, a, m, k),
+                        b: dense(0x20_0000, eb, b, k, n),
+                        ..p
+                    };
+                    assert!(err(&bad).contains("8-bit inputs need K-major operands"));
+                }
+                let ld = Problem {
+                    a: MatrixDesc {
+                        ld: 1024,
+                        bytes: 2 * p.a.bytes,
+                        ..p.a
+                    },
+                    ..p
+                };
+                assert!(plan_sm90(&ld, SMS).is_ok());
+                let ld = Problem {
+                    a: MatrixDesc {
+                        ld: 1012,
+                        bytes: 2 * p.a.bytes,
+                        ..p.a
+                    },
+                    ..p
+                };
+                assert!(err(&ld).contains("a multiple of 16"), "{}", err(&ld));
+            }
+        }
+    }
+}
+
+#[test]
+fn every_fp8_configuration_is_proven() {
+    for (a, b) in FP8_INPUTS
+        .iter()
+        .flat_map(|&a| FP8_INPUTS.iter().map(move |&b| (a, b)))
+    {
+        for output in OUTPUTS {
+            for epilogue in [Epilogue::TmaStore, Epilogue::Direct] {
+                for source in [false, true] {
+                    let config = Sm90Config {
+                        tile: Sm90Tile::T128x128,
+                        epilogue,
+                        source,
+                        ..Sm90Config::tn_pair(a, b, output)
+                    };
+                    let plan = Sm90Plan::for_config(config)
+                        .unwrap_or_else(|e| panic!("{}: {e}", config.kernel_name()));
+                    assert_eq!(plan.kernel().unwrap().name(), config.kernel_name());
+                    assert!(plan.smem_bytes() <= 227 * 1024);
+                    // One 128-byte swizzled row of K per stage row; a k-block of 32 bytes.
+                    assert_eq!(plan.bk(), 128);
+                    assert_eq!(plan.a_tma.box_dims(), [128, 128]);
+                    let d = plan.desc_b();
+                    assert_eq!(d.len(), 4);
+                    assert_eq!(d[1].start_address - d[0].start_address, 32);
+                }
+            }
+            // MN-major 8-bit operands are a named error.
+            let mn = Sm90Config {
+                a_major: Major::MN,
+                tile: Sm90Tile::T128x128,
+                ..Sm90Config::tn_pair(a, b, output)
+            };
+            let e = Sm90Plan::for_config(mn).unwrap_err().to_string();
+            assert!(e.contains("8-bit inputs need K-major A and B"), "{e}");
+        }
+    }
+}
+
 #[test]
 fn every_configuration_is_proven() {
     for input in INPUTS {
@@ -481,6 +591,7 @@ fn every_configuration_is_proven() {
                         for &epilogue in epilogues {
                             let config = Sm90Config {
                                 input,
+                                input_b: input,
                                 output,
                                 a_major,
                                 b_major,
@@ -535,6 +646,7 @@ fn the_bound_accepts_fp32_rounding_and_rejects_wrong_products() {
         c: None,
         alpha: 1.0,
         beta: 0.0,
+        fp8: false,
     };
     let fp32 = |row: usize, skip: Option<usize>| -> Vec<f64> {
         (0..n)
@@ -616,4 +728,80 @@ fn the_bound_accepts_fp32_rounding_and_rejects_wrong_products() {
         verify_gemm(&g1, dm(&missing), Element::F32, &rows).bad,
         m * n
     );
+}
+
+/// Keeps the 14 most significant bits of `x` (truncation toward zero): the FP8 accumulator
+/// precision the DeepSeek-V3 report measured ("around 14 bits", arXiv:2412.19437, 3.3.2).
+fn keep_14_bits(x: f64) -> f64 {
+    if x == 0.0 {
+        return 0.0;
+    }
+    let e = x.abs().log2().floor() as i32;
+    let q = 2f64.powi(e - 13);
+    (x / q).trunc() * q
+}
+
+/// The 8-bit bound ([`tessel_kernels::blas::FP8_ACCUMULATION`]) holds for a model of the
+/// kernel's accumulation at K = 65536: e4m3 x e5m2 products summed 32 at a time (one k32
+/// wgmma) into an accumulator kept to 14 bits, each k-tile of 128 promoted into an fp32 total;
+/// a wrong product (the rows taken in another order) still fails.
+#[test]
+fn the_fp8_bound_accepts_the_promoted_accumulation() {
+    use tessel_kernels::blas::{HostGemm, HostMatrix, verify_gemm};
+    use tessel_kernels::gemm::host::random_f16;
+    let (m, n, k) = (4usize, 16usize, 65536usize);
+    let val = |v: Vec<half::f16>, e: Element| {
+        v.into_iter()
+            .map(|h| e.decode(e.encode(f64::from(h.to_f32()))))
+            .collect::<Vec<_>>()
+    };
+    let a = val(random_f16(m * k, 7), Element::E4M3); // row-major m x k
+    let b = val(random_f16(k * n, 8), Element::E5M2); // column-major k x n
+    let model = |i: usize, j: usize| -> f64 {
+        let mut total = 0.0f32;
+        for t in (0..k).step_by(128) {
+            let mut acc = 0.0f64;
+            for s in (t..t + 128).step_by(32) {
+                let step: f64 = (s..s + 32).map(|p| a[i * k + p] * b[j * k + p]).sum();
+                acc = keep_14_bits(acc + step);
+            }
+            total += acc as f32;
+        }
+        f64::from(total)
+    };
+    let got: Vec<f64> = (0..m)
+        .flat_map(|i| (0..n).map(move |j| (i, j)))
+        .map(|(i, j)| model(i, j))
+        .collect();
+    let g = HostGemm {
+        m,
+        n,
+        k,
+        a: HostMatrix {
+            values: &a,
+            order: Order::RowMajor,
+            ld: k as i64,
+        },
+        b: HostMatrix {
+            values: &b,
+            order: Order::ColMajor,
+            ld: k as i64,
+        },
+        c: None,
+        alpha: 1.0,
+        beta: 0.0,
+        fp8: true,
+    };
+    let d = |v| HostMatrix {
+        values: v,
+        order: Order::RowMajor,
+        ld: n as i64,
+    };
+    let rows: Vec<usize> = (0..m).collect();
+    assert_eq!(verify_gemm(&g, d(&got), Element::F32, &rows).bad, 0);
+    let shifted: Vec<f64> = (0..m * n).map(|e| got[(e + n) % (m * n)]).collect();
+    // At K = 65536 the bound is about 2^-11 S ~ 8 against sums spread over ~85: most, not all,
+    // of the wrong elements are found.
+    let bad = verify_gemm(&g, d(&shifted), Element::F32, &rows).bad;
+    assert!(bad >= m * n * 9 / 10, "{bad} of {}", m * n);
 }

@@ -2,7 +2,9 @@
 //! tessel-kernels --test gpu_blas -- --include-ignored`): every order of A, B and D, ragged
 //! shapes, K from 1 to 65536, leading dimensions above the extents (the padding filled with
 //! values that would spoil the result if read), alpha and beta with C, every output type, D at
-//! addresses TMA cannot store to, misaligned A refused, and the host latency of a new shape.
+//! addresses TMA cannot store to, misaligned A refused, and the host latency of a new shape;
+//! 8-bit inputs (every pair of e4m3 and e5m2, every output type, per-tensor scales, K up to
+//! 65536, other majors refused).
 //! Every element of the checked rows is compared with the f64 CPU reference
 //! ([`verify_gemm`]); D's padding must stay untouched.
 
@@ -138,6 +140,10 @@ struct Case {
     pad: i64,
     /// Elements D starts after its buffer's start (1: not 16-byte aligned, direct stores).
     d_offset: usize,
+    /// B's type where it differs from A's (8-bit mixes); `None`: `input`.
+    input_b: Option<Element>,
+    /// The per-tensor scales of A and B.
+    scales: (f32, f32),
 }
 
 const BASE: Case = Case {
@@ -153,13 +159,20 @@ const BASE: Case = Case {
     beta: 0.0,
     pad: 0,
     d_offset: 0,
+    input_b: None,
+    scales: (1.0, 1.0),
 };
 
 /// The leading dimension of a `rows x cols` matrix of `order`: its contiguous extent plus
-/// `pad`, rounded up to 8 elements (16 bytes) when `round` (A and B, for TMA).
-fn ld_of(order: Order, rows: usize, cols: usize, pad: i64, round: bool) -> i64 {
+/// `pad`, rounded up to a multiple of `align` elements (A and B: 16 bytes, for TMA).
+fn ld_of(order: Order, rows: usize, cols: usize, pad: i64, align: i64) -> i64 {
     let ld = if order == Order::RowMajor { cols } else { rows } as i64 + pad;
-    if round { (ld + 7) / 8 * 8 } else { ld }
+    (ld + align - 1) / align * align
+}
+
+/// Elements of 16 bytes of `elem`.
+fn per_16_bytes(elem: Element) -> i64 {
+    16 / elem.bytes()
 }
 
 fn run_case(gpu: &Gpu, gemm: &Gemm<'_>, c: Case, seed: u64) {
@@ -170,19 +183,20 @@ fn run_case(gpu: &Gpu, gemm: &Gemm<'_>, c: Case, seed: u64) {
         c.a,
         c.m,
         c.k,
-        ld_of(c.a, c.m, c.k, c.pad, true),
+        ld_of(c.a, c.m, c.k, c.pad, per_16_bytes(c.input)),
         seed,
     );
+    let input_b = c.input_b.unwrap_or(c.input);
     let b = random(
         gpu,
-        c.input,
+        input_b,
         c.b,
         c.k,
         c.n,
-        ld_of(c.b, c.k, c.n, c.pad, true),
+        ld_of(c.b, c.k, c.n, c.pad, per_16_bytes(input_b)),
         seed ^ 0xB,
     );
-    let ldd = ld_of(c.d, c.m, c.n, c.pad, false);
+    let ldd = ld_of(c.d, c.m, c.n, c.pad, 1);
     let src = (c.beta != 0.0).then(|| random(gpu, c.output, c.d, c.m, c.n, ldd, seed ^ 0xC));
     let mut d = poisoned(gpu, c.output, c.d, c.m, c.n, ldd);
     let off = c.d_offset * c.output.bytes() as usize;
@@ -224,6 +238,8 @@ fn run_case(gpu: &Gpu, gemm: &Gemm<'_>, c: Case, seed: u64) {
                 },
                 alpha: c.alpha,
                 beta: c.beta,
+                scale_a: c.scales.0,
+                scale_b: c.scales.1,
             })
             .unwrap_or_else(|e| panic!("{label}: {e}"));
         eprintln!("{label}: {} grid {}", call.config.kernel_name(), call.grid);
@@ -252,8 +268,9 @@ fn run_case(gpu: &Gpu, gemm: &Gemm<'_>, c: Case, seed: u64) {
         a: host(&a),
         b: host(&b),
         c: src.as_ref().map(host),
-        alpha: f64::from(c.alpha),
+        alpha: f64::from(c.alpha) * f64::from(c.scales.0) * f64::from(c.scales.1),
         beta: f64::from(c.beta),
+        fp8: c.input.is_fp8(),
     };
     let rows = spread_rows(c.m, 48);
     let cmp = verify_gemm(
@@ -269,249 +286,244 @@ fn run_case(gpu: &Gpu, gemm: &Gemm<'_>, c: Case, seed: u64) {
     assert_eq!(cmp.bad, 0, "{label}: {cmp:?}");
 }
 
-fn setup(test: &str) -> Option<Gpu> {
-    let gpu = gpu_or_skip(test)?;
-    if Gemm::new(&gpu).is_err() {
-        assert!(
+/// Runs `body` with the GPU and its library GEMM; skips (with the reason) where there is no
+/// GPU or it is not an sm_90 one, failing instead under `TESSEL_REQUIRE_GPU=1`.
+fn with_gemm(test: &str, body: impl FnOnce(&Gpu, &Gemm<'_>)) {
+    let Some(gpu) = gpu_or_skip(test) else {
+        return;
+    };
+    match Gemm::new(&gpu) {
+        Ok(gemm) => body(&gpu, &gemm),
+        Err(e) => assert!(
             std::env::var("TESSEL_REQUIRE_GPU").as_deref() != Ok("1"),
-            "{test}: not an sm_90 GPU"
-        );
-        return None;
+            "{test}: not an sm_90 GPU: {e}"
+        ),
     }
-    Some(gpu)
 }
 
 #[test]
 #[ignore = "needs an sm_90 GPU"]
 fn gpu_every_order_ragged() {
-    let Some(gpu) = setup("gpu_every_order_ragged") else {
-        return;
-    };
-    let gemm = Gemm::new(&gpu).unwrap();
-    use Order::{ColMajor as C, RowMajor as R};
-    let mut seed = 1;
-    for (m, n, k) in [
-        (1000, 3000, 520),
-        (129, 257, 72),
-        (1, 1, 1),
-        (7, 13, 5),
-        (300, 100, 1000),
-    ] {
-        for a in [R, C] {
-            for b in [R, C] {
-                for d in [R, C] {
-                    seed += 1;
-                    run_case(
-                        &gpu,
-                        &gemm,
-                        Case {
-                            m,
-                            n,
-                            k,
-                            a,
-                            b,
-                            d,
-                            ..BASE
-                        },
-                        seed,
-                    );
+    with_gemm("gpu_every_order_ragged", |gpu, gemm| {
+        use Order::{ColMajor as C, RowMajor as R};
+        let mut seed = 1;
+        for (m, n, k) in [
+            (1000, 3000, 520),
+            (129, 257, 72),
+            (1, 1, 1),
+            (7, 13, 5),
+            (300, 100, 1000),
+        ] {
+            for a in [R, C] {
+                for b in [R, C] {
+                    for d in [R, C] {
+                        seed += 1;
+                        run_case(
+                            gpu,
+                            gemm,
+                            Case {
+                                m,
+                                n,
+                                k,
+                                a,
+                                b,
+                                d,
+                                ..BASE
+                            },
+                            seed,
+                        );
+                    }
                 }
             }
         }
-    }
+    });
 }
 
 #[test]
 #[ignore = "needs an sm_90 GPU"]
 fn gpu_every_type_pair_alpha_beta_and_padding() {
-    let Some(gpu) = setup("gpu_every_type_pair_alpha_beta_and_padding") else {
-        return;
-    };
-    let gemm = Gemm::new(&gpu).unwrap();
-    let mut seed = 100;
-    for input in [Element::F16, Element::BF16] {
-        for output in [Element::F32, Element::F16, Element::BF16] {
-            for (alpha, beta) in [(1.0, 0.0), (0.5, -1.25), (-2.0, 1.0)] {
-                seed += 1;
-                let c = Case {
-                    m: 515,
-                    n: 777,
-                    k: 333,
-                    input,
-                    output,
-                    alpha,
-                    beta,
-                    pad: 24,
-                    b: Order::ColMajor,
-                    ..BASE
-                };
-                run_case(&gpu, &gemm, c, seed);
-                run_case(
-                    &gpu,
-                    &gemm,
-                    Case {
-                        d: Order::ColMajor,
-                        a: Order::ColMajor,
-                        ..c
-                    },
-                    seed + 1000,
-                );
+    with_gemm("gpu_every_type_pair_alpha_beta_and_padding", |gpu, gemm| {
+        let mut seed = 100;
+        for input in [Element::F16, Element::BF16] {
+            for output in [Element::F32, Element::F16, Element::BF16] {
+                for (alpha, beta) in [(1.0, 0.0), (0.5, -1.25), (-2.0, 1.0)] {
+                    seed += 1;
+                    let c = Case {
+                        m: 515,
+                        n: 777,
+                        k: 333,
+                        input,
+                        output,
+                        alpha,
+                        beta,
+                        pad: 24,
+                        b: Order::ColMajor,
+                        ..BASE
+                    };
+                    run_case(gpu, gemm, c, seed);
+                    run_case(
+                        gpu,
+                        gemm,
+                        Case {
+                            d: Order::ColMajor,
+                            a: Order::ColMajor,
+                            ..c
+                        },
+                        seed + 1000,
+                    );
+                }
             }
         }
-    }
+    });
 }
 
 #[test]
 #[ignore = "needs an sm_90 GPU"]
 fn gpu_d_where_tma_cannot_store() {
-    let Some(gpu) = setup("gpu_d_where_tma_cannot_store") else {
-        return;
-    };
-    let gemm = Gemm::new(&gpu).unwrap();
-    // D one element past a 16-byte boundary, and D with an odd leading dimension: the direct
-    // epilogue (predicated stores, element by element where pairs are not aligned).
-    for output in [Element::F32, Element::F16, Element::BF16] {
-        run_case(
-            &gpu,
-            &gemm,
-            Case {
-                output,
-                d_offset: 1,
-                ..BASE
-            },
-            7,
-        );
-        run_case(
-            &gpu,
-            &gemm,
-            Case {
-                output,
-                n: 1001,
-                pad: 0,
-                beta: 0.75,
-                ..BASE
-            },
-            8,
-        );
-        run_case(
-            &gpu,
-            &gemm,
-            Case {
-                output,
-                pad: 3,
-                d: Order::ColMajor,
-                ..BASE
-            },
-            9,
-        );
-    }
+    with_gemm("gpu_d_where_tma_cannot_store", |gpu, gemm| {
+        // D one element past a 16-byte boundary, and D with an odd leading dimension: the direct
+        // epilogue (predicated stores, element by element where pairs are not aligned).
+        for output in [Element::F32, Element::F16, Element::BF16] {
+            run_case(
+                gpu,
+                gemm,
+                Case {
+                    output,
+                    d_offset: 1,
+                    ..BASE
+                },
+                7,
+            );
+            run_case(
+                gpu,
+                gemm,
+                Case {
+                    output,
+                    n: 1001,
+                    pad: 0,
+                    beta: 0.75,
+                    ..BASE
+                },
+                8,
+            );
+            run_case(
+                gpu,
+                gemm,
+                Case {
+                    output,
+                    pad: 3,
+                    d: Order::ColMajor,
+                    ..BASE
+                },
+                9,
+            );
+        }
+    });
 }
 
 #[test]
 #[ignore = "needs an sm_90 GPU"]
 fn gpu_long_and_short_k() {
-    let Some(gpu) = setup("gpu_long_and_short_k") else {
-        return;
-    };
-    let gemm = Gemm::new(&gpu).unwrap();
-    for k in [1, 2, 8, 63, 64, 65, 16384, 65536] {
-        let m = if k > 4096 { 256 } else { 200 };
+    with_gemm("gpu_long_and_short_k", |gpu, gemm| {
+        for k in [1, 2, 8, 63, 64, 65, 16384, 65536] {
+            let m = if k > 4096 { 256 } else { 200 };
+            run_case(
+                gpu,
+                gemm,
+                Case {
+                    m,
+                    n: 384,
+                    k,
+                    ..BASE
+                },
+                k as u64,
+            );
+            run_case(
+                gpu,
+                gemm,
+                Case {
+                    m,
+                    n: 384,
+                    k,
+                    a: Order::ColMajor,
+                    b: Order::ColMajor,
+                    input: Element::BF16,
+                    ..BASE
+                },
+                k as u64 + 1,
+            );
+        }
+        // Large problems of both tiles.
         run_case(
-            &gpu,
-            &gemm,
+            gpu,
+            gemm,
             Case {
-                m,
-                n: 384,
-                k,
+                m: 4096,
+                n: 4096,
+                k: 4096,
                 ..BASE
             },
-            k as u64,
+            11,
         );
         run_case(
-            &gpu,
-            &gemm,
+            gpu,
+            gemm,
             Case {
-                m,
-                n: 384,
-                k,
-                a: Order::ColMajor,
+                m: 128,
+                n: 4096,
+                k: 4096,
                 b: Order::ColMajor,
-                input: Element::BF16,
                 ..BASE
             },
-            k as u64 + 1,
+            12,
         );
-    }
-    // Large problems of both tiles.
-    run_case(
-        &gpu,
-        &gemm,
-        Case {
-            m: 4096,
-            n: 4096,
-            k: 4096,
-            ..BASE
-        },
-        11,
-    );
-    run_case(
-        &gpu,
-        &gemm,
-        Case {
-            m: 128,
-            n: 4096,
-            k: 4096,
-            b: Order::ColMajor,
-            ..BASE
-        },
-        12,
-    );
+    });
 }
 
 #[test]
 #[ignore = "needs an sm_90 GPU"]
 fn gpu_misaligned_operands_are_refused() {
-    let Some(gpu) = setup("gpu_misaligned_operands_are_refused") else {
-        return;
-    };
-    let gemm = Gemm::new(&gpu).unwrap();
-    let a = gpu.stream().alloc_zeros::<u16>(64 * 64 + 8).unwrap();
-    let b = gpu.stream().alloc_zeros::<u16>(64 * 64).unwrap();
-    let mut d = gpu.stream().alloc_zeros::<f32>(64 * 64).unwrap();
-    let shifted = a.slice(1..);
-    let e = gemm
-        .run(GemmArgs {
-            m: 64,
-            n: 64,
-            k: 64,
-            a: MatrixRef {
-                buf: &shifted,
-                elem: Element::F16,
-                order: Order::RowMajor,
-                ld: 64,
-            },
-            b: MatrixRef {
-                buf: &b,
-                elem: Element::F16,
-                order: Order::RowMajor,
-                ld: 64,
-            },
-            c: None,
-            d: MatrixMut {
-                buf: &mut d,
-                elem: Element::F32,
-                order: Order::RowMajor,
-                ld: 64,
-            },
-            alpha: 1.0,
-            beta: 0.0,
-        })
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.contains("A: the address") && e.contains("is not 16-byte aligned"),
-        "{e}"
-    );
+    with_gemm("gpu_misaligned_operands_are_refused", |gpu, gemm| {
+        let a = gpu.stream().alloc_zeros::<u16>(64 * 64 + 8).unwrap();
+        let b = gpu.stream().alloc_zeros::<u16>(64 * 64).unwrap();
+        let mut d = gpu.stream().alloc_zeros::<f32>(64 * 64).unwrap();
+        let shifted = a.slice(1..);
+        let e = gemm
+            .run(GemmArgs {
+                m: 64,
+                n: 64,
+                k: 64,
+                a: MatrixRef {
+                    buf: &shifted,
+                    elem: Element::F16,
+                    order: Order::RowMajor,
+                    ld: 64,
+                },
+                b: MatrixRef {
+                    buf: &b,
+                    elem: Element::F16,
+                    order: Order::RowMajor,
+                    ld: 64,
+                },
+                c: None,
+                d: MatrixMut {
+                    buf: &mut d,
+                    elem: Element::F32,
+                    order: Order::RowMajor,
+                    ld: 64,
+                },
+                alpha: 1.0,
+                beta: 0.0,
+                scale_a: 1.0,
+                scale_b: 1.0,
+            })
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("A: the address") && e.contains("is not 16-byte aligned"),
+            "{e}"
+        );
+    });
 }
 
 /// Host time of a call with a new shape once its configuration is loaded: no compile, the
@@ -519,61 +531,237 @@ fn gpu_misaligned_operands_are_refused() {
 #[test]
 #[ignore = "needs an sm_90 GPU"]
 fn gpu_new_shape_host_latency() {
-    let Some(gpu) = setup("gpu_new_shape_host_latency") else {
-        return;
-    };
-    let gemm = Gemm::new(&gpu).unwrap();
-    let (mm, nn, kk) = (4096usize, 4096usize, 4096usize);
-    let a = gpu.stream().alloc_zeros::<u16>(mm * kk).unwrap();
-    let b = gpu.stream().alloc_zeros::<u16>(kk * nn).unwrap();
-    let mut d = gpu.stream().alloc_zeros::<f32>(mm * nn).unwrap();
-    let mut call = |m: i64, n: i64, k: i64| {
-        let t = std::time::Instant::now();
-        gemm.run(GemmArgs {
-            m,
-            n,
-            k,
-            a: MatrixRef {
-                buf: &a,
-                elem: Element::F16,
-                order: Order::RowMajor,
-                ld: k,
-            },
-            b: MatrixRef {
-                buf: &b,
-                elem: Element::F16,
-                order: Order::ColMajor,
-                ld: k,
-            },
-            c: None,
-            d: MatrixMut {
-                buf: &mut d,
-                elem: Element::F32,
-                order: Order::RowMajor,
-                ld: n,
-            },
-            alpha: 1.0,
-            beta: 0.0,
-        })
-        .unwrap();
-        t.elapsed()
-    };
-    let first = call(4096, 4096, 4096); // loads (compiles, or reads the disk cache)
-    let small = call(128, 128, 64); // the other tile's configuration
-    let mut warm: Vec<_> = (1..=9)
-        .map(|i| call(4096 - 8 * i, 4096 - 16 * i, 4096 - 24 * i))
-        .collect();
-    warm.sort();
-    gpu.synchronize().unwrap();
-    eprintln!(
-        "library GEMM host latency: first call {first:?} (load), other tile {small:?}, new shape \
+    with_gemm("gpu_new_shape_host_latency", |gpu, gemm| {
+        let (mm, nn, kk) = (4096usize, 4096usize, 4096usize);
+        let a = gpu.stream().alloc_zeros::<u16>(mm * kk).unwrap();
+        let b = gpu.stream().alloc_zeros::<u16>(kk * nn).unwrap();
+        let mut d = gpu.stream().alloc_zeros::<f32>(mm * nn).unwrap();
+        let mut call = |m: i64, n: i64, k: i64| {
+            let t = std::time::Instant::now();
+            gemm.run(GemmArgs {
+                m,
+                n,
+                k,
+                a: MatrixRef {
+                    buf: &a,
+                    elem: Element::F16,
+                    order: Order::RowMajor,
+                    ld: k,
+                },
+                b: MatrixRef {
+                    buf: &b,
+                    elem: Element::F16,
+                    order: Order::ColMajor,
+                    ld: k,
+                },
+                c: None,
+                d: MatrixMut {
+                    buf: &mut d,
+                    elem: Element::F32,
+                    order: Order::RowMajor,
+                    ld: n,
+                },
+                alpha: 1.0,
+                beta: 0.0,
+                scale_a: 1.0,
+                scale_b: 1.0,
+            })
+            .unwrap();
+            t.elapsed()
+        };
+        let first = call(4096, 4096, 4096); // loads (compiles, or reads the disk cache)
+        let small = call(128, 128, 64); // the other tile's configuration
+        let mut warm: Vec<_> = (1..=9)
+            .map(|i| call(4096 - 8 * i, 4096 - 16 * i, 4096 - 24 * i))
+            .collect();
+        warm.sort();
+        gpu.synchronize().unwrap();
+        eprintln!(
+            "library GEMM host latency: first call {first:?} (load), other tile {small:?}, new shape \
          with a loaded kernel: median {:?} (min {:?}, max {:?})",
-        warm[4], warm[0], warm[8]
-    );
-    assert_eq!(gemm.loaded(), 2);
-    assert!(
-        warm[4] < std::time::Duration::from_millis(1),
-        "median {:?}",
-        warm[4]
-    );
+            warm[4], warm[0], warm[8]
+        );
+        assert_eq!(gemm.loaded(), 2);
+        assert!(
+            warm[4] < std::time::Duration::from_millis(1),
+            "median {:?}",
+            warm[4]
+        );
+    });
+}
+
+/// The 8-bit pairs (A, B) in every mix.
+const FP8_PAIRS: [(Element, Element); 4] = [
+    (Element::E4M3, Element::E4M3),
+    (Element::E4M3, Element::E5M2),
+    (Element::E5M2, Element::E4M3),
+    (Element::E5M2, Element::E5M2),
+];
+
+/// An 8-bit TN case (A row-major, B column-major) of the pair `(a, b)`.
+fn fp8_case(a: Element, b: Element, output: Element) -> Case {
+    Case {
+        input: a,
+        input_b: Some(b),
+        output,
+        b: Order::ColMajor,
+        ..BASE
+    }
+}
+
+/// Every 8-bit type pair with every output type: ragged shapes, padded leading dimensions,
+/// per-tensor scales with alpha and beta (C read), D row- and column-major (the column-major D
+/// swaps A and B and their formats).
+#[test]
+#[ignore = "needs an sm_90 GPU"]
+fn gpu_fp8_every_type_pair_and_output() {
+    with_gemm("gpu_fp8_every_type_pair_and_output", |gpu, gemm| {
+        let mut seed = 300;
+        for (a, b) in FP8_PAIRS {
+            for output in [Element::F32, Element::F16, Element::BF16] {
+                for (alpha, beta, scales) in [
+                    (1.0, 0.0, (1.0, 1.0)),
+                    (0.5, -1.25, (2.0, 0.375)),
+                    (-2.0, 1.0, (0.125, 8.0)),
+                ] {
+                    seed += 1;
+                    let c = Case {
+                        m: 515,
+                        n: 777,
+                        k: 333,
+                        alpha,
+                        beta,
+                        scales,
+                        pad: 24,
+                        ..fp8_case(a, b, output)
+                    };
+                    run_case(gpu, gemm, c, seed);
+                    run_case(
+                        gpu,
+                        gemm,
+                        Case {
+                            d: Order::ColMajor,
+                            ..c
+                        },
+                        seed + 1000,
+                    );
+                }
+                for (m, n, k) in [(1, 1, 1), (7, 13, 5), (129, 257, 72), (300, 100, 1000)] {
+                    seed += 1;
+                    run_case(
+                        gpu,
+                        gemm,
+                        Case {
+                            m,
+                            n,
+                            k,
+                            ..fp8_case(a, b, output)
+                        },
+                        seed,
+                    );
+                }
+            }
+        }
+    });
+}
+
+/// 8-bit inputs with K from 1 to 65536 (k-tiles of 128: one partial, one exact, one over; the
+/// promotion over 512 k-tiles), large problems, and D where TMA cannot store.
+#[test]
+#[ignore = "needs an sm_90 GPU"]
+fn gpu_fp8_long_and_short_k() {
+    with_gemm("gpu_fp8_long_and_short_k", |gpu, gemm| {
+        for (i, k) in [1, 16, 127, 128, 129, 4096, 16384, 65536]
+            .into_iter()
+            .enumerate()
+        {
+            let m = if k > 4096 { 256 } else { 200 };
+            let (a, b) = FP8_PAIRS[i % 4];
+            for output in [Element::BF16, Element::F32] {
+                run_case(
+                    gpu,
+                    gemm,
+                    Case {
+                        m,
+                        n: 384,
+                        k,
+                        ..fp8_case(a, b, output)
+                    },
+                    k as u64,
+                );
+            }
+        }
+        for (m, n, k) in [(4096, 4096, 4096), (128, 4096, 4096)] {
+            run_case(
+                gpu,
+                gemm,
+                Case {
+                    m,
+                    n,
+                    k,
+                    ..fp8_case(Element::E4M3, Element::E4M3, Element::BF16)
+                },
+                11,
+            );
+        }
+        run_case(
+            gpu,
+            gemm,
+            Case {
+                d_offset: 1,
+                beta: 0.5,
+                ..fp8_case(Element::E5M2, Element::E4M3, Element::F16)
+            },
+            12,
+        );
+    });
+}
+
+/// 8-bit operands that are not K-major (A column-major or B row-major) are refused with the
+/// named condition, nothing launched.
+#[test]
+#[ignore = "needs an sm_90 GPU"]
+fn gpu_fp8_other_majors_are_refused() {
+    with_gemm("gpu_fp8_other_majors_are_refused", |gpu, gemm| {
+        let a = gpu.stream().alloc_zeros::<u8>(64 * 64).unwrap();
+        let b = gpu.stream().alloc_zeros::<u8>(64 * 64).unwrap();
+        let mut d = gpu.stream().alloc_zeros::<f32>(64 * 64).unwrap();
+        for (oa, ob) in [
+            (Order::ColMajor, Order::ColMajor),
+            (Order::RowMajor, Order::RowMajor),
+        ] {
+            let e = gemm
+                .run(GemmArgs {
+                    m: 64,
+                    n: 64,
+                    k: 64,
+                    a: MatrixRef {
+                        buf: &a,
+                        elem: Element::E4M3,
+                        order: oa,
+                        ld: 64,
+                    },
+                    b: MatrixRef {
+                        buf: &b,
+                        elem: Element::E5M2,
+                        order: ob,
+                        ld: 64,
+                    },
+                    c: None,
+                    d: MatrixMut {
+                        buf: &mut d,
+                        elem: Element::F32,
+                        order: Order::RowMajor,
+                        ld: 64,
+                    },
+                    alpha: 1.0,
+                    beta: 0.0,
+                    scale_a: 1.0,
+                    scale_b: 1.0,
+                })
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("8-bit inputs need K-major operands"), "{e}");
+        }
+    });
 }

@@ -58,6 +58,7 @@ fn configurations() -> Vec<Sm90Config> {
                             for source in [false, true] {
                                 all.push(Sm90Config {
                                     input,
+                                    input_b: input,
                                     output,
                                     a_major,
                                     b_major,

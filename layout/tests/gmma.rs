@@ -405,6 +405,48 @@ fn fp8_operands_of_the_fp8_gmma_atoms() {
             .to_string(),
         "Sw<2,4,3> o (8,64):(64,1)"
     );
+    // Layout_K_SW32_Atom_Bits = Sw<1,4,3> o (8,256):(256,1) and Layout_K_INTER_Atom_Bits =
+    // Sw<0,4,3> o (8,128):(128,1) (the identity swizzle) upcast to 8-bit elements.
+    assert_eq!(
+        smem_atom(Major::K, SwizzleMode::B32, 8)
+            .unwrap()
+            .to_string(),
+        "Sw<1,4,3> o (8,32):(32,1)"
+    );
+    assert_eq!(
+        smem_atom(Major::K, SwizzleMode::None, 8)
+            .unwrap()
+            .layout()
+            .to_string(),
+        "(8,16):(16,1)"
+    );
+    // The k32 blocks of 8-bit K-major stages of each swizzle (64 rows by 128 elements): SW32
+    // rows hold one k-block (the next is the next column of atoms, (64/8) 256 bytes on), SW64
+    // two, SW128 four; SBO the atom (8 rows of the swizzled row), LBO 16 (unused).
+    for (mode, row) in [
+        (SwizzleMode::B32, 32),
+        (SwizzleMode::B64, 64),
+        (SwizzleMode::B128, 128),
+    ] {
+        let stage = smem_atom(Major::K, mode, 8)
+            .unwrap()
+            .tile_to_shape(&IntTuple::from_ints([64, 128]))
+            .unwrap();
+        for kb in 0..4 {
+            let d = gmma_descriptor(&k_block(&stage, 64, kb, 1), 1, 0, Some(Major::K)).unwrap();
+            let (atom_k, within) = (32 * kb / row, 32 * kb % row);
+            assert_eq!(
+                (
+                    d.mode,
+                    d.start_address,
+                    d.leading_byte_offset,
+                    d.stride_byte_offset
+                ),
+                (mode, atom_k * 8 * (8 * row) + within, 16, 8 * row),
+                "{mode} k-block {kb}"
+            );
+        }
+    }
     // The FP8 GMMA atom reads K = 32 elements: one descriptor's 32 bytes (PTX ISA wgmma k32).
     let g = mma_atom("SM90_64x128x32_F32E4M3E4M3_SS_TN").unwrap();
     let [m, n, k] = g.shape_mnk();

@@ -104,7 +104,8 @@ pub struct Args {
     /// default rc)
     #[arg(long, value_name = "rc,rr,cc,cr")]
     pub orders: Option<String>,
-    /// gemm --shapes: input-output types, comma-separated (default: f16-f32,bf16-f32,f16-f16,bf16-bf16,f16-bf16,bf16-f16)
+    /// gemm --shapes: input-output types, comma-separated (default: f16-f32,bf16-f32,f16-f16,bf16-bf16,f16-bf16,bf16-f16;
+    /// 8-bit inputs e4m3 and e5m2, e.g. e4m3-bf16, run TN only and next to cuBLASLt)
     #[arg(long, value_name = "IN-OUT,...")]
     pub types: Option<String>,
     /// The options of the attention suite.
@@ -773,7 +774,12 @@ mod with_kernels {
                 blas_bench::orders_name(r.a, r.b)
             );
             s += gemm_line(r.size, &label, &r.result).trim_end();
-            s += &format!("  {}\n", r.kernel);
+            let baseline = if r.input.is_fp8() {
+                " (vs cuBLASLt)"
+            } else {
+                ""
+            };
+            s += &format!("  {}{baseline}\n", r.kernel);
         }
         s
     }

@@ -1,6 +1,7 @@
 //! `tessel bench gemm` through the library: for each shape, type pair and pair of operand
 //! orders, the library GEMM ([`Gemm`]) and cuBLAS (`cublasGemmEx`, the same types and orders,
-//! fp32 compute) in the same process: both checked against the f64 CPU reference on spread
+//! fp32 compute; for 8-bit inputs cuBLASLt, [`super::fp8_cublaslt`], TN with per-tensor scales
+//! 0.5 and 0.25 given to both, and only the TN orders) in the same process: both checked against the f64 CPU reference on spread
 //! rows within the K-proportional bound ([`reference_bounds`]), and against each other within
 //! the sum of their bounds; then timed with CUDA events (balanced order, [`time_pair`]).
 
@@ -11,8 +12,8 @@ use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 use super::verify::compare_rows;
 use super::{
-    Gemm, GemmArgs, HostGemm, HostMatrix, MatrixMut, MatrixRef, Order, reference_bounds,
-    spread_rows,
+    Gemm, GemmArgs, HostGemm, HostMatrix, MatrixMut, MatrixRef, Order, fp8_cublaslt,
+    reference_bounds, spread_rows,
 };
 use crate::bench::io;
 use crate::device::Gpu;
@@ -123,6 +124,13 @@ pub fn bench_one(
     progress: &mut dyn Write,
 ) -> GpuResult<BlasRow> {
     let seed = (m as u64) << 32 ^ (n as u64) << 16 ^ k as u64;
+    // Per-tensor scales of A and B: 8-bit inputs are dequantized (and cuBLASLt given the same
+    // scales as device scalars); 16-bit ones are not scaled.
+    let scales = if input.is_fp8() {
+        (0.5f32, 0.25f32)
+    } else {
+        (1.0, 1.0)
+    };
     let (a_bytes, a_host) = random(len(m, k)?, seed, input);
     let (b_bytes, b_host) = random(len(k, n)?, seed ^ 0xB0B, input);
     let stream = gpu.stream();
@@ -158,20 +166,39 @@ pub fn bench_one(
         },
         alpha: 1.0,
         beta: 0.0,
+        scale_a: scales.0,
+        scale_b: scales.1,
     })?;
     let name = format!("{} {m}x{n}x{k}", call.config.kernel_name());
     let (pa, pb) = (a.device_ptr(stream).0, b.device_ptr(stream).0);
     let pd = d_cublas.device_ptr_mut(stream).0;
-    let run_cublas = || {
-        // SAFETY: a, b and d_cublas hold the matrices (sizes above), on the handle's stream.
-        let ops = GemmOperands {
-            a: (pa, oa),
-            b: (pb, ob),
-            input,
-            d: pd,
-            output,
-        };
-        unsafe { cublas_ref::gemm(blas, (m, n, k), ops) }
+    let scales_dev = cuda("cuMemcpyHtoD", stream.clone_htod(&[scales.0, scales.1]))?;
+    let ps = scales_dev.device_ptr(stream).0;
+    let mut run_cublas: Box<dyn FnMut() -> GpuResult<()> + '_> = if input.is_fp8() {
+        // SAFETY: a, b, d_cublas and scales_dev hold the matrices and scales (sizes above)
+        // and outlive every launch (timed below, synchronized before they drop).
+        Box::new(unsafe {
+            fp8_cublaslt(
+                gpu,
+                (m, n, k),
+                (pa, input),
+                (pb, input),
+                (pd, output),
+                (ps, ps + 4),
+            )?
+        })
+    } else {
+        Box::new(move || {
+            // SAFETY: a, b and d_cublas hold the matrices (sizes above), on the handle's stream.
+            let ops = GemmOperands {
+                a: (pa, oa),
+                b: (pb, ob),
+                input,
+                d: pd,
+                output,
+            };
+            unsafe { cublas_ref::gemm(blas, (m, n, k), ops) }
+        })
     };
     run_cublas()?;
     gpu.synchronize()?;
@@ -195,8 +222,9 @@ pub fn bench_one(
             ld: ld(ob, k, n),
         },
         c: None,
-        alpha: 1.0,
+        alpha: f64::from(scales.0) * f64::from(scales.1),
         beta: 0.0,
+        fp8: input.is_fp8(),
     };
     let (want, tol) = reference_bounds(&g, output, &rows);
     let pick = |all: &[f32]| -> Vec<f32> {
@@ -228,7 +256,7 @@ pub fn bench_one(
     ))?;
     let (t_ours, t_theirs) = time_pair(|side| match side {
         Side::Ours => time_events(gpu, 3, repeats, || gemm.launch(&call)),
-        Side::Theirs => time_events(gpu, 3, repeats, run_cublas),
+        Side::Theirs => time_events(gpu, 3, repeats, &mut run_cublas),
     })?;
     let flops = 2.0 * m as f64 * n as f64 * k as f64;
     Ok(BlasRow {
@@ -265,6 +293,9 @@ pub fn bench(
     let mut rows = Vec::new();
     for &shape in shapes {
         for &types in types {
+            // 8-bit inputs are TN only (A row-major, B column-major): that pair of orders.
+            let tn = [(Order::RowMajor, Order::ColMajor)];
+            let orders = if types.0.is_fp8() { &tn[..] } else { orders };
             for &o in orders {
                 rows.push(bench_one(
                     gpu, &gemm, &blas, shape, types, o, repeats, progress,

@@ -6,10 +6,12 @@
 use tessel_layout::gmma::Major;
 
 use super::order::Order;
-use super::select::choose_tile;
+use super::select::choose_tile_for;
 use crate::element::Element;
 use crate::error::{GpuError, GpuResult};
-use crate::hopper::{BK, BM, Epilogue, INPUTS, OUTPUTS, RASTER_GROUP, Sm90Args, Sm90Config};
+use crate::hopper::{
+    BM, Epilogue, OUTPUTS, RASTER_GROUP, Sm90Args, Sm90Config, input_pair, k_tile, promotes,
+};
 use crate::tiled::GroupedRaster;
 use crate::tma::TmaMatrix;
 
@@ -184,21 +186,15 @@ pub struct Sm90Call {
     pub grid: u32,
 }
 
-/// The input type of an element type or the error naming what the kernel takes.
-fn input_type(e: Element) -> GpuResult<Element> {
-    if INPUTS.contains(&e) {
-        return Ok(e);
-    }
-    Err({
-        if e.is_fp8() {
+/// A's and B's input types, or the error naming what the kernel takes.
+fn input_type(a: Element, b: Element) -> GpuResult<(Element, Element)> {
+    input_pair(a, b).map_err(|e| {
+        if e.to_string().contains("takes f16 or bf16") {
             GpuError::InvalidArgument(format!(
-                "A and B of type {e}: FP8 inputs are not supported by this build (the FP8 GMMA \
-                 atoms are missing); the Hopper GEMM takes f16 or bf16 inputs"
+                "A and B of type {a}: the Hopper GEMM takes f16, bf16, e4m3 or e5m2 inputs"
             ))
         } else {
-            GpuError::InvalidArgument(format!(
-                "A and B of type {e}: the Hopper GEMM takes f16 or bf16 inputs"
-            ))
+            e
         }
     })
 }
@@ -237,13 +233,18 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
             )));
         }
     }
-    if p.a.elem != p.b.elem {
+    let (input, _) = input_type(p.a.elem, p.b.elem)?;
+    if promotes(input) && (p.a.order, p.b.order) != (Order::RowMajor, Order::ColMajor) {
         return Err(GpuError::InvalidArgument(format!(
-            "A is {} but B is {}: both operands must have the same type",
-            p.a.elem, p.b.elem
+            "A is {} {} and B {} {}: 8-bit inputs need K-major operands, A row-major and B \
+             column-major (\"TN\"; wgmma transposes only 16-bit operands, PTX ISA \
+             \"wgmma.mma_async\")",
+            order_name(p.a.order),
+            p.a.elem,
+            order_name(p.b.order),
+            p.b.elem
         )));
     }
-    let input = input_type(p.a.elem)?;
     let output = p.d.elem;
     if !OUTPUTS.contains(&output) {
         return Err(GpuError::InvalidArgument(format!(
@@ -314,16 +315,19 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
             address: desc.address,
         }
     };
-    let a = operand(first, m);
-    let b = operand(second, n);
     let epilogue = if p.d.tma_storable() {
         Epilogue::TmaStore
     } else {
         Epilogue::Direct
     };
-    let tile = choose_tile(m, n, sms);
+    // The kernel's first operand is B^T when transposed: the 8-bit formats swap with it.
+    let (input, input_b) = input_type(first.1.elem, second.1.elem)?;
+    let a = operand(first, m);
+    let b = operand(second, n);
+    let tile = choose_tile_for(input, m, n, sms);
     let config = Sm90Config {
         input,
+        input_b,
         output,
         a_major: a.major,
         b_major: b.major,
@@ -357,7 +361,7 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
         ldc: c.map_or(0, |c| c.ld),
         m: m as i32,
         n: n as i32,
-        k_tiles: ((p.k + BK - 1) / BK) as i32,
+        k_tiles: ((p.k + k_tile(input) - 1) / k_tile(input)) as i32,
         tiles_m: tiles_m as i32,
         tiles_n: tiles_n as i32,
         log2_group: raster.log2_group() as i32,

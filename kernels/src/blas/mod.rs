@@ -10,10 +10,42 @@
 //! configuration is loaded.
 //!
 //! Supported: sm_90 (the Hopper GEMM of [`crate::hopper`], wgmma); A and B f16 or bf16, each
-//! row- or column-major; C and D f32, f16 or bf16, of one order (row- or column-major); any
-//! `M`, `N`, `K` >= 1; A and B at 16-byte aligned addresses with leading dimensions of a
-//! multiple of 16 bytes (TMA); C and D at any element-aligned address and leading dimension
-//! (D stored by TMA where it can be, else by predicated stores).
+//! row- or column-major, or 8-bit e4m3/e5m2 in any mix with A row-major and B column-major
+//! ("TN": wgmma reads 8-bit operands K-major only; other orders are an error that says so);
+//! C and D f32, f16 or bf16, of one order (row- or column-major); any `M`, `N`, `K` >= 1; A
+//! and B at 16-byte aligned addresses with leading dimensions of a multiple of 16 bytes (TMA);
+//! C and D at any element-aligned address and leading dimension (D stored by TMA where it can
+//! be, else by predicated stores).
+//!
+//! Scales: `D = alpha scale_a scale_b A B + beta C`, the per-tensor scales of A and B host
+//! values ([`GemmArgs::scale_a`], [`GemmArgs::scale_b`]; 1 for unscaled inputs), multiplied
+//! into the kernel's one fp32 scale of `A B` on the host. 8-bit inputs accumulate in fp32 with
+//! the wgmma accumulators promoted into a separate fp32 fragment after every k-tile of 128
+//! ([`crate::hopper`]), on the 128 x 128 tile ([`choose_tile_for`]).
+//!
+//! ```
+//! use tessel_kernels::{Element, Gpu, blas::{Gemm, GemmArgs, MatrixMut, MatrixRef, Order}};
+//! let Ok(gpu) = Gpu::open(0) else { return }; // no GPU: nothing to run
+//! let Ok(gemm) = Gemm::new(&gpu) else { return }; // not an sm_90 GPU
+//! let (m, n, k) = (100, 200, 272);
+//! // e4m3 1.5 (0x3C) times e5m2 -2.0 (0xC0), each scaled by 0.5.
+//! let a = gpu.stream().clone_htod(&vec![0x3Cu8; m * k]).unwrap();
+//! let b = gpu.stream().clone_htod(&vec![0xC0u8; k * n]).unwrap();
+//! let mut d = gpu.stream().alloc_zeros::<f32>(m * n).unwrap();
+//! gemm.run(GemmArgs {
+//!     m: m as i64, n: n as i64, k: k as i64,
+//!     a: MatrixRef { buf: &a, elem: Element::E4M3, order: Order::RowMajor, ld: k as i64 },
+//!     b: MatrixRef { buf: &b, elem: Element::E5M2, order: Order::ColMajor, ld: k as i64 },
+//!     c: None,
+//!     d: MatrixMut { buf: &mut d, elem: Element::F32, order: Order::RowMajor, ld: n as i64 },
+//!     alpha: 1.0,
+//!     beta: 0.0,
+//!     scale_a: 0.5,
+//!     scale_b: 0.5,
+//! }).unwrap();
+//! let d = gpu.stream().clone_dtoh(&d).unwrap();
+//! assert!(d.iter().all(|&x| x == -0.75 * k as f32));
+//! ```
 //!
 //! ```
 //! use tessel_kernels::{Element, Gpu, blas::{Gemm, GemmArgs, MatrixMut, MatrixRef, Order}};
@@ -31,6 +63,8 @@
 //!     d: MatrixMut { buf: &mut d, elem: Element::F32, order: Order::RowMajor, ld: n as i64 },
 //!     alpha: 1.0,
 //!     beta: 0.0,
+//!     scale_a: 1.0,
+//!     scale_b: 1.0,
 //! }).unwrap();
 //! let d = gpu.stream().clone_dtoh(&d).unwrap();
 //! assert!(d.iter().all(|&x| x == k as f32));
@@ -38,14 +72,18 @@
 
 pub mod bench;
 mod check;
+mod cublaslt;
 pub(crate) mod order;
 mod select;
 mod verify;
 
 pub use check::{MatrixDesc, OperandMap, Problem, Sm90Call, plan_sm90};
+pub use cublaslt::fp8_cublaslt;
 pub use order::Order;
-pub use select::{choose_tile, tiles_of};
-pub use verify::{HostGemm, HostMatrix, reference_bounds, spread_rows, verify_gemm};
+pub use select::{choose_tile, choose_tile_for, tiles_of};
+pub use verify::{
+    FP8_ACCUMULATION, HostGemm, HostMatrix, reference_bounds, spread_rows, verify_gemm,
+};
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -172,10 +210,15 @@ pub struct GemmArgs<'a> {
     pub alpha: f32,
     /// Scale of C.
     pub beta: f32,
+    /// Per-tensor scale of A (the dequantization factor of 8-bit inputs; 1 otherwise).
+    pub scale_a: f32,
+    /// Per-tensor scale of B.
+    pub scale_b: f32,
 }
 
 impl GemmArgs<'_> {
-    /// The problem as the host checks see it (addresses on `stream`).
+    /// The problem as the host checks see it (addresses on `stream`); its `alpha` is the
+    /// product `alpha scale_a scale_b` in fp32 (the kernel's one scale of `A B`).
     pub fn problem(&mut self, stream: &CudaStream) -> Problem {
         let desc = |buf: &dyn DeviceMemory, elem, order, ld, address| MatrixDesc {
             address,
@@ -203,7 +246,7 @@ impl GemmArgs<'_> {
                 order: self.d.order,
                 ld: self.d.ld,
             },
-            alpha: self.alpha,
+            alpha: self.alpha * self.scale_a * self.scale_b,
             beta: self.beta,
         }
     }

@@ -2,7 +2,8 @@
 //! large tile where the problem has at least as many large tiles as the GPU has SMs, the
 //! smaller one (twice the tiles) where it has fewer, so that more SMs work.
 
-use crate::hopper::{BM, Sm90Tile};
+use crate::element::Element;
+use crate::hopper::{BM, Sm90Tile, promotes};
 
 fn ceil_div(x: i64, d: i64) -> i64 {
     (x + d - 1) / d
@@ -34,5 +35,24 @@ pub fn choose_tile(m: i64, n: i64, sms: i64) -> Sm90Tile {
         Sm90Tile::T128x128
     } else {
         Sm90Tile::T128x256
+    }
+}
+
+/// The tile for inputs `input`: [`choose_tile`] for 16-bit inputs; [`Sm90Tile::T128x128`]
+/// (K-block 128, 6 stages of 32 KiB) for 8-bit ones, whose promotion keeps a second fp32
+/// fragment beside the accumulators: 64 + 64 registers per consumer thread at 128 x 128,
+/// where 128 x 256 would need 128 + 128, more than the 232 a consumer has
+/// ([`crate::hopper::CONSUMER_REGS`]).
+///
+/// ```
+/// use tessel_kernels::{Element, blas::choose_tile_for, hopper::Sm90Tile};
+/// assert_eq!(choose_tile_for(Element::F16, 4096, 4096, 132), Sm90Tile::T128x256);
+/// assert_eq!(choose_tile_for(Element::E4M3, 4096, 4096, 132), Sm90Tile::T128x128);
+/// ```
+pub fn choose_tile_for(input: Element, m: i64, n: i64, sms: i64) -> Sm90Tile {
+    if promotes(input) {
+        Sm90Tile::T128x128
+    } else {
+        choose_tile(m, n, sms)
     }
 }

@@ -1,7 +1,9 @@
 //! Checking a GEMM's result on the host against an f64 reference, within a bound that holds for
 //! any K: each element within the fp32 accumulation bound of its own `sum_k |a_ik b_kj|`
 //! ([`crate::gemm::host::tolerance`], scaled by `|alpha|`), plus the rounding of the scaling,
-//! of `beta C` and of the output type.
+//! of `beta C` and of the output type; for 8-bit inputs also the reduced precision of the
+//! tensor cores' accumulation inside one promotion interval ([`FP8_ACCUMULATION`]). 8-bit
+//! inputs and their products are exact in f64, so the reference is exact.
 
 use super::Order;
 use crate::element::Element;
@@ -58,18 +60,34 @@ pub struct HostGemm<'a> {
     pub alpha: f64,
     /// Scale of C.
     pub beta: f64,
+    /// Whether A and B are 8-bit (the bound adds [`FP8_ACCUMULATION`] `|alpha| S`).
+    pub fp8: bool,
 }
+
+/// The error of the wgmma accumulation of 8-bit products inside one promotion interval (a
+/// k-tile of 128), relative to the sum `S` of the products' magnitudes: `2^-11`. The tensor
+/// cores keep about 14 bits of the FP8 accumulation (DeepSeek-V3 Technical Report,
+/// arXiv:2412.19437, section 3.3.2, measured on H800), so each of the four k32 steps of a
+/// k-tile loses at most `2^-13` of the magnitude it adds to; the kernel adds each k-tile's
+/// partial sum to an fp32 total ([`crate::hopper`]), which [`crate::gemm::host::tolerance`]
+/// covers.
+///
+/// ```
+/// assert_eq!(tessel_kernels::blas::FP8_ACCUMULATION, 4.0 * 2f64.powi(-13));
+/// ```
+pub const FP8_ACCUMULATION: f64 = 1.0 / 2048.0;
 
 /// Compares rows `rows` of `d` (every column) with the f64 reference of `g`: element `(i, j)`
 /// within `t + u (|want| + t) + s`, where `t = |alpha| tolerance(k, S) + 2^-23 (|alpha| S +
 /// |beta c_ij|)` with `S = sum_k |a_ik b_kj|` (the fp32 accumulation, scaling and addition of C),
-/// `u` the output type's unit roundoff and `s` its smallest subnormal.
+/// `u` the output type's unit roundoff and `s` its smallest subnormal; 8-bit inputs
+/// (`g.fp8`) add [`FP8_ACCUMULATION`] `|alpha| S` to `t`.
 ///
 /// ```
 /// use tessel_kernels::{Element, blas::{HostGemm, HostMatrix, Order, verify_gemm}};
 /// fn rm(values: &[f64]) -> HostMatrix<'_> { HostMatrix { values, order: Order::RowMajor, ld: 2 } }
 /// let (a, b) = ([1.0, 2.0, 3.0, 4.0], [1.0, 0.0, 0.0, 1.0]); // A B = A
-/// let g = HostGemm { m: 2, n: 2, k: 2, a: rm(&a), b: rm(&b), c: None, alpha: 1.0, beta: 0.0 };
+/// let g = HostGemm { m: 2, n: 2, k: 2, a: rm(&a), b: rm(&b), c: None, alpha: 1.0, beta: 0.0, fp8: false };
 /// assert_eq!(verify_gemm(&g, rm(&[1.0, 2.0, 3.0, 4.0]), Element::F32, &[0, 1]).bad, 0);
 /// assert_eq!(verify_gemm(&g, rm(&[1.0, 3.0, 2.0, 4.0]), Element::F32, &[0, 1]).bad, 2); // A^T
 /// ```
@@ -96,7 +114,7 @@ pub fn verify_gemm(
 /// let v = [1.0, -2.0];
 /// let a = HostMatrix { values: &v, order: Order::RowMajor, ld: 2 }; // 1 x 2
 /// let b = HostMatrix { values: &v, order: Order::ColMajor, ld: 2 }; // 2 x 1
-/// let g = HostGemm { m: 1, n: 1, k: 2, a, b, c: None, alpha: 1.0, beta: 0.0 };
+/// let g = HostGemm { m: 1, n: 1, k: 2, a, b, c: None, alpha: 1.0, beta: 0.0, fp8: false };
 /// let (want, tol) = reference_bounds(&g, Element::F32, &[0]);
 /// assert_eq!(want, vec![5.0]);
 /// assert!(tol[0] > 0.0 && tol[0] < 1e-5);
@@ -119,7 +137,9 @@ pub fn reference_bounds(g: &HostGemm<'_>, out: Element, rows: &[usize]) -> (Vec<
                 _ => 0.0,
             };
             let w = g.alpha * acc + c;
-            let t = g.alpha.abs() * tolerance(g.k, abs) + eps * (g.alpha.abs() * abs + c.abs());
+            let fp8 = if g.fp8 { FP8_ACCUMULATION * abs } else { 0.0 };
+            let t =
+                g.alpha.abs() * (tolerance(g.k, abs) + fp8) + eps * (g.alpha.abs() * abs + c.abs());
             want.push(w);
             tol.push(t + u * (w.abs() + t) + out.min_subnormal());
         }

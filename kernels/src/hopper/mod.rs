@@ -34,6 +34,21 @@
 //!   TMA store copies to D (clipping ragged `M`, `N`), two buffers per consumer; or, where TMA
 //!   cannot address D, with predicated stores from the registers ([`Epilogue::Direct`]).
 //!
+//! 8-bit inputs (e4m3/e5m2 A and B in any mix, [`Sm90Config::input_b`], [`FP8_INPUTS`]) take the same body and
+//! declarations: the element type sets the atom (`SM90_64xNx32_F32<A><B>_SS_TN`), the stages'
+//! GMMA atom (`smem_atom(K, 128B, 8)`: 128 elements per 128-byte row, so a k-tile is
+//! [`k_tile`] = 128 wide), the TMA boxes (`UINT8`) and the descriptors; wgmma reads 8-bit
+//! operands K-major only (PTX ISA, `wgmma.mma_async`: the transposes are for `.f16`/`.bf16`),
+//! so an MN-major 8-bit configuration is an error. Promotion (`k::PROMOTE`, 8-bit inputs only):
+//! the tensor cores keep about 14 bits of the FP8 accumulation (DeepSeek-V3 Technical Report,
+//! arXiv:2412.19437, section 3.3.2), so after each k-tile (4 wgmmas of k32, 128 products: the
+//! interval of CUTLASS's non-"FastAccum" FP8 kernels, `mma_promotion_interval = 4`, and of
+//! DeepGEMM) a consumer waits for its wgmmas, gives the stage back, adds the accumulators into
+//! a separate fp32 fragment and starts the next k-tile's accumulation from zero. That costs
+//! the one k-tile of wgmmas kept in flight by 16-bit inputs and a second fragment of
+//! registers: 8-bit configurations use the 128 x 128 tile (64 + 64 registers per thread; 128 x
+//! 256 would need 256).
+//!
 //! Every shared layout is a GMMA atom (`smem_atom(major, SwizzleMode::B128, 16)`) tiled over
 //! the stages (MN-major ones K first, so that each 64-wide slice of MN is one TMA box).
 //! [`Sm90Plan`] proves on the host that the TMA boxes write exactly those layouts
@@ -67,8 +82,8 @@ mod types;
 
 pub use source::{ARGS, Sm90Args};
 pub use types::{
-    Epilogue, INPUTS, OUTPUTS, Sm90Config, Sm90Tile, gmma_atom, input_type, output_code,
-    output_type,
+    Epilogue, FP8_INPUTS, INPUTS, OUTPUTS, Sm90Config, Sm90Tile, gmma_atom, gmma_atom_pair,
+    input_pair, input_type, k_tile, output_code, output_type, promotes, wgmma_k,
 };
 
 use tessel_layout::atom::mma_atom;
@@ -76,7 +91,7 @@ use tessel_layout::gmma::{GmmaDescriptor, Major, SwizzleMode, smem_atom};
 use tessel_layout::tiled::{TiledMma, make_tiled_mma};
 use tessel_layout::{ComposedLayout, IntTuple, Layout};
 
-use crate::element::Element;
+use crate::element::{DeviceElement, Element};
 use crate::error::{GpuError, GpuResult};
 use crate::tiled::raster_layout;
 use crate::tma::{TmaMatrix, TmaPlan};
@@ -100,13 +115,14 @@ pub const BM: i64 = 128;
 /// assert_eq!(tessel_kernels::hopper::BN, 256);
 /// ```
 pub const BN: i64 = 256;
-/// K per stage: one 128-byte swizzled row of fp16/bf16.
+/// K per stage of the 16-bit inputs: one 128-byte swizzled row of fp16/bf16 (8-bit inputs: 128,
+/// [`k_tile`]).
 ///
 /// ```
 /// assert_eq!(tessel_kernels::hopper::BK * 2, 128);
 /// ```
 pub const BK: i64 = 64;
-/// K per wgmma.
+/// K per wgmma of the 16-bit inputs ([`wgmma_k`]: 32 for 8-bit ones).
 ///
 /// ```
 /// assert_eq!(tessel_kernels::hopper::BK / tessel_kernels::hopper::WGMMA_K, 4);
@@ -307,10 +323,11 @@ impl Sm90Plan {
                 )));
             }
         }
-        if k % 8 != 0 {
+        let per_16_bytes = 128 / input.bits();
+        if k % per_16_bytes != 0 {
             return Err(GpuError::InvalidArgument(format!(
-                "Hopper GEMM: K = {k} must be a multiple of 8 (TMA needs rows of A and B at \
-                 16-byte pitches)"
+                "Hopper GEMM: K = {k} must be a multiple of {per_16_bytes} (TMA needs rows of A \
+                 and B of {input} at 16-byte pitches)"
             )));
         }
         let epilogue = if (n * output.bytes()) % 16 == 0 {
@@ -341,11 +358,12 @@ impl Sm90Plan {
     /// ```
     pub fn for_config(config: Sm90Config) -> GpuResult<Sm90Plan> {
         let bn = config.tile.bn();
-        let ld = |major: Major, mn: i64| if major == Major::K { BK } else { mn };
+        let bk = k_tile(config.input);
+        let ld = |major: Major, mn: i64| if major == Major::K { bk } else { mn };
         Self::with_shape(
             BM,
             bn,
-            BK,
+            bk,
             [ld(config.a_major, BM), ld(config.b_major, bn), bn],
             config,
         )
@@ -361,21 +379,32 @@ impl Sm90Plan {
         ld: [i64; 3],
         config: Sm90Config,
     ) -> GpuResult<Sm90Plan> {
-        let (input, output) = (input_type(config.input)?, output_type(config.output)?);
+        let (input, _) = input_pair(config.input, config.input_b)?;
+        let output = output_type(config.output)?;
         let bn = config.tile.bn();
-        let a_stage = Self::stage_layout(config.a_major, input, &[BM, BK])?;
-        let b_stage = Self::stage_layout(config.b_major, input, &[bn, BK])?;
+        let bk = k_tile(input);
+        if promotes(input) && (config.a_major, config.b_major) != (Major::K, Major::K) {
+            return Err(GpuError::InvalidArgument(format!(
+                "{}: 8-bit inputs need K-major A and B (wgmma transposes only 16-bit operands, \
+                 PTX ISA \"wgmma.mma_async\": imm-trans-a/b are for .f16/.bf16)",
+                config.kernel_name()
+            )));
+        }
+        let a_stage = Self::stage_layout(config.a_major, input, &[BM, bk])?;
+        let b_stage = Self::stage_layout(config.b_major, input, &[bn, bk])?;
         let a_load = Self::operand_load(
             &a_stage,
             operand_matrix(config.a_major, m, k, ld[0], input),
             config.a_major,
+            bk,
         )?;
         let b_load = Self::operand_load(
             &b_stage,
             operand_matrix(config.b_major, n, k, ld[1], input),
             config.b_major,
+            bk,
         )?;
-        let gmma = mma_atom(&gmma_atom(input, bn)?)?;
+        let gmma = mma_atom(&gmma_atom_pair(config.input, config.input_b, bn)?)?;
         let c_frag = gmma.c_layout().clone();
         let mma = make_tiled_mma(&gmma, &"(2,1,1):(1,0,0)".parse()?, &[])?;
         let (ty, tx) = (ceil_div(m, BM), ceil_div(n, bn));
@@ -438,6 +467,17 @@ impl Sm90Plan {
         self.config.tile.bn()
     }
 
+    /// K of one stage ([`k_tile`]: 64 for 16-bit inputs, 128 for 8-bit ones).
+    ///
+    /// ```
+    /// use tessel_kernels::{Element, hopper::{Sm90Config, Sm90Plan, Sm90Tile}};
+    /// let c = Sm90Config { tile: Sm90Tile::T128x128, ..Sm90Config::tn(Element::E4M3, Element::BF16) };
+    /// assert_eq!(Sm90Plan::for_config(c).unwrap().bk(), 128);
+    /// ```
+    pub fn bk(&self) -> i64 {
+        k_tile(self.input)
+    }
+
     /// Pipeline stages of the configuration.
     pub fn stages(&self) -> i64 {
         self.config.tile.stages()
@@ -473,21 +513,22 @@ impl Sm90Plan {
         stage: &ComposedLayout,
         matrix: TmaMatrix,
         major: Major,
+        bk: i64,
     ) -> GpuResult<OperandLoad> {
         let mn = stage.layout().mode(0)?.size();
         let (box_mn, box_dims) = match major {
-            Major::K => (mn, [BK, mn]),
-            Major::MN => (MN_BOX, [MN_BOX, BK]),
+            Major::K => (mn, [bk, mn]),
+            Major::MN => (MN_BOX, [MN_BOX, bk]),
         };
         let part = stage.compose(&Layout::new(
-            IntTuple::from_ints([box_mn, BK]),
+            IntTuple::from_ints([box_mn, bk]),
             IntTuple::from_ints([1, mn]),
         )?)?;
         let tma = TmaPlan::new(matrix, box_dims, SwizzleMode::B128, &part, major)?;
         let boxes = mn / box_mn;
-        let box_elems = box_mn * BK;
+        let box_elems = box_mn * bk;
         for j in 1..boxes {
-            for kk in 0..BK {
+            for kk in 0..bk {
                 for r in 0..box_mn {
                     let first = stage.offset(r + mn * kk)?;
                     let here = stage.offset(j * box_mn + r + mn * kk)?;
@@ -512,7 +553,11 @@ impl Sm90Plan {
 
     /// The stages of A (`(BM, BK, STAGES)`) as the tensor layer's shared tensor.
     pub(crate) fn a_stages(&self) -> GpuResult<ComposedLayout> {
-        Self::stage_layout(self.config.a_major, self.input, &[BM, BK, self.stages()])
+        Self::stage_layout(
+            self.config.a_major,
+            self.input,
+            &[BM, self.bk(), self.stages()],
+        )
     }
 
     /// The stages of B (`(BN, BK, STAGES)`).
@@ -520,7 +565,7 @@ impl Sm90Plan {
         Self::stage_layout(
             self.config.b_major,
             self.input,
-            &[self.bn(), BK, self.stages()],
+            &[self.bn(), self.bk(), self.stages()],
         )
     }
 
@@ -528,9 +573,10 @@ impl Sm90Plan {
     /// `KB c + kb` (A) or `kb` (B), start addresses relative to the stages.
     fn descriptors_of(&self, op: char) -> GpuResult<Vec<GmmaDescriptor>> {
         let mma = crate::layer::DeviceMma::new("wgmma", self.mma.clone());
+        let (a, b) = (self.config.input, self.config.input_b);
         let (stages, elem) = match op {
-            'A' => (self.a_stages()?, crate::kernel::CType::B16),
-            _ => (self.b_stages()?, crate::kernel::CType::B16),
+            'A' => (self.a_stages()?, a.c_type()),
+            _ => (self.b_stages()?, b.c_type()),
         };
         let t = mma.partition_descriptors(op, &crate::layer::DeviceTensor::shared(elem, stages))?;
         let crate::layer::Space::Descriptor(base) = t.space() else {
@@ -541,7 +587,7 @@ impl Sm90Plan {
         let consumers = if op == 'A' { CONSUMERS } else { 1 };
         let mut out = Vec::new();
         for c in 0..consumers {
-            for kb in 0..BK / WGMMA_K {
+            for kb in 0..self.bk() / wgmma_k(self.input) {
                 // Thread 128 c, the one atom call per k-block, stage 0.
                 let units = t.layout().offset(128 * c + 256 * kb)?;
                 out.push(GmmaDescriptor {
@@ -622,7 +668,7 @@ impl Sm90Plan {
         ceil_div(self.m, BM) * ceil_div(self.n, self.bn())
     }
 
-    /// k-tiles (64 wide; the last one zero-filled past K by TMA).
+    /// k-tiles ([`Sm90Plan::bk`] wide; the last one zero-filled past K by TMA).
     ///
     /// ```
     /// use tessel_kernels::Element;
@@ -630,7 +676,7 @@ impl Sm90Plan {
     /// assert_eq!(Sm90Plan::new(128, 256, 72, Element::F16, Element::F32).unwrap().k_tiles(), 2);
     /// ```
     pub fn k_tiles(&self) -> i64 {
-        ceil_div(self.k, BK)
+        ceil_div(self.k, self.bk())
     }
 
     /// Bytes one stage receives (A's boxes and B's): the transaction count of its `full`

@@ -64,6 +64,99 @@ pub fn gmma_atom(input: Element, n: i64) -> GpuResult<String> {
     Ok(format!("SM90_64x{n}x16_F32{t}{t}_SS"))
 }
 
+/// The 8-bit input types: A and B e4m3 or e5m2 in any mix, both K-major (CuTe's `_TN` GMMA
+/// atoms `SM90_64xNx32_F32<A><B>_SS_TN`).
+///
+/// ```
+/// use tessel_kernels::{Element, hopper::FP8_INPUTS};
+/// assert_eq!(FP8_INPUTS, [Element::E4M3, Element::E5M2]);
+/// ```
+pub const FP8_INPUTS: [Element; 2] = [Element::E4M3, Element::E5M2];
+
+/// A's and B's types if the Hopper GEMM takes the pair: both f16, both bf16, or two 8-bit
+/// formats ([`FP8_INPUTS`], any mix); else an error naming the condition.
+///
+/// ```
+/// use tessel_kernels::{Element, hopper::input_pair};
+/// assert!(input_pair(Element::E4M3, Element::E5M2).is_ok());
+/// let e = input_pair(Element::F16, Element::BF16).unwrap_err().to_string();
+/// assert!(e.contains("A is f16 but B is bf16"), "{e}");
+/// let e = input_pair(Element::F16, Element::E4M3).unwrap_err().to_string();
+/// assert!(e.contains("an 8-bit operand needs an 8-bit other operand"), "{e}");
+/// ```
+pub fn input_pair(a: Element, b: Element) -> GpuResult<(Element, Element)> {
+    if a.is_fp8() || b.is_fp8() {
+        if a.is_fp8() && b.is_fp8() {
+            return Ok((a, b));
+        }
+        return Err(GpuError::InvalidArgument(format!(
+            "A is {a} but B is {b}: an 8-bit operand needs an 8-bit other operand (e4m3 or \
+             e5m2, any mix)"
+        )));
+    }
+    if a != b {
+        return Err(GpuError::InvalidArgument(format!(
+            "A is {a} but B is {b}: both operands must have the same type (f16 or bf16), or \
+             both be 8-bit (e4m3 or e5m2, any mix)"
+        )));
+    }
+    Ok((input_type(a)?, b))
+}
+
+/// The GMMA atom (CuTe's name) of a `64 x n x K` step of A of type `a` and B of type `b` with
+/// fp32 accumulators, both in shared memory: [`gmma_atom`] for 16-bit inputs (K 16), the `_TN`
+/// atom with K 32 for 8-bit ones.
+///
+/// ```
+/// use tessel_kernels::{Element, hopper::gmma_atom_pair};
+/// assert_eq!(gmma_atom_pair(Element::E4M3, Element::E5M2, 128).unwrap(), "SM90_64x128x32_F32E4M3E5M2_SS_TN");
+/// assert_eq!(gmma_atom_pair(Element::F16, Element::F16, 64).unwrap(), "SM90_64x64x16_F32F16F16_SS");
+/// ```
+pub fn gmma_atom_pair(a: Element, b: Element, n: i64) -> GpuResult<String> {
+    let (a, b) = input_pair(a, b)?;
+    if a.is_fp8() {
+        return Ok(format!(
+            "SM90_64x{n}x32_F32{}{}_SS_TN",
+            a.cute_token(),
+            b.cute_token()
+        ));
+    }
+    gmma_atom(a, n)
+}
+
+/// K of one stage (a k-tile) of inputs of type `input`: one 128-byte swizzled row, 64 16-bit
+/// or 128 8-bit elements.
+///
+/// ```
+/// use tessel_kernels::{Element, hopper::k_tile};
+/// assert_eq!((k_tile(Element::F16), k_tile(Element::E4M3)), (64, 128));
+/// ```
+pub fn k_tile(input: Element) -> i64 {
+    128 * 8 / input.bits()
+}
+
+/// K of one wgmma: 32 bytes of each operand row (16 16-bit or 32 8-bit elements; PTX ISA,
+/// `wgmma.mma_async` shapes).
+///
+/// ```
+/// use tessel_kernels::{Element, hopper::wgmma_k};
+/// assert_eq!((wgmma_k(Element::BF16), wgmma_k(Element::E5M2)), (16, 32));
+/// ```
+pub fn wgmma_k(input: Element) -> i64 {
+    32 * 8 / input.bits()
+}
+
+/// Whether the kernel promotes its accumulators for inputs of type `input`: 8-bit inputs add
+/// the wgmma accumulators into a separate fp32 fragment after every k-tile ([`crate::hopper`]).
+///
+/// ```
+/// use tessel_kernels::{Element, hopper::promotes};
+/// assert!(promotes(Element::E4M3) && !promotes(Element::F16));
+/// ```
+pub fn promotes(input: Element) -> bool {
+    input.is_fp8()
+}
+
 /// The code of an output type in the kernels' sources (`OUT` of the GEMM, `DT` of attention:
 /// 0 fp32, 1 fp16, 2 bf16); an output outside [`OUTPUTS`] is an error naming them.
 ///
@@ -179,8 +272,10 @@ impl fmt::Display for Sm90Tile {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Sm90Config {
-    /// Input type (A and B).
+    /// Input type of A (and of B, but for mixed 8-bit inputs: [`Sm90Config::input_b`]).
     pub input: Element,
+    /// Input type of B.
+    pub input_b: Element,
     /// Output type (D, and C when read).
     pub output: Element,
     /// A's contiguous mode in global memory and in its stages: K (row-major A) or M.
@@ -201,12 +296,36 @@ impl Sm90Config {
     pub fn tn(input: Element, output: Element) -> Sm90Config {
         Sm90Config {
             input,
+            input_b: input,
             output,
             a_major: Major::K,
             b_major: Major::K,
             tile: Sm90Tile::T128x256,
             epilogue: Epilogue::TmaStore,
             source: false,
+        }
+    }
+
+    /// [`Sm90Config::tn`] of A of type `a` and B of type `b` (mixed 8-bit inputs).
+    ///
+    /// ```
+    /// use tessel_kernels::{Element, hopper::Sm90Config};
+    /// let c = Sm90Config::tn_pair(Element::E4M3, Element::E5M2, Element::BF16);
+    /// assert_eq!(c.kernel_name(), "gemm_sm90_ak_bk_e4m3_e5m2_bf16_128x256_tma");
+    /// ```
+    pub fn tn_pair(a: Element, b: Element, output: Element) -> Sm90Config {
+        Sm90Config {
+            input_b: b,
+            ..Sm90Config::tn(a, output)
+        }
+    }
+
+    /// A's and B's input label: `f16`, or `e4m3_e5m2` for a mixed pair.
+    pub fn inputs_name(&self) -> String {
+        if self.input == self.input_b {
+            self.input.to_string()
+        } else {
+            format!("{}_{}", self.input, self.input_b)
         }
     }
 
@@ -217,7 +336,7 @@ impl Sm90Config {
         let b = if self.b_major == Major::K { "k" } else { "n" };
         format!(
             "gemm_sm90_a{a}_b{b}_{}_{}_{}_{}{}",
-            self.input,
+            self.inputs_name(),
             self.output,
             self.tile,
             self.epilogue,
