@@ -331,7 +331,7 @@ fn universal_fma_matches_cute_traits_and_the_ptx_isa() {
     }
     assert_eq!(
         (m.a_type(), m.b_type(), m.c_type()),
-        (ValueType::F32, ValueType::F32, ValueType::F32)
+        (Element::F32, Element::F32, Element::F32)
     );
     assert_eq!(
         (m.a_source(), m.b_source()),

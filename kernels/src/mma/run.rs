@@ -389,7 +389,7 @@ pub fn mma_rows(gpu: &Gpu, opts: &BenchOptions, progress: &mut dyn Write) -> Gpu
         let gbps = bytes as f64 / (t.median_ms * 1e6);
         rows.push(Row {
             kernel: "memcpy_dtod".into(),
-            dtype: DType::F16,
+            dtype: Element::F16,
             size: (problems, 1),
             timing: Some(t),
             bytes,

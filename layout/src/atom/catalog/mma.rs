@@ -112,7 +112,7 @@ fn universal_fma() -> MmaAtom {
         a: one.clone(),
         b: one.clone(),
         c: one,
-        types: [ValueType::F32, ValueType::F32, ValueType::F32],
+        types: [Element::F32, Element::F32, Element::F32],
         sources: [OperandSource::Registers, OperandSource::Registers],
         k_major: false,
     }
