@@ -379,7 +379,7 @@ impl Sm90Plan {
         ld: [i64; 3],
         config: Sm90Config,
     ) -> GpuResult<Sm90Plan> {
-        let (input, _) = input_pair(config.input, config.input_b)?;
+        let (input, input_b) = input_pair(config.input, config.input_b)?;
         let output = output_type(config.output)?;
         let bn = config.tile.bn();
         let bk = k_tile(input);
@@ -391,7 +391,7 @@ impl Sm90Plan {
             )));
         }
         let a_stage = Self::stage_layout(config.a_major, input, &[BM, bk])?;
-        let b_stage = Self::stage_layout(config.b_major, input, &[bn, bk])?;
+        let b_stage = Self::stage_layout(config.b_major, input_b, &[bn, bk])?;
         let a_load = Self::operand_load(
             &a_stage,
             operand_matrix(config.a_major, m, k, ld[0], input),
@@ -400,7 +400,7 @@ impl Sm90Plan {
         )?;
         let b_load = Self::operand_load(
             &b_stage,
-            operand_matrix(config.b_major, n, k, ld[1], input),
+            operand_matrix(config.b_major, n, k, ld[1], input_b),
             config.b_major,
             bk,
         )?;
