@@ -75,12 +75,14 @@ mod check;
 mod cublaslt;
 pub(crate) mod order;
 mod select;
+mod sm80;
 mod verify;
 
 pub use check::{MatrixDesc, OperandMap, Problem, Sm90Call, plan_sm90};
 pub use cublaslt::fp8_cublaslt;
 pub use order::Order;
 pub use select::{choose_tile, choose_tile_for, tiles_of};
+pub use sm80::{SM80_ARGS, SM80_BODY, SM80_TILE, Sm80Call, Sm80Config, copy_width, plan_sm80};
 pub use verify::{
     FP8_ACCUMULATION, HostGemm, HostMatrix, reference_bounds, spread_rows, verify_gemm,
 };
