@@ -73,6 +73,7 @@
 pub mod bench;
 mod check;
 mod cublaslt;
+mod dispatch;
 pub(crate) mod order;
 mod select;
 mod sm80;
@@ -80,6 +81,7 @@ mod verify;
 
 pub use check::{MatrixDesc, OperandMap, Problem, Sm90Call, plan_sm90};
 pub use cublaslt::fp8_cublaslt;
+pub use dispatch::{GemmCall, GemmPath, gemm_target, plan_gemm};
 pub use order::Order;
 pub use select::{choose_tile, choose_tile_for, tiles_of};
 pub use sm80::{SM80_ARGS, SM80_BODY, SM80_TILE, Sm80Call, Sm80Config, copy_width, plan_sm80};
@@ -263,14 +265,17 @@ struct Loaded90<'g> {
 /// The GEMM of one GPU with its loaded kernels (one per configuration, loaded at first use).
 pub struct Gemm<'g> {
     gpu: &'g Gpu,
+    target: Arch,
     sms: i64,
     smem_limit: i64,
     kernels: RefCell<HashMap<Sm90Config, Rc<Loaded90<'g>>>>,
+    kernels80: RefCell<HashMap<Sm80Config, Rc<Loaded<'g>>>>,
 }
 
 impl<'g> Gemm<'g> {
-    /// The GEMM of `gpu`. `Unavailable` on a GPU that does not run sm_90a code (the mma.sync
-    /// path for sm_80 and sm_89 is not behind this API yet).
+    /// The GEMM of `gpu`, compiling for its architecture ([`gemm_target`]): sm_90a on sm_90
+    /// (wgmma, and mma.sync for the operands TMA cannot load), sm_80 on sm_80, sm_86 and
+    /// sm_89 (mma.sync). `Unavailable` on an older GPU.
     ///
     /// ```
     /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
@@ -280,19 +285,48 @@ impl<'g> Gemm<'g> {
     /// }
     /// ```
     pub fn new(gpu: &'g Gpu) -> GpuResult<Gemm<'g>> {
-        if !Arch::SM90A.runs_on(gpu.arch()) {
+        Self::for_arch(gpu, gemm_target(gpu.arch())?)
+    }
+
+    /// The GEMM of `gpu` compiling for `target`: [`Arch::SM90A`] (the paths of
+    /// [`Gemm::new`] on sm_90), or sm_80 (`Arch::new(8, 0)`: every call on the mma.sync path,
+    /// whose sm_80 code also runs on later GPUs, so that the path an sm_80 GPU takes is run
+    /// and tested on an sm_90 one). `Unavailable` when the code does not run on the GPU or the
+    /// library does not compile for `target`.
+    ///
+    /// ```
+    /// use tessel_kernels::{Arch, blas::{Gemm, GemmPath}};
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+    /// if let Ok(g) = Gemm::for_arch(&gpu, Arch::new(8, 0).unwrap()) {
+    ///     assert_eq!(g.target(), Arch::new(8, 0).unwrap());
+    /// }
+    /// ```
+    pub fn for_arch(gpu: &'g Gpu, target: Arch) -> GpuResult<Gemm<'g>> {
+        if target != Arch::SM90A && target != Arch::new(8, 0)? {
             return Err(GpuError::Unavailable(format!(
-                "the library GEMM runs on sm_90 (wgmma); {} is {}",
+                "the library GEMM compiles for sm_90a or sm_80, not {target}"
+            )));
+        }
+        if !target.runs_on(gpu.arch()) {
+            return Err(GpuError::Unavailable(format!(
+                "{target} code does not run on {} ({})",
                 gpu.name(),
                 gpu.arch()
             )));
         }
         Ok(Gemm {
             gpu,
+            target,
             sms: i64::from(gpu.sm_count()),
             smem_limit: max_smem_optin(gpu)?,
             kernels: RefCell::new(HashMap::new()),
+            kernels80: RefCell::new(HashMap::new()),
         })
+    }
+
+    /// The architecture the kernels are compiled for.
+    pub fn target(&self) -> Arch {
+        self.target
     }
 
     /// SMs of the GPU (what the tile choice and the persistent grid use).
@@ -300,9 +334,9 @@ impl<'g> Gemm<'g> {
         self.sms
     }
 
-    /// Configurations loaded so far.
+    /// Configurations loaded so far (both paths).
     pub fn loaded(&self) -> usize {
-        self.kernels.borrow().len()
+        self.kernels.borrow().len() + self.kernels80.borrow().len()
     }
 
     /// Loads (compiling, or reading the disk cache) the kernel of `config` unless loaded.
@@ -340,18 +374,45 @@ impl<'g> Gemm<'g> {
     }
 
     /// Computes `D = alpha A B + beta C` on the GPU's stream (asynchronously: synchronize the
-    /// stream before reading D on the host). Errors: the conditions of [`plan_sm90`] (nothing
-    /// is launched), or a CUDA error.
-    pub fn run(&self, mut args: GemmArgs<'_>) -> GpuResult<Sm90Call> {
+    /// stream before reading D on the host). The result says which path ran
+    /// ([`GemmCall::path`]). Errors: the conditions of [`plan_gemm`] (nothing is launched), or
+    /// a CUDA error.
+    pub fn run(&self, mut args: GemmArgs<'_>) -> GpuResult<GemmCall> {
         let problem = args.problem(self.gpu.stream());
-        let call = plan_sm90(&problem, self.sms)?;
+        let call = plan_gemm(&problem, self.target, self.sms)?;
         self.launch(&call)?;
         Ok(call)
     }
 
-    /// Launches a checked call ([`plan_sm90`]) on the GPU's stream. The caller keeps the
+    /// Launches a checked call ([`plan_gemm`]) on the GPU's stream. The caller keeps the
     /// buffers alive until the stream has run it.
-    pub fn launch(&self, call: &Sm90Call) -> GpuResult<()> {
+    pub fn launch(&self, call: &GemmCall) -> GpuResult<()> {
+        match call {
+            GemmCall::Sm90(c) => self.launch_sm90(c),
+            GemmCall::Sm80(c) => self.launch_sm80(c),
+        }
+    }
+
+    /// Launches a call of the mma.sync GEMM, loading its configuration at first use.
+    fn launch_sm80(&self, call: &Sm80Call) -> GpuResult<()> {
+        let cached = self.kernels80.borrow().get(&call.config).map(Rc::clone);
+        let loaded = match cached {
+            Some(k) => k,
+            None => {
+                let k = Rc::new(call.config.kernel()?.load(self.gpu)?);
+                self.kernels80
+                    .borrow_mut()
+                    .insert(call.config, Rc::clone(&k));
+                k
+            }
+        };
+        loaded.launch_grid(
+            (call.grid.0, call.grid.1, 1),
+            &mut [Arg::Values(call.args.clone())],
+        )
+    }
+
+    fn launch_sm90(&self, call: &Sm90Call) -> GpuResult<()> {
         let loaded = self.kernel(call.config)?;
         let plan = &loaded.plan;
         let map_a = plan

@@ -392,7 +392,8 @@ fn strides(order: Order, ld: i64) -> (i64, i64) {
 /// let call = plan_sm80(&p).unwrap();
 /// assert_eq!(call.config.kernel_name(), "gemm_sm80_ak1_bk8_f16_f32");
 /// assert_eq!(call.grid, (1, 1));
-/// let e4m3 = Problem { a: MatrixDesc { elem: Element::E4M3, ..p.a }, ..p };
+/// let e4m3 = |m: MatrixDesc| MatrixDesc { elem: Element::E4M3, ..m };
+/// let e4m3 = Problem { a: e4m3(p.a), b: e4m3(p.b), ..p };
 /// assert!(plan_sm80(&e4m3).unwrap_err().to_string().contains("8-bit inputs need sm_90"));
 /// ```
 pub fn plan_sm80(p: &Problem) -> GpuResult<Sm80Call> {
