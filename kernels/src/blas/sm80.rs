@@ -123,6 +123,77 @@ struct OperandLoad {
     copy: DeviceCopy,
     /// The tile's shape (outer, inner).
     tile: [i64; 2],
+    /// The operand's contiguous mode.
+    major: Major,
+    /// Elements per copy.
+    width: i64,
+}
+
+impl OperandLoad {
+    /// Checks what `tessel::copy_zfill` relies on beyond the layer's checks of each partition:
+    /// the identity tensors `co`, `ci` and the destination `dst` (partitioned by the same copy)
+    /// put every element of the `(outer, inner)` tile in exactly one copy, at the place of every
+    /// stage where the `ldmatrix` partition of the `(rows, k, stage)` view reads it; each copy's
+    /// values are `width` consecutive inner coordinates from a multiple of `width` (so one
+    /// aligned global address covers them).
+    fn check(&self, co: &DeviceTensor, ci: &DeviceTensor, dst: &DeviceTensor) -> GpuResult<()> {
+        let [outer, inner] = self.tile;
+        let (threads, per_stage) = (co.extents()[0], co.size());
+        let stages = dst.size() / per_stage;
+        let fail = |what: String| {
+            Err(GpuError::InvalidArgument(format!(
+                "{}: {what}",
+                self.copy.name()
+            )))
+        };
+        let mut seen = vec![false; (outer * inner) as usize];
+        for idx in 0..per_stage {
+            let (o, i) = (co.layout().offset(idx)?, ci.layout().offset(idx)?);
+            let v = (idx / threads) % self.width;
+            let first = idx - threads * v;
+            let (o0, i0) = (co.layout().offset(first)?, ci.layout().offset(first)?);
+            if o != o0 || i != i0 + v || i0 % self.width != 0 {
+                return fail(format!(
+                    "value {v} of a copy is element ({o}, {i}), not ({o0}, {}) of a run from a multiple of {}",
+                    i0 + v,
+                    self.width
+                ));
+            }
+            if !(0..outer).contains(&o) || !(0..inner).contains(&i) {
+                return fail(format!(
+                    "element ({o}, {i}) is outside the {outer} x {inner} tile"
+                ));
+            }
+            let e = (o * inner + i) as usize;
+            if std::mem::replace(&mut seen[e], true) {
+                return fail(format!("element ({o}, {i}) is copied twice"));
+            }
+            let (row, k) = match self.major {
+                Major::K => (o, i),
+                Major::MN => (i, o),
+            };
+            let rows = match self.major {
+                Major::K => outer,
+                Major::MN => inner,
+            };
+            let bk = outer * inner / rows;
+            for s in 0..stages {
+                let got = dst.layout().offset(idx + per_stage * s)?;
+                let want = self.logical.layout().offset(row + rows * (k + bk * s))?;
+                if got != want {
+                    return fail(format!(
+                        "element (row {row}, k {k}) of stage {s} is copied to {got}, read from {want}"
+                    ));
+                }
+            }
+        }
+        if seen.iter().any(|&x| !x) {
+            return fail(format!(
+                "a copy leaves elements of the {outer} x {inner} tile out"
+            ));
+        }
+        Ok(())
+    }
 }
 
 impl Sm80Config {
@@ -221,12 +292,15 @@ impl Sm80Config {
             logical: smem(logical),
             copy: DeviceCopy::new(name, Self::load_copy(tile, width)?),
             tile,
+            major,
+            width,
         })
     }
 
     /// The kernel (for `sm_80`, running on every later GPU): the tensors and copies the body
-    /// names, each derivation checked by the layer, and the hand-offs from `ldmatrix` to the
-    /// MMA ([`DeviceMma::check_fed_by`]). Parameter: the struct `args` ([`SM80_ARGS`]); grid
+    /// names, each derivation checked by the layer, the loads (every element of a tile copied
+    /// once, to where `ldmatrix` reads it, in aligned runs of the copy width) and the hand-offs
+    /// from `ldmatrix` to the MMA ([`DeviceMma::check_fed_by`]). Parameter: the struct `args` ([`SM80_ARGS`]); grid
     /// `(ceil(M / 128), ceil(N / 128))`, set at launch.
     ///
     /// ```
@@ -262,6 +336,18 @@ impl Sm80Config {
             op.copy
                 .partition_s(&DeviceTensor::identity(&op.tile, which)?)
         };
+        let (ta_o, ta_i, ts_a) = (
+            coords(&a, 0)?,
+            coords(&a, 1)?,
+            a.copy.partition_d(&a.physical)?,
+        );
+        let (tb_o, tb_i, ts_b) = (
+            coords(&b, 0)?,
+            coords(&b, 1)?,
+            b.copy.partition_d(&b.physical)?,
+        );
+        a.check(&ta_o, &ta_i, &ts_a)?;
+        b.check(&tb_o, &tb_i, &ts_b)?;
         let tc_ra = mma.partition_fragment('A', &[BM, bk], CType::B16)?;
         let tc_rb = mma.partition_fragment('B', &[bn, bk], CType::B16)?;
         let tc_rc = mma.partition_fragment('C', &[BM, bn], CType::F32)?;
@@ -311,12 +397,12 @@ impl Sm80Config {
             .tiled_copy(&s2r_a)
             .tiled_copy(&s2r_b)
             .tiled_mma(&mma)
-            .tensor("tAsA", &a.copy.partition_d(&a.physical)?)
-            .tensor("tBsB", &b.copy.partition_d(&b.physical)?)
-            .tensor("tAcA_o", &coords(&a, 0)?)
-            .tensor("tAcA_i", &coords(&a, 1)?)
-            .tensor("tBcB_o", &coords(&b, 0)?)
-            .tensor("tBcB_i", &coords(&b, 1)?)
+            .tensor("tAsA", &ts_a)
+            .tensor("tBsB", &ts_b)
+            .tensor("tAcA_o", &ta_o)
+            .tensor("tAcA_i", &ta_i)
+            .tensor("tBcB_o", &tb_o)
+            .tensor("tBcB_i", &tb_i)
             .tensor("tXsA", &s2r_a.partition_s(&a.logical)?)
             .tensor("tXsB", &s2r_b.partition_s(&b.logical)?)
             .tensor("tCrA", &tc_ra)
