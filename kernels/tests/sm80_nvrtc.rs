@@ -1,5 +1,5 @@
 //! The library's mma.sync GEMM (`tessel_kernels::blas::Sm80Config`) compiles with NVRTC for
-//! sm_80 in every configuration the dispatch can pick (no GPU needed; skipped with a reason
+//! sm_80 in the configurations the dispatch picks (no GPU needed; skipped with a reason
 //! when libnvrtc cannot be loaded, failing instead under `TESSEL_REQUIRE_NVRTC=1`): ptxas
 //! reports no stack and no spills, the PTX has the instructions of its copy widths, and, where
 //! `nvdisasm` is available (`TESSEL_NVDISASM=/path/to/nvdisasm`), the SASS has `HMMA`s.
@@ -13,35 +13,34 @@ use tessel_kernels::blas::Sm80Config;
 use tessel_kernels::compile::compile_cubin;
 use tessel_layout::gmma::Major;
 
-/// Every order of A and B with f16 -> f32; bf16 -> bf16 reading C; every copy width on one
-/// operand each; fp16 out.
+/// Every order of A and B, each with one type pair (f16 -> f32; bf16 -> bf16 and f16 -> f16
+/// reading C) and one pair of copy widths (16-byte to 2-byte copies) in turn; every
+/// combination under `TESSEL_LONG_TESTS=1`.
 fn configurations() -> Vec<Sm80Config> {
+    let types = [
+        (Element::F16, Element::F32, false),
+        (Element::BF16, Element::BF16, true),
+        (Element::F16, Element::F16, true),
+    ];
+    let widths = [(8, 8), (1, 4), (2, 1), (4, 2)];
     let mut v = Vec::new();
-    for a_major in [Major::K, Major::MN] {
-        for b_major in [Major::K, Major::MN] {
-            for (input, output, source) in [
-                (Element::F16, Element::F32, false),
-                (Element::BF16, Element::BF16, true),
-            ] {
+    let orders = [
+        (Major::K, Major::K),
+        (Major::K, Major::MN),
+        (Major::MN, Major::K),
+        (Major::MN, Major::MN),
+    ];
+    for (i, (a_major, b_major)) in orders.into_iter().enumerate() {
+        for (input, output, source) in common::in_turn(&types, i) {
+            for (a_width, b_width) in common::in_turn(&widths, i) {
                 v.push(Sm80Config {
                     input,
                     output,
                     a_major,
                     b_major,
-                    a_width: 8,
-                    b_width: 8,
+                    a_width,
+                    b_width,
                     source,
-                });
-            }
-            for (aw, bw) in [(1, 4), (2, 1)] {
-                v.push(Sm80Config {
-                    input: Element::F16,
-                    output: Element::F16,
-                    a_major,
-                    b_major,
-                    a_width: aw,
-                    b_width: bw,
-                    source: true,
                 });
             }
         }
