@@ -2,9 +2,12 @@
 //! tessel-kernels --test gpu_blas -- --include-ignored`): every order of A, B and D, ragged
 //! shapes, K from 1 to 65536, leading dimensions above the extents (the padding filled with
 //! values that would spoil the result if read), alpha and beta with C, every output type, D at
-//! addresses TMA cannot store to, misaligned A refused, and the host latency of a new shape;
-//! 8-bit inputs (every pair of e4m3 and e5m2, every output type, per-tensor scales, K up to
-//! 65536, other majors refused).
+//! addresses TMA cannot store to, A and B TMA cannot load (misaligned addresses, leading
+//! dimensions of no multiple of 16 bytes) computed on the mma.sync path, and the host latency of
+//! a new shape; 8-bit inputs (every pair of e4m3 and e5m2, every output type, per-tensor scales,
+//! K up to 65536, other majors and misaligned operands refused); and the mma.sync path through
+//! `Gemm::for_arch(&gpu, Arch::new(8, 0))` on any sm_80+ GPU (every order of A, B and D, ragged
+//! shapes, bf16 with alpha, beta and C, 8-bit inputs refused).
 //! Every element of the checked rows is compared with the f64 CPU reference
 //! ([`verify_gemm`]); D's padding must stay untouched.
 
