@@ -262,3 +262,33 @@ fn every_configuration_is_proven_on_the_host() {
             .contains("1, 2, 4 or 8")
     );
 }
+
+/// The bank model of every operand order and copy width: the copies into a stage and the
+/// `ldmatrix` reads (`.trans` on the `Sw<3,3,4>` MN-major stages) take the wavefronts their
+/// bytes need and no more.
+#[test]
+fn shared_memory_traffic_is_free_of_bank_conflicts() {
+    for a_major in [Major::K, Major::MN] {
+        for b_major in [Major::K, Major::MN] {
+            for width in [8, 4, 2, 1] {
+                let c = Sm80Config {
+                    input: Element::BF16,
+                    output: Element::F32,
+                    a_major,
+                    b_major,
+                    a_width: width,
+                    b_width: width,
+                    source: false,
+                };
+                let banks = c.bank_reports().unwrap();
+                assert_eq!(banks.excess(), 0, "{c}: {banks:?}");
+                // 128 x 32 two-byte elements per operand: 64 wavefronts of 128 bytes, or one
+                // per warp-wide 2-byte store (128). Each stage is read by the two warps whose
+                // 64 x 64 tiles share its rows: 2 x 8 KiB in 128-byte wavefronts.
+                let stores = if width == 1 { 128 } else { 64 };
+                assert_eq!(banks.store_a.wavefronts, stores, "{c}");
+                assert_eq!(banks.ldsm_b.ideal, 2 * 128 * 32 * 2 / 128, "{c}");
+            }
+        }
+    }
+}

@@ -15,7 +15,8 @@
 
 use std::fmt;
 
-use tessel_layout::atom::copy_atom;
+use tessel_layout::atom::{SmemSide, copy_atom};
+use tessel_layout::bank::{BankReport, analyze_copy};
 use tessel_layout::gmma::Major;
 use tessel_layout::tiled::{TiledCopy, make_tiled_copy, make_tiled_copy_a, make_tiled_copy_b};
 use tessel_layout::{ComposedLayout, IntTuple, Layout, Swizzle};
@@ -25,7 +26,7 @@ use super::order::Order;
 use crate::Arch;
 use crate::element::{DeviceElement, Element};
 use crate::error::{GpuError, GpuResult};
-use crate::gemm::{BM, GemmConfig};
+use crate::gemm::{BM, GemmBanks, GemmConfig};
 use crate::kernel::{CType, Elem, Field, Kernel, KernelBuilder, Param, Scalar, Value};
 use crate::layer::{DeviceCopy, DeviceMma, DeviceTensor};
 
@@ -267,8 +268,14 @@ impl Sm80Config {
     /// `(rows,BK):(BK,1)` under `Sw<2,3,3>` (as [`crate::gemm`]), MN-major ones `(rows,BK):(1,rows)`
     /// under `Sw<3,3,4>` (the 16-byte chunk index XOR the k row's low bits: the eight rows an
     /// `ldmatrix.trans` reads lie in eight different chunks).
-    fn operand(&self, name: &str, rows: i64, major: Major, width: i64) -> GpuResult<OperandLoad> {
-        let (bk, pipe) = (SM80_TILE.bk, SM80_TILE.stages);
+    fn operand(
+        name: &str,
+        rows: i64,
+        major: Major,
+        width: i64,
+        pipe: i64,
+    ) -> GpuResult<OperandLoad> {
+        let bk = SM80_TILE.bk;
         let stage = rows * bk;
         let ints = |v: [i64; 3]| IntTuple::from_ints(v);
         let (swizzle, logical, physical, tile) = match major {
@@ -297,6 +304,49 @@ impl Sm80Config {
         })
     }
 
+    /// The bank model (`tessel_layout::bank::analyze_copy`) of one block's shared-memory traffic
+    /// per k tile: every warp's copies into a stage and `ldmatrix` reads of both operands.
+    ///
+    /// ```
+    /// use tessel_kernels::{Element, blas::Sm80Config};
+    /// use tessel_layout::gmma::Major;
+    /// let c = Sm80Config { input: Element::F16, output: Element::F32, a_major: Major::MN,
+    ///                      b_major: Major::K, a_width: 8, b_width: 8, source: false };
+    /// assert_eq!(c.bank_reports().unwrap().excess(), 0);
+    /// ```
+    pub fn bank_reports(&self) -> GpuResult<GemmBanks> {
+        self.check()?;
+        let mma = SM80_TILE.tiled_mma_of(self.mma_atom())?;
+        let sum = |reports: Vec<BankReport>| reports.into_iter().sum::<BankReport>();
+        let mut out = Vec::new();
+        for (rows, major, width, operand) in [
+            (BM, self.a_major, self.a_width, 'A'),
+            (SM80_TILE.bn, self.b_major, self.b_width, 'B'),
+        ] {
+            let op = Self::operand("g2s", rows, major, width, 1)?;
+            let ldsm = copy_atom(ldsm_atom(major))?.typed(16)?;
+            let s2r = if operand == 'A' {
+                make_tiled_copy_a(&ldsm, &mma)?
+            } else {
+                make_tiled_copy_b(&ldsm, &mma)?
+            };
+            out.push((
+                sum(analyze_copy(
+                    op.copy.tiled(),
+                    op.physical.layout(),
+                    SmemSide::Destination,
+                )?),
+                sum(analyze_copy(&s2r, op.logical.layout(), SmemSide::Source)?),
+            ));
+        }
+        Ok(GemmBanks {
+            store_a: out[0].0,
+            store_b: out[1].0,
+            ldsm_a: out[0].1,
+            ldsm_b: out[1].1,
+        })
+    }
+
     /// The kernel (for `sm_80`, running on every later GPU): the tensors and copies the body
     /// names, each derivation checked by the layer, the loads (every element of a tile copied
     /// once, to where `ldmatrix` reads it, in aligned runs of the copy width) and the hand-offs
@@ -318,20 +368,16 @@ impl Sm80Config {
         let cfg = SM80_TILE;
         let (bn, bk) = (cfg.bn, cfg.bk);
         let mma = DeviceMma::new("mma", cfg.tiled_mma_of(self.mma_atom())?);
-        let ldsm = |major: Major| match major {
-            Major::K => "SM75_U32x4_LDSM_N",
-            Major::MN => "SM75_U16x8_LDSM_T",
-        };
         let s2r_a = DeviceCopy::new(
             "s2r_a",
-            make_tiled_copy_a(&copy_atom(ldsm(self.a_major))?.typed(16)?, mma.tiled())?,
+            make_tiled_copy_a(&copy_atom(ldsm_atom(self.a_major))?.typed(16)?, mma.tiled())?,
         );
         let s2r_b = DeviceCopy::new(
             "s2r_b",
-            make_tiled_copy_b(&copy_atom(ldsm(self.b_major))?.typed(16)?, mma.tiled())?,
+            make_tiled_copy_b(&copy_atom(ldsm_atom(self.b_major))?.typed(16)?, mma.tiled())?,
         );
-        let a = self.operand("g2s_a", BM, self.a_major, self.a_width)?;
-        let b = self.operand("g2s_b", bn, self.b_major, self.b_width)?;
+        let a = Self::operand("g2s_a", BM, self.a_major, self.a_width, cfg.stages)?;
+        let b = Self::operand("g2s_b", bn, self.b_major, self.b_width, cfg.stages)?;
         let coords = |op: &OperandLoad, which| {
             op.copy
                 .partition_s(&DeviceTensor::identity(&op.tile, which)?)
@@ -424,6 +470,15 @@ impl Sm80Config {
             .dynamic_smem(u32::try_from(cfg.smem_bytes()).unwrap_or(u32::MAX))
             .target(Arch::new(8, 0)?)
             .build()
+    }
+}
+
+/// The `ldmatrix.x4` atom of an operand's fragments: plain for a K-major stage, `.trans` for an
+/// MN-major one.
+fn ldsm_atom(major: Major) -> &'static str {
+    match major {
+        Major::K => "SM75_U32x4_LDSM_N",
+        Major::MN => "SM75_U16x8_LDSM_T",
     }
 }
 
