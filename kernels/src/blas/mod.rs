@@ -127,6 +127,7 @@ mod dispatch;
 pub(crate) mod order;
 mod select;
 mod sm80;
+mod sm80_replay;
 mod verify;
 
 pub use check::{MatrixDesc, OperandMap, Problem, Sm90Call, plan_sm90};
@@ -134,7 +135,10 @@ pub use cublaslt::fp8_cublaslt;
 pub use dispatch::{GemmCall, GemmPath, gemm_target, plan_gemm};
 pub use order::Order;
 pub use select::{choose_tile, choose_tile_for, tiles_of};
-pub use sm80::{SM80_ARGS, SM80_BODY, SM80_TILE, Sm80Call, Sm80Config, copy_width, plan_sm80};
+pub use sm80::{
+    SM80_ARGS, SM80_BODY, SM80_TENSORS, SM80_TILE, Sm80Call, Sm80Config, copy_width, plan_sm80,
+};
+pub use sm80_replay::replay_sm80;
 pub use verify::{
     FP8_ACCUMULATION, HostGemm, HostMatrix, reference_bounds, spread_rows, verify_gemm,
 };
