@@ -331,7 +331,12 @@ fn with_gemm(test: &str, body: impl FnOnce(&Gpu, &Gemm<'_>)) {
         return;
     };
     match Gemm::new(&gpu) {
-        Ok(gemm) => body(&gpu, &gemm),
+        Ok(gemm) if gemm.target() == Arch::SM90A => body(&gpu, &gemm),
+        Ok(gemm) => assert!(
+            std::env::var("TESSEL_REQUIRE_GPU").as_deref() != Ok("1"),
+            "{test}: not an sm_90 GPU: the library compiles for {}",
+            gemm.target()
+        ),
         Err(e) => assert!(
             std::env::var("TESSEL_REQUIRE_GPU").as_deref() != Ok("1"),
             "{test}: not an sm_90 GPU: {e}"

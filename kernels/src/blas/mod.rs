@@ -400,6 +400,7 @@ impl<'g> Gemm<'g> {
     /// use tessel_kernels::hopper::Sm90Config;
     /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
     /// let Ok(gemm) = tessel_kernels::blas::Gemm::new(&gpu) else { return };
+    /// if gemm.target() != tessel_kernels::Arch::SM90A { return } // the Hopper GEMM needs sm_90
     /// gemm.prepare(Sm90Config::tn(Element::F16, Element::F32)).unwrap();
     /// assert_eq!(gemm.loaded(), 1);
     /// ```
