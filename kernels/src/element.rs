@@ -285,18 +285,34 @@ impl Fp8Format {
         if a.is_infinite() {
             return overflow;
         }
-        // Every finite code is a multiple of the smallest subnormal: find the nearest code by
-        // scanning the magnitudes (127 of them), ties to the even code.
-        let mut best = 0u8;
-        let mut best_err = f64::INFINITY;
-        for code in 0..=self.max_code() {
-            let v = self.decode(code);
-            let err = (v - a).abs();
-            if err < best_err || (err == best_err && code % 2 == 0) {
-                best = code;
-                best_err = err;
+        // The magnitudes of codes 0..=max_code increase with the code: bisect for the last
+        // code at or below `a` (code 0 is 0.0), then take the nearer of it and the next one,
+        // ties to the even code.
+        let top = self.max_code();
+        let (mut lo, mut hi) = (0u8, top);
+        if self.decode(top) <= a {
+            lo = top;
+        } else {
+            // decode(lo) <= a < decode(hi)
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                if self.decode(mid) <= a {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
             }
         }
+        let best = if lo == top {
+            top
+        } else {
+            let (below, above) = (a - self.decode(lo), self.decode(lo + 1) - a);
+            if below < above || (below == above && lo % 2 == 0) {
+                lo
+            } else {
+                lo + 1
+            }
+        };
         // Past the largest value by more than half a step of the top binade, or by exactly half
         // a step when the largest code is odd (the tie goes to the even code beyond it): the
         // rounding of an unbounded exponent range leaves the type.
@@ -456,6 +472,40 @@ mod tests {
         assert_eq!(E5M2::from_f64(-61440.0).to_f64(), f64::NEG_INFINITY);
         // The sign of zero is kept.
         assert_eq!(E4M3::from_f64(-0.0).to_bits(), 0x80);
+    }
+
+    #[test]
+    fn fp8_rounding_picks_the_nearest_code_by_definition() {
+        // The definition: the finite magnitude nearest to |x| over every code, ties to the even
+        // code (scanned here, independently of the bisection `encode` uses).
+        fn nearest(values: &[(u8, f64)], a: f64) -> u8 {
+            let mut best = (0u8, f64::INFINITY);
+            for &(code, v) in values {
+                let err = (v - a).abs();
+                if err < best.1 || (err == best.1 && code % 2 == 0) {
+                    best = (code, err);
+                }
+            }
+            best.0
+        }
+        for (fmt, name) in [(&E4M3_FORMAT, "e4m3"), (&E5M2_FORMAT, "e5m2")] {
+            let values: Vec<(u8, f64)> = (0..=fmt.max_code()).map(|c| (c, fmt.decode(c))).collect();
+            for w in values.windows(2) {
+                let (lo, hi) = (w[0].1, w[1].1);
+                for a in [
+                    lo,
+                    (lo + hi) / 2.0,
+                    lo + (hi - lo) * 0.3,
+                    lo + (hi - lo) * 0.7,
+                ] {
+                    for x in [a, -a] {
+                        let want =
+                            nearest(&values, a) | if x.is_sign_negative() { 0x80 } else { 0 };
+                        assert_eq!(fmt.encode(x), want, "{name} {x}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -45,6 +45,19 @@
 //! are skipped; only the blocks that cross it (or the end of the keys) are masked. A row that
 //! sees no key (possible when `Sq > Sk`) gets `O = 0` and `LSE = -inf`.
 //!
+//! A backward pass (not implemented) would need from the layer, beyond what this kernel uses
+//! (FlashAttention-2's algorithm, Dao, arXiv 2307.08691, section 3.2, as FlashAttention-3
+//! arranges it on Hopper): an outer loop over key blocks per block of threads with Q, dO, the
+//! LSE and `D = rowsum(dO * O)` streamed through the same [`crate::layer`] pipeline (several
+//! tensors per stage); `P = exp2(S log2(e) - LSE)` recomputed on the C fragment and
+//! `dS = P * (dP - D)` as element-wise operations of two accumulators of one layout with row
+//! broadcasts (what [`DeviceMma::row_view`](crate::layer::DeviceMma::row_view) gives); P and dS
+//! staged into shared memory through a proven swizzle and read back *transposed* by wgmma
+//! descriptors for `dV += P^T dO` and `dK += dS^T Q` (the epilogue's staging plus an MN-major
+//! descriptor of the staged tile, as V is read here); and a reduce-add copy atom (TMA
+//! `cp.reduce.async.bulk` or `red.global.add.f32`) for the fp32 `dQ` partial sums that every key
+//! block adds, with a small conversion kernel after it.
+//!
 //! Where things are: [`AttnConfig`] and [`AttnPlan`] (here) fix the compiled kernel and derive
 //! its layouts; `proof.rs` proves the TMA boxes, the epilogue and the bank behaviour;
 //! `source.rs` declares the kernel; [`problem`] checks a call's shapes and strides;

@@ -172,7 +172,10 @@ pub fn bench_one(
     let name = format!("{} {m}x{n}x{k}", call.kernel_name());
     let (pa, pb) = (a.device_ptr(stream).0, b.device_ptr(stream).0);
     let pd = d_cublas.device_ptr_mut(stream).0;
-    let scales_dev = cuda("cuMemcpyHtoD", stream.clone_htod(&[scales.0, scales.1]))?;
+    let scales_dev = cuda(
+        "cuMemcpyHtoD",
+        stream.clone_htod(&[scales.0, 0.0, 0.0, 0.0, scales.1]),
+    )?;
     let ps = scales_dev.device_ptr(stream).0;
     let mut run_cublas: Box<dyn FnMut() -> GpuResult<()> + '_> = if input.is_fp8() {
         // SAFETY: a, b, d_cublas and scales_dev hold the matrices and scales (sizes above)
@@ -184,7 +187,7 @@ pub fn bench_one(
                 (pa, input),
                 (pb, input),
                 (pd, output),
-                (ps, ps + 4),
+                (ps, ps + 16),
             )?
         })
     } else {

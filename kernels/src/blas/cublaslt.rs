@@ -22,6 +22,9 @@ use crate::error::{GpuError, GpuResult, cuda};
 /// Workspace cuBLASLt may use (32 MiB, NVIDIA's recommendation for Hopper).
 const WORKSPACE: usize = 32 << 20;
 
+/// Algorithms asked of the heuristic, tried in its order until one launches.
+const CANDIDATES: usize = 16;
+
 /// The handle, descriptors, chosen algorithm and workspace of one matmul; destroyed on drop.
 struct Matmul {
     handle: sys::cublasLtHandle_t,
@@ -75,7 +78,7 @@ fn set<T>(
 /// (`m x k`, row-major, leading dimension `k`, format `a.1`) at device address `a.0`, B
 /// (`k x n`, column-major, leading dimension `k`) at `b.0`, D (`m x n`, row-major, leading
 /// dimension `n`, type `d.1`: f32, f16 or bf16) at `d.0`, the scales fp32 device scalars at
-/// `scales` (A's, B's). Returns the launch: each call enqueues the matmul on the GPU's stream.
+/// `scales` (A's, B's; 16-byte aligned addresses, as cuBLASLt's samples allocate them). Returns the launch: each call enqueues the matmul on the GPU's stream.
 /// Errors: no libcublasLt (`Unavailable`), or cuBLASLt's status (e.g. `NOT_SUPPORTED` for
 /// e5m2 x e5m2).
 ///
@@ -91,13 +94,13 @@ fn set<T>(
 /// let (m, n, k) = (64, 64, 64);
 /// let a = s.clone_htod(&vec![0x38u8; m * k]).unwrap(); // e4m3 1.0
 /// let b = s.clone_htod(&vec![0x38u8; k * n]).unwrap();
-/// let scales = s.clone_htod(&[0.5f32, 0.25]).unwrap();
+/// let scales = s.clone_htod(&[0.5f32, 0.0, 0.0, 0.0, 0.25]).unwrap(); // 16 bytes apart
 /// let d = s.alloc_zeros::<f32>(m * n).unwrap();
 /// use tessel_kernels::cudarc::driver::DevicePtr;
 /// let (pa, pb, ps, pd) = (a.device_ptr(s).0, b.device_ptr(s).0, scales.device_ptr(s).0, d.device_ptr(s).0);
 /// // SAFETY: the buffers above hold the matrices and live past the synchronization.
 /// let Ok(mut run) = (unsafe { fp8_cublaslt(&gpu, (m as i64, n as i64, k as i64),
-///     (pa, Element::E4M3), (pb, Element::E4M3), (pd, Element::F32), (ps, ps + 4)) }) else { return };
+///     (pa, Element::E4M3), (pb, Element::E4M3), (pd, Element::F32), (ps, ps + 16)) }) else { return };
 /// run().unwrap();
 /// gpu.synchronize().unwrap();
 /// assert!(s.clone_dtoh(&d).unwrap().iter().all(|&x| x == 64.0 * 0.125));
@@ -172,7 +175,17 @@ pub unsafe fn fp8_cublaslt(
     mm.layouts[2] = layout(d.1, n, m, n)?;
     let pref = cuda("cublasLtMatmulPreferenceCreate", lt::create_matmul_pref())?;
     let bytes = WORKSPACE;
-    // SAFETY: every object is live; the heuristic reads the descriptors only.
+    let blank = sys::cublasLtMatmulHeuristicResult_t {
+        algo: sys::cublasLtMatmulAlgo_t { data: [0; 8] },
+        workspaceSize: 0,
+        state: sys::cublasStatus_t::CUBLAS_STATUS_NOT_SUPPORTED,
+        wavesCount: 0.0,
+        reserved: [0; 4],
+    };
+    let mut found = [blank; CANDIDATES];
+    let mut count = 0i32;
+    // SAFETY: every object is live; the heuristic reads the descriptors and writes at most
+    // CANDIDATES results into `found` and their number into `count`.
     let heuristic = unsafe {
         let r = lt::set_matmul_pref_attribute(
             pref,
@@ -181,7 +194,7 @@ pub unsafe fn fp8_cublaslt(
             size_of::<usize>(),
         )
         .and_then(|()| {
-            lt::get_matmul_algo_heuristic(
+            sys::cublasLtMatmulAlgoGetHeuristic(
                 mm.handle,
                 mm.desc,
                 mm.layouts[0],
@@ -189,21 +202,31 @@ pub unsafe fn fp8_cublaslt(
                 mm.layouts[2],
                 mm.layouts[2],
                 pref,
+                CANDIDATES as i32,
+                found.as_mut_ptr(),
+                &mut count,
             )
+            .result()
         });
         let _ = lt::destroy_matmul_pref(pref);
         r
     };
-    mm.algo = cuda("cublasLtMatmulAlgoGetHeuristic", heuristic)?.algo;
+    cuda("cublasLtMatmulAlgoGetHeuristic", heuristic)?;
+    let candidates: Vec<sys::cublasLtMatmulAlgo_t> = found
+        [..usize::try_from(count).unwrap_or(0).min(CANDIDATES)]
+        .iter()
+        .filter(|r| r.state == sys::cublasStatus_t::CUBLAS_STATUS_SUCCESS)
+        .map(|r| r.algo)
+        .collect();
     let (alpha, beta) = (1.0f32, 0.0f32);
     let stream = stream.clone();
-    Ok(move || {
+    let launch = move |mm: &mut Matmul, algo: &sys::cublasLtMatmulAlgo_t| {
         use cudarc::driver::DevicePtrMut;
         let ws = mm.workspace.device_ptr_mut(&stream).0;
         // SAFETY: the caller guarantees the matrices and scales; the descriptors, algorithm and
         // workspace are owned by `mm`; alpha and beta are host scalars (the default pointer
         // mode). D stands for C (beta 0: not read).
-        cuda("cublasLtMatmul", unsafe {
+        unsafe {
             lt::matmul(
                 mm.handle,
                 mm.desc,
@@ -217,11 +240,36 @@ pub unsafe fn fp8_cublaslt(
                 mm.layouts[2],
                 d.0 as *mut c_void,
                 mm.layouts[2],
-                &mm.algo,
+                algo,
                 ws as *mut c_void,
                 WORKSPACE,
                 stream.cu_stream() as sys::cudaStream_t,
             )
-        })
+        }
+    };
+    // The heuristic's first choice is not guaranteed to run (cuBLASLt's documentation of
+    // cublasLtMatmulAlgoGetHeuristic: request several and try them in order): the first
+    // candidate whose launch is accepted is the baseline.
+    let mut last = sys::cublasStatus_t::CUBLAS_STATUS_NOT_SUPPORTED;
+    let mut chosen = None;
+    for algo in &candidates {
+        match launch(&mut mm, algo) {
+            Ok(()) => {
+                chosen = Some(*algo);
+                break;
+            }
+            Err(e) => last = e.0,
+        }
+    }
+    let Some(algo) = chosen else {
+        return Err(GpuError::Cuda(format!(
+            "cublasLtMatmul: none of the {} heuristic candidates launches (last status {last:?})",
+            candidates.len()
+        )));
+    };
+    mm.algo = algo;
+    Ok(move || {
+        let algo = mm.algo;
+        cuda("cublasLtMatmul", launch(&mut mm, &algo))
     })
 }
