@@ -49,7 +49,7 @@
   };
 
   // Prologue: k tiles 0 .. PIPE-2 in flight, one commit group each.
-  const int kts = (args.k + k::BK - 1) / k::BK;
+  const int kts = (args.k - 1) / k::BK + 1;  // k >= 1; no overflow near 2^31
 #pragma unroll
   for (int s = 0; s < k::PIPE - 1; ++s) {
     if (s < kts) load(s, s);

@@ -197,6 +197,21 @@ fn every_condition_is_named() {
     assert!(err(&mixed).contains("A and B of one type"));
     assert!(err(&Problem { beta: 1.0, ..p }).contains("no C was given"));
     assert!(err(&Problem { k: 0, ..p }).contains("K = 0 is outside"));
+    // A tile's last row, 2^31 - 1 + 127, would overflow the kernel's 32-bit coordinates.
+    assert!(
+        err(&Problem {
+            m: i64::from(i32::MAX),
+            ..p
+        })
+        .contains("below 2^31")
+    );
+    assert!(
+        err(&Problem {
+            n: 65536 * 128,
+            ..p
+        })
+        .contains("65536 tiles")
+    );
     let short = Problem {
         a: MatrixDesc { ld: 63, ..p.a },
         ..p

@@ -569,12 +569,16 @@ fn strides(order: Order, ld: i64) -> (i64, i64) {
     }
 }
 
+/// The largest M and K the kernel's 32-bit coordinates take: a tile's origin plus its extent
+/// (128) stays below 2^31.
+const INT_EXTENT: i64 = i32::MAX as i64 - 255;
+
 /// Checks `p` for the mma.sync GEMM and derives its launch. Errors name the violated
-/// condition: an extent outside `1..2^31` (N below 2^23: the grid's y extent), A and B of
-/// different types or not f16/bf16 (8-bit inputs need sm_90), an unsupported output type, C of
-/// another type than D, `beta != 0` without C, a leading dimension below the contiguous extent,
-/// a buffer too small, an address not aligned to its elements. Any alignment beyond the
-/// element's is taken ([`copy_width`]).
+/// condition: an extent outside `1..=2^31 - 256` (N up to 65535 tiles: the grid's y extent),
+/// A and B of different types or not f16/bf16 (8-bit inputs need sm_90), an unsupported output
+/// type, C of another type than D, `beta != 0` without C, a leading dimension below the
+/// contiguous extent, a buffer too small, an address not aligned to its elements. Any alignment
+/// beyond the element's is taken ([`copy_width`]).
 ///
 /// ```
 /// use tessel_kernels::{Element, blas::{MatrixDesc, Order, Problem, plan_sm80}};
@@ -598,13 +602,14 @@ fn strides(order: Order, ld: i64) -> (i64, i64) {
 /// ```
 pub fn plan_sm80(p: &Problem) -> GpuResult<Sm80Call> {
     for (name, v, max) in [
-        ("M", p.m, i64::from(i32::MAX)),
+        ("M", p.m, INT_EXTENT),
         ("N", p.n, 65535 * BM),
-        ("K", p.k, i64::from(i32::MAX)),
+        ("K", p.k, INT_EXTENT),
     ] {
         if !(1..=max).contains(&v) {
             return Err(GpuError::InvalidArgument(format!(
-                "{name} = {v} is outside 1..={max} (the mma.sync GEMM's grid)"
+                "{name} = {v} is outside 1..={max} (the mma.sync GEMM's grid: N below 65536 \
+                 tiles of 128; its 32-bit coordinates: a tile's last row below 2^31)"
             )));
         }
     }
