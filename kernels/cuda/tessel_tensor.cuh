@@ -565,4 +565,66 @@ template <int OUT, class S, class D> __device__ __forceinline__ void convert(con
   for (int i = 0; i < (int)S::size(); i += 2) *reinterpret_cast<b32*>(&dst[i]) = pack2<OUT>(src[i], src[i + 1]);
 }
 
+// copy_zfill<BYTES>(g, ld, o0, i0, oe, ie, co, ci, dst): a tile of a matrix in global memory
+// (element (o, i) at g[o * ld + i], i contiguous, oe x ie elements) into shared memory, BYTES per
+// call of mode 0 (cp.async of 16, 8 or 4 bytes; a 2-byte load and store). co and ci are the
+// identity tensors of the tile (rows, columns) partitioned like dst, o0 and i0 the tile's origin:
+// slice r covers elements (o0 + co, i0 + ci ..), and the part of it past the matrix's edge is
+// written as zeros (cp.async's source size; CuTe's copy_if with a zero-filled destination), so a
+// ragged tile needs no second pass. The host proved each slice of dst consecutive and aligned to
+// BYTES in shared memory; the caller chose BYTES so that g, ld and i0 keep every slice aligned in
+// global memory (tessel_kernels::blas::copy_width).
+template <int BYTES, class T, class CO, class CI, class D>
+__device__ __forceinline__ void copy_zfill(const T* g, long long ld, int o0, int i0, int oe, int ie, const CO& co, const CI& ci,
+                                           const D& dst) {
+  constexpr int VALS = BYTES / (int)sizeof(T);
+  static_assert(BYTES == 16 || BYTES == 8 || BYTES == 4 || BYTES == 2, "tessel: copy_zfill moves 16, 8, 4 or 2 bytes");
+  static_assert(same_extents<CO, D>() && same_extents<CI, D>(), "tessel: copy_zfill: coordinates and destination differ");
+  static_assert(D::template extent<0>() == VALS, "tessel: mode 0 is not one copy's values");
+  constexpr long long n = D::size() / VALS;
+#pragma unroll
+  for (long long r = 0; r < n; ++r) {
+    const int o = o0 + (int)co.rest(r)[0], i = i0 + (int)ci.rest(r)[0];
+    const int left = ie - i;
+    const int valid = o < oe && left > 0 ? (left < VALS ? left : VALS) : 0;
+    const T* src = valid > 0 ? g + (long long)o * ld + i : g;
+    const b32 s = dst.rest(r).addr(0);
+    if constexpr (BYTES == 16) {
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(valid * (int)sizeof(T)) : "memory");
+    } else if constexpr (BYTES >= 4) {
+      asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(src), "n"(BYTES), "r"(valid * (int)sizeof(T)) : "memory");
+    } else {
+      b16 v = 0;
+      if (valid > 0) v = *reinterpret_cast<const b16*>(src);
+      asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(s), "h"(v) : "memory");
+    }
+  }
+}
+// to_float<OUT>(x) and from_float<OUT>(x): one element of an output type (OUT 0 fp32, 1 fp16,
+// 2 bf16, as convert) to and from fp32, rounding to nearest even.
+template <int OUT, class T> __device__ __forceinline__ float to_float(T x) {
+  if constexpr (OUT == 0) {
+    return x;
+  } else if constexpr (OUT == 1) {
+    float f;
+    asm("cvt.f32.f16 %0, %1;\n" : "=f"(f) : "h"(x));
+    return f;
+  } else {
+    return __uint_as_float((b32)x << 16);
+  }
+}
+template <int OUT, class T> __device__ __forceinline__ T from_float(float x) {
+  if constexpr (OUT == 0) {
+    return x;
+  } else {
+    b16 h;
+    if constexpr (OUT == 1) {
+      asm("cvt.rn.f16.f32 %0, %1;\n" : "=h"(h) : "f"(x));
+    } else {
+      asm("cvt.rn.bf16.f32 %0, %1;\n" : "=h"(h) : "f"(x));
+    }
+    return h;
+  }
+}
+
 }  // namespace tessel

@@ -2,9 +2,12 @@
 //! tessel-kernels --test gpu_blas -- --include-ignored`): every order of A, B and D, ragged
 //! shapes, K from 1 to 65536, leading dimensions above the extents (the padding filled with
 //! values that would spoil the result if read), alpha and beta with C, every output type, D at
-//! addresses TMA cannot store to, misaligned A refused, and the host latency of a new shape;
-//! 8-bit inputs (every pair of e4m3 and e5m2, every output type, per-tensor scales, K up to
-//! 65536, other majors refused).
+//! addresses TMA cannot store to, A and B TMA cannot load (misaligned addresses, leading
+//! dimensions of no multiple of 16 bytes) computed on the mma.sync path, and the host latency of
+//! a new shape; 8-bit inputs (every pair of e4m3 and e5m2, every output type, per-tensor scales,
+//! K up to 65536, other majors and misaligned operands refused); and the mma.sync path through
+//! `Gemm::for_arch(&gpu, Arch::new(8, 0))` on any sm_80+ GPU (every order of A, B and D, ragged
+//! shapes, bf16 with alpha, beta and C, 8-bit inputs refused).
 //! Every element of the checked rows is compared with the f64 CPU reference
 //! ([`verify_gemm`]); D's padding must stay untouched.
 
@@ -13,11 +16,12 @@ mod common;
 use common::gpu_or_skip;
 use cudarc::driver::CudaSlice;
 use tessel_kernels::blas::{
-    Gemm, GemmArgs, HostGemm, HostMatrix, MatrixMut, MatrixRef, Order, spread_rows, verify_gemm,
+    Gemm, GemmArgs, GemmPath, HostGemm, HostMatrix, MatrixMut, MatrixRef, Order, spread_rows,
+    verify_gemm,
 };
 use tessel_kernels::element::DeviceElement;
 use tessel_kernels::gemm::host::random_f16;
-use tessel_kernels::{Element, Gpu};
+use tessel_kernels::{Arch, Element, Gpu};
 
 /// A matrix on the device and its values on the host (in storage order, padding included).
 struct Mat {
@@ -144,6 +148,13 @@ struct Case {
     input_b: Option<Element>,
     /// The per-tensor scales of A and B.
     scales: (f32, f32),
+    /// What A's and B's leading dimensions are rounded up to a multiple of (elements);
+    /// `None`: 16 bytes (what TMA needs).
+    ab_align: Option<i64>,
+    /// Elements A and B start after their buffers' starts (1: not 16-byte aligned).
+    ab_offset: usize,
+    /// The path the call must take; `None`: either.
+    path: Option<GemmPath>,
 }
 
 const BASE: Case = Case {
@@ -161,6 +172,9 @@ const BASE: Case = Case {
     d_offset: 0,
     input_b: None,
     scales: (1.0, 1.0),
+    ab_align: None,
+    ab_offset: 0,
+    path: None,
 };
 
 /// The leading dimension of a `rows x cols` matrix of `order`: its contiguous extent plus
@@ -183,7 +197,13 @@ fn run_case(gpu: &Gpu, gemm: &Gemm<'_>, c: Case, seed: u64) {
         c.a,
         c.m,
         c.k,
-        ld_of(c.a, c.m, c.k, c.pad, per_16_bytes(c.input)),
+        ld_of(
+            c.a,
+            c.m,
+            c.k,
+            c.pad,
+            c.ab_align.unwrap_or(per_16_bytes(c.input)),
+        ),
         seed,
     );
     let input_b = c.input_b.unwrap_or(c.input);
@@ -193,9 +213,24 @@ fn run_case(gpu: &Gpu, gemm: &Gemm<'_>, c: Case, seed: u64) {
         c.b,
         c.k,
         c.n,
-        ld_of(c.b, c.k, c.n, c.pad, per_16_bytes(input_b)),
+        ld_of(
+            c.b,
+            c.k,
+            c.n,
+            c.pad,
+            c.ab_align.unwrap_or(per_16_bytes(input_b)),
+        ),
         seed ^ 0xB,
     );
+    // A and B `ab_offset` elements into buffers that much larger (the bytes before them NaN).
+    let shift = |m: &Mat| -> CudaSlice<u8> {
+        let mut bytes = vec![0xFFu8; c.ab_offset * m.elem.bytes() as usize];
+        bytes.extend(gpu.stream().clone_dtoh(&m.dev).unwrap());
+        gpu.stream().clone_htod(&bytes).unwrap()
+    };
+    let (a_dev, b_dev) = (shift(&a), shift(&b));
+    let a_view = a_dev.slice(c.ab_offset * a.elem.bytes() as usize..);
+    let b_view = b_dev.slice(c.ab_offset * b.elem.bytes() as usize..);
     let ldd = ld_of(c.d, c.m, c.n, c.pad, 1);
     let src = (c.beta != 0.0).then(|| random(gpu, c.output, c.d, c.m, c.n, ldd, seed ^ 0xC));
     let mut d = poisoned(gpu, c.output, c.d, c.m, c.n, ldd);
@@ -213,13 +248,13 @@ fn run_case(gpu: &Gpu, gemm: &Gemm<'_>, c: Case, seed: u64) {
                 n: c.n as i64,
                 k: c.k as i64,
                 a: MatrixRef {
-                    buf: &a.dev,
+                    buf: &a_view,
                     elem: a.elem,
                     order: a.order,
                     ld: a.ld,
                 },
                 b: MatrixRef {
-                    buf: &b.dev,
+                    buf: &b_view,
                     elem: b.elem,
                     order: b.order,
                     ld: b.ld,
@@ -242,7 +277,10 @@ fn run_case(gpu: &Gpu, gemm: &Gemm<'_>, c: Case, seed: u64) {
                 scale_b: c.scales.1,
             })
             .unwrap_or_else(|e| panic!("{label}: {e}"));
-        eprintln!("{label}: {} grid {}", call.config.kernel_name(), call.grid);
+        eprintln!("{label}: {} grid {}", call.kernel_name(), call.grid());
+        if let Some(path) = c.path {
+            assert_eq!(call.path(), path, "{label}: {}", call.kernel_name());
+        }
     }
     gpu.synchronize().unwrap();
     let raw = gpu.stream().clone_dtoh(&d.dev).unwrap();
@@ -293,7 +331,12 @@ fn with_gemm(test: &str, body: impl FnOnce(&Gpu, &Gemm<'_>)) {
         return;
     };
     match Gemm::new(&gpu) {
-        Ok(gemm) => body(&gpu, &gemm),
+        Ok(gemm) if gemm.target() == Arch::SM90A => body(&gpu, &gemm),
+        Ok(gemm) => assert!(
+            std::env::var("TESSEL_REQUIRE_GPU").as_deref() != Ok("1"),
+            "{test}: not an sm_90 GPU: the library compiles for {}",
+            gemm.target()
+        ),
         Err(e) => assert!(
             std::env::var("TESSEL_REQUIRE_GPU").as_deref() != Ok("1"),
             "{test}: not an sm_90 GPU: {e}"
@@ -480,12 +523,14 @@ fn gpu_long_and_short_k() {
     });
 }
 
+/// 8-bit operands TMA cannot load have no other path: an error that names the alignment and
+/// says so.
 #[test]
 #[ignore = "needs an sm_90 GPU"]
-fn gpu_misaligned_operands_are_refused() {
-    with_gemm("gpu_misaligned_operands_are_refused", |gpu, gemm| {
-        let a = gpu.stream().alloc_zeros::<u16>(64 * 64 + 8).unwrap();
-        let b = gpu.stream().alloc_zeros::<u16>(64 * 64).unwrap();
+fn gpu_misaligned_8bit_operands_are_refused() {
+    with_gemm("gpu_misaligned_8bit_operands_are_refused", |gpu, gemm| {
+        let a = gpu.stream().alloc_zeros::<u8>(64 * 64 + 16).unwrap();
+        let b = gpu.stream().alloc_zeros::<u8>(64 * 64).unwrap();
         let mut d = gpu.stream().alloc_zeros::<f32>(64 * 64).unwrap();
         let shifted = a.slice(1..);
         let e = gemm
@@ -495,14 +540,14 @@ fn gpu_misaligned_operands_are_refused() {
                 k: 64,
                 a: MatrixRef {
                     buf: &shifted,
-                    elem: Element::F16,
+                    elem: Element::E4M3,
                     order: Order::RowMajor,
                     ld: 64,
                 },
                 b: MatrixRef {
                     buf: &b,
-                    elem: Element::F16,
-                    order: Order::RowMajor,
+                    elem: Element::E4M3,
+                    order: Order::ColMajor,
                     ld: 64,
                 },
                 c: None,
@@ -520,9 +565,196 @@ fn gpu_misaligned_operands_are_refused() {
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("A: the address") && e.contains("is not 16-byte aligned"),
+            e.contains("A: the address")
+                && e.contains("is not 16-byte aligned")
+                && e.contains("8-bit inputs have no other path"),
             "{e}"
         );
+    });
+}
+
+/// On sm_90, A and B TMA cannot load (an address one element past 16 bytes, leading
+/// dimensions that are not multiples of 16 bytes) take the mma.sync path and compute: every
+/// order of A and B, every copy width (1, 2 and 4 elements), ragged shapes.
+#[test]
+#[ignore = "needs an sm_90 GPU"]
+fn gpu_misaligned_operands_take_the_mma_sync_path() {
+    with_gemm(
+        "gpu_misaligned_operands_take_the_mma_sync_path",
+        |gpu, gemm| {
+            use Order::{ColMajor as C, RowMajor as R};
+            let mut seed = 3000;
+            let misaligned = Case {
+                ab_offset: 1,
+                ab_align: Some(1),
+                pad: 3,
+                path: Some(GemmPath::MmaSync),
+                ..BASE
+            };
+            for (m, n, k) in [(1000, 3000, 520), (17, 33, 9)] {
+                for (a, b) in [(R, R), (R, C), (C, R), (C, C)] {
+                    seed += 1;
+                    let d = if seed % 2 == 0 { R } else { C };
+                    let c = Case {
+                        m,
+                        n,
+                        k,
+                        a,
+                        b,
+                        d,
+                        ..misaligned
+                    };
+                    run_case(gpu, gemm, c, seed);
+                }
+            }
+            // 4- and 8-byte copies: leading dimensions of multiples of 2 and 4 elements.
+            for (align, offset, a, b) in [(2, 2, R, C), (4, 0, C, R)] {
+                seed += 1;
+                let c = Case {
+                    m: 129,
+                    n: 257,
+                    k: 75,
+                    a,
+                    b,
+                    ab_align: Some(align),
+                    ab_offset: offset,
+                    ..misaligned
+                };
+                run_case(gpu, gemm, c, seed);
+            }
+        },
+    );
+}
+
+/// Runs `body` with the GPU and the library GEMM compiling sm_80 code (every call on the
+/// mma.sync path, as on an sm_80 GPU); skips where there is no GPU of sm_80 or later, failing
+/// instead under `TESSEL_REQUIRE_GPU=1`.
+fn with_sm80_gemm(test: &str, body: impl FnOnce(&Gpu, &Gemm<'_>)) {
+    let Some(gpu) = gpu_or_skip(test) else {
+        return;
+    };
+    match Gemm::for_arch(&gpu, Arch::new(8, 0).unwrap()) {
+        Ok(gemm) => body(&gpu, &gemm),
+        Err(e) => assert!(
+            std::env::var("TESSEL_REQUIRE_GPU").as_deref() != Ok("1"),
+            "{test}: not an sm_80+ GPU: {e}"
+        ),
+    }
+}
+
+/// The mma.sync path through the sm_80 constructor: f16 -> f32, every order of A and B (D
+/// row- and column-major), ragged shapes.
+#[test]
+#[ignore = "needs an sm_80 or later GPU"]
+fn gpu_sm80_every_order_ragged() {
+    with_sm80_gemm("gpu_sm80_every_order_ragged", |gpu, gemm| {
+        use Order::{ColMajor as C, RowMajor as R};
+        let mut seed = 4000;
+        for (m, n, k) in [(1000, 3000, 520), (1, 4096, 72), (17, 33, 9)] {
+            for (a, b) in [(R, R), (R, C), (C, R), (C, C)] {
+                for d in [R, C] {
+                    seed += 1;
+                    let c = Case {
+                        m,
+                        n,
+                        k,
+                        a,
+                        b,
+                        d,
+                        path: Some(GemmPath::MmaSync),
+                        ..BASE
+                    };
+                    run_case(gpu, gemm, c, seed);
+                }
+            }
+        }
+    });
+}
+
+/// The mma.sync path through the sm_80 constructor: bf16 -> bf16 with alpha, beta and C
+/// (and f16 -> f16), every order of A and B, ragged shapes, padded leading dimensions.
+#[test]
+#[ignore = "needs an sm_80 or later GPU"]
+fn gpu_sm80_bf16_alpha_beta_and_c() {
+    with_sm80_gemm("gpu_sm80_bf16_alpha_beta_and_c", |gpu, gemm| {
+        use Order::{ColMajor as C, RowMajor as R};
+        let mut seed = 5000;
+        for (m, n, k) in [(1000, 3000, 520), (17, 33, 9)] {
+            for (a, b) in [(R, R), (R, C), (C, R), (C, C)] {
+                seed += 1;
+                let c = Case {
+                    m,
+                    n,
+                    k,
+                    a,
+                    b,
+                    d: if seed % 2 == 0 { R } else { C },
+                    input: Element::BF16,
+                    output: Element::BF16,
+                    alpha: 0.5,
+                    beta: -1.25,
+                    pad: 24,
+                    path: Some(GemmPath::MmaSync),
+                    ..BASE
+                };
+                run_case(gpu, gemm, c, seed);
+            }
+        }
+        let f16 = Case {
+            m: 515,
+            n: 777,
+            k: 333,
+            input: Element::F16,
+            output: Element::F16,
+            alpha: -2.0,
+            beta: 1.0,
+            b: C,
+            path: Some(GemmPath::MmaSync),
+            ..BASE
+        };
+        run_case(gpu, gemm, f16, seed + 1);
+    });
+}
+
+/// 8-bit inputs on the sm_80 code: an error that names the architecture.
+#[test]
+#[ignore = "needs an sm_80 or later GPU"]
+fn gpu_sm80_refuses_8bit_inputs() {
+    with_sm80_gemm("gpu_sm80_refuses_8bit_inputs", |gpu, gemm| {
+        let a = gpu.stream().alloc_zeros::<u8>(64 * 64).unwrap();
+        let mut d = gpu.stream().alloc_zeros::<f32>(64 * 64).unwrap();
+        let e = gemm
+            .run(GemmArgs {
+                m: 64,
+                n: 64,
+                k: 64,
+                a: MatrixRef {
+                    buf: &a,
+                    elem: Element::E4M3,
+                    order: Order::RowMajor,
+                    ld: 64,
+                },
+                b: MatrixRef {
+                    buf: &a,
+                    elem: Element::E4M3,
+                    order: Order::ColMajor,
+                    ld: 64,
+                },
+                c: None,
+                d: MatrixMut {
+                    buf: &mut d,
+                    elem: Element::F32,
+                    order: Order::RowMajor,
+                    ld: 64,
+                },
+                alpha: 1.0,
+                beta: 0.0,
+                scale_a: 1.0,
+                scale_b: 1.0,
+            })
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("8-bit inputs need sm_90"), "{e}");
     });
 }
 

@@ -169,7 +169,7 @@ pub fn bench_one(
         scale_a: scales.0,
         scale_b: scales.1,
     })?;
-    let name = format!("{} {m}x{n}x{k}", call.config.kernel_name());
+    let name = format!("{} {m}x{n}x{k}", call.kernel_name());
     let (pa, pb) = (a.device_ptr(stream).0, b.device_ptr(stream).0);
     let pd = d_cublas.device_ptr_mut(stream).0;
     let scales_dev = cuda(
@@ -255,7 +255,9 @@ pub fn bench_one(
     io(writeln!(
         progress,
         "[{name}] grid {}; rel err vs CPU {:.2e}, vs cuBLAS {:.2e}",
-        call.grid, cpu.rel_err, vs.rel_err
+        call.grid(),
+        cpu.rel_err,
+        vs.rel_err
     ))?;
     let (t_ours, t_theirs) = time_pair(|side| match side {
         Side::Ours => time_events(gpu, 3, repeats, || gemm.launch(&call)),
@@ -268,7 +270,7 @@ pub fn bench_one(
         output,
         a: oa,
         b: ob,
-        kernel: call.config.kernel_name(),
+        kernel: call.kernel_name(),
         result: VsCublas::new(flops, t_ours, t_theirs, cpu.rel_err, vs.rel_err),
     })
 }

@@ -67,7 +67,7 @@ impl MatrixDesc {
 
     /// Checks that the buffer holds the `rows x cols` matrix and that its address is aligned
     /// to its element size.
-    fn check_fits(&self, name: &str, rows: i64, cols: i64) -> GpuResult<()> {
+    pub(crate) fn check_fits(&self, name: &str, rows: i64, cols: i64) -> GpuResult<()> {
         let need = self
             .needed_elements(name, rows, cols)?
             .checked_mul(self.elem.bytes())
@@ -94,7 +94,7 @@ impl MatrixDesc {
 
     /// Checks what TMA needs to load the matrix: a 16-byte aligned address and a leading
     /// dimension of a multiple of 16 bytes (below 2^40).
-    fn check_tma(&self, name: &str) -> GpuResult<()> {
+    pub(crate) fn check_tma(&self, name: &str) -> GpuResult<()> {
         if !self.address.is_multiple_of(16) {
             return Err(GpuError::InvalidArgument(format!(
                 "{name}: the address {:#x} is not 16-byte aligned (TMA needs 16-byte aligned \
@@ -122,7 +122,7 @@ impl MatrixDesc {
     }
 }
 
-fn order_name(o: Order) -> &'static str {
+pub(crate) fn order_name(o: Order) -> &'static str {
     match o {
         Order::RowMajor => "row-major",
         Order::ColMajor => "column-major",

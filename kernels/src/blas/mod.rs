@@ -1,21 +1,42 @@
 //! The GEMM as a library: `D = alpha A B + beta C` on device buffers, with the extents, leading
 //! dimensions and orders of the matrices given at run time.
 //!
-//! [`Gemm`] holds the compiled kernels of one GPU: one per configuration
-//! ([`crate::hopper::Sm90Config`]: types, operand majors, tile, epilogue), compiled at its
-//! first use (the machine code cached on disk by [`crate::cache`], so a second process does not
-//! compile) and reused for every shape. A call checks the problem on the host
-//! ([`plan_sm90`]: every condition the kernel assumes, named in the error), chooses the tile
-//! ([`choose_tile`]), encodes the three tensor maps and launches; no compile once the
-//! configuration is loaded.
+//! [`Gemm`] holds the compiled kernels of one GPU: one per configuration (of the Hopper GEMM,
+//! [`crate::hopper::Sm90Config`]: types, operand majors, tile, epilogue; of the mma.sync GEMM,
+//! [`Sm80Config`]: types, operand majors, copy widths), compiled at its first use (the machine
+//! code cached on disk by [`crate::cache`], so a second process does not compile) and reused
+//! for every shape. A call checks the problem on the host and picks the path ([`plan_gemm`]:
+//! every condition the kernel assumes, named in the error), chooses the tile
+//! ([`choose_tile`]) and the copy widths ([`copy_width`]), encodes the tensor maps of the
+//! Hopper path and launches; no compile once the configuration is loaded. The call's result
+//! ([`GemmCall`]) says which path ran ([`GemmCall::path`]).
 //!
-//! Supported: sm_90 (the Hopper GEMM of [`crate::hopper`], wgmma); A and B f16 or bf16, each
-//! row- or column-major, or 8-bit e4m3/e5m2 in any mix with A row-major and B column-major
-//! ("TN": wgmma reads 8-bit operands K-major only; other orders are an error that says so);
-//! C and D f32, f16 or bf16, of one order (row- or column-major); any `M`, `N`, `K` >= 1; A
-//! and B at 16-byte aligned addresses with leading dimensions of a multiple of 16 bytes (TMA);
-//! C and D at any element-aligned address and leading dimension (D stored by TMA where it can
-//! be, else by predicated stores).
+//! Where each problem runs (one API, [`Gemm::new`] picks the code for the GPU):
+//!
+//! | GPU | A and B | path |
+//! |---|---|---|
+//! | sm_90 | 16-byte aligned addresses, leading dimensions of a multiple of 16 bytes (what TMA loads) | the Hopper GEMM of [`crate::hopper`] (TMA, wgmma; [`plan_sm90`]) |
+//! | sm_90 | f16 or bf16 that TMA cannot load (misaligned address or leading dimension) | the mma.sync GEMM ([`plan_sm80`]) |
+//! | sm_90 | e4m3/e5m2 that TMA cannot load | an error: 8-bit inputs have no other path |
+//! | sm_80, sm_86, sm_89 | f16 or bf16 | the mma.sync GEMM ([`plan_sm80`]) |
+//! | sm_80, sm_86, sm_89 | e4m3/e5m2 | an error: 8-bit inputs need sm_90 |
+//!
+//! [`Gemm::for_arch`] compiles for a chosen architecture: `Arch::new(8, 0)` runs every call on
+//! the mma.sync path, with sm_80 code that also runs on later GPUs (how the sm_80 path is tested
+//! on an H200).
+//!
+//! The Hopper GEMM: A and B f16 or bf16, each row- or column-major, or 8-bit e4m3/e5m2 in any
+//! mix with A row-major and B column-major ("TN": wgmma reads 8-bit operands K-major only; other
+//! orders are an error that says so); C and D f32, f16 or bf16, of one order (row- or
+//! column-major); any `M`, `N`, `K` >= 1; C and D at any element-aligned address and leading
+//! dimension (D stored by TMA where it can be, else by predicated stores).
+//!
+//! The mma.sync GEMM ([`Sm80Config`], `kernels/cuda/gemm_sm80.cu`): A and B both f16 or both
+//! bf16, each row- or column-major (an MN-major operand read by `ldmatrix.trans`), at any
+//! element-aligned address and leading dimension (16-byte `cp.async` copies where they allow,
+//! down to one element per copy); C and D f32, f16 or bf16, each row- or column-major, at any
+//! element-aligned address and leading dimension (element stores); any `M`, `K` >= 1 below
+//! 2^31 and `N` up to 65535 tiles of 128; a 128 x 128 x 32 tile, 3 stages, no split-K.
 //!
 //! Scales: `D = alpha scale_a scale_b A B + beta C`, the per-tensor scales of A and B host
 //! values ([`GemmArgs::scale_a`], [`GemmArgs::scale_b`]; 1 for unscaled inputs), multiplied
@@ -26,7 +47,8 @@
 //! ```
 //! use tessel_kernels::{Element, Gpu, blas::{Gemm, GemmArgs, MatrixMut, MatrixRef, Order}};
 //! let Ok(gpu) = Gpu::open(0) else { return }; // no GPU: nothing to run
-//! let Ok(gemm) = Gemm::new(&gpu) else { return }; // not an sm_90 GPU
+//! let Ok(gemm) = Gemm::new(&gpu) else { return }; // not an sm_80+ GPU
+//! if gemm.target() != tessel_kernels::Arch::SM90A { return } // 8-bit inputs need sm_90
 //! let (m, n, k) = (100, 200, 272);
 //! // e4m3 1.5 (0x3C) times e5m2 -2.0 (0xC0), each scaled by 0.5.
 //! let a = gpu.stream().clone_htod(&vec![0x3Cu8; m * k]).unwrap();
@@ -50,7 +72,7 @@
 //! ```
 //! use tessel_kernels::{Element, Gpu, blas::{Gemm, GemmArgs, MatrixMut, MatrixRef, Order}};
 //! let Ok(gpu) = Gpu::open(0) else { return }; // no GPU: nothing to run
-//! let Ok(gemm) = Gemm::new(&gpu) else { return }; // not an sm_90 GPU
+//! let Ok(gemm) = Gemm::new(&gpu) else { return }; // not an sm_80+ GPU
 //! let (m, n, k) = (100, 200, 72);
 //! let a = gpu.stream().clone_htod(&vec![half::f16::ONE.to_bits(); m * k]).unwrap();
 //! let b = gpu.stream().clone_htod(&vec![half::f16::ONE.to_bits(); k * n]).unwrap();
@@ -69,18 +91,54 @@
 //! let d = gpu.stream().clone_dtoh(&d).unwrap();
 //! assert!(d.iter().all(|&x| x == k as f32));
 //! ```
+//!
+//! The sm_80 code on any sm_80+ GPU, and A one element past a 16-byte boundary with an odd
+//! leading dimension (what TMA cannot load):
+//!
+//! ```
+//! use tessel_kernels::{Arch, Element, Gpu};
+//! use tessel_kernels::blas::{Gemm, GemmArgs, GemmPath, MatrixMut, MatrixRef, Order};
+//! let Ok(gpu) = Gpu::open(0) else { return }; // no GPU: nothing to run
+//! let Ok(gemm) = Gemm::for_arch(&gpu, Arch::new(8, 0).unwrap()) else { return };
+//! let (m, n, k, lda) = (17, 33, 9, 11);
+//! let a = gpu.stream().clone_htod(&vec![half::f16::ONE.to_bits(); 1 + m * lda]).unwrap();
+//! let b = gpu.stream().clone_htod(&vec![half::f16::ONE.to_bits(); k * n]).unwrap();
+//! let mut d = gpu.stream().alloc_zeros::<f32>(m * n).unwrap();
+//! let call = gemm.run(GemmArgs {
+//!     m: m as i64, n: n as i64, k: k as i64,
+//!     a: MatrixRef { buf: &a.slice(1..), elem: Element::F16, order: Order::RowMajor, ld: lda as i64 },
+//!     b: MatrixRef { buf: &b, elem: Element::F16, order: Order::RowMajor, ld: n as i64 },
+//!     c: None,
+//!     d: MatrixMut { buf: &mut d, elem: Element::F32, order: Order::ColMajor, ld: m as i64 },
+//!     alpha: 1.0,
+//!     beta: 0.0,
+//!     scale_a: 1.0,
+//!     scale_b: 1.0,
+//! }).unwrap();
+//! assert_eq!(call.path(), GemmPath::MmaSync);
+//! let d = gpu.stream().clone_dtoh(&d).unwrap();
+//! assert!(d.iter().all(|&x| x == k as f32));
+//! ```
 
 pub mod bench;
 mod check;
 mod cublaslt;
+mod dispatch;
 pub(crate) mod order;
 mod select;
+mod sm80;
+mod sm80_replay;
 mod verify;
 
 pub use check::{MatrixDesc, OperandMap, Problem, Sm90Call, plan_sm90};
 pub use cublaslt::fp8_cublaslt;
+pub use dispatch::{GemmCall, GemmPath, gemm_target, plan_gemm};
 pub use order::Order;
 pub use select::{choose_tile, choose_tile_for, tiles_of};
+pub use sm80::{
+    SM80_ARGS, SM80_BODY, SM80_TENSORS, SM80_TILE, Sm80Call, Sm80Config, copy_width, plan_sm80,
+};
+pub use sm80_replay::replay_sm80;
 pub use verify::{
     FP8_ACCUMULATION, HostGemm, HostMatrix, reference_bounds, spread_rows, verify_gemm,
 };
@@ -261,14 +319,17 @@ struct Loaded90<'g> {
 /// The GEMM of one GPU with its loaded kernels (one per configuration, loaded at first use).
 pub struct Gemm<'g> {
     gpu: &'g Gpu,
+    target: Arch,
     sms: i64,
     smem_limit: i64,
     kernels: RefCell<HashMap<Sm90Config, Rc<Loaded90<'g>>>>,
+    kernels80: RefCell<HashMap<Sm80Config, Rc<Loaded<'g>>>>,
 }
 
 impl<'g> Gemm<'g> {
-    /// The GEMM of `gpu`. `Unavailable` on a GPU that does not run sm_90a code (the mma.sync
-    /// path for sm_80 and sm_89 is not behind this API yet).
+    /// The GEMM of `gpu`, compiling for its architecture ([`gemm_target`]): sm_90a on sm_90
+    /// (wgmma, and mma.sync for the operands TMA cannot load), sm_80 on sm_80, sm_86 and
+    /// sm_89 (mma.sync). `Unavailable` on an older GPU.
     ///
     /// ```
     /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
@@ -278,19 +339,48 @@ impl<'g> Gemm<'g> {
     /// }
     /// ```
     pub fn new(gpu: &'g Gpu) -> GpuResult<Gemm<'g>> {
-        if !Arch::SM90A.runs_on(gpu.arch()) {
+        Self::for_arch(gpu, gemm_target(gpu.arch())?)
+    }
+
+    /// The GEMM of `gpu` compiling for `target`: [`Arch::SM90A`] (the paths of
+    /// [`Gemm::new`] on sm_90), or sm_80 (`Arch::new(8, 0)`: every call on the mma.sync path,
+    /// whose sm_80 code also runs on later GPUs, so that the path an sm_80 GPU takes is run
+    /// and tested on an sm_90 one). `Unavailable` when the code does not run on the GPU or the
+    /// library does not compile for `target`.
+    ///
+    /// ```
+    /// use tessel_kernels::{Arch, blas::{Gemm, GemmPath}};
+    /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
+    /// if let Ok(g) = Gemm::for_arch(&gpu, Arch::new(8, 0).unwrap()) {
+    ///     assert_eq!(g.target(), Arch::new(8, 0).unwrap());
+    /// }
+    /// ```
+    pub fn for_arch(gpu: &'g Gpu, target: Arch) -> GpuResult<Gemm<'g>> {
+        if target != Arch::SM90A && target != Arch::new(8, 0)? {
             return Err(GpuError::Unavailable(format!(
-                "the library GEMM runs on sm_90 (wgmma); {} is {}",
+                "the library GEMM compiles for sm_90a or sm_80, not {target}"
+            )));
+        }
+        if !target.runs_on(gpu.arch()) {
+            return Err(GpuError::Unavailable(format!(
+                "{target} code does not run on {} ({})",
                 gpu.name(),
                 gpu.arch()
             )));
         }
         Ok(Gemm {
             gpu,
+            target,
             sms: i64::from(gpu.sm_count()),
             smem_limit: max_smem_optin(gpu)?,
             kernels: RefCell::new(HashMap::new()),
+            kernels80: RefCell::new(HashMap::new()),
         })
+    }
+
+    /// The architecture the kernels are compiled for.
+    pub fn target(&self) -> Arch {
+        self.target
     }
 
     /// SMs of the GPU (what the tile choice and the persistent grid use).
@@ -298,9 +388,9 @@ impl<'g> Gemm<'g> {
         self.sms
     }
 
-    /// Configurations loaded so far.
+    /// Configurations loaded so far (both paths).
     pub fn loaded(&self) -> usize {
-        self.kernels.borrow().len()
+        self.kernels.borrow().len() + self.kernels80.borrow().len()
     }
 
     /// Loads (compiling, or reading the disk cache) the kernel of `config` unless loaded.
@@ -310,6 +400,7 @@ impl<'g> Gemm<'g> {
     /// use tessel_kernels::hopper::Sm90Config;
     /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
     /// let Ok(gemm) = tessel_kernels::blas::Gemm::new(&gpu) else { return };
+    /// if gemm.target() != tessel_kernels::Arch::SM90A { return } // the Hopper GEMM needs sm_90
     /// gemm.prepare(Sm90Config::tn(Element::F16, Element::F32)).unwrap();
     /// assert_eq!(gemm.loaded(), 1);
     /// ```
@@ -338,18 +429,45 @@ impl<'g> Gemm<'g> {
     }
 
     /// Computes `D = alpha A B + beta C` on the GPU's stream (asynchronously: synchronize the
-    /// stream before reading D on the host). Errors: the conditions of [`plan_sm90`] (nothing
-    /// is launched), or a CUDA error.
-    pub fn run(&self, mut args: GemmArgs<'_>) -> GpuResult<Sm90Call> {
+    /// stream before reading D on the host). The result says which path ran
+    /// ([`GemmCall::path`]). Errors: the conditions of [`plan_gemm`] (nothing is launched), or
+    /// a CUDA error.
+    pub fn run(&self, mut args: GemmArgs<'_>) -> GpuResult<GemmCall> {
         let problem = args.problem(self.gpu.stream());
-        let call = plan_sm90(&problem, self.sms)?;
+        let call = plan_gemm(&problem, self.target, self.sms)?;
         self.launch(&call)?;
         Ok(call)
     }
 
-    /// Launches a checked call ([`plan_sm90`]) on the GPU's stream. The caller keeps the
+    /// Launches a checked call ([`plan_gemm`]) on the GPU's stream. The caller keeps the
     /// buffers alive until the stream has run it.
-    pub fn launch(&self, call: &Sm90Call) -> GpuResult<()> {
+    pub fn launch(&self, call: &GemmCall) -> GpuResult<()> {
+        match call {
+            GemmCall::Sm90(c) => self.launch_sm90(c),
+            GemmCall::Sm80(c) => self.launch_sm80(c),
+        }
+    }
+
+    /// Launches a call of the mma.sync GEMM, loading its configuration at first use.
+    fn launch_sm80(&self, call: &Sm80Call) -> GpuResult<()> {
+        let cached = self.kernels80.borrow().get(&call.config).map(Rc::clone);
+        let loaded = match cached {
+            Some(k) => k,
+            None => {
+                let k = Rc::new(call.config.kernel()?.load(self.gpu)?);
+                self.kernels80
+                    .borrow_mut()
+                    .insert(call.config, Rc::clone(&k));
+                k
+            }
+        };
+        loaded.launch_grid(
+            (call.grid.0, call.grid.1, 1),
+            &mut [Arg::Values(call.args.clone())],
+        )
+    }
+
+    fn launch_sm90(&self, call: &Sm90Call) -> GpuResult<()> {
         let loaded = self.kernel(call.config)?;
         let plan = &loaded.plan;
         let map_a = plan

@@ -244,7 +244,7 @@ pub fn tolerance(k: usize, scale: f64) -> f64 {
     4.0 * (k as f64).sqrt() * scale * f64::from(f32::EPSILON) + 1e-6
 }
 
-fn get<T: Copy>(v: &[T], i: i64, what: &str) -> GpuResult<T> {
+pub(crate) fn get<T: Copy>(v: &[T], i: i64, what: &str) -> GpuResult<T> {
     usize::try_from(i)
         .ok()
         .and_then(|i| v.get(i).copied())
@@ -255,7 +255,7 @@ fn invalid(what: String) -> GpuError {
     GpuError::InvalidArgument(format!("gemm replay: {what}"))
 }
 
-fn slot<'v, T>(v: &'v mut [T], i: i64, what: &str) -> GpuResult<&'v mut T> {
+pub(crate) fn slot<'v, T>(v: &'v mut [T], i: i64, what: &str) -> GpuResult<&'v mut T> {
     let len = v.len();
     usize::try_from(i)
         .ok()
@@ -267,14 +267,14 @@ fn slot<'v, T>(v: &'v mut [T], i: i64, what: &str) -> GpuResult<&'v mut T> {
 /// free; `at(v, r)` is the offset (computed as the emitted code computes it) of value `v` of
 /// the first free mode with the other free modes at the 1-D index `r` (colexicographic), the
 /// slice `rest(r)` that one atom call of `tessel::copy` works on.
-struct Slice<'t> {
+pub(crate) struct Slice<'t> {
     offset: &'t DeviceOffset,
     extents: Vec<i64>,
     fixed: Vec<Option<i64>>,
 }
 
 impl<'t> Slice<'t> {
-    fn new(t: &'t Tensor, fixed: &[Option<i64>]) -> GpuResult<Slice<'t>> {
+    pub(crate) fn new(t: &'t Tensor, fixed: &[Option<i64>]) -> GpuResult<Slice<'t>> {
         if fixed.len() != t.extents.len() {
             return Err(invalid(format!(
                 "{} coordinates for a rank-{} tensor",
@@ -290,7 +290,7 @@ impl<'t> Slice<'t> {
     }
 
     /// Atom calls: the elements of the free modes after the first.
-    fn calls(&self) -> i64 {
+    pub(crate) fn calls(&self) -> i64 {
         let mut free = self
             .extents
             .iter()
@@ -300,7 +300,7 @@ impl<'t> Slice<'t> {
         free.map(|(e, _)| e).product()
     }
 
-    fn at(&self, v: i64, mut r: i64) -> GpuResult<i64> {
+    pub(crate) fn at(&self, v: i64, mut r: i64) -> GpuResult<i64> {
         let mut crd = Vec::with_capacity(self.extents.len());
         let mut first = true;
         for (&e, f) in self.extents.iter().zip(&self.fixed) {
@@ -324,8 +324,11 @@ impl<'t> Slice<'t> {
 /// `ldmatrix.x4` (non-transposed) for one warp: lane `l` hands the row address `rows[l]`; the
 /// result is `regs[lane][matrix]` = elements `2 (lane % 4)` and `+1` of row `lane / 4` of
 /// matrix `matrix` (whose rows come from lanes `8 matrix ..`), as (low, high) halves.
-fn ldmatrix_x4(smem: &[f16], rows: &[i64; 32]) -> GpuResult<[[[f16; 2]; 4]; 32]> {
-    let mut regs = [[[f16::ZERO; 2]; 4]; 32];
+pub(crate) fn ldmatrix_x4<T: Copy + Default>(
+    smem: &[T],
+    rows: &[i64; 32],
+) -> GpuResult<[[[T; 2]; 4]; 32]> {
+    let mut regs = [[[T::default(); 2]; 4]; 32];
     for (lane, r) in regs.iter_mut().enumerate() {
         for (mat, reg) in r.iter_mut().enumerate() {
             let row = rows[8 * mat + lane / 4];
@@ -339,22 +342,49 @@ fn ldmatrix_x4(smem: &[f16], rows: &[i64; 32]) -> GpuResult<[[[f16; 2]; 4]; 32]>
     Ok(regs)
 }
 
+/// `ldmatrix.x4.trans` for one warp: lane `l` hands the row address `rows[l]`; each 8 x 8
+/// matrix is delivered transposed, `regs[lane][matrix]` = element `lane / 4` of rows
+/// `2 (lane % 4)` and `+1` of matrix `matrix` (PTX ISA "ldmatrix": with `.trans` the thread
+/// holds the elements of the matrix read column by column).
+pub(crate) fn ldmatrix_x4_trans<T: Copy + Default>(
+    smem: &[T],
+    rows: &[i64; 32],
+) -> GpuResult<[[[T; 2]; 4]; 32]> {
+    let mut regs = [[[T::default(); 2]; 4]; 32];
+    for (lane, r) in regs.iter_mut().enumerate() {
+        for (mat, reg) in r.iter_mut().enumerate() {
+            let col = (lane / 4) as i64;
+            for (h, x) in reg.iter_mut().enumerate() {
+                *x = get(
+                    smem,
+                    rows[8 * mat + 2 * (lane % 4) + h] + col,
+                    "ldmatrix.trans",
+                )?;
+            }
+        }
+    }
+    Ok(regs)
+}
+
 /// `mma.sync.m16n8k16.row.col` for one warp, by the PTX fragment rules: A element `(row, col)`
 /// of register `r` half `h` of lane `l` is row `l/4 + 8 (r % 2)`, col `2 (l % 4) + h + 8 (r / 2)`;
 /// B (k x n) register `r` half `h`: k `2 (l % 4) + h + 8 r`, n `l / 4`; C value `v`: row
 /// `l / 4 + 8 (v / 2)`, col `2 (l % 4) + v % 2`.
-fn mma(acc: &mut [[f32; 4]; 32], a: &[[[f16; 2]; 4]; 32], b: &[[[f16; 2]; 2]; 32]) {
+pub(crate) fn mma<T: Copy>(acc: &mut [[f32; 4]; 32], a: &[[[T; 2]; 4]; 32], b: &[[[T; 2]; 2]; 32])
+where
+    f32: From<T>,
+{
     let mut am = [[0f32; 16]; 16];
     let mut bm = [[0f32; 8]; 16];
     for l in 0..32 {
         for r in 0..4 {
             for h in 0..2 {
-                am[l / 4 + 8 * (r % 2)][2 * (l % 4) + h + 8 * (r / 2)] = a[l][r][h].to_f32();
+                am[l / 4 + 8 * (r % 2)][2 * (l % 4) + h + 8 * (r / 2)] = f32::from(a[l][r][h]);
             }
         }
         for r in 0..2 {
             for h in 0..2 {
-                bm[2 * (l % 4) + h + 8 * r][l / 4] = b[l][r][h].to_f32();
+                bm[2 * (l % 4) + h + 8 * r][l / 4] = f32::from(b[l][r][h]);
             }
         }
     }
@@ -368,13 +398,13 @@ fn mma(acc: &mut [[f32; 4]; 32], a: &[[[f16; 2]; 4]; 32], b: &[[[f16; 2]; 2]; 32
 
 /// A tensor of the plan as the replay reads it: its mode extents and its offset function as
 /// the emitted code computes it.
-struct Tensor {
-    extents: Vec<i64>,
-    offset: DeviceOffset,
+pub(crate) struct Tensor {
+    pub(crate) extents: Vec<i64>,
+    pub(crate) offset: DeviceOffset,
 }
 
 impl Tensor {
-    fn of(t: &DeviceTensor) -> GpuResult<Tensor> {
+    pub(crate) fn of(t: &DeviceTensor) -> GpuResult<Tensor> {
         Ok(Tensor {
             extents: t.extents(),
             offset: t.device_offset()?,

@@ -232,9 +232,21 @@ impl GemmConfig {
     /// assert_eq!((mma.threads(), mma.tile_size(0).unwrap(), mma.tile_size(1).unwrap()), (128, 128, 128));
     /// ```
     pub fn tiled_mma(&self) -> Result<TiledMma> {
+        self.tiled_mma_of(MMA)
+    }
+
+    /// [`GemmConfig::tiled_mma`] of another `m16n8k16` atom (e.g. the bf16 one): the same
+    /// warps and permutations.
+    ///
+    /// ```
+    /// use tessel_kernels::gemm::GemmConfig;
+    /// let mma = GemmConfig::DEFAULT.tiled_mma_of("SM80_16x8x16_F32BF16BF16F32_TN").unwrap();
+    /// assert_eq!(mma.threads(), 128);
+    /// ```
+    pub fn tiled_mma_of(&self, atom: &str) -> Result<TiledMma> {
         let wn = self.bn / WARP_TILE;
         make_tiled_mma(
-            &mma_atom(MMA)?,
+            &mma_atom(atom)?,
             &parse(&format!("(2,{wn}):(1,2)"))?,
             &[
                 Some(parse(&format!("(16,2,{MI}):(1,64,16)"))?),
