@@ -6,8 +6,10 @@
 //! first use (the machine code cached on disk by [`crate::cache`], so a second process does not
 //! compile) and reused for every shape. A call checks the problem on the host
 //! ([`plan_sm90`]: every condition the kernel assumes, named in the error), chooses the tile
-//! ([`choose_tile`]), encodes the three tensor maps and launches; no compile once the
-//! configuration is loaded.
+//! ([`choose_tile`]) and, where the tiles are fewer than the SMs, a split of K
+//! ([`choose_splits`]: each split's fp32 partial sums go to a workspace the [`Gemm`] owns, and
+//! a reduction kernel adds them into D, [`split`]), encodes the three tensor maps and launches;
+//! no compile once the configuration is loaded.
 //!
 //! Supported: sm_90 (the Hopper GEMM of [`crate::hopper`], wgmma); A and B f16 or bf16, each
 //! row- or column-major, or 8-bit e4m3/e5m2 in any mix with A row-major and B column-major
@@ -75,12 +77,15 @@ mod check;
 mod cublaslt;
 pub(crate) mod order;
 mod select;
+pub mod split;
 mod verify;
 
 pub use check::{MatrixDesc, OperandMap, Problem, Sm90Call, plan_sm90};
 pub use cublaslt::fp8_cublaslt;
 pub use order::Order;
-pub use select::{choose_tile, choose_tile_for, tiles_of};
+pub use select::{
+    MAX_SPLITS, MIN_K_TILES_PER_SPLIT, choose_splits, choose_tile, choose_tile_for, tiles_of,
+};
 pub use verify::{
     FP8_ACCUMULATION, HostGemm, HostMatrix, reference_bounds, spread_rows, verify_gemm,
 };
@@ -264,6 +269,10 @@ pub struct Gemm<'g> {
     sms: i64,
     smem_limit: i64,
     kernels: RefCell<HashMap<Sm90Config, Rc<Loaded90<'g>>>>,
+    /// The split-K reductions, by (output type, reads C).
+    reductions: RefCell<HashMap<(Element, bool), Rc<Loaded<'g>>>>,
+    /// The split-K workspace (fp32 partial sums), grown on demand.
+    workspace: RefCell<Option<CudaSlice<u8>>>,
 }
 
 impl<'g> Gemm<'g> {
@@ -290,6 +299,8 @@ impl<'g> Gemm<'g> {
             sms: i64::from(gpu.sm_count()),
             smem_limit: max_smem_optin(gpu)?,
             kernels: RefCell::new(HashMap::new()),
+            reductions: RefCell::new(HashMap::new()),
+            workspace: RefCell::new(None),
         })
     }
 
@@ -348,8 +359,47 @@ impl<'g> Gemm<'g> {
     }
 
     /// Launches a checked call ([`plan_sm90`]) on the GPU's stream. The caller keeps the
-    /// buffers alive until the stream has run it.
+    /// buffers alive until the stream has run it. A split call (`call.args.splits > 1`) runs
+    /// the GEMM into the workspace, then the reduction into D ([`split`]).
     pub fn launch(&self, call: &Sm90Call) -> GpuResult<()> {
+        if call.args.splits <= 1 {
+            return self.launch_gemm(call);
+        }
+        let bytes = split::workspace_bytes(call);
+        let mut slot = self.workspace.borrow_mut();
+        if slot.as_ref().is_none_or(|w| w.len() < bytes) {
+            // The old workspace is dropped first (the stream orders its last use before).
+            *slot = None;
+            *slot = Some(crate::error::cuda(
+                "cuMemAlloc",
+                self.gpu.stream().alloc_zeros::<u8>(bytes),
+            )?);
+        }
+        let stream = self.gpu.stream();
+        let workspace = slot.as_mut().map_or(0, |w| w.device_ptr_mut(stream).0);
+        self.launch_gemm(&split::into_workspace(call, workspace))?;
+        let reduce = split::ReduceArgs::for_call(call, workspace);
+        let kernel = self.reduction(call.config.output, call.config.source)?;
+        kernel.launch_grid(
+            (reduce.blocks(self.sms), 1, 1),
+            &mut [Arg::Values(reduce.values())],
+        )
+    }
+
+    /// The split-K reduction for `output`, loaded at first use.
+    fn reduction(&self, output: Element, source: bool) -> GpuResult<Rc<Loaded<'g>>> {
+        if let Some(k) = self.reductions.borrow().get(&(output, source)) {
+            return Ok(Rc::clone(k));
+        }
+        let loaded = Rc::new(split::reduce_kernel(output, source)?.load(self.gpu)?);
+        self.reductions
+            .borrow_mut()
+            .insert((output, source), Rc::clone(&loaded));
+        Ok(loaded)
+    }
+
+    /// One launch of the Hopper GEMM.
+    fn launch_gemm(&self, call: &Sm90Call) -> GpuResult<()> {
         let loaded = self.kernel(call.config)?;
         let plan = &loaded.plan;
         let map_a = plan
