@@ -155,7 +155,7 @@ pub struct Problem {
 
 /// One operand as the kernel loads it: the major of its stages and the matrix (with address)
 /// its tensor map describes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct OperandMap {
     /// Contiguous mode.
     pub major: Major,

@@ -105,6 +105,7 @@ use crate::error::{GpuError, GpuResult};
 use crate::gemm::run::max_smem_optin;
 use crate::hopper::{Sm90Config, Sm90Plan};
 use crate::kernel::{Arg, Loaded};
+use crate::tma::{TensorMap, TmaMatrix};
 
 /// Device memory a matrix is read from: its address and size in bytes (cudarc's
 /// `CudaSlice`, `CudaView` and `CudaViewMut`).
@@ -273,7 +274,21 @@ pub struct Gemm<'g> {
     reductions: RefCell<HashMap<(Element, bool), Rc<Loaded<'g>>>>,
     /// The split-K workspace (fp32 partial sums), grown on demand.
     workspace: RefCell<Option<CudaSlice<u8>>>,
+    /// The tensor maps of recent calls (A, B, D's store), by configuration, operands and D:
+    /// encoding them costs the host more than a small problem's kernel takes, and callers
+    /// repeat their matrices. At most [`MAP_CACHE`] entries (cleared when full).
+    maps: RefCell<HashMap<MapKey, Rc<Maps>>>,
 }
+
+/// The tensor maps of one call: A's, B's and D's (the TMA store's; `None` for the direct
+/// epilogue).
+type Maps = (TensorMap, TensorMap, Option<TensorMap>);
+
+/// What a call's tensor maps depend on.
+type MapKey = (Sm90Config, OperandMap, OperandMap, Option<(TmaMatrix, u64)>);
+
+/// Most calls whose tensor maps a [`Gemm`] keeps.
+const MAP_CACHE: usize = 256;
 
 impl<'g> Gemm<'g> {
     /// The GEMM of `gpu`. `Unavailable` on a GPU that does not run sm_90a code (the mma.sync
@@ -301,6 +316,7 @@ impl<'g> Gemm<'g> {
             kernels: RefCell::new(HashMap::new()),
             reductions: RefCell::new(HashMap::new()),
             workspace: RefCell::new(None),
+            maps: RefCell::new(HashMap::new()),
         })
     }
 
@@ -401,7 +417,28 @@ impl<'g> Gemm<'g> {
     /// One launch of the Hopper GEMM.
     fn launch_gemm(&self, call: &Sm90Call) -> GpuResult<()> {
         let loaded = self.kernel(call.config)?;
-        let plan = &loaded.plan;
+        let maps = self.maps_of(call, &loaded.plan)?;
+        let (map_a, map_b, map_d) = &*maps;
+        // The direct epilogue never reads tmap_c: A's map fills the parameter.
+        let map_c = map_d.as_ref().unwrap_or(map_a);
+        loaded.kernel.launch_grid(
+            (call.grid, 1, 1),
+            &mut [
+                Arg::TensorMap(map_a),
+                Arg::TensorMap(map_b),
+                Arg::TensorMap(map_c),
+                Arg::Values(call.args.values()),
+            ],
+        )
+    }
+
+    /// The tensor maps of `call` (encoded from `plan`'s proven boxes), from the cache or
+    /// encoded now.
+    fn maps_of(&self, call: &Sm90Call, plan: &Sm90Plan) -> GpuResult<Rc<Maps>> {
+        let key = (call.config, call.a, call.b, call.d_store);
+        if let Some(m) = self.maps.borrow().get(&key) {
+            return Ok(Rc::clone(m));
+        }
         let map_a = plan
             .a_load
             .tma
@@ -418,16 +455,12 @@ impl<'g> Gemm<'g> {
             }
             _ => None,
         };
-        // The direct epilogue never reads tmap_c: A's map fills the parameter.
-        let map_c = map_d.as_ref().unwrap_or(&map_a);
-        loaded.kernel.launch_grid(
-            (call.grid, 1, 1),
-            &mut [
-                Arg::TensorMap(&map_a),
-                Arg::TensorMap(&map_b),
-                Arg::TensorMap(map_c),
-                Arg::Values(call.args.values()),
-            ],
-        )
+        let maps = Rc::new((map_a, map_b, map_d));
+        let mut cache = self.maps.borrow_mut();
+        if cache.len() >= MAP_CACHE {
+            cache.clear();
+        }
+        cache.insert(key, Rc::clone(&maps));
+        Ok(maps)
     }
 }
