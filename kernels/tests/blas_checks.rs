@@ -152,6 +152,63 @@ fn run_time_arguments_describe_the_problem() {
 }
 
 #[test]
+fn few_tiles_and_long_k_split_k_into_a_workspace() {
+    use Order::{ColMajor as C, RowMajor as R};
+    use tessel_kernels::blas::split::{ReduceArgs, into_workspace, slab_rows, workspace_bytes};
+    // 16 x 4096 x 4096: 1 x 32 tiles of 128 x 128 on 132 SMs, 64 k-tiles: four splits of 16
+    // k-tiles fill 128 of the 132 SMs (32 alone fill 24%).
+    let p = problem(16, 4096, 4096, R, C, R);
+    let call = plan_sm90(&p, SMS).unwrap();
+    assert_eq!(call.config.tile, Sm90Tile::T128x128);
+    assert_eq!((call.args.splits, call.args.split_rows), (4, 128));
+    assert_eq!(call.grid, 128);
+    assert_eq!(workspace_bytes(&call), 4 * 128 * 4096 * 4);
+    // The GEMM's launch writes fp32 slabs, predicated (16 of the 128 rows are real), no C,
+    // alpha 1; the reduction takes D, alpha and beta from the call.
+    let w = into_workspace(&call, 0x4000_0000);
+    assert_eq!(
+        (w.config.output, w.config.epilogue, w.config.source),
+        (Element::F32, Epilogue::Direct, false)
+    );
+    assert_eq!(
+        (w.args.d, w.args.ldd, w.args.alpha, w.args.beta),
+        (0x4000_0000, 4096, 1.0, 0.0)
+    );
+    assert_eq!(w.d_store, None);
+    assert_eq!((w.a, w.b, w.grid), (call.a, call.b, call.grid));
+    let r = ReduceArgs::for_call(&call, 0x4000_0000);
+    assert_eq!(
+        (r.d, r.ldd, r.slab, r.m, r.n),
+        (p.d.address, 4096, 128 * 4096, 16, 4096)
+    );
+    // Whole tiles (M a multiple of 128, n a multiple of 4): the slabs are stored by TMA, the
+    // map spanning every slab.
+    let whole = plan_sm90(&problem(256, 4096, 8192, R, C, R), SMS).unwrap();
+    assert_eq!((whole.args.splits, whole.grid), (2, 128)); // 2 x 32 tiles
+    let w = into_workspace(&whole, 0x4000_0000);
+    assert_eq!(w.config.epilogue, Epilogue::TmaStore);
+    assert_eq!(w.d_store.unwrap().0.rows, 2 * slab_rows(256));
+    // n 14336: 112 tiles; seven splits fill 99% of six waves.
+    assert_eq!(
+        plan_sm90(&problem(1, 14336, 4096, R, C, R), SMS)
+            .unwrap()
+            .args
+            .splits,
+        7
+    );
+    // A column-major D splits the transposed problem (its M is the problem's N).
+    let t = plan_sm90(&problem(4096, 16, 4096, R, C, C), SMS).unwrap();
+    assert!(t.transposed);
+    assert_eq!((t.args.m, t.args.n, t.args.splits), (16, 4096, 4));
+    // Enough tiles, or too little K: no split.
+    for (m, n, k) in [(4096, 4096, 4096), (16, 4096, 192), (1000, 3000, 520)] {
+        let c = plan_sm90(&problem(m, n, k, R, C, R), SMS).unwrap();
+        assert_eq!((c.args.splits, c.args.split_rows), (1, 0), "{m}x{n}x{k}");
+        assert_eq!(workspace_bytes(&c), 0);
+    }
+}
+
+#[test]
 fn the_tile_follows_the_count_of_tiles() {
     // 128 x 256 tiles: 4096^2 has 32 x 16 = 512 >= 132; 128 x 4096 has 1 x 16.
     assert_eq!(tiles_of(4096, 4096, Sm90Tile::T128x256), 512);

@@ -16,8 +16,8 @@ mod common;
 use common::gpu_or_skip;
 use cudarc::driver::CudaSlice;
 use tessel_kernels::blas::{
-    Gemm, GemmArgs, GemmPath, HostGemm, HostMatrix, MatrixMut, MatrixRef, Order, spread_rows,
-    verify_gemm,
+    Gemm, GemmArgs, GemmCall, GemmPath, HostGemm, HostMatrix, MatrixMut, MatrixRef, Order,
+    spread_rows, verify_gemm,
 };
 use tessel_kernels::element::DeviceElement;
 use tessel_kernels::gemm::host::random_f16;
@@ -189,7 +189,8 @@ fn per_16_bytes(elem: Element) -> i64 {
     16 / elem.bytes()
 }
 
-fn run_case(gpu: &Gpu, gemm: &Gemm<'_>, c: Case, seed: u64) {
+/// Runs and verifies one case; returns the splits of K the library chose.
+fn run_case(gpu: &Gpu, gemm: &Gemm<'_>, c: Case, seed: u64) -> i32 {
     let label = format!("{c:?}");
     let a = random(
         gpu,
@@ -240,7 +241,7 @@ fn run_case(gpu: &Gpu, gemm: &Gemm<'_>, c: Case, seed: u64) {
         let len = d.dev.len() + off;
         d.dev = gpu.stream().clone_htod(&vec![0xFFu8; len]).unwrap();
     }
-    {
+    let splits = {
         let mut view = d.dev.slice_mut(off..);
         let call = gemm
             .run(GemmArgs {
@@ -281,7 +282,11 @@ fn run_case(gpu: &Gpu, gemm: &Gemm<'_>, c: Case, seed: u64) {
         if let Some(path) = c.path {
             assert_eq!(call.path(), path, "{label}: {}", call.kernel_name());
         }
-    }
+        match &call {
+            GemmCall::Sm90(c) => c.args.splits,
+            GemmCall::Sm80(_) => 1,
+        }
+    };
     gpu.synchronize().unwrap();
     let raw = gpu.stream().clone_dtoh(&d.dev).unwrap();
     let got = values_of(c.output, &raw[off..]);
@@ -322,6 +327,7 @@ fn run_case(gpu: &Gpu, gemm: &Gemm<'_>, c: Case, seed: u64) {
         &rows,
     );
     assert_eq!(cmp.bad, 0, "{label}: {cmp:?}");
+    splits
 }
 
 /// Runs `body` with the GPU and its library GEMM; skips (with the reason) where there is no
@@ -995,5 +1001,65 @@ fn gpu_fp8_other_majors_are_refused() {
                 .to_string();
             assert!(e.contains("8-bit inputs need K-major operands"), "{e}");
         }
+    });
+}
+
+/// Split-K (fewer tiles than SMs, K long enough): small M with N 4096 or 1000 and long or
+/// ragged K, f16 -> f32 and bf16 -> bf16 with alpha, beta and C, an 8-bit pair, row- and
+/// column-major D; each verified against the f64 reference, D's padding untouched, and the
+/// library's choice to split checked.
+#[test]
+#[ignore = "needs an sm_90 GPU: TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test gpu_blas -- --include-ignored"]
+fn gpu_split_k_for_few_tiles() {
+    with_gemm("gpu_split_k_for_few_tiles", |gpu, gemm| {
+        let mut i = 0;
+        for (m, n, k) in [
+            (1, 4096, 4096),
+            (16, 4096, 14336),
+            (64, 1000, 4096),
+            (200, 4096, 1000),
+            (16, 1000, 4104),
+        ] {
+            for (input, output, alpha, beta, d) in [
+                (Element::F16, Element::F32, 1.0, 0.0, Order::RowMajor),
+                (Element::BF16, Element::BF16, 0.5, -1.5, Order::RowMajor),
+                (Element::F16, Element::F16, 2.0, 0.25, Order::ColMajor),
+            ] {
+                let splits = run_case(
+                    gpu,
+                    gemm,
+                    Case {
+                        m,
+                        n,
+                        k,
+                        b: Order::ColMajor,
+                        d,
+                        input,
+                        output,
+                        alpha,
+                        beta,
+                        ..BASE
+                    },
+                    i,
+                );
+                i += 1;
+                assert!(splits > 1, "{m}x{n}x{k} {input}->{output}: not split");
+            }
+        }
+        let splits = run_case(
+            gpu,
+            gemm,
+            Case {
+                m: 64,
+                n: 4096,
+                k: 8192,
+                alpha: 0.75,
+                beta: 0.5,
+                scales: (0.5, 2.0),
+                ..fp8_case(Element::E4M3, Element::E5M2, Element::BF16)
+            },
+            99,
+        );
+        assert!(splits > 1, "e4m3 x e5m2: not split");
     });
 }

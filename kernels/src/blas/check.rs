@@ -6,7 +6,7 @@
 use tessel_layout::gmma::Major;
 
 use super::order::Order;
-use super::select::choose_tile_for;
+use super::select::{choose_splits, choose_tile_for};
 use crate::element::Element;
 use crate::error::{GpuError, GpuResult};
 use crate::hopper::{
@@ -155,7 +155,7 @@ pub struct Problem {
 
 /// One operand as the kernel loads it: the major of its stages and the matrix (with address)
 /// its tensor map describes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct OperandMap {
     /// Contiguous mode.
     pub major: Major,
@@ -352,6 +352,16 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
         )));
     }
     let raster = GroupedRaster::new(tiles_m, tiles_n, RASTER_GROUP)?;
+    // Split-K where the tiles are fewer than the SMs (super::split): slab s of the fp32
+    // workspace at rows s * split_rows.
+    let k_tiles = (p.k + k_tile(input) - 1) / k_tile(input);
+    let splits = choose_splits(tiles_m * tiles_n, k_tiles, sms);
+    let split_rows = if splits > 1 { tiles_m * BM } else { 0 };
+    if splits * split_rows > i64::from(i32::MAX) {
+        return Err(GpuError::InvalidArgument(format!(
+            "{m} x {n} split {splits} ways: the kernel counts the workspace's rows below 2^31"
+        )));
+    }
     let bytes = output.bytes() as u64;
     let pair = |d: &MatrixDesc| i32::from(d.address.is_multiple_of(2 * bytes) && d.ld % 2 == 0);
     let args = Sm90Args {
@@ -361,18 +371,18 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
         ldc: c.map_or(0, |c| c.ld),
         m: m as i32,
         n: n as i32,
-        k_tiles: ((p.k + k_tile(input) - 1) / k_tile(input)) as i32,
+        k_tiles: k_tiles as i32,
         tiles_m: tiles_m as i32,
         tiles_n: tiles_n as i32,
         log2_group: raster.log2_group() as i32,
-        splits: 1,
-        split_rows: 0,
+        splits: splits as i32,
+        split_rows: split_rows as i32,
         alpha: p.alpha,
         beta: p.beta,
         d_pair: pair(&p.d),
         c_pair: c.as_ref().map_or(0, pair),
     };
-    let grid = (tiles_m * tiles_n).min(sms.max(1));
+    let grid = (tiles_m * tiles_n * splits).min(sms.max(1));
     Ok(Sm90Call {
         config,
         transposed,

@@ -7,8 +7,11 @@
 //! code cached on disk by [`crate::cache`], so a second process does not compile) and reused
 //! for every shape. A call checks the problem on the host and picks the path ([`plan_gemm`]:
 //! every condition the kernel assumes, named in the error), chooses the tile
-//! ([`choose_tile`]) and the copy widths ([`copy_width`]), encodes the tensor maps of the
-//! Hopper path and launches; no compile once the configuration is loaded. The call's result
+//! ([`choose_tile`]) and the copy widths ([`copy_width`]), on the Hopper path a split of K
+//! where the tiles are fewer than the SMs ([`choose_splits`]: each split's fp32 partial sums
+//! go to a workspace the [`Gemm`] owns, and a reduction kernel adds them into D, [`split`]),
+//! encodes the tensor maps of the Hopper path (kept for the calls that repeat them) and
+//! launches; no compile once the configuration is loaded. The call's result
 //! ([`GemmCall`]) says which path ran ([`GemmCall::path`]).
 //!
 //! Where each problem runs (one API, [`Gemm::new`] picks the code for the GPU):
@@ -128,13 +131,16 @@ pub(crate) mod order;
 mod select;
 mod sm80;
 mod sm80_replay;
+pub mod split;
 mod verify;
 
 pub use check::{MatrixDesc, OperandMap, Problem, Sm90Call, plan_sm90};
 pub use cublaslt::fp8_cublaslt;
 pub use dispatch::{GemmCall, GemmPath, gemm_target, plan_gemm};
 pub use order::Order;
-pub use select::{choose_tile, choose_tile_for, tiles_of};
+pub use select::{
+    MAX_SPLITS, MIN_K_TILES_PER_SPLIT, choose_splits, choose_tile, choose_tile_for, tiles_of,
+};
 pub use sm80::{
     SM80_ARGS, SM80_BODY, SM80_TENSORS, SM80_TILE, Sm80Call, Sm80Config, copy_width, plan_sm80,
 };
@@ -158,6 +164,7 @@ use crate::error::{GpuError, GpuResult};
 use crate::gemm::run::max_smem_optin;
 use crate::hopper::{Sm90Config, Sm90Plan};
 use crate::kernel::{Arg, Loaded};
+use crate::tma::{TensorMap, TmaMatrix};
 
 /// Device memory a matrix is read from: its address and size in bytes (cudarc's
 /// `CudaSlice`, `CudaView` and `CudaViewMut`).
@@ -324,7 +331,25 @@ pub struct Gemm<'g> {
     smem_limit: i64,
     kernels: RefCell<HashMap<Sm90Config, Rc<Loaded90<'g>>>>,
     kernels80: RefCell<HashMap<Sm80Config, Rc<Loaded<'g>>>>,
+    /// The split-K reductions, by (output type, reads C).
+    reductions: RefCell<HashMap<(Element, bool), Rc<Loaded<'g>>>>,
+    /// The split-K workspace (fp32 partial sums), grown on demand.
+    workspace: RefCell<Option<CudaSlice<u8>>>,
+    /// The tensor maps of recent calls (A, B, D's store), by configuration, operands and D:
+    /// encoding them costs the host more than a small problem's kernel takes, and callers
+    /// repeat their matrices. At most [`MAP_CACHE`] entries (cleared when full).
+    maps: RefCell<HashMap<MapKey, Rc<Maps>>>,
 }
+
+/// The tensor maps of one call: A's, B's and D's (the TMA store's; `None` for the direct
+/// epilogue).
+type Maps = (TensorMap, TensorMap, Option<TensorMap>);
+
+/// What a call's tensor maps depend on.
+type MapKey = (Sm90Config, OperandMap, OperandMap, Option<(TmaMatrix, u64)>);
+
+/// Most calls whose tensor maps a [`Gemm`] keeps.
+const MAP_CACHE: usize = 256;
 
 impl<'g> Gemm<'g> {
     /// The GEMM of `gpu`, compiling for its architecture ([`gemm_target`]): sm_90a on sm_90
@@ -375,6 +400,9 @@ impl<'g> Gemm<'g> {
             smem_limit: max_smem_optin(gpu)?,
             kernels: RefCell::new(HashMap::new()),
             kernels80: RefCell::new(HashMap::new()),
+            reductions: RefCell::new(HashMap::new()),
+            workspace: RefCell::new(None),
+            maps: RefCell::new(HashMap::new()),
         })
     }
 
@@ -467,9 +495,70 @@ impl<'g> Gemm<'g> {
         )
     }
 
+    /// Launches a call of the Hopper GEMM. A split call (`call.args.splits > 1`) runs the
+    /// GEMM into the workspace, then the reduction into D ([`split`]).
     fn launch_sm90(&self, call: &Sm90Call) -> GpuResult<()> {
+        if call.args.splits <= 1 {
+            return self.launch_gemm(call);
+        }
+        let bytes = split::workspace_bytes(call);
+        let mut slot = self.workspace.borrow_mut();
+        if slot.as_ref().is_none_or(|w| w.len() < bytes) {
+            // The old workspace is dropped first (the stream orders its last use before).
+            *slot = None;
+            *slot = Some(crate::error::cuda(
+                "cuMemAlloc",
+                self.gpu.stream().alloc_zeros::<u8>(bytes),
+            )?);
+        }
+        let stream = self.gpu.stream();
+        let workspace = slot.as_mut().map_or(0, |w| w.device_ptr_mut(stream).0);
+        self.launch_gemm(&split::into_workspace(call, workspace))?;
+        let reduce = split::ReduceArgs::for_call(call, workspace);
+        let kernel = self.reduction(call.config.output, call.config.source)?;
+        kernel.launch_grid(
+            (reduce.blocks(self.sms), 1, 1),
+            &mut [Arg::Values(reduce.values())],
+        )
+    }
+
+    /// The split-K reduction for `output`, loaded at first use.
+    fn reduction(&self, output: Element, source: bool) -> GpuResult<Rc<Loaded<'g>>> {
+        if let Some(k) = self.reductions.borrow().get(&(output, source)) {
+            return Ok(Rc::clone(k));
+        }
+        let loaded = Rc::new(split::reduce_kernel(output, source)?.load(self.gpu)?);
+        self.reductions
+            .borrow_mut()
+            .insert((output, source), Rc::clone(&loaded));
+        Ok(loaded)
+    }
+
+    /// One launch of the Hopper GEMM.
+    fn launch_gemm(&self, call: &Sm90Call) -> GpuResult<()> {
         let loaded = self.kernel(call.config)?;
-        let plan = &loaded.plan;
+        let maps = self.maps_of(call, &loaded.plan)?;
+        let (map_a, map_b, map_d) = &*maps;
+        // The direct epilogue never reads tmap_c: A's map fills the parameter.
+        let map_c = map_d.as_ref().unwrap_or(map_a);
+        loaded.kernel.launch_grid(
+            (call.grid, 1, 1),
+            &mut [
+                Arg::TensorMap(map_a),
+                Arg::TensorMap(map_b),
+                Arg::TensorMap(map_c),
+                Arg::Values(call.args.values()),
+            ],
+        )
+    }
+
+    /// The tensor maps of `call` (encoded from `plan`'s proven boxes), from the cache or
+    /// encoded now.
+    fn maps_of(&self, call: &Sm90Call, plan: &Sm90Plan) -> GpuResult<Rc<Maps>> {
+        let key = (call.config, call.a, call.b, call.d_store);
+        if let Some(m) = self.maps.borrow().get(&key) {
+            return Ok(Rc::clone(m));
+        }
         let map_a = plan
             .a_load
             .tma
@@ -486,16 +575,12 @@ impl<'g> Gemm<'g> {
             }
             _ => None,
         };
-        // The direct epilogue never reads tmap_c: A's map fills the parameter.
-        let map_c = map_d.as_ref().unwrap_or(&map_a);
-        loaded.kernel.launch_grid(
-            (call.grid, 1, 1),
-            &mut [
-                Arg::TensorMap(&map_a),
-                Arg::TensorMap(&map_b),
-                Arg::TensorMap(map_c),
-                Arg::Values(call.args.values()),
-            ],
-        )
+        let maps = Rc::new((map_a, map_b, map_d));
+        let mut cache = self.maps.borrow_mut();
+        if cache.len() >= MAP_CACHE {
+            cache.clear();
+        }
+        cache.insert(key, Rc::clone(&maps));
+        Ok(maps)
     }
 }

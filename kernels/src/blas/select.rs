@@ -56,3 +56,79 @@ pub fn choose_tile_for(input: Element, m: i64, n: i64, sms: i64) -> Sm90Tile {
         choose_tile(m, n, sms)
     }
 }
+
+/// Fewest k-tiles a split of K keeps (fewer would spend more on the fp32 partial sums and their
+/// reduction than the extra SMs gain).
+pub const MIN_K_TILES_PER_SPLIT: i64 = 4;
+
+/// Most splits of K per tile.
+pub const MAX_SPLITS: i64 = 16;
+
+/// Share of the SMs' slots a grid of `units` equal units of work keeps busy over its waves:
+/// `units / (ceil(units / sms) sms)`.
+fn wave_efficiency(units: i64, sms: i64) -> f64 {
+    let waves = (units + sms - 1) / sms;
+    units as f64 / (waves * sms) as f64
+}
+
+/// How many ranges of k-tiles each output tile is split into (split-K, as cuBLAS does where a
+/// problem has fewer tiles than the GPU has SMs): 1 when `tiles >= sms`; otherwise the count
+/// whose units (`tiles x splits`) fill the SMs' waves best, at most [`MAX_SPLITS`] and keeping
+/// at least [`MIN_K_TILES_PER_SPLIT`] k-tiles per split, and only when it fills them at least
+/// 10% better than no split (ties to fewer splits). Each split writes fp32 partial sums that a
+/// reduction adds ([`super::Gemm::run`]).
+///
+/// ```
+/// use tessel_kernels::blas::choose_splits;
+/// assert_eq!(choose_splits(32, 64, 132), 4); // m <= 128, n 4096: 32 tiles of 128 x 128
+/// assert_eq!(choose_splits(112, 64, 132), 7); // n 14336: 7 x 112 = 784 units, 99% of 6 waves
+/// assert_eq!(choose_splits(32, 8, 132), 2); // K 1024: two splits of 4 k-tiles
+/// assert_eq!(choose_splits(512, 64, 132), 1); // enough tiles
+/// assert_eq!(choose_splits(32, 3, 132), 1); // too little K to split
+/// ```
+pub fn choose_splits(tiles: i64, k_tiles: i64, sms: i64) -> i64 {
+    if tiles <= 0 || sms <= 0 || tiles >= sms {
+        return 1;
+    }
+    let most = (k_tiles / MIN_K_TILES_PER_SPLIT).clamp(1, MAX_SPLITS);
+    let base = wave_efficiency(tiles, sms);
+    let mut best = (1, base);
+    for s in 2..=most {
+        let e = wave_efficiency(tiles * s, sms);
+        if e > best.1 + 1e-9 {
+            best = (s, e);
+        }
+    }
+    if best.1 >= base * 1.1 { best.0 } else { 1 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_are_non_empty_bounded_and_never_add_a_wave_for_nothing() {
+        for sms in [1, 78, 108, 132] {
+            for tiles in 1..300 {
+                for k_tiles in 1..80 {
+                    let s = choose_splits(tiles, k_tiles, sms);
+                    assert!(
+                        (1..=MAX_SPLITS).contains(&s),
+                        "{tiles} {k_tiles} {sms}: {s}"
+                    );
+                    if s > 1 {
+                        assert!(tiles < sms, "{tiles} {k_tiles} {sms}: {s}");
+                        // Every split keeps its k-tiles: s KT / S .. (s + 1) KT / S non-empty.
+                        assert!(
+                            k_tiles / s >= MIN_K_TILES_PER_SPLIT,
+                            "{tiles} {k_tiles} {sms}"
+                        );
+                        // The units fill the waves better than the tiles alone.
+                        let fill = |u: i64| u as f64 / (((u + sms - 1) / sms) * sms) as f64;
+                        assert!(fill(tiles * s) > fill(tiles), "{tiles} {k_tiles} {sms}");
+                    }
+                }
+            }
+        }
+    }
+}
