@@ -30,6 +30,7 @@ use cudarc::cublas::sys::cudaDataType_t;
 use cudarc::driver::sys::CUtensorMapDataType;
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use half::{bf16, f16};
+use std::sync::OnceLock;
 
 use crate::kernel::CType;
 
@@ -215,24 +216,37 @@ struct Fp8Format {
     fraction_bits: u32,
     bias: i32,
     ieee_specials: bool,
+    /// The value of every code, computed from the fields at first use (host conversions of
+    /// large matrices look codes up instead of recomputing them).
+    values: OnceLock<[f64; 256]>,
 }
 
-const E4M3_FORMAT: Fp8Format = Fp8Format {
+static E4M3_FORMAT: Fp8Format = Fp8Format {
     exponent_bits: 4,
     fraction_bits: 3,
     bias: 7,
     ieee_specials: false,
+    values: OnceLock::new(),
 };
 
-const E5M2_FORMAT: Fp8Format = Fp8Format {
+static E5M2_FORMAT: Fp8Format = Fp8Format {
     exponent_bits: 5,
     fraction_bits: 2,
     bias: 15,
     ieee_specials: true,
+    values: OnceLock::new(),
 };
 
 impl Fp8Format {
+    /// The value of the code `bits` (from the table of [`Fp8Format::value_of`]).
     fn decode(&self, bits: u8) -> f64 {
+        self.values
+            .get_or_init(|| std::array::from_fn(|b| self.value_of(b as u8)))[usize::from(bits)]
+    }
+
+    /// The value of the code `bits` by the format's definition (sign, biased exponent,
+    /// fraction; subnormals, and the format's specials).
+    fn value_of(&self, bits: u8) -> f64 {
         let sign = if bits & 0x80 != 0 { -1.0 } else { 1.0 };
         let e_max = (1u32 << self.exponent_bits) - 1;
         let exponent = (u32::from(bits) >> self.fraction_bits) & e_max;
@@ -489,7 +503,8 @@ mod tests {
             best.0
         }
         for (fmt, name) in [(&E4M3_FORMAT, "e4m3"), (&E5M2_FORMAT, "e5m2")] {
-            let values: Vec<(u8, f64)> = (0..=fmt.max_code()).map(|c| (c, fmt.decode(c))).collect();
+            let values: Vec<(u8, f64)> =
+                (0..=fmt.max_code()).map(|c| (c, fmt.value_of(c))).collect();
             for w in values.windows(2) {
                 let (lo, hi) = (w[0].1, w[1].1);
                 for a in [
