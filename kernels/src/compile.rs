@@ -96,9 +96,10 @@ impl Arch {
         self.specific
     }
 
-    /// Whether code built for `self` runs on a device of architecture `device`: the same
+    /// Whether code written for `self` runs on a device of architecture `device`: the same
     /// compute capability for an arch-specific target, otherwise any device of at least this
-    /// compute capability (the driver compiles the PTX for it).
+    /// compute capability (within the major version the machine code loads as built; on a
+    /// later major one [`crate::kernel::Kernel::load`] compiles the source for the device).
     ///
     /// ```
     /// use tessel_kernels::Arch;
@@ -114,6 +115,19 @@ impl Arch {
         } else {
             (self.major, self.minor) <= (device.major, device.minor)
         }
+    }
+
+    /// Whether two architectures share their major version (machine code built for one loads
+    /// on the other only then, and only upwards: [`crate::kernel::Kernel::load`] compiles
+    /// source of an older major architecture for the device's own).
+    ///
+    /// ```
+    /// use tessel_kernels::Arch;
+    /// let (sm80, sm89, sm90) = (Arch::new(8, 0).unwrap(), Arch::new(8, 9).unwrap(), Arch::new(9, 0).unwrap());
+    /// assert!(sm80.same_major(sm89) && !sm80.same_major(sm90) && Arch::SM90A.same_major(sm90));
+    /// ```
+    pub fn same_major(self, other: Arch) -> bool {
+        self.major == other.major
     }
 
     /// The NVRTC option selecting this architecture (never left unset).

@@ -292,6 +292,14 @@ impl Kernel {
         let func = match self.target() {
             None => gpu.function(self.source(), self.name())?,
             Some(arch) if arch.runs_on(gpu.arch()) => {
+                // Machine code loads only on its own major architecture (an sm_80 cubin does
+                // not run on sm_90): source written for an older major one is compiled for the
+                // device's own, which has every instruction it uses.
+                let arch = if arch.same_major(gpu.arch()) {
+                    arch
+                } else {
+                    gpu.arch()
+                };
                 gpu.function_for(self.source(), self.name(), arch)?
             }
             Some(arch) => {
