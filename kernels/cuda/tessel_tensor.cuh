@@ -573,7 +573,8 @@ template <int OUT, class S, class D> __device__ __forceinline__ void convert(con
 // written as zeros (cp.async's source size; CuTe's copy_if with a zero-filled destination), so a
 // ragged tile needs no second pass. The host proved each slice of dst consecutive and aligned to
 // BYTES in shared memory; the caller chose BYTES so that g, ld and i0 keep every slice aligned in
-// global memory (tessel_kernels::blas::copy_width).
+// global memory (tessel_kernels::blas::copy_width). A slice the edge cuts is copied element by
+// element, so no access reaches past the matrix's last element.
 template <int BYTES, class T, class CO, class CI, class D>
 __device__ __forceinline__ void copy_zfill(const T* g, long long ld, int o0, int i0, int oe, int ie, const CO& co, const CI& ci,
                                            const D& dst) {
@@ -589,14 +590,24 @@ __device__ __forceinline__ void copy_zfill(const T* g, long long ld, int o0, int
     const int valid = o < oe && left > 0 ? (left < VALS ? left : VALS) : 0;
     const T* src = valid > 0 ? g + (long long)o * ld + i : g;
     const b32 s = dst.rest(r).addr(0);
-    if constexpr (BYTES == 16) {
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(valid * (int)sizeof(T)) : "memory");
-    } else if constexpr (BYTES >= 4) {
-      asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(src), "n"(BYTES), "r"(valid * (int)sizeof(T)) : "memory");
+    if (BYTES >= 4 && (valid == VALS || valid == 0)) {
+      // A whole chunk, or none (all zeros, nothing read): one cp.async.
+      if constexpr (BYTES == 16) {
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(valid * (int)sizeof(T)) : "memory");
+      } else if constexpr (BYTES >= 4) {
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(src), "n"(BYTES), "r"(valid * (int)sizeof(T)) : "memory");
+      }
     } else {
-      b16 v = 0;
-      if (valid > 0) v = *reinterpret_cast<const b16*>(src);
-      asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(s), "h"(v) : "memory");
+      // 2-byte copies, and a chunk the matrix's edge cuts: element by element, zeros past the
+      // edge (a cp.async of the whole chunk would address bytes past the last element, outside
+      // the buffer on its last row).
+      static_assert(sizeof(T) == 2, "tessel: copy_zfill's element copies move 16-bit elements");
+#pragma unroll
+      for (int j = 0; j < VALS; ++j) {
+        b16 v = 0;
+        if (j < valid) v = *reinterpret_cast<const b16*>(src + j);
+        asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(s + 2u * (b32)j), "h"(v) : "memory");
+      }
     }
   }
 }
