@@ -83,7 +83,9 @@ pub enum Failure {
     /// The input was rejected: a parse error, an option that does not apply, an inadmissible
     /// expression.
     Input(Error),
-    /// The GPU run failed: a driver call, NVRTC, or a kernel whose result was wrong.
+    /// The GPU run failed: a driver call, NVRTC, or a kernel whose result was wrong. Only a
+    /// build with the `kernels` feature runs kernels, so only that build has this variant.
+    #[cfg(feature = "kernels")]
     Gpu(String),
 }
 
@@ -119,6 +121,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
             report(&error_line(&e));
             ExitCode::from(2)
         }
+        #[cfg(feature = "kernels")]
         Err(Failure::Gpu(message)) => {
             report(&format!("GPU: {message}"));
             ExitCode::from(1)
