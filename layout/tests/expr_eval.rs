@@ -2,7 +2,7 @@
 //! results of the algebra functions from published CuTe facts (sources cited per case).
 
 use tessel_layout::ErrorKind;
-use tessel_layout::expr::{Value, eval, functions};
+use tessel_layout::expr::{Value, eval, registry};
 
 fn ok(text: &str) -> String {
     match eval(text) {
@@ -203,7 +203,7 @@ fn every_contract_function_is_registered() {
         tile_to_shape make_ordered_layout max_common_vector max_common_layout upcast downcast \
         swizzle at is_injective is_bijective";
     for name in contract.split_whitespace() {
-        assert!(functions::lookup(name).is_some(), "{name} missing");
+        assert!(registry::lookup(name).is_some(), "{name} missing");
     }
 }
 

@@ -5,7 +5,7 @@
 //! its source; partitions are also checked element by element against their definitions.
 
 use tessel_layout::Layout;
-use tessel_layout::expr::{Value, eval, functions};
+use tessel_layout::expr::{Value, eval, registry};
 
 fn ok(text: &str) -> String {
     match eval(text) {
@@ -321,7 +321,7 @@ fn help_lists_every_new_name_with_its_meaning() {
         "local_tile",
         "local_partition",
     ] {
-        let f = functions::lookup(name).unwrap_or_else(|| panic!("{name} is not a function"));
+        let f = registry::lookup(name).unwrap_or_else(|| panic!("{name} is not a function"));
         assert!(f.params.starts_with('('), "{name}");
         assert!(!f.summary.is_empty(), "{name}");
     }

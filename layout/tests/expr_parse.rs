@@ -107,7 +107,7 @@ proptest! {
         pick in any::<prop::sample::Index>(),
         args in prop::collection::vec(argument(), 0..4),
     ) {
-        let names: Vec<&str> = tessel_layout::expr::functions::all().map(|f| f.name).collect();
+        let names: Vec<&str> = tessel_layout::expr::registry::all().map(|f| f.name).collect();
         let name = names[pick.index(names.len())];
         let text = format!("{name}({})", args.join(", "));
         let _ = eval(&text);

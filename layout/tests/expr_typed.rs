@@ -154,7 +154,7 @@ proptest! {
         pick in any::<prop::sample::Index>(),
         args in prop::collection::vec(typed_argument(), 0..4),
     ) {
-        let names: Vec<&str> = tessel_layout::expr::functions::all().map(|f| f.name).collect();
+        let names: Vec<&str> = tessel_layout::expr::registry::all().map(|f| f.name).collect();
         let name = names[pick.index(names.len())];
         let text = format!("{name}({})", args.join(", "));
         if let Ok(v) = eval(&text) {

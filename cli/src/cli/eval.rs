@@ -4,7 +4,7 @@ use std::io::Write;
 
 use serde::Serialize;
 use tessel_kit::Result;
-use tessel_kit::expr::{Value, eval, functions};
+use tessel_kit::expr::{Value, eval, registry};
 
 use super::json::print_json;
 use super::{expression, print};
@@ -248,7 +248,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
 /// The function table as help text.
 pub fn function_list() -> String {
     let mut text = String::from("functions of the expression language:\n\n");
-    for f in functions::all() {
+    for f in registry::all() {
         let call = format!("{}{}", f.name, f.params);
         if call.len() > 34 {
             // A long call gets its own line; the summary goes under it.

@@ -589,7 +589,7 @@ mod tests {
 
     #[test]
     fn names_are_unique_across_tables() {
-        let mut names: Vec<_> = super::super::functions::all().map(|f| f.name).collect();
+        let mut names: Vec<_> = super::super::registry::all().map(|f| f.name).collect();
         names.sort_unstable();
         let before = names.len();
         names.dedup();

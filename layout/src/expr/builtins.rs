@@ -22,8 +22,8 @@
 //! assert_eq!(eval("complement(4:2, 24)").unwrap().to_string(), "(2,3):(1,8)");
 //! ```
 
+use super::compose::compose;
 use super::composed::{map_outer, outer_layout};
-use super::eval::compose;
 use super::functions::{Args, Function, f};
 use super::value::Value;
 use crate::algebra;

@@ -1,14 +1,10 @@
-//! The function registry: names, arities and implementations, plus typed argument access.
-//!
-//! The registry is data: each [`Function`] row names a function, its arity and the Rust function
-//! that implements it. Tables are listed in [`TABLES`]; another module adds functions by
-//! defining its own `&[Function]` table and adding one line there.
+//! What a function of the expression language is: [`Function`] (its name, arity and the Rust
+//! function that implements it) and typed access to its arguments ([`Args`]). The tables of
+//! functions are listed in [`super::registry`].
 //!
 //! ```
-//! use tessel_layout::expr::functions::{lookup, nearest};
-//! let f = lookup("logical_divide").unwrap();
-//! assert_eq!((f.min_args, f.max_args), (2, 2));
-//! assert_eq!(nearest("cosise"), Some("cosize"));
+//! use tessel_layout::expr::functions::suggestion_cutoff;
+//! assert_eq!(suggestion_cutoff("cosise"), 2);
 //! ```
 
 use super::value::Value;
@@ -21,7 +17,7 @@ use crate::layout::Layout;
 /// One callable function of the expression language.
 ///
 /// ```
-/// use tessel_layout::expr::functions::lookup;
+/// use tessel_layout::expr::registry::lookup;
 /// let size = lookup("size").unwrap();
 /// assert_eq!((size.min_args, size.max_args), (1, 1));
 /// ```
@@ -60,56 +56,6 @@ pub(crate) const fn f(
     }
 }
 
-/// Every table of functions, searched in order. Add a table with one line here.
-///
-/// ```
-/// let rows: usize = tessel_layout::expr::functions::TABLES.iter().map(|t| t.len()).sum();
-/// assert_eq!(rows, tessel_layout::expr::functions::all().count());
-/// ```
-pub const TABLES: &[&[Function]] = &[
-    super::builtins::FUNCTIONS,
-    super::atoms::FUNCTIONS,
-    super::composed::FUNCTIONS,
-    super::typed::FUNCTIONS,
-];
-
-/// Every known function, in table order.
-///
-/// ```
-/// assert!(tessel_layout::expr::functions::all().any(|f| f.name == "logical_divide"));
-/// ```
-pub fn all() -> impl Iterator<Item = &'static Function> {
-    TABLES.iter().flat_map(|table| table.iter())
-}
-
-/// The function called `name`, if there is one.
-///
-/// ```
-/// use tessel_layout::expr::functions::lookup;
-/// assert!(lookup("complement").is_some());
-/// assert!(lookup("complment").is_none());
-/// ```
-pub fn lookup(name: &str) -> Option<&'static Function> {
-    all().find(|f| f.name == name)
-}
-
-/// The known function whose name is closest to `name` (edit distance), if it is a plausible
-/// typo: at most [`suggestion_cutoff`] edits away. Ties go to the earlier table row.
-///
-/// ```
-/// use tessel_layout::expr::functions::nearest;
-/// assert_eq!(nearest("logical_divid"), Some("logical_divide"));
-/// assert_eq!(nearest("make_layot"), Some("make_layout"));
-/// assert_eq!(nearest("frobnicate"), None);
-/// ```
-pub fn nearest(name: &str) -> Option<&'static str> {
-    all()
-        .map(|f| (edit_distance(name, f.name), f.name))
-        .min_by_key(|&(d, _)| d)
-        .filter(|&(d, _)| d <= suggestion_cutoff(name))
-        .map(|(_, n)| n)
-}
-
 /// The most edits a suggestion may be away from the unknown `name`: a third of its length,
 /// at least 1 (`sise` -> `size`, `make_layot` -> `make_layout`, but `xyz` suggests nothing).
 ///
@@ -143,7 +89,7 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
 /// boolean true".
 ///
 /// ```
-/// use tessel_layout::expr::{Value, functions::{Args, lookup}};
+/// use tessel_layout::expr::{Value, functions::Args, registry::lookup};
 /// let f = lookup("size").unwrap();
 /// let values = [Value::Bool(true)];
 /// let args = Args::new(f, &values);
@@ -160,7 +106,7 @@ impl<'a> Args<'a> {
     /// Wraps the values passed to `function`.
     ///
     /// ```
-    /// use tessel_layout::expr::{Value, functions::{Args, lookup}};
+    /// use tessel_layout::expr::{Value, functions::Args, registry::lookup};
     /// let values = [Value::Int(8)];
     /// assert_eq!(Args::new(lookup("size").unwrap(), &values).len(), 1);
     /// ```
@@ -171,7 +117,7 @@ impl<'a> Args<'a> {
     /// The number of arguments.
     ///
     /// ```
-    /// use tessel_layout::expr::functions::{Args, lookup};
+    /// use tessel_layout::expr::{functions::Args, registry::lookup};
     /// assert!(Args::new(lookup("size").unwrap(), &[]).is_empty());
     /// ```
     pub fn len(&self) -> usize {
@@ -181,7 +127,7 @@ impl<'a> Args<'a> {
     /// Whether there are no arguments.
     ///
     /// ```
-    /// use tessel_layout::expr::functions::{Args, lookup};
+    /// use tessel_layout::expr::{functions::Args, registry::lookup};
     /// assert_eq!(Args::new(lookup("size").unwrap(), &[]).len(), 0);
     /// ```
     pub fn is_empty(&self) -> bool {
@@ -191,7 +137,7 @@ impl<'a> Args<'a> {
     /// The name of the function being called.
     ///
     /// ```
-    /// use tessel_layout::expr::functions::{Args, lookup};
+    /// use tessel_layout::expr::{functions::Args, registry::lookup};
     /// assert_eq!(Args::new(lookup("rank").unwrap(), &[]).function_name(), "rank");
     /// ```
     pub fn function_name(&self) -> &'static str {
@@ -201,7 +147,7 @@ impl<'a> Args<'a> {
     /// Argument `i` (0-based) as it is.
     ///
     /// ```
-    /// use tessel_layout::expr::{Value, functions::{Args, lookup}};
+    /// use tessel_layout::expr::{Value, functions::Args, registry::lookup};
     /// let values = [Value::Int(8)];
     /// let args = Args::new(lookup("size").unwrap(), &values);
     /// assert_eq!(args.value(0).unwrap(), &Value::Int(8));
@@ -220,7 +166,7 @@ impl<'a> Args<'a> {
     /// The error "F expects EXPECTED as argument i+1, got VALUE".
     ///
     /// ```
-    /// use tessel_layout::expr::{Value, functions::{Args, lookup}};
+    /// use tessel_layout::expr::{Value, functions::Args, registry::lookup};
     /// let values = [Value::Int(8)];
     /// let args = Args::new(lookup("size").unwrap(), &values);
     /// assert_eq!(args.mismatch(0, "a tiler").to_string(), "size expects a tiler as argument 1, got the integer 8");
@@ -240,7 +186,7 @@ impl<'a> Args<'a> {
     /// Argument `i` as an integer.
     ///
     /// ```
-    /// use tessel_layout::expr::{Value, functions::{Args, lookup}};
+    /// use tessel_layout::expr::{Value, functions::Args, registry::lookup};
     /// let values = [Value::Int(8)];
     /// assert_eq!(Args::new(lookup("size").unwrap(), &values).int(0).unwrap(), 8);
     /// ```
@@ -254,7 +200,7 @@ impl<'a> Args<'a> {
     /// Argument `i` as an integer or integer tuple.
     ///
     /// ```
-    /// use tessel_layout::expr::{Value, functions::{Args, lookup}};
+    /// use tessel_layout::expr::{Value, functions::Args, registry::lookup};
     /// let values = [Value::Int(8)];
     /// assert_eq!(Args::new(lookup("size").unwrap(), &values).int_tuple(0).unwrap().to_string(), "8");
     /// ```
@@ -267,7 +213,7 @@ impl<'a> Args<'a> {
     /// Argument `i` as a plain layout (an integer `n` is `n:1`, a shape its column-major layout).
     ///
     /// ```
-    /// use tessel_layout::expr::{Value, functions::{Args, lookup}};
+    /// use tessel_layout::expr::{Value, functions::Args, registry::lookup};
     /// let values = [Value::Int(8)];
     /// assert_eq!(Args::new(lookup("size").unwrap(), &values).layout(0).unwrap().to_string(), "8:1");
     /// ```
@@ -281,7 +227,7 @@ impl<'a> Args<'a> {
     /// Argument `i` as a layout that may carry swizzles and an offset.
     ///
     /// ```
-    /// use tessel_layout::expr::{Value, functions::{Args, lookup}};
+    /// use tessel_layout::expr::{Value, functions::Args, registry::lookup};
     /// let values = [Value::Int(8)];
     /// let c = Args::new(lookup("size").unwrap(), &values).composed(0).unwrap();
     /// assert!(c.swizzles().is_empty());
@@ -295,7 +241,7 @@ impl<'a> Args<'a> {
     /// Argument `i` as a tiler (a layout, or a by-mode tiler; a shape is a by-mode tiler).
     ///
     /// ```
-    /// use tessel_layout::expr::{Value, functions::{Args, lookup}};
+    /// use tessel_layout::expr::{Value, functions::Args, registry::lookup};
     /// let values = [Value::Int(4)];
     /// assert!(Args::new(lookup("size").unwrap(), &values).tiler(0).is_ok());
     /// ```

@@ -193,7 +193,7 @@ impl Parser {
                 self.bump();
                 let name = self.template_argument(name);
                 if !self.eat(&Token::LParen) {
-                    if super::functions::lookup(&name).is_none() {
+                    if super::registry::lookup(&name).is_none() {
                         if super::atoms::is_atom(&name) {
                             return Ok(Expr {
                                 span: self.span_from(span),

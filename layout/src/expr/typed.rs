@@ -843,7 +843,7 @@ pub fn compose(left: &Value, right: &Value) -> Result<Value> {
         };
         return Ok(Value::from_typed_layout(r));
     }
-    super::eval::compose(&left.to_plain()?, &right.to_plain()?)
+    super::compose::compose(&left.to_plain()?, &right.to_plain()?)
 }
 
 /// The value of a tuple literal with a typed element: a typed tuple when every element is an
