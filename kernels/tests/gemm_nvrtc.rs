@@ -114,12 +114,7 @@ fn ptxas_keeps_the_default_tile_at_three_blocks_per_sm_without_spills() {
             &["--ptxas-options=--verbose"],
         )
         .unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert!(
-            c.log
-                .contains("0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"),
-            "{name}: {}",
-            c.log
-        );
+        common::assert_no_spills(&name, &c.log);
         let regs: i64 = c
             .log
             .split("Used ")

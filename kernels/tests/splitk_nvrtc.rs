@@ -35,12 +35,7 @@ fn every_reduction_compiles_for_sm90a_without_spills() {
                 &["--ptxas-options=--verbose"],
             )
             .unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert!(
-                c.log
-                    .contains("0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"),
-                "{name}: {}",
-                c.log
-            );
+            common::assert_no_spills(&name, &c.log);
             common::assert_ptxas_log_clean(&name, &c.log);
         }
         // C is read only by the configurations that read it.

@@ -97,6 +97,14 @@ pub fn sass_of(nvdisasm: &str, cubin: &[u8], test: &str) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Asserts that ptxas's verbose log of `name` reports no stack frame and no spills.
+pub fn assert_no_spills(name: &str, log: &str) {
+    assert!(
+        log.contains("0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"),
+        "{name}: {log}"
+    );
+}
+
 /// Asserts that ptxas's verbose log of `name` has no performance warning (a spill-free,
 /// unserialized kernel: no "Performance Loss", "serialized", C7508 or other warning).
 pub fn assert_ptxas_log_clean(name: &str, log: &str) {
