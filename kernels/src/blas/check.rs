@@ -199,6 +199,36 @@ fn input_type(a: Element, b: Element) -> GpuResult<(Element, Element)> {
     })
 }
 
+/// C where the call reads it (`beta != 0`), checked against D: C's type is D's, and its order
+/// too where `same_order` (the Hopper GEMM stores D and reads C through one view; the
+/// mma.sync GEMM addresses each with its own strides). Errors: a C of another type (or
+/// order), or `beta != 0` without a C.
+pub(crate) fn source_matrix(p: &Problem, same_order: bool) -> GpuResult<Option<MatrixDesc>> {
+    match (p.c, p.beta != 0.0) {
+        (Some(c), true) => {
+            if c.elem != p.d.elem || (same_order && c.order != p.d.order) {
+                let d = if same_order {
+                    format!("{} {}", order_name(p.d.order), p.d.elem)
+                } else {
+                    p.d.elem.to_string()
+                };
+                let what = if same_order { "type and order" } else { "type" };
+                return Err(GpuError::InvalidArgument(format!(
+                    "C is {} {} but D is {d}: C must have D's {what}",
+                    order_name(c.order),
+                    c.elem,
+                )));
+            }
+            Ok(Some(c))
+        }
+        (None, true) => Err(GpuError::InvalidArgument(format!(
+            "beta = {} but no C was given (C is read when beta != 0)",
+            p.beta
+        ))),
+        (_, false) => Ok(None),
+    }
+}
+
 /// Checks `p` for the Hopper GEMM on a GPU of `sms` SMs and derives its launch. Errors name
 /// the violated condition: an extent outside `1..2^31`, A and B of different or unsupported
 /// types, an unsupported output type, C of another type or order than D, `beta != 0` without
@@ -252,27 +282,7 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
         )));
     }
     let source = p.beta != 0.0;
-    let c = match (p.c, source) {
-        (Some(c), true) => {
-            if c.elem != p.d.elem || c.order != p.d.order {
-                return Err(GpuError::InvalidArgument(format!(
-                    "C is {} {} but D is {} {}: C must have D's type and order",
-                    order_name(c.order),
-                    c.elem,
-                    order_name(p.d.order),
-                    p.d.elem
-                )));
-            }
-            Some(c)
-        }
-        (None, true) => {
-            return Err(GpuError::InvalidArgument(format!(
-                "beta = {} but no C was given (C is read when beta != 0)",
-                p.beta
-            )));
-        }
-        (_, false) => None,
-    };
+    let c = source_matrix(p, true)?;
     p.a.check_fits("A", p.m, p.k)?;
     p.b.check_fits("B", p.k, p.n)?;
     p.d.check_fits("D", p.m, p.n)?;

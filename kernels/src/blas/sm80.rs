@@ -21,7 +21,7 @@ use tessel_layout::gmma::Major;
 use tessel_layout::tiled::{TiledCopy, make_tiled_copy, make_tiled_copy_a, make_tiled_copy_b};
 use tessel_layout::{ComposedLayout, IntTuple, Layout, Swizzle};
 
-use super::check::{MatrixDesc, Problem, order_name};
+use super::check::{MatrixDesc, Problem, source_matrix};
 use super::order::Order;
 use crate::Arch;
 use crate::element::{DeviceElement, Element};
@@ -620,26 +620,7 @@ pub fn plan_sm80(p: &Problem) -> GpuResult<Sm80Call> {
         )));
     }
     let source = p.beta != 0.0;
-    let c = match (p.c, source) {
-        (Some(c), true) => {
-            if c.elem != p.d.elem {
-                return Err(GpuError::InvalidArgument(format!(
-                    "C is {} {} but D is {}: C must have D's type",
-                    order_name(c.order),
-                    c.elem,
-                    p.d.elem
-                )));
-            }
-            Some(c)
-        }
-        (None, true) => {
-            return Err(GpuError::InvalidArgument(format!(
-                "beta = {} but no C was given (C is read when beta != 0)",
-                p.beta
-            )));
-        }
-        (_, false) => None,
-    };
+    let c = source_matrix(p, false)?;
     let major = |order, row_major| {
         if order == row_major {
             Major::K
