@@ -54,43 +54,69 @@
     for (int unit = blockIdx.x; unit < units; unit += gridDim.x) {
       int tile, split, kt, kt1;
       split_of(unit, tile, split, kt, kt1);
-      // The main loop: one k-tile of wgmmas in flight; a stage goes back to the producer once
-      // the wgmmas that read it are done.
-      mma.scale_d = 0u;
-      int prev = 0;
-      const int kt0 = kt;
       if constexpr (k::PROMOTE) {
+        // 8-bit inputs: k-tiles alternate between acc and acc2, so that the wgmmas of one
+        // k-tile run while the sum of the previous one is added into total (its stage then
+        // goes back to the producer). A k-tile's first wgmma overwrites its accumulator.
+        auto acc2 = tensor::acc();
+        auto issue = [&](auto& into) {
+          pipe.consumer_wait(st);
+          __syncwarp();  // the .aligned wgmma instructions need the whole warp converged
+          tessel::sm90::fence_operand(into);
+          tessel::sm90::warpgroup_fence();
+          mma.scale_d = 0u;
+          tessel::gemm(mma, tCrA(_, _, _, st.index), tCrB(_, _, _, st.index), into.tensor());
+          tessel::sm90::warpgroup_commit();
+          tessel::sm90::fence_operand(into);
+        };
+        auto retire = [&](auto& done, int stage) {
+          tessel::sm90::fence_operand(done);
+          if (t % 32 == 0) pipe.consumer_release(stage);
+#pragma unroll
+          for (int i = 0; i < k::ACC; ++i) total[i] += done[i];
+        };
 #pragma unroll
         for (int i = 0; i < k::ACC; ++i) total[i] = 0.0f;
-      }
-      do {
-        pipe.consumer_wait(st);
-        __syncwarp();  // the .aligned wgmma instructions need the whole warp converged
-        tessel::sm90::fence_operand(acc);
-        tessel::sm90::warpgroup_fence();
-        tessel::gemm(mma, tCrA(_, _, _, st.index), tCrB(_, _, _, st.index), acc.tensor());
-        tessel::sm90::warpgroup_commit();
-        tessel::sm90::fence_operand(acc);
-        if constexpr (k::PROMOTE) {
-          // Promotion: wait for this k-tile's wgmmas, give its stage back, add the k-tile's
-          // sum into total; the next k-tile's first wgmma overwrites acc (scale_d 0).
-          tessel::sm90::warpgroup_wait<0>();
-          tessel::sm90::fence_operand(acc);
-          if (t % 32 == 0) pipe.consumer_release(st.index);
-#pragma unroll
-          for (int i = 0; i < k::ACC; ++i) total[i] += acc[i];
-          mma.scale_d = 0u;
-        } else {
-          tessel::sm90::warpgroup_wait<1>();
-          if (kt > kt0 && t % 32 == 0) pipe.consumer_release(prev);
-          prev = st.index;
-        }
+        int prev = st.index;
+        issue(acc);
         st.advance<k::STAGES>();
-      } while (++kt < kt1);
-      if constexpr (k::PROMOTE) {
+        while (true) {
+          if (++kt == kt1) { tessel::sm90::warpgroup_wait<0>(); retire(acc, prev); break; }
+          const int even = st.index;
+          issue(acc2);
+          tessel::sm90::warpgroup_wait<1>();
+          retire(acc, prev);
+          prev = even;
+          st.advance<k::STAGES>();
+          if (++kt == kt1) { tessel::sm90::warpgroup_wait<0>(); retire(acc2, prev); break; }
+          const int odd = st.index;
+          issue(acc);
+          tessel::sm90::warpgroup_wait<1>();
+          retire(acc2, prev);
+          prev = odd;
+          st.advance<k::STAGES>();
+        }
 #pragma unroll
         for (int i = 0; i < k::ACC; ++i) acc[i] = total[i];
       } else {
+        // The main loop: one k-tile of wgmmas in flight; a stage goes back to the producer
+        // once the wgmmas that read it are done.
+        mma.scale_d = 0u;
+        int prev = 0;
+        const int kt0 = kt;
+        do {
+          pipe.consumer_wait(st);
+          __syncwarp();  // the .aligned wgmma instructions need the whole warp converged
+          tessel::sm90::fence_operand(acc);
+          tessel::sm90::warpgroup_fence();
+          tessel::gemm(mma, tCrA(_, _, _, st.index), tCrB(_, _, _, st.index), acc.tensor());
+          tessel::sm90::warpgroup_commit();
+          tessel::sm90::fence_operand(acc);
+          tessel::sm90::warpgroup_wait<1>();
+          if (kt > kt0 && t % 32 == 0) pipe.consumer_release(prev);
+          prev = st.index;
+          st.advance<k::STAGES>();
+        } while (++kt < kt1);
         tessel::sm90::warpgroup_wait<0>();
         tessel::sm90::fence_operand(acc);
         if (t % 32 == 0) pipe.consumer_release(prev);
