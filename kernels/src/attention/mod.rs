@@ -154,7 +154,7 @@ pub const HEAD_DIMS: [i64; 3] = [64, 128, 256];
 /// use tessel_kernels::attention::AttnConfig;
 /// use tessel_kernels::element::Element;
 /// let c = AttnConfig::new(256, Element::BF16, false, true).unwrap();
-/// assert_eq!((c.block_n, c.stages), (64, 2));
+/// assert_eq!((c.block_n, c.stages), (80, 2));
 /// assert!(AttnConfig::new(96, Element::F16, false, false).is_err());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -189,8 +189,8 @@ impl AttnConfig {
         let dtype = dtype.require(&INPUTS, "attention")?;
         let (block_n, stages) = match head_dim {
             64 => (128, 4),
-            128 => (128, 2),
-            256 => (64, 2),
+            128 => (if causal { 128 } else { 176 }, 2),
+            256 => (80, 2),
             d => {
                 return Err(GpuError::InvalidArgument(format!(
                     "attention: head dimension {d} is not supported (64, 128 or 256)"

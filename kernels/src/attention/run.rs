@@ -96,7 +96,7 @@ pub fn supported(gpu: &Gpu) -> bool {
 /// ```
 /// use tessel_kernels::attention::{Problem, run::config_for};
 /// let c = config_for::<tessel_kernels::half::bf16>(&Problem::new(1, 8, 8, 1, 1, 256).causal(true)).unwrap();
-/// assert_eq!(c.kernel_name(), "attention_sm90_bf16_d256_causal_fixed_n64s2");
+/// assert_eq!(c.kernel_name(), "attention_sm90_bf16_d256_causal_fixed_n80s2");
 /// ```
 pub fn config_for<T: AttnElem>(p: &Problem) -> GpuResult<AttnConfig> {
     AttnConfig::new(p.head_dim, T::TYPE, p.causal, p.seqlens.is_varlen())
