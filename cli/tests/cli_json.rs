@@ -354,7 +354,7 @@ fn bench_attention_json_says_why_nothing_ran_or_lists_results() {
         );
     } else {
         let r = &v["results"][0];
-        assert_eq!(r["kernel"], "attention_sm90_f16_d64_causal_fixed_n128s4");
+        assert_eq!(r["kernel"], "attention_sm90_f16_d64_causal_fixed_n32s2b2");
         // 16384 / 512 sequences of 2048 / 64 heads.
         assert_eq!(
             (r["batch"].as_i64(), r["heads"].as_i64()),

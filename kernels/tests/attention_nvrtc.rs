@@ -8,18 +8,25 @@ mod common;
 
 use common::nvrtc_or_skip;
 use tessel_kernels::Arch;
-use tessel_kernels::attention::{AttnConfig, AttnPlan};
+use tessel_kernels::attention::{AttnConfig, AttnPlan, Problem};
 use tessel_kernels::compile::compile_cubin;
 use tessel_kernels::element::Element;
 use tessel_kernels::hopper::INPUTS;
 
+/// The short-sequence tile of head dimension 64 (two blocks per SM, fixed lengths).
+fn short_tile(dtype: Element, causal: bool) -> AttnConfig {
+    let p = Problem::new(1, 512, 512, 1, 1, 64).causal(causal);
+    AttnConfig::for_problem(&p, dtype).unwrap()
+}
+
 /// The configurations compiled: under `TESSEL_LONG_TESTS=1` every one the API selects (head dims
 /// 64, 128, 256; fp16 and bf16; causal or not; fixed or variable lengths, the default tile of each
-/// head dimension), else four that take each head dimension, each type, causal and not, fixed
-/// and variable lengths at least once.
+/// head dimension and head dimension 64's short-sequence tile), else five that take each head
+/// dimension, each type, causal and not, fixed and variable lengths and both tiles of head
+/// dimension 64 at least once.
 fn configs() -> Vec<AttnConfig> {
     if !common::long_tests() {
-        return [
+        let mut out: Vec<AttnConfig> = [
             (64, Element::F16, false, false),
             (128, Element::BF16, true, false),
             (256, Element::F16, true, true),
@@ -28,6 +35,8 @@ fn configs() -> Vec<AttnConfig> {
         .into_iter()
         .map(|(d, dtype, causal, varlen)| AttnConfig::new(d, dtype, causal, varlen).unwrap())
         .collect();
+        out.push(short_tile(Element::BF16, true));
+        return out;
     }
     let mut out = Vec::new();
     for d in [64, 128, 256] {
@@ -35,6 +44,9 @@ fn configs() -> Vec<AttnConfig> {
             for causal in [false, true] {
                 for varlen in [false, true] {
                     out.push(AttnConfig::new(d, dtype, causal, varlen).unwrap());
+                    if d == 64 && !varlen {
+                        out.push(short_tile(dtype, causal));
+                    }
                 }
             }
         }

@@ -15,18 +15,24 @@ use tessel_kernels::layer::{DeviceMma, DeviceTensor};
 use tessel_layout::atom::mma_atom;
 use tessel_layout::tiled::make_tiled_mma;
 
-/// Every configuration the kernel is built for.
+/// Every configuration the kernel is built for: the default tile of each head dimension, and the
+/// short-sequence tile of head dimension 64 (two blocks per SM).
 fn configs() -> Vec<AttnConfig> {
     let mut out = Vec::new();
     for d in HEAD_DIMS {
         for dtype in INPUTS {
             for causal in [false, true] {
                 for varlen in [false, true] {
+                    if !varlen {
+                        let p = Problem::new(1, 512, 512, 1, 1, d).causal(causal);
+                        out.push(AttnConfig::for_problem(&p, dtype).unwrap());
+                    }
                     out.push(AttnConfig::new(d, dtype, causal, varlen).unwrap());
                 }
             }
         }
     }
+    out.dedup();
     out
 }
 
@@ -454,9 +460,7 @@ fn the_kernels_algorithm_stays_within_the_bound() {
     for (i, p) in problems.iter().enumerate() {
         p.check().unwrap();
         for t in INPUTS {
-            let bn = AttnConfig::new(p.head_dim, t, p.causal, false)
-                .unwrap()
-                .block_n;
+            let bn = AttnConfig::for_problem(p, t).unwrap().block_n;
             let q = random(p.required_len('q').unwrap(), 10 + i as u64, t);
             let k = random(p.required_len('k').unwrap(), 20 + i as u64, t);
             let v = random(p.required_len('v').unwrap(), 30 + i as u64, t);

@@ -127,18 +127,31 @@ pub const COL_BLOCK: i64 = 64;
 /// assert!(128 * (PRODUCER_REGS + CONSUMERS * CONSUMER_REGS) <= 65536);
 /// ```
 pub const PRODUCER_REGS: i64 = 24;
-/// Registers per thread of a consumer warpgroup after `setmaxnreg.inc`.
+/// Registers per thread of a consumer warpgroup after `setmaxnreg.inc`, with one block per SM
+/// ([`AttnConfig::consumer_regs`] gives the count of a configuration).
 ///
 /// ```
 /// assert_eq!(tessel_kernels::attention::CONSUMER_REGS % 8, 0);
 /// ```
 pub const CONSUMER_REGS: i64 = 240;
+/// Registers of one SM (the `setmaxnreg` budget of the blocks resident on it).
+const SM_REGISTERS: i64 = 65536;
+/// Shared memory of one SM that resident blocks share (228 KiB, 1 KiB of it reserved per block).
+const SM_SHARED: i64 = 228 * 1024;
 /// The largest dynamic shared memory a block may opt into on sm_90 (227 KiB).
 ///
 /// ```
 /// assert_eq!(tessel_kernels::attention::SMEM_LIMIT, 232448);
 /// ```
 pub const SMEM_LIMIT: i64 = 227 * 1024;
+
+/// Head dimension 64 with no sequence longer than this takes the short-sequence tile
+/// ([`AttnConfig::for_problem`]).
+///
+/// ```
+/// assert_eq!(tessel_kernels::attention::SHORT_SEQ_D64, 1024);
+/// ```
+pub const SHORT_SEQ_D64: i64 = 1024;
 
 /// The head dimensions the kernel is built for.
 ///
@@ -171,13 +184,18 @@ pub struct AttnConfig {
     pub block_n: i64,
     /// Depth of the K and of the V ring.
     pub stages: i64,
+    /// Blocks resident on one SM (1 or 2): two halve the registers of each warpgroup and let
+    /// one block's prologue and epilogue overlap the other's main loop.
+    pub blocks_per_sm: i64,
 }
 
 impl AttnConfig {
-    /// The configuration with the default tile of `head_dim`: 128 keys per block and 4 stages
-    /// at 64, 128 keys and 2 stages at 128, 64 keys and 2 stages at 256 (the 64 x 256 fp32
-    /// output accumulator takes 128 registers per thread). Errors: a head dimension other than
-    /// 64, 128 or 256.
+    /// The configuration with the default tile of `head_dim` (the tile of long sequences;
+    /// [`AttnConfig::for_problem`] chooses per problem): 128 keys per block and 4 stages
+    /// at 64, 128 keys (causal) or 176 (not causal) and 2 stages at 128, 80 keys and 2 stages at
+    /// 256 (the 64 x 256 fp32 output accumulator takes 128 registers per thread), one block per
+    /// SM (the keys per block of FlashAttention-3, arXiv 2407.08608; docs/decisions.md lists
+    /// the tiles measured beside them). Errors: a head dimension other than 64, 128 or 256.
     ///
     /// ```
     /// use tessel_kernels::attention::AttnConfig;
@@ -187,10 +205,10 @@ impl AttnConfig {
     /// ```
     pub fn new(head_dim: i64, dtype: Element, causal: bool, varlen: bool) -> GpuResult<AttnConfig> {
         let dtype = dtype.require(&INPUTS, "attention")?;
-        let (block_n, stages) = match head_dim {
-            64 => (128, 4),
-            128 => (if causal { 128 } else { 176 }, 2),
-            256 => (80, 2),
+        let (block_n, stages, blocks_per_sm) = match head_dim {
+            64 => (128, 4, 1),
+            128 => (if causal { 128 } else { 176 }, 2, 1),
+            256 => (80, 2, 1),
             d => {
                 return Err(GpuError::InvalidArgument(format!(
                     "attention: head dimension {d} is not supported (64, 128 or 256)"
@@ -204,7 +222,37 @@ impl AttnConfig {
             varlen,
             block_n,
             stages,
+            blocks_per_sm,
         })
+    }
+
+    /// The configuration of a problem with elements `dtype`: its head dimension, mask and
+    /// lengths, with the default tile ([`AttnConfig::new`]), or at head dimension 64 with fixed
+    /// lengths no longer than [`SHORT_SEQ_D64`] the short-sequence tile: 48 keys (32 causal),
+    /// 2 stages, two blocks per SM (one block's prologue and epilogue overlap the other's main
+    /// loop; docs/decisions.md has the figures beside the default tile). A consumer of two
+    /// blocks per SM has 104 registers: the causal mask with 48 keys and variable lengths (their
+    /// offsets and predicated stores) would spill, so causal blocks take 32 keys and variable
+    /// lengths the default tile.
+    ///
+    /// ```
+    /// use tessel_kernels::attention::{AttnConfig, Problem};
+    /// use tessel_kernels::element::Element;
+    /// let short = AttnConfig::for_problem(&Problem::new(4, 512, 1024, 8, 8, 64), Element::F16).unwrap();
+    /// assert_eq!((short.block_n, short.stages, short.blocks_per_sm), (48, 2, 2));
+    /// let causal = AttnConfig::for_problem(&Problem::new(4, 512, 512, 8, 8, 64).causal(true), Element::F16);
+    /// assert_eq!(causal.unwrap().block_n, 32);
+    /// let long = AttnConfig::for_problem(&Problem::new(4, 512, 2048, 8, 8, 64), Element::F16).unwrap();
+    /// assert_eq!((long.block_n, long.stages, long.blocks_per_sm), (128, 4, 1));
+    /// ```
+    pub fn for_problem(p: &Problem, dtype: Element) -> GpuResult<AttnConfig> {
+        let config = AttnConfig::new(p.head_dim, dtype, p.causal, p.seqlens.is_varlen())?;
+        let longest = p.seqlens.max_q().max(p.seqlens.max_k());
+        if p.head_dim == 64 && !config.varlen && longest <= SHORT_SEQ_D64 {
+            let keys = if p.causal { 32 } else { 48 };
+            return config.with_tile(keys, 2)?.with_blocks_per_sm(2);
+        }
+        Ok(config)
     }
 
     /// The same configuration with another tile: `block_n` keys per block (a multiple of 16
@@ -232,16 +280,70 @@ impl AttnConfig {
         })
     }
 
-    /// `attention_sm90_{dtype}_d{D}_{causal|full}_{fixed|varlen}_n{BN}s{stages}`.
+    /// The same configuration with `blocks` resident blocks per SM (1 or 2); [`AttnPlan::new`]
+    /// checks that their shared memory fits one SM.
+    ///
+    /// ```
+    /// use tessel_kernels::attention::AttnConfig;
+    /// use tessel_kernels::element::Element;
+    /// let c = AttnConfig::new(64, Element::F16, true, false).unwrap().with_tile(64, 2).unwrap();
+    /// let two = c.with_blocks_per_sm(2).unwrap();
+    /// assert_eq!((two.consumer_regs(), two.launch_regs()), (104, 80));
+    /// assert_eq!(two.kernel_name(), "attention_sm90_f16_d64_causal_fixed_n64s2b2");
+    /// assert!(c.with_blocks_per_sm(3).is_err());
+    /// ```
+    pub fn with_blocks_per_sm(self, blocks: i64) -> GpuResult<AttnConfig> {
+        if !(1..=2).contains(&blocks) {
+            return Err(GpuError::InvalidArgument(format!(
+                "attention: {blocks} blocks per SM (1 or 2)"
+            )));
+        }
+        Ok(AttnConfig {
+            blocks_per_sm: blocks,
+            ..self
+        })
+    }
+
+    /// Registers per thread a block starts with: the SM's registers shared by its resident
+    /// blocks of `128 (1 + CONSUMERS)` threads, in the allocation unit of 8.
+    ///
+    /// ```
+    /// use tessel_kernels::attention::AttnConfig;
+    /// use tessel_kernels::element::Element;
+    /// assert_eq!(AttnConfig::new(128, Element::F16, false, false).unwrap().launch_regs(), 168);
+    /// ```
+    pub fn launch_regs(&self) -> i64 {
+        SM_REGISTERS / (self.blocks_per_sm * 128 * (1 + CONSUMERS)) / 8 * 8
+    }
+
+    /// Registers per thread of a consumer warpgroup after `setmaxnreg.inc`: the block's
+    /// registers less the producer's [`PRODUCER_REGS`], shared by the consumers (at most 240,
+    /// `setmaxnreg`'s unit of 8).
+    ///
+    /// ```
+    /// use tessel_kernels::attention::{AttnConfig, CONSUMERS, PRODUCER_REGS};
+    /// use tessel_kernels::element::Element;
+    /// let c = AttnConfig::new(128, Element::F16, false, false).unwrap();
+    /// assert_eq!(c.consumer_regs(), 240);
+    /// assert!(PRODUCER_REGS + CONSUMERS * c.consumer_regs() <= (1 + CONSUMERS) * c.launch_regs());
+    /// ```
+    pub fn consumer_regs(&self) -> i64 {
+        let spare = (1 + CONSUMERS) * self.launch_regs() - PRODUCER_REGS;
+        (spare / CONSUMERS / 8 * 8).min(CONSUMER_REGS)
+    }
+
+    /// `attention_sm90_{dtype}_d{D}_{causal|full}_{fixed|varlen}_n{BN}s{stages}`, with `b2`
+    /// appended for two blocks per SM.
     pub fn kernel_name(&self) -> String {
         format!(
-            "attention_sm90_{}_d{}_{}_{}_n{}s{}",
+            "attention_sm90_{}_d{}_{}_{}_n{}s{}{}",
             self.dtype,
             self.head_dim,
             if self.causal { "causal" } else { "full" },
             if self.varlen { "varlen" } else { "fixed" },
             self.block_n,
-            self.stages
+            self.stages,
+            if self.blocks_per_sm == 2 { "b2" } else { "" }
         )
     }
 
@@ -269,14 +371,15 @@ impl fmt::Display for AttnConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} d{} {} {} {}x{} s{}",
+            "{} d{} {} {} {}x{} s{} b{}",
             self.dtype,
             self.head_dim,
             if self.causal { "causal" } else { "full" },
             if self.varlen { "varlen" } else { "fixed" },
             BM,
             self.block_n,
-            self.stages
+            self.stages,
+            self.blocks_per_sm
         )
     }
 }
@@ -364,6 +467,15 @@ impl AttnPlan {
                 SMEM_LIMIT
             )));
         }
+        let resident = config.blocks_per_sm * (plan.smem_bytes() + 1024);
+        if resident > SM_SHARED {
+            return Err(GpuError::InvalidArgument(format!(
+                "attention {config}: {} blocks of {} bytes of shared memory (and 1 KiB reserved \
+                 each) do not fit the {SM_SHARED} bytes of one SM",
+                config.blocks_per_sm,
+                plan.smem_bytes()
+            )));
+        }
         Ok(plan)
     }
 
@@ -385,7 +497,7 @@ impl AttnPlan {
     /// use tessel_kernels::attention::{AttnConfig, AttnPlan};
     /// use tessel_kernels::element::Element;
     /// let p = AttnPlan::new(AttnConfig::new(256, Element::F16, false, false).unwrap()).unwrap();
-    /// assert_eq!(p.kv_stage_bytes(), 64 * 256 * 2);
+    /// assert_eq!(p.kv_stage_bytes(), 80 * 256 * 2);
     /// ```
     pub fn kv_stage_bytes(&self) -> i64 {
         self.config.block_n * self.config.head_dim * 2
@@ -397,7 +509,7 @@ impl AttnPlan {
     /// ```
     /// use tessel_kernels::attention::{AttnConfig, AttnPlan};
     /// use tessel_kernels::element::Element;
-    /// let p = AttnPlan::new(AttnConfig::new(128, Element::F16, false, false).unwrap()).unwrap();
+    /// let p = AttnPlan::new(AttnConfig::new(128, Element::F16, true, false).unwrap()).unwrap();
     /// assert_eq!(p.smem_bytes(), 32768 + 2 * 2 * 32768 + 1024 + 4 * 2 * 8 + 8);
     /// ```
     pub fn smem_bytes(&self) -> i64 {

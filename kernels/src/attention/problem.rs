@@ -141,6 +141,11 @@ impl SeqLens {
         (0..self.batch()).map(|b| self.len(b).0).max().unwrap_or(0)
     }
 
+    /// The longest key sequence.
+    pub fn max_k(&self) -> i64 {
+        (0..self.batch()).map(|b| self.len(b).1).max().unwrap_or(0)
+    }
+
     /// True for cumulative offsets.
     pub fn is_varlen(&self) -> bool {
         matches!(self, SeqLens::Varlen { .. })

@@ -90,16 +90,20 @@ pub fn supported(gpu: &Gpu) -> bool {
     Arch::SM90A.runs_on(gpu.arch())
 }
 
-/// The configuration a problem needs with elements `T`: its head dimension, mask and lengths,
-/// the default tile.
+/// The configuration a problem needs with elements `T` ([`AttnConfig::for_problem`]).
 ///
 /// ```
 /// use tessel_kernels::attention::{Problem, run::config_for};
-/// let c = config_for::<tessel_kernels::half::bf16>(&Problem::new(1, 8, 8, 1, 1, 256).causal(true)).unwrap();
+/// use tessel_kernels::half::bf16;
+/// let c = config_for::<bf16>(&Problem::new(1, 8, 8, 1, 1, 256).causal(true)).unwrap();
 /// assert_eq!(c.kernel_name(), "attention_sm90_bf16_d256_causal_fixed_n80s2");
+/// let short = config_for::<bf16>(&Problem::new(4, 512, 512, 8, 8, 64)).unwrap();
+/// assert_eq!(short.kernel_name(), "attention_sm90_bf16_d64_full_fixed_n48s2b2");
+/// let long = config_for::<bf16>(&Problem::new(4, 2048, 2048, 8, 8, 64)).unwrap();
+/// assert_eq!(long.kernel_name(), "attention_sm90_bf16_d64_full_fixed_n128s4");
 /// ```
 pub fn config_for<T: AttnElem>(p: &Problem) -> GpuResult<AttnConfig> {
-    AttnConfig::new(p.head_dim, T::TYPE, p.causal, p.seqlens.is_varlen())
+    AttnConfig::for_problem(p, T::TYPE)
 }
 
 /// One attention configuration compiled (NVRTC, cached) and loaded on a GPU: call

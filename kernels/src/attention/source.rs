@@ -7,7 +7,7 @@ use crate::error::{GpuError, GpuResult};
 use crate::kernel::{CType, Elem, Kernel, KernelBuilder, Param, Scalar};
 use crate::layer::{DeviceCopy, DeviceMma, DeviceTensor};
 
-use super::{AttnPlan, BM, BODY, COL_BLOCK, CONSUMER_REGS, CONSUMERS, PRODUCER_REGS};
+use super::{AttnPlan, BM, BODY, COL_BLOCK, CONSUMERS, PRODUCER_REGS};
 
 impl AttnPlan {
     /// The kernel, for `sm_90a`: 384 threads per block, launched over `(query blocks, heads,
@@ -87,7 +87,7 @@ impl AttnPlan {
             .int("DT", crate::hopper::output_code(cfg.out_type())?)
             .int("ROW_LANES", s_rows.lane_mask)
             .int("PRODUCER_REGS", PRODUCER_REGS)
-            .int("CONSUMER_REGS", CONSUMER_REGS)
+            .int("CONSUMER_REGS", cfg.consumer_regs())
             .tiled_mma(&qk)
             .tiled_mma(&pv)
             .tiled_copy(&o_st)
@@ -128,7 +128,7 @@ impl AttnPlan {
             .param(Param::scalar("lse_head", Scalar::I64))
             .param(Param::scalar("lse_batch", Scalar::I64));
         b.threads(128 * (1 + CONSUMERS as u32))
-            .min_blocks(Some(1))
+            .min_blocks(Some(cfg.blocks_per_sm))
             .dynamic_smem(u32::try_from(self.smem_bytes()).unwrap_or(u32::MAX))
             .target(Arch::SM90A)
             .build()
