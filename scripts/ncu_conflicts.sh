@@ -30,7 +30,7 @@ if [ "${1:-}" = mma ] || [ "${1:-}" = sgemm ]; then
   shift
 fi
 if [ "$SUITE" = sgemm ]; then
-  # One dtype pass: the ladder is fp32 only (--dtype is ignored by `bench sgemm`).
+  # One pass: the ladder is fp32 only.
   SIZE=${1:-1024}
   DTYPES=(f32)
   KERNELS='regex:^sgemm_'
@@ -68,13 +68,16 @@ failed() {
 }
 
 for dtype in "${DTYPES[@]}"; do
+  # `bench mma` and `bench sgemm` have one element type and refuse --dtype.
+  DTYPE_ARGS=()
+  [ "$SUITE" = all ] && DTYPE_ARGS=(--dtype "$dtype")
   # Predictions (bank model over the kernels' own layouts); no profiler attached.
-  "${BENCH[@]}" "$SUITE" --profile --size "$SIZE" --dtype "$dtype" \
+  "${BENCH[@]}" "$SUITE" --profile --size "$SIZE" "${DTYPE_ARGS[@]}" \
     >"$OUTDIR/bench_$dtype.out" 2>"$OUTDIR/predict_$dtype.txt" ||
     failed "tessel bench ($dtype)" "$OUTDIR/predict_$dtype.txt"
   # Measurement.
   "$NCU" --clock-control none --metrics "$METRICS" -k "$KERNELS" \
-    --csv --page raw "${BENCH[@]}" "$SUITE" --profile --size "$SIZE" --dtype "$dtype" \
+    --csv --page raw "${BENCH[@]}" "$SUITE" --profile --size "$SIZE" "${DTYPE_ARGS[@]}" \
     >"$OUTDIR/ncu_$dtype.csv" 2>"$OUTDIR/ncu_$dtype.err" ||
     failed "ncu ($dtype)" "$OUTDIR/ncu_$dtype.err"
 done
