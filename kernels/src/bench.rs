@@ -4,8 +4,8 @@
 //!
 //! For each dtype and size: random non-zero input larger than L2, the output poisoned and every
 //! element checked against a CPU replay before anything is timed; then CUDA-event medians of
-//! the kernel and of `cuMemcpyDtoD` on the same buffers, and the ratio of their bandwidths
-//! (bytes read + written).
+//! the kernel and of `cuMemcpyDtoD` on the same buffers ([`crate::measure::memcpy`]), and the
+//! ratio of their bandwidths (bytes read + written).
 //!
 //! ```
 //! use tessel_kernels::{bench::{BenchOptions, micro_rows}, Gpu};
@@ -17,19 +17,19 @@
 
 use std::io::Write;
 
-use cudarc::driver::CudaSlice;
 use half::f16;
 use tessel_layout::bank::SmemTraffic;
 
 use crate::bits::{BitsElement, same_bits};
 use crate::device::Gpu;
 use crate::element::Element;
-use crate::error::{GpuError, GpuResult, cuda};
+use crate::error::{GpuError, GpuResult};
 use crate::exec::{alloc, run_poisoned, upload_random};
 use crate::kernel::Arg;
+use crate::measure::memcpy::{gbps, memcpy_dtod, time_memcpy_dtod};
 use crate::micro::{MicroKind, MicroPlan};
 use crate::tiled::{COPY_ELEMENTS, TiledKind, TiledPlan};
-use crate::timing::{Timing, time_events};
+use crate::timing::Timing;
 
 /// What to measure and how.
 ///
@@ -139,20 +139,6 @@ pub(crate) fn io(r: std::io::Result<()>) -> GpuResult<()> {
     r.map_err(|e| GpuError::InvalidArgument(format!("cannot write output: {e}")))
 }
 
-/// The reference copy every kernel's bandwidth is compared with.
-fn memcpy_dtod<E: BitsElement>(
-    gpu: &Gpu,
-    src: &CudaSlice<E>,
-    dst: &mut CudaSlice<E>,
-) -> GpuResult<()> {
-    cuda("cuMemcpyDtoD", gpu.stream().memcpy_dtod(src, dst))
-}
-
-/// Effective bandwidth in GB/s of moving `bytes` in the median time of `t`.
-fn gbps(bytes: i64, t: &Timing) -> f64 {
-    bytes as f64 / (t.median_ms * 1e6)
-}
-
 fn matrix_suite<E: BitsElement>(
     gpu: &Gpu,
     args: &BenchOptions,
@@ -186,9 +172,7 @@ fn matrix_suite<E: BitsElement>(
         None
     } else {
         io(writeln!(progress, "[{dtype} {m}x{n}] timing memcpy_dtod"))?;
-        Some(time_events(gpu, 3, args.repeats, || {
-            memcpy_dtod(gpu, &src, &mut dst)
-        })?)
+        Some(time_memcpy_dtod(gpu, &src, &mut dst, 3, args.repeats)?)
     };
     let base_gbps = memcpy.map(|t| gbps(bytes, &t));
     rows.push(Row {
@@ -254,7 +238,7 @@ fn matrix_suite<E: BitsElement>(
             progress,
             "[{dtype} {m}x{n}] timing memcpy_dtod again"
         ))?;
-        let again = time_events(gpu, 3, args.repeats, || memcpy_dtod(gpu, &src, &mut dst))?;
+        let again = time_memcpy_dtod(gpu, &src, &mut dst, 3, args.repeats)?;
         if let Some(first) = rows.first().and_then(|r| r.timing) {
             io(writeln!(
                 progress,

@@ -2,6 +2,9 @@
 //!
 //! - [`cublas`]: the cuBLAS GEMM baseline (`cublasGemmEx`, every type pair and operand order the
 //!   suites use: [`cublas::gemm`], [`cublas::gemm_tn`], [`cublas::supports`]).
+//! - [`memcpy`]: the memory-bound kernels' baseline, `cuMemcpyDtoD` of the same buffers timed in
+//!   the same run ([`memcpy::time_memcpy_dtod`]), and the effective bandwidth they are compared
+//!   by ([`memcpy::gbps`]).
 //! - [`timing`]: CUDA-event timing (warm-up, median of repeats, paired same-process timing);
 //!   also reachable as `tessel_kernels::timing`.
 //!
@@ -16,4 +19,5 @@
 //! ```
 
 pub mod cublas;
+pub mod memcpy;
 pub mod timing;

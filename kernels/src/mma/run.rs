@@ -32,6 +32,7 @@ use crate::element::Element;
 use crate::error::{GpuError, GpuResult};
 use crate::exec::{alloc, download, poison};
 use crate::kernel::{Arg, Kernel};
+use crate::measure::memcpy::{gbps, time_memcpy_dtod};
 use crate::timing::Timing;
 
 /// How many problems of a grid [`MmaKernel::run`] compares with the CPU reference at most (plus
@@ -369,8 +370,9 @@ fn floats(bits: Vec<u32>) -> Vec<f32> {
 pub fn mma_rows(gpu: &Gpu, opts: &BenchOptions, progress: &mut dyn Write) -> GpuResult<Vec<Row>> {
     let problems = opts.sizes.first().map_or(1 << 15, |s| s.0);
     let mut rows = Vec::new();
-    // The reference, as in the other kernel suites: cuMemcpyDtoD timed on a buffer of problem
-    // 3's inputs (8192 fp16 per problem); each kernel's ratio is its GB/s over memcpy's.
+    // The reference, as in the other kernel suites (`measure::memcpy`): cuMemcpyDtoD timed on a
+    // buffer of problem 3's inputs (8192 fp16 per problem); each kernel's ratio is its GB/s over
+    // memcpy's.
     let base_gbps = if opts.profile {
         None
     } else {
@@ -382,11 +384,9 @@ pub fn mma_rows(gpu: &Gpu, opts: &BenchOptions, progress: &mut dyn Write) -> Gpu
         poison(gpu, &mut src)?;
         let mut dst = alloc::<f16>(gpu, len)?;
         io(writeln!(progress, "[mma {problems}] timing memcpy_dtod"))?;
-        let t = crate::timing::time_events(gpu, 3, opts.repeats, || {
-            crate::error::cuda("cuMemcpyDtoD", gpu.stream().memcpy_dtod(&src, &mut dst))
-        })?;
+        let t = time_memcpy_dtod(gpu, &src, &mut dst, 3, opts.repeats)?;
         let bytes = 2 * 2 * len as i64;
-        let gbps = bytes as f64 / (t.median_ms * 1e6);
+        let gbps = gbps(bytes, &t);
         rows.push(Row {
             kernel: "memcpy_dtod".into(),
             dtype: Element::F16,
@@ -412,7 +412,7 @@ pub fn mma_rows(gpu: &Gpu, opts: &BenchOptions, progress: &mut dyn Write) -> Gpu
             if opts.profile {
                 crate::bench::print_prediction(progress, &name, Some(traffic))?;
             }
-            let gbps = timing.map(|t| k.bytes() as f64 / (t.median_ms * 1e6));
+            let gbps = timing.map(|t| gbps(k.bytes(), &t));
             rows.push(Row {
                 kernel: name,
                 dtype: Element::F16,
