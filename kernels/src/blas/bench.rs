@@ -1,9 +1,10 @@
 //! `tessel bench gemm` through the library: for each shape, type pair and pair of operand
 //! orders, the library GEMM ([`Gemm`]) and cuBLAS (`cublasGemmEx`, the same types and orders,
-//! fp32 compute; for 8-bit inputs cuBLASLt, [`super::fp8_cublaslt`], TN with per-tensor scales
-//! 0.5 and 0.25 given to both, and only the TN orders) in the same process: both checked against the f64 CPU reference on spread
-//! rows within the K-proportional bound ([`reference_bounds`]), and against each other within
-//! the sum of their bounds; then timed with CUDA events (balanced order, [`time_pair`]).
+//! fp32 compute; for 8-bit inputs cuBLASLt, [`crate::measure::cublaslt`], TN with per-tensor
+//! scales 0.5 and 0.25 given to both, and only the TN orders) in the same process: both checked
+//! against the f64 CPU reference on spread rows within the K-proportional bound
+//! ([`reference_bounds`]), and against each other within the sum of their bounds; then timed
+//! with CUDA events (balanced order, [`time_pair`]).
 
 use std::io::Write;
 
@@ -12,8 +13,8 @@ use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 use super::verify::compare_rows;
 use super::{
-    Gemm, GemmArgs, HostGemm, HostMatrix, MatrixMut, MatrixRef, Order, fp8_cublaslt,
-    reference_bounds, spread_rows,
+    Gemm, GemmArgs, HostGemm, HostMatrix, MatrixMut, MatrixRef, Order, reference_bounds,
+    spread_rows,
 };
 use crate::bench::io;
 use crate::device::Gpu;
@@ -22,6 +23,7 @@ use crate::error::{GpuError, GpuResult, cuda};
 use crate::gemm::host::random_f16;
 use crate::gemm::run::{VsCublas, cublas};
 use crate::measure::cublas::{self as cublas_ref, GemmOperands};
+use crate::measure::cublaslt::fp8_cublaslt;
 use crate::timing::{Side, time_events, time_pair};
 
 /// One row of the benchmark.

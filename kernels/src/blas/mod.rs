@@ -125,7 +125,6 @@
 
 pub mod bench;
 mod check;
-mod cublaslt;
 mod dispatch;
 pub(crate) mod order;
 mod select;
@@ -135,7 +134,6 @@ pub mod split;
 mod verify;
 
 pub use check::{MatrixDesc, OperandMap, Problem, Sm90Call, plan_sm90};
-pub use cublaslt::fp8_cublaslt;
 pub use dispatch::{GemmCall, GemmPath, gemm_target, plan_gemm};
 pub use order::Order;
 pub use select::{

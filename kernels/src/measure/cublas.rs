@@ -54,7 +54,7 @@ pub fn cublas(gpu: &Gpu) -> GpuResult<CudaBlas> {
 /// type equal to the 16-bit input type. cuBLAS answers `CUBLAS_STATUS_NOT_SUPPORTED` for fp16 in
 /// with bf16 out and for bf16 in with fp16 out (seen on an H100 with CUDA 13), so those pairs
 /// are checked against the CPU reference only. The 8-bit inputs need cuBLASLt
-/// (`cublasLtMatmul`), not `cublasGemmEx`: that baseline is a sibling of this module.
+/// (`cublasLtMatmul`), not `cublasGemmEx`: their baseline is [`super::cublaslt`].
 ///
 /// ```
 /// use tessel_kernels::{Element, measure::cublas::supports};

@@ -2,15 +2,14 @@
 //!
 //! - [`cublas`]: the cuBLAS GEMM baseline (`cublasGemmEx`, every type pair and operand order the
 //!   suites use: [`cublas::gemm`], [`cublas::gemm_tn`], [`cublas::supports`]).
+//! - [`cublaslt`]: the FP8 GEMM baseline, `cublasLtMatmul` on e4m3/e5m2 inputs with per-tensor
+//!   scales ([`cublaslt::fp8_cublaslt`]): the 8-bit type pairs, which `cublasGemmEx` does not
+//!   take and [`cublas::supports`] refuses.
 //! - [`memcpy`]: the memory-bound kernels' baseline, `cuMemcpyDtoD` of the same buffers timed in
 //!   the same run ([`memcpy::time_memcpy_dtod`]), and the effective bandwidth they are compared
 //!   by ([`memcpy::gbps`]).
 //! - [`timing`]: CUDA-event timing (warm-up, median of repeats, paired same-process timing);
 //!   also reachable as `tessel_kernels::timing`.
-//!
-//! A new baseline goes here as a sibling module: the cuBLASLt FP8 GEMM (`cublasLtMatmul` on
-//! e4m3/e5m2 inputs, which `cublasGemmEx` does not take) as `measure::cublaslt`, next to
-//! [`cublas`], with its type pairs added to what [`cublas::supports`] refuses.
 //!
 //! ```
 //! use tessel_kernels::{Element, measure::{cublas, timing::median}};
@@ -19,5 +18,6 @@
 //! ```
 
 pub mod cublas;
+pub mod cublaslt;
 pub mod memcpy;
 pub mod timing;

@@ -9,6 +9,17 @@
 //! therefore B's scale and `B_SCALE_POINTER` A's. Fast accumulation is left off (cuBLASLt's
 //! default, `CUBLASLT_MATMUL_DESC_FAST_ACCUM` 0), as the library promotes its accumulators.
 //! cuBLASLt has no e5m2 x e5m2 kernel: that pair is `CUBLAS_STATUS_NOT_SUPPORTED`.
+//!
+//! ```
+//! use tessel_kernels::{Element, GpuError, measure::cublaslt::fp8_cublaslt};
+//! let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+//! // 16-bit inputs are `cublasGemmEx`'s (`measure::cublas`): refused before an address is read.
+//! // SAFETY: the call returns an error without using the addresses.
+//! let r = unsafe {
+//!     fp8_cublaslt(&gpu, (64, 64, 64), (0, Element::F16), (0, Element::F16), (0, Element::F32), (0, 0))
+//! };
+//! assert!(matches!(r, Err(GpuError::InvalidArgument(_) | GpuError::Unavailable(_))));
+//! ```
 
 use std::ffi::c_void;
 
@@ -88,7 +99,7 @@ fn set<T>(
 /// stream's) until every launch has run.
 ///
 /// ```
-/// use tessel_kernels::{Element, blas::fp8_cublaslt};
+/// use tessel_kernels::{Element, measure::cublaslt::fp8_cublaslt};
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
 /// let s = gpu.stream();
 /// let (m, n, k) = (64, 64, 64);
