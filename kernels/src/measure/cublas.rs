@@ -1,7 +1,7 @@
 //! The cuBLAS GEMM baseline: one `cublasGemmEx` call for every type pair and operand order the
 //! suites compare with (the tensor-core GEMM's f16 -> f32, the Hopper GEMM's and the GEMM
-//! library's f16/bf16 -> f32/f16/bf16, the SGEMM ladder's f32 -> f32), fp32 compute, alpha 1,
-//! beta 0.
+//! library's f16/bf16 -> f32/f16/bf16, the SGEMM ladder's f32 -> f32), and `cublasSgemm` on the
+//! SGEMM ladder's own operand orders ([`sgemm`]); fp32 compute, alpha 1, beta 0.
 //!
 //! Row-major `D = A B` (`A` `m x k`, `B` `k x n`, `D` `m x n` row-major) is, read column-major,
 //! `D^T = B^T A^T`: cuBLAS gets `B` first. A row-major operand read column-major is its own
@@ -71,6 +71,21 @@ pub fn supports(input: Element, output: Element) -> bool {
     )
 }
 
+/// cuBLAS's operation and leading dimension of a `rows x cols` operand stored in `order`, read
+/// column-major: a row-major operand is its own transpose (`CUBLAS_OP_N`, leading dimension
+/// `cols`), a column-major one needs `CUBLAS_OP_T` (leading dimension `rows`).
+fn operand(order: Order, rows: i64, cols: i64) -> (cublas_sys::cublasOperation_t, i64) {
+    match order {
+        Order::RowMajor => (cublas_sys::cublasOperation_t::CUBLAS_OP_N, cols),
+        Order::ColMajor => (cublas_sys::cublasOperation_t::CUBLAS_OP_T, rows),
+    }
+}
+
+/// A dimension as the `int` cuBLAS takes (`i32::MAX` when it does not fit).
+fn int(v: i64) -> i32 {
+    i32::try_from(v).unwrap_or(i32::MAX)
+}
+
 /// One GEMM's operands for [`gemm`]: device addresses, the operands' orders and the types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GemmOperands {
@@ -99,22 +114,17 @@ pub unsafe fn gemm(
     (m, n, k): (i64, i64, i64),
     ops: GemmOperands,
 ) -> GpuResult<()> {
-    let int = |v: i64| i32::try_from(v).unwrap_or(i32::MAX);
-    let op = |o| match o {
-        Order::RowMajor => cublas_sys::cublasOperation_t::CUBLAS_OP_N,
-        Order::ColMajor => cublas_sys::cublasOperation_t::CUBLAS_OP_T,
-    };
     let ((a, oa), (b, ob)) = (ops.a, ops.b);
-    let lda = if oa == Order::RowMajor { k } else { m };
-    let ldb = if ob == Order::RowMajor { n } else { k };
+    let (op_a, lda) = operand(oa, m, k);
+    let (op_b, ldb) = operand(ob, k, n);
     let (alpha, beta) = (1.0f32, 0.0f32);
     // SAFETY: the caller guarantees the buffers; alpha and beta are host scalars (the default
     // pointer mode).
     cuda("cublasGemmEx", unsafe {
         gemm_ex(
             *blas.handle(),
-            op(ob),
-            op(oa),
+            op_b,
+            op_a,
             int(n),
             int(m),
             int(k),
@@ -158,4 +168,62 @@ pub unsafe fn gemm_tn(
     };
     // SAFETY: the caller guarantees the buffers.
     unsafe { gemm(blas, shape, ops) }
+}
+
+/// Row-major `C = A B` with `cublasSgemm` (fp32, alpha 1, beta 0): A (`m x k`) and B (`k x n`)
+/// stored in their orders, C (`m x n`) row-major. cuBLAS computes the column-major
+/// `C^T = B^T A^T` (`n x m`, leading dimension `n`): a row-major B is the column-major `B^T`
+/// (`CUBLAS_OP_N`, leading dimension `n`), a column-major B needs `CUBLAS_OP_T` (leading
+/// dimension `k`); a row-major A is the column-major `A^T` (`CUBLAS_OP_N`, leading dimension
+/// `k`), a column-major A needs `CUBLAS_OP_T` (leading dimension `m`). The SGEMM ladder's
+/// baseline on its own operand orders.
+///
+/// # Safety
+///
+/// `a`, `b`, `c` are device addresses of `m k`, `k n` and `m n` floats on `blas`'s stream.
+///
+/// ```
+/// use tessel_kernels::{blas::Order, measure::cublas::{cublas, sgemm}};
+/// use tessel_kernels::cudarc::driver::{DevicePtr, DevicePtrMut};
+/// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return }; // no GPU: nothing to run
+/// let Ok(blas) = cublas(&gpu) else { return };
+/// let s = gpu.stream();
+/// let a = s.clone_htod(&[1.0f32, 2.0, 3.0, 4.0]).unwrap(); // column-major [[1, 3], [2, 4]]
+/// let b = s.clone_htod(&[1.0f32, 0.0, 0.0, 1.0]).unwrap(); // the identity
+/// let mut c = s.alloc_zeros::<f32>(4).unwrap();
+/// let (pa, pb, pc) = (a.device_ptr(s).0, b.device_ptr(s).0, c.device_ptr_mut(s).0);
+/// // SAFETY: a, b and c hold 2 x 2 floats on the handle's stream and outlive the call.
+/// unsafe { sgemm(&blas, (2, 2, 2), (pa, Order::ColMajor), (pb, Order::RowMajor), pc) }.unwrap();
+/// assert_eq!(s.clone_dtoh(&c).unwrap(), [1.0, 3.0, 2.0, 4.0]);
+/// ```
+pub unsafe fn sgemm(
+    blas: &CudaBlas,
+    (m, n, k): (i64, i64, i64),
+    (a, a_order): (u64, Order),
+    (b, b_order): (u64, Order),
+    c: u64,
+) -> GpuResult<()> {
+    let (op_a, ld_a) = operand(a_order, m, k);
+    let (op_b, ld_b) = operand(b_order, k, n);
+    let (alpha, beta) = (1.0f32, 0.0f32);
+    // SAFETY: the caller guarantees the buffers; alpha and beta are host scalars.
+    let status = unsafe {
+        cublas_sys::cublasSgemm_v2(
+            *blas.handle(),
+            op_b,
+            op_a,
+            int(n),
+            int(m),
+            int(k),
+            &alpha,
+            b as *const f32,
+            int(ld_b),
+            a as *const f32,
+            int(ld_a),
+            &beta,
+            c as *mut f32,
+            int(n),
+        )
+    };
+    cuda("cublasSgemm", status.result())
 }

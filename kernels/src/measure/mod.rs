@@ -1,7 +1,8 @@
 //! Reference and measurement: what every benchmark compares a kernel with, and how it times.
 //!
 //! - [`cublas`]: the cuBLAS GEMM baseline (`cublasGemmEx`, every type pair and operand order the
-//!   suites use: [`cublas::gemm`], [`cublas::gemm_tn`], [`cublas::supports`]).
+//!   suites use: [`cublas::gemm`], [`cublas::gemm_tn`], [`cublas::supports`]; `cublasSgemm` on
+//!   the SGEMM ladder's operand orders: [`cublas::sgemm`]).
 //! - [`cublaslt`]: the FP8 GEMM baseline, `cublasLtMatmul` on e4m3/e5m2 inputs with per-tensor
 //!   scales ([`cublaslt::fp8_cublaslt`]): the 8-bit type pairs, which `cublasGemmEx` does not
 //!   take and [`cublas::supports`] refuses.

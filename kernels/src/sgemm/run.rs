@@ -13,16 +13,17 @@
 //! assert_eq!(out.rows.len(), 1);
 //! ```
 
-use cudarc::cublas::sys as cublas_sys;
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 use super::bank::per_launch;
 use super::host::{Check, check, random, sample};
 use super::{Major, Rung, SgemmPlan};
+use crate::blas::Order;
 use crate::device::Gpu;
 use crate::error::{GpuResult, cuda};
 use crate::exec::poison;
 use crate::kernel::Arg;
+use crate::measure::cublas;
 use crate::timing::{Timing, time_events};
 use tessel_layout::bank::SmemTraffic;
 
@@ -135,7 +136,7 @@ pub fn time_cublas(
         let (pc, _rc) = bufs.c.device_ptr_mut(&stream);
         // SAFETY: A holds M K, B K N (= N K) and C M N fp32 elements on the handle's stream.
         unsafe {
-            crate::measure::cublas::gemm_tn(
+            cublas::gemm_tn(
                 blas,
                 (m, n, k),
                 (pa, pb, crate::Element::F32),
@@ -145,55 +146,17 @@ pub fn time_cublas(
     })
 }
 
-/// `cublasSgemm` computing the plan's own product: row-major `C = A B` with A and B stored as
-/// `a_major` / `b_major`. Column-major cuBLAS computes `C^T = B^T A^T` (`N x M`, ld `N`): a
-/// row-major B is the column-major `B^T` (op N, ld N), a column-major B needs op T (ld K); a
-/// row-major A is the column-major `A^T` (op N, ld K), a column-major A needs op T (ld M).
-///
-/// # Safety
-/// `a`, `b`, `c` are device pointers to `M K`, `K N` and `M N` floats on the handle's stream.
-unsafe fn sgemm_same(
-    blas: &cudarc::cublas::CudaBlas,
-    (m, n, k): (i64, i64, i64),
-    (a_major, b_major): (Major, Major),
-    (a, b, c): (u64, u64, u64),
-) -> GpuResult<()> {
-    use cublas_sys::cublasOperation_t::{CUBLAS_OP_N, CUBLAS_OP_T};
-    let int = |v: i64| i32::try_from(v).unwrap_or(i32::MAX);
-    let (op_b, ld_b) = match b_major {
-        Major::Row => (CUBLAS_OP_N, n),
-        Major::Col => (CUBLAS_OP_T, k),
-    };
-    let (op_a, ld_a) = match a_major {
-        Major::Row => (CUBLAS_OP_N, k),
-        Major::Col => (CUBLAS_OP_T, m),
-    };
-    let (alpha, beta) = (1.0f32, 0.0f32);
-    // SAFETY: the caller guarantees the buffers; alpha and beta are host scalars.
-    let status = unsafe {
-        cublas_sys::cublasSgemm_v2(
-            *blas.handle(),
-            op_b,
-            op_a,
-            int(n),
-            int(m),
-            int(k),
-            &alpha,
-            b as *const f32,
-            int(ld_b),
-            a as *const f32,
-            int(ld_a),
-            &beta,
-            c as *mut f32,
-            int(n),
-        )
-    };
-    cuda("cublasSgemm", status.result())
+/// The library's spelling of an operand order.
+fn order(major: Major) -> Order {
+    match major {
+        Major::Row => Order::RowMajor,
+        Major::Col => Order::ColMajor,
+    }
 }
 
-/// Runs `cublasSgemm` on the ladder's operands (as `C^T = B^T A^T`) once into `bufs.c` (poisoned
-/// with NaN first) and checks C against the CPU reference at `elements`, then times it: cuBLAS
-/// SGEMM on the ladder's own operand layouts.
+/// Runs `cublasSgemm` on the ladder's operands ([`crate::measure::cublas::sgemm`], A and B in
+/// the ladder's orders) once into `bufs.c` (poisoned with NaN first) and checks C against the
+/// CPU reference at `elements`, then times it: cuBLAS SGEMM on the ladder's own operand layouts.
 ///
 /// ```
 /// use tessel_kernels::sgemm::{Major, host::sample, run::{SgemmBuffers, time_cublas_same}};
@@ -222,7 +185,15 @@ pub fn time_cublas_same(
         let (pb, _rb) = bufs.b.device_ptr(&stream);
         let (pc, _rc) = bufs.c.device_ptr_mut(&stream);
         // SAFETY: A holds M K, B K N and C M N fp32 elements on the handle's stream.
-        unsafe { sgemm_same(blas, (m, n, k), majors, (pa, pb, pc)) }
+        unsafe {
+            cublas::sgemm(
+                blas,
+                (m, n, k),
+                (pa, order(majors.0)),
+                (pb, order(majors.1)),
+                pc,
+            )
+        }
     };
     run(bufs)?;
     gpu.synchronize()?;
@@ -309,7 +280,7 @@ pub fn ladder(gpu: &Gpu, opts: &LadderOptions) -> GpuResult<Ladder> {
     let flops = 2.0 * m as f64 * n as f64 * k as f64;
     let gflops = |t: &Timing| flops / (t.median_ms * 1e6);
     let elements = sample(m as usize, n as usize, opts.samples, 7);
-    let (cublas_gflops, cublas_tn_gflops) = match crate::gemm::run::cublas(gpu) {
+    let (cublas_gflops, cublas_tn_gflops) = match cublas::cublas(gpu) {
         Ok(blas) => {
             let (same, _) = time_cublas_same(
                 gpu,
