@@ -2,9 +2,10 @@
 //! `cp.async`, swizzled shared tiles, `ldmatrix`, `mma.sync`. `cargo run --example tiled_gemm`.
 
 use tessel_kit::atom::{copy_atom, mma_atom};
-use tessel_kit::kernels::gemm::host::{compare, random_f16, reference_rows, tolerance};
+use tessel_kit::kernels::gemm::host::{random_f16, reference_rows};
 use tessel_kit::kernels::kernel::{Arg, CType as T, Kernel, KernelBuilder, Param};
 use tessel_kit::kernels::layer::{DeviceCopy, DeviceMma, DeviceTensor};
+use tessel_kit::kernels::measure::{bound::tolerance, compare::compare};
 use tessel_kit::kernels::{Gpu, exec::alloc};
 use tessel_kit::tiled::{make_tiled_copy, make_tiled_copy_a, make_tiled_copy_b};
 type Res<T> = Result<T, Box<dyn std::error::Error>>;

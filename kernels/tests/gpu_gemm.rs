@@ -5,7 +5,7 @@
 
 mod common;
 
-use tessel_kernels::gemm::host::{compare, random_f16, reference_rows, simulate, tolerance};
+use tessel_kernels::gemm::host::{random_f16, reference_rows, simulate};
 use tessel_kernels::gemm::run::{
     GemmBuffers, cublas, cublas_present, run_and_compare_cublas, run_and_verify,
 };
@@ -14,6 +14,7 @@ use tessel_kernels::gemm::{
 };
 use tessel_kernels::kernel::CType;
 use tessel_kernels::layer::DeviceTensor;
+use tessel_kernels::measure::{bound::tolerance, compare::compare};
 use tessel_layout::verify;
 
 /// The smallest problem every configuration supports.

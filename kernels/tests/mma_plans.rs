@@ -5,9 +5,10 @@
 use half::f16;
 use tessel_kernels::kernel::CType;
 use tessel_kernels::layer::DeviceTensor;
+use tessel_kernels::measure::compare::expect_close;
 use tessel_kernels::mma::device::{BOperand, WarpProduct, accumulator_stores, offset, store_c};
 use tessel_kernels::mma::host::{
-    dot16, expect_close, lane_a, lane_b, lane_c, power_reference, random_f16, round_to_f16,
+    dot16, lane_a, lane_b, lane_c, power_reference, random_f16, round_to_f16,
 };
 use tessel_kernels::mma::modes::{self, ModesKind, ModesPlan};
 use tessel_kernels::mma::pair::{self, PairPlan};

@@ -40,7 +40,8 @@
 //! ```
 
 use super::problem::Problem;
-use crate::gemm::host::{Comparison, compare, tolerance};
+use crate::measure::bound::tolerance;
+use crate::measure::compare::{Comparison, compare};
 
 /// The inputs on the host, as the exact values of the device's 16-bit elements, laid out as
 /// the [`Problem`]'s strides say.

@@ -34,11 +34,11 @@ use crate::device::Gpu;
 use crate::element::Element;
 use crate::error::{GpuError, GpuResult, cuda};
 use crate::exec::poison;
-use crate::gemm::host::Comparison;
 use crate::gemm::run::max_smem_optin;
 use crate::hopper::INPUTS;
 use crate::hopper::run::random_operand;
 use crate::kernel::{Arg, Loaded};
+use crate::measure::compare::Comparison;
 use crate::timing::{Timing, time_events};
 use crate::tma::TensorMap;
 

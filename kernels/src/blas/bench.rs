@@ -11,7 +11,6 @@ use std::io::Write;
 use cudarc::cublas::CudaBlas;
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
-use super::verify::compare_rows;
 use super::{
     Gemm, GemmArgs, HostGemm, HostMatrix, MatrixMut, MatrixRef, Order, reference_bounds,
     spread_rows,
@@ -22,6 +21,7 @@ use crate::element::{DeviceElement, Element};
 use crate::error::{GpuError, GpuResult, cuda};
 use crate::gemm::host::random_f16;
 use crate::gemm::run::{VsCublas, cublas};
+use crate::measure::compare::compare_rows;
 use crate::measure::cublas::{self as cublas_ref, GemmOperands};
 use crate::measure::cublaslt::fp8_cublaslt;
 use crate::timing::{Side, time_events, time_pair};
@@ -240,17 +240,17 @@ pub fn bench_one(
     };
     let (ours_rows, theirs_rows) = (pick(&ours), pick(&theirs));
     let n_cols = n as usize;
-    let cpu = compare_rows(&ours_rows, &want, &tol, n_cols, &rows);
+    let cpu = compare_rows(&ours_rows, &want, &tol, "D", n_cols, &rows);
     if cpu.bad > 0 {
         return Err(cpu.failure(&name, "vs CPU reference"));
     }
-    let cublas_cpu = compare_rows(&theirs_rows, &want, &tol, n_cols, &rows);
+    let cublas_cpu = compare_rows(&theirs_rows, &want, &tol, "D", n_cols, &rows);
     if cublas_cpu.bad > 0 {
         return Err(cublas_cpu.failure(&format!("cuBLAS {m}x{n}x{k}"), "vs CPU reference"));
     }
     let theirs_f64: Vec<f64> = theirs_rows.iter().map(|&x| f64::from(x)).collect();
     let twice: Vec<f64> = tol.iter().map(|t| 2.0 * t).collect();
-    let vs = compare_rows(&ours_rows, &theirs_f64, &twice, n_cols, &rows);
+    let vs = compare_rows(&ours_rows, &theirs_f64, &twice, "D", n_cols, &rows);
     if vs.bad > 0 {
         return Err(vs.failure(&name, "vs cuBLAS"));
     }

@@ -1,13 +1,15 @@
 //! Checking a GEMM's result on the host against an f64 reference, within a bound that holds for
 //! any K: each element within the fp32 accumulation bound of its own `sum_k |a_ik b_kj|`
-//! ([`crate::gemm::host::tolerance`], scaled by `|alpha|`), plus the rounding of the scaling,
-//! of `beta C` and of the output type; for 8-bit inputs also the reduced precision of the
-//! tensor cores' accumulation inside one promotion interval ([`FP8_ACCUMULATION`]). 8-bit
-//! inputs and their products are exact in f64, so the reference is exact.
+//! ([`crate::measure::bound::tolerance`], scaled by `|alpha|`), plus the rounding of the
+//! scaling, of `beta C` and of the output type ([`crate::measure::bound::rounded`]); for 8-bit
+//! inputs also the reduced precision of the tensor cores' accumulation inside one promotion
+//! interval ([`FP8_ACCUMULATION`]). 8-bit inputs and their products are exact in f64, so the
+//! reference is exact.
 
 use super::Order;
 use crate::element::Element;
-use crate::gemm::host::{Comparison, compare, tolerance};
+use crate::measure::bound::{rounded, tolerance};
+use crate::measure::compare::{Comparison, compare_rows};
 
 /// A matrix on the host: its values in storage order (as f64), its order and leading
 /// dimension.
@@ -69,7 +71,7 @@ pub struct HostGemm<'a> {
 /// cores keep about 14 bits of the FP8 accumulation (DeepSeek-V3 Technical Report,
 /// arXiv:2412.19437, section 3.3.2, measured on H800), so each of the four k32 steps of a
 /// k-tile loses at most `2^-13` of the magnitude it adds to; the kernel adds each k-tile's
-/// partial sum to an fp32 total ([`crate::hopper`]), which [`crate::gemm::host::tolerance`]
+/// partial sum to an fp32 total ([`crate::hopper`]), which [`crate::measure::bound::tolerance`]
 /// covers.
 ///
 /// ```
@@ -103,7 +105,7 @@ pub fn verify_gemm(
         .flat_map(|&i| (0..g.n).map(move |j| (i, j)))
         .map(|(i, j)| d.at(i, j) as f32)
         .collect();
-    compare_rows(&got, &want, &tol, g.n, rows)
+    compare_rows(&got, &want, &tol, "D", g.n, rows)
 }
 
 /// The f64 reference of rows `rows` of `g` (row by row, every column) and each element's
@@ -141,33 +143,10 @@ pub fn reference_bounds(g: &HostGemm<'_>, out: Element, rows: &[usize]) -> (Vec<
             let t =
                 g.alpha.abs() * (tolerance(g.k, abs) + fp8) + eps * (g.alpha.abs() * abs + c.abs());
             want.push(w);
-            tol.push(t + u * (w.abs() + t) + out.min_subnormal());
+            tol.push(rounded(t, w, u, out.min_subnormal()));
         }
     }
     (want, tol)
-}
-
-/// Compares `got` (rows `rows`, `n` columns each) with `want` within `tol`, naming elements
-/// `D[i][j]`.
-pub(crate) fn compare_rows(
-    got: &[f32],
-    want: &[f64],
-    tol: &[f64],
-    n: usize,
-    rows: &[usize],
-) -> Comparison {
-    compare(
-        got,
-        want,
-        |e| tol.get(e).copied().unwrap_or(0.0),
-        |e| {
-            format!(
-                "D[{}][{}]",
-                rows.get(e / n.max(1)).copied().unwrap_or(0),
-                e % n.max(1)
-            )
-        },
-    )
 }
 
 /// Rows to check: every row up to `max_rows`, else `max_rows` rows spread over `0..m` (the

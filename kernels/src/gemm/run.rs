@@ -15,7 +15,7 @@ use cudarc::cublas::CudaBlas;
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use half::f16;
 
-use super::host::{Comparison, compare, random_f16, reference_rows, tolerance};
+use super::host::{random_f16, reference_rows};
 use super::{GemmConfig, GemmPlan};
 use crate::bench::io;
 use crate::device::Gpu;
@@ -23,6 +23,8 @@ use crate::element::Element;
 use crate::error::{GpuError, GpuResult, cuda};
 use crate::exec::{alloc, download, poison};
 use crate::kernel::{Arg, Loaded};
+use crate::measure::bound::tolerance;
+use crate::measure::compare::{Comparison, compare_relative, compare_rows};
 use crate::measure::cublas::gemm_tn;
 /// The cuBLAS handle and its probe, defined with the cuBLAS baseline ([`crate::measure::cublas`]).
 pub use crate::measure::cublas::{cublas, cublas_present};
@@ -196,7 +198,8 @@ fn checked_rows(m: usize, max_rows: usize) -> Vec<usize> {
     (0..max_rows).map(|i| i * step + (i * 37) % step).collect()
 }
 
-/// Compares the rows `rows` of `c` (M x N) with the f64 CPU reference.
+/// Compares the rows `rows` of `c` (M x N) with the f64 CPU reference, each element within
+/// [`tolerance`] of its `sum_k |a_ik b_jk|`.
 ///
 /// ```
 /// use tessel_kernels::gemm::{run, GemmPlan};
@@ -218,29 +221,8 @@ fn verify_rows_of(plan: &GemmPlan, a: &[f16], b: &[f16], c: &[f32], rows: &[usiz
         .iter()
         .flat_map(|&r| c.get(r * n..(r + 1) * n).unwrap_or(&[]).iter().copied())
         .collect();
-    compare(
-        &got,
-        &want,
-        |i| tolerance(k, scale.get(i).copied().unwrap_or(0.0)),
-        |i| format!("C[{}][{}]", rows.get(i / n).copied().unwrap_or(0), i % n),
-    )
-}
-
-/// Compares two GPU results element by element (`|x - y| <= 1e-4 (1 + |y|)`).
-///
-/// ```
-/// use tessel_kernels::gemm::run::compare_results;
-/// assert!(compare_results(&[1.0, 2.0], &[1.0, 2.0], 2).ok());
-/// assert_eq!(compare_results(&[1.0, 2.5], &[1.0, 2.0], 2).bad, 1);
-/// ```
-pub fn compare_results(got: &[f32], want: &[f32], n: usize) -> Comparison {
-    let want64: Vec<f64> = want.iter().map(|&x| f64::from(x)).collect();
-    compare(
-        got,
-        &want64,
-        |i| 1e-4 * (1.0 + want64.get(i).map_or(0.0, |w| w.abs())),
-        |i| format!("C[{}][{}]", i / n.max(1), i % n.max(1)),
-    )
+    let tol: Vec<f64> = scale.iter().map(|&s| tolerance(k, s)).collect();
+    compare_rows(&got, &want, &tol, "C", n, rows)
 }
 
 fn verified(what: &str, plan: &GemmPlan, cmp: &Comparison) -> GpuResult<()> {
@@ -279,7 +261,8 @@ pub fn run_and_verify<'g>(
     Ok((kernel, cmp))
 }
 
-/// Runs cuBLAS once on poisoned C and compares every element with `ours`.
+/// Runs cuBLAS once on poisoned C and compares every element with `ours` within
+/// `1e-4 (1 + |y|)` ([`compare_relative`]).
 ///
 /// ```
 /// use tessel_kernels::gemm::{run, GemmPlan};
@@ -302,7 +285,7 @@ pub fn run_and_compare_cublas(
     launch_cublas(gpu, blas, plan, bufs)?;
     gpu.synchronize()?;
     let theirs = bufs.c_host(gpu)?;
-    let cmp = compare_results(ours, &theirs, plan.n as usize);
+    let cmp = compare_relative(ours, &theirs, 1e-4, plan.n as usize);
     verified("vs cuBLAS", plan, &cmp)?;
     Ok(cmp)
 }

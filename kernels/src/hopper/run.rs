@@ -26,9 +26,11 @@ use crate::device::Gpu;
 use crate::element::Element;
 use crate::error::{GpuError, GpuResult, cuda};
 use crate::exec::poison;
-use crate::gemm::host::{Comparison, compare, random_f16, reference_rows_f32, tolerance};
+use crate::gemm::host::{random_f16, reference_rows_f32};
 use crate::gemm::run::{VsCublas, cublas, max_smem_optin};
 use crate::kernel::{Arg, Loaded};
+use crate::measure::bound::{rounded, tolerance};
+use crate::measure::compare::{Comparison, compare_relative, compare_rows};
 use crate::measure::cublas::gemm_tn;
 /// Whether cuBLAS computes a type pair: defined with the cuBLAS baseline
 /// ([`crate::measure::cublas::supports`]).
@@ -320,7 +322,7 @@ fn checked_rows(m: usize, max_rows: usize) -> Vec<usize> {
 
 /// Compares rows `rows` of `c` (M x N values) with the f64 reference of `C = A B^T`: each
 /// element within the fp32 accumulation tolerance ([`tolerance`]) plus the output type's
-/// rounding.
+/// rounding ([`rounded`]).
 ///
 /// ```
 /// use tessel_kernels::Element;
@@ -340,28 +342,14 @@ pub fn verify_rows(plan: &Sm90Plan, a: &[f32], b: &[f32], c: &[f32], rows: &[usi
     let tol: Vec<f64> = want
         .iter()
         .zip(&scale)
-        .map(|(&acc, &abs)| {
-            let t = tolerance(k, abs);
-            t + u * (acc.abs() + t) + 2f64.powi(-24)
-        })
+        .map(|(&acc, &abs)| rounded(tolerance(k, abs), acc, u, 2f64.powi(-24)))
         .collect();
     let got: Vec<f32> = rows
         .iter()
         .flat_map(|&r| (0..n).map(move |j| (r, j)))
         .map(|(r, j)| c.get(r * n + j).copied().unwrap_or(f32::NAN))
         .collect();
-    compare(
-        &got,
-        &want,
-        |i| tol.get(i).copied().unwrap_or(0.0),
-        |i| {
-            format!(
-                "C[{}][{}]",
-                rows.get(i / n.max(1)).copied().unwrap_or(0),
-                i % n.max(1)
-            )
-        },
-    )
+    compare_rows(&got, &want, &tol, "C", n, rows)
 }
 
 fn verified(what: &str, plan: &Sm90Plan, cmp: Comparison) -> GpuResult<Comparison> {
@@ -474,20 +462,13 @@ pub fn run_and_compare_cublas(
     launch_cublas(gpu, blas, plan, bufs)?;
     gpu.synchronize()?;
     let theirs = bufs.c_values(gpu, plan.output)?;
-    let want: Vec<f64> = theirs.iter().map(|&x| f64::from(x)).collect();
     // fp32: the two kernels may sum the k-blocks in different orders (a few fp32 roundings of
     // sums up to K in magnitude); a misplaced element is off by O(1).
     let rel = match plan.output {
         Element::F32 => 5e-4,
         o => 2.0 * o.unit_roundoff() + 1e-4,
     };
-    let n = plan.n.max(1) as usize;
-    let cmp = compare(
-        ours,
-        &want,
-        |i| rel * (1.0 + want.get(i).map_or(0.0, |w| w.abs())),
-        |i| format!("C[{}][{}]", i / n, i % n),
-    );
+    let cmp = compare_relative(ours, &theirs, rel, plan.n.max(1) as usize);
     verified("vs cuBLAS", plan, cmp)
 }
 

@@ -9,6 +9,12 @@
 //! - [`memcpy`]: the memory-bound kernels' baseline, `cuMemcpyDtoD` of the same buffers timed in
 //!   the same run ([`memcpy::time_memcpy_dtod`]), and the effective bandwidth they are compared
 //!   by ([`memcpy::gbps`]).
+//! - [`bound`]: the error bounds a result is held to against an exact reference (the fp32
+//!   accumulation of a dot product, [`bound::tolerance`] and [`bound::gamma`]; the rounding to
+//!   an output type, [`bound::rounded`]).
+//! - [`compare`]: a result against a reference, element by element within those bounds
+//!   ([`compare::Comparison`], [`compare::compare_rows`], [`compare::compare_relative`],
+//!   [`compare::expect_close`]).
 //! - [`timing`]: CUDA-event timing (warm-up, median of repeats, paired same-process timing);
 //!   also reachable as `tessel_kernels::timing`.
 //!
@@ -18,6 +24,8 @@
 //! assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
 //! ```
 
+pub mod bound;
+pub mod compare;
 pub mod cublas;
 pub mod cublaslt;
 pub mod memcpy;

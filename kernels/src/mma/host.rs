@@ -1,6 +1,7 @@
 //! CPU side of the tensor-core swizzle problems: the [PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html)'s `ldmatrix` and `mma` rules (to
 //! replay a plan's data movement on the host through the very layouts the kernel is emitted
-//! from), the references, their error bounds and the comparison.
+//! from), the references and their error bounds (a result is held to them by
+//! [`crate::measure::compare::expect_close`]).
 //!
 //! Fragment rules ([PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html), "Matrix fragments for mma.m16n8k16 with floating point type" and
 //! "ldmatrix"), lane `l`, `g = l / 4`, `q = l % 4`:
@@ -216,46 +217,6 @@ pub fn round_to_f16(want: &[f32], bound: &[f32]) -> (Vec<f32>, Vec<f32>) {
             (f16::from_f32(x).to_f32(), (b * (1.0 + 1e-6)) as f32)
         })
         .unzip()
-}
-
-/// Compares `got` with `want` element by element: `|got - want| <= bound` (NaN never passes;
-/// a NaN is what the poisoned output holds where nothing was written). `Err(Verify)` names the
-/// kernel, the count of bad elements and the first few.
-///
-/// ```
-/// use tessel_kernels::mma::host::expect_close;
-/// assert!(expect_close("k", &[1.0, 2.0], &[1.0, 2.5], &[0.0, 0.5]).is_ok());
-/// let err = expect_close("k", &[1.0, f32::NAN], &[1.0, 2.0], &[0.0, 1.0]).unwrap_err();
-/// assert!(err.to_string().contains("1 of 2"), "{err}");
-/// ```
-pub fn expect_close(kernel: &str, got: &[f32], want: &[f32], bound: &[f32]) -> GpuResult<()> {
-    if got.len() != want.len() || want.len() != bound.len() {
-        return Err(GpuError::Verify(format!(
-            "{kernel}: {} results for {} expected ({} bounds)",
-            got.len(),
-            want.len(),
-            bound.len()
-        )));
-    }
-    let mut bad = 0usize;
-    let mut examples = Vec::new();
-    for (i, ((&g, &w), &b)) in got.iter().zip(want).zip(bound).enumerate() {
-        let ok = (g - w).abs() <= b;
-        if !ok {
-            bad += 1;
-            if examples.len() < 4 {
-                examples.push(format!("[{i}] = {g}, expected {w} +- {b}"));
-            }
-        }
-    }
-    if bad > 0 {
-        return Err(GpuError::Verify(format!(
-            "{kernel}: {bad} of {} elements outside the error bound; {}",
-            got.len(),
-            examples.join("; ")
-        )));
-    }
-    Ok(())
 }
 
 /// Deterministic fp16 test data in `[-0.5, 0.5)`: [`crate::bits::random_data`] (values in

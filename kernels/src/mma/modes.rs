@@ -582,7 +582,8 @@ impl ModesPlan {
     /// C2)` (problem 4's `C2` holds fp16 values); unwritten outputs are NaN.
     ///
     /// ```
-    /// use tessel_kernels::mma::{host::{expect_close, random_f16}, modes::{ModesKind, ModesPlan}};
+    /// use tessel_kernels::measure::compare::expect_close;
+    /// use tessel_kernels::mma::{host::random_f16, modes::{ModesKind, ModesPlan}};
     /// let plan = ModesPlan::new(ModesKind::Relayout, true, 1).unwrap();
     /// let (a, b) = (random_f16(4096, 1), random_f16(4096, 2));
     /// let (c1, c2) = plan.replay(&a, &b).unwrap();

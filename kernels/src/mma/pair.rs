@@ -236,7 +236,8 @@ impl PairPlan {
     /// ([`super::host`]); returns `C` (16x16 row-major fp32).
     ///
     /// ```
-    /// use tessel_kernels::mma::{host::{expect_close, random_f16}, pair::{PairPlan, reference}};
+    /// use tessel_kernels::measure::compare::expect_close;
+    /// use tessel_kernels::mma::{host::random_f16, pair::{PairPlan, reference}};
     /// let m = random_f16(512, 4);
     /// let got = PairPlan::new(true, 1).unwrap().replay(&m).unwrap();
     /// let (want, bound) = reference(&m);

@@ -22,7 +22,7 @@ use std::io::Write;
 use half::f16;
 use tessel_layout::bank::SmemTraffic;
 
-use super::host::{expect_close, power_reference, random_f16};
+use super::host::{power_reference, random_f16};
 use super::modes::{ModesKind, ModesPlan};
 use super::pair::PairPlan;
 use super::power::PowerPlan;
@@ -32,6 +32,7 @@ use crate::element::Element;
 use crate::error::{GpuError, GpuResult};
 use crate::exec::{alloc, download, poison};
 use crate::kernel::{Arg, Kernel};
+use crate::measure::compare::expect_close;
 use crate::measure::memcpy::{gbps, time_memcpy_dtod};
 use crate::timing::Timing;
 

@@ -3,8 +3,9 @@
 //! The reference accumulates in f64. A float dot product of length K computed in any order (with
 //! or without FMA) differs from the exact one by at most `gamma_K * sum_k |a_ik b_kj|` with
 //! `gamma_K = K u / (1 - K u)`, `u = 2^-24` (Higham, *Accuracy and Stability of Numerical
-//! Algorithms*, 2nd ed., eq. 3.5); the f64 reference is exact to far below that. An element passes
-//! when `|got - ref| <= gamma_K * sum_k |a_ik b_kj| + 1e-30`.
+//! Algorithms*, 2nd ed., eq. 3.5; [`crate::measure::bound::gamma`]); the f64 reference is exact
+//! to far below that. An element passes when
+//! `|got - ref| <= gamma_K * sum_k |a_ik b_kj| + 1e-30`.
 //!
 //! ```
 //! use tessel_kernels::sgemm::{Major, host};
@@ -15,6 +16,7 @@
 
 use super::Major;
 use crate::error::{GpuError, GpuResult};
+use crate::measure::bound::gamma;
 
 /// Element `(r, c)` of a `rows x cols` matrix stored `major`.
 ///
@@ -80,18 +82,6 @@ pub fn reference(
         }
     }
     c
-}
-
-/// `gamma_K = K u / (1 - K u)` with `u = 2^-24`.
-///
-/// ```
-/// let g = tessel_kernels::sgemm::host::gamma(1024);
-/// let ku = 1024.0 / 16777216.0; // K u
-/// assert!(g > ku && g - ku < 2.0 * ku * ku); // K u / (1 - K u) = K u + (K u)^2 + ...
-/// ```
-pub fn gamma(k: usize) -> f64 {
-    let ku = k as f64 * (2.0f64).powi(-24);
-    ku / (1.0 - ku)
 }
 
 /// The worst element of a comparison.
