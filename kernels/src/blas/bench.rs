@@ -266,6 +266,15 @@ pub fn bench_one(
         Side::Theirs => time_events(gpu, 3, repeats, &mut run_cublas),
     })?;
     let flops = 2.0 * m as f64 * n as f64 * k as f64;
+    let result = VsCublas::new(flops, t_ours, t_theirs, cpu.rel_err, vs.rel_err);
+    // Each row as it is measured, so a run cut short still reports the shapes it finished.
+    io(writeln!(
+        progress,
+        "[{name}] {:.1} TFLOP/s, cuBLAS {:.1}: {:.3}x",
+        result.ours_tflops,
+        result.cublas_tflops,
+        result.ours_tflops / result.cublas_tflops
+    ))?;
     Ok(BlasRow {
         size: (m, n, k),
         input,
@@ -273,7 +282,7 @@ pub fn bench_one(
         a: oa,
         b: ob,
         kernel: call.kernel_name(),
-        result: VsCublas::new(flops, t_ours, t_theirs, cpu.rel_err, vs.rel_err),
+        result,
     })
 }
 
