@@ -248,7 +248,7 @@ fn eval_knows_swizzled_layouts() {
 
 #[test]
 fn synth_finds_the_two_layer_swizzle() {
-    // The 16x256 fp16 tile of issue 3 read as 16x16 blocks and as rows viewed as 16x16 blocks.
+    // The 16x256 fp16 tile of tensor-core swizzle problem 3 read as 16x16 blocks and as rows viewed as 16x16 blocks.
     let out = success(&[
         "synth",
         "--tile",

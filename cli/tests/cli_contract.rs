@@ -339,7 +339,7 @@ fn options_take_equals_and_double_dash_ends_them_everywhere() {
         success(&["swizzle", "--rows=1", "--cols=2", "--", "1", "0", "1"]),
         success(&["swizzle", "1", "0", "1", "--rows", "1", "--cols", "2"])
     );
-    // `bench --size=N` is accepted like every other `--opt=value` (issue 15); without a GPU it
+    // `bench --size=N` is accepted like every other `--opt=value`; without a GPU it
     // says so and exits 0, with one it runs the 64x64 copy; a build without the `kernels`
     // feature says that instead.
     let out = success(&["bench", "copy", "--size=64", "--repeats=1", "--dtype=f32"]);

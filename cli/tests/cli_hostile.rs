@@ -62,7 +62,7 @@ fn twenty_thousand_parentheses_are_a_depth_error_everywhere() {
     );
 }
 
-/// The 100-byte command of issue 9 (20 s to 5 min and 0.5 GB before).
+/// A 100-byte command that once took long (20 s to 5 min and 0.5 GB before).
 #[test]
 fn synth_of_a_huge_tile_and_access_is_refused() {
     refused(

@@ -121,7 +121,7 @@ fn ldmatrix_registers_are_the_mma_fragments_and_b_blocks_are_register_pairs() {
     }
 }
 
-// The two ldsm.x4 access patterns of the 16x256 problem as the issue states them (and `tessel
+// The two ldsm.x4 access patterns of the 16x256 problem as the problem states them (and `tessel
 // tour`'s conflicts chapter shows them) are exactly what the tiled copy derives for A.
 #[test]
 fn the_derived_access_patterns_are_the_two_modes_of_the_problem_statement() {

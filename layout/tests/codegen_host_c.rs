@@ -92,7 +92,7 @@ fn random_layouts_match_the_algebra() {
 /// first), and every value must equal the algebra's.
 fn edge_cases() -> Vec<Case> {
     vec![
-        // Issue 9: (u >> 1) * 1073741824 overflowed int at index 4.
+        // Once a bug: (u >> 1) * 1073741824 overflowed int at index 4.
         Case::new("e_issue9", "(2,3):(1,-1073741824)"),
         Case::new("e_int_min_stride", "(2,2):(-2147483648,1)"),
         Case::new("e_int_min_sum", "(3,2):(-1073741824,1)"),

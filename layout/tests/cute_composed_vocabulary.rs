@@ -66,7 +66,7 @@ fn tile_to_shape_of_a_swizzle_atom() {
         ok("tile_to_shape(Sw<3,2,3> o (8,32):(32,1), (128,64))"),
         "Sw<3,2,3> o ((8,16),(32,2)):((32,256),(1,4096))"
     );
-    // The Hopper fp16 stage of issue 30: layout_composed.hpp's tile_to_shape keeps the swizzle
+    // The Hopper fp16 stage: layout_composed.hpp's tile_to_shape keeps the swizzle
     // over layout.hpp's tile_to_shape of (8,64):(64,1); CuTe prints
     // Sw<3,3,3> o _0 o ((_8,_8),(_64,_1)):((_64,_512),(_1,_0)) (a mode repeated once has the
     // static stride _0).
@@ -131,7 +131,7 @@ fn tile_to_shape_in_an_order() {
 #[test]
 fn products_and_divides_of_swizzled_layouts() {
     // layout_composed.hpp: every product and divide of a ComposedLayout is
-    // composition(a.layout_a(), a.offset(), OP(a.layout_b(), b)). Issue 30's example:
+    // composition(a.layout_a(), a.offset(), OP(a.layout_b(), b)). An example:
     // logical_product(Sw<3,4,3> o (5,4):(4,1), (2,5):(1,2)), whose outer layout is
     // layout.hpp's logical_product = ((5,4),(2,5)):((4,1),(20,40)).
     assert_eq!(

@@ -1,4 +1,4 @@
-//! CuTe fidelity: the wrong answers of issue 9 (is_bijective with an offset and a negative
+//! CuTe fidelity: answers that were once wrong (is_bijective with an offset and a negative
 //! stride, downcast with two unit strides, max_common_vector past the smaller layout), and the
 //! CuTe names of layout manipulation (make_layout, append, prepend, replace, group, select,
 //! take, get, product_each, recast, slicing with `_`, local_tile, local_partition).

@@ -43,7 +43,7 @@ fn bit_atoms_are_cute_definitions() {
 
 #[test]
 fn element_atoms_are_upcast_bit_atoms() {
-    // The fact: 16-bit K-major SW128 is Sw<3,3,3> o (8,64):(64,1).
+    // The known fact (CuTe's GMMA layout atoms): 16-bit K-major SW128 is Sw<3,3,3> o (8,64):(64,1).
     assert_eq!(
         smem_atom(Major::K, SwizzleMode::B128, 16)
             .unwrap()

@@ -143,7 +143,7 @@ fn layout(text: &str) -> Layout {
     text.parse().unwrap()
 }
 
-/// The 100-byte request of issue 9 that ran for minutes: 65536 warp instructions over a
+/// A 100-byte request that once ran for minutes: 65536 warp instructions over a
 /// 2^32-element tile. Its TV layout alone has 32 * 65536 elements.
 #[test]
 fn synthesis_rejects_a_request_resolving_too_many_elements() {

@@ -529,7 +529,7 @@ proptest! {
 }
 
 // ---------------------------------------------------------------------------------- known cases
-// The laws above on inputs named in tessel's issue 9 and in CuTe's unit tests, checked whatever
+// The laws above on inputs that once gave wrong answers and on inputs of CuTe's unit tests, checked whatever
 // the generators draw.
 
 fn lay(s: &str) -> Layout {

@@ -721,7 +721,7 @@ proptest! {
 }
 
 // ---------------------------------------------------------------------------------- known cases
-// The laws above on the rank-1 inputs named in tessel's issue 9, checked whatever the generators
+// The laws above on the rank-1 inputs that once gave wrong answers, checked whatever the generators
 // draw. 3:2 is mode 1 of the compact (2,3):(1,2).
 
 fn three_by_two() -> Exact {

@@ -450,7 +450,7 @@ fn composed_check(c: &ComposedLayout) -> Check {
 }
 
 // ---------------------------------------------------------------------------------- known cases
-// The laws above on inputs named in tessel's issue 9, checked whatever the generators draw.
+// The laws above on inputs that once gave wrong answers, checked whatever the generators draw.
 
 fn lay(s: &str) -> Layout {
     s.parse().unwrap()
@@ -477,7 +477,7 @@ fn known_common_vector_longer_than_a() {
 
 #[test]
 fn known_upcast_of_two_sub_element_strides() {
-    // Not in issue 9: the narrow offsets of (3,2):(2,3) are 0,2,4,3,5,7, so in units of 6 they
+    // Not among them: the narrow offsets of (3,2):(2,3) are 0,2,4,3,5,7, so in units of 6 they
     // occupy the wide elements 0 and 1; CuTe's leaf-wise upcast<6> gives (1,1):(1,1), which
     // drops the element at 7. tessel refuses it.
     assert!(!leafwise_upcast_covers(&lay("(3,2):(2,3)"), 6));

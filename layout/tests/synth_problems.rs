@@ -1,4 +1,5 @@
-//! Swizzle synthesis on the three problems of issue 3. Each test checks that the unswizzled tile
+//! Swizzle synthesis on shared-memory tiles whose accesses conflict (a two-layer fp16 tile, an
+//! fp32 transpose tile, vector row writes with column reads). Each test checks that the unswizzled tile
 //! has conflicts, that the found chain is conflict-free for every access (proved again here with
 //! the public analyzer), and that the tile stays a bijection.
 

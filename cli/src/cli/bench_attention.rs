@@ -107,7 +107,7 @@ struct Grid {
     dtypes: Vec<Element>,
 }
 
-/// The grid asked for, with the defaults of the issue (sequences 512 to 16384, head dims 64, 128
+/// The grid asked for, with the defaults (sequences 512 to 16384, head dims 64, 128
 /// and 256, both masks, both types), checked (bad input is an error).
 fn grid(args: &AttnArgs) -> Result<Grid> {
     let dims = args.head_dim.clone().unwrap_or_else(|| vec![64, 128, 256]);
@@ -322,7 +322,7 @@ mod tests {
         let a = default_args();
         assert!(a.seqlen.is_none() && a.head_dim.is_none() && a.causal.is_none());
         assert!(a.attn_dtype.is_none() && a.dump.is_none());
-        // The grid of issue 28: sequences 512 to 16384, head dims 64/128/256, causal or not,
+        // The default grid: sequences 512 to 16384, head dims 64/128/256, causal or not,
         // fp16 and bf16.
         let g = grid(&a).unwrap();
         assert_eq!(g.seqlens, [512, 1024, 2048, 4096, 8192, 16384]);
