@@ -9,7 +9,6 @@ mod common;
 use common::nvrtc_or_skip;
 use tessel_kernels::Arch;
 use tessel_kernels::attention::{AttnConfig, AttnPlan, Problem};
-use tessel_kernels::compile::compile_cubin;
 use tessel_kernels::element::Element;
 use tessel_kernels::hopper::INPUTS;
 
@@ -71,13 +70,7 @@ fn every_attention_kernel_compiles_for_sm90a_clean() {
         let plan = AttnPlan::new(config).unwrap();
         let kernel = plan.kernel().unwrap();
         let name = config.kernel_name();
-        let c = compile_cubin(
-            kernel.source(),
-            &name,
-            Arch::SM90A,
-            &["--ptxas-options=--verbose"],
-        )
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let c = common::verbose_cubin(kernel.source(), &name, Arch::SM90A);
         assert!(!c.bytes.is_empty(), "{name}: empty CUBIN");
         assert!(c.log.contains("for 'sm_90a'"), "{name}: {}", c.log);
         common::assert_no_spills(&name, &c.log);

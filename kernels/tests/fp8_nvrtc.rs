@@ -87,13 +87,7 @@ fn fp8_gemm_compiles_for_sm90a_without_spills() {
         assert!(ptx.contains("wgmma.wait_group.sync.aligned 0"), "{name}");
         assert!(ptx.contains("wgmma.wait_group.sync.aligned 1"), "{name}");
         assert!(!ptx.contains(".local"), "{name} uses local memory");
-        let c = compile_cubin(
-            kernel.source(),
-            &name,
-            Arch::SM90A,
-            &["--ptxas-options=--verbose"],
-        )
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let c = common::verbose_cubin(kernel.source(), &name, Arch::SM90A);
         eprintln!("{name}: CUBIN {} bytes; log:\n{}", c.bytes.len(), c.log);
         common::assert_no_spills(&name, &c.log);
         common::assert_ptxas_log_clean(&name, &c.log);

@@ -11,7 +11,7 @@ mod common;
 
 use common::nvrtc_or_skip;
 use tessel_kernels::Arch;
-use tessel_kernels::compile::{compile_cubin, compile_ptx};
+use tessel_kernels::compile::compile_ptx;
 use tessel_kernels::gemm::{BM, GemmConfig, GemmPlan, MI, NI};
 
 /// The instructions one block's kernel issues, by the tile: `(cp.async, ldmatrix, mma, 8-byte
@@ -107,13 +107,7 @@ fn ptxas_keeps_the_default_tile_at_three_blocks_per_sm_without_spills() {
     ] {
         let plan = plan(cfg);
         let name = format!("{} {arch}", plan.kernel_name());
-        let c = compile_cubin(
-            &plan.source().unwrap(),
-            &plan.kernel_name(),
-            arch,
-            &["--ptxas-options=--verbose"],
-        )
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let c = common::verbose_cubin(&plan.source().unwrap(), &plan.kernel_name(), arch);
         common::assert_no_spills(&name, &c.log);
         let regs: i64 = c
             .log

@@ -10,7 +10,6 @@ use common::nvrtc_or_skip;
 use tessel_kernels::Arch;
 use tessel_kernels::Element;
 use tessel_kernels::blas::Sm80Config;
-use tessel_kernels::compile::compile_cubin;
 use tessel_layout::gmma::Major;
 
 /// Every order of A and B, each with one type pair (f16 -> f32; bf16 -> bf16 and f16 -> f16
@@ -61,8 +60,7 @@ fn every_configuration_compiles_for_sm80_without_spills() {
     for cfg in configurations() {
         let name = cfg.kernel_name();
         let kernel = cfg.kernel().unwrap_or_else(|e| panic!("{name}: {e}"));
-        let c = compile_cubin(kernel.source(), &name, arch, &["--ptxas-options=--verbose"])
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let c = common::verbose_cubin(kernel.source(), &name, arch);
         common::assert_no_spills(&name, &c.log);
         let ptx = kernel.ptx(arch).unwrap();
         // 128 x 32 elements of each operand per k tile over 128 threads: 32 elements each.

@@ -7,15 +7,13 @@ mod common;
 use common::nvrtc_or_skip;
 use tessel_kernels::Arch;
 use tessel_kernels::Element;
-use tessel_kernels::compile::compile_cubin;
 use tessel_kernels::hopper::{Epilogue, Sm90Config, Sm90Plan, Sm90Tile};
 use tessel_kernels::hopper::{INPUTS, OUTPUTS};
 use tessel_layout::gmma::Major;
 
 /// NVRTC's CUBIN of `source` for `arch` and the program log (ptxas warnings included).
 fn cubin_and_log(source: &str, name: &str, arch: Arch) -> (Vec<u8>, String) {
-    let c = compile_cubin(source, name, arch, &["--ptxas-options=--verbose"])
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let c = common::verbose_cubin(source, name, arch);
     (c.bytes, c.log)
 }
 

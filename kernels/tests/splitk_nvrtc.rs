@@ -8,7 +8,6 @@ mod common;
 use common::nvrtc_or_skip;
 use tessel_kernels::Arch;
 use tessel_kernels::blas::split::reduce_kernel;
-use tessel_kernels::compile::compile_cubin;
 use tessel_kernels::hopper::OUTPUTS;
 
 #[test]
@@ -28,13 +27,7 @@ fn every_reduction_compiles_for_sm90a_without_spills() {
             let ptx = kernel.ptx(Arch::SM90A).unwrap();
             assert!(!ptx.contains(".local"), "{name} uses local memory");
             loads.push(ptx.matches("ld.global").count());
-            let c = compile_cubin(
-                kernel.source(),
-                &name,
-                Arch::SM90A,
-                &["--ptxas-options=--verbose"],
-            )
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let c = common::verbose_cubin(kernel.source(), &name, Arch::SM90A);
             common::assert_no_spills(&name, &c.log);
             common::assert_ptxas_log_clean(&name, &c.log);
         }

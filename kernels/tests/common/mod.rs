@@ -8,7 +8,8 @@
 // Each test binary uses only some of these helpers.
 #![allow(dead_code)]
 
-use tessel_kernels::{Gpu, GpuResult};
+use tessel_kernels::compile::{Cubin, compile_cubin};
+use tessel_kernels::{Arch, Gpu, GpuResult};
 
 /// `Some(value)`, or `None` after printing why `test` is skipped. Panics (fails the test) when
 /// the environment variable `require` is `1`.
@@ -95,6 +96,13 @@ pub fn sass_of(nvdisasm: &str, cubin: &[u8], test: &str) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// NVRTC's CUBIN of kernel `name` from `source` for `arch`, with ptxas's verbose report
+/// (registers, stack, spills, warnings) in the log; a compile error fails the test.
+pub fn verbose_cubin(source: &str, name: &str, arch: Arch) -> Cubin {
+    compile_cubin(source, name, arch, &["--ptxas-options=--verbose"])
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 /// Asserts that ptxas's verbose log of `name` reports no stack frame and no spills.
