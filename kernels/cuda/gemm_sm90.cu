@@ -80,21 +80,23 @@
         int prev = st.index;
         issue(acc);
         st.advance<k::STAGES>();
-        while (true) {
-          if (++kt == kt1) { tessel::sm90::warpgroup_wait<0>(); retire(acc, prev); break; }
-          const int even = st.index;
-          issue(acc2);
+        // One k-tile: issue `next`, then promote `done` (the previous k-tile's) once it is
+        // complete; false after the last k-tile was promoted.
+        auto step = [&](auto& next, auto& done) {
+          if (++kt == kt1) {
+            tessel::sm90::warpgroup_wait<0>();
+            retire(done, prev);
+            return false;
+          }
+          const int stage = st.index;
+          issue(next);
           tessel::sm90::warpgroup_wait<1>();
-          retire(acc, prev);
-          prev = even;
+          retire(done, prev);
+          prev = stage;
           st.advance<k::STAGES>();
-          if (++kt == kt1) { tessel::sm90::warpgroup_wait<0>(); retire(acc2, prev); break; }
-          const int odd = st.index;
-          issue(acc);
-          tessel::sm90::warpgroup_wait<1>();
-          retire(acc2, prev);
-          prev = odd;
-          st.advance<k::STAGES>();
+          return true;
+        };
+        while (step(acc2, acc) && step(acc, acc2)) {
         }
 #pragma unroll
         for (int i = 0; i < k::ACC; ++i) acc[i] = total[i];
