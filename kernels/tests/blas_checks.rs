@@ -174,6 +174,7 @@ fn few_tiles_and_long_k_split_k_into_a_workspace() {
         (w.args.d, w.args.ldd, w.args.alpha, w.args.beta),
         (0x4000_0000, 4096, 1.0, 0.0)
     );
+    assert_eq!(i64::from(w.args.split_rows), slab_rows(16));
     assert_eq!(w.d_store, None);
     assert_eq!((w.a, w.b, w.grid), (call.a, call.b, call.grid));
     let r = ReduceArgs::for_call(&call, 0x4000_0000);

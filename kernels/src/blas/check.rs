@@ -7,6 +7,7 @@ use tessel_layout::gmma::Major;
 
 use super::order::Order;
 use super::select::{choose_splits, choose_tile_for};
+use super::split::slab_rows;
 use crate::element::Element;
 use crate::error::{GpuError, GpuResult};
 use crate::hopper::{
@@ -366,7 +367,7 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
     // workspace at rows s * split_rows.
     let k_tiles = (p.k + k_tile(input) - 1) / k_tile(input);
     let splits = choose_splits(tiles_m * tiles_n, k_tiles, sms);
-    let split_rows = if splits > 1 { tiles_m * BM } else { 0 };
+    let split_rows = if splits > 1 { slab_rows(m) } else { 0 };
     if splits * split_rows > i64::from(i32::MAX) {
         return Err(GpuError::InvalidArgument(format!(
             "{m} x {n} split {splits} ways: the kernel counts the workspace's rows below 2^31"

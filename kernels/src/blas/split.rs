@@ -47,8 +47,8 @@ pub fn workspace_bytes(call: &Sm90Call) -> usize {
 }
 
 /// The GEMM's launch of a split call: the same operands, tiles and split, D replaced by the
-/// fp32 workspace at `workspace` (slab `s` at rows `s slab_rows(m)`, leading dimension `n`),
-/// no C, alpha 1 (the reduction applies alpha and beta). Rows past M are stored only where
+/// fp32 workspace at `workspace` (slab `s` at rows `s slab_rows(m)`, the call's `split_rows`,
+/// leading dimension `n`), no C, alpha 1 (the reduction applies alpha and beta). Rows past M are stored only where
 /// every tile is whole (M a multiple of the tile): otherwise the stores are predicated, so a
 /// small M writes only its rows.
 pub fn into_workspace(call: &Sm90Call, workspace: u64) -> Sm90Call {
@@ -70,7 +70,6 @@ pub fn into_workspace(call: &Sm90Call, workspace: u64) -> Sm90Call {
     args.c = 0;
     args.ldd = n;
     args.ldc = 0;
-    args.split_rows = rows as i32;
     args.alpha = 1.0;
     args.beta = 0.0;
     args.d_pair = i32::from(n % 2 == 0);
