@@ -83,27 +83,55 @@ pub fn parse_orders(text: &str) -> GpuResult<(Order, Order)> {
     }
 }
 
+/// Values per chunk of [`random`]: each chunk has its own seed, so threads fill the chunks.
+const RANDOM_CHUNK: usize = 1 << 20;
+
 /// Random values of `elem` (`q / 1024`, `|q| <= 1024`, rounded to the type): bytes and values.
+/// Chunk `i` of [`RANDOM_CHUNK`] values is `random_f16` of seed `seed + i`, filled in parallel.
 fn random(len: usize, seed: u64, elem: Element) -> (Vec<u8>, Vec<f64>) {
     let w = elem.bytes() as usize;
-    let mut bytes = Vec::with_capacity(len * w);
-    let mut values = Vec::with_capacity(len);
-    for h in random_f16(len, seed) {
-        let bits = elem.encode(f64::from(h.to_f32()));
-        bytes.extend_from_slice(&bits.to_le_bytes()[..w]);
-        values.push(elem.decode(bits));
-    }
+    let mut bytes = vec![0u8; len * w];
+    let mut values = vec![0.0f64; len];
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    // Each thread fills a share of whole chunks (the first chunk of share t is chunk t per).
+    let per = len.div_ceil(RANDOM_CHUNK).div_ceil(threads.max(1)).max(1);
+    std::thread::scope(|scope| {
+        let shares = bytes
+            .chunks_mut(per * RANDOM_CHUNK * w)
+            .zip(values.chunks_mut(per * RANDOM_CHUNK));
+        for (t, (bytes, values)) in shares.enumerate() {
+            scope.spawn(move || {
+                let chunks = bytes
+                    .chunks_mut(RANDOM_CHUNK * w)
+                    .zip(values.chunks_mut(RANDOM_CHUNK));
+                for (i, (bytes, values)) in chunks.enumerate() {
+                    let chunk = (t * per + i) as u64;
+                    let hs = random_f16(values.len(), seed.wrapping_add(chunk));
+                    let outs = hs.iter().zip(values.iter_mut()).zip(bytes.chunks_mut(w));
+                    for ((h, v), out) in outs {
+                        let bits = elem.encode(f64::from(h.to_f32()));
+                        out.copy_from_slice(&bits.to_le_bytes()[..w]);
+                        *v = elem.decode(bits);
+                    }
+                }
+            });
+        }
+    });
     (bytes, values)
 }
 
-fn values(elem: Element, bytes: &[u8]) -> Vec<f32> {
+/// Rows `rows` of the row-major `rows x n` matrix of `elem` in `bytes`, as f32 (NaN past
+/// the end).
+fn row_values(elem: Element, bytes: &[u8], n: usize, rows: &[usize]) -> Vec<f32> {
     let w = elem.bytes() as usize;
-    bytes
-        .chunks(w)
-        .map(|c| {
-            let mut b = [0u8; 4];
-            b[..w].copy_from_slice(c);
-            elem.decode(u32::from_le_bytes(b)) as f32
+    rows.iter()
+        .flat_map(|&i| (0..n).map(move |j| i * n + j))
+        .map(|e| {
+            bytes.get(e * w..(e + 1) * w).map_or(f32::NAN, |c| {
+                let mut b = [0u8; 4];
+                b[..w].copy_from_slice(c);
+                elem.decode(u32::from_le_bytes(b)) as f32
+            })
         })
         .collect()
 }
@@ -207,8 +235,8 @@ pub fn bench_one(
     };
     run_cublas()?;
     gpu.synchronize()?;
-    let ours = values(output, &cuda("cuMemcpyDtoH", stream.clone_dtoh(&d))?);
-    let theirs = values(output, &cuda("cuMemcpyDtoH", stream.clone_dtoh(&d_cublas))?);
+    let ours = cuda("cuMemcpyDtoH", stream.clone_dtoh(&d))?;
+    let theirs = cuda("cuMemcpyDtoH", stream.clone_dtoh(&d_cublas))?;
     // The CPU reference and the bounds on spread rows; ours and cuBLAS each within the bound,
     // and within twice the bound of each other.
     let rows = spread_rows(m as usize, 32);
@@ -232,13 +260,8 @@ pub fn bench_one(
         fp8: input.is_fp8(),
     };
     let (want, tol) = reference_bounds(&g, output, &rows);
-    let pick = |all: &[f32]| -> Vec<f32> {
-        rows.iter()
-            .flat_map(|&i| (0..n as usize).map(move |j| i * n as usize + j))
-            .map(|e| all.get(e).copied().unwrap_or(f32::NAN))
-            .collect()
-    };
-    let (ours_rows, theirs_rows) = (pick(&ours), pick(&theirs));
+    let ours_rows = row_values(output, &ours, n as usize, &rows);
+    let theirs_rows = row_values(output, &theirs, n as usize, &rows);
     let n_cols = n as usize;
     let cpu = compare_rows(&ours_rows, &want, &tol, "D", n_cols, &rows);
     if cpu.bad > 0 {
@@ -256,8 +279,9 @@ pub fn bench_one(
     }
     io(writeln!(
         progress,
-        "[{name}] grid {}; rel err vs CPU {:.2e}, vs cuBLAS {:.2e}",
+        "[{name}] grid {}, {} split(s) of K; rel err vs CPU {:.2e}, vs cuBLAS {:.2e}",
         call.grid(),
+        call.splits(),
         cpu.rel_err,
         vs.rel_err
     ))?;

@@ -58,6 +58,15 @@ impl GemmCall {
         }
     }
 
+    /// Ranges of K each output tile is split into (1 on the mma.sync path, which does not
+    /// split).
+    pub fn splits(&self) -> i64 {
+        match self {
+            GemmCall::Sm90(c) => i64::from(c.args.splits),
+            GemmCall::Sm80(_) => 1,
+        }
+    }
+
     /// The name of the kernel that runs the call.
     pub fn kernel_name(&self) -> String {
         match self {

@@ -122,26 +122,79 @@ pub fn verify_gemm(
 /// assert!(tol[0] > 0.0 && tol[0] < 1e-5);
 /// ```
 pub fn reference_bounds(g: &HostGemm<'_>, out: Element, rows: &[usize]) -> (Vec<f64>, Vec<f64>) {
+    // Rows are independent: each thread takes a contiguous share of them. Every element's sum
+    // runs over p = 0 .. k in order whatever the loop nest, so the result does not depend on
+    // the threads.
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    let share = rows.len().div_ceil(threads.max(1)).max(1);
+    let parts: Vec<(Vec<f64>, Vec<f64>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = rows
+            .chunks(share)
+            .map(|chunk| scope.spawn(move || reference_rows(g, out, chunk)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    let mut want = Vec::with_capacity(rows.len() * g.n);
+    let mut tol = Vec::with_capacity(rows.len() * g.n);
+    for (w, t) in parts {
+        want.extend(w);
+        tol.extend(t);
+    }
+    (want, tol)
+}
+
+/// [`reference_bounds`] of `rows` on this thread. A row-major B is read a row of B at a time
+/// (all `n` sums advance together), a column-major one a column at a time, so that B is read
+/// in storage order either way.
+fn reference_rows(g: &HostGemm<'_>, out: Element, rows: &[usize]) -> (Vec<f64>, Vec<f64>) {
     let mut want = Vec::with_capacity(rows.len() * g.n);
     let mut tol = Vec::with_capacity(rows.len() * g.n);
     let u = out.unit_roundoff();
     let eps = f64::from(f32::EPSILON);
+    let (mut acc, mut abs) = (vec![0.0f64; g.n], vec![0.0f64; g.n]);
     for &i in rows {
-        for j in 0..g.n {
-            let (mut acc, mut abs) = (0.0f64, 0.0f64);
-            for p in 0..g.k {
-                let x = g.a.at(i, p) * g.b.at(p, j);
-                acc += x;
-                abs += x.abs();
+        let a_row: Vec<f64> = (0..g.k).map(|p| g.a.at(i, p)).collect();
+        match g.b.order {
+            Order::RowMajor => {
+                acc.fill(0.0);
+                abs.fill(0.0);
+                for (p, &a) in a_row.iter().enumerate() {
+                    for j in 0..g.n {
+                        let x = a * g.b.at(p, j);
+                        acc[j] += x;
+                        abs[j] += x.abs();
+                    }
+                }
             }
+            Order::ColMajor => {
+                for j in 0..g.n {
+                    let (mut s, mut t) = (0.0f64, 0.0f64);
+                    for (p, &a) in a_row.iter().enumerate() {
+                        let x = a * g.b.at(p, j);
+                        s += x;
+                        t += x.abs();
+                    }
+                    acc[j] = s;
+                    abs[j] = t;
+                }
+            }
+        }
+        for j in 0..g.n {
             let c = match (g.c, g.beta != 0.0) {
                 (Some(c), true) => g.beta * c.at(i, j),
                 _ => 0.0,
             };
-            let w = g.alpha * acc + c;
-            let fp8 = if g.fp8 { FP8_ACCUMULATION * abs } else { 0.0 };
-            let t =
-                g.alpha.abs() * (tolerance(g.k, abs) + fp8) + eps * (g.alpha.abs() * abs + c.abs());
+            let w = g.alpha * acc[j] + c;
+            let fp8 = if g.fp8 {
+                FP8_ACCUMULATION * abs[j]
+            } else {
+                0.0
+            };
+            let t = g.alpha.abs() * (tolerance(g.k, abs[j]) + fp8)
+                + eps * (g.alpha.abs() * abs[j] + c.abs());
             want.push(w);
             tol.push(rounded(t, w, u, out.min_subnormal()));
         }
@@ -166,4 +219,51 @@ pub fn spread_rows(m: usize, max_rows: usize) -> Vec<usize> {
         .collect();
     rows.dedup();
     rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reference of a small product, element by element from the definition
+    /// `sum_p a_ip b_pj`, whichever order B is stored in and however many rows are asked for
+    /// (rows go to threads in shares).
+    #[test]
+    fn the_reference_is_the_definition_for_both_orders_of_b() {
+        let (m, n, k) = (37, 19, 23);
+        let value = |i: usize, j: usize| ((i * 7 + j * 3) % 11) as f64 - 5.0;
+        let a: Vec<f64> = (0..m * k).map(|e| value(e / k, e % k)).collect();
+        let b_rows: Vec<f64> = (0..k * n).map(|e| value(e / n + 1, e % n)).collect();
+        let b_cols: Vec<f64> = (0..k * n).map(|e| value(e % k + 1, e / k)).collect();
+        let rows: Vec<usize> = (0..m).collect();
+        for (values, order, ld) in [(&b_rows, Order::RowMajor, n), (&b_cols, Order::ColMajor, k)] {
+            let g = HostGemm {
+                m,
+                n,
+                k,
+                a: HostMatrix {
+                    values: &a,
+                    order: Order::RowMajor,
+                    ld: k as i64,
+                },
+                b: HostMatrix {
+                    values,
+                    order,
+                    ld: ld as i64,
+                },
+                c: None,
+                alpha: 1.0,
+                beta: 0.0,
+                fp8: false,
+            };
+            let (want, tol) = reference_bounds(&g, Element::F32, &rows);
+            for i in 0..m {
+                for j in 0..n {
+                    let exact: f64 = (0..k).map(|p| value(i, p) * value(p + 1, j)).sum();
+                    assert_eq!(want[i * n + j], exact, "{order:?} ({i}, {j})");
+                    assert!(tol[i * n + j] > 0.0);
+                }
+            }
+        }
+    }
 }
