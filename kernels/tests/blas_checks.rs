@@ -125,11 +125,11 @@ fn run_time_arguments_describe_the_problem() {
         Order::RowMajor,
     );
     let call = plan_sm90(&p, SMS).unwrap();
-    // 1000 x 3000 has 8 x 12 = 96 tiles of 128 x 256 (< 132 SMs): the 128 x 128 tile, 8 x 24.
-    assert_eq!(call.config.tile, Sm90Tile::T128x128);
-    assert_eq!((call.args.tiles_m, call.args.tiles_n), (8, 24));
+    // 1000 x 3000 has 8 x 12 = 96 tiles of 128 x 256: one wave of the large tile.
+    assert_eq!(call.config.tile, Sm90Tile::T128x256);
+    assert_eq!((call.args.tiles_m, call.args.tiles_n), (8, 12));
     assert_eq!(call.args.k_tiles, 9); // ceil(520 / 64)
-    assert_eq!(call.grid, 132);
+    assert_eq!(call.grid, 96);
     assert_eq!((call.args.splits, call.args.split_rows), (1, 0));
     assert_eq!(
         (call.args.d, call.args.ldd, call.args.d_pair),
@@ -189,13 +189,16 @@ fn few_tiles_and_long_k_split_k_into_a_workspace() {
     let w = into_workspace(&whole, 0x4000_0000);
     assert_eq!(w.config.epilogue, Epilogue::TmaStore);
     assert_eq!(w.d_store.unwrap().0.rows, 2 * slab_rows(256));
-    // n 14336: 112 tiles; seven splits fill 99% of six waves.
+    // n 14336: 56 tiles of 128 x 256; two splits fill 112 of the 132 SMs.
+    let wide = plan_sm90(&problem(1, 14336, 4096, R, C, R), SMS).unwrap();
+    assert_eq!(wide.config.tile, Sm90Tile::T128x256);
+    assert_eq!((wide.args.splits, wide.grid), (2, 112));
+    // 1024 x 1024 x 2048: 64 tiles of 128 x 128, but two splits' partial sums (16.8 MB) would
+    // be twice A and B (8.4 MB): no split.
+    let short = plan_sm90(&problem(1024, 1024, 2048, R, C, R), SMS).unwrap();
     assert_eq!(
-        plan_sm90(&problem(1, 14336, 4096, R, C, R), SMS)
-            .unwrap()
-            .args
-            .splits,
-        7
+        (short.config.tile, short.args.splits),
+        (Sm90Tile::T128x128, 1)
     );
     // A column-major D splits the transposed problem (its M is the problem's N).
     let t = plan_sm90(&problem(4096, 16, 4096, R, C, C), SMS).unwrap();
@@ -211,12 +214,13 @@ fn few_tiles_and_long_k_split_k_into_a_workspace() {
 
 #[test]
 fn the_tile_follows_the_count_of_tiles() {
-    // 128 x 256 tiles: 4096^2 has 32 x 16 = 512 >= 132; 128 x 4096 has 1 x 16.
+    // 128 x 256 tiles: 4096^2 has 32 x 16 = 512; 128 x 4096 has 1 x 16, a quarter wave or less.
     assert_eq!(tiles_of(4096, 4096, Sm90Tile::T128x256), 512);
     assert_eq!(choose_tile(4096, 4096, SMS), Sm90Tile::T128x256);
     assert_eq!(choose_tile(128, 4096, SMS), Sm90Tile::T128x128);
-    assert_eq!(choose_tile(2048, 2048, SMS), Sm90Tile::T128x128); // 16 x 8 = 128 < 132
-    assert_eq!(choose_tile(2304, 2048, SMS), Sm90Tile::T128x256); // 18 x 8 = 144
+    assert_eq!(choose_tile(2048, 2048, SMS), Sm90Tile::T128x256); // 16 x 8 = 128: one wave
+    assert_eq!(choose_tile(640, 2048, SMS), Sm90Tile::T128x256); // 5 x 8 = 40 > 132 / 4
+    assert_eq!(choose_tile(512, 2048, SMS), Sm90Tile::T128x128); // 4 x 8 = 32 <= 132 / 4
     assert_eq!(choose_tile(1 << 20, 64, SMS), Sm90Tile::T128x128);
 }
 

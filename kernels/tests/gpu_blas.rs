@@ -1004,8 +1004,8 @@ fn gpu_fp8_other_majors_are_refused() {
     });
 }
 
-/// Split-K (fewer tiles than SMs, K long enough): small M with N 4096 or 1000 and long or
-/// ragged K, f16 -> f32 and bf16 -> bf16 with alpha, beta and C, an 8-bit pair, row- and
+/// Split-K (tiles leaving half the SMs idle, K long enough): small M with N 4096 or 1000 and
+/// long or ragged K, f16 -> f32 and bf16 -> bf16 with alpha, beta and C, an 8-bit pair, row- and
 /// column-major D; each verified against the f64 reference, D's padding untouched, and the
 /// library's choice to split checked.
 #[test]
@@ -1017,7 +1017,7 @@ fn gpu_split_k_for_few_tiles() {
             (1, 4096, 4096),
             (16, 4096, 14336),
             (64, 1000, 4096),
-            (200, 4096, 1000),
+            (200, 4096, 4000),
             (16, 1000, 4104),
         ] {
             for (input, output, alpha, beta, d) in [

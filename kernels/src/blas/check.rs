@@ -6,7 +6,7 @@
 use tessel_layout::gmma::Major;
 
 use super::order::Order;
-use super::select::{choose_splits, choose_tile_for};
+use super::select::{choose_tile_for, split_for};
 use super::split::slab_rows;
 use crate::element::Element;
 use crate::error::{GpuError, GpuResult};
@@ -251,8 +251,8 @@ pub(crate) fn source_matrix(p: &Problem, same_order: bool) -> GpuResult<Option<M
 ///     alpha: 1.0, beta: 0.0,
 /// };
 /// let call = plan_sm90(&p, 132).unwrap();
-/// // 96 tiles of 128 x 256, fewer than 132 SMs: the 128 x 128 tile.
-/// assert_eq!(call.config.kernel_name(), "gemm_sm90_ak_bn_f16_f32_128x128_tma");
+/// // 96 tiles of 128 x 256: one wave of the large tile.
+/// assert_eq!(call.config.kernel_name(), "gemm_sm90_ak_bn_f16_f32_128x256_tma");
 /// let bad = Problem { a: MatrixDesc { ld: 519, ..p.a }, ..p };
 /// assert!(plan_sm90(&bad, 132).unwrap_err().to_string().contains("leading dimension 519 is below 520"));
 /// ```
@@ -363,10 +363,10 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
         )));
     }
     let raster = GroupedRaster::new(tiles_m, tiles_n, RASTER_GROUP)?;
-    // Split-K where the tiles are fewer than the SMs (super::split): slab s of the fp32
+    // Split-K where the tiles leave half the SMs idle (super::split): slab s of the fp32
     // workspace at rows s * split_rows.
     let k_tiles = (p.k + k_tile(input) - 1) / k_tile(input);
-    let splits = choose_splits(tiles_m * tiles_n, k_tiles, sms);
+    let splits = split_for((m, n, p.k), tiles_m * tiles_n, k_tiles, input.bytes(), sms);
     let split_rows = if splits > 1 { slab_rows(m) } else { 0 };
     if splits * split_rows > i64::from(i32::MAX) {
         return Err(GpuError::InvalidArgument(format!(

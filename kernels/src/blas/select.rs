@@ -1,6 +1,16 @@
-//! The tile selection heuristic of the Hopper GEMM (as cuBLAS chooses among its kernels): the
-//! large tile where the problem has at least as many large tiles as the GPU has SMs, the
-//! smaller one (twice the tiles) where it has fewer, so that more SMs work.
+//! The tile and split selection of the Hopper GEMM (as cuBLAS chooses among its kernels),
+//! from a measurement of every tile and split on the shapes it decides between
+//! (`kernels/examples/split_sweep.rs`; H200, docs/performance.md):
+//! - the large tile (128 x 256) wherever it gives more than a quarter of a wave of tiles: one
+//!   wave of large tiles beat two waves of small ones on every shape measured (1000 x 3000 x
+//!   520: 15.1 against 19.0 us; 256 x 14336 x 4096: 50.2 against 52.2 us);
+//! - the small tile (128 x 128) where the large tiles are a quarter of the SMs or fewer
+//!   (twice the blocks streaming B: 64 x 4096 x 4096 in 20.7 against 22.0 us);
+//! - split-K only to fill one wave, and only while the partial sums' extra traffic stays
+//!   below half of the operands' ([`split_traffic_allows`]): at 1024 x 4096 x 4096 two splits
+//!   took 76 us against 50 us for none; with four tiles per SM splits take the problem from
+//!   memory-latency-bound to bandwidth-bound (16 x 4096 x 14336: 135 us unsplit, 46 us in
+//!   eight splits).
 
 use crate::element::Element;
 use crate::hopper::{BM, Sm90Tile, promotes};
@@ -20,18 +30,19 @@ pub fn tiles_of(m: i64, n: i64, tile: Sm90Tile) -> i64 {
     ceil_div(m, BM) * ceil_div(n, tile.bn())
 }
 
-/// The tile for an `m x n` output on a GPU of `sms` SMs: [`Sm90Tile::T128x256`] when it gives
-/// at least one tile per SM, else [`Sm90Tile::T128x128`] (also for `n <= 128`, where the large
-/// tile's columns would be at least half empty).
+/// The tile for an `m x n` output on a GPU of `sms` SMs: [`Sm90Tile::T128x256`] when its
+/// tiles number more than a quarter of the SMs, else [`Sm90Tile::T128x128`] (also for
+/// `n <= 128`, where the large tile's columns would be at least half empty).
 ///
 /// ```
 /// use tessel_kernels::{blas::choose_tile, hopper::Sm90Tile};
 /// assert_eq!(choose_tile(4096, 4096, 132), Sm90Tile::T128x256); // 512 large tiles
-/// assert_eq!(choose_tile(128, 4096, 132), Sm90Tile::T128x128); // 16 large tiles
+/// assert_eq!(choose_tile(1000, 3000, 132), Sm90Tile::T128x256); // 96: one wave
+/// assert_eq!(choose_tile(64, 4096, 132), Sm90Tile::T128x128); // 16 large tiles
 /// assert_eq!(choose_tile(16384, 100, 132), Sm90Tile::T128x128);
 /// ```
 pub fn choose_tile(m: i64, n: i64, sms: i64) -> Sm90Tile {
-    if n <= 128 || tiles_of(m, n, Sm90Tile::T128x256) < sms {
+    if n <= 128 || 4 * tiles_of(m, n, Sm90Tile::T128x256) <= sms {
         Sm90Tile::T128x128
     } else {
         Sm90Tile::T128x256
@@ -64,42 +75,66 @@ pub const MIN_K_TILES_PER_SPLIT: i64 = 4;
 /// Most splits of K per tile.
 pub const MAX_SPLITS: i64 = 16;
 
-/// Share of the SMs' slots a grid of `units` equal units of work keeps busy over its waves:
-/// `units / (ceil(units / sms) sms)`.
-fn wave_efficiency(units: i64, sms: i64) -> f64 {
-    let waves = (units + sms - 1) / sms;
-    units as f64 / (waves * sms) as f64
-}
-
-/// How many ranges of k-tiles each output tile is split into (split-K, as cuBLAS does where a
-/// problem has fewer tiles than the GPU has SMs): 1 when `tiles >= sms`; otherwise the count
-/// whose units (`tiles x splits`) fill the SMs' waves best, at most [`MAX_SPLITS`] and keeping
-/// at least [`MIN_K_TILES_PER_SPLIT`] k-tiles per split, and only when it fills them at least
-/// 10% better than no split (ties to fewer splits). Each split writes fp32 partial sums that a
-/// reduction adds ([`super::Gemm::run`]).
+/// How many ranges of k-tiles each output tile is split into (split-K): where the tiles fill
+/// at most half the SMs, as many as fit in one wave (`tiles x splits <= sms`), at most
+/// [`MAX_SPLITS`] and keeping at least [`MIN_K_TILES_PER_SPLIT`] k-tiles per split; 1
+/// otherwise. Each split writes fp32 partial sums that a reduction adds
+/// ([`super::Gemm::run`]); [`split_traffic_allows`] bounds what that costs.
 ///
 /// ```
 /// use tessel_kernels::blas::choose_splits;
 /// assert_eq!(choose_splits(32, 64, 132), 4); // m <= 128, n 4096: 32 tiles of 128 x 128
-/// assert_eq!(choose_splits(112, 64, 132), 7); // n 14336: 7 x 112 = 784 units, 99% of 6 waves
+/// assert_eq!(choose_splits(16, 224, 132), 8); // 16 tiles, K 14336: eight splits of 28
+/// assert_eq!(choose_splits(56, 64, 132), 2); // 56 tiles: two splits, 112 blocks
 /// assert_eq!(choose_splits(32, 8, 132), 2); // K 1024: two splits of 4 k-tiles
-/// assert_eq!(choose_splits(512, 64, 132), 1); // enough tiles
+/// assert_eq!(choose_splits(96, 64, 132), 1); // more than half a wave of tiles
 /// assert_eq!(choose_splits(32, 3, 132), 1); // too little K to split
 /// ```
 pub fn choose_splits(tiles: i64, k_tiles: i64, sms: i64) -> i64 {
-    if tiles <= 0 || sms <= 0 || tiles >= sms {
+    if tiles <= 0 || sms <= 0 || 2 * tiles > sms {
         return 1;
     }
-    let most = (k_tiles / MIN_K_TILES_PER_SPLIT).clamp(1, MAX_SPLITS);
-    let base = wave_efficiency(tiles, sms);
-    let mut best = (1, base);
-    for s in 2..=most {
-        let e = wave_efficiency(tiles * s, sms);
-        if e > best.1 + 1e-9 {
-            best = (s, e);
-        }
+    (sms / tiles)
+        .min(k_tiles / MIN_K_TILES_PER_SPLIT)
+        .clamp(1, MAX_SPLITS)
+}
+
+/// Whether `splits` partial sums of an `m x n x k` problem with inputs of `input_bytes` bytes
+/// cost at most half the operands' traffic: each split writes and the reduction reads its
+/// `m x n` fp32 slab (`2 splits m n 4` bytes) against `(m + n) k input_bytes` bytes of A and B.
+///
+/// ```
+/// use tessel_kernels::blas::split_traffic_allows;
+/// assert!(split_traffic_allows(2, 64, 14336, 4096, 2)); // 15 MB against 118 MB
+/// assert!(!split_traffic_allows(4, 1024, 4096, 4096, 2)); // 134 MB against 42 MB
+/// ```
+pub fn split_traffic_allows(splits: i64, m: i64, n: i64, k: i64, input_bytes: i64) -> bool {
+    let partial = 8.0 * splits as f64 * m as f64 * n as f64;
+    let operands = (m + n) as f64 * k as f64 * input_bytes as f64;
+    partial <= 0.5 * operands
+}
+
+/// The split of an `m x n x k` problem of `tiles` tiles and `k_tiles` k-tiles:
+/// [`choose_splits`], reduced until [`split_traffic_allows`] it.
+///
+/// ```
+/// use tessel_kernels::blas::split_for;
+/// assert_eq!(split_for((16, 4096, 14336), 16, 224, 2, 132), 8);
+/// assert_eq!(split_for((256, 4096, 4096), 64, 64, 2, 132), 2);
+/// assert_eq!(split_for((1024, 1024, 2048), 64, 32, 2, 132), 1); // 17 MB of sums, 8 MB of A and B
+/// ```
+pub fn split_for(
+    (m, n, k): (i64, i64, i64),
+    tiles: i64,
+    k_tiles: i64,
+    input_bytes: i64,
+    sms: i64,
+) -> i64 {
+    let mut splits = choose_splits(tiles, k_tiles, sms);
+    while splits > 1 && !split_traffic_allows(splits, m, n, k, input_bytes) {
+        splits -= 1;
     }
-    if best.1 >= base * 1.1 { best.0 } else { 1 }
+    splits
 }
 
 #[cfg(test)]
@@ -107,7 +142,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn splits_are_non_empty_bounded_and_never_add_a_wave_for_nothing() {
+    fn splits_are_bounded_fill_one_wave_and_keep_their_k_tiles() {
         for sms in [1, 78, 108, 132] {
             for tiles in 1..300 {
                 for k_tiles in 1..80 {
@@ -117,18 +152,44 @@ mod tests {
                         "{tiles} {k_tiles} {sms}: {s}"
                     );
                     if s > 1 {
-                        assert!(tiles < sms, "{tiles} {k_tiles} {sms}: {s}");
-                        // Every split keeps its k-tiles: s KT / S .. (s + 1) KT / S non-empty.
+                        // Only where the tiles leave half the SMs idle, within one wave.
+                        assert!(2 * tiles <= sms, "{tiles} {k_tiles} {sms}");
+                        assert!(tiles * s <= sms, "{tiles} {k_tiles} {sms}: {s}");
+                        // Every split keeps its k-tiles: s KT / S .. (s + 1) KT / S.
                         assert!(
                             k_tiles / s >= MIN_K_TILES_PER_SPLIT,
                             "{tiles} {k_tiles} {sms}"
                         );
-                        // The units fill the waves better than the tiles alone.
-                        let fill = |u: i64| u as f64 / (((u + sms - 1) / sms) * sms) as f64;
-                        assert!(fill(tiles * s) > fill(tiles), "{tiles} {k_tiles} {sms}");
                     }
+                    // No larger count fits the same bounds (the wave is filled).
+                    let more = s + 1;
+                    assert!(
+                        s == 1 && 2 * tiles > sms
+                            || more > MAX_SPLITS
+                            || tiles * more > sms
+                            || k_tiles / more < MIN_K_TILES_PER_SPLIT,
+                        "{tiles} {k_tiles} {sms}: {s}"
+                    );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn the_split_traffic_bound_is_half_the_operand_bytes() {
+        // 2 s m n 4 against (m + n) k b, at the boundary and one past it.
+        let (m, n, b) = (128, 128, 2);
+        // s = 2: 262144 bytes of partial sums; operands (256 k 2) = 512 k: k = 1024 is equal.
+        assert!(split_traffic_allows(2, m, n, 1024, b));
+        assert!(!split_traffic_allows(2, m, n, 1023, b));
+        for k in [64, 1000, 5000, 20000] {
+            let got = split_for((m, n, k), 1, k / 64, b, 132);
+            assert!(got <= choose_splits(1, k / 64, 132), "{k}");
+            assert!(got == 1 || split_traffic_allows(got, m, n, k, b), "{k}");
+            // The largest count the bound allows.
+            assert!(
+                got == choose_splits(1, k / 64, 132) || !split_traffic_allows(got + 1, m, n, k, b)
+            );
         }
     }
 }

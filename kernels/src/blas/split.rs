@@ -1,5 +1,5 @@
-//! Split-K: a problem with fewer output tiles than SMs runs each tile's k-tiles in
-//! [`choose_splits`](super::choose_splits) ranges, every range a unit of work of the persistent
+//! Split-K: a problem whose output tiles leave half the SMs idle runs each tile's k-tiles in
+//! [`split_for`](super::split_for) ranges, every range a unit of work of the persistent
 //! Hopper kernel writing its fp32 partial sums to its own slab of a workspace, then a reduction
 //! kernel adds the slabs into D (`D = alpha sum_s W_s + beta C`, converted to D's type).
 //!

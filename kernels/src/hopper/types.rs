@@ -225,8 +225,8 @@ impl std::str::FromStr for Epilogue {
 pub enum Sm90Tile {
     /// 128 x 256, 4 stages: the large tile (one `m64n256k16` per consumer and k-block).
     T128x256,
-    /// 128 x 128, 6 stages: twice the tiles of a problem, for problems with fewer large tiles
-    /// than SMs.
+    /// 128 x 128, 6 stages: twice the tiles of a problem, for problems whose large tiles
+    /// number a quarter of the SMs or fewer, and for 8-bit inputs.
     T128x128,
 }
 
