@@ -154,16 +154,19 @@ fn run_time_arguments_describe_the_problem() {
 #[test]
 fn few_tiles_and_long_k_split_k_into_a_workspace() {
     use Order::{ColMajor as C, RowMajor as R};
-    use tessel_kernels::blas::split::{ReduceArgs, into_workspace, slab_rows, workspace_bytes};
-    // 16 x 4096 x 4096: 1 x 32 tiles of 128 x 128 on 132 SMs, 64 k-tiles: four splits of 16
-    // k-tiles fill 128 of the 132 SMs (32 alone fill 24%).
-    let p = problem(16, 4096, 4096, R, C, R);
+    use tessel_kernels::blas::split::{
+        ReduceArgs, into_workspace, slab_rows, uses_workspace, workspace_bytes,
+    };
+    // 200 x 4096 x 4096: 2 x 16 tiles of 128 x 256 are a quarter wave, so 2 x 32 of 128 x 128;
+    // 64 k-tiles: two splits of 32 fill 128 of the 132 SMs.
+    let p = problem(200, 4096, 4096, R, C, R);
     let call = plan_sm90(&p, SMS).unwrap();
+    assert!(!call.swapped);
     assert_eq!(call.config.tile, Sm90Tile::T128x128);
-    assert_eq!((call.args.splits, call.args.split_rows), (4, 128));
+    assert_eq!((call.args.splits, call.args.split_rows), (2, 256));
     assert_eq!(call.grid, 128);
-    assert_eq!(workspace_bytes(&call), 4 * 128 * 4096 * 4);
-    // The GEMM's launch writes fp32 slabs, predicated (16 of the 128 rows are real), no C,
+    assert_eq!(workspace_bytes(&call), 2 * 256 * 4096 * 4);
+    // The GEMM's launch writes fp32 slabs, predicated (200 of the 256 rows are real), no C,
     // alpha 1; the reduction takes D, alpha and beta from the call.
     let w = into_workspace(&call, 0x4000_0000);
     assert_eq!(
@@ -174,13 +177,13 @@ fn few_tiles_and_long_k_split_k_into_a_workspace() {
         (w.args.d, w.args.ldd, w.args.alpha, w.args.beta),
         (0x4000_0000, 4096, 1.0, 0.0)
     );
-    assert_eq!(i64::from(w.args.split_rows), slab_rows(16));
+    assert_eq!(i64::from(w.args.split_rows), slab_rows(200));
     assert_eq!(w.d_store, None);
     assert_eq!((w.a, w.b, w.grid), (call.a, call.b, call.grid));
     let r = ReduceArgs::for_call(&call, 0x4000_0000);
     assert_eq!(
-        (r.d, r.ldd, r.slab, r.m, r.n),
-        (p.d.address, 4096, 128 * 4096, 16, 4096)
+        (r.d, r.ldd, r.slab, r.m, r.n, r.w_rs, r.w_cs),
+        (p.d.address, 4096, 256 * 4096, 200, 4096, 4096, 1)
     );
     // Whole tiles (M a multiple of 128, n a multiple of 4): the slabs are stored by TMA, the
     // map spanning every slab.
@@ -189,10 +192,6 @@ fn few_tiles_and_long_k_split_k_into_a_workspace() {
     let w = into_workspace(&whole, 0x4000_0000);
     assert_eq!(w.config.epilogue, Epilogue::TmaStore);
     assert_eq!(w.d_store.unwrap().0.rows, 2 * slab_rows(256));
-    // n 14336: 56 tiles of 128 x 256; two splits fill 112 of the 132 SMs.
-    let wide = plan_sm90(&problem(1, 14336, 4096, R, C, R), SMS).unwrap();
-    assert_eq!(wide.config.tile, Sm90Tile::T128x256);
-    assert_eq!((wide.args.splits, wide.grid), (2, 112));
     // 1024 x 1024 x 2048: 64 tiles of 128 x 128, but two splits' partial sums (16.8 MB) would
     // be twice A and B (8.4 MB): no split.
     let short = plan_sm90(&problem(1024, 1024, 2048, R, C, R), SMS).unwrap();
@@ -200,15 +199,73 @@ fn few_tiles_and_long_k_split_k_into_a_workspace() {
         (short.config.tile, short.args.splits),
         (Sm90Tile::T128x128, 1)
     );
-    // A column-major D splits the transposed problem (its M is the problem's N).
-    let t = plan_sm90(&problem(4096, 16, 4096, R, C, C), SMS).unwrap();
-    assert!(t.transposed);
-    assert_eq!((t.args.m, t.args.n, t.args.splits), (16, 4096, 4));
-    // Enough tiles, or too little K: no split.
-    for (m, n, k) in [(4096, 4096, 4096), (16, 4096, 192), (1000, 3000, 520)] {
+    // Enough tiles, or too little K: no split, no workspace.
+    for (m, n, k) in [(4096, 4096, 4096), (128, 4096, 192), (1000, 3000, 520)] {
         let c = plan_sm90(&problem(m, n, k, R, C, R), SMS).unwrap();
         assert_eq!((c.args.splits, c.args.split_rows), (1, 0), "{m}x{n}x{k}");
+        assert!(!uses_workspace(&c));
         assert_eq!(workspace_bytes(&c), 0);
+    }
+}
+
+#[test]
+fn few_rows_compute_the_transpose_through_the_workspace() {
+    use Order::{ColMajor as C, RowMajor as R};
+    use tessel_kernels::blas::NARROW_ROWS;
+    use tessel_kernels::blas::split::{
+        ReduceArgs, into_workspace, uses_workspace, workspace_bytes,
+    };
+    // 16 x 4096 x 4096, D row-major: the kernel computes D^T (4096 x 16) with the 128 x 64
+    // tile, its first operand B^T (4096 rows of K) and its second A (16 rows of K); 32 tiles,
+    // four splits of 16 k-tiles.
+    let p = problem(16, 4096, 4096, R, C, R);
+    let call = plan_sm90(&p, SMS).unwrap();
+    assert!(call.swapped && !call.transposed);
+    assert!(uses_workspace(&call));
+    assert_eq!(call.config.tile, Sm90Tile::T128x64);
+    assert_eq!((call.args.m, call.args.n), (4096, 16));
+    assert_eq!((call.a.address, call.b.address), (p.b.address, p.a.address));
+    assert_eq!((call.a.matrix.rows, call.b.matrix.rows), (4096, 16));
+    assert_eq!((call.a.major, call.b.major), (Major::K, Major::K));
+    assert_eq!(
+        (call.args.splits, call.args.split_rows, call.grid),
+        (4, 4096, 128)
+    );
+    assert_eq!(workspace_bytes(&call), 4 * 4096 * 16 * 4);
+    // The kernel stores whole 128-row tiles of the transposed slabs by TMA; the reduction
+    // reads element (r, c) of D at r + 16 c of a slab.
+    let w = into_workspace(&call, 0x4000_0000);
+    assert_eq!(
+        (w.config.output, w.config.epilogue),
+        (Element::F32, Epilogue::TmaStore)
+    );
+    let (map, _) = w.d_store.unwrap();
+    assert_eq!((map.rows, map.cols, map.ld), (4 * 4096, 16, 16));
+    let r = ReduceArgs::for_call(&call, 0x4000_0000);
+    assert_eq!(
+        (r.m, r.n, r.w_rs, r.w_cs, r.w_pair, r.slab, r.ldd),
+        (16, 4096, 1, 16, 0, 4096 * 16, 4096)
+    );
+    // No split is still a swapped call through the workspace: 1 x 14336 has 112 tiles.
+    let wide = plan_sm90(&problem(1, 14336, 4096, R, C, R), SMS).unwrap();
+    assert!(wide.swapped && uses_workspace(&wide));
+    assert_eq!((wide.args.splits, wide.grid), (1, 112));
+    assert_eq!(workspace_bytes(&wide), 14336 * 4);
+    // A column-major D: the transposed problem has D^T's rows (4096) and is not swapped; with
+    // N <= 64 it is (the kernel then computes D itself, row-major, into the workspace).
+    let t = plan_sm90(&problem(16, 4096, 4096, R, C, C), SMS).unwrap();
+    assert!(t.transposed && !t.swapped);
+    let both = plan_sm90(&problem(4096, 16, 4096, R, C, C), SMS).unwrap();
+    assert!(both.transposed && both.swapped);
+    assert_eq!((both.args.m, both.args.n, both.args.splits), (4096, 16, 4));
+    // Past NARROW_ROWS rows, or with as few columns, or 8-bit inputs: not swapped.
+    for (m, n) in [(NARROW_ROWS + 1, 4096), (16, 64)] {
+        assert!(
+            !plan_sm90(&problem(m, n, 4096, R, C, R), SMS)
+                .unwrap()
+                .swapped,
+            "{m}x{n}"
+        );
     }
 }
 
@@ -661,6 +718,12 @@ fn every_configuration_is_proven() {
                                 epilogue,
                                 source: a_major == b_major,
                             };
+                            if tile == Sm90Tile::T128x64 && output != Element::F32 {
+                                // One epilogue chunk of 64 16-bit columns: refused, by name.
+                                let e = Sm90Plan::for_config(config).unwrap_err().to_string();
+                                assert!(e.contains("this tile writes fp32"), "{e}");
+                                continue;
+                            }
                             let plan = Sm90Plan::for_config(config)
                                 .unwrap_or_else(|e| panic!("{}: {e}", config.kernel_name()));
                             let kernel = plan.kernel().unwrap();

@@ -1063,3 +1063,82 @@ fn gpu_split_k_for_few_tiles() {
         assert!(splits > 1, "e4m3 x e5m2: not split");
     });
 }
+
+/// Few rows (at most `blas::NARROW_ROWS`) and many columns: the library computes the transpose
+/// with the 128 x 64 tile into the fp32 workspace and the reduction writes D from it. Every
+/// order of A and B (the kernel's operands are B^T and A^T), ragged and odd extents, alpha,
+/// beta and C, a column-major D whose transpose has few rows; each against the f64 reference.
+#[test]
+#[ignore = "needs an sm_90 GPU: TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test gpu_blas -- --include-ignored"]
+fn gpu_few_rows_take_the_transposed_kernel() {
+    with_gemm("gpu_few_rows_take_the_transposed_kernel", |gpu, gemm| {
+        let cases = [
+            (
+                1,
+                4096,
+                4096,
+                Order::RowMajor,
+                Order::RowMajor,
+                Order::RowMajor,
+            ),
+            (
+                64,
+                3000,
+                1000,
+                Order::RowMajor,
+                Order::RowMajor,
+                Order::RowMajor,
+            ),
+            (
+                33,
+                5000,
+                520,
+                Order::RowMajor,
+                Order::ColMajor,
+                Order::RowMajor,
+            ),
+            (
+                7,
+                1000,
+                4104,
+                Order::ColMajor,
+                Order::ColMajor,
+                Order::RowMajor,
+            ),
+            (
+                4096,
+                16,
+                4096,
+                Order::RowMajor,
+                Order::ColMajor,
+                Order::ColMajor,
+            ),
+        ];
+        for (i, (m, n, k, a, b, d)) in cases.into_iter().enumerate() {
+            for (input, output, alpha, beta) in [
+                (Element::F16, Element::F32, 1.0, 0.0),
+                (Element::BF16, Element::BF16, 0.5, -1.5),
+            ] {
+                run_case(
+                    gpu,
+                    gemm,
+                    Case {
+                        m,
+                        n,
+                        k,
+                        a,
+                        b,
+                        d,
+                        input,
+                        output,
+                        alpha,
+                        beta,
+                        pad: 3,
+                        ..BASE
+                    },
+                    200 + i as u64,
+                );
+            }
+        }
+    });
+}

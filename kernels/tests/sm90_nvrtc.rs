@@ -49,6 +49,10 @@ fn configurations() -> Vec<Sm90Config> {
             for a_major in [Major::K, Major::MN] {
                 for b_major in [Major::K, Major::MN] {
                     for tile in Sm90Tile::ALL {
+                        // The narrow tile writes fp32 only (a transposed call's workspace).
+                        if tile == Sm90Tile::T128x64 && output != Element::F32 {
+                            continue;
+                        }
                         for epilogue in [Epilogue::TmaStore, Epilogue::Direct] {
                             for source in [false, true] {
                                 all.push(Sm90Config {
@@ -101,7 +105,14 @@ fn configurations() -> Vec<Sm90Config> {
                 && c.b_major == Major::MN
                 && c.tile == Sm90Tile::T128x128
                 && (c.epilogue == Epilogue::Direct) != c.source;
-            default || majors || epilogues
+            // The narrow tile as transposed calls use it: fp32 partial sums, both epilogues,
+            // K-major and N-major B (the kernel's A).
+            let narrow = c.tile == Sm90Tile::T128x64
+                && c.input == Element::F16
+                && c.output == Element::F32
+                && c.b_major == Major::K
+                && !c.source;
+            default || majors || epilogues || narrow
         })
         .collect()
 }

@@ -11,7 +11,8 @@ use super::split::slab_rows;
 use crate::element::Element;
 use crate::error::{GpuError, GpuResult};
 use crate::hopper::{
-    BM, Epilogue, OUTPUTS, RASTER_GROUP, Sm90Args, Sm90Config, input_pair, k_tile, promotes,
+    BM, Epilogue, OUTPUTS, RASTER_GROUP, Sm90Args, Sm90Config, Sm90Tile, input_pair, k_tile,
+    promotes,
 };
 use crate::tiled::GroupedRaster;
 use crate::tma::TmaMatrix;
@@ -174,6 +175,13 @@ pub struct Sm90Call {
     /// Whether the kernel computes `D^T = B^T A^T` (D column-major: its transpose is the
     /// row-major matrix the kernel writes, A and B swap places and keep their majors).
     pub transposed: bool,
+    /// Whether the kernel computes the transpose of that row-major matrix `O` instead (`O` of
+    /// [`NARROW_ROWS`] rows or fewer: the kernel's 128-row tiles run along O's columns, the
+    /// 64-column tile [`Sm90Tile::T128x64`] along its rows). The kernel then writes `O^T` in
+    /// fp32 to the workspace and the reduction ([`super::split`]) writes `O` from it, so the
+    /// call always goes through the workspace. `args.m` and `args.n` are the kernel's: O's
+    /// columns and rows.
+    pub swapped: bool,
     /// The first operand (A, or B^T when transposed).
     pub a: OperandMap,
     /// The second operand (B, or A^T).
@@ -186,6 +194,11 @@ pub struct Sm90Call {
     /// Blocks of the persistent grid: one per SM, at most one per unit of work.
     pub grid: u32,
 }
+
+/// Rows of the matrix the kernel writes (D, or D^T for a column-major D) at or below which the
+/// call computes its transpose with the 64-column tile ([`Sm90Call::swapped`]): a 128-row tile
+/// over so few rows leaves most of each wgmma's rows empty.
+pub const NARROW_ROWS: i64 = 64;
 
 /// A's and B's input types, or the error naming what the kernel takes.
 fn input_type(a: Element, b: Element) -> GpuResult<(Element, Element)> {
@@ -310,6 +323,14 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
     } else {
         (p.m, p.n, (a_major, p.a), (b_major, p.b))
     };
+    // A few rows and many columns (16-bit inputs): the kernel computes the transpose, its rows
+    // along the many columns (Sm90Call::swapped).
+    let swapped = m <= NARROW_ROWS && n > NARROW_ROWS && !promotes(p.a.elem);
+    let (m, n, first, second) = if swapped {
+        (n, m, second, first)
+    } else {
+        (m, n, first, second)
+    };
     let operand = |(major, desc): (Major, MatrixDesc), mn: i64| {
         let (rows, cols) = match major {
             Major::K => (mn, p.k),
@@ -326,7 +347,8 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
             address: desc.address,
         }
     };
-    let epilogue = if p.d.tma_storable() {
+    // A swapped call's kernel writes the workspace only (super::split::into_workspace).
+    let epilogue = if !swapped && p.d.tma_storable() {
         Epilogue::TmaStore
     } else {
         Epilogue::Direct
@@ -335,7 +357,11 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
     let (input, input_b) = input_type(first.1.elem, second.1.elem)?;
     let a = operand(first, m);
     let b = operand(second, n);
-    let tile = choose_tile_for(input, m, n, sms);
+    let tile = if swapped {
+        Sm90Tile::T128x64
+    } else {
+        choose_tile_for(input, m, n, sms)
+    };
     let config = Sm90Config {
         input,
         input_b,
@@ -367,7 +393,11 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
     // workspace at rows s * split_rows.
     let k_tiles = (p.k + k_tile(input) - 1) / k_tile(input);
     let splits = split_for((m, n, p.k), tiles_m * tiles_n, k_tiles, input.bytes(), sms);
-    let split_rows = if splits > 1 { slab_rows(m) } else { 0 };
+    let split_rows = if splits > 1 || swapped {
+        slab_rows(m)
+    } else {
+        0
+    };
     if splits * split_rows > i64::from(i32::MAX) {
         return Err(GpuError::InvalidArgument(format!(
             "{m} x {n} split {splits} ways: the kernel counts the workspace's rows below 2^31"
@@ -397,6 +427,7 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
     Ok(Sm90Call {
         config,
         transposed,
+        swapped,
         a,
         b,
         d_store,

@@ -133,7 +133,7 @@ mod sm80_replay;
 pub mod split;
 mod verify;
 
-pub use check::{MatrixDesc, OperandMap, Problem, Sm90Call, plan_sm90};
+pub use check::{MatrixDesc, NARROW_ROWS, OperandMap, Problem, Sm90Call, plan_sm90};
 pub use dispatch::{GemmCall, GemmPath, gemm_target, plan_gemm};
 pub use order::Order;
 pub use select::{
@@ -494,10 +494,10 @@ impl<'g> Gemm<'g> {
         )
     }
 
-    /// Launches a call of the Hopper GEMM. A split call (`call.args.splits > 1`) runs the
-    /// GEMM into the workspace, then the reduction into D ([`split`]).
+    /// Launches a call of the Hopper GEMM. A split or swapped call ([`split::uses_workspace`])
+    /// runs the GEMM into the workspace, then the reduction into D ([`split`]).
     fn launch_sm90(&self, call: &Sm90Call) -> GpuResult<()> {
-        if call.args.splits <= 1 {
+        if !split::uses_workspace(call) {
             return self.launch_gemm(call);
         }
         let bytes = split::workspace_bytes(call);

@@ -37,9 +37,15 @@ pub fn slab_rows(m: i64) -> i64 {
     (m + BM - 1) / BM * BM
 }
 
-/// Bytes of the fp32 workspace a split call needs (0 without a split).
+/// Whether `call` goes through the workspace and the reduction: a split of K, or a swapped
+/// call ([`Sm90Call::swapped`]), whose kernel writes the transpose of D's view.
+pub fn uses_workspace(call: &Sm90Call) -> bool {
+    call.args.splits > 1 || call.swapped
+}
+
+/// Bytes of the fp32 workspace a call needs (0 where it writes D itself).
 pub fn workspace_bytes(call: &Sm90Call) -> usize {
-    if call.args.splits <= 1 {
+    if !uses_workspace(call) {
         return 0;
     }
     let (m, n) = (i64::from(call.args.m), i64::from(call.args.n));
@@ -102,6 +108,11 @@ pub struct ReduceArgs {
     pub d: u64,
     /// Elements between slabs.
     pub slab: i64,
+    /// Elements of the workspace between element `(r, c)` and `(r + 1, c)` of D's view.
+    pub w_rs: i64,
+    /// Elements of the workspace between element `(r, c)` and `(r, c + 1)` of D's view (1,
+    /// or the kernel's columns for a swapped call, whose workspace holds the transpose).
+    pub w_cs: i64,
     /// C's row stride.
     pub ldc: i64,
     /// D's row stride.
@@ -116,7 +127,8 @@ pub struct ReduceArgs {
     pub alpha: f32,
     /// Scale of C.
     pub beta: f32,
-    /// 1 when two adjacent columns of the workspace are one aligned vector.
+    /// 1 when two adjacent columns of the workspace are one aligned vector (never when
+    /// `w_cs != 1`).
     pub w_pair: i32,
     /// 1 when two adjacent columns of C are one aligned vector.
     pub c_pair: i32,
@@ -125,9 +137,9 @@ pub struct ReduceArgs {
 }
 
 /// The fields of [`ReduceArgs`] in declaration order.
-const FIELDS: [&str; 14] = [
-    "w", "c", "d", "slab", "ldc", "ldd", "m", "n", "splits", "alpha", "beta", "w_pair", "c_pair",
-    "d_pair",
+const FIELDS: [&str; 16] = [
+    "w", "c", "d", "slab", "w_rs", "w_cs", "ldc", "ldd", "m", "n", "splits", "alpha", "beta",
+    "w_pair", "c_pair", "d_pair",
 ];
 
 impl ReduceArgs {
@@ -149,23 +161,36 @@ impl ReduceArgs {
     /// let call = plan_sm90(&p, 132).unwrap();
     /// assert_eq!(call.args.splits, 4);
     /// let r = ReduceArgs::for_call(&call, 0x4000000);
-    /// assert_eq!((r.slab, r.splits, r.alpha, r.d), (128 * 4096, 4, 2.0, 0x2000000));
+    /// // 16 rows: the kernel computes the transpose (4096 x 16) into the workspace, which the
+    /// // reduction reads column by column.
+    /// assert!(call.swapped);
+    /// assert_eq!((r.m, r.n, r.w_rs, r.w_cs, r.w_pair), (16, 4096, 1, 16, 0));
+    /// assert_eq!((r.slab, r.splits, r.alpha, r.d), (4096 * 16, 4, 2.0, 0x2000000));
     /// ```
     pub fn for_call(call: &Sm90Call, workspace: u64) -> ReduceArgs {
+        // The kernel's extents; the workspace is row-major in them (leading dimension n).
         let (m, n) = (i64::from(call.args.m), i64::from(call.args.n));
+        // D's view (the reduction's rows and columns) and where its element (r, c) is in W.
+        let (rows, cols, w_rs, w_cs) = if call.swapped {
+            (call.args.n, call.args.m, 1, n)
+        } else {
+            (call.args.m, call.args.n, n, 1)
+        };
         ReduceArgs {
             w: workspace,
             c: call.args.c,
             d: call.args.d,
             slab: slab_rows(m) * n,
+            w_rs,
+            w_cs,
             ldc: call.args.ldc,
             ldd: call.args.ldd,
-            m: call.args.m,
-            n: call.args.n,
+            m: rows,
+            n: cols,
             splits: call.args.splits,
             alpha: call.args.alpha,
             beta: call.args.beta,
-            w_pair: i32::from(n % 2 == 0),
+            w_pair: i32::from(w_cs == 1 && n % 2 == 0),
             c_pair: call.args.c_pair,
             d_pair: call.args.d_pair,
         }
@@ -178,6 +203,8 @@ impl ReduceArgs {
             Value::Pointer(self.c),
             Value::Pointer(self.d),
             Value::I64(self.slab),
+            Value::I64(self.w_rs),
+            Value::I64(self.w_cs),
             Value::I64(self.ldc),
             Value::I64(self.ldd),
             Value::I32(self.m),
@@ -216,7 +243,7 @@ pub fn reduce_kernel(output: Element, source: bool) -> GpuResult<Kernel> {
         .map(|&f| match f {
             "w" => Field::pointer(f, Elem::from(Element::F32)),
             "c" | "d" => Field::pointer(f, tc()),
-            "slab" | "ldc" | "ldd" => Field::scalar(f, Scalar::I64),
+            "slab" | "w_rs" | "w_cs" | "ldc" | "ldd" => Field::scalar(f, Scalar::I64),
             "alpha" | "beta" => Field::scalar(f, Scalar::F32),
             _ => Field::scalar(f, Scalar::I32),
         })

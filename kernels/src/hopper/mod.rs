@@ -404,6 +404,15 @@ impl Sm90Plan {
             config.b_major,
             bk,
         )?;
+        if bn / Self::c_cols(output) < C_BUFS {
+            return Err(GpuError::InvalidArgument(format!(
+                "{}: a {bn}-column tile of {output} is {} epilogue chunk(s) of {} columns, fewer \
+                 than the {C_BUFS} buffers the epilogue alternates; this tile writes fp32",
+                config.kernel_name(),
+                bn / Self::c_cols(output),
+                Self::c_cols(output)
+            )));
+        }
         let gmma = mma_atom(&gmma_atom_pair(config.input, config.input_b, bn)?)?;
         let c_frag = gmma.c_layout().clone();
         let mma = make_tiled_mma(&gmma, &"(2,1,1):(1,0,0)".parse()?, &[])?;

@@ -228,17 +228,21 @@ pub enum Sm90Tile {
     /// 128 x 128, 6 stages: twice the tiles of a problem, for problems whose large tiles
     /// number a quarter of the SMs or fewer, and for 8-bit inputs.
     T128x128,
+    /// 128 x 64, 8 stages: the narrow tile of a problem computed transposed, where D has 64
+    /// rows or fewer (the kernel's rows are D's columns; `blas::plan_sm90`).
+    T128x64,
 }
 
 impl Sm90Tile {
-    /// Both tiles, the large one first.
-    pub const ALL: [Sm90Tile; 2] = [Sm90Tile::T128x256, Sm90Tile::T128x128];
+    /// Every tile, the largest first.
+    pub const ALL: [Sm90Tile; 3] = [Sm90Tile::T128x256, Sm90Tile::T128x128, Sm90Tile::T128x64];
 
     /// Columns of the tile (the N of each consumer's wgmma).
     pub fn bn(self) -> i64 {
         match self {
             Sm90Tile::T128x256 => 256,
             Sm90Tile::T128x128 => 128,
+            Sm90Tile::T128x64 => 64,
         }
     }
 
@@ -248,6 +252,7 @@ impl Sm90Tile {
         match self {
             Sm90Tile::T128x256 => 4,
             Sm90Tile::T128x128 => 6,
+            Sm90Tile::T128x64 => 8,
         }
     }
 }
