@@ -258,8 +258,13 @@ fn few_rows_compute_the_transpose_through_the_workspace() {
     let both = plan_sm90(&problem(4096, 16, 4096, R, C, C), SMS).unwrap();
     assert!(both.transposed && both.swapped);
     assert_eq!((both.args.m, both.args.n, both.args.splits), (4096, 16, 4));
-    // Past NARROW_ROWS rows, or with as few columns, or 8-bit inputs: not swapped.
-    for (m, n) in [(NARROW_ROWS + 1, 4096), (16, 64)] {
+    // Past NARROW_ROWS rows, or with as few columns: not swapped.
+    assert!(
+        plan_sm90(&problem(NARROW_ROWS, 4096, 4096, R, C, R), SMS)
+            .unwrap()
+            .swapped
+    );
+    for (m, n) in [(NARROW_ROWS + 1, 4096), (64, 4096), (16, 32)] {
         assert!(
             !plan_sm90(&problem(m, n, 4096, R, C, R), SMS)
                 .unwrap()

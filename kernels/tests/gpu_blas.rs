@@ -1064,10 +1064,11 @@ fn gpu_split_k_for_few_tiles() {
     });
 }
 
-/// Few rows (at most `blas::NARROW_ROWS`) and many columns: the library computes the transpose
-/// with the 128 x 64 tile into the fp32 workspace and the reduction writes D from it. Every
-/// order of A and B (the kernel's operands are B^T and A^T), ragged and odd extents, alpha,
-/// beta and C, a column-major D whose transpose has few rows; each against the f64 reference.
+/// Few rows and many columns: at most `blas::NARROW_ROWS` rows (1, 7, and a column-major D of
+/// 16 columns, whose transpose has 16 rows) take the transposed 128 x 64 kernel into the fp32
+/// workspace and the reduction writes D from it; just above (33, 64 rows) the 128-row tiles.
+/// Every order of A and B (the transposed kernel's operands are B^T and A^T), ragged and odd
+/// extents, alpha, beta and C; each against the f64 reference.
 #[test]
 #[ignore = "needs an sm_90 GPU: TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test gpu_blas -- --include-ignored"]
 fn gpu_few_rows_take_the_transposed_kernel() {

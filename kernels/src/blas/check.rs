@@ -197,8 +197,10 @@ pub struct Sm90Call {
 
 /// Rows of the matrix the kernel writes (D, or D^T for a column-major D) at or below which the
 /// call computes its transpose with the 64-column tile ([`Sm90Call::swapped`]): a 128-row tile
-/// over so few rows leaves most of each wgmma's rows empty.
-pub const NARROW_ROWS: i64 = 64;
+/// over so few rows leaves most of each wgmma's rows empty. Measured (H200, f16 and bf16, 12
+/// shapes of N and K 4096 and 14336): TFLOP/s 1.05-1.26x the 128-row tiles at 1 and 16 rows
+/// but for 1 x 14336 x 14336 (0.97x), 0.90-1.05x at 64 rows (docs/decisions.md).
+pub const NARROW_ROWS: i64 = 32;
 
 /// A's and B's input types, or the error naming what the kernel takes.
 fn input_type(a: Element, b: Element) -> GpuResult<(Element, Element)> {
