@@ -8,10 +8,13 @@ the schema). Results of the same kernel and size from several files (repeated ru
 side by side, in file order ("a / b" in a cell), so a table shows the spread of the runs as
 well as their level.
 Prints one table per kernel family: copy and transposes (x memcpy), bank-conflict
-microkernels (wavefronts), GEMMs (x cuBLAS), the SGEMM ladder (x cuBLAS SGEMM).
+microkernels (wavefronts), GEMMs (x cuBLAS), the library GEMM's shapes (x cuBLAS, one column
+per type pair and orders), the SGEMM ladder (x cuBLAS SGEMM).
 """
 
 import json
+import math
+import re
 import sys
 from collections import OrderedDict
 
@@ -54,6 +57,50 @@ def table(title, header, rows):
     for cells in rows:
         out.append("| " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
+
+
+def is_library(r):
+    """A row of the library GEMM (`bench gemm --shapes`): its config is `IN->OUT ORDERS`."""
+    return "->" in r.get("config", "") and " " in r.get("config", "")
+
+
+def library_table(runs):
+    """One row per shape of the library's runs, one column per type pair and orders; a cell is
+    the range of the runs' ratios to cuBLAS. The tile comes from the kernel's name, the split
+    from `splits` (runs before it was reported leave it out). Then each run's geometric mean."""
+    rows = OrderedDict()
+    configs = list(OrderedDict.fromkeys(
+        r["config"] for run in runs for r in run if is_library(r)))
+    if not configs:
+        return
+    for run in runs:
+        for r in run:
+            if not is_library(r):
+                continue
+            shape = (r["m"], r["n"], r["k"])
+            cell = rows.setdefault(shape, {"tiles": OrderedDict(), "ratios": {}})
+            tile = re.search(r"_(\d+x\d+)_", r["kernel"])
+            tile = tile.group(1) if tile else r["kernel"]
+            if "splits" in r:
+                tile += f", {r['splits']}"
+            cell["tiles"][tile] = None
+            cell["ratios"].setdefault(r["config"], []).append(r["ratio_to_cublas"])
+    out = []
+    for (m, n, k), cell in rows.items():
+        cells = []
+        for c in configs:
+            v = cell["ratios"].get(c, [])
+            cells.append("-" if not v else fmt(v[0], 3) if len(v) == 1
+                         else f"{min(v):.2f}-{max(v):.2f}")
+        out.append([f"{m}x{n}x{k}", " / ".join(cell["tiles"])] + cells)
+    print(table("The library GEMM, x cuBLAS (range over the runs)",
+                ["M x N x K", "tile, split"] + configs, out))
+    for i, run in enumerate(runs):
+        v = [r["ratio_to_cublas"] for r in run if is_library(r)]
+        if v:
+            g = math.exp(sum(math.log(x) for x in v) / len(v))
+            print(f"run {i + 1}: {len(v)} rows, geometric mean {g:.3f}, "
+                  f"{sum(x < 0.9 for x in v)} below 0.90\n")
 
 
 def main():
@@ -106,14 +153,14 @@ def main():
         runs,
         lambda r: (r["kernel"], r["config"], r["m"], r["n"], r["k"]),
         lambda r: r["ratio_to_cublas"],
-        lambda r: "config" in r,
+        lambda r: "config" in r and not is_library(r),
     )
     if gemms:
         tflops = collect(
             runs,
             lambda r: (r["kernel"], r["config"], r["m"], r["n"], r["k"]),
             lambda r: (r["tflops"], r["cublas_tflops"]),
-            lambda r: "config" in r,
+            lambda r: "config" in r and not is_library(r),
         )
         rows = []
         for key, vals in gemms.items():
@@ -123,6 +170,8 @@ def main():
         print(table("GEMMs, x cuBLAS (same types, same process)",
                     ["kernel", "config", "M x N x K", "TFLOP/s", "cuBLAS TFLOP/s", "x cuBLAS"],
                     rows))
+
+    library_table(runs)
 
     sgemm = collect(
         runs,

@@ -369,6 +369,9 @@ pub struct GemmJson {
     pub rel_err_cpu: f64,
     /// Relative difference from cuBLAS.
     pub rel_err_cublas: f64,
+    /// The library's rows (`--shapes`): ranges of K each output tile was split into.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub splits: Option<i64>,
 }
 
 /// The line (and JSON `skipped`) of a run where nothing can be benchmarked.
@@ -880,7 +883,13 @@ mod with_kernels {
     }
 
     /// A GEMM measurement as `--json` reports it.
-    fn gemm_json(kernel: String, config: String, size: (i64, i64, i64), r: &VsCublas) -> Result_ {
+    fn gemm_json(
+        kernel: String,
+        config: String,
+        size: (i64, i64, i64),
+        r: &VsCublas,
+        splits: Option<i64>,
+    ) -> Result_ {
         Result_::Gemm(GemmJson {
             kernel,
             config,
@@ -894,6 +903,7 @@ mod with_kernels {
             ratio_to_cublas: r.ratio(),
             rel_err_cpu: r.rel_err_cpu,
             rel_err_cublas: r.rel_err_cublas,
+            splits,
         })
     }
 
@@ -912,7 +922,7 @@ mod with_kernels {
                         r.output,
                         blas_bench::orders_name(r.a, r.b)
                     );
-                    gemm_json(r.kernel.clone(), variant, r.size, &r.result)
+                    gemm_json(r.kernel.clone(), variant, r.size, &r.result, Some(r.splits))
                 })
                 .collect(),
             Rows::Gemm(rows, sm90, _) => rows
@@ -923,12 +933,13 @@ mod with_kernels {
                         r.cfg.to_string(),
                         r.size,
                         &r.result,
+                        None,
                     )
                 })
                 .chain(sm90.iter().map(|r| {
                     let kernel = format!("gemm_sm90_tn_{}_{}", r.input, r.output);
                     let variant = "128x256x64s4".to_string();
-                    gemm_json(kernel, variant, r.size, &r.result)
+                    gemm_json(kernel, variant, r.size, &r.result, None)
                 }))
                 .collect(),
             Rows::Kernels(rows) => rows
@@ -1108,6 +1119,30 @@ mod with_kernels {
                 [(512, 256, 256)]
             );
             assert_eq!(sgemm_shapes(&args(None, None)).len(), 3);
+        }
+
+        #[test]
+        fn library_rows_report_their_split_and_other_gemm_rows_do_not() {
+            let t = Timing {
+                median_ms: 1.0,
+                min_ms: 1.0,
+                max_ms: 1.0,
+                repeats: 1,
+            };
+            let r = VsCublas::new(2e9, t, t, 0.0, 0.0);
+            let with = |splits| {
+                serde_json::to_value(gemm_json(
+                    "k".into(),
+                    "f16->f32 rc".into(),
+                    (16, 4096, 4096),
+                    &r,
+                    splits,
+                ))
+                .unwrap()
+            };
+            assert_eq!(with(Some(4))["splits"], 4);
+            assert!(with(None).get("splits").is_none());
+            assert_eq!(with(None)["ratio_to_cublas"], 1.0);
         }
 
         #[test]

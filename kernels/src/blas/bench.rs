@@ -41,6 +41,8 @@ pub struct BlasRow {
     pub b: Order,
     /// The kernel the library chose (its configuration's name).
     pub kernel: String,
+    /// Ranges of K the library split each output tile into (1: no split).
+    pub splits: i64,
     /// The measurement.
     pub result: VsCublas,
 }
@@ -306,6 +308,7 @@ pub fn bench_one(
         a: oa,
         b: ob,
         kernel: call.kernel_name(),
+        splits: call.splits(),
         result,
     })
 }
