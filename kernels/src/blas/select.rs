@@ -1,16 +1,18 @@
 //! The tile and split selection of the Hopper GEMM (as cuBLAS chooses among its kernels),
 //! from a measurement of every tile and split on the shapes it decides between
-//! (`kernels/examples/split_sweep.rs`; H200, docs/performance.md):
+//! (`kernels/examples/split_sweep.rs`; H200, the table in docs/journal.md, "The GEMM library"):
 //! - the large tile (128 x 256) wherever it gives more than a quarter of a wave of tiles: one
 //!   wave of large tiles beat two waves of small ones on every shape measured (1000 x 3000 x
-//!   520: 15.1 against 19.0 us; 256 x 14336 x 4096: 50.2 against 52.2 us);
+//!   520: 15.1 against 19.3 us; 256 x 14336 x 4096: 50.2 against 51.9 us);
 //! - the small tile (128 x 128) where the large tiles are a quarter of the SMs or fewer
-//!   (twice the blocks streaming B: 64 x 4096 x 4096 in 20.7 against 22.0 us);
+//!   (twice the blocks streaming B: 64 x 4096 x 4096 in 20.7 against 22.3 us);
 //! - split-K only to fill one wave, and only while the partial sums' extra traffic stays
 //!   below half of the operands' ([`split_traffic_allows`]): at 1024 x 4096 x 4096 two splits
-//!   took 76 us against 50 us for none; with four tiles per SM splits take the problem from
-//!   memory-latency-bound to bandwidth-bound (16 x 4096 x 14336: 135 us unsplit, 46 us in
-//!   eight splits).
+//!   took 76 us against 50 us for none; with 16 tiles on 132 SMs, eight splits put eight times
+//!   the SMs to streaming B (16 x 4096 x 14336: 135 us unsplit, 46 us in eight splits).
+//!
+//! Where D has at most [`super::NARROW_ROWS`] rows the call is computed transposed with the
+//! 128 x 64 tile ([`super::plan_sm90`]); the same rules then split it.
 
 use crate::element::Element;
 use crate::hopper::{BM, Sm90Tile, promotes};
