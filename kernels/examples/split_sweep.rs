@@ -13,11 +13,11 @@
 use std::process::ExitCode;
 
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
-use tessel_kernels::blas::split::slab_rows;
+use tessel_kernels::blas::split::{slab_rows, writes_workspace};
 use tessel_kernels::blas::{Gemm, GemmArgs, GemmCall, MatrixMut, MatrixRef, Order, plan_gemm};
 use tessel_kernels::error::{GpuResult, cuda};
 use tessel_kernels::gemm::host::random_f16;
-use tessel_kernels::hopper::{RASTER_GROUP, Sm90Tile};
+use tessel_kernels::hopper::{BM, RASTER_GROUP, Sm90Tile};
 use tessel_kernels::measure::cublas::{self as cublas_ref, GemmOperands};
 use tessel_kernels::tiled::GroupedRaster;
 use tessel_kernels::timing::time_events;
@@ -124,7 +124,9 @@ fn shape(
     let scale = want.iter().fold(0.0f32, |s, x| s.max(x.abs())).max(1e-30);
     let their_each = time_events(gpu, 3, 20, &mut run_cublas)?.median_ms;
     let their_batch = batched(gpu, 20, &mut run_cublas)?;
-    let k_tiles = (k + 63) / 64;
+    // The kernel's own extents (a swapped call's are D's columns and rows) and k-tiles.
+    let (km, kn) = (i64::from(chosen.args.m), i64::from(chosen.args.n));
+    let k_tiles = i64::from(chosen.args.k_tiles);
     for tile in Sm90Tile::ALL {
         for splits in [1i64, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16] {
             if k_tiles / splits < 1 {
@@ -132,14 +134,18 @@ fn shape(
             }
             let mut call = chosen.clone();
             call.config.tile = tile;
-            let (tm, tn) = ((m + 127) / 128, (n + tile.bn() - 1) / tile.bn());
+            let (tm, tn) = ((km + BM - 1) / BM, (kn + tile.bn() - 1) / tile.bn());
             call.args.tiles_m = tm as i32;
             call.args.tiles_n = tn as i32;
             call.args.log2_group = GroupedRaster::new(tm, tn, RASTER_GROUP)
                 .map_err(|e| tessel_kernels::error::GpuError::InvalidArgument(e.to_string()))?
                 .log2_group() as i32;
             call.args.splits = splits as i32;
-            call.args.split_rows = if splits > 1 { slab_rows(m) as i32 } else { 0 };
+            call.args.split_rows = if writes_workspace(splits, call.swapped) {
+                slab_rows(km) as i32
+            } else {
+                0
+            };
             call.grid = (tm * tn * splits).min(gemm.sms()) as u32;
             let call = GemmCall::Sm90(call);
             gemm.launch(&call)?;

@@ -7,7 +7,7 @@ use tessel_layout::gmma::Major;
 
 use super::order::Order;
 use super::select::{choose_tile_for, split_for};
-use super::split::slab_rows;
+use super::split::{slab_rows, writes_workspace};
 use crate::element::Element;
 use crate::error::{GpuError, GpuResult};
 use crate::hopper::{
@@ -395,7 +395,7 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
     // workspace at rows s * split_rows.
     let k_tiles = (p.k + k_tile(input) - 1) / k_tile(input);
     let splits = split_for((m, n, p.k), tiles_m * tiles_n, k_tiles, input.bytes(), sms);
-    let split_rows = if splits > 1 || swapped {
+    let split_rows = if writes_workspace(splits, swapped) {
         slab_rows(m)
     } else {
         0

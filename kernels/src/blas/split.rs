@@ -37,10 +37,21 @@ pub fn slab_rows(m: i64) -> i64 {
     (m + BM - 1) / BM * BM
 }
 
-/// Whether `call` goes through the workspace and the reduction: a split of K, or a swapped
-/// call ([`Sm90Call::swapped`]), whose kernel writes the transpose of D's view.
+/// Whether a call of `splits` ranges of K, swapped or not, goes through the workspace and the
+/// reduction: a split of K, or a swapped call ([`Sm90Call::swapped`]), whose kernel writes the
+/// transpose of D's view.
+///
+/// ```
+/// use tessel_kernels::blas::split::writes_workspace;
+/// assert!(writes_workspace(2, false) && writes_workspace(1, true) && !writes_workspace(1, false));
+/// ```
+pub fn writes_workspace(splits: i64, swapped: bool) -> bool {
+    splits > 1 || swapped
+}
+
+/// [`writes_workspace`] of `call`.
 pub fn uses_workspace(call: &Sm90Call) -> bool {
-    call.args.splits > 1 || call.swapped
+    writes_workspace(i64::from(call.args.splits), call.swapped)
 }
 
 /// Bytes of the fp32 workspace a call needs (0 where it writes D itself).
