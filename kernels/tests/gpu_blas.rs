@@ -189,8 +189,14 @@ fn per_16_bytes(elem: Element) -> i64 {
     16 / elem.bytes()
 }
 
-/// Runs and verifies one case; returns the splits of K the library chose.
-fn run_case(gpu: &Gpu, gemm: &Gemm<'_>, c: Case, seed: u64) -> i32 {
+/// What the library chose for a case: the splits of K and the kernel's name.
+struct Chosen {
+    splits: i32,
+    kernel: String,
+}
+
+/// Runs and verifies one case; returns what the library chose.
+fn run_case(gpu: &Gpu, gemm: &Gemm<'_>, c: Case, seed: u64) -> Chosen {
     let label = format!("{c:?}");
     let a = random(
         gpu,
@@ -241,7 +247,7 @@ fn run_case(gpu: &Gpu, gemm: &Gemm<'_>, c: Case, seed: u64) -> i32 {
         let len = d.dev.len() + off;
         d.dev = gpu.stream().clone_htod(&vec![0xFFu8; len]).unwrap();
     }
-    let splits = {
+    let chosen = {
         let mut view = d.dev.slice_mut(off..);
         let call = gemm
             .run(GemmArgs {
@@ -282,9 +288,12 @@ fn run_case(gpu: &Gpu, gemm: &Gemm<'_>, c: Case, seed: u64) -> i32 {
         if let Some(path) = c.path {
             assert_eq!(call.path(), path, "{label}: {}", call.kernel_name());
         }
-        match &call {
-            GemmCall::Sm90(c) => c.args.splits,
-            GemmCall::Sm80(_) => 1,
+        Chosen {
+            splits: match &call {
+                GemmCall::Sm90(c) => c.args.splits,
+                GemmCall::Sm80(_) => 1,
+            },
+            kernel: call.kernel_name(),
         }
     };
     gpu.synchronize().unwrap();
@@ -327,7 +336,7 @@ fn run_case(gpu: &Gpu, gemm: &Gemm<'_>, c: Case, seed: u64) -> i32 {
         &rows,
     );
     assert_eq!(cmp.bad, 0, "{label}: {cmp:?}");
-    splits
+    chosen
 }
 
 /// Runs `body` with the GPU and its library GEMM; skips (with the reason) where there is no
@@ -1017,7 +1026,7 @@ fn gpu_split_k_for_few_tiles() {
             (1, 4096, 4096),
             (16, 4096, 14336),
             (64, 1000, 4096),
-            (200, 4096, 4000),
+            (100, 4096, 4000),
             (16, 1000, 4104),
         ] {
             for (input, output, alpha, beta, d) in [
@@ -1041,7 +1050,8 @@ fn gpu_split_k_for_few_tiles() {
                         ..BASE
                     },
                     i,
-                );
+                )
+                .splits;
                 i += 1;
                 assert!(splits > 1, "{m}x{n}x{k} {input}->{output}: not split");
             }
@@ -1059,7 +1069,8 @@ fn gpu_split_k_for_few_tiles() {
                 ..fp8_case(Element::E4M3, Element::E5M2, Element::BF16)
             },
             99,
-        );
+        )
+        .splits;
         assert!(splits > 1, "e4m3 x e5m2: not split");
     });
 }
@@ -1140,6 +1151,55 @@ fn gpu_few_rows_take_the_transposed_kernel() {
                     200 + i as u64,
                 );
             }
+        }
+    });
+}
+
+/// Rows for two 128-row tiles and columns for more than half a wave of 128 x 64 tiles but at
+/// most half a wave of 128 x 128 ones: the 128 x 64 tile, unsplit, writes D itself. Every
+/// output type (a 16-bit output's 64 columns are one epilogue chunk through one buffer), TMA
+/// and direct stores (a ragged N), alpha, beta and C, a column-major D of as many rows as the
+/// others have columns (the kernel computes its transpose, of 256 rows); each against the f64
+/// reference.
+#[test]
+#[ignore = "needs an sm_90 GPU"]
+fn gpu_narrow_tiles_fill_the_wave() {
+    with_gemm("gpu_narrow_tiles_fill_the_wave", |gpu, gemm| {
+        // 2 x (sms / 4 + 1) tiles of 64 columns: more than sms / 2; half as many of 128.
+        let wide = 64 * (gpu.sm_count() as usize / 4 + 1);
+        for (i, (m, n, d, output, alpha, beta)) in [
+            (256, wide, Order::RowMajor, Element::F32, 1.0, 0.0),
+            (256, wide, Order::RowMajor, Element::BF16, 0.5, -1.5),
+            (250, wide - 3, Order::RowMajor, Element::F16, 2.0, 0.25),
+            (wide, 256, Order::ColMajor, Element::BF16, 1.0, 0.5),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let chosen = run_case(
+                gpu,
+                gemm,
+                Case {
+                    m,
+                    n,
+                    k: 1000,
+                    b: Order::ColMajor,
+                    d,
+                    input: Element::F16,
+                    output,
+                    alpha,
+                    beta,
+                    pad: 5,
+                    ..BASE
+                },
+                300 + i as u64,
+            );
+            assert!(
+                chosen.kernel.contains("_128x64") && chosen.splits == 1,
+                "{m}x{n} {output}: {} in {} splits",
+                chosen.kernel,
+                chosen.splits
+            );
         }
     });
 }

@@ -8,7 +8,7 @@
 //! for every shape. A call checks the problem on the host and picks the path ([`plan_gemm`]:
 //! every condition the kernel assumes, named in the error), chooses the tile
 //! ([`choose_tile`]) and the copy widths ([`copy_width`]), on the Hopper path a split of K
-//! where the tiles leave half the SMs idle ([`split_for`]: each split's fp32 partial sums
+//! where even the narrowest tile leaves half the SMs idle ([`split_for`]: each split's fp32 partial sums
 //! go to a workspace the [`Gemm`] owns, and a reduction kernel adds them into D, [`split`]),
 //! encodes the tensor maps of the Hopper path (kept for the calls that repeat them) and
 //! launches; no compile once the configuration is loaded. The call's result
@@ -137,8 +137,8 @@ pub use check::{MatrixDesc, NARROW_ROWS, OperandMap, Problem, Sm90Call, plan_sm9
 pub use dispatch::{GemmCall, GemmPath, gemm_target, plan_gemm};
 pub use order::Order;
 pub use select::{
-    MAX_SPLITS, MIN_K_TILES_PER_SPLIT, choose_splits, choose_tile, choose_tile_for, split_for,
-    split_traffic_allows, tiles_of,
+    MAX_SPLITS, MIN_K_TILES_PER_SPLIT, WAVE_MARGIN, choose_splits, choose_tile, choose_tile_for,
+    split_for, split_traffic_allows, tiles_of, wave_efficiency,
 };
 pub use sm80::{
     SM80_ARGS, SM80_BODY, SM80_TENSORS, SM80_TILE, Sm80Call, Sm80Config, copy_width, plan_sm80,

@@ -1,15 +1,18 @@
 //! The tile and split selection of the Hopper GEMM (as cuBLAS chooses among its kernels),
 //! from a measurement of every tile and split on the shapes it decides between
-//! (`kernels/examples/split_sweep.rs`; H200, the table in docs/journal.md, "The GEMM library"):
-//! - the large tile (128 x 256) wherever it gives more than a quarter of a wave of tiles: one
-//!   wave of large tiles beat two waves of small ones on every shape measured (1000 x 3000 x
-//!   520: 15.1 against 19.3 us; 256 x 14336 x 4096: 50.2 against 51.9 us);
-//! - the small tile (128 x 128) where the large tiles are a quarter of the SMs or fewer
-//!   (twice the blocks streaming B: 64 x 4096 x 4096 in 20.7 against 22.3 us);
-//! - split-K only to fill one wave, and only while the partial sums' extra traffic stays
-//!   below half of the operands' ([`split_traffic_allows`]): at 1024 x 4096 x 4096 two splits
-//!   took 76 us against 50 us for none; with 16 tiles on 132 SMs, eight splits put eight times
-//!   the SMs to streaming B (16 x 4096 x 14336: 135 us unsplit, 46 us in eight splits).
+//! (`kernels/examples/split_sweep.rs`; H200, the tables in docs/journal.md, "The GEMM
+//! library"):
+//! - the widest tile that gives more than half a wave of tiles, so that no split is needed:
+//!   one wave of large tiles beat two waves of small ones on every shape measured (1000 x 3000
+//!   x 520: 14.9 against 18.7 us), and one wave of 128 x 64 tiles beat 128 x 128 tiles in two
+//!   splits (256 x 4096 x 4096: 19.3 against 24.7 us);
+//! - the 128 x 128 tile instead of the large one where the large tiles leave much of their
+//!   last wave empty ([`WAVE_MARGIN`]);
+//! - where no tile gives half a wave, the 128 x 128 tile and split-K to fill one wave, only
+//!   while the partial sums' extra traffic stays below half of the operands'
+//!   ([`split_traffic_allows`]): at 1024 x 4096 x 4096 two splits took 76 us against 50 us for
+//!   none; with 16 tiles on 132 SMs, eight splits put eight times the SMs to streaming B (16 x
+//!   4096 x 14336: 135 us unsplit, 46 us in eight splits).
 //!
 //! Where D has at most [`super::NARROW_ROWS`] rows the call is computed transposed with the
 //! 128 x 64 tile ([`super::plan_sm90`]); the same rules then split it.
@@ -32,22 +35,55 @@ pub fn tiles_of(m: i64, n: i64, tile: Sm90Tile) -> i64 {
     ceil_div(m, BM) * ceil_div(n, tile.bn())
 }
 
-/// The tile for an `m x n` output on a GPU of `sms` SMs: [`Sm90Tile::T128x256`] when its
-/// tiles number more than a quarter of the SMs, else [`Sm90Tile::T128x128`] (also for
-/// `n <= 128`, where the large tile's columns would be at least half empty).
+/// The share of the SMs a problem of `tiles` tiles keeps busy over its waves:
+/// `tiles / (ceil(tiles / sms) sms)` (1 where the last wave is full).
+///
+/// ```
+/// use tessel_kernels::blas::wave_efficiency;
+/// assert_eq!(wave_efficiency(132, 132), 1.0);
+/// assert_eq!(wave_efficiency(448, 132), 448.0 / 528.0); // 1024 x 14336 in 128 x 256 tiles
+/// ```
+pub fn wave_efficiency(tiles: i64, sms: i64) -> f64 {
+    let waves = ceil_div(tiles.max(1), sms.max(1));
+    tiles as f64 / (waves * sms.max(1)) as f64
+}
+
+/// How much more of its last wave the 128 x 128 tile must fill before it replaces the 128 x
+/// 256 one: the smaller tile computes about 7% slower per tile, so it wins only where the
+/// large tile's waves are less than 0.9 as full (1024 x 14336 x 4096: 448 large tiles fill
+/// 0.85 of four waves, 896 small ones 0.97 of seven: 170.7 against 182.7 us).
+pub const WAVE_MARGIN: f64 = 0.9;
+
+/// The tile for an `m x n` output on a GPU of `sms` SMs: the widest tile whose tiles number
+/// more than half the SMs (fewer leave SMs idle that split-K, [`choose_splits`], would have
+/// to fill), except that [`Sm90Tile::T128x128`] replaces [`Sm90Tile::T128x256`] where the
+/// large tiles fill their waves less than [`WAVE_MARGIN`] as well ([`wave_efficiency`]);
+/// [`Sm90Tile::T128x128`] where no tile has more than half a wave of tiles (split-K then fills
+/// the wave). The large tile is never taken for `n <= 128`, where its columns would be at
+/// least half empty.
 ///
 /// ```
 /// use tessel_kernels::{blas::choose_tile, hopper::Sm90Tile};
 /// assert_eq!(choose_tile(4096, 4096, 132), Sm90Tile::T128x256); // 512 large tiles
 /// assert_eq!(choose_tile(1000, 3000, 132), Sm90Tile::T128x256); // 96: one wave
-/// assert_eq!(choose_tile(64, 4096, 132), Sm90Tile::T128x128); // 16 large tiles
+/// assert_eq!(choose_tile(1024, 14336, 132), Sm90Tile::T128x128); // 448: 0.85 of four waves
+/// assert_eq!(choose_tile(64, 14336, 132), Sm90Tile::T128x128); // 112 tiles, not 56
+/// assert_eq!(choose_tile(256, 4096, 132), Sm90Tile::T128x64); // 128 tiles, not 64 or 32
+/// assert_eq!(choose_tile(64, 4096, 132), Sm90Tile::T128x128); // 64 narrow tiles: split
 /// assert_eq!(choose_tile(16384, 100, 132), Sm90Tile::T128x128);
 /// ```
 pub fn choose_tile(m: i64, n: i64, sms: i64) -> Sm90Tile {
-    if n <= 128 || 4 * tiles_of(m, n, Sm90Tile::T128x256) <= sms {
-        Sm90Tile::T128x128
+    let fills = |tile| 2 * tiles_of(m, n, tile) > sms;
+    let (wide, mid) = (Sm90Tile::T128x256, Sm90Tile::T128x128);
+    if n > 128 && fills(wide) {
+        let quantized = wave_efficiency(tiles_of(m, n, wide), sms)
+            < WAVE_MARGIN * wave_efficiency(tiles_of(m, n, mid), sms);
+        return if quantized { mid } else { wide };
+    }
+    if !fills(mid) && fills(Sm90Tile::T128x64) {
+        Sm90Tile::T128x64
     } else {
-        Sm90Tile::T128x256
+        mid
     }
 }
 

@@ -6,7 +6,7 @@ use tessel_layout::ComposedLayout;
 use tessel_layout::bank::{BankReport, SmemOp, analyze_indices};
 use tessel_layout::gmma::{Major, SwizzleMode};
 
-use super::{BK, Epilogue, Sm90Plan};
+use super::{BK, C_BUFS, Epilogue, Sm90Plan};
 use crate::element::Element;
 use crate::error::{GpuError, GpuResult};
 use crate::tma::{TmaMatrix, TmaPlan};
@@ -100,6 +100,21 @@ impl Sm90Plan {
     /// 8 for fp32, 4 for 16-bit outputs of the 256-wide tile).
     pub(super) fn c_chunks(&self) -> i64 {
         self.bn() / Self::c_cols(self.output)
+    }
+
+    /// Epilogue buffers per consumer: [`C_BUFS`], or one per chunk where a tile has fewer
+    /// chunks (the 64-column tile of a 16-bit output is one chunk: its single buffer is
+    /// refilled once the previous tile's store has read it).
+    ///
+    /// ```
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::{Sm90Config, Sm90Plan, Sm90Tile};
+    /// let narrow = |output| Sm90Config { tile: Sm90Tile::T128x64, ..Sm90Config::tn(Element::F16, output) };
+    /// let bufs = |output| Sm90Plan::with_shape(256, 2304, 64, [64, 64, 2304], narrow(output)).unwrap().c_bufs();
+    /// assert_eq!((bufs(Element::F32), bufs(Element::BF16)), (2, 1));
+    /// ```
+    pub fn c_bufs(&self) -> i64 {
+        C_BUFS.min(self.c_chunks())
     }
 
     /// Accumulator values of one thread per epilogue chunk (`ACC / c_chunks`).

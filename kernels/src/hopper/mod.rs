@@ -163,7 +163,9 @@ pub const CONSUMER_REGS: i64 = 232;
 /// assert_eq!(tessel_kernels::hopper::RASTER_GROUP, 16);
 /// ```
 pub const RASTER_GROUP: i64 = 16;
-/// Epilogue buffers per consumer (chunk `ch` of a tile goes through buffer `ch % C_BUFS`).
+/// Most epilogue buffers per consumer (chunk `ch` of a tile goes through buffer
+/// `ch % c_bufs`, where a tile of fewer chunks has as many buffers as chunks:
+/// [`Sm90Plan::c_bufs`]).
 ///
 /// ```
 /// assert_eq!(tessel_kernels::hopper::C_BUFS, 2);
@@ -404,15 +406,6 @@ impl Sm90Plan {
             config.b_major,
             bk,
         )?;
-        if bn / Self::c_cols(output) < C_BUFS {
-            return Err(GpuError::InvalidArgument(format!(
-                "{}: a {bn}-column tile of {output} is {} epilogue chunk(s) of {} columns, fewer \
-                 than the {C_BUFS} buffers the epilogue alternates; this tile writes fp32",
-                config.kernel_name(),
-                bn / Self::c_cols(output),
-                Self::c_cols(output)
-            )));
-        }
         let gmma = mma_atom(&gmma_atom_pair(config.input, config.input_b, bn)?)?;
         let c_frag = gmma.c_layout().clone();
         let mma = make_tiled_mma(&gmma, &"(2,1,1):(1,0,0)".parse()?, &[])?;
@@ -713,13 +706,13 @@ impl Sm90Plan {
     /// ```
     pub fn smem_bytes(&self) -> i64 {
         self.stages() * self.stage_bytes()
-            + CONSUMERS * C_BUFS * self.c_buf_bytes()
+            + CONSUMERS * self.c_bufs() * self.c_buf_bytes()
             + 1024
             + 2 * self.stages() * 8
     }
 
     /// Bytes of one epilogue buffer (64 rows of 128 bytes; 0 for the direct epilogue). Each
-    /// consumer has [`C_BUFS`].
+    /// consumer has [`Sm90Plan::c_bufs`].
     ///
     /// ```
     /// use tessel_kernels::Element;

@@ -9,8 +9,8 @@ use tessel_layout::{ComposedLayout, Layout};
 use tessel_layout::gmma::Major;
 
 use super::{
-    BM, BODY, C_BUFS, CONSUMER_REGS, CONSUMERS, Epilogue, MN_BOX, PRODUCER_REGS, Sm90Plan,
-    gmma_atom_pair, output_code, promotes,
+    BM, BODY, CONSUMER_REGS, CONSUMERS, Epilogue, MN_BOX, PRODUCER_REGS, Sm90Plan, gmma_atom_pair,
+    output_code, promotes,
 };
 use crate::Arch;
 use crate::element::{DeviceElement, Element};
@@ -226,7 +226,7 @@ impl Sm90Plan {
             .int("C_CHUNKS", self.c_chunks())
             .int("C_VALS", self.c_vals())
             .int("C_BUF_BYTES", self.c_buf_bytes())
-            .int("C_BUFS", C_BUFS)
+            .int("C_BUFS", self.c_bufs())
             .int("C_FLIP", self.c_flip.0)
             .int("C_FLIP_BIT", self.c_flip.1)
             .int("C_FLIP_XOR", self.c_flip_xor)
@@ -261,11 +261,11 @@ impl Sm90Plan {
     }
 
     /// One consumer's 64 x 256 tile of C in its epilogue buffers: chunk `ch` (columns `ch
-    /// C_COLS ..`) in buffer `ch % C_BUFS` laid out as [`Sm90Plan::c_smem`].
+    /// C_COLS ..`) in buffer `ch % c_bufs` laid out as [`Sm90Plan::c_smem`].
     fn c_staging(&self) -> GpuResult<ComposedLayout> {
         let chunk = self.c_smem.layout();
         let rotation = Layout::new(
-            tessel_layout::IntTuple::from_ints([C_BUFS, self.c_chunks() / C_BUFS]),
+            tessel_layout::IntTuple::from_ints([self.c_bufs(), self.c_chunks() / self.c_bufs()]),
             tessel_layout::IntTuple::from_ints([64 * Self::c_cols(self.output), 0]),
         )?;
         let cols = Layout::from_modes([chunk.mode(1)?, rotation])?;
@@ -330,7 +330,7 @@ impl Sm90Plan {
     }
 
     /// `ct`'s slice `(t, _, r..., ch)` starts where the epilogue's proofs put step `r` of chunk
-    /// `ch` of thread `t` (`c_smem` of [`Sm90Plan::c_index`], in buffer `ch % C_BUFS`): fp32
+    /// `ch` of thread `t` (`c_smem` of [`Sm90Plan::c_index`], in buffer `ch % c_bufs`): fp32
     /// value pair `r` of the thread, or the `stmatrix` row the thread's lane addresses: the
     /// bank reports, the pair order and its address XOR, proven on those places, hold for the
     /// copy.
@@ -356,8 +356,8 @@ impl Sm90Plan {
                         let (w, l) = (t / 32, t % 32);
                         (32 * w + 4 * (l % 8), ch * vals + values * r + 2 * (l / 8))
                     };
-                    let want =
-                        self.c_smem.offset(self.c_index(owner, v, ch)?)? + elems * (ch % C_BUFS);
+                    let want = self.c_smem.offset(self.c_index(owner, v, ch)?)?
+                        + elems * (ch % self.c_bufs());
                     if got != want {
                         return Err(GpuError::InvalidArgument(format!(
                             "epilogue: the copy puts step {r} of thread {t} in chunk {ch} at \

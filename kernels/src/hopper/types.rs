@@ -226,10 +226,11 @@ pub enum Sm90Tile {
     /// 128 x 256, 4 stages: the large tile (one `m64n256k16` per consumer and k-block).
     T128x256,
     /// 128 x 128, 6 stages: twice the tiles of a problem, for problems whose large tiles
-    /// number a quarter of the SMs or fewer, and for 8-bit inputs.
+    /// number half the SMs or fewer or fill their last wave poorly, and for 8-bit inputs.
     T128x128,
-    /// 128 x 64, 8 stages: the narrow tile of a problem computed transposed, where D has 64
-    /// rows or fewer (the kernel's rows are D's columns; `blas::plan_sm90`).
+    /// 128 x 64, 8 stages: the narrow tile, for problems whose 128 x 128 tiles number half
+    /// the SMs or fewer (`blas::choose_tile`), and for a problem computed transposed, where D
+    /// has few rows (the kernel's rows are D's columns; `blas::plan_sm90`).
     T128x64,
 }
 
