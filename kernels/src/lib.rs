@@ -14,10 +14,13 @@
 //! - [`blas`]: that GEMM as a library, `D = alpha A B + beta C` on device buffers with run-time
 //!   shapes, orders and leading dimensions, every condition checked on the host;
 //! - [`sgemm`]: the SIMT SGEMM ladder, eight rungs from a naive kernel to a tuned one;
+//! - [`attention`]: the attention forward pass on sm_90 (FlashAttention-3's structure: TMA,
+//!   `wgmma`, the softmax of one key block overlapped with the products of the next);
 //!
 //! with the runtime they need ([`device`]: discovery that never panics; [`compile`]: NVRTC for
-//! the device's own architecture; a module cache; [`timing`]: CUDA-event timing) and the
-//! measurements behind `tessel bench` ([`mod@bench`]).
+//! the device's own architecture; a module cache; [`timing`]: CUDA-event timing), the one home
+//! of references and measurement ([`measure`]: cuBLAS baselines, comparisons, error bounds) and
+//! the suites behind `tessel bench` ([`mod@bench`]).
 //!
 //! Every kernel is declared in Rust with [`kernel::KernelBuilder`] and written with the tensor
 //! layer ([`layer`]), in CuTe's vocabulary. The host declares the kernel's tensors (global,
