@@ -38,10 +38,11 @@ fn assert_ptxas_clean(source: &str, name: &str) -> Vec<u8> {
     cubin
 }
 
-/// The configurations compiled by the tests (ten): the default (both operands K-major, the
+/// The configurations compiled by the tests (fourteen): the default (both operands K-major, the
 /// large tile, the TMA store) for three type pairs that take each input and each output type,
 /// every other pair of majors and the small tile (f16 in, f32 out), the direct epilogue and the
-/// read of C once each; every configuration under `TESSEL_LONG_TESTS=1`.
+/// read of C once each, the narrow tile as transposed calls use it (four) and writing a 16-bit
+/// D (one); every configuration under `TESSEL_LONG_TESTS=1`.
 fn configurations() -> Vec<Sm90Config> {
     let mut all = Vec::new();
     for input in INPUTS {
@@ -71,7 +72,8 @@ fn configurations() -> Vec<Sm90Config> {
     if common::long_tests() {
         return all;
     }
-    all.into_iter()
+    let chosen: Vec<Sm90Config> = all
+        .into_iter()
         .filter(|c| {
             let kk = c.a_major == Major::K && c.b_major == Major::K;
             let plain = c.epilogue == Epilogue::TmaStore && !c.source;
@@ -118,7 +120,13 @@ fn configurations() -> Vec<Sm90Config> {
                 && c.source;
             default || majors || epilogues || narrow || narrow_16
         })
-        .collect()
+        .collect();
+    assert_eq!(
+        chosen.len(),
+        14,
+        "the configurations the doc comment counts"
+    );
+    chosen
 }
 
 #[test]
