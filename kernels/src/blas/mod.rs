@@ -8,10 +8,10 @@
 //! for every shape. A call checks the problem on the host and picks the path ([`plan_gemm`]:
 //! every condition the kernel assumes, named in the error), chooses the tile
 //! ([`choose_tile`]) and the copy widths ([`copy_width`]), on the Hopper path a split of K
-//! where even the narrowest tile leaves half the SMs idle ([`split_for`]: each split's fp32 partial sums
-//! go to a workspace the [`Gemm`] owns, and a reduction kernel adds them into D, [`split`]),
-//! encodes the tensor maps of the Hopper path (kept for the calls that repeat them) and
-//! launches; no compile once the configuration is loaded. The call's result
+//! where even the narrowest tile leaves half the SMs idle ([`split_for`]: each split's fp32
+//! partial sums go to a workspace the [`Gemm`] owns, and a reduction kernel adds them into D,
+//! [`split`]), encodes the tensor maps of the Hopper path (kept for the calls that repeat
+//! them) and launches; no compile once the configuration is loaded. The call's result
 //! ([`GemmCall`]) says which path ran ([`GemmCall::path`]).
 //!
 //! Where each problem runs (one API, [`Gemm::new`] picks the code for the GPU):

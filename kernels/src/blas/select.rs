@@ -51,7 +51,7 @@ pub fn wave_efficiency(tiles: i64, sms: i64) -> f64 {
 /// How much more of its last wave the 128 x 128 tile must fill before it replaces the 128 x
 /// 256 one: the smaller tile computes about 7% slower per tile, so it wins only where the
 /// large tile's waves are less than 0.9 as full (1024 x 14336 x 4096: 448 large tiles fill
-/// 0.85 of four waves, 896 small ones 0.97 of seven: 170.7 against 182.7 us).
+/// 0.85 of four waves, 896 small ones 0.97 of seven: 170.7 against 182.8 us).
 pub const WAVE_MARGIN: f64 = 0.9;
 
 /// The tile for an `m x n` output on a GPU of `sms` SMs: the widest tile whose tiles number
