@@ -98,13 +98,14 @@ fn divide_halves(a: &Layout, b: &Layout) -> Result<(Layout, Layout)> {
 /// [`divide_halves`] fails.
 fn divide_halves_into(a: &Layout, b: &Layout, tiles: &mut Built, rests: &mut Built) -> Result<()> {
     with_divide_parts(leaf_slices(a), b, |ext, rest| {
-        let mut composer = Composer::new(ext, Bounds::EMPTY);
-        composer.node_into(Node::Tree(b.shape(), b.stride()), tiles)?;
-        composer.node_into(Node::Flat(rest), rests)?;
-        match composer.finish()? {
-            Some(acc) if acc.fits() => Ok(()),
-            _ => Err(Error::invalid("the divide's halves are not a layout")),
-        }
+        Composer::run(ext, Bounds::EMPTY, |composer| {
+            composer.node_into(Node::Tree(b.shape(), b.stride()), tiles)?;
+            composer.node_into(Node::Flat(rest), rests)?;
+            match composer.finish()? {
+                Some(acc) if acc.fits() => Ok(()),
+                _ => Err(Error::invalid("the divide's halves are not a layout")),
+            }
+        })
     })
 }
 
@@ -142,7 +143,8 @@ fn with_divide_parts<T>(
 ) -> Result<T> {
     // size(A): the product of the extents of a valid layout fits in i64.
     let a_size = a_leaves.0.iter().fold(1i64, |p, &s| p.saturating_mul(s));
-    let ext = Extended::of_leaves(a_leaves);
+    let mut ext = Extended::unit();
+    ext.fill_leaves(a_leaves);
     // shape(coalesce(A)) as the cotarget.
     let cotarget = |covered| flat_ceil_div_size(ext.coalesced_extents(), covered);
     // Sorted by stride here, so the complement's own sort finds them in order and the cover

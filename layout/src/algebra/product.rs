@@ -175,16 +175,20 @@ fn copies_into(a: &Layout, b: &Layout, out: &mut Built) -> Result<()> {
     if copies_overlap(above_a, b_cosize, rest_size, rest_last_stride) {
         return Err(unspecific());
     }
-    let ext = Extended::of_mode_slice(rest_or_unit);
-    let mut composer = Composer::new(&ext, a_bounds);
-    composer.node_into(Node::Tree(b.shape(), b.stride()), out)?;
-    // The checks of `(A, copies)` as a layout and of the product's size.
-    match composer.finish()? {
-        Some(acc) if acc.fits() && a_bounds.size.checked_mul(b_bounds.size) == Some(acc.size) => {
-            Ok(())
+    let mut ext = Extended::unit();
+    ext.fill_mode_slice(rest_or_unit);
+    Composer::run(&ext, a_bounds, |composer| {
+        composer.node_into(Node::Tree(b.shape(), b.stride()), out)?;
+        // The checks of `(A, copies)` as a layout and of the product's size.
+        match composer.finish()? {
+            Some(acc)
+                if acc.fits() && a_bounds.size.checked_mul(b_bounds.size) == Some(acc.size) =>
+            {
+                Ok(())
+            }
+            _ => Err(unspecific()),
         }
-        _ => Err(unspecific()),
-    }
+    })
 }
 
 /// One past the highest offset of the modes of `filter(A)`: `max(s*d)` (1 for none).
