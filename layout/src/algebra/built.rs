@@ -132,12 +132,20 @@ impl Built {
     /// elements (its own code left out).
     #[inline]
     pub(crate) fn element(&self, element: Appended) -> (IntTuple, IntTuple) {
+        self.with_element(element, |shape, stride| (shape, stride))
+    }
+
+    /// `then` of the shape and stride of [`Built::element`], called in each case, so that
+    /// what it builds of them is written straight into its place (not built where the cases
+    /// meet and copied there).
+    #[inline(always)]
+    fn with_element<R>(&self, element: Appended, then: impl FnOnce(IntTuple, IntTuple) -> R) -> R {
         match element {
-            Appended::Leaf => (
+            Appended::Leaf => then(
                 IntTuple::Int(self.shapes.as_slice()[0]),
                 IntTuple::Int(self.strides.as_slice()[0]),
             ),
-            Appended::Node(arity) => self.finish(arity),
+            Appended::Node(arity) => self.with_tuples_from(arity, 0, then),
         }
     }
 
@@ -145,8 +153,16 @@ impl Built {
     /// has checked ([`Layout::new`]'s checks).
     #[inline]
     pub(crate) fn layout_of(&self, element: Appended) -> Layout {
+        self.with_element(element, Layout::from_checked_parts)
+    }
+
+    /// The error of [`Layout::new`] on what was built as `element`, whose leaves fail its
+    /// checks (out of line: the error path only).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn failed_layout(&self, element: Appended) -> Result<Layout> {
         let (shape, stride) = self.element(element);
-        Layout::from_checked_parts(shape, stride)
+        Layout::new(shape, stride)
     }
 
     /// The shape and stride of the one element built: a leaf, or a node.
@@ -158,31 +174,9 @@ impl Built {
         }
     }
 
-    /// Tuples of `arity` elements encoded by the first `n_codes` of `codes` over the leaves
-    /// built, when they fit inline (copies of whole arrays).
-    #[inline]
-    pub(crate) fn inline_tuples(
-        &self,
-        arity: usize,
-        codes: &[u8; store::CODES],
-        n_codes: usize,
-    ) -> Option<(IntTuple, IntTuple)> {
-        let (shapes, strides) = (self.shapes.inline_array()?, self.strides.inline_array()?);
-        if arity > store::CODES {
-            return None;
-        }
-        let n_leaves = self.shapes.len();
-        Some((
-            IntTuple::Tuple(crate::Modes::from_inline_arrays(
-                arity, codes, n_codes, shapes, n_leaves,
-            )),
-            IntTuple::Tuple(crate::Modes::from_inline_arrays(
-                arity, codes, n_codes, strides, n_leaves,
-            )),
-        ))
-    }
-
-    /// Tuples of `arity` elements encoded by `codes` over the leaves built.
+    /// Tuples of `arity` elements encoded by `codes` over the leaves built (on the heap where
+    /// they do not fit inline; out of line).
+    #[inline(never)]
     pub(crate) fn tuples(&self, arity: usize, codes: &[u8]) -> (IntTuple, IntTuple) {
         (
             IntTuple::Tuple(crate::Modes::from_raw_parts(
@@ -202,8 +196,9 @@ impl Built {
     /// when its leaves fail the checks of [`Layout::new`] ([`Built::checked_size`]).
     pub(crate) fn checked_layout(&self, arity: usize) -> Option<Layout> {
         self.checked_size()?;
-        let (shape, stride) = self.finish(arity);
-        Some(Layout::from_checked_parts(shape, stride))
+        self.with_tuples_from(arity, 0, |shape, stride| {
+            Some(Layout::from_checked_parts(shape, stride))
+        })
     }
 
     /// The result's shape and stride, tuples of `arity` elements.
@@ -216,20 +211,45 @@ impl Built {
     /// inline.
     #[inline]
     pub(crate) fn tuples_from(&self, arity: usize, skip: usize) -> (IntTuple, IntTuple) {
-        if let Some(inline) = self.codes.inline_array() {
-            let shifted;
-            let codes = if skip == 0 {
-                inline
-            } else {
-                let mut body = [store::LEAF; store::CODES];
-                body[..store::CODES - skip].copy_from_slice(&inline[skip..]);
-                shifted = body;
-                &shifted
-            };
-            if let Some(tuples) = self.inline_tuples(arity, codes, self.codes.len() - skip) {
-                return tuples;
+        self.with_tuples_from(arity, skip, |shape, stride| (shape, stride))
+    }
+
+    /// `then` of the tuples of [`Built::tuples_from`], called in each case (see
+    /// [`Built::with_element`]).
+    #[inline(always)]
+    fn with_tuples_from<R>(
+        &self,
+        arity: usize,
+        skip: usize,
+        then: impl FnOnce(IntTuple, IntTuple) -> R,
+    ) -> R {
+        if let (Some(inline), Some(shapes), Some(strides)) = (
+            self.codes.inline_array(),
+            self.shapes.inline_array(),
+            self.strides.inline_array(),
+        ) {
+            if arity <= store::CODES {
+                let shifted;
+                let codes = if skip == 0 {
+                    inline
+                } else {
+                    let mut body = [store::LEAF; store::CODES];
+                    body[..store::CODES - skip].copy_from_slice(&inline[skip..]);
+                    shifted = body;
+                    &shifted
+                };
+                let (n_codes, n_leaves) = (self.codes.len() - skip, self.shapes.len());
+                return then(
+                    IntTuple::Tuple(crate::Modes::from_inline_arrays(
+                        arity, codes, n_codes, shapes, n_leaves,
+                    )),
+                    IntTuple::Tuple(crate::Modes::from_inline_arrays(
+                        arity, codes, n_codes, strides, n_leaves,
+                    )),
+                );
             }
         }
-        self.tuples(arity, &self.codes.as_slice()[skip..])
+        let (shape, stride) = self.tuples(arity, &self.codes.as_slice()[skip..]);
+        then(shape, stride)
     }
 }

@@ -8,8 +8,8 @@
 //! ```
 
 use super::flat::{
-    LeafSlices, Mode, Modes, Scratch, ceil_div, filter_leaves_into, layout_of_modes_or,
-    leaf_slices, push_coalesced_at,
+    LeafSlices, Mode, Scratch, ceil_div, filter_leaves_into, layout_of_modes_or, leaf_slices,
+    push_coalesced_at,
 };
 use crate::{Error, IntTuple, Layout, Result, checked_mul};
 
@@ -139,24 +139,13 @@ fn complement_into(
     complement_in_place(list, len, |covered| shape_ceil_div_size(cotarget, covered))
 }
 
-/// The coalesced flat modes of the complement of a layout whose `filter`ed modes are `modes`;
-/// `last_extent(covered)` is the extent of the last mode, the cotarget divided by what the
-/// modes cover. Errors as [`complement`] (whose cotarget check the caller has made).
-pub(crate) fn complement_of_modes(
-    mut modes: Modes,
-    last_extent: impl FnOnce(i64) -> Result<i64>,
-) -> Result<Modes> {
-    let len = modes.len();
-    modes.push((0, 0)); // the slot of the last mode
-    let len = complement_in_place(&mut modes, len, last_extent)?;
-    modes.truncate(len);
-    Ok(modes)
-}
-
-/// [`complement_of_modes`] on `list[..len]`, rewritten in place (`list` has one more slot, for
-/// the last mode): returns the number of modes of the complement.
+/// The coalesced flat modes of the complement of a layout whose `filter`ed modes are
+/// `list[..len]`, rewritten in place (`list` has one more slot, for the last mode): returns the
+/// number of modes of the complement. `last_extent(covered)` is the extent of the last mode,
+/// the cotarget divided by what the modes cover. Errors as [`complement`] (whose cotarget check
+/// the caller has made).
 #[inline]
-fn complement_in_place(
+pub(crate) fn complement_in_place(
     list: &mut [Mode],
     len: usize,
     last_extent: impl FnOnce(i64) -> Result<i64>,

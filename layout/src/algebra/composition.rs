@@ -35,46 +35,42 @@ pub(crate) struct Extended {
 }
 
 impl Extended {
-    /// Coalesces `a` the way CuTe's `coalesce_x` does: it keeps `a`'s value at every index,
-    /// inside and past its domain.
-    pub(crate) fn of(a: &Layout) -> Extended {
-        Extended::of_leaves(leaf_slices(a))
-    }
-
-    /// [`Extended::of`] the layout whose leaves are `shapes:strides`, in one pass.
+    /// Makes `self` (empty, [`Extended::unit`]) `A` extended, for the layout `A` whose leaves
+    /// are `shapes:strides`: `A` coalesced the way CuTe's `coalesce_x` does, which keeps `A`'s
+    /// value at every index, inside and past its domain. One pass, in place: a returned
+    /// `Extended` would be moved with wide loads right after its fields were written with
+    /// narrow stores, which the processor cannot forward (a stall of some 15 cycles).
     #[inline(always)]
-    pub(crate) fn of_leaves((shapes, strides): LeafSlices<'_>) -> Extended {
-        Extended::of_modes(shapes.iter().copied().zip(strides.iter().copied()))
+    pub(crate) fn fill_leaves(&mut self, (shapes, strides): LeafSlices<'_>) {
+        self.fill(shapes.iter().copied().zip(strides.iter().copied()))
     }
 
-    /// [`Extended::of`] the layout whose flat modes are `modes` (borrowed: one pass, no
-    /// copy of the list).
+    /// Makes `self` (empty, [`Extended::unit`]) [`Extended::fill_leaves`] of the layout whose flat
+    /// modes are `modes` (borrowed: one pass, no copy of the list), in place.
     #[inline]
-    pub(crate) fn of_mode_slice(modes: &[(i64, i64)]) -> Extended {
-        Extended::of_modes(modes.iter().copied())
+    pub(crate) fn fill_mode_slice(&mut self, modes: &[(i64, i64)]) {
+        self.fill(modes.iter().copied())
     }
 
-    /// [`Extended::of`] the layout whose flat modes are `modes`: every mode but the last
-    /// coalesced into `inner`, the last one ending it ([`Extended::end_with`]); built in place
-    /// (no move of the mode list).
+    /// Makes `self` (empty) [`Extended::fill_leaves`] of the layout whose flat modes are `modes`: every
+    /// mode but the last coalesced into `inner`, the last one ending it
+    /// ([`Extended::end_with`]); built in place (no move of the mode list).
     #[inline(always)]
-    fn of_modes(modes: impl Iterator<Item = (i64, i64)>) -> Extended {
-        let mut ext = Extended::unit();
+    fn fill(&mut self, modes: impl Iterator<Item = (i64, i64)>) {
         let mut pending = None;
         for mode in modes {
             if let Some(before) = pending.replace(mode) {
-                push_coalesced(&mut ext.inner, before);
+                push_coalesced(&mut self.inner, before);
             }
         }
         if let Some(last) = pending {
-            ext.end_with(last);
+            self.end_with(last);
         }
-        ext
     }
 
     /// No modes: the extended layout of a layout without leaves.
     #[inline(always)]
-    fn unit() -> Extended {
+    pub(crate) fn unit() -> Extended {
         Extended {
             inner: Modes::new(),
             last_stride: 0,
@@ -180,31 +176,32 @@ pub(crate) enum Node<'a> {
 /// assert_eq!(composition(&a, &"4:-1".parse().unwrap()).unwrap().to_string(), "(2,2):(1,-512)");
 /// ```
 pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
-    let ext = Extended::of(a);
+    let mut ext = Extended::unit();
+    ext.fill_leaves(leaf_slices(a));
     compose_extended(&ext, &[Node::Tree(b.shape(), b.stride())]).map_err(|e| describe(a, b, e))
 }
 
-/// `A o B` for `A` given by [`Extended::of`] and `B` given by its top-level nodes: one node is
+/// `A o B` for `A` given by [`Extended::fill_leaves`] and `B` given by its top-level nodes: one node is
 /// `B` itself, several are the modes of `B` (and the result has one mode per node). Errors are
 /// those of [`composition`] without its description of the operands.
 pub(crate) fn compose_extended(ext: &Extended, nodes: &[Node<'_>]) -> Result<Layout> {
     let mut built = Built::new();
-    let mut composer = Composer::new(ext, Bounds::EMPTY);
-    let element = if let [node] = nodes {
-        composer.elements_into(*node, &mut built)?
-    } else {
-        for node in nodes {
-            composer.node_into(*node, &mut built)?;
-        }
-        Appended::Node(nodes.len())
-    };
-    match composer.finish()? {
+    let (element, bounds) = Composer::run(ext, Bounds::EMPTY, |composer| {
+        let element = if let [node] = nodes {
+            composer.elements_into(*node, &mut built)?
+        } else {
+            for node in nodes {
+                composer.node_into(*node, &mut built)?;
+            }
+            Appended::Node(nodes.len())
+        };
+        Ok((element, composer.finish()?))
+    })?;
+    // The layout is built at one place, after the checks: built where several paths meet, it
+    // would be built aside and copied into the result.
+    match bounds {
         Some(b) if b.fits() => Ok(built.layout_of(element)),
-        // Reports the failed check.
-        _ => {
-            let (shape, stride) = built.element(element);
-            Layout::new(shape, stride)
-        }
+        _ => built.failed_layout(element),
     }
 }
 
@@ -216,11 +213,12 @@ pub(crate) fn compose_nodes_into(
     nodes: &[Node<'_>],
     out: &mut Built,
 ) -> Result<Option<Bounds>> {
-    let mut composer = Composer::new(ext, Bounds::EMPTY);
-    for node in nodes {
-        composer.node_into(*node, out)?;
-    }
-    composer.finish()
+    Composer::run(ext, Bounds::EMPTY, |composer| {
+        for node in nodes {
+            composer.node_into(*node, out)?;
+        }
+        composer.finish()
+    })
 }
 
 /// A composition `A o B` under way, node by node of `B`, each node into a builder of the
@@ -232,14 +230,25 @@ pub(crate) struct Composer<'a> {
 }
 
 impl<'a> Composer<'a> {
-    /// Nothing composed yet; the bounds of the result's leaves are folded onto `start` (the
-    /// bounds of leaves the caller has placed before them).
+    /// Runs `f` on a composition with nothing composed yet; the bounds of the result's leaves
+    /// are folded onto `start` (the bounds of leaves the caller has placed before them).
+    ///
+    /// The composer lives here and `f` borrows it: built in place with constant fields and
+    /// its lists sized after, it is never moved. (A composer returned by value is copied right
+    /// after its fields were written with narrow stores, and the processor cannot serve the
+    /// copy's wide loads from them: a stall of some 15 cycles per copy.)
     #[inline(always)]
-    pub(crate) fn new(ext: &'a Extended, start: Bounds) -> Self {
-        Composer {
+    pub(crate) fn run<T>(
+        ext: &'a Extended,
+        start: Bounds,
+        f: impl FnOnce(&mut Composer<'a>) -> Result<T>,
+    ) -> Result<T> {
+        let mut composer = Composer {
             ext,
-            usage: Usage::new(ext, start),
-        }
+            usage: Usage::new(start),
+        };
+        composer.usage.size_for(ext);
+        f(&mut composer)
     }
 
     /// Appends `A o node` to `out` as one element.
@@ -309,21 +318,26 @@ struct Usage {
 const USAGE_INLINE: usize = 8;
 
 impl Usage {
-    /// Nothing occupied yet in the modes of `ext`; the result's bounds start at `start`.
+    /// Nothing occupied yet, in lists of no modes ([`Usage::size_for`] sizes them); the
+    /// result's bounds start at `start`.
     #[inline(always)]
-    fn new(ext: &Extended, start: Bounds) -> Usage {
-        let bounded = ext.inner.len();
-        let (mut reach, mut moved) = (Buf::new(), Buf::new());
-        reach.list(bounded);
-        moved.list(bounded + 1);
+    fn new(start: Bounds) -> Usage {
         Usage {
-            reach,
-            moved,
+            reach: Buf::new(),
+            moved: Buf::new(),
             signs: 0,
             negative_now: false,
             negation_overflowed: false,
             bounds: Some(start),
         }
+    }
+
+    /// Sizes the lists for the modes of `ext`, nothing occupied.
+    #[inline(always)]
+    fn size_for(&mut self, ext: &Extended) {
+        let bounded = ext.inner.len();
+        self.reach.list(bounded);
+        self.moved.list(bounded + 1);
     }
 
     /// The largest coordinate per bounded mode of `A`.

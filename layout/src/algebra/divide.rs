@@ -13,9 +13,11 @@
 use super::Tiler;
 use super::built::Built;
 use super::coalesce::filtered_modes;
-use super::complement::{complement_of_modes, flat_ceil_div_size};
+use super::complement::{complement_in_place, flat_ceil_div_size};
 use super::composition::{Composer, Extended, Node, compose_extended, compose_nodes_into};
-use super::flat::{LeafSlices, Mode, Modes, layout_of_modes, leaf_slices, modes_fit};
+use super::flat::{
+    LeafSlices, Mode, Modes, Scratch, filter_leaves_into, layout_of_modes, leaf_slices, modes_fit,
+};
 use super::tiler::{Grouping, by_mode, for_each_top_mode, halves_of, regroup, tree_parts};
 use super::{coalesce, complement_to_shape, composition};
 use crate::layout::Bounds;
@@ -98,13 +100,14 @@ fn divide_halves(a: &Layout, b: &Layout) -> Result<(Layout, Layout)> {
 /// [`divide_halves`] fails.
 fn divide_halves_into(a: &Layout, b: &Layout, tiles: &mut Built, rests: &mut Built) -> Result<()> {
     with_divide_parts(leaf_slices(a), b, |ext, rest| {
-        let mut composer = Composer::new(ext, Bounds::EMPTY);
-        composer.node_into(Node::Tree(b.shape(), b.stride()), tiles)?;
-        composer.node_into(Node::Flat(rest), rests)?;
-        match composer.finish()? {
-            Some(acc) if acc.fits() => Ok(()),
-            _ => Err(Error::invalid("the divide's halves are not a layout")),
-        }
+        Composer::run(ext, Bounds::EMPTY, |composer| {
+            composer.node_into(Node::Tree(b.shape(), b.stride()), tiles)?;
+            composer.node_into(Node::Flat(rest), rests)?;
+            match composer.finish()? {
+                Some(acc) if acc.fits() => Ok(()),
+                _ => Err(Error::invalid("the divide's halves are not a layout")),
+            }
+        })
     })
 }
 
@@ -142,15 +145,25 @@ fn with_divide_parts<T>(
 ) -> Result<T> {
     // size(A): the product of the extents of a valid layout fits in i64.
     let a_size = a_leaves.0.iter().fold(1i64, |p, &s| p.saturating_mul(s));
-    let ext = Extended::of_leaves(a_leaves);
+    let mut ext = Extended::unit();
+    ext.fill_leaves(a_leaves);
     // shape(coalesce(A)) as the cotarget.
     let cotarget = |covered| flat_ceil_div_size(ext.coalesced_extents(), covered);
     // Sorted by stride here, so the complement's own sort finds them in order and the cover
     // check reads them in order.
-    let mut b_filtered = filtered_modes(b);
+    // Scratch lists in place of returned mode lists, which would be moved right after they
+    // were written (see `Composer::run`).
+    let b_leaves = leaf_slices(b);
+    let (mut filtered, mut complement): (Scratch, Scratch) = (Scratch::new(), Scratch::new());
+    let filtered = filtered.list(b_leaves.0.len());
+    let filtered_len = filter_leaves_into(b_leaves, filtered);
+    let b_filtered = &mut filtered[..filtered_len];
     b_filtered.sort_by_key(|m| m.1);
-    let rest = complement_of_modes(Modes::from_slice(&b_filtered), cotarget)?;
-    let rest_or_unit: &[Mode] = if rest.is_empty() { &[(1, 0)] } else { &rest };
+    let complement = complement.list(filtered_len + 1);
+    complement[..filtered_len].copy_from_slice(b_filtered);
+    let rest_len = complement_in_place(complement, filtered_len, cotarget)?;
+    let rest = &complement[..rest_len];
+    let rest_or_unit: &[Mode] = if rest.is_empty() { &[(1, 0)] } else { rest };
     // The layouts `rest` and `(B, rest)` must be valid layouts: `(B, rest)` folds the bounds of
     // `rest` on those of `B`.
     // Two plain loops rather than `Bounds::of_modes` over a chained iterator (30-70 more
@@ -166,8 +179,8 @@ fn with_divide_parts<T>(
     if !modes_fit(rest_or_unit) || !b_and_rest.is_some_and(|acc| acc.fits()) {
         return Err(Error::invalid("the divide's complement does not fit"));
     }
-    tiles_cover_sorted(a_size, &b_filtered, rest_or_unit).map_err(|_| Error::inadmissible(""))?;
-    then(&ext, &rest)
+    tiles_cover_sorted(a_size, b_filtered, rest_or_unit).map_err(|_| Error::inadmissible(""))?;
+    then(&ext, rest)
 }
 
 /// The divide re-indexes `A`'s domain by `(B, rest)`: the modes of `filter(B)` and `rest`,

@@ -12,11 +12,14 @@
 use super::Tiler;
 use super::built::Built;
 use super::coalesce::filtered_modes;
-use super::complement::complement_of_modes;
+use super::complement::complement_in_place;
 use super::composition::{Composer, Extended, Node};
-use super::flat::{Mode, Modes, ceil_div, modes_of, pad_to_rank};
-use super::tiler::{Grouping, by_mode, regroup};
+use super::flat::{
+    Mode, Scratch, ceil_div, filter_leaves_into, leaf_slices, modes_of, pad_to_rank,
+};
+use super::tiler::{Grouping, TopModes, by_mode, regroup, top_mode, tree_parts};
 use super::{complement, composition};
+use crate::int_tuple::store;
 use crate::layout::Bounds;
 use crate::{Layout, Result, checked_mul};
 
@@ -162,10 +165,18 @@ fn copies_into(a: &Layout, b: &Layout, out: &mut Built) -> Result<()> {
         .checked_mul(b_cosize)
         .filter(|&c| c >= 1)
         .ok_or_else(unspecific)?;
-    let a_filtered = filtered_modes(a);
-    let above_a = above(&a_filtered);
-    let rest: Modes = complement_of_modes(a_filtered, |covered| Ok(ceil_div(cotarget, covered)))?;
-    let rest_or_unit: &[Mode] = if rest.is_empty() { &[(1, 0)] } else { &rest };
+    // `filter(A)` and then its complement in one scratch list, rewritten in place (a returned
+    // list would be moved right after it was written, see `Composer::run`).
+    let a_leaves = leaf_slices(a);
+    let mut scratch: Scratch = Scratch::new();
+    let list = scratch.list(a_leaves.0.len() + 1);
+    let filtered_len = filter_leaves_into(a_leaves, list);
+    let above_a = above(&list[..filtered_len]);
+    let rest_len = complement_in_place(list, filtered_len, |covered| {
+        Ok(ceil_div(cotarget, covered))
+    })?;
+    let rest = &list[..rest_len];
+    let rest_or_unit: &[Mode] = if rest.is_empty() { &[(1, 0)] } else { rest };
     // The complement must be a valid layout ([`Bounds`]); its size comes with the check.
     let rest_size = Bounds::of_modes(rest_or_unit.iter().copied())
         .filter(|b| b.fits())
@@ -175,16 +186,20 @@ fn copies_into(a: &Layout, b: &Layout, out: &mut Built) -> Result<()> {
     if copies_overlap(above_a, b_cosize, rest_size, rest_last_stride) {
         return Err(unspecific());
     }
-    let ext = Extended::of_mode_slice(rest_or_unit);
-    let mut composer = Composer::new(&ext, a_bounds);
-    composer.node_into(Node::Tree(b.shape(), b.stride()), out)?;
-    // The checks of `(A, copies)` as a layout and of the product's size.
-    match composer.finish()? {
-        Some(acc) if acc.fits() && a_bounds.size.checked_mul(b_bounds.size) == Some(acc.size) => {
-            Ok(())
+    let mut ext = Extended::unit();
+    ext.fill_mode_slice(rest_or_unit);
+    Composer::run(&ext, a_bounds, |composer| {
+        composer.node_into(Node::Tree(b.shape(), b.stride()), out)?;
+        // The checks of `(A, copies)` as a layout and of the product's size.
+        match composer.finish()? {
+            Some(acc)
+                if acc.fits() && a_bounds.size.checked_mul(b_bounds.size) == Some(acc.size) =>
+            {
+                Ok(())
+            }
+            _ => Err(unspecific()),
         }
-        _ => Err(unspecific()),
-    }
+    })
 }
 
 /// One past the highest offset of the modes of `filter(A)`: `max(s*d)` (1 for none).
@@ -315,40 +330,117 @@ fn rank_matched_product(a: &Layout, b: &Layout, block_first: bool, name: &str) -
     let inner = || -> Result<Layout> {
         let rank = a.rank().max(b.rank());
         let (pa, pb) = (padded(a, rank)?, padded(b, rank)?);
-        // The product is (A, tiles): its first half is A itself.
-        let tiles = product_copies(&pa, &pb)?;
-        let block: &Layout = &pa;
-        // Mode i of each half is the part that came from mode i of its operand, as CuTe's
-        // `zip(first, second)` pairs them. When the first half (A for blocked, the copies for
-        // raked) is a single leaf, zip pairs it with the whole second half: `((4,(4)))` for the
-        // copies `(4):(4)` of `4:1`. A rank-1 operand that is a single leaf (`3:2`) is one mode
-        // as a whole, although the half built from it may be a tuple (`complement o 4:1` can be
-        // `(2,2):(1,6)`).
-        let first = if block_first { block } else { &tiles };
-        let first_is_leaf = first.shape().is_int();
-        let mode_of = |half: &Layout, operand: &Layout, i: usize| {
-            if first_is_leaf || operand.shape().is_int() {
-                Ok(half.clone())
-            } else {
-                half.mode(i)
-            }
-        };
-        let pair = |i: usize| -> Result<(Layout, Layout)> {
-            let (x, y) = (mode_of(block, &pa, i)?, mode_of(&tiles, &pb, i)?);
-            Ok(if block_first { (x, y) } else { (y, x) })
-        };
-        if let Some(product) = pairs_flat(rank, pair)? {
-            check_product_size(a, b, &product)?;
-            return Ok(product);
+        match rank_matched_flat(&pa, &pb, rank, block_first, a, b) {
+            Some(product) => Ok(product),
+            None => rank_matched_on_layouts(&pa, &pb, rank, block_first, a, b),
         }
-        let pairs = (0..rank)
-            .map(|i| pair(i).and_then(|(x, y)| Layout::from_modes([x, y])))
-            .collect::<Result<smallvec::SmallVec<[Layout; 4]>>>()?;
-        let product = Layout::from_modes(pairs)?;
-        check_product_size(a, b, &product)?;
-        Ok(product)
     };
     inner().map_err(|e| e.context(format!("{name} of {a} and {b}")))
+}
+
+/// [`rank_matched_product`] of the operands `pa` and `pb` padded to `rank` modes (from `a` and
+/// `b`), on layouts: the halves and their modes built as layouts, then paired. Reports a
+/// failure with its operands.
+fn rank_matched_on_layouts(
+    pa: &Layout,
+    pb: &Layout,
+    rank: usize,
+    block_first: bool,
+    a: &Layout,
+    b: &Layout,
+) -> Result<Layout> {
+    // The product is (A, tiles): its first half is A itself.
+    let tiles = product_copies(pa, pb)?;
+    let block: &Layout = pa;
+    // Mode i of each half is the part that came from mode i of its operand, as CuTe's
+    // `zip(first, second)` pairs them. When the first half (A for blocked, the copies for
+    // raked) is a single leaf, zip pairs it with the whole second half: `((4,(4)))` for the
+    // copies `(4):(4)` of `4:1`. A rank-1 operand that is a single leaf (`3:2`) is one mode
+    // as a whole, although the half built from it may be a tuple (`complement o 4:1` can be
+    // `(2,2):(1,6)`).
+    let first = if block_first { block } else { &tiles };
+    let first_is_leaf = first.shape().is_int();
+    let mode_of = |half: &Layout, operand: &Layout, i: usize| {
+        if first_is_leaf || operand.shape().is_int() {
+            Ok(half.clone())
+        } else {
+            half.mode(i)
+        }
+    };
+    let pair = |i: usize| -> Result<(Layout, Layout)> {
+        let (x, y) = (mode_of(block, pa, i)?, mode_of(&tiles, pb, i)?);
+        Ok(if block_first { (x, y) } else { (y, x) })
+    };
+    if let Some(product) = pairs_flat(rank, pair)? {
+        check_product_size(a, b, &product)?;
+        return Ok(product);
+    }
+    let pairs = (0..rank)
+        .map(|i| pair(i).and_then(|(x, y)| Layout::from_modes([x, y])))
+        .collect::<Result<smallvec::SmallVec<[Layout; 4]>>>()?;
+    let product = Layout::from_modes(pairs)?;
+    check_product_size(a, b, &product)?;
+    Ok(product)
+}
+
+/// [`rank_matched_product`] of the operands `pa` and `pb` padded to `rank` modes (from `a`
+/// and `b`), written straight into the result's structure codes and leaves: the copies are
+/// composed into a builder, and mode `i` of each half is copied from there and from `pa` as
+/// slices (no layout is built for a half or a mode). `None` wherever the steps on layouts
+/// may fail, which then run and report the failure.
+fn rank_matched_flat(
+    pa: &Layout,
+    pb: &Layout,
+    rank: usize,
+    block_first: bool,
+    a: &Layout,
+    b: &Layout,
+) -> Option<Layout> {
+    let mut copies = Built::new();
+    copies_into(pa, pb, &mut copies).ok()?;
+    let (codes, shapes, strides) = (
+        copies.codes.as_slice(),
+        copies.shapes.as_slice(),
+        copies.strides.as_slice(),
+    );
+    // The copies as a layout: a leaf, or a node whose elements follow its code.
+    let (copies_top, copies_is_leaf): (TopModes<'_>, bool) = match store::read_code(codes, 0) {
+        (None, _) => ((1, codes, shapes, strides), true),
+        (Some(arity), body) => ((arity, &codes[body..], shapes, strides), false),
+    };
+    let block_top = tree_parts(pa)?;
+    // As in `rank_matched_product`: a half is taken whole when the first half is a leaf or its
+    // operand is one, mode `i` of it otherwise.
+    let first_is_leaf = if block_first {
+        pa.shape().is_int()
+    } else {
+        copies_is_leaf
+    };
+    let block_whole = first_is_leaf || pa.shape().is_int();
+    let copies_whole = first_is_leaf || pb.shape().is_int();
+    let mut out = Built::new();
+    for i in 0..rank {
+        out.push_node_code(2);
+        for block in [block_first, !block_first] {
+            if block {
+                if block_whole {
+                    out.push_layout(pa).ok()?;
+                } else {
+                    let (c, s, d) = top_mode(block_top, i)?;
+                    out.push_raw(c, s, d);
+                }
+            } else if copies_whole {
+                out.push_raw(codes, shapes, strides);
+            } else {
+                let (c, s, d) = top_mode(copies_top, i)?;
+                out.push_raw(c, s, d);
+            }
+        }
+    }
+    let product = out.checked_layout(rank)?;
+    // The size check of `check_product_size`.
+    let expected = a.size().checked_mul(b.size())?;
+    (product.size() == expected).then_some(product)
 }
 
 /// The layout `((x0,y0),(x1,y1),...)` of the `rank` pairs `pair(i)`, written straight into its
@@ -422,4 +514,58 @@ pub fn blocked_product(a: &Layout, b: &Layout) -> Result<Layout> {
 /// ```
 pub fn raked_product(a: &Layout, b: &Layout) -> Result<Layout> {
     rank_matched_product(a, b, false, "raked_product")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{padded, rank_matched_flat, rank_matched_on_layouts};
+    use crate::Layout;
+
+    /// Layouts of rank 1 to 3 (leaves, flat tuples, a nested first mode, a rank-1 tuple) with
+    /// small extents and strides, drawn by a fixed generator.
+    fn operands() -> Vec<Layout> {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut draw = |n: u64| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) % n
+        };
+        let mut out = Vec::new();
+        for _ in 0..600 {
+            let (s0, s1, s2) = (1 + draw(4), 1 + draw(4), 1 + draw(3));
+            let (d0, d1, d2) = (draw(9) as i64 - 1, draw(9) as i64, draw(13) as i64);
+            let text = match draw(5) {
+                0 => format!("{s0}:{d0}"),
+                1 => format!("({s0}):({d0})"),
+                2 => format!("({s0},{s1}):({d0},{d1})"),
+                3 => format!("(({s0},{s1}),{s2}):(({d0},{d1}),{d2})"),
+                _ => format!("({s0},{s1},{s2}):({d0},{d1},{d2})"),
+            };
+            out.push(text.parse().expect("a valid layout"));
+        }
+        out
+    }
+
+    /// The blocked and raked products written into one builder give what building the halves
+    /// and their modes as layouts gives, wherever they give a layout.
+    #[test]
+    fn flat_rank_matched_product_matches_the_layouts() {
+        let ops = operands();
+        let mut flat = 0;
+        for (k, a) in ops.iter().enumerate() {
+            for b in ops.iter().skip(k % 7).step_by(7) {
+                let rank = a.rank().max(b.rank());
+                let (pa, pb) = (padded(a, rank).unwrap(), padded(b, rank).unwrap());
+                for block_first in [true, false] {
+                    let general = rank_matched_on_layouts(&pa, &pb, rank, block_first, a, b);
+                    if let Some(fast) = rank_matched_flat(&pa, &pb, rank, block_first, a, b) {
+                        assert_eq!(Ok(fast), general, "{a} and {b}, block first: {block_first}");
+                        flat += 1;
+                    }
+                }
+            }
+        }
+        assert!(flat > 10_000, "the flat path ran {flat} times");
+    }
 }

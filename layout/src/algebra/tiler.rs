@@ -345,6 +345,26 @@ pub(crate) fn for_each_top_mode(
     Ok(())
 }
 
+/// Top-level mode `i` of [`tree_parts`]: its structure codes (one element), extents and
+/// strides; `None` past the rank.
+#[inline]
+pub(crate) fn top_mode<'t>(
+    (rank, codes, shapes, strides): TopModes<'t>,
+    i: usize,
+) -> Option<(&'t [u8], &'t [i64], &'t [i64])> {
+    if i >= rank {
+        return None;
+    }
+    let (start, before) = store::skip(codes, 0, i);
+    let (end, n_leaves) = store::skip(codes, start, 1);
+    let leaves = before..before + n_leaves;
+    Some((
+        &codes[start..end],
+        &shapes[leaves.clone()],
+        &strides[leaves],
+    ))
+}
+
 /// The layout of one top-level mode given by its structure codes (one element) and leaves, as
 /// [`tree_parts`] gives them: a leaf, or a node built from its codes and leaves.
 fn mode_layout(codes: &[u8], shapes: &[i64], strides: &[i64]) -> Layout {
