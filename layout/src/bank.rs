@@ -965,13 +965,8 @@ mod tests {
     /// width and random vector sets (a deterministic linear congruential sequence).
     #[test]
     fn counting_vectors_is_counting_their_words() {
-        let mut seed = 12345u64;
-        let mut next = move |n: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % n
-        };
+        let mut rng = crate::test_draw::Draw::new(12345);
+        let mut next = |n: u64| rng.below(n);
         for vector_bytes in [4i64, 8, 16] {
             let words_per_vector = vector_bytes / BANK_BYTES;
             for _ in 0..2000 {

@@ -331,6 +331,8 @@ pub mod svg;
 pub mod swizzle;
 pub mod synth;
 pub mod tensor;
+#[cfg(test)]
+mod test_draw;
 pub mod tiled;
 pub mod typed;
 pub mod verify;

@@ -421,13 +421,8 @@ mod tests {
     /// extents 1..=4 and strides -6..=12, drawn by a fixed generator, and some past the
     /// inline capacity.
     fn layouts() -> Vec<Layout> {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut draw = |n: u64| {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (state >> 33) % n
-        };
+        let mut rng = crate::test_draw::Draw::new(0x9e37_79b9_7f4a_7c15);
+        let mut draw = |n: u64| rng.below(n);
         let mut out = Vec::new();
         for _ in 0..20_000 {
             let rank = 1 + draw(5) as usize;

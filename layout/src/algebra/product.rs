@@ -524,13 +524,8 @@ mod tests {
     /// Layouts of rank 1 to 3 (leaves, flat tuples, a nested first mode, a rank-1 tuple) with
     /// small extents and strides, drawn by a fixed generator.
     fn operands() -> Vec<Layout> {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut draw = |n: u64| {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (state >> 33) % n
-        };
+        let mut rng = crate::test_draw::Draw::new(0x2545_f491_4f6c_dd1d);
+        let mut draw = |n: u64| rng.below(n);
         let mut out = Vec::new();
         for _ in 0..600 {
             let (s0, s1, s2) = (1 + draw(4), 1 + draw(4), 1 + draw(3));
