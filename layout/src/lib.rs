@@ -331,8 +331,6 @@ pub mod svg;
 pub mod swizzle;
 pub mod synth;
 pub mod tensor;
-#[cfg(test)]
-mod test_draw;
 pub mod tiled;
 pub mod typed;
 pub mod verify;
@@ -346,3 +344,7 @@ pub use layout::{Layout, SliceCoord, crd2idx};
 pub use leaf::Leaf;
 pub use swizzle::Swizzle;
 pub use tensor::Tensor;
+
+// Test-only helpers come last: nothing after `#[cfg(test)]` is product code.
+#[cfg(test)]
+mod test_draw;
