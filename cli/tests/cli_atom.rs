@@ -139,11 +139,11 @@ fn list_names_every_atom_once_with_its_kind() {
     let mmas: Vec<&str> = rows.iter().filter(|r| r.0 == "mma").map(|r| r.1).collect();
     assert_eq!(copies.len() + mmas.len(), rows.len(), "{text}");
     // 6 ldmatrix + 6 stmatrix + 1 movmatrix + 4 cp.async + 5 UniversalCopy + 3 bulk copies +
-    // 3 TMA; UniversalFMA, 8 SM70 + 6 SM80 mma.sync, 32 N x 3 types x 2 16-bit GMMA, 32 N x 8 types x 2 FP8
-    // GMMA.
+    // 3 TMA; UniversalFMA, 8 SM70 + 6 SM80 + 4 SM89 mma.sync, 32 N x 3 types x 2 16-bit GMMA,
+    // 32 N x 8 types x 2 FP8 GMMA.
     assert_eq!(
         (copies.len(), mmas.len()),
-        (28, 1 + 8 + 6 + 32 * 3 * 2 + 32 * 8 * 2)
+        (28, 1 + 8 + 6 + 4 + 32 * 3 * 2 + 32 * 8 * 2)
     );
     assert!(copies.contains(&"SM90_TMA_LOAD_MULTICAST"));
     assert!(copies.contains(&"SM75_U32x1_MOVM_T"));

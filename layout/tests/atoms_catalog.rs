@@ -1,12 +1,12 @@
 //! The atom catalog against CuTe's traits headers and the PTX ISA fragment descriptions.
 //!
 //! Golden layouts (CUTLASS v4.2.1): CuTe `include/cute/atom/mma_traits_sm70.hpp`,
-//! `mma_traits_sm80.hpp`, `mma_traits_sm90_gmma.hpp`, `mma_traits_sm90_gmma_ext.hpp`,
+//! `mma_traits_sm80.hpp`, `mma_traits_sm89.hpp`, `mma_traits_sm90_gmma.hpp`, `mma_traits_sm90_gmma_ext.hpp`,
 //! `copy_traits_sm75.hpp`, `copy_traits_sm80.hpp`, `copy_traits_sm90.hpp`,
 //! `copy_traits_sm90_tma.hpp`, `copy_traits.hpp` (all under `include/cute/atom/`). Fragment
 //! formulas: PTX ISA, "Matrix Fragments for mma.m8n8k4 with .f16 floating point type", "Matrix
 //! Fragments for mma.m16n8k16 with floating point type", "Matrix Fragments for mma.m16n8k8"
-//! (f16/bf16), "Register Fragments and Shared Memory Matrix Layouts" of `wgmma` (m64nNk16 and
+//! (f16/bf16), "Matrix Fragments for mma.m16n8k32" (8-bit types), "Register Fragments and Shared Memory Matrix Layouts" of `wgmma` (m64nNk16 and
 //! m64nNk32), and the `ldmatrix` / `stmatrix` / `movmatrix` instruction descriptions.
 
 use tessel_layout::atom::{
@@ -359,10 +359,11 @@ fn universal_fma_matches_cute_traits_and_the_ptx_isa() {
 #[test]
 fn mma_names_round_trip_and_unknown_names_are_errors() {
     let names = mma_atom_names();
-    // UniversalFMA, 8 SM70 (2 types x TN/NT/NN/TT), 6 SM80, 32 N x 3 types x SS/RS of 16-bit GMMA, 32 N x 8
+    // UniversalFMA, 8 SM70 (2 types x TN/NT/NN/TT), 6 SM80, 4 SM89 (mma_sm89.hpp: F32 accumulators,
+    // E4M3/E5M2 A and B), 32 N x 3 types x SS/RS of 16-bit GMMA, 32 N x 8
     // types x SS/RS of FP8 GMMA (mma_traits_sm90_gmma.hpp lists N = 8, 16, 32, 64, 96, 128, 192,
     // 256, mma_traits_sm90_gmma_ext.hpp the other multiples of 8).
-    assert_eq!(names.len(), 1 + 8 + 6 + 192 + 512);
+    assert_eq!(names.len(), 1 + 8 + 6 + 4 + 192 + 512);
     for name in &names {
         assert_eq!(mma_atom(name).unwrap().name(), name);
     }
@@ -372,6 +373,9 @@ fn mma_names_round_trip_and_unknown_names_are_errors() {
         "SM90_64x012x16_F16F16F16_SS",
         "SM90_64x8x16_F16F16F16_SR",
         "SM80_16x8x32_F32F16F16F32_TN",
+        "SM89_16x8x32_F16E4M3E4M3F16_TN",
+        "SM89_16x8x16_F32E4M3E4M3F32_TN",
+        "SM89_16x8x32_F32E4M3E4M3F32",
         "SM70_8x8x4_F32F16F16F16_TN",
         "SM70_8x8x4_F16F16F16F16_XT",
         "SM90_64x8x32_F32E4M3E4M3_SS",
@@ -767,6 +771,94 @@ fn fp8_gmma_fragments_match_the_ptx_isa() {
                     tv(g.c_layout(), thread, i),
                     row + 64 * col,
                     "N={n} t{thread} d{i}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn sm89_layouts_and_operands_match_cute() {
+    // CuTe include/cute/atom/mma_traits_sm89.hpp (CUTLASS v4.2.1), MMA_Traits of
+    // SM89_16x8x32_F32E4M3E4M3F32_TN (the other three inherit it): Shape_MNK (16,8,32), ThrID
+    // Layout<_32>, ALayout ((_4,_8),(_4,_2,_2)):((_64,_1),(_16,_8,_256)), BLayout
+    // ((_4,_8),(_4,_2)):((_32,_1),(_8,_128)), CLayout SM80_16x8_Row. include/cute/arch/mma_sm89.hpp:
+    // DRegisters float[4], ARegisters uint32_t[4], BRegisters uint32_t[2], CRegisters float[4],
+    // asm "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32" for F32E4M3E5M2F32.
+    let ty = |t: &str| match t {
+        "E4M3" => Element::E4M3,
+        _ => Element::E5M2,
+    };
+    for a in ["E4M3", "E5M2"] {
+        for b in ["E4M3", "E5M2"] {
+            let name = format!("SM89_16x8x32_F32{a}{b}F32_TN");
+            let m = mma_atom(&name).unwrap();
+            assert_eq!(m.name(), name);
+            assert_eq!(m.shape_mnk(), [16, 8, 32]);
+            assert_eq!(m.thr_id().to_string(), "32:1");
+            assert_eq!(
+                m.a_layout().to_string(),
+                "((4,8),(4,2,2)):((64,1),(16,8,256))"
+            );
+            assert_eq!(m.b_layout().to_string(), "((4,8),(4,2)):((32,1),(8,128))");
+            assert_eq!(m.c_layout().to_string(), "((4,8),(2,2)):((32,1),(16,8))");
+            assert_eq!(
+                (m.a_type(), m.b_type(), m.c_type()),
+                (ty(a), ty(b), Element::F32)
+            );
+            assert!(m.k_major());
+            let counts: Vec<u32> = m.operands().iter().map(|o| o.count).collect();
+            assert_eq!(counts, [4, 4, 2, 4], "{name}");
+            let constraints: Vec<String> =
+                m.operands().iter().map(|o| o.constraint_string()).collect();
+            assert_eq!(constraints, ["=f", "r", "r", "f"], "{name}");
+            assert_eq!(
+                m.asm_template(),
+                format!(
+                    "mma.sync.aligned.m16n8k32.row.col.f32.{}.{}.f32 {{%0, %1, %2, %3}}, \
+                     {{%4, %5, %6, %7}}, {{%8, %9}}, {{%10, %11, %12, %13}};",
+                    a.to_lowercase(),
+                    b.to_lowercase()
+                )
+            );
+        }
+    }
+}
+
+#[test]
+fn sm89_fragments_match_the_ptx_isa() {
+    // PTX ISA, "Matrix Fragments for mma.m16n8k32" (.e4m3/.e5m2 like .s8/.u8): A's a0..a15 of
+    // lane l (groupID = l >> 2, threadID_in_group = l % 4): row groupID for a0-a3 and a8-a11,
+    // groupID + 8 for a4-a7 and a12-a15; col 4 threadID_in_group + (i & 3), plus 16 for i >= 8.
+    // B's b0..b7: row (k) 4 threadID_in_group + (i & 3), plus 16 for i >= 4; col groupID. C as
+    // for m16n8k16 with f32.
+    for name in mma_atom_names().iter().filter(|n| n.starts_with("SM89")) {
+        let m = mma_atom(name).unwrap();
+        for lane in 0..32 {
+            let (g, t) = (lane >> 2, lane % 4);
+            for i in 0..16 {
+                let row = g + 8 * ((i >> 2) & 1);
+                let col = 4 * t + (i & 3) + 16 * (i >> 3);
+                assert_eq!(
+                    tv(m.a_layout(), lane, i),
+                    row + 16 * col,
+                    "{name} a{i} lane {lane}"
+                );
+            }
+            for i in 0..8 {
+                let (k, n) = (4 * t + (i & 3) + 16 * (i >> 2), g);
+                assert_eq!(
+                    tv(m.b_layout(), lane, i),
+                    n + 8 * k,
+                    "{name} b{i} lane {lane}"
+                );
+            }
+            for i in 0..4 {
+                let (row, col) = ptx_c_m16n8(lane, i);
+                assert_eq!(
+                    tv(m.c_layout(), lane, i),
+                    row + 16 * col,
+                    "{name} c{i} lane {lane}"
                 );
             }
         }

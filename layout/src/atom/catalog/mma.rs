@@ -1,8 +1,8 @@
 //! The MMA atoms: CuTe's `MMA_Traits` transcribed from `include/cute/atom/mma_traits_sm70.hpp`,
-//! `mma_traits_sm80.hpp`, `mma_traits_sm90_gmma.hpp` and `mma_traits_sm90_gmma_ext.hpp`
-//! (CUTLASS v4.2.1); instructions and register counts from the PTX ISA (`mma`,
-//! `wgmma.mma_async`) and CuTe's `include/cute/arch/mma_sm70.hpp`, `mma_sm80.hpp`,
-//! `mma_sm90_gmma.hpp`.
+//! `mma_traits_sm80.hpp`, `mma_traits_sm89.hpp`, `mma_traits_sm90_gmma.hpp` and
+//! `mma_traits_sm90_gmma_ext.hpp` (CUTLASS v4.2.1); instructions and register counts from the
+//! PTX ISA (`mma`, `wgmma.mma_async`) and CuTe's `include/cute/arch/mma_sm70.hpp`,
+//! `mma_sm80.hpp`, `mma_sm89.hpp`, `mma_sm90_gmma.hpp`.
 
 use super::layout;
 use crate::Element;
@@ -21,6 +21,15 @@ const SM80_TYPES: [Types; 3] = [
     ("F32F16F16F32", Element::F16, Element::F16, Element::F32),
     ("F16F16F16F16", Element::F16, Element::F16, Element::F16),
     ("F32BF16BF16F32", Element::BF16, Element::BF16, Element::F32),
+];
+
+/// The 8-bit floating-point `mma.sync` types of sm_89 (K = 32, fp32 accumulators, K-major:
+/// CuTe's `SM89_16x8x32_*_TN` atoms), A then B.
+const SM89_TYPES: [Types; 4] = [
+    ("F32E4M3E4M3F32", Element::E4M3, Element::E4M3, Element::F32),
+    ("F32E4M3E5M2F32", Element::E4M3, Element::E5M2, Element::F32),
+    ("F32E5M2E5M2F32", Element::E5M2, Element::E5M2, Element::F32),
+    ("F32E5M2E4M3F32", Element::E5M2, Element::E4M3, Element::F32),
 ];
 
 /// The 16-bit GMMA types (K = 16); CuTe templates these atoms on the operands' major modes.
@@ -202,6 +211,35 @@ fn sm80_atom(k: i64, types: Types) -> MmaAtom {
     }
 }
 
+/// CuTe `mma_traits_sm89.hpp`: `SM89_16x8x32_*_TN`, the 8-bit floating-point `mma.sync` of
+/// sm_89 and later. A's 16 values per thread are four registers of four bytes each (column
+/// pairs of the 16-bit atom become runs of four), B's 8 two registers; C is `SM80_16x8_Row`.
+fn sm89_atom(types: Types) -> MmaAtom {
+    let (token, ta, tb, tc) = types;
+    let opcode = format!(
+        "mma.sync.aligned.m16n8k32.row.col.{}.{}.{}.{}",
+        tc.ptx(),
+        ta.ptx(),
+        tb.ptx(),
+        tc.ptx()
+    );
+    let (operands, asm) = mma_sync_operands(&opcode, [(4, tc), (16, ta), (8, tb), (4, tc)]);
+    MmaAtom {
+        name: format!("SM89_16x8x32_{token}_TN"),
+        opcode,
+        asm,
+        operands,
+        shape_mnk: [16, 8, 32],
+        thr_id: layout("32:1"),
+        a: layout("((4,8),(4,2,2)):((64,1),(16,8,256))"),
+        b: layout("((4,8),(4,2)):((32,1),(8,128))"),
+        c: layout("((4,8),(2,2)):((32,1),(16,8))"),
+        types: [ta, tb, tc],
+        sources: [OperandSource::Registers, OperandSource::Registers],
+        k_major: true,
+    }
+}
+
 /// A GMMA atom `SM90_64x{n}x{k}_...`: `k` = 16 for 16-bit inputs (with the transpose
 /// immediates), 32 for 8-bit ones (K-major only, no transpose immediates).
 fn gmma_atom(n: i64, k: i64, types: Types, rs: bool) -> MmaAtom {
@@ -297,6 +335,9 @@ pub(super) fn mma_names() -> Vec<String> {
             out.push(format!("SM80_16x8x{k}_{token}_TN"));
         }
     }
+    for (token, ..) in SM89_TYPES {
+        out.push(format!("SM89_16x8x32_{token}_TN"));
+    }
     for n in gmma_ns() {
         for (token, ..) in GMMA_TYPES {
             for kind in ["SS", "RS"] {
@@ -332,6 +373,12 @@ fn parse_sm80(name: &str) -> Option<MmaAtom> {
     };
     let types = SM80_TYPES.into_iter().find(|t| t.0 == token)?;
     Some(sm80_atom(k, types))
+}
+
+fn parse_sm89(name: &str) -> Option<MmaAtom> {
+    let token = name.strip_prefix("SM89_16x8x32_")?.strip_suffix("_TN")?;
+    let types = SM89_TYPES.into_iter().find(|t| t.0 == token)?;
+    Some(sm89_atom(types))
 }
 
 /// `N` of `SM90_64x{N}x...`, spelled canonically, with the rest of the name.
@@ -372,5 +419,6 @@ pub(super) fn parse_mma(name: &str) -> Option<MmaAtom> {
     }
     parse_sm70(name)
         .or_else(|| parse_sm80(name))
+        .or_else(|| parse_sm89(name))
         .or_else(|| parse_gmma(name))
 }

@@ -78,14 +78,16 @@ pub fn copy_atom(name: &str) -> Result<CopyAtom> {
 
 /// The CuTe names of every MMA atom: the scalar `UniversalFMA<float,float,float,float>`, the
 /// eight SM70 `mma.sync` m8n8k4 atoms
-/// `SM70_8x8x4_{F16F16F16F16,F32F16F16F32}_{TN,NT,NN,TT}`, the six SM80 `mma.sync` atoms, then
+/// `SM70_8x8x4_{F16F16F16F16,F32F16F16F32}_{TN,NT,NN,TT}`, the six SM80 `mma.sync` atoms, the
+/// four 8-bit SM89 ones `SM89_16x8x32_F32{E4M3,E5M2}{E4M3,E5M2}F32_TN`, then
 /// the SM90 GMMA atoms `SM90_64x{N}x16_{F32F16F16,F16F16F16,F32BF16BF16}_{SS,RS}` and the FP8
 /// ones `SM90_64x{N}x32_{F16,F32}{E4M3,E5M2}{E4M3,E5M2}_{SS,RS}_TN`, every `N` in
 /// `8, 16, ..., 256`.
 ///
 /// ```
 /// let names = tessel_layout::atom::mma_atom_names();
-/// assert_eq!(names.len(), 1 + 8 + 6 + 32 * 3 * 2 + 32 * 8 * 2);
+/// assert_eq!(names.len(), 1 + 8 + 6 + 4 + 32 * 3 * 2 + 32 * 8 * 2);
+/// assert!(names.contains(&"SM89_16x8x32_F32E4M3E5M2F32_TN".to_string()));
 /// assert_eq!(names[0], "UniversalFMA<float,float,float,float>");
 /// assert!(names.contains(&"SM90_64x248x16_F32BF16BF16_RS".to_string()));
 /// assert!(names.contains(&"SM90_64x128x32_F32E4M3E5M2_SS_TN".to_string()));
@@ -116,6 +118,7 @@ pub fn mma_atom(name: &str) -> Result<MmaAtom> {
             "unknown MMA atom `{name}`; the known ones are {UNIVERSAL_FMA}, \
              SM70_8x8x4_{{F16F16F16F16,F32F16F16F32}}_{{TN,NT,NN,TT}}, \
              SM80_16x8x{{16,8}}_{{F32F16F16F32,F16F16F16F16,F32BF16BF16F32}}_TN, \
+             SM89_16x8x32_F32{{E4M3,E5M2}}{{E4M3,E5M2}}F32_TN, \
              SM90_64x{{N}}x16_{{F32F16F16,F16F16F16,F32BF16BF16}}_{{SS,RS}} and \
              SM90_64x{{N}}x32_{{F16,F32}}{{E4M3,E5M2}}{{E4M3,E5M2}}_{{SS,RS}}_TN with N a \
              multiple of 8 in 8..=256"
