@@ -29,8 +29,17 @@
   const int tiles = args.tiles_m * args.tiles_n, units = tiles * args.splits;
   const tessel::GroupedRaster raster(args.tiles_m, args.log2_group);
   // Unit u: tile u % tiles, split u / tiles, whose k-tiles are s KT / S .. (s + 1) KT / S (the
-  // host makes every range non-empty).
+  // host makes every range non-empty). Without split (S = 1, a uniform branch) the unit is the
+  // tile and its k-tiles are all KT: the divisions (the 64-bit ones a call) run per unit only
+  // in split calls, whose units the planner fits in one wave.
   auto split_of = [&](int unit, int& tile, int& split, int& kt0, int& kt1) {
+    if (args.splits == 1) {
+      tile = unit;
+      split = 0;
+      kt0 = 0;
+      kt1 = args.k_tiles;
+      return;
+    }
     tile = unit % tiles;
     split = unit / tiles;
     kt0 = (int)((long long)split * args.k_tiles / args.splits);
