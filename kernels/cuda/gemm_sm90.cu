@@ -29,8 +29,17 @@
   const int tiles = args.tiles_m * args.tiles_n, units = tiles * args.splits;
   const tessel::GroupedRaster raster(args.tiles_m, args.log2_group);
   // Unit u: tile u % tiles, split u / tiles, whose k-tiles are s KT / S .. (s + 1) KT / S (the
-  // host makes every range non-empty).
+  // host makes every range non-empty). Without split (S = 1, a uniform branch) the unit is the
+  // tile and its k-tiles are all KT: the divisions (the 64-bit ones a call) run per unit only
+  // in split calls, whose units the planner fits in one wave.
   auto split_of = [&](int unit, int& tile, int& split, int& kt0, int& kt1) {
+    if (args.splits == 1) {
+      tile = unit;
+      split = 0;
+      kt0 = 0;
+      kt1 = args.k_tiles;
+      return;
+    }
     tile = unit % tiles;
     split = unit / tiles;
     kt0 = (int)((long long)split * args.k_tiles / args.splits);
@@ -130,14 +139,23 @@
       raster.tile(tile, ym, xn);
       const int m0 = ym * k::BM + 64 * c, n0 = xn * k::BN;
       const int row0 = m0 + split * args.split_rows;  // this split's slab of D
-      // D = alpha acc (+ beta C where the configuration reads C, at each accumulator's place:
-      // pairs of adjacent columns, as the identity tensors crow and ccol give them). Element
+      // D = alpha acc + beta C where the configuration reads C, at each accumulator's place:
+      // pairs of adjacent columns, as the identity tensors crow and ccol give them. Element
       // (r, c) of the tiles of C and D is at their layout functions' offsets (layout::gsrc_crd,
       // layout::gd_crd: row stride the run-time leading dimension); tensor objects of them,
       // held across the unrolled loops where the accumulators take the registers, made ptxas
       // spill.
       const auto rows = tensor::crow()(t, _, 0, 0);
       const auto cols = tensor::ccol()(t, _, 0, 0);
+      // Without C (beta = 0: the host reads C exactly where beta != 0) D = alpha acc, scaled
+      // here only where alpha is not 1 (a uniform branch: most calls and every split-K partial
+      // sum have alpha 1, and need no multiply per value).
+      if constexpr (!k::SOURCE) {
+        if (args.alpha != 1.0f) {
+#pragma unroll
+          for (int v = 0; v < k::ACC; ++v) acc[v] *= args.alpha;
+        }
+      }
       if constexpr (k::TMA_STORE) {
         // Through shared memory, chunk by chunk (64 x C_COLS, values ch * C_VALS .. of every
         // thread: tensor::h is that share converted to the output type): the tiled copy cw
@@ -147,17 +165,17 @@
         // in the order r ^ C_FLIP_STEP, which the host found free of bank conflicts.
         const b32 bufs = sC + c * k::C_BUFS * k::C_BUF_BYTES;
         const bool flip = k::C_FLIP != 0 && ((t >> k::C_FLIP_BIT) & 1) != 0;
+        if constexpr (k::SOURCE) {
 #pragma unroll
-        for (int v = 0; v < k::ACC; v += 2) {
-          float c0 = 0.0f, c1 = 0.0f;
-          if constexpr (k::SOURCE) {
+          for (int v = 0; v < k::ACC; v += 2) {
+            float c0 = 0.0f, c1 = 0.0f;
             if (m0 + rows[v] < args.m && n0 + cols[v] < args.n) {
               const bool two = n0 + cols[v] + 1 < args.n;
               tessel::sm90::load2<k::OUT>(args.c + (long long)m0 * args.ldc + n0 + layout::gsrc_crd(rows[v], cols[v], args.ldc), c0, c1, args.c_pair != 0 && two, two);
             }
+            acc[v] = args.alpha * acc[v] + args.beta * c0;
+            acc[v + 1] = args.alpha * acc[v + 1] + args.beta * c1;
           }
-          acc[v] = args.alpha * acc[v] + args.beta * c0;
-          acc[v + 1] = args.alpha * acc[v + 1] + args.beta * c1;
         }
 #pragma unroll
         for (int ch = 0; ch < k::C_CHUNKS; ++ch) {
@@ -184,12 +202,14 @@
         for (int v = 0; v < k::ACC; v += 2) {
           if (m0 + rows[v] < args.m && n0 + cols[v] < args.n) {
             const bool two = n0 + cols[v] + 1 < args.n;
-            float c0 = 0.0f, c1 = 0.0f;
+            float d0 = acc[v], d1 = acc[v + 1];
             if constexpr (k::SOURCE) {
+              float c0 = 0.0f, c1 = 0.0f;
               tessel::sm90::load2<k::OUT>(args.c + (long long)m0 * args.ldc + n0 + layout::gsrc_crd(rows[v], cols[v], args.ldc), c0, c1, args.c_pair != 0 && two, two);
+              d0 = args.alpha * d0 + args.beta * c0;
+              d1 = args.alpha * d1 + args.beta * c1;
             }
-            tessel::sm90::store2<k::OUT>(args.d + (long long)row0 * args.ldd + n0 + layout::gd_crd(rows[v], cols[v], args.ldd), args.alpha * acc[v] + args.beta * c0,
-                                         args.alpha * acc[v + 1] + args.beta * c1, args.d_pair != 0 && two, two);
+            tessel::sm90::store2<k::OUT>(args.d + (long long)row0 * args.ldd + n0 + layout::gd_crd(rows[v], cols[v], args.ldd), d0, d1, args.d_pair != 0 && two, two);
           }
         }
       }

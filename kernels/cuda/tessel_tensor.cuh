@@ -531,7 +531,8 @@ struct GroupedRaster {
     const int g = 1 << log2g;
     const int i0 = i & (g - 1), r = i >> log2g;
     const int i1 = r & (g - 1), q = r >> log2g;
-    const int i2 = q % groups_y, i3 = q / groups_y;
+    // Unsigned (i >= 0): the division needs no sign corrections.
+    const int i2 = (int)((unsigned)q % (unsigned)groups_y), i3 = (int)((unsigned)q / (unsigned)groups_y);
     ym = i0 + (i2 << log2g);
     xn = i1 + (i3 << log2g);
   }
