@@ -7,7 +7,8 @@
 //! K-tiles of 64 bytes in both cases.
 //!
 //! One kernel per [`Sm80Config`] (input and output types, the operands' majors, the copy
-//! widths, whether C is read), compiled for `sm_80` and reused for every shape. A and B are
+//! widths, whether C is read), compiled for `sm_80` (`sm_89` for 8-bit inputs,
+//! [`Sm80Config::arch`]) and reused for every shape. A and B are
 //! loaded into shared memory in their global order (a K-major operand as `(rows, k)`, an
 //! MN-major one as `(k, rows)`, swizzled), read by `ldmatrix` (`.trans` for an MN-major
 //! operand: the catalogue's `SM75_U16x8_LDSM_T`), and multiplied by the tiled MMA of
@@ -245,7 +246,7 @@ impl Sm80Config {
         }
         let bytes = self.input.bytes();
         for (name, w) in [("A", self.a_width), ("B", self.b_width)] {
-            if !matches!(w * bytes, 1 | 2 | 4 | 8 | 16) || w < 1 {
+            if !matches!(w * bytes, 1 | 2 | 4 | 8 | 16) {
                 return Err(GpuError::InvalidArgument(format!(
                     "{name}: a copy width of {w} elements of {} ({} bytes): a power of two \
                      of at most 16 bytes",
@@ -286,15 +287,6 @@ impl Sm80Config {
     /// ```
     pub fn bk(&self) -> i64 {
         SM80_TILE.bk * 2 / self.input.bytes()
-    }
-
-    /// The shared-memory element of the stages and the fragments.
-    fn storage(&self) -> CType {
-        if self.input.is_fp8() {
-            CType::U8
-        } else {
-            CType::B16
-        }
     }
 
     /// The MMA atom (CuTe's name): `m16n8k16` for 16-bit inputs, `m16n8k32` for 8-bit ones.
@@ -361,7 +353,7 @@ impl Sm80Config {
                 [bk, rows],
             ),
         };
-        let storage = self.storage();
+        let storage = self.input.c_type();
         let smem =
             |l: Layout| DeviceTensor::shared(storage, ComposedLayout::new(vec![swizzle], 0, l));
         Ok(OperandLoad {
@@ -464,7 +456,7 @@ impl Sm80Config {
             .collect();
         let mut builder = KernelBuilder::new(&self.kernel_name(), SM80_BODY)
             .comment(&header)
-            .alias("TAB", self.storage())
+            .alias("TAB", self.input.c_type())
             .alias("TC", out)
             .int("BM", BM)
             .int("BN", bn)
@@ -533,8 +525,8 @@ impl Sm80Config {
         );
         a.check(&ta_o, &ta_i, &ts_a)?;
         b.check(&tb_o, &tb_i, &ts_b)?;
-        let tc_ra = mma.partition_fragment('A', &[BM, bk], self.storage())?;
-        let tc_rb = mma.partition_fragment('B', &[bn, bk], self.storage())?;
+        let tc_ra = mma.partition_fragment('A', &[BM, bk], self.input.c_type())?;
+        let tc_rb = mma.partition_fragment('B', &[bn, bk], self.input.c_type())?;
         let tc_rc = mma.partition_fragment('C', &[BM, bn], CType::F32)?;
         let tx_ra = s2r_a.retile_d(&tc_ra)?;
         let tx_rb = s2r_b.retile_d(&tc_rb)?;
