@@ -1,16 +1,18 @@
 // tessel-kernels: the library GEMM on sm_80 and later, D = alpha A B + beta C, every extent,
 // leading dimension and pointer a run-time value of `args` (tessel_kernels::blas::sm80 declares
 // the tensors and proves the hand-offs). One block computes a 128 x 128 tile of D through a
-// cp.async pipeline of k::PIPE stages, ldmatrix fragment loads (.trans for an MN-major operand)
-// and mma.sync m16n8k16 into fp32 accumulators:
+// cp.async pipeline of k::PIPE stages of k::BK elements (64 bytes) of each row, ldmatrix fragment
+// loads (.trans for an MN-major operand) and mma.sync (m16n8k16 for 16-bit inputs, m16n8k32 for
+// 8-bit ones) into fp32 accumulators:
 //   tessel::copy_zfill   a k tile of A or B, k::A_BYTES / k::B_BYTES per copy, zeros past the edge
 //   copy::s2r_a, s2r_b   ldmatrix.x4 (shared stage -> the MMA's A / B registers)
-//   mma::mma             mma.sync m16n8k16, fp32 accumulators
+//   mma::mma             mma.sync, fp32 accumulators
 // A stage holds an operand in its global order: (rows, k) for a K-major one, (k, rows) for an
-// MN-major one; the copies address it as (outer, inner) with inner contiguous in memory.
-  extern __shared__ __align__(128) b16 tessel_smem[];
-  b16* sA = tessel_smem;  // A's stages, then B's
-  b16* sB = tessel_smem + k::SMEM_A;
+// MN-major one; the copies address it as (outer, inner) with inner contiguous in memory. ty::TAB
+// is the inputs' storage type (16 or 8 bits).
+  extern __shared__ __align__(128) ty::TAB tessel_smem[];
+  ty::TAB* sA = tessel_smem;  // A's stages, then B's
+  ty::TAB* sB = tessel_smem + k::SMEM_A;
   const int t = threadIdx.x;
   const int m0 = blockIdx.x * k::BM, n0 = blockIdx.y * k::BN;
 
@@ -64,7 +66,7 @@
     if (kt + k::PIPE - 1 < kts) load(kt + k::PIPE - 1, write);
     tessel_cp_async_commit();
 #pragma unroll
-    for (int kb = 0; kb < k::KB; ++kb) {  // each 16-wide k step: fragments, then the MMAs
+    for (int kb = 0; kb < k::KB; ++kb) {  // each k step of the MMA: fragments, then the MMAs
       tessel::copy(copy::s2r_a{}, tXsA(_, _, _, kb, read), tXrA(_, _, _, kb));
       tessel::copy(copy::s2r_b{}, tXsB(_, _, _, kb, read), tXrB(_, _, _, kb));
       tessel::gemm(mma::mma{}, tCrA(_, _, kb), tCrB(_, _, kb), tCrC.tensor());

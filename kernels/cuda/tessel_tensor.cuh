@@ -568,7 +568,7 @@ template <int OUT, class S, class D> __device__ __forceinline__ void convert(con
 
 // copy_zfill<BYTES>(g, ld, o0, i0, oe, ie, co, ci, dst): a tile of a matrix in global memory
 // (element (o, i) at g[o * ld + i], i contiguous, oe x ie elements) into shared memory, BYTES per
-// call of mode 0 (cp.async of 16, 8 or 4 bytes; a 2-byte load and store). co and ci are the
+// call of mode 0 (cp.async of 16, 8 or 4 bytes; a 2- or 1-byte load and store). co and ci are the
 // identity tensors of the tile (rows, columns) partitioned like dst, o0 and i0 the tile's origin:
 // slice r covers elements (o0 + co, i0 + ci ..), and the part of it past the matrix's edge is
 // written as zeros (cp.async's source size; CuTe's copy_if with a zero-filled destination), so a
@@ -580,12 +580,12 @@ template <int BYTES, class T, class CO, class CI, class D>
 __device__ __forceinline__ void copy_zfill(const T* g, long long ld, int o0, int i0, int oe, int ie, const CO& co, const CI& ci,
                                            const D& dst) {
   constexpr int VALS = BYTES / (int)sizeof(T);
-  static_assert(BYTES == 16 || BYTES == 8 || BYTES == 4 || BYTES == 2, "tessel: copy_zfill moves 16, 8, 4 or 2 bytes");
+  static_assert(BYTES == 16 || BYTES == 8 || BYTES == 4 || BYTES == 2 || BYTES == 1, "tessel: copy_zfill moves 16, 8, 4, 2 or 1 bytes");
+  static_assert(VALS >= 1, "tessel: copy_zfill moves whole elements");
   static_assert(same_extents<CO, D>() && same_extents<CI, D>(), "tessel: copy_zfill: coordinates and destination differ");
   static_assert(D::template extent<0>() == VALS, "tessel: mode 0 is not one copy's values");
   constexpr long long n = D::size() / VALS;
-#pragma unroll
-  for (long long r = 0; r < n; ++r) {
+  auto one = [&](long long r) {
     const int o = o0 + (int)co.rest(r)[0], i = i0 + (int)ci.rest(r)[0];
     const int left = ie - i;
     const int valid = o < oe && left > 0 ? (left < VALS ? left : VALS) : 0;
@@ -598,18 +598,37 @@ __device__ __forceinline__ void copy_zfill(const T* g, long long ld, int o0, int
       } else if constexpr (BYTES >= 4) {
         asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s), "l"(src), "n"(BYTES), "r"(valid * (int)sizeof(T)) : "memory");
       }
+    } else if (BYTES == 2 && valid == VALS) {
+      // A whole 2-byte chunk (one 16-bit element, or two 8-bit ones): one load and one store.
+      const b16 v = *reinterpret_cast<const b16*>(src);
+      asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(s), "h"(v) : "memory");
     } else {
-      // 2-byte copies, and a chunk the matrix's edge cuts: element by element, zeros past the
+      // 1-byte copies, and a chunk the matrix's edge cuts: element by element, zeros past the
       // edge (a cp.async of the whole chunk would address bytes past the last element, outside
       // the buffer on its last row).
-      static_assert(sizeof(T) == 2, "tessel: copy_zfill's element copies move 16-bit elements");
+      static_assert(sizeof(T) == 2 || sizeof(T) == 1, "tessel: copy_zfill's element copies move 16- or 8-bit elements");
 #pragma unroll
       for (int j = 0; j < VALS; ++j) {
-        b16 v = 0;
-        if (j < valid) v = *reinterpret_cast<const b16*>(src + j);
-        asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(s + 2u * (b32)j), "h"(v) : "memory");
+        if constexpr (sizeof(T) == 2) {
+          b16 v = 0;
+          if (j < valid) v = *reinterpret_cast<const b16*>(src + j);
+          asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(s + 2u * (b32)j), "h"(v) : "memory");
+        } else {
+          b32 v = 0;
+          if (j < valid) v = *reinterpret_cast<const unsigned char*>(src + j);
+          asm volatile("st.shared.b8 [%0], %1;\n" ::"r"(s + (b32)j), "r"(v) : "memory");
+        }
       }
     }
+  };
+  if constexpr (BYTES == 1) {
+    // One byte per copy (an operand at an odd address or pitch): 64 copies per thread and k
+    // tile, unrolled by 8 only, which keeps their addresses out of the accumulators' registers.
+#pragma unroll 8
+    for (long long r = 0; r < n; ++r) one(r);
+  } else {
+#pragma unroll
+    for (long long r = 0; r < n; ++r) one(r);
   }
 }
 // to_float<OUT>(x) and from_float<OUT>(x): one element of an output type (OUT 0 fp32, 1 fp16,

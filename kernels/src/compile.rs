@@ -69,6 +69,31 @@ impl Arch {
         specific: true,
     };
 
+    /// sm_80 (Ampere): `cp.async`, `ldmatrix`, the 16-bit `mma.sync` (compute capability 8.0).
+    ///
+    /// ```
+    /// assert_eq!(tessel_kernels::Arch::SM80, tessel_kernels::Arch::new(8, 0).unwrap());
+    /// ```
+    pub const SM80: Arch = Arch {
+        major: 8,
+        minor: 0,
+        specific: false,
+    };
+
+    /// sm_89 (Ada): adds the 8-bit floating-point `mma.sync` (`.e4m3`, `.e5m2`; PTX ISA 9.0,
+    /// "mma", target ISA notes).
+    ///
+    /// ```
+    /// use tessel_kernels::Arch;
+    /// assert_eq!(Arch::SM89, Arch::new(8, 9).unwrap());
+    /// assert!(Arch::SM89.runs_on(Arch::new(9, 0).unwrap()) && !Arch::SM89.runs_on(Arch::SM80));
+    /// ```
+    pub const SM89: Arch = Arch {
+        major: 8,
+        minor: 9,
+        specific: false,
+    };
+
     /// The arch-specific target of this compute capability (`sm_90` -> `sm_90a`); `Err` for
     /// those without one here (only 9.0 has it in tessel).
     ///

@@ -5,9 +5,10 @@
 //! addresses TMA cannot store to, A and B TMA cannot load (misaligned addresses, leading
 //! dimensions of no multiple of 16 bytes) computed on the mma.sync path, and the host latency of
 //! a new shape; 8-bit inputs (every pair of e4m3 and e5m2, every output type, per-tensor scales,
-//! K up to 65536, other majors and misaligned operands refused); and the mma.sync path through
-//! `Gemm::for_arch(&gpu, Arch::new(8, 0))` on any sm_80+ GPU (every order of A, B and D, ragged
-//! shapes, bf16 with alpha, beta and C, 8-bit inputs refused).
+//! K up to 65536, other majors refused, misaligned operands on sm_89's mma.sync path); the
+//! mma.sync path through `Gemm::for_arch(&gpu, Arch::new(8, 0))` on any sm_80+ GPU (every
+//! order of A, B and D, ragged shapes, bf16 with alpha, beta and C, 8-bit inputs refused) and
+//! through `Gemm::for_arch(&gpu, Arch::SM89)` on any sm_89+ GPU (8-bit inputs).
 //! Every element of the checked rows is compared with the f64 CPU reference
 //! ([`verify_gemm`]); D's padding must stay untouched.
 
@@ -538,54 +539,85 @@ fn gpu_long_and_short_k() {
     });
 }
 
-/// 8-bit operands TMA cannot load have no other path: an error that names the alignment and
-/// says so.
+/// On sm_90, 8-bit operands TMA cannot load (A one byte past 16 bytes, leading dimensions of
+/// no multiple of 16 bytes) take sm_89's mma.sync path and compute: e4m3 and e5m2, every output
+/// type, copies of 1, 2 and 4 bytes, ragged shapes, alpha, beta and C, per-tensor scales; A and
+/// B of two types there are an error that says so.
 #[test]
 #[ignore = "needs an sm_90 GPU"]
-fn gpu_misaligned_8bit_operands_are_refused() {
-    with_gemm("gpu_misaligned_8bit_operands_are_refused", |gpu, gemm| {
-        let a = gpu.stream().alloc_zeros::<u8>(64 * 64 + 16).unwrap();
-        let b = gpu.stream().alloc_zeros::<u8>(64 * 64).unwrap();
-        let mut d = gpu.stream().alloc_zeros::<f32>(64 * 64).unwrap();
-        let shifted = a.slice(1..);
-        let e = gemm
-            .run(GemmArgs {
-                m: 64,
-                n: 64,
-                k: 64,
-                a: MatrixRef {
-                    buf: &shifted,
-                    elem: Element::E4M3,
-                    order: Order::RowMajor,
-                    ld: 64,
-                },
-                b: MatrixRef {
-                    buf: &b,
-                    elem: Element::E4M3,
-                    order: Order::ColMajor,
-                    ld: 64,
-                },
-                c: None,
-                d: MatrixMut {
-                    buf: &mut d,
-                    elem: Element::F32,
-                    order: Order::RowMajor,
-                    ld: 64,
-                },
-                alpha: 1.0,
-                beta: 0.0,
-                scale_a: 1.0,
-                scale_b: 1.0,
-            })
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("A: the address")
-                && e.contains("is not 16-byte aligned")
-                && e.contains("8-bit inputs have no other path"),
-            "{e}"
-        );
-    });
+fn gpu_misaligned_8bit_operands_take_the_mma_sync_path() {
+    with_gemm(
+        "gpu_misaligned_8bit_operands_take_the_mma_sync_path",
+        |gpu, gemm| {
+            let mut seed = 2500;
+            for input in [Element::E4M3, Element::E5M2] {
+                for output in [Element::F32, Element::F16, Element::BF16] {
+                    for ((m, n, k), (align, offset)) in [
+                        ((515, 777, 333), (1, 1)),
+                        ((17, 33, 9), (2, 2)),
+                        ((129, 257, 200), (4, 0)),
+                    ] {
+                        seed += 1;
+                        let c = Case {
+                            m,
+                            n,
+                            k,
+                            ab_align: Some(align),
+                            ab_offset: offset,
+                            pad: 3,
+                            alpha: 0.5,
+                            beta: if output == Element::F32 { 0.0 } else { -1.25 },
+                            scales: (2.0, 0.375),
+                            d: if seed % 2 == 0 {
+                                Order::RowMajor
+                            } else {
+                                Order::ColMajor
+                            },
+                            path: Some(GemmPath::MmaSync),
+                            ..fp8_case(input, input, output)
+                        };
+                        run_case(gpu, gemm, c, seed);
+                    }
+                }
+            }
+            let a = gpu.stream().alloc_zeros::<u8>(64 * 64 + 16).unwrap();
+            let b = gpu.stream().alloc_zeros::<u8>(64 * 64).unwrap();
+            let mut d = gpu.stream().alloc_zeros::<f32>(64 * 64).unwrap();
+            let shifted = a.slice(1..);
+            let e = gemm
+                .run(GemmArgs {
+                    m: 64,
+                    n: 64,
+                    k: 64,
+                    a: MatrixRef {
+                        buf: &shifted,
+                        elem: Element::E4M3,
+                        order: Order::RowMajor,
+                        ld: 64,
+                    },
+                    b: MatrixRef {
+                        buf: &b,
+                        elem: Element::E5M2,
+                        order: Order::ColMajor,
+                        ld: 64,
+                    },
+                    c: None,
+                    d: MatrixMut {
+                        buf: &mut d,
+                        elem: Element::F32,
+                        order: Order::RowMajor,
+                        ld: 64,
+                    },
+                    alpha: 1.0,
+                    beta: 0.0,
+                    scale_a: 1.0,
+                    scale_b: 1.0,
+                })
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("A and B of one type"), "{e}");
+        },
+    );
 }
 
 /// On sm_90, A and B TMA cannot load (an address one element past 16 bytes, leading
@@ -731,7 +763,7 @@ fn gpu_sm80_bf16_alpha_beta_and_c() {
     });
 }
 
-/// 8-bit inputs on the sm_80 code: an error that names the architecture.
+/// 8-bit inputs on the sm_80 code: an error that names the architectures that take them.
 #[test]
 #[ignore = "needs an sm_80 or later GPU"]
 fn gpu_sm80_refuses_8bit_inputs() {
@@ -769,8 +801,64 @@ fn gpu_sm80_refuses_8bit_inputs() {
             })
             .unwrap_err()
             .to_string();
-        assert!(e.contains("8-bit inputs need sm_90"), "{e}");
+        assert!(e.contains("8-bit inputs need sm_89"), "{e}");
     });
+}
+
+/// The 8-bit mma.sync path through the sm_89 constructor (every call on it, as on an sm_89
+/// GPU): e4m3 and e5m2 with every output type, ragged shapes, K from 1 to 16384 (k tiles of 64:
+/// partial, exact, over), alpha, beta and C with per-tensor scales, D row- and column-major.
+#[test]
+#[ignore = "needs an sm_89 or later GPU"]
+fn gpu_sm89_8bit_inputs() {
+    let test = "gpu_sm89_8bit_inputs";
+    let Some(gpu) = gpu_or_skip(test) else {
+        return;
+    };
+    let gemm = match Gemm::for_arch(&gpu, Arch::SM89) {
+        Ok(gemm) => gemm,
+        Err(e) => {
+            assert!(
+                std::env::var("TESSEL_REQUIRE_GPU").as_deref() != Ok("1"),
+                "{test}: not an sm_89+ GPU: {e}"
+            );
+            return;
+        }
+    };
+    let mut seed = 6000;
+    for input in [Element::E4M3, Element::E5M2] {
+        for output in [Element::F32, Element::F16, Element::BF16] {
+            for (m, n, k) in [(1, 1, 1), (17, 33, 9), (515, 777, 333)] {
+                for d in [Order::RowMajor, Order::ColMajor] {
+                    seed += 1;
+                    let c = Case {
+                        m,
+                        n,
+                        k,
+                        d,
+                        alpha: -2.0,
+                        beta: 0.5,
+                        scales: (0.125, 8.0),
+                        pad: 24,
+                        path: Some(GemmPath::MmaSync),
+                        ..fp8_case(input, input, output)
+                    };
+                    run_case(&gpu, &gemm, c, seed);
+                }
+            }
+        }
+    }
+    for k in [63, 64, 65, 4096, 16384] {
+        seed += 1;
+        let c = Case {
+            m: 200,
+            n: 384,
+            k,
+            path: Some(GemmPath::MmaSync),
+            ..fp8_case(Element::E4M3, Element::E4M3, Element::BF16)
+        };
+        run_case(&gpu, &gemm, c, seed);
+    }
 }
 
 /// Host time of a call with a new shape once its configuration is loaded: no compile, the

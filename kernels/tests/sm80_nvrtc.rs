@@ -91,3 +91,63 @@ fn every_configuration_compiles_for_sm80_without_spills() {
         }
     }
 }
+
+#[test]
+#[cfg_attr(
+    not(tessel_nvrtc),
+    ignore = "needs libnvrtc: see the README's Testing section"
+)]
+fn eight_bit_configurations_compile_for_sm89_without_spills() {
+    if !nvrtc_or_skip("sm80_nvrtc") {
+        return;
+    }
+    // e4m3 and e5m2, K-major A and B, copies of 16 bytes to 1 byte; the kernel's own target.
+    for (input, output, source, a_width, b_width) in [
+        (Element::E4M3, Element::F32, false, 16, 16),
+        (Element::E5M2, Element::BF16, true, 1, 4),
+        (Element::E4M3, Element::F16, false, 8, 2),
+    ] {
+        let cfg = Sm80Config {
+            input,
+            output,
+            a_major: Major::K,
+            b_major: Major::K,
+            a_width,
+            b_width,
+            source,
+        };
+        let name = cfg.kernel_name();
+        let arch = cfg.arch();
+        assert_eq!(arch, Arch::SM89, "{name}");
+        let kernel = cfg.kernel().unwrap_or_else(|e| panic!("{name}: {e}"));
+        let c = common::verbose_cubin(kernel.source(), &name, arch);
+        common::assert_no_spills(&name, &c.log);
+        let ptx = kernel.ptx(arch).unwrap();
+        for (width, what) in [(a_width, "A"), (b_width, "B")] {
+            let op = match width {
+                16 => "cp.async.cg.shared.global",
+                1 => "st.shared.b8",
+                2 => "st.shared.b16",
+                _ => "cp.async.ca.shared.global",
+            };
+            assert!(ptx.contains(op), "{name}: {what} has no {op}");
+        }
+        // PTX ISA 9.0, "mma": the 8-bit floating-point form of sm_89.
+        let mma = format!("mma.sync.aligned.m16n8k32.row.col.f32.{input}.{input}.f32");
+        assert!(ptx.contains(&mma), "{name}: no {mma}");
+        assert!(
+            ptx.contains("ldmatrix.sync.aligned.m8n8.x4.shared.b16"),
+            "{name}"
+        );
+        if let Ok(nvdisasm) = std::env::var("TESSEL_NVDISASM") {
+            let sass = common::sass_of(&nvdisasm, &c.bytes, "sm80_nvrtc");
+            // nvdisasm 13.0 prints the 8-bit form QMMA.16832.F32.E4M3.E4M3.
+            let want = format!(
+                "QMMA.16832.F32.{}.{}",
+                input.cute_token(),
+                input.cute_token()
+            );
+            assert!(sass.contains(&want), "{name}: no {want} in the SASS");
+        }
+    }
+}

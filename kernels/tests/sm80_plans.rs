@@ -74,7 +74,7 @@ fn the_target_follows_the_architecture() {
         (9, 0, Some(Arch::SM90A)),
         (8, 0, Some(sm80())),
         (8, 6, Some(sm80())),
-        (8, 9, Some(sm80())),
+        (8, 9, Some(Arch::SM89)),
         (7, 5, None),
     ] {
         let got = gemm_target(Arch::new(major, minor).unwrap()).ok();
@@ -111,9 +111,11 @@ fn the_path_follows_the_target_and_the_alignment() {
             (a_width, b_width)
         );
     }
-    // The Hopper path's own error, where there is no other path: 8-bit inputs.
+    // 8-bit inputs: wgmma where TMA loads them, else sm_89's mma.sync (one byte per copy of
+    // A one byte past a 16-byte boundary); on sm_89 always mma.sync; on sm_80 an error.
     let fp8 = problem(1000, 3000, 512, Element::E4M3, R, C);
     assert_eq!(path(&fp8, Arch::SM90A), GemmPath::Wgmma);
+    assert_eq!(path(&fp8, Arch::SM89), GemmPath::MmaSync);
     let fp8_shifted = Problem {
         a: MatrixDesc {
             address: fp8.a.address + 1,
@@ -121,15 +123,39 @@ fn the_path_follows_the_target_and_the_alignment() {
         },
         ..fp8
     };
-    let e = plan_gemm(&fp8_shifted, Arch::SM90A, SMS)
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.contains("is not 16-byte aligned") && e.contains("8-bit inputs have no other path"),
-        "{e}"
+    let GemmCall::Sm80(call) = plan_gemm(&fp8_shifted, Arch::SM90A, SMS).unwrap() else {
+        panic!("misaligned 8-bit A did not take the mma.sync path");
+    };
+    assert_eq!(
+        (call.config.a_width, call.config.b_width, call.config.arch()),
+        (1, 16, Arch::SM89)
     );
     let e = plan_gemm(&fp8, sm80(), SMS).unwrap_err().to_string();
-    assert!(e.contains("8-bit inputs need sm_90"), "{e}");
+    assert!(e.contains("8-bit inputs need sm_89"), "{e}");
+    // 8-bit operands the mma.sync GEMM cannot read: B row-major (N-major), or A and B of two
+    // types; each a named error, on sm_89 and for misaligned ones on sm_90.
+    let nn = problem(1000, 3000, 512, Element::E5M2, R, R);
+    let nn_shifted = Problem {
+        b: MatrixDesc {
+            ld: nn.b.ld + 1,
+            ..nn.b
+        },
+        ..nn
+    };
+    for (q, t) in [(&nn, Arch::SM89), (&nn_shifted, Arch::SM90A)] {
+        let e = plan_gemm(q, t, SMS).unwrap_err().to_string();
+        assert!(e.contains("K-major only"), "{e}");
+    }
+    let mixed = Problem {
+        b: MatrixDesc {
+            elem: Element::E5M2,
+            ..fp8.b
+        },
+        ..fp8
+    };
+    assert_eq!(path(&mixed, Arch::SM90A), GemmPath::Wgmma);
+    let e = plan_gemm(&mixed, Arch::SM89, SMS).unwrap_err().to_string();
+    assert!(e.contains("A and B of one type"), "{e}");
 }
 
 #[test]
@@ -235,11 +261,27 @@ fn every_condition_is_named() {
     assert!(err(&e4m3_out).contains("writes f32, f16 or bf16"));
 }
 
-/// Every order and type pair, with 16-byte and 2-byte copies: the kernel's host proofs hold
-/// (the layer's partitions, the loads, the ldmatrix hand-offs) and the names differ.
+/// Every order and type pair, with 16-byte and 2-byte copies, and the 8-bit inputs (K-major)
+/// at every copy width: the kernel's host proofs hold (the layer's partitions, the loads, the
+/// ldmatrix hand-offs) and the names differ.
 #[test]
 fn every_configuration_is_proven_on_the_host() {
     let mut names = std::collections::HashSet::new();
+    for input in [Element::E4M3, Element::E5M2] {
+        for (a_width, b_width) in [(16, 16), (8, 4), (2, 1)] {
+            let c = Sm80Config {
+                input,
+                output: Element::BF16,
+                a_major: Major::K,
+                b_major: Major::K,
+                a_width,
+                b_width,
+                source: true,
+            };
+            c.kernel().unwrap_or_else(|e| panic!("{c}: {e}"));
+            assert!(names.insert(c.kernel_name()), "{c}");
+        }
+    }
     for input in [Element::F16, Element::BF16] {
         for output in [Element::F32, Element::F16, Element::BF16] {
             for a_major in [Major::K, Major::MN] {
@@ -274,7 +316,26 @@ fn every_configuration_is_proven_on_the_host() {
         bad.kernel()
             .unwrap_err()
             .to_string()
-            .contains("1, 2, 4 or 8")
+            .contains("a power of two of at most 16 bytes")
+    );
+    let wide = Sm80Config {
+        input: Element::E4M3,
+        a_width: 32,
+        ..bad
+    };
+    assert!(wide.check().unwrap_err().to_string().contains("32 bytes"));
+    let n_major = Sm80Config {
+        input: Element::E4M3,
+        b_major: Major::MN,
+        a_width: 16,
+        ..bad
+    };
+    assert!(
+        n_major
+            .check()
+            .unwrap_err()
+            .to_string()
+            .contains("K-major only")
     );
 }
 
@@ -305,5 +366,26 @@ fn shared_memory_traffic_is_free_of_bank_conflicts() {
                 assert_eq!(banks.ldsm_b.ideal, 2 * 128 * 32 * 2 / 128, "{c}");
             }
         }
+    }
+    // 8-bit inputs: 128 x 64 bytes per operand and stage under Sw<2,4,3>. A warp's copies of
+    // w bytes each take 32 w bytes, one wavefront up to 128 bytes: 8192 / min(128, 32 w)
+    // wavefronts per stage; the ldmatrix reads move the same bytes as for 16-bit inputs.
+    for width in [16, 8, 4, 2, 1] {
+        let c = Sm80Config {
+            input: Element::E4M3,
+            output: Element::F32,
+            a_major: Major::K,
+            b_major: Major::K,
+            a_width: width,
+            b_width: width,
+            source: false,
+        };
+        let banks = c.bank_reports().unwrap();
+        assert_eq!(banks.excess(), 0, "{c}: {banks:?}");
+        let stores = 8192 / (32 * width).min(128);
+        assert_eq!(banks.store_a.wavefronts, stores, "{c}");
+        assert_eq!(banks.store_b.wavefronts, stores, "{c}");
+        assert_eq!(banks.ldsm_a.ideal, 2 * 128 * 64 / 128, "{c}");
+        assert_eq!(banks.ldsm_b.ideal, 2 * 128 * 64 / 128, "{c}");
     }
 }

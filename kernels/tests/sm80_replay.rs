@@ -1,9 +1,9 @@
 //! The mma.sync GEMM replayed on the CPU through its own tensors
 //! (`tessel_kernels::blas::replay_sm80`: the copies from the identity tensors' coordinates with
 //! zeros past the edges, `ldmatrix` and `.trans`, `mma.sync` by the PTX fragment rules, the
-//! epilogue at `crow`/`ccol`), no GPU needed: every order of A, B and D, every copy width, f16
-//! and bf16 in, every output type, alpha, beta and C, ragged shapes, padded leading dimensions
-//! whose padding would spoil the result if read. Checked against the f64 reference with the
+//! epilogue at `crow`/`ccol`), no GPU needed: every order of A, B and D, every copy width, f16,
+//! bf16, e4m3 and e5m2 in, every output type, alpha, beta and C, ragged shapes, padded leading
+//! dimensions whose padding would spoil the result if read. Checked against the f64 reference with the
 //! library's bounds (`verify_gemm`); D's padding must stay unwritten.
 
 use tessel_kernels::Element;
@@ -162,5 +162,54 @@ fn ragged_tiles_types_alpha_beta_and_c() {
         (-2.0, 0.0),
         0,
         seed + 1,
+    );
+}
+
+#[test]
+fn eight_bit_inputs_take_the_k32_mma_at_every_copy_width() {
+    // e4m3 and e5m2 (A row-major, B column-major: K-major both), copy widths of 16, 8, 4, 2 and
+    // 1 bytes, ragged M, N and K (one partial k tile of 64), both orders of D.
+    use Order::{ColMajor as C, RowMajor as R};
+    let mut seed = 300;
+    for input in [Element::E4M3, Element::E5M2] {
+        for (widths, pad, d) in [
+            ((16, 16), 16, R),
+            ((8, 1), 8, C),
+            ((4, 2), 4, R),
+            ((1, 16), 1, C),
+        ] {
+            seed += 1;
+            check(
+                (17, 33, 9),
+                (R, C, d),
+                input,
+                Element::F32,
+                widths,
+                (0.75, 0.0),
+                pad,
+                seed,
+            );
+        }
+    }
+    // Two tiles of M and N, K across whole and partial k tiles; C read, alpha and beta.
+    check(
+        (130, 140, 200),
+        (R, C, C),
+        Element::E5M2,
+        Element::BF16,
+        (2, 16),
+        (0.75, 0.0),
+        2,
+        seed + 1,
+    );
+    check(
+        (64, 129, 128),
+        (R, C, R),
+        Element::E4M3,
+        Element::F16,
+        (16, 16),
+        (2.0, -0.5),
+        0,
+        seed + 2,
     );
 }

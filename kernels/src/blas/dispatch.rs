@@ -17,8 +17,8 @@ use crate::error::{GpuError, GpuResult};
 pub enum GemmPath {
     /// The Hopper GEMM: TMA loads, wgmma (sm_90a code).
     Wgmma,
-    /// The mma.sync GEMM: cp.async loads, ldmatrix, mma.sync (sm_80 code; runs on sm_80 and
-    /// later).
+    /// The mma.sync GEMM: cp.async loads, ldmatrix, mma.sync (sm_80 code, sm_89 for 8-bit
+    /// inputs; runs on those and later).
     MmaSync,
 }
 
@@ -76,33 +76,33 @@ impl GemmCall {
     }
 }
 
-/// The architectures the library compiles for: sm_90a (both paths) and sm_80 (the mma.sync
-/// path, whose code runs on every later GPU too).
+/// The architectures the library compiles for: sm_90a (both paths), sm_89 (the mma.sync path
+/// with 8-bit inputs) and sm_80 (the mma.sync path with 16-bit inputs), whose code runs on every
+/// later GPU too. The target of a GPU is the newest of them its code runs on.
 ///
 /// ```
 /// use tessel_kernels::{Arch, blas::gemm_target};
 /// assert_eq!(gemm_target(Arch::new(9, 0).unwrap()).unwrap(), Arch::SM90A);
-/// assert_eq!(gemm_target(Arch::new(8, 9).unwrap()).unwrap(), Arch::new(8, 0).unwrap());
+/// assert_eq!(gemm_target(Arch::new(8, 9).unwrap()).unwrap(), Arch::SM89);
+/// assert_eq!(gemm_target(Arch::new(8, 6).unwrap()).unwrap(), Arch::SM80);
 /// assert!(gemm_target(Arch::new(7, 5).unwrap()).unwrap_err().is_unavailable());
 /// ```
 pub fn gemm_target(device: Arch) -> GpuResult<Arch> {
-    let sm80 = Arch::new(8, 0)?;
-    if Arch::SM90A.runs_on(device) {
-        Ok(Arch::SM90A)
-    } else if sm80.runs_on(device) {
-        Ok(sm80)
-    } else {
-        Err(GpuError::Unavailable(format!(
-            "the library GEMM needs sm_80 or later (mma.sync); this GPU is {device}"
-        )))
-    }
+    [Arch::SM90A, Arch::SM89, Arch::SM80]
+        .into_iter()
+        .find(|t| t.runs_on(device))
+        .ok_or_else(|| {
+            GpuError::Unavailable(format!(
+                "the library GEMM needs sm_80 or later (mma.sync); this GPU is {device}"
+            ))
+        })
 }
 
 /// Checks `p` for code compiled for `target` ([`gemm_target`]) on a GPU of `sms` SMs and
 /// picks the path: on sm_90a the Hopper GEMM ([`plan_sm90`]) unless TMA cannot load A or B (an
 /// address or leading dimension that is not a multiple of 16 bytes), then the mma.sync GEMM
-/// ([`super::plan_sm80`]); on sm_80 the mma.sync GEMM. 8-bit inputs have only the Hopper path:
-/// on sm_80, or misaligned, they are an error that says so.
+/// ([`super::plan_sm80`]); on sm_89 and sm_80 the mma.sync GEMM. 8-bit inputs need sm_89's
+/// `mma.sync` or sm_90's wgmma: for an sm_80 target they are an error that says so.
 ///
 /// ```
 /// use tessel_kernels::{Arch, Element, blas::{GemmPath, MatrixDesc, Order, Problem, plan_gemm}};
@@ -119,14 +119,15 @@ pub fn gemm_target(device: Arch) -> GpuResult<Arch> {
 /// assert_eq!(plan_gemm(&p, Arch::SM90A, 132).unwrap().path(), GemmPath::Wgmma);
 /// let shifted = Problem { a: MatrixDesc { address: 0x10002, ..p.a }, ..p };
 /// assert_eq!(plan_gemm(&shifted, Arch::SM90A, 132).unwrap().path(), GemmPath::MmaSync);
-/// assert_eq!(plan_gemm(&p, Arch::new(8, 0).unwrap(), 108).unwrap().path(), GemmPath::MmaSync);
+/// assert_eq!(plan_gemm(&p, Arch::SM80, 108).unwrap().path(), GemmPath::MmaSync);
 /// ```
 pub fn plan_gemm(p: &Problem, target: Arch, sms: i64) -> GpuResult<GemmCall> {
+    let fp8 = p.a.elem.is_fp8() || p.b.elem.is_fp8();
     if target != Arch::SM90A {
-        if p.a.elem.is_fp8() || p.b.elem.is_fp8() {
+        if fp8 && !Arch::SM89.runs_on(target) {
             return Err(GpuError::InvalidArgument(format!(
-                "A is {} and B {}: 8-bit inputs need sm_90 (wgmma); the mma.sync GEMM for \
-                 {target} takes f16 or bf16",
+                "A is {} and B {}: 8-bit inputs need sm_89 (mma.sync) or sm_90 (wgmma); the \
+                 mma.sync GEMM for {target} takes f16 or bf16",
                 p.a.elem, p.b.elem
             )));
         }
@@ -135,9 +136,6 @@ pub fn plan_gemm(p: &Problem, target: Arch, sms: i64) -> GpuResult<GemmCall> {
     let tma = p.a.check_tma("A").and_then(|()| p.b.check_tma("B"));
     match tma {
         Ok(()) => plan_sm90(p, sms).map(GemmCall::Sm90),
-        Err(e) if p.a.elem.is_fp8() || p.b.elem.is_fp8() => Err(GpuError::InvalidArgument(
-            format!("{e}; 8-bit inputs have no other path (the mma.sync GEMM takes f16 or bf16)"),
-        )),
         Err(_) => plan_sm80(p).map(GemmCall::Sm80),
     }
 }

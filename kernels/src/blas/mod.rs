@@ -20,13 +20,14 @@
 //! |---|---|---|
 //! | sm_90 | 16-byte aligned addresses, leading dimensions of a multiple of 16 bytes (what TMA loads) | the Hopper GEMM of [`crate::hopper`] (TMA, wgmma; [`plan_sm90`]) |
 //! | sm_90 | f16 or bf16 that TMA cannot load (misaligned address or leading dimension) | the mma.sync GEMM ([`plan_sm80`]) |
-//! | sm_90 | e4m3/e5m2 that TMA cannot load | an error: 8-bit inputs have no other path |
-//! | sm_80, sm_86, sm_89 | f16 or bf16 | the mma.sync GEMM ([`plan_sm80`]) |
-//! | sm_80, sm_86, sm_89 | e4m3/e5m2 | an error: 8-bit inputs need sm_90 |
+//! | sm_90 | e4m3/e5m2 (A row-major, B column-major) that TMA cannot load | the mma.sync GEMM ([`plan_sm80`], sm_89 code) |
+//! | sm_89 | f16, bf16, or e4m3/e5m2 (A row-major, B column-major) | the mma.sync GEMM ([`plan_sm80`]) |
+//! | sm_80, sm_86 | f16 or bf16 | the mma.sync GEMM ([`plan_sm80`]) |
+//! | sm_80, sm_86 | e4m3/e5m2 | an error: 8-bit inputs need sm_89 or sm_90 |
 //!
-//! [`Gemm::for_arch`] compiles for a chosen architecture: `Arch::new(8, 0)` runs every call on
-//! the mma.sync path, with sm_80 code that also runs on later GPUs (how the sm_80 path is tested
-//! on an H200).
+//! [`Gemm::for_arch`] compiles for a chosen architecture: [`Arch::SM80`] and [`Arch::SM89`] run
+//! every call on the mma.sync path, with code that also runs on later GPUs (how the sm_80 and
+//! sm_89 paths are tested on an H200).
 //!
 //! The Hopper GEMM: A and B f16 or bf16, each row- or column-major, or 8-bit e4m3/e5m2 in any
 //! mix with A row-major and B column-major ("TN": wgmma reads 8-bit operands K-major only; other
@@ -35,17 +36,21 @@
 //! dimension (D stored by TMA where it can be, else by predicated stores).
 //!
 //! The mma.sync GEMM ([`Sm80Config`], `kernels/cuda/gemm_sm80.cu`): A and B both f16 or both
-//! bf16, each row- or column-major (an MN-major operand read by `ldmatrix.trans`), at any
-//! element-aligned address and leading dimension (16-byte `cp.async` copies where they allow,
-//! down to one element per copy); C and D f32, f16 or bf16, each row- or column-major, at any
-//! element-aligned address and leading dimension (element stores); any `M`, `K` >= 1 below
-//! 2^31 and `N` up to 65535 tiles of 128; a 128 x 128 x 32 tile, 3 stages, no split-K.
+//! bf16, each row- or column-major (an MN-major operand read by `ldmatrix.trans`), or both e4m3
+//! or both e5m2 with A row-major and B column-major (sm_89's `mma.sync.m16n8k32`; `ldmatrix`
+//! cannot transpose bytes), at any element-aligned address and leading dimension (16-byte
+//! `cp.async` copies where they allow, down to one element per copy); C and D f32, f16 or bf16,
+//! each row- or column-major, at any element-aligned address and leading dimension (element
+//! stores); any `M`, `K` >= 1 below 2^31 and `N` up to 65535 tiles of 128; a 128 x 128 tile
+//! with k tiles of 64 bytes (32 16-bit or 64 8-bit elements), 3 stages, no split-K.
 //!
 //! Scales: `D = alpha scale_a scale_b A B + beta C`, the per-tensor scales of A and B host
 //! values ([`GemmArgs::scale_a`], [`GemmArgs::scale_b`]; 1 for unscaled inputs), multiplied
-//! into the kernel's one fp32 scale of `A B` on the host. 8-bit inputs accumulate in fp32 with
-//! the wgmma accumulators promoted into a separate fp32 fragment after every k-tile of 128
-//! ([`crate::hopper`]), on the 128 x 128 tile ([`choose_tile_for`]).
+//! into the kernel's one fp32 scale of `A B` on the host. 8-bit inputs accumulate in fp32: on
+//! the Hopper path with the wgmma accumulators promoted into a separate fp32 fragment after
+//! every k-tile of 128 ([`crate::hopper`]), on the 128 x 128 tile ([`choose_tile_for`]); on the
+//! mma.sync path in the `mma.sync` accumulators themselves (its 128 x 128 tile of four warps has
+//! no registers for a second fragment; CUTLASS's sm_89 FP8 GEMMs accumulate the same way).
 //!
 //! ```
 //! use tessel_kernels::{Element, Gpu, blas::{Gemm, GemmArgs, MatrixMut, MatrixRef, Order}};
@@ -352,8 +357,8 @@ const MAP_CACHE: usize = 256;
 
 impl<'g> Gemm<'g> {
     /// The GEMM of `gpu`, compiling for its architecture ([`gemm_target`]): sm_90a on sm_90
-    /// (wgmma, and mma.sync for the operands TMA cannot load), sm_80 on sm_80, sm_86 and
-    /// sm_89 (mma.sync). `Unavailable` on an older GPU.
+    /// (wgmma, and mma.sync for the operands TMA cannot load), sm_89 on sm_89 and sm_80 on
+    /// sm_80 and sm_86 (mma.sync). `Unavailable` on an older GPU.
     ///
     /// ```
     /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
@@ -367,10 +372,10 @@ impl<'g> Gemm<'g> {
     }
 
     /// The GEMM of `gpu` compiling for `target`: [`Arch::SM90A`] (the paths of
-    /// [`Gemm::new`] on sm_90), or sm_80 (`Arch::new(8, 0)`: every call on the mma.sync path,
-    /// whose sm_80 code also runs on later GPUs, so that the path an sm_80 GPU takes is run
-    /// and tested on an sm_90 one). `Unavailable` when the code does not run on the GPU or the
-    /// library does not compile for `target`.
+    /// [`Gemm::new`] on sm_90), [`Arch::SM89`] or [`Arch::SM80`] (every call on the mma.sync
+    /// path, 8-bit inputs only with sm_89; its code also runs on later GPUs, so that the path
+    /// an sm_80 or sm_89 GPU takes is run and tested on an sm_90 one). `Unavailable` when the
+    /// code does not run on the GPU or the library does not compile for `target`.
     ///
     /// ```
     /// use tessel_kernels::{Arch, blas::{Gemm, GemmPath}};
@@ -380,9 +385,9 @@ impl<'g> Gemm<'g> {
     /// }
     /// ```
     pub fn for_arch(gpu: &'g Gpu, target: Arch) -> GpuResult<Gemm<'g>> {
-        if target != Arch::SM90A && target != Arch::new(8, 0)? {
+        if ![Arch::SM90A, Arch::SM89, Arch::SM80].contains(&target) {
             return Err(GpuError::Unavailable(format!(
-                "the library GEMM compiles for sm_90a or sm_80, not {target}"
+                "the library GEMM compiles for sm_90a, sm_89 or sm_80, not {target}"
             )));
         }
         if !target.runs_on(gpu.arch()) {

@@ -1,10 +1,14 @@
-//! The library GEMM on sm_80 and later: `mma.sync.m16n8k16` with `cp.async` and `ldmatrix`
-//! (the SM80 GEMM of [`crate::gemm`] with every extent, leading dimension and pointer a run-time
-//! value). It runs where wgmma does not (sm_80, sm_86, sm_89), and on sm_90 for operands TMA
-//! cannot load (an address or leading dimension that is not a multiple of 16 bytes).
+//! The library GEMM on sm_80 and later: `mma.sync` with `cp.async` and `ldmatrix` (the SM80
+//! GEMM of [`crate::gemm`] with every extent, leading dimension and pointer a run-time value).
+//! It runs where wgmma does not (sm_80, sm_86, sm_89), and on sm_90 for operands TMA cannot
+//! load (an address or leading dimension that is not a multiple of 16 bytes). 16-bit inputs
+//! take `mma.sync.m16n8k16` (sm_80); 8-bit ones (e4m3, e5m2, both K-major: `ldmatrix` cannot
+//! transpose bytes) `mma.sync.m16n8k32` (sm_89, the catalogue's `SM89_16x8x32_*` atoms), with
+//! K-tiles of 64 bytes in both cases.
 //!
 //! One kernel per [`Sm80Config`] (input and output types, the operands' majors, the copy
-//! widths, whether C is read), compiled for `sm_80` and reused for every shape. A and B are
+//! widths, whether C is read), compiled for `sm_80` (`sm_89` for 8-bit inputs,
+//! [`Sm80Config::arch`]) and reused for every shape. A and B are
 //! loaded into shared memory in their global order (a K-major operand as `(rows, k)`, an
 //! MN-major one as `(k, rows)`, swizzled), read by `ldmatrix` (`.trans` for an MN-major
 //! operand: the catalogue's `SM75_U16x8_LDSM_T`), and multiplied by the tiled MMA of
@@ -38,7 +42,9 @@ use crate::layer::{DeviceCopy, DeviceMma, DeviceTensor};
 pub const SM80_BODY: &str = include_str!("../../cuda/gemm_sm80.cu");
 
 /// The block tile and pipeline of every configuration: 128 x 128 x 32, 3 stages, 4 warps
-/// (48 KiB of shared memory, which every sm_80+ GPU has).
+/// (48 KiB of shared memory, which every sm_80+ GPU has). `bk` counts 16-bit elements: a k tile
+/// is 64 bytes of each row, 32 elements of 16-bit inputs and 64 of 8-bit ones
+/// ([`Sm80Config::bk`]).
 pub const SM80_TILE: GemmConfig = GemmConfig::DEFAULT;
 
 /// The fields of the kernel's run-time struct `args`, in declaration order.
@@ -49,8 +55,8 @@ pub const SM80_ARGS: [&str; 15] = [
 
 /// Elements one copy of an operand moves: the widest of 16, 8, 4 or 2 bytes that divides its
 /// address and its row pitch (leading dimension in bytes), so that every copy of every tile is
-/// aligned. 16 bytes is what TMA needs too; the narrower widths are the path for the operands
-/// it cannot take.
+/// aligned, else one element. 16 bytes is what TMA needs too; the narrower widths are the path
+/// for the operands it cannot take.
 ///
 /// ```
 /// use tessel_kernels::{Element, blas::{MatrixDesc, Order, copy_width}};
@@ -81,7 +87,7 @@ pub fn copy_width(m: &MatrixDesc) -> i64 {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Sm80Config {
-    /// A's and B's type (f16 or bf16).
+    /// A's and B's type (f16, bf16, e4m3 or e5m2).
     pub input: Element,
     /// C's and D's type (f32, f16 or bf16).
     pub output: Element,
@@ -198,11 +204,12 @@ impl OperandLoad {
 }
 
 impl Sm80Config {
-    /// The kernel's name, e.g. `gemm_sm80_ak8_bk8_f16_f32` (majors and copy widths of A and
-    /// B, types, `_c` when it reads C).
+    /// The kernel's name, e.g. `gemm_sm80_ak8_bk8_f16_f32` (its architecture, majors and copy
+    /// widths of A and B, types, `_c` when it reads C; `gemm_sm89_...` for 8-bit inputs).
     pub fn kernel_name(&self) -> String {
         format!(
-            "gemm_sm80_a{}{}_b{}{}_{}_{}{}",
+            "gemm_{}_a{}{}_b{}{}_{}_{}{}",
+            self.arch().to_string().replace('_', ""),
             major_letter(self.a_major),
             self.a_width,
             major_letter(self.b_major),
@@ -215,11 +222,20 @@ impl Sm80Config {
 
     /// `Err` unless the kernel supports the configuration, naming what it takes.
     pub fn check(&self) -> GpuResult<()> {
-        if !matches!(self.input, Element::F16 | Element::BF16) {
+        if !matches!(
+            self.input,
+            Element::F16 | Element::BF16 | Element::E4M3 | Element::E5M2
+        ) {
             return Err(GpuError::InvalidArgument(format!(
-                "A and B of type {}: the mma.sync GEMM (sm_80) takes f16 or bf16 inputs (8-bit \
-                 inputs need sm_90's wgmma)",
+                "A and B of type {}: the mma.sync GEMM takes f16, bf16, e4m3 or e5m2 inputs",
                 self.input
+            )));
+        }
+        if self.input.is_fp8() && (self.a_major, self.b_major) != (Major::K, Major::K) {
+            return Err(GpuError::InvalidArgument(format!(
+                "A {}-major and B {}-major of type {}: the mma.sync GEMM takes 8-bit inputs \
+                 K-major only (A row-major, B column-major: ldmatrix cannot transpose bytes)",
+                self.a_major, self.b_major, self.input
             )));
         }
         if !matches!(self.output, Element::F32 | Element::F16 | Element::BF16) {
@@ -228,59 +244,104 @@ impl Sm80Config {
                 self.output
             )));
         }
+        let bytes = self.input.bytes();
         for (name, w) in [("A", self.a_width), ("B", self.b_width)] {
-            if !matches!(w, 1 | 2 | 4 | 8) {
+            if !matches!(w * bytes, 1 | 2 | 4 | 8 | 16) {
                 return Err(GpuError::InvalidArgument(format!(
-                    "{name}: a copy width of {w} elements (1, 2, 4 or 8)"
+                    "{name}: a copy width of {w} elements of {} ({} bytes): a power of two \
+                     of at most 16 bytes",
+                    self.input,
+                    w * bytes
                 )));
             }
         }
         Ok(())
     }
 
-    fn mma_atom(&self) -> &'static str {
-        match self.input {
-            Element::BF16 => "SM80_16x8x16_F32BF16BF16F32_TN",
-            _ => "SM80_16x8x16_F32F16F16F32_TN",
+    /// The architecture the kernel is compiled for: sm_80, sm_89 for 8-bit inputs (the
+    /// `mma.sync` of e4m3 and e5m2).
+    ///
+    /// ```
+    /// use tessel_kernels::{Arch, Element, blas::Sm80Config};
+    /// use tessel_layout::gmma::Major;
+    /// let c = Sm80Config { input: Element::E4M3, output: Element::BF16, a_major: Major::K,
+    ///                      b_major: Major::K, a_width: 16, b_width: 16, source: false };
+    /// assert_eq!(c.arch(), Arch::new(8, 9).unwrap());
+    /// ```
+    pub fn arch(&self) -> Arch {
+        if self.input.is_fp8() {
+            Arch::SM89
+        } else {
+            Arch::SM80
         }
     }
 
-    /// The copy of one `(outer, inner)` tile, `width` consecutive elements of a row per
-    /// thread: the atom of that many bytes (`cp.async`, or a 2-byte copy for one element), the
-    /// threads along the rows first.
-    fn load_copy(tile: [i64; 2], width: i64) -> GpuResult<TiledCopy> {
-        let atom = match width {
-            8 => "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>",
-            4 => "SM80_CP_ASYNC_CACHEALWAYS<uint64_t>",
-            2 => "SM80_CP_ASYNC_CACHEALWAYS<uint32_t>",
-            _ => "UniversalCopy<uint16_t>",
+    /// Elements of one k tile (64 bytes of a row): 32 of a 16-bit input, 64 of an 8-bit one.
+    ///
+    /// ```
+    /// use tessel_kernels::{Element, blas::Sm80Config};
+    /// use tessel_layout::gmma::Major;
+    /// let c = Sm80Config { input: Element::F16, output: Element::F32, a_major: Major::K,
+    ///                      b_major: Major::K, a_width: 8, b_width: 8, source: false };
+    /// assert_eq!((c.bk(), Sm80Config { input: Element::E5M2, ..c }.bk()), (32, 64));
+    /// ```
+    pub fn bk(&self) -> i64 {
+        SM80_TILE.bk * 2 / self.input.bytes()
+    }
+
+    /// The MMA atom (CuTe's name): `m16n8k16` for 16-bit inputs, `m16n8k32` for 8-bit ones.
+    fn mma_atom(&self) -> String {
+        match self.input {
+            Element::BF16 => "SM80_16x8x16_F32BF16BF16F32_TN".to_string(),
+            Element::E4M3 | Element::E5M2 => {
+                let t = self.input.cute_token();
+                format!("SM89_16x8x32_F32{t}{t}F32_TN")
+            }
+            _ => "SM80_16x8x16_F32F16F16F32_TN".to_string(),
+        }
+    }
+
+    /// The copy of one `(outer, inner)` tile of `bits`-bit elements, `width` consecutive
+    /// elements of a row per thread: the atom of that many bytes (`cp.async` of 16, 8 or 4, a
+    /// 2- or 1-byte copy below), the threads along the rows first.
+    fn load_copy(tile: [i64; 2], width: i64, bits: i64) -> GpuResult<TiledCopy> {
+        let atom = match width * bits / 8 {
+            16 => "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>",
+            8 => "SM80_CP_ASYNC_CACHEALWAYS<uint64_t>",
+            4 => "SM80_CP_ASYNC_CACHEALWAYS<uint32_t>",
+            2 => "UniversalCopy<uint16_t>",
+            _ => "UniversalCopy<uint8_t>",
         };
         let chunks = tile[1] / width;
         let rows = SM80_TILE.threads() / chunks;
         Ok(make_tiled_copy(
-            &copy_atom(atom)?.typed(16)?,
+            &copy_atom(atom)?.typed(bits)?,
             &parse(&format!("({rows},{chunks}):({chunks},1)"))?,
             &parse(&format!("(1,{width}):(0,1)"))?,
         )?)
     }
 
     /// One operand's stages and copies: `rows` rows (BM or BN) by BK, K-major ones
-    /// `(rows,BK):(BK,1)` under `Sw<2,3,3>` (as [`crate::gemm`]), MN-major ones `(rows,BK):(1,rows)`
-    /// under `Sw<3,3,4>` (the 16-byte chunk index XOR the k row's low bits: the eight rows an
-    /// `ldmatrix.trans` reads lie in eight different chunks).
+    /// `(rows,BK):(BK,1)` under `Sw<2,3,3>` (as [`crate::gemm`]; `Sw<2,4,3>` for 8-bit elements,
+    /// the same swizzle of the same bytes), MN-major ones `(rows,BK):(1,rows)` under `Sw<3,3,4>`
+    /// (the 16-byte chunk index XOR the k row's low bits: the eight rows an `ldmatrix.trans`
+    /// reads lie in eight different chunks).
     fn operand(
+        &self,
         name: &str,
         rows: i64,
         major: Major,
         width: i64,
         pipe: i64,
     ) -> GpuResult<OperandLoad> {
-        let bk = SM80_TILE.bk;
+        let bk = self.bk();
         let stage = rows * bk;
         let ints = |v: [i64; 3]| IntTuple::from_ints(v);
+        // Bits of an element's offset within a 16-byte chunk: 3 for 16-bit, 4 for 8-bit.
+        let chunk_bits = if self.input.is_fp8() { 4 } else { 3 };
         let (swizzle, logical, physical, tile) = match major {
             Major::K => (
-                Swizzle::new(2, 3, 3)?,
+                Swizzle::new(2, chunk_bits, 3)?,
                 Layout::new(ints([rows, bk, pipe]), ints([bk, 1, stage]))?,
                 Layout::new(ints([rows, bk, pipe]), ints([bk, 1, stage]))?,
                 [rows, bk],
@@ -292,12 +353,13 @@ impl Sm80Config {
                 [bk, rows],
             ),
         };
+        let storage = self.input.c_type();
         let smem =
-            |l: Layout| DeviceTensor::shared(CType::B16, ComposedLayout::new(vec![swizzle], 0, l));
+            |l: Layout| DeviceTensor::shared(storage, ComposedLayout::new(vec![swizzle], 0, l));
         Ok(OperandLoad {
             physical: smem(physical),
             logical: smem(logical),
-            copy: DeviceCopy::new(name, Self::load_copy(tile, width)?),
+            copy: DeviceCopy::new(name, Self::load_copy(tile, width, self.input.bits())?),
             tile,
             major,
             width,
@@ -316,15 +378,15 @@ impl Sm80Config {
     /// ```
     pub fn bank_reports(&self) -> GpuResult<GemmBanks> {
         self.check()?;
-        let mma = SM80_TILE.tiled_mma_of(self.mma_atom())?;
+        let mma = SM80_TILE.tiled_mma_of(&self.mma_atom())?;
         let sum = |reports: Vec<BankReport>| reports.into_iter().sum::<BankReport>();
         let mut out = Vec::new();
         for (rows, major, width, operand) in [
             (BM, self.a_major, self.a_width, 'A'),
             (SM80_TILE.bn, self.b_major, self.b_width, 'B'),
         ] {
-            let op = Self::operand("g2s", rows, major, width, 1)?;
-            let ldsm = copy_atom(ldsm_atom(major))?.typed(16)?;
+            let op = self.operand("g2s", rows, major, width, 1)?;
+            let ldsm = copy_atom(ldsm_atom(major))?.typed(self.input.bits())?;
             let s2r = if operand == 'A' {
                 make_tiled_copy_a(&ldsm, &mma)?
             } else {
@@ -366,11 +428,13 @@ impl Sm80Config {
     pub fn kernel(&self) -> GpuResult<Kernel> {
         let parts = self.parts()?;
         let cfg = SM80_TILE;
-        let (bn, bk) = (cfg.bn, cfg.bk);
+        let (bn, bk) = (cfg.bn, self.bk());
+        let atom_k = parts.mma.tiled().atom().shape_mnk()[2];
         let out = self.output.c_type();
         let header = format!(
-            "GEMM D = alpha A B + beta C on sm_80 (mma.sync), {} in, {} out, A {}-major ({} per \
+            "GEMM D = alpha A B + beta C on {} (mma.sync), {} in, {} out, A {}-major ({} per \
              copy), B {}-major ({} per copy){}: generated by tessel-kernels.",
+            self.arch(),
             self.input,
             self.output,
             self.a_major,
@@ -383,7 +447,7 @@ impl Sm80Config {
         let fields = SM80_ARGS
             .iter()
             .map(|&name| match name {
-                "a" | "b" => Field::pointer(name, CType::B16.into()),
+                "a" | "b" => Field::pointer(name, Elem::alias("TAB")),
                 "c" | "d" => Field::pointer(name, Elem::alias("TC")),
                 "alpha" | "beta" => Field::scalar(name, Scalar::F32),
                 "m" | "n" | "k" => Field::scalar(name, Scalar::I32),
@@ -392,12 +456,13 @@ impl Sm80Config {
             .collect();
         let mut builder = KernelBuilder::new(&self.kernel_name(), SM80_BODY)
             .comment(&header)
+            .alias("TAB", self.input.c_type())
             .alias("TC", out)
             .int("BM", BM)
             .int("BN", bn)
             .int("BK", bk)
             .int("PIPE", cfg.stages)
-            .int("KB", bk / 16)
+            .int("KB", bk / atom_k)
             .int("SMEM_A", BM * bk * cfg.stages)
             .int("A_MN", i64::from(self.a_major == Major::MN))
             .int("B_MN", i64::from(self.b_major == Major::MN))
@@ -417,7 +482,7 @@ impl Sm80Config {
             .threads(u32::try_from(cfg.threads()).unwrap_or(0))
             .grid(1, 1, 1)
             .dynamic_smem(u32::try_from(cfg.smem_bytes()).unwrap_or(u32::MAX))
-            .target(Arch::new(8, 0)?)
+            .target(self.arch())
             .build()
     }
 
@@ -426,18 +491,24 @@ impl Sm80Config {
     pub(crate) fn parts(&self) -> GpuResult<Sm80Parts> {
         self.check()?;
         let cfg = SM80_TILE;
-        let (bn, bk) = (cfg.bn, cfg.bk);
-        let mma = DeviceMma::new("mma", cfg.tiled_mma_of(self.mma_atom())?);
+        let (bn, bk, bits) = (cfg.bn, self.bk(), self.input.bits());
+        let mma = DeviceMma::new("mma", cfg.tiled_mma_of(&self.mma_atom())?);
         let s2r_a = DeviceCopy::new(
             "s2r_a",
-            make_tiled_copy_a(&copy_atom(ldsm_atom(self.a_major))?.typed(16)?, mma.tiled())?,
+            make_tiled_copy_a(
+                &copy_atom(ldsm_atom(self.a_major))?.typed(bits)?,
+                mma.tiled(),
+            )?,
         );
         let s2r_b = DeviceCopy::new(
             "s2r_b",
-            make_tiled_copy_b(&copy_atom(ldsm_atom(self.b_major))?.typed(16)?, mma.tiled())?,
+            make_tiled_copy_b(
+                &copy_atom(ldsm_atom(self.b_major))?.typed(bits)?,
+                mma.tiled(),
+            )?,
         );
-        let a = Self::operand("g2s_a", BM, self.a_major, self.a_width, cfg.stages)?;
-        let b = Self::operand("g2s_b", bn, self.b_major, self.b_width, cfg.stages)?;
+        let a = self.operand("g2s_a", BM, self.a_major, self.a_width, cfg.stages)?;
+        let b = self.operand("g2s_b", bn, self.b_major, self.b_width, cfg.stages)?;
         let coords = |op: &OperandLoad, which| {
             op.copy
                 .partition_s(&DeviceTensor::identity(&op.tile, which)?)
@@ -454,8 +525,8 @@ impl Sm80Config {
         );
         a.check(&ta_o, &ta_i, &ts_a)?;
         b.check(&tb_o, &tb_i, &ts_b)?;
-        let tc_ra = mma.partition_fragment('A', &[BM, bk], CType::B16)?;
-        let tc_rb = mma.partition_fragment('B', &[bn, bk], CType::B16)?;
+        let tc_ra = mma.partition_fragment('A', &[BM, bk], self.input.c_type())?;
+        let tc_rb = mma.partition_fragment('B', &[bn, bk], self.input.c_type())?;
         let tc_rc = mma.partition_fragment('C', &[BM, bn], CType::F32)?;
         let tx_ra = s2r_a.retile_d(&tc_ra)?;
         let tx_rb = s2r_b.retile_d(&tc_rb)?;
@@ -575,7 +646,8 @@ const INT_EXTENT: i64 = i32::MAX as i64 - 255;
 
 /// Checks `p` for the mma.sync GEMM and derives its launch. Errors name the violated
 /// condition: an extent outside `1..=2^31 - 256` (N up to 65535 tiles: the grid's y extent),
-/// A and B of different types or not f16/bf16 (8-bit inputs need sm_90), an unsupported output
+/// A and B of different types or not f16/bf16/e4m3/e5m2, 8-bit ones not both K-major (A
+/// row-major, B column-major), an unsupported output
 /// type, C of another type than D, `beta != 0` without C, a leading dimension below the
 /// contiguous extent, a buffer too small, an address not aligned to its elements. Any alignment
 /// beyond the element's is taken ([`copy_width`]).
@@ -596,9 +668,12 @@ const INT_EXTENT: i64 = i32::MAX as i64 - 255;
 /// let call = plan_sm80(&p).unwrap();
 /// assert_eq!(call.config.kernel_name(), "gemm_sm80_ak1_bk8_f16_f32");
 /// assert_eq!(call.grid, (1, 1));
+/// // 8-bit inputs (sm_89): A row-major and B column-major only.
 /// let e4m3 = |m: MatrixDesc| MatrixDesc { elem: Element::E4M3, ..m };
 /// let e4m3 = Problem { a: e4m3(p.a), b: e4m3(p.b), ..p };
-/// assert!(plan_sm80(&e4m3).unwrap_err().to_string().contains("8-bit inputs need sm_90"));
+/// assert_eq!(plan_sm80(&e4m3).unwrap().config.kernel_name(), "gemm_sm89_ak1_bk16_e4m3_f32");
+/// let nn = Problem { b: MatrixDesc { order: Order::RowMajor, ld: n * 2, ..e4m3.b }, ..e4m3 };
+/// assert!(plan_sm80(&nn).unwrap_err().to_string().contains("K-major only"));
 /// ```
 pub fn plan_sm80(p: &Problem) -> GpuResult<Sm80Call> {
     for (name, v, max) in [
@@ -615,7 +690,7 @@ pub fn plan_sm80(p: &Problem) -> GpuResult<Sm80Call> {
     }
     if p.a.elem != p.b.elem {
         return Err(GpuError::InvalidArgument(format!(
-            "A is {} and B {}: the mma.sync GEMM (sm_80) takes A and B of one type",
+            "A is {} and B {}: the mma.sync GEMM takes A and B of one type",
             p.a.elem, p.b.elem
         )));
     }

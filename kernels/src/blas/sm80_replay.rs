@@ -1,7 +1,8 @@
 //! A CPU replay of the mma.sync GEMM ([`super::sm80`]) through its own tensors, as the body
 //! uses them: the copies of every k tile from the identity tensors' coordinates into the
 //! stages (zeros past the matrix's edge, as `tessel::copy_zfill`), `ldmatrix` (`.trans` for an
-//! MN-major operand) and `mma.sync` by the PTX fragment rules ([`crate::gemm::host`]), and the
+//! MN-major operand) and `mma.sync` (m16n8k16, or m16n8k32 for 8-bit inputs) by the PTX
+//! fragment rules ([`crate::gemm::host`]), and the
 //! epilogue at the coordinates of `crow` and `ccol`. A read of shared memory no copy wrote is a
 //! NaN in D.
 
@@ -11,7 +12,7 @@ use super::verify::HostGemm;
 use crate::element::DeviceElement;
 use crate::error::{GpuError, GpuResult};
 use crate::gemm::BM;
-use crate::gemm::host::{Slice, Tensor, get, ldmatrix_x4, ldmatrix_x4_trans, mma, slot};
+use crate::gemm::host::{Slice, Tensor, get, ldmatrix_x4_of, ldmatrix_x4_trans, mma_of, slot};
 use crate::layer::DeviceTensor;
 use tessel_layout::gmma::Major;
 
@@ -52,7 +53,11 @@ pub fn replay_sm80(
 ) -> GpuResult<Vec<f64>> {
     let parts = config.parts()?;
     let cfg = SM80_TILE;
-    let (bn, bk, pipe, threads) = (cfg.bn, cfg.bk, cfg.stages, cfg.threads());
+    let (bn, bk, pipe, threads) = (cfg.bn, config.bk(), cfg.stages, cfg.threads());
+    // Elements per 32-bit register of the fragments: 2 of 16 bits, 4 of 8 bits; an MMA's k step
+    // is 8 of them per register pair.
+    let vals = usize::try_from(4 / config.input.bytes()).unwrap_or(2);
+    let atom_k = 8 * vals as i64;
     let (m, n, k) = (g.m as i64, g.n as i64, g.k as i64);
     let t = |name: &str| -> GpuResult<Tensor> { Tensor::of(parts.tensor(name)?) };
     let (sa, sb) = (t("tAsA")?, t("tBsB")?);
@@ -158,7 +163,7 @@ pub fn replay_sm80(
                         }
                     }
                 }
-                for kb in 0..bk / 16 {
+                for kb in 0..bk / atom_k {
                     for (sx, rx, op, major) in [
                         (&xsa, &xra, 0, config.a_major),
                         (&xsb, &xrb, 1, config.b_major),
@@ -179,20 +184,18 @@ pub fn replay_sm80(
                                     *x = rows_of[l].at(0, r)?;
                                 }
                                 let got = match major {
-                                    Major::K => ldmatrix_x4(&smem[op], &rows)?,
-                                    Major::MN => ldmatrix_x4_trans(&smem[op], &rows)?,
+                                    Major::K => ldmatrix_x4_of(&smem[op], &rows, vals)?,
+                                    Major::MN => ldmatrix_x4_trans(&smem[op], &rows)?
+                                        .map(|lane| lane.map(|[x, y]| [x, y, 0.0, 0.0])),
                                 };
                                 let first = view.at(0, r)?;
                                 for (l, lane) in got.iter().enumerate() {
                                     let dst = &mut regs[(32 * w) as usize + l];
                                     let dst = if op == 0 { &mut dst.a } else { &mut dst.b };
-                                    for (mat, pair) in lane.iter().enumerate() {
-                                        for (h, &x) in pair.iter().enumerate() {
-                                            *slot(
-                                                dst,
-                                                first + 2 * mat as i64 + h as i64,
-                                                "ldsm",
-                                            )? = x;
+                                    for (mat, reg) in lane.iter().enumerate() {
+                                        for (h, &x) in reg.iter().take(vals).enumerate() {
+                                            *slot(dst, first + (vals * mat + h) as i64, "ldsm")? =
+                                                x;
                                         }
                                     }
                                 }
@@ -209,21 +212,21 @@ pub fn replay_sm80(
                                     fb.offset.at(&[0, nn, kb])?,
                                     fc.offset.at(&[0, mm, nn])?,
                                 );
-                                let mut av = [[[0f32; 2]; 4]; 32];
-                                let mut bv = [[[0f32; 2]; 2]; 32];
+                                let mut av = [[0f32; 16]; 32];
+                                let mut bv = [[0f32; 8]; 32];
                                 let mut cv = [[0f32; 4]; 32];
                                 for (l, reg) in lanes.iter().enumerate() {
-                                    for r in 0..8 {
-                                        av[l][r / 2][r % 2] = get(&reg.a, oa + r as i64, "a")?;
+                                    for (i, x) in av[l].iter_mut().take(4 * vals).enumerate() {
+                                        *x = get(&reg.a, oa + i as i64, "a")?;
                                     }
-                                    for r in 0..4 {
-                                        bv[l][r / 2][r % 2] = get(&reg.b, ob + r as i64, "b")?;
+                                    for (i, x) in bv[l].iter_mut().take(2 * vals).enumerate() {
+                                        *x = get(&reg.b, ob + i as i64, "b")?;
                                     }
                                     for (v, x) in cv[l].iter_mut().enumerate() {
                                         *x = get(&reg.c, oc + v as i64, "c")?;
                                     }
                                 }
-                                mma(&mut cv, &av, &bv);
+                                mma_of(vals, &mut cv, &av, &bv);
                                 for (l, reg) in lanes.iter_mut().enumerate() {
                                     for (v, &x) in cv[l].iter().enumerate() {
                                         *slot(&mut reg.c, oc + v as i64, "d")? = x;

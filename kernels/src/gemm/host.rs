@@ -212,15 +212,34 @@ pub(crate) fn ldmatrix_x4<T: Copy + Default>(
     smem: &[T],
     rows: &[i64; 32],
 ) -> GpuResult<[[[T; 2]; 4]; 32]> {
+    let wide = ldmatrix_x4_of(smem, rows, 2)?;
     let mut regs = [[[T::default(); 2]; 4]; 32];
     for (lane, r) in regs.iter_mut().enumerate() {
         for (mat, reg) in r.iter_mut().enumerate() {
+            *reg = [wide[lane][mat][0], wide[lane][mat][1]];
+        }
+    }
+    Ok(regs)
+}
+
+/// `ldmatrix.x4` (non-transposed) for one warp with `vals` elements in each 32-bit register (2
+/// of 16 bits, 4 of 8 bits: the instruction moves 16-byte rows whatever they hold): lane `l`
+/// hands the row address `rows[l]` (in elements); `regs[lane][matrix][j]`, `j < vals`, is
+/// element `vals (lane % 4) + j` of row `lane / 4` of matrix `matrix` (whose rows come from
+/// lanes `8 matrix ..`), lowest bytes first.
+pub(crate) fn ldmatrix_x4_of<T: Copy + Default>(
+    smem: &[T],
+    rows: &[i64; 32],
+    vals: usize,
+) -> GpuResult<[[[T; 4]; 4]; 32]> {
+    let mut regs = [[[T::default(); 4]; 4]; 32];
+    for (lane, r) in regs.iter_mut().enumerate() {
+        for (mat, reg) in r.iter_mut().enumerate() {
             let row = rows[8 * mat + lane / 4];
-            let col = 2 * (lane % 4) as i64;
-            *reg = [
-                get(smem, row + col, "ldmatrix")?,
-                get(smem, row + col + 1, "ldmatrix")?,
-            ];
+            let col = (vals * (lane % 4)) as i64;
+            for (j, x) in reg.iter_mut().take(vals).enumerate() {
+                *x = get(smem, row + col + j as i64, "ldmatrix")?;
+            }
         }
     }
     Ok(regs)
@@ -250,32 +269,62 @@ pub(crate) fn ldmatrix_x4_trans<T: Copy + Default>(
     Ok(regs)
 }
 
-/// `mma.sync.m16n8k16.row.col` for one warp, by the PTX fragment rules: A element `(row, col)`
-/// of register `r` half `h` of lane `l` is row `l/4 + 8 (r % 2)`, col `2 (l % 4) + h + 8 (r / 2)`;
-/// B (k x n) register `r` half `h`: k `2 (l % 4) + h + 8 r`, n `l / 4`; C value `v`: row
-/// `l / 4 + 8 (v / 2)`, col `2 (l % 4) + v % 2`.
+/// `mma.sync.m16n8k16.row.col` for one warp, by the PTX fragment rules ([`mma_of`] with two
+/// values per register).
 pub(crate) fn mma<T: Copy>(acc: &mut [[f32; 4]; 32], a: &[[[T; 2]; 4]; 32], b: &[[[T; 2]; 2]; 32])
 where
     f32: From<T>,
 {
-    let mut am = [[0f32; 16]; 16];
-    let mut bm = [[0f32; 8]; 16];
+    let mut av = [[0f32; 16]; 32];
+    let mut bv = [[0f32; 8]; 32];
     for l in 0..32 {
         for r in 0..4 {
             for h in 0..2 {
-                am[l / 4 + 8 * (r % 2)][2 * (l % 4) + h + 8 * (r / 2)] = f32::from(a[l][r][h]);
+                av[l][2 * r + h] = f32::from(a[l][r][h]);
             }
         }
         for r in 0..2 {
             for h in 0..2 {
-                bm[2 * (l % 4) + h + 8 * r][l / 4] = f32::from(b[l][r][h]);
+                bv[l][2 * r + h] = f32::from(b[l][r][h]);
+            }
+        }
+    }
+    mma_of(2, acc, &av, &bv);
+}
+
+/// `mma.sync.m16n8k{8 vals}.row.col` for one warp with `vals` values in each 32-bit register
+/// (2: the 16-bit types, k16; 4: the 8-bit ones, k32), by the PTX ISA's fragment rules ("Matrix
+/// Fragments for mma.m16n8k16 with floating point type", "... for mma.m16n8k32"): A's value `i
+/// = vals r + h` (register `r`, element `h`) of lane `l` is row `l/4 + 8 (r % 2)`, column
+/// `vals (l % 4) + h + 4 vals (r / 2)`; B's value `vals r + h` is k `vals (l % 4) + h + 4 vals
+/// r`, n `l / 4`; C's value `v` is row `l / 4 + 8 (v / 2)`, column `2 (l % 4) + v % 2`. The
+/// products of one k step are summed in f32 and added to the accumulator.
+pub(crate) fn mma_of(
+    vals: usize,
+    acc: &mut [[f32; 4]; 32],
+    a: &[[f32; 16]; 32],
+    b: &[[f32; 8]; 32],
+) {
+    let k = 8 * vals;
+    let mut am = [[0f32; 32]; 16];
+    let mut bm = [[0f32; 8]; 32];
+    for l in 0..32 {
+        for r in 0..4 {
+            for h in 0..vals {
+                am[l / 4 + 8 * (r % 2)][vals * (l % 4) + h + 4 * vals * (r / 2)] =
+                    a[l][vals * r + h];
+            }
+        }
+        for r in 0..2 {
+            for h in 0..vals {
+                bm[vals * (l % 4) + h + 4 * vals * r][l / 4] = b[l][vals * r + h];
             }
         }
     }
     for (l, c) in acc.iter_mut().enumerate() {
         for (v, cv) in c.iter_mut().enumerate() {
             let (row, col) = (l / 4 + 8 * (v / 2), 2 * (l % 4) + v % 2);
-            *cv += (0..16).map(|kx| am[row][kx] * bm[kx][col]).sum::<f32>();
+            *cv += (0..k).map(|kx| am[row][kx] * bm[kx][col]).sum::<f32>();
         }
     }
 }
