@@ -11,8 +11,10 @@
 //! - [`hopper`] and [`tma`]: the SM90 GEMM (TMA loads and stores, `wgmma`, warp-specialized
 //!   producer and consumers; one compiled kernel per configuration, the problem's extents
 //!   run-time values) and the tensor maps it needs;
-//! - [`blas`]: that GEMM as a library, `D = alpha A B + beta C` on device buffers with run-time
-//!   shapes, orders and leading dimensions, every condition checked on the host;
+//! - [`blas`]: the GEMM as a library, `D = alpha A B + beta C` on device buffers with run-time
+//!   shapes, orders and leading dimensions, every condition checked on the host: the Hopper GEMM
+//!   on sm_90, an `mma.sync` GEMM on sm_80 and later (8-bit inputs from sm_89) and for operands
+//!   TMA cannot load;
 //! - [`sgemm`]: the SIMT SGEMM ladder, eight rungs from a naive kernel to a tuned one;
 //! - [`attention`]: the attention forward pass on sm_90 (FlashAttention-3's structure: TMA,
 //!   `wgmma`, the softmax of one key block overlapped with the products of the next);

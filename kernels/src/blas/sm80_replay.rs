@@ -12,8 +12,9 @@ use super::verify::HostGemm;
 use crate::element::DeviceElement;
 use crate::error::{GpuError, GpuResult};
 use crate::gemm::BM;
-use crate::gemm::host::{Slice, Tensor, get, ldmatrix_x4_of, ldmatrix_x4_trans, mma_of, slot};
+use crate::gemm::host::{Slice, Tensor, get, slot};
 use crate::layer::DeviceTensor;
+use crate::mma::host::{ldmatrix_x4_values, mma_of};
 use tessel_layout::gmma::Major;
 
 /// One thread's registers: the MMA's fragments and accumulators.
@@ -183,11 +184,8 @@ pub fn replay_sm80(
                                 for (l, x) in rows.iter_mut().enumerate() {
                                     *x = rows_of[l].at(0, r)?;
                                 }
-                                let got = match major {
-                                    Major::K => ldmatrix_x4_of(&smem[op], &rows, vals)?,
-                                    Major::MN => ldmatrix_x4_trans(&smem[op], &rows)?
-                                        .map(|lane| lane.map(|[x, y]| [x, y, 0.0, 0.0])),
-                                };
+                                let got =
+                                    ldmatrix_x4_values(&smem[op], &rows, vals, major == Major::MN)?;
                                 let first = view.at(0, r)?;
                                 for (l, lane) in got.iter().enumerate() {
                                     let dst = &mut regs[(32 * w) as usize + l];

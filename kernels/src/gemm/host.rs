@@ -13,6 +13,7 @@ use half::f16;
 use super::GemmPlan;
 use crate::error::{GpuError, GpuResult};
 use crate::layer::{DeviceOffset, DeviceTensor};
+use crate::mma::host::{ldmatrix_x4_values, mma_of};
 
 /// `q / 1024` for `|q| <= 1024` (exactly representable), built from its fp16 bit fields.
 fn f16_of_q(q: i32) -> f16 {
@@ -205,70 +206,6 @@ impl<'t> Slice<'t> {
     }
 }
 
-/// `ldmatrix.x4` (non-transposed) for one warp: lane `l` hands the row address `rows[l]`; the
-/// result is `regs[lane][matrix]` = elements `2 (lane % 4)` and `+1` of row `lane / 4` of
-/// matrix `matrix` (whose rows come from lanes `8 matrix ..`), as (low, high) halves.
-pub(crate) fn ldmatrix_x4<T: Copy + Default>(
-    smem: &[T],
-    rows: &[i64; 32],
-) -> GpuResult<[[[T; 2]; 4]; 32]> {
-    let wide = ldmatrix_x4_of(smem, rows, 2)?;
-    let mut regs = [[[T::default(); 2]; 4]; 32];
-    for (lane, r) in regs.iter_mut().enumerate() {
-        for (mat, reg) in r.iter_mut().enumerate() {
-            *reg = [wide[lane][mat][0], wide[lane][mat][1]];
-        }
-    }
-    Ok(regs)
-}
-
-/// `ldmatrix.x4` (non-transposed) for one warp with `vals` elements in each 32-bit register (2
-/// of 16 bits, 4 of 8 bits: the instruction moves 16-byte rows whatever they hold): lane `l`
-/// hands the row address `rows[l]` (in elements); `regs[lane][matrix][j]`, `j < vals`, is
-/// element `vals (lane % 4) + j` of row `lane / 4` of matrix `matrix` (whose rows come from
-/// lanes `8 matrix ..`), lowest bytes first.
-pub(crate) fn ldmatrix_x4_of<T: Copy + Default>(
-    smem: &[T],
-    rows: &[i64; 32],
-    vals: usize,
-) -> GpuResult<[[[T; 4]; 4]; 32]> {
-    let mut regs = [[[T::default(); 4]; 4]; 32];
-    for (lane, r) in regs.iter_mut().enumerate() {
-        for (mat, reg) in r.iter_mut().enumerate() {
-            let row = rows[8 * mat + lane / 4];
-            let col = (vals * (lane % 4)) as i64;
-            for (j, x) in reg.iter_mut().take(vals).enumerate() {
-                *x = get(smem, row + col + j as i64, "ldmatrix")?;
-            }
-        }
-    }
-    Ok(regs)
-}
-
-/// `ldmatrix.x4.trans` for one warp: lane `l` hands the row address `rows[l]`; each 8 x 8
-/// matrix is delivered transposed, `regs[lane][matrix]` = element `lane / 4` of rows
-/// `2 (lane % 4)` and `+1` of matrix `matrix` (PTX ISA "ldmatrix": with `.trans` the thread
-/// holds the elements of the matrix read column by column).
-pub(crate) fn ldmatrix_x4_trans<T: Copy + Default>(
-    smem: &[T],
-    rows: &[i64; 32],
-) -> GpuResult<[[[T; 2]; 4]; 32]> {
-    let mut regs = [[[T::default(); 2]; 4]; 32];
-    for (lane, r) in regs.iter_mut().enumerate() {
-        for (mat, reg) in r.iter_mut().enumerate() {
-            let col = (lane / 4) as i64;
-            for (h, x) in reg.iter_mut().enumerate() {
-                *x = get(
-                    smem,
-                    rows[8 * mat + 2 * (lane % 4) + h] + col,
-                    "ldmatrix.trans",
-                )?;
-            }
-        }
-    }
-    Ok(regs)
-}
-
 /// `mma.sync.m16n8k16.row.col` for one warp, by the PTX fragment rules ([`mma_of`] with two
 /// values per register).
 pub(crate) fn mma<T: Copy>(acc: &mut [[f32; 4]; 32], a: &[[[T; 2]; 4]; 32], b: &[[[T; 2]; 2]; 32])
@@ -290,43 +227,6 @@ where
         }
     }
     mma_of(2, acc, &av, &bv);
-}
-
-/// `mma.sync.m16n8k{8 vals}.row.col` for one warp with `vals` values in each 32-bit register
-/// (2: the 16-bit types, k16; 4: the 8-bit ones, k32), by the PTX ISA's fragment rules ("Matrix
-/// Fragments for mma.m16n8k16 with floating point type", "... for mma.m16n8k32"): A's value `i
-/// = vals r + h` (register `r`, element `h`) of lane `l` is row `l/4 + 8 (r % 2)`, column
-/// `vals (l % 4) + h + 4 vals (r / 2)`; B's value `vals r + h` is k `vals (l % 4) + h + 4 vals
-/// r`, n `l / 4`; C's value `v` is row `l / 4 + 8 (v / 2)`, column `2 (l % 4) + v % 2`. The
-/// products of one k step are summed in f32 and added to the accumulator.
-pub(crate) fn mma_of(
-    vals: usize,
-    acc: &mut [[f32; 4]; 32],
-    a: &[[f32; 16]; 32],
-    b: &[[f32; 8]; 32],
-) {
-    let k = 8 * vals;
-    let mut am = [[0f32; 32]; 16];
-    let mut bm = [[0f32; 8]; 32];
-    for l in 0..32 {
-        for r in 0..4 {
-            for h in 0..vals {
-                am[l / 4 + 8 * (r % 2)][vals * (l % 4) + h + 4 * vals * (r / 2)] =
-                    a[l][vals * r + h];
-            }
-        }
-        for r in 0..2 {
-            for h in 0..vals {
-                bm[vals * (l % 4) + h + 4 * vals * r][l / 4] = b[l][vals * r + h];
-            }
-        }
-    }
-    for (l, c) in acc.iter_mut().enumerate() {
-        for (v, cv) in c.iter_mut().enumerate() {
-            let (row, col) = (l / 4 + 8 * (v / 2), 2 * (l % 4) + v % 2);
-            *cv += (0..k).map(|kx| am[row][kx] * bm[kx][col]).sum::<f32>();
-        }
-    }
 }
 
 /// A tensor of the plan as the replay reads it: its mode extents and its offset function as
@@ -451,13 +351,13 @@ pub fn simulate(plan: &GemmPlan, a: &[f16], b: &[f16]) -> GpuResult<Vec<f32>> {
                             for (l, x) in rows.iter_mut().enumerate() {
                                 *x = rows_of[l].at(0, r)?;
                             }
-                            let got = ldmatrix_x4(sm, &rows)?;
+                            let got = ldmatrix_x4_values(sm, &rows, 2, false)?;
                             let first = view.at(0, r)?;
                             for (l, lane) in got.iter().enumerate() {
                                 let dst = &mut regs[(32 * w) as usize + l];
                                 let dst = if op == 'A' { &mut dst.a } else { &mut dst.b };
                                 for (m, pair) in lane.iter().enumerate() {
-                                    for (h, &x) in pair.iter().enumerate() {
+                                    for (h, &x) in pair.iter().take(2).enumerate() {
                                         *slot(dst, first + 2 * m as i64 + h as i64, "ldmatrix")? =
                                             x;
                                     }

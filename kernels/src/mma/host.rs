@@ -41,22 +41,51 @@ pub const DOT_BOUND: f32 = 1.0 / 262_144.0;
 /// Registers of one lane of a warp-wide fragment.
 pub type Regs<const N: usize> = [[u32; N]; 32];
 
-/// `(row, column)` of A-fragment register `r`, half `h` of lane `l` ([PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html)).
+/// `(row, column)` of A-fragment register `r`, half `h` of lane `l` of `mma.m16n8k16` with
+/// 16-bit types ([`lane_a_of`] with two values per register).
 ///
 /// ```
 /// assert_eq!(tessel_kernels::mma::host::lane_a(0, 2, 0), (0, 8));
 /// ```
 pub fn lane_a(l: usize, r: usize, h: usize) -> (usize, usize) {
-    (l / 4 + 8 * (r % 2), 2 * (l % 4) + h + 8 * (r / 2))
+    lane_a_of(2, l, r, h)
 }
 
-/// `(k, n)` of B-fragment register `r`, half `h` of lane `l` ([PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html)).
+/// `(k, n)` of B-fragment register `r`, half `h` of lane `l` of `mma.m16n8k16` with 16-bit
+/// types ([`lane_b_of`] with two values per register).
 ///
 /// ```
 /// assert_eq!(tessel_kernels::mma::host::lane_b(6, 1, 1), (13, 1)); // g = 1, q = 2
 /// ```
 pub fn lane_b(l: usize, r: usize, h: usize) -> (usize, usize) {
-    (2 * (l % 4) + h + 8 * r, l / 4)
+    lane_b_of(2, l, r, h)
+}
+
+/// `(row, column)` of value `h` of A-fragment register `r` of lane `l`, with `vals` values in
+/// each 32-bit register: 2 for `mma.m16n8k16` of 16-bit types, 4 for `mma.m16n8k32` of 8-bit
+/// ones ([PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html),
+/// "Matrix Fragments for mma.m16n8k16 with floating point type" and "for mma.m16n8k32": row
+/// `groupID` or `groupID + 8` for the odd registers, column `vals threadID_in_group + h`, plus
+/// `4 vals` from register 2 on).
+///
+/// ```
+/// use tessel_kernels::mma::host::lane_a_of;
+/// assert_eq!(lane_a_of(4, 5, 3, 2), (9, 22)); // g = 1, q = 1: a14 of m16n8k32
+/// ```
+pub fn lane_a_of(vals: usize, l: usize, r: usize, h: usize) -> (usize, usize) {
+    (l / 4 + 8 * (r % 2), vals * (l % 4) + h + 4 * vals * (r / 2))
+}
+
+/// `(k, n)` of value `h` of B-fragment register `r` of lane `l`, with `vals` values in each
+/// 32-bit register (as [`lane_a_of`]): k `vals threadID_in_group + h`, plus `4 vals` for
+/// register 1; n `groupID`.
+///
+/// ```
+/// use tessel_kernels::mma::host::lane_b_of;
+/// assert_eq!(lane_b_of(4, 6, 1, 3), (27, 1)); // g = 1, q = 2: b7 of m16n8k32
+/// ```
+pub fn lane_b_of(vals: usize, l: usize, r: usize, h: usize) -> (usize, usize) {
+    (vals * (l % 4) + h + 4 * vals * r, l / 4)
 }
 
 /// `(row, column)` of accumulator value `i` of lane `l` ([PTX ISA 9.0](https://docs.nvidia.com/cuda/archive/13.0.0/parallel-thread-execution/index.html)).
@@ -91,7 +120,29 @@ fn unpack(w: u32, h: usize) -> f32 {
 /// assert_eq!(t[1][0] & 0xffff, f16::from_f32(16.0).to_bits() as u32); // row 2, column 0
 /// ```
 pub fn ldmatrix_x4(smem: &[f16], rows: &[i64; 32], trans: bool) -> GpuResult<Regs<4>> {
-    let at = |matrix: usize, row: usize, col: usize| -> GpuResult<f16> {
+    let values = ldmatrix_x4_values(smem, rows, 2, trans)?;
+    let mut out = [[0u32; 4]; 32];
+    for (regs, lane) in out.iter_mut().zip(&values) {
+        for (reg, v) in regs.iter_mut().zip(lane) {
+            *reg = pack(v[0], v[1]);
+        }
+    }
+    Ok(out)
+}
+
+/// `ldmatrix.x4` for one warp, register by register: `vals` elements in each 32-bit register
+/// (2 of 16 bits, 4 of 8 bits: the instruction moves rows of 16 bytes whatever they hold), lane
+/// `l` handing the row address `rows[l]` (in elements). `out[lane][matrix][j]`, `j < vals`, is
+/// element `vals (lane % 4) + j` of row `lane / 4` of matrix `matrix` (whose rows come from
+/// lanes `8 matrix ..`), lowest bytes first; with `trans` (16-bit elements only) element `lane
+/// / 4` of rows `2 (lane % 4) + j` (PTX ISA 9.0, "ldmatrix": the matrix read column by column).
+pub(crate) fn ldmatrix_x4_values<T: Copy + Default>(
+    smem: &[T],
+    rows: &[i64; 32],
+    vals: usize,
+    trans: bool,
+) -> GpuResult<[[[T; 4]; 4]; 32]> {
+    let at = |matrix: usize, row: usize, col: usize| -> GpuResult<T> {
         let o = rows[8 * matrix + row] + col as i64;
         usize::try_from(o)
             .ok()
@@ -104,15 +155,22 @@ pub fn ldmatrix_x4(smem: &[f16], rows: &[i64; 32], trans: bool) -> GpuResult<Reg
                 ))
             })
     };
-    let mut out = [[0u32; 4]; 32];
-    for (l, regs) in out.iter_mut().enumerate() {
+    if trans && vals != 2 {
+        return Err(GpuError::InvalidArgument(format!(
+            "ldmatrix .trans moves 16-bit elements, not {vals} per register"
+        )));
+    }
+    let mut out = [[[T::default(); 4]; 4]; 32];
+    for (l, lane) in out.iter_mut().enumerate() {
         let (g, q) = (l / 4, l % 4);
-        for (j, reg) in regs.iter_mut().enumerate() {
-            *reg = if trans {
-                pack(at(j, 2 * q, g)?, at(j, 2 * q + 1, g)?)
-            } else {
-                pack(at(j, g, 2 * q)?, at(j, g, 2 * q + 1)?)
-            };
+        for (j, reg) in lane.iter_mut().enumerate() {
+            for (h, x) in reg.iter_mut().take(vals).enumerate() {
+                *x = if trans {
+                    at(j, vals * q + h, g)?
+                } else {
+                    at(j, g, vals * q + h)?
+                };
+            }
         }
     }
     Ok(out)
@@ -129,34 +187,59 @@ pub fn ldmatrix_x4(smem: &[f16], rows: &[i64; 32], trans: bool) -> GpuResult<Reg
 /// assert_eq!(d[0], [16.5; 4]);
 /// ```
 pub fn mma_m16n8k16(a: &Regs<4>, b: &Regs<2>, c: &[[f32; 4]; 32]) -> [[f32; 4]; 32] {
-    let mut am = [[0f32; 16]; 16];
-    let mut bm = [[0f32; 16]; 8]; // [n][k]
+    let mut av = [[0f32; 16]; 32];
+    let mut bv = [[0f32; 8]; 32];
     for (l, (ra, rb)) in a.iter().zip(b).enumerate() {
         for (r, &w) in ra.iter().enumerate() {
             for h in 0..2 {
-                let (m, k) = lane_a(l, r, h);
-                am[m][k] = unpack(w, h);
+                av[l][2 * r + h] = unpack(w, h);
             }
         }
         for (r, &w) in rb.iter().enumerate() {
             for h in 0..2 {
-                let (k, n) = lane_b(l, r, h);
-                bm[n][k] = unpack(w, h);
+                bv[l][2 * r + h] = unpack(w, h);
             }
         }
     }
-    let mut d = [[0f32; 4]; 32];
-    for l in 0..32 {
-        for i in 0..4 {
-            let (m, n) = lane_c(l, i);
-            let mut s = 0f32;
-            for k in 0..16 {
-                s += am[m][k] * bm[n][k];
-            }
-            d[l][i] = s + c[l][i];
-        }
-    }
+    let mut d = *c;
+    mma_of(2, &mut d, &av, &bv);
     d
+}
+
+/// `mma.sync.m16n8k{8 vals}.row.col` for one warp with `vals` values in each 32-bit register
+/// (2: the 16-bit types, k16; 4: the 8-bit ones, k32): A's value `vals r + h` (register `r`,
+/// element `h`) of lane `l` is at [`lane_a_of`], B's at [`lane_b_of`], C's value `v` at
+/// [`lane_c`]. The products of one k step are summed in f32 (k ascending) and added to the
+/// accumulator.
+pub(crate) fn mma_of(
+    vals: usize,
+    acc: &mut [[f32; 4]; 32],
+    a: &[[f32; 16]; 32],
+    b: &[[f32; 8]; 32],
+) {
+    let k = 8 * vals;
+    let mut am = [[0f32; 32]; 16];
+    let mut bm = [[0f32; 8]; 32];
+    for l in 0..32 {
+        for r in 0..4 {
+            for h in 0..vals {
+                let (row, col) = lane_a_of(vals, l, r, h);
+                am[row][col] = a[l][vals * r + h];
+            }
+        }
+        for r in 0..2 {
+            for h in 0..vals {
+                let (kk, n) = lane_b_of(vals, l, r, h);
+                bm[kk][n] = b[l][vals * r + h];
+            }
+        }
+    }
+    for (l, c) in acc.iter_mut().enumerate() {
+        for (v, cv) in c.iter_mut().enumerate() {
+            let (row, col) = lane_c(l, v);
+            *cv += (0..k).map(|kx| am[row][kx] * bm[kx][col]).sum::<f32>();
+        }
+    }
 }
 
 /// `C[m][n] = sum_k A(m, k) B(n, k)` over `k = 0..15` in fp32 (k ascending), with the bound
