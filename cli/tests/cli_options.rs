@@ -108,6 +108,7 @@ fn bench_refuses_every_option_its_suite_does_not_use() {
             "conflicts",
         ),
         (&["bench", "gemm", "--profile"], "--profile", "gemm"),
+        (&["bench", "gemm", "--arch", "sm_80"], "--arch", "gemm"),
     ] {
         let e = failure(args);
         assert_eq!(
@@ -116,6 +117,9 @@ fn bench_refuses_every_option_its_suite_does_not_use() {
             "{args:?}"
         );
     }
+    // --arch takes the library's targets only.
+    let e = failure(&["bench", "gemm", "--shapes", "64x64x64", "--arch", "sm_75"]);
+    assert!(e.contains("sm_75") && e.contains("sm_89"), "{e}");
     let e = failure(&["bench", "--profile", "--repeats", "3"]);
     assert!(e.contains("--repeats does not apply with --profile"), "{e}");
     let e = failure(&["bench", "mma", "--size", "4x8"]);
@@ -143,6 +147,16 @@ fn bench_accepts_the_options_of_its_suite() {
             "rc,cr",
             "--types",
             "bf16-bf16",
+        ],
+        &[
+            "bench",
+            "gemm",
+            "--shapes",
+            "100x200x72",
+            "--types",
+            "e4m3-bf16,f16-f32",
+            "--arch",
+            "sm_89",
         ],
         &[
             "bench",

@@ -11,6 +11,32 @@ use tessel_kit::{Element, Error, Result};
 use super::json::print_json;
 use super::{Failure, print};
 
+/// The architecture `bench gemm --shapes --arch` compiles the library GEMM for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum GemmArch {
+    /// The mma.sync path for every call, as on an sm_80 GPU (16-bit inputs)
+    #[value(name = "sm_80")]
+    Sm80,
+    /// The mma.sync path for every call, as on an sm_89 GPU (16- and 8-bit inputs)
+    #[value(name = "sm_89")]
+    Sm89,
+    /// The Hopper GEMM where TMA loads the operands (the default on an sm_90 GPU)
+    #[value(name = "sm_90a")]
+    Sm90a,
+}
+
+impl GemmArch {
+    /// The compile target of the library GEMM.
+    fn arch(self) -> tessel_kit::kernels::Arch {
+        use tessel_kit::kernels::Arch;
+        match self {
+            GemmArch::Sm80 => Arch::SM80,
+            GemmArch::Sm89 => Arch::SM89,
+            GemmArch::Sm90a => Arch::SM90A,
+        }
+    }
+}
+
 /// Which kernels `tessel bench` runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Suite {
@@ -108,6 +134,10 @@ pub struct Args {
     /// 8-bit inputs e4m3 and e5m2, e.g. e4m3-bf16, run TN only and next to cuBLASLt)
     #[arg(long, value_name = "IN-OUT,...")]
     pub types: Option<String>,
+    /// gemm --shapes: the architecture the library compiles for (sm_80, sm_89: every call on the
+    /// mma.sync path, as on those GPUs; default: the GPU's own)
+    #[arg(long, value_enum, value_name = "sm_80|sm_89|sm_90a")]
+    pub arch: Option<GemmArch>,
     /// The options of the attention suite.
     #[command(flatten)]
     pub attn: super::bench_attention::AttnArgs,
@@ -188,6 +218,7 @@ fn check_options(args: &Args) -> Result<()> {
         ("--shapes", args.shapes.is_some(), suite == Gemm),
         ("--orders", args.orders.is_some(), args.shapes.is_some()),
         ("--types", args.types.is_some(), args.shapes.is_some()),
+        ("--arch", args.arch.is_some(), args.shapes.is_some()),
         ("--seqlen", args.attn.seqlen.is_some(), suite == Attention),
         (
             "--head-dim",
@@ -570,7 +601,16 @@ mod with_kernels {
         let opts = options(args);
         if let (Suite::Gemm, Some(shapes)) = (args.suite, &args.shapes) {
             let (types, orders) = blas_variants(args)?;
-            let rows = blas_bench::bench(gpu, &shapes.0, &types, &orders, opts.repeats, progress);
+            let target = args.arch.map(super::GemmArch::arch);
+            let rows = blas_bench::bench(
+                gpu,
+                target,
+                &shapes.0,
+                &types,
+                &orders,
+                opts.repeats,
+                progress,
+            );
             return rows.map(Rows::Blas).map_err(gpu_error);
         }
         if args.suite == Suite::Gemm {
@@ -994,6 +1034,7 @@ mod with_kernels {
                 shapes: Some(super::super::Shapes(vec![(128, 4096, 4096)])),
                 orders: Some(orders.into()),
                 types: types.map(Into::into),
+                arch: None,
                 attn: crate::cli::bench_attention::default_args(),
             };
             let (types, orders) = blas_variants(&args(None, "rc")).unwrap();
@@ -1111,6 +1152,7 @@ mod with_kernels {
                 shapes: None,
                 orders: None,
                 types: None,
+                arch: None,
                 attn: crate::cli::bench_attention::default_args(),
             };
             assert_eq!(sgemm_shapes(&args(Some(100), None)), [(100, 4096, 4096)]);

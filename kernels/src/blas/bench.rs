@@ -15,6 +15,7 @@ use super::{
     Gemm, GemmArgs, HostGemm, HostMatrix, MatrixMut, MatrixRef, Order, reference_bounds,
     spread_rows,
 };
+use crate::Arch;
 use crate::bench::io;
 use crate::device::Gpu;
 use crate::element::{DeviceElement, Element};
@@ -313,25 +314,32 @@ pub fn bench_one(
     })
 }
 
-/// [`bench_one`] for every shape, type pair and pair of orders (in that nesting).
-/// `Unavailable` when the GPU is not sm_90 or cuBLAS is missing.
+/// [`bench_one`] for every shape, type pair and pair of orders (in that nesting), with the
+/// library compiling for `target` ([`Gemm::for_arch`]; `None`: the GPU's own, [`Gemm::new`]).
+/// `Unavailable` when the GPU does not run the target's code or cuBLAS is missing.
 ///
 /// ```
-/// use tessel_kernels::{Element, blas::{Order, bench}};
+/// use tessel_kernels::{Arch, Element, blas::{Order, bench}};
 /// let Ok(gpu) = tessel_kernels::Gpu::open(0) else { return };
-/// let Ok(rows) = bench::bench(&gpu, &[(300, 500, 72)], &[(Element::F16, Element::F32)],
-///     &[(Order::RowMajor, Order::ColMajor)], 2, &mut Vec::new()) else { return };
-/// assert!(rows[0].result.ours_tflops > 0.0);
+/// let Ok(rows) = bench::bench(&gpu, Some(Arch::SM80), &[(300, 500, 72)],
+///     &[(Element::F16, Element::F32)], &[(Order::RowMajor, Order::ColMajor)], 2,
+///     &mut Vec::new()) else { return };
+/// assert!(rows[0].kernel.starts_with("gemm_sm80_"));
 /// ```
+#[allow(clippy::too_many_arguments)]
 pub fn bench(
     gpu: &Gpu,
+    target: Option<Arch>,
     shapes: &[(i64, i64, i64)],
     types: &[(Element, Element)],
     orders: &[(Order, Order)],
     repeats: usize,
     progress: &mut dyn Write,
 ) -> GpuResult<Vec<BlasRow>> {
-    let gemm = Gemm::new(gpu)?;
+    let gemm = match target {
+        Some(t) => Gemm::for_arch(gpu, t)?,
+        None => Gemm::new(gpu)?,
+    };
     let blas = cublas(gpu)?;
     let mut rows = Vec::new();
     for &shape in shapes {
