@@ -25,18 +25,6 @@ pub enum GemmArch {
     Sm90a,
 }
 
-impl GemmArch {
-    /// The compile target of the library GEMM.
-    fn arch(self) -> tessel_kit::kernels::Arch {
-        use tessel_kit::kernels::Arch;
-        match self {
-            GemmArch::Sm80 => Arch::SM80,
-            GemmArch::Sm89 => Arch::SM89,
-            GemmArch::Sm90a => Arch::SM90A,
-        }
-    }
-}
-
 /// Which kernels `tessel bench` runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Suite {
@@ -462,7 +450,7 @@ mod with_kernels {
     use tessel_kit::kernels::gemm::run::{self as gemm, GemmRow, VsCublas};
     use tessel_kit::kernels::hopper::run::{self as hopper, Sm90Row};
     use tessel_kit::kernels::tiled::TiledKind;
-    use tessel_kit::kernels::{Gpu, GpuError};
+    use tessel_kit::kernels::{Arch, Gpu, GpuError};
 
     use super::super::json::print_json;
     use super::super::{print, progress};
@@ -601,7 +589,11 @@ mod with_kernels {
         let opts = options(args);
         if let (Suite::Gemm, Some(shapes)) = (args.suite, &args.shapes) {
             let (types, orders) = blas_variants(args)?;
-            let target = args.arch.map(super::GemmArch::arch);
+            let target = args.arch.map(|a| match a {
+                super::GemmArch::Sm80 => Arch::SM80,
+                super::GemmArch::Sm89 => Arch::SM89,
+                super::GemmArch::Sm90a => Arch::SM90A,
+            });
             let rows = blas_bench::bench(
                 gpu,
                 target,
