@@ -11,7 +11,7 @@ use crate::error::{GpuError, GpuResult};
 ///
 /// ```
 /// use tessel_kernels::blas::GemmPath;
-/// assert_eq!(GemmPath::MmaSync.to_string(), "mma.sync (sm_80)");
+/// assert_eq!(GemmPath::MmaSync.to_string(), "mma.sync (sm_80, sm_89 for 8-bit inputs)");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GemmPath {
@@ -26,7 +26,7 @@ impl std::fmt::Display for GemmPath {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             GemmPath::Wgmma => "wgmma (sm_90a)",
-            GemmPath::MmaSync => "mma.sync (sm_80)",
+            GemmPath::MmaSync => "mma.sync (sm_80, sm_89 for 8-bit inputs)",
         })
     }
 }
