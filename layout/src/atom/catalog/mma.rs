@@ -171,9 +171,8 @@ fn sm70_atom(types: Types, suffix: &str, a_row: bool, b_row: bool) -> MmaAtom {
     }
 }
 
+/// CuTe `mma_traits_sm80.hpp`: `SM80_16x8x{k}_*_TN`, the 16-bit `mma.sync` of sm_80.
 fn sm80_atom(k: i64, types: Types) -> MmaAtom {
-    let (token, ta, tb, tc) = types;
-    // CuTe include/cute/atom/mma_traits_sm80.hpp.
     let (a, b) = if k == 16 {
         (
             "((4,8),(2,2,2)):((32,1),(16,8,128))",
@@ -182,6 +181,26 @@ fn sm80_atom(k: i64, types: Types) -> MmaAtom {
     } else {
         ("((4,8),(2,2)):((32,1),(16,8))", "((4,8),2):((16,1),8)")
     };
+    m16n8_atom("SM80", k, types, a, b)
+}
+
+/// CuTe `mma_traits_sm89.hpp`: `SM89_16x8x32_*_TN`, the 8-bit floating-point `mma.sync` of
+/// sm_89 and later. A's 16 values per thread are four registers of four bytes each (column
+/// pairs of the 16-bit atom become runs of four), B's 8 two registers.
+fn sm89_atom(types: Types) -> MmaAtom {
+    m16n8_atom(
+        "SM89",
+        32,
+        types,
+        "((4,8),(4,2,2)):((64,1),(16,8,256))",
+        "((4,8),(4,2)):((32,1),(8,128))",
+    )
+}
+
+/// The `mma.sync.aligned.m16n8k{k}.row.col` atom `{arch}_16x8x{k}_{token}_TN` with A's and B's
+/// thread/value layouts `a` and `b`; C is CuTe's `SM80_16x8_Row` for every such atom.
+fn m16n8_atom(arch: &str, k: i64, types: Types, a: &str, b: &str) -> MmaAtom {
+    let (token, ta, tb, tc) = types;
     let c = "((4,8),(2,2)):((32,1),(16,8))";
     let opcode = format!(
         "mma.sync.aligned.m16n8k{k}.row.col.{}.{}.{}.{}",
@@ -196,7 +215,7 @@ fn sm80_atom(k: i64, types: Types) -> MmaAtom {
         [(4, tc), (16 * k / 32, ta), (8 * k / 32, tb), (4, tc)],
     );
     MmaAtom {
-        name: format!("SM80_16x8x{k}_{token}_TN"),
+        name: format!("{arch}_16x8x{k}_{token}_TN"),
         opcode,
         asm,
         operands,
@@ -205,35 +224,6 @@ fn sm80_atom(k: i64, types: Types) -> MmaAtom {
         a: layout(a),
         b: layout(b),
         c: layout(c),
-        types: [ta, tb, tc],
-        sources: [OperandSource::Registers, OperandSource::Registers],
-        k_major: true,
-    }
-}
-
-/// CuTe `mma_traits_sm89.hpp`: `SM89_16x8x32_*_TN`, the 8-bit floating-point `mma.sync` of
-/// sm_89 and later. A's 16 values per thread are four registers of four bytes each (column
-/// pairs of the 16-bit atom become runs of four), B's 8 two registers; C is `SM80_16x8_Row`.
-fn sm89_atom(types: Types) -> MmaAtom {
-    let (token, ta, tb, tc) = types;
-    let opcode = format!(
-        "mma.sync.aligned.m16n8k32.row.col.{}.{}.{}.{}",
-        tc.ptx(),
-        ta.ptx(),
-        tb.ptx(),
-        tc.ptx()
-    );
-    let (operands, asm) = mma_sync_operands(&opcode, [(4, tc), (16, ta), (8, tb), (4, tc)]);
-    MmaAtom {
-        name: format!("SM89_16x8x32_{token}_TN"),
-        opcode,
-        asm,
-        operands,
-        shape_mnk: [16, 8, 32],
-        thr_id: layout("32:1"),
-        a: layout("((4,8),(4,2,2)):((64,1),(16,8,256))"),
-        b: layout("((4,8),(4,2)):((32,1),(8,128))"),
-        c: layout("((4,8),(2,2)):((32,1),(16,8))"),
         types: [ta, tb, tc],
         sources: [OperandSource::Registers, OperandSource::Registers],
         k_major: true,
