@@ -161,18 +161,36 @@ fn ptx_b_m16n8k8(l: i64, i: i64) -> (i64, i64) {
     (t * 2 + i, g) // (k, n)
 }
 
+/// PTX ISA fragments of `mma.m16n8k32` (.e4m3/.e5m2 like .s8/.u8): A's `a0..a15` have row
+/// `groupID` for `a0-a3` and `a8-a11`, `groupID + 8` for `a4-a7` and `a12-a15`, column
+/// `4 threadID_in_group + (i & 3)`, plus 16 for `i >= 8`.
+fn ptx_a_m16n8k32(l: i64, i: i64) -> (i64, i64) {
+    let (g, t) = (l >> 2, l % 4);
+    (g + 8 * ((i >> 2) & 1), 4 * t + (i & 3) + 16 * (i >> 3))
+}
+
+/// B's `b0..b7` of `mma.m16n8k32`: row (k) `4 threadID_in_group + (i & 3)`, plus 16 for
+/// `i >= 4`; column `groupID`.
+fn ptx_b_m16n8k32(l: i64, i: i64) -> (i64, i64) {
+    let (g, t) = (l >> 2, l % 4);
+    (4 * t + (i & 3) + 16 * (i >> 2), g) // (k, n)
+}
+
 /// A fragment formula: (lane, register element) -> (row, column).
 type Fragment = fn(i64, i64) -> (i64, i64);
 
 #[test]
-fn sm80_fragments_match_the_ptx_isa() {
-    for name in mma_atom_names().iter().filter(|n| n.starts_with("SM80")) {
+fn mma_sync_fragments_match_the_ptx_isa() {
+    // The SM80 atoms (k 16 and 8) and the 8-bit SM89 ones (k 32); C is the m16n8 f32 fragment
+    // of every one of them.
+    let mma_sync = |n: &&String| n.starts_with("SM80") || n.starts_with("SM89");
+    for name in mma_atom_names().iter().filter(mma_sync) {
         let m = mma_atom(name).unwrap();
         let [mm, nn, kk] = m.shape_mnk();
-        let (a_of, b_of): (Fragment, Fragment) = if kk == 16 {
-            (ptx_a_m16n8k16, ptx_b_m16n8k16)
-        } else {
-            (ptx_a_m16n8k8, ptx_b_m16n8k8)
+        let (a_of, b_of): (Fragment, Fragment) = match kk {
+            32 => (ptx_a_m16n8k32, ptx_b_m16n8k32),
+            16 => (ptx_a_m16n8k16, ptx_b_m16n8k16),
+            _ => (ptx_a_m16n8k8, ptx_b_m16n8k8),
         };
         for lane in 0..32 {
             for i in 0..m.a_layout().mode(1).unwrap().size() {
@@ -821,46 +839,6 @@ fn sm89_layouts_and_operands_match_cute() {
                     b.to_lowercase()
                 )
             );
-        }
-    }
-}
-
-#[test]
-fn sm89_fragments_match_the_ptx_isa() {
-    // PTX ISA, "Matrix Fragments for mma.m16n8k32" (.e4m3/.e5m2 like .s8/.u8): A's a0..a15 of
-    // lane l (groupID = l >> 2, threadID_in_group = l % 4): row groupID for a0-a3 and a8-a11,
-    // groupID + 8 for a4-a7 and a12-a15; col 4 threadID_in_group + (i & 3), plus 16 for i >= 8.
-    // B's b0..b7: row (k) 4 threadID_in_group + (i & 3), plus 16 for i >= 4; col groupID. C as
-    // for m16n8k16 with f32.
-    for name in mma_atom_names().iter().filter(|n| n.starts_with("SM89")) {
-        let m = mma_atom(name).unwrap();
-        for lane in 0..32 {
-            let (g, t) = (lane >> 2, lane % 4);
-            for i in 0..16 {
-                let row = g + 8 * ((i >> 2) & 1);
-                let col = 4 * t + (i & 3) + 16 * (i >> 3);
-                assert_eq!(
-                    tv(m.a_layout(), lane, i),
-                    row + 16 * col,
-                    "{name} a{i} lane {lane}"
-                );
-            }
-            for i in 0..8 {
-                let (k, n) = (4 * t + (i & 3) + 16 * (i >> 2), g);
-                assert_eq!(
-                    tv(m.b_layout(), lane, i),
-                    n + 8 * k,
-                    "{name} b{i} lane {lane}"
-                );
-            }
-            for i in 0..4 {
-                let (row, col) = ptx_c_m16n8(lane, i);
-                assert_eq!(
-                    tv(m.c_layout(), lane, i),
-                    row + 16 * col,
-                    "{name} c{i} lane {lane}"
-                );
-            }
         }
     }
 }
