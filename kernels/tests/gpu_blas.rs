@@ -539,6 +539,56 @@ fn gpu_long_and_short_k() {
     });
 }
 
+/// The error of a 64 x 64 x 64 call that the library must refuse before it launches anything:
+/// A of type and order `a`, starting `a_offset` bytes into its buffer, B of `b`, both with
+/// leading dimension 64; D f32 row-major; no C.
+fn refusal(
+    gpu: &Gpu,
+    gemm: &Gemm<'_>,
+    a: (Element, Order),
+    a_offset: usize,
+    b: (Element, Order),
+) -> String {
+    let bytes = |e: Element| 64 * 64 * e.bytes() as usize;
+    let a_buf = gpu
+        .stream()
+        .alloc_zeros::<u8>(a_offset + bytes(a.0))
+        .unwrap();
+    let b_buf = gpu.stream().alloc_zeros::<u8>(bytes(b.0)).unwrap();
+    let mut d = gpu.stream().alloc_zeros::<f32>(64 * 64).unwrap();
+    let a_view = a_buf.slice(a_offset..);
+    gemm.run(GemmArgs {
+        m: 64,
+        n: 64,
+        k: 64,
+        a: MatrixRef {
+            buf: &a_view,
+            elem: a.0,
+            order: a.1,
+            ld: 64,
+        },
+        b: MatrixRef {
+            buf: &b_buf,
+            elem: b.0,
+            order: b.1,
+            ld: 64,
+        },
+        c: None,
+        d: MatrixMut {
+            buf: &mut d,
+            elem: Element::F32,
+            order: Order::RowMajor,
+            ld: 64,
+        },
+        alpha: 1.0,
+        beta: 0.0,
+        scale_a: 1.0,
+        scale_b: 1.0,
+    })
+    .unwrap_err()
+    .to_string()
+}
+
 /// On sm_90, 8-bit operands TMA cannot load (A one byte past 16 bytes, leading dimensions of
 /// no multiple of 16 bytes) take sm_89's mma.sync path and compute: e4m3 and e5m2, every output
 /// type, copies of 1, 2 and 4 bytes, ragged shapes, alpha, beta and C, per-tensor scales; A and
@@ -580,41 +630,13 @@ fn gpu_misaligned_8bit_operands_take_the_mma_sync_path() {
                     }
                 }
             }
-            let a = gpu.stream().alloc_zeros::<u8>(64 * 64 + 16).unwrap();
-            let b = gpu.stream().alloc_zeros::<u8>(64 * 64).unwrap();
-            let mut d = gpu.stream().alloc_zeros::<f32>(64 * 64).unwrap();
-            let shifted = a.slice(1..);
-            let e = gemm
-                .run(GemmArgs {
-                    m: 64,
-                    n: 64,
-                    k: 64,
-                    a: MatrixRef {
-                        buf: &shifted,
-                        elem: Element::E4M3,
-                        order: Order::RowMajor,
-                        ld: 64,
-                    },
-                    b: MatrixRef {
-                        buf: &b,
-                        elem: Element::E5M2,
-                        order: Order::ColMajor,
-                        ld: 64,
-                    },
-                    c: None,
-                    d: MatrixMut {
-                        buf: &mut d,
-                        elem: Element::F32,
-                        order: Order::RowMajor,
-                        ld: 64,
-                    },
-                    alpha: 1.0,
-                    beta: 0.0,
-                    scale_a: 1.0,
-                    scale_b: 1.0,
-                })
-                .unwrap_err()
-                .to_string();
+            let e = refusal(
+                gpu,
+                gemm,
+                (Element::E4M3, Order::RowMajor),
+                1,
+                (Element::E5M2, Order::ColMajor),
+            );
             assert!(e.contains("A and B of one type"), "{e}");
         },
     );
@@ -768,39 +790,13 @@ fn gpu_sm80_bf16_alpha_beta_and_c() {
 #[ignore = "needs an sm_80 or later GPU"]
 fn gpu_sm80_refuses_8bit_inputs() {
     with_sm80_gemm("gpu_sm80_refuses_8bit_inputs", |gpu, gemm| {
-        let a = gpu.stream().alloc_zeros::<u8>(64 * 64).unwrap();
-        let mut d = gpu.stream().alloc_zeros::<f32>(64 * 64).unwrap();
-        let e = gemm
-            .run(GemmArgs {
-                m: 64,
-                n: 64,
-                k: 64,
-                a: MatrixRef {
-                    buf: &a,
-                    elem: Element::E4M3,
-                    order: Order::RowMajor,
-                    ld: 64,
-                },
-                b: MatrixRef {
-                    buf: &a,
-                    elem: Element::E4M3,
-                    order: Order::ColMajor,
-                    ld: 64,
-                },
-                c: None,
-                d: MatrixMut {
-                    buf: &mut d,
-                    elem: Element::F32,
-                    order: Order::RowMajor,
-                    ld: 64,
-                },
-                alpha: 1.0,
-                beta: 0.0,
-                scale_a: 1.0,
-                scale_b: 1.0,
-            })
-            .unwrap_err()
-            .to_string();
+        let e = refusal(
+            gpu,
+            gemm,
+            (Element::E4M3, Order::RowMajor),
+            0,
+            (Element::E4M3, Order::ColMajor),
+        );
         assert!(e.contains("8-bit inputs need sm_89"), "{e}");
     });
 }
@@ -1058,44 +1054,11 @@ fn gpu_fp8_long_and_short_k() {
 #[ignore = "needs an sm_90 GPU"]
 fn gpu_fp8_other_majors_are_refused() {
     with_gemm("gpu_fp8_other_majors_are_refused", |gpu, gemm| {
-        let a = gpu.stream().alloc_zeros::<u8>(64 * 64).unwrap();
-        let b = gpu.stream().alloc_zeros::<u8>(64 * 64).unwrap();
-        let mut d = gpu.stream().alloc_zeros::<f32>(64 * 64).unwrap();
         for (oa, ob) in [
             (Order::ColMajor, Order::ColMajor),
             (Order::RowMajor, Order::RowMajor),
         ] {
-            let e = gemm
-                .run(GemmArgs {
-                    m: 64,
-                    n: 64,
-                    k: 64,
-                    a: MatrixRef {
-                        buf: &a,
-                        elem: Element::E4M3,
-                        order: oa,
-                        ld: 64,
-                    },
-                    b: MatrixRef {
-                        buf: &b,
-                        elem: Element::E5M2,
-                        order: ob,
-                        ld: 64,
-                    },
-                    c: None,
-                    d: MatrixMut {
-                        buf: &mut d,
-                        elem: Element::F32,
-                        order: Order::RowMajor,
-                        ld: 64,
-                    },
-                    alpha: 1.0,
-                    beta: 0.0,
-                    scale_a: 1.0,
-                    scale_b: 1.0,
-                })
-                .unwrap_err()
-                .to_string();
+            let e = refusal(gpu, gemm, (Element::E4M3, oa), 0, (Element::E5M2, ob));
             assert!(e.contains("8-bit inputs need K-major operands"), "{e}");
         }
     });
