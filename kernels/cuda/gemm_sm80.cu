@@ -3,7 +3,8 @@
 // the tensors and proves the hand-offs). One block computes a 128 x 128 tile of D through a
 // cp.async pipeline of k::PIPE stages of k::BK elements (64 bytes) of each row, ldmatrix fragment
 // loads (.trans for an MN-major operand) and mma.sync (m16n8k16 for 16-bit inputs, m16n8k32 for
-// 8-bit ones) into fp32 accumulators:
+// 8-bit ones) into fp32 accumulators (for 8-bit inputs each k tile's products are summed in a
+// zeroed partial per fragment and added to them: tessel::gemm_promoted):
 //   tessel::copy_zfill   a k tile of A or B, k::A_BYTES / k::B_BYTES per copy, zeros past the edge
 //   copy::s2r_a, s2r_b   ldmatrix.x4 (shared stage -> the MMA's A / B registers)
 //   mma::mma             mma.sync, fp32 accumulators
@@ -65,11 +66,27 @@
     tessel_sync_block();                   // ... every thread's, and stage `write` is free
     if (kt + k::PIPE - 1 < kts) load(kt + k::PIPE - 1, write);
     tessel_cp_async_commit();
+    if constexpr (k::PROMOTE) {
+      // 8-bit inputs: B's fragments of the k tile, then per row of MMAs A's and, for each
+      // accumulator fragment, the k tile's products summed from zero and added to it (promotion
+      // every k tile; A loaded row by row keeps the registers under the limit).
 #pragma unroll
-    for (int kb = 0; kb < k::KB; ++kb) {  // each k step of the MMA: fragments, then the MMAs
-      tessel::copy(copy::s2r_a{}, tXsA(_, _, _, kb, read), tXrA(_, _, _, kb));
-      tessel::copy(copy::s2r_b{}, tXsB(_, _, _, kb, read), tXrB(_, _, _, kb));
-      tessel::gemm(mma::mma{}, tCrA(_, _, kb), tCrB(_, _, kb), tCrC.tensor());
+      for (int kb = 0; kb < k::KB; ++kb) tessel::copy(copy::s2r_b{}, tXsB(_, _, _, kb, read), tXrB(_, _, _, kb));
+#pragma unroll
+      for (int m = 0; m < (int)decltype(tCrA.tensor())::extent<1>(); ++m) {
+#pragma unroll
+        for (int kb = 0; kb < k::KB; ++kb) tessel::copy(copy::s2r_a{}, tXsA(_, m, _, kb, read), tXrA(_, m, _, kb));
+#pragma unroll
+        for (int n = 0; n < (int)decltype(tCrB.tensor())::extent<1>(); ++n)
+          tessel::gemm_promoted(mma::mma{}, tCrA(_, m, _), tCrB(_, n, _), tCrC(_, m, n));
+      }
+    } else {
+#pragma unroll
+      for (int kb = 0; kb < k::KB; ++kb) {  // each k step of the MMA: fragments, then the MMAs
+        tessel::copy(copy::s2r_a{}, tXsA(_, _, _, kb, read), tXrA(_, _, _, kb));
+        tessel::copy(copy::s2r_b{}, tXsB(_, _, _, kb, read), tXrB(_, _, _, kb));
+        tessel::gemm(mma::mma{}, tCrA(_, _, kb), tCrB(_, _, kb), tCrC.tensor());
+      }
     }
     read = read + 1 == k::PIPE ? 0 : read + 1;
     write = write + 1 == k::PIPE ? 0 : write + 1;

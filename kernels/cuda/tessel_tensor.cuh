@@ -519,6 +519,31 @@ template <class Mma, class A, class B, class C> __device__ __forceinline__ void 
   }
 }
 
+// A register-only accumulator of one atom call (N fp32 values): the zeroed partial sum of
+// gemm_promoted, handed to the atom's call as its C and D.
+template <int N> struct Partial {
+  mutable float r[N];
+  __device__ __forceinline__ float* ptr() const { return r; }
+};
+
+// gemm_promoted(mma, a, b, c): c(_) += sum over k of a(_, k) b(_, k) for one atom's fragments
+// (a: (V, K), b: (V, K), c: (V)), the k sum formed in a zeroed fp32 partial and added to c with
+// one fp32 add per value (CUTLASS's "staged accumulation"): the tensor cores' accumulation of
+// 8-bit products keeps fewer bits than fp32, so the products of one call are summed there and
+// the running total in fp32.
+template <class Mma, class A, class B, class C> __device__ __forceinline__ void gemm_promoted(const Mma& mma, const A& a, const B& b, const C& c) {
+  static_assert(A::rank == 2 && B::rank == 2 && C::rank == 1, "tessel: gemm_promoted takes (V, K), (V, K), (V)");
+  static_assert(A::template extent<1>() == B::template extent<1>(), "tessel: gemm_promoted: A and B disagree on K");
+  constexpr int V = (int)C::template extent<0>();
+  Partial<V> part;
+#pragma unroll
+  for (int v = 0; v < V; ++v) part.r[v] = 0.0f;
+#pragma unroll
+  for (int k = 0; k < (int)A::template extent<1>(); ++k) mma.call(part, a(Underscore{}, k), b(Underscore{}, k));
+#pragma unroll
+  for (int v = 0; v < V; ++v) c[v] += part.r[v];
+}
+
 // ---- the grouped tile order of a persistent kernel with run-time tile counts: iteration i ->
 // tile (ym, xn), the decomposition of tiled::raster_layout's ((g,g),(ty/g,tx/g)):((1,ty),(g,g ty))
 // (tessel_kernels::tiled::GroupedRaster, its host twin, is tested against the layout).

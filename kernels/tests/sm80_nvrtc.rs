@@ -82,6 +82,9 @@ fn every_configuration_compiles_for_sm80_without_spills() {
             ptx.contains("mma.sync.aligned.m16n8k16.row.col.f32"),
             "{name}"
         );
+        // 16-bit products accumulate in the mma.sync accumulators (no promotion adds).
+        let adds = ptx.matches("add.f32").count();
+        assert!(adds < 128, "{name}: {adds} add.f32");
         if let Ok(nvdisasm) = std::env::var("TESSEL_NVDISASM") {
             let sass = common::sass_of(&nvdisasm, &c.bytes, "sm80_nvrtc");
             assert!(
@@ -138,6 +141,13 @@ fn eight_bit_configurations_compile_for_sm89_without_spills() {
         assert!(
             ptx.contains("ldmatrix.sync.aligned.m8n8.x4.shared.b16"),
             "{name}"
+        );
+        // Promotion: each k tile's partial sums are added to the 128 accumulators of the
+        // thread (64 x 64 per warp / 32 lanes), one add.f32 each in the unrolled loop.
+        let adds = ptx.matches("add.f32").count();
+        assert!(
+            adds >= 128,
+            "{name}: {adds} add.f32, not one per accumulator"
         );
         if let Ok(nvdisasm) = std::env::var("TESSEL_NVDISASM") {
             let sass = common::sass_of(&nvdisasm, &c.bytes, "sm80_nvrtc");

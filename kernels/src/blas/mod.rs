@@ -49,8 +49,9 @@
 //! into the kernel's one fp32 scale of `A B` on the host. 8-bit inputs accumulate in fp32: on
 //! the Hopper path with the wgmma accumulators promoted into a separate fp32 fragment after
 //! every k-tile of 128 ([`crate::hopper`]), on the 128 x 128 tile ([`choose_tile_for`]); on the
-//! mma.sync path in the `mma.sync` accumulators themselves (its 128 x 128 tile of four warps has
-//! no registers for a second fragment; CUTLASS's sm_89 FP8 GEMMs accumulate the same way).
+//! mma.sync path with each k tile's 64 products per element summed from zero per accumulator
+//! fragment and then added to the fp32 accumulators (`tessel::gemm_promoted`, as CUTLASS's
+//! staged accumulation for sm_89 8-bit `mma.sync`, [`Sm80Config`]).
 //!
 //! ```
 //! use tessel_kernels::{Element, Gpu, blas::{Gemm, GemmArgs, MatrixMut, MatrixRef, Order}};

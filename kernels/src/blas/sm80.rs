@@ -4,7 +4,12 @@
 //! load (an address or leading dimension that is not a multiple of 16 bytes). 16-bit inputs
 //! take `mma.sync.m16n8k16` (sm_80); 8-bit ones (e4m3, e5m2, both K-major: `ldmatrix` cannot
 //! transpose bytes) `mma.sync.m16n8k32` (sm_89, the catalogue's `SM89_16x8x32_*` atoms), with
-//! K-tiles of 64 bytes in both cases.
+//! K-tiles of 64 bytes in both cases. The 8-bit products of each k tile are summed from zero
+//! in a partial per accumulator fragment and then added to the fp32 accumulators
+//! (`tessel::gemm_promoted`; the "staged accumulation" CUTLASS applies to sm_89's 8-bit
+//! `mma.sync`, `is_sm89_staged_policy_v` in
+//! [`include/cutlass/arch/mma_sm89.h`](https://github.com/NVIDIA/cutlass/blob/v4.2.1/include/cutlass/arch/mma_sm89.h)),
+//! as the Hopper GEMM promotes its wgmma sums ([`crate::hopper`]).
 //!
 //! One kernel per [`Sm80Config`] (input and output types, the operands' majors, the copy
 //! widths, whether C is read), compiled for `sm_80` (`sm_89` for 8-bit inputs,
@@ -31,6 +36,7 @@ use crate::Arch;
 use crate::element::{DeviceElement, Element};
 use crate::error::{GpuError, GpuResult};
 use crate::gemm::{BM, GemmBanks, GemmConfig};
+use crate::hopper::promotes;
 use crate::kernel::{CType, Elem, Field, Kernel, KernelBuilder, Param, Scalar, Value};
 use crate::layer::{DeviceCopy, DeviceMma, DeviceTensor};
 
@@ -471,6 +477,7 @@ impl Sm80Config {
             .int("ACC", parts.tensor("tCrC")?.size())
             .int("OUT", output_code(self.output))
             .int("SOURCE", i64::from(self.source))
+            .int("PROMOTE", i64::from(promotes(self.input)))
             .tiled_copy(&parts.s2r_a)
             .tiled_copy(&parts.s2r_b)
             .tiled_mma(&parts.mma);

@@ -1,8 +1,9 @@
 //! A CPU replay of the mma.sync GEMM ([`super::sm80`]) through its own tensors, as the body
 //! uses them: the copies of every k tile from the identity tensors' coordinates into the
 //! stages (zeros past the matrix's edge, as `tessel::copy_zfill`), `ldmatrix` (`.trans` for an
-//! MN-major operand) and `mma.sync` (m16n8k16, or m16n8k32 for 8-bit inputs) by the PTX
-//! fragment rules ([`crate::gemm::host`]), and the
+//! MN-major operand) and `mma.sync` (m16n8k16, or m16n8k32 for 8-bit inputs, whose products of
+//! each k tile are summed from zero and then added to the accumulators) by the PTX fragment
+//! rules ([`crate::gemm::host`]), and the
 //! epilogue at the coordinates of `crow` and `ccol`. A read of shared memory no copy wrote is a
 //! NaN in D.
 
@@ -13,15 +14,18 @@ use crate::element::DeviceElement;
 use crate::error::{GpuError, GpuResult};
 use crate::gemm::BM;
 use crate::gemm::host::{Slice, Tensor, get, slot};
+use crate::hopper::promotes;
 use crate::layer::DeviceTensor;
 use crate::mma::host::{ldmatrix_x4_values, mma_of};
 use tessel_layout::gmma::Major;
 
-/// One thread's registers: the MMA's fragments and accumulators.
+/// One thread's registers: the MMA's fragments and accumulators, and (8-bit inputs) the
+/// partial sums of the k tile, added to the accumulators after it (`tessel::gemm_promoted`).
 struct Registers {
     a: Vec<f32>,
     b: Vec<f32>,
     c: Vec<f32>,
+    p: Vec<f32>,
 }
 
 fn invalid(what: String) -> GpuError {
@@ -59,6 +63,7 @@ pub fn replay_sm80(
     // is 8 of them per register pair.
     let vals = usize::try_from(4 / config.input.bytes()).unwrap_or(2);
     let atom_k = 8 * vals as i64;
+    let promote = promotes(config.input);
     let (m, n, k) = (g.m as i64, g.n as i64, g.k as i64);
     let t = |name: &str| -> GpuResult<Tensor> { Tensor::of(parts.tensor(name)?) };
     let (sa, sb) = (t("tAsA")?, t("tBsB")?);
@@ -118,6 +123,7 @@ pub fn replay_sm80(
                         a: vec![0.0; cosize("tCrA")?],
                         b: vec![0.0; cosize("tCrB")?],
                         c: vec![0.0; cosize("tCrC")?],
+                        p: vec![0.0; cosize("tCrC")?],
                     })
                 })
                 .collect::<GpuResult<_>>()?;
@@ -220,17 +226,27 @@ pub fn replay_sm80(
                                     for (i, x) in bv[l].iter_mut().take(2 * vals).enumerate() {
                                         *x = get(&reg.b, ob + i as i64, "b")?;
                                     }
+                                    let sum = if promote { &reg.p } else { &reg.c };
                                     for (v, x) in cv[l].iter_mut().enumerate() {
-                                        *x = get(&reg.c, oc + v as i64, "c")?;
+                                        *x = get(sum, oc + v as i64, "c")?;
                                     }
                                 }
                                 mma_of(vals, &mut cv, &av, &bv);
                                 for (l, reg) in lanes.iter_mut().enumerate() {
+                                    let sum = if promote { &mut reg.p } else { &mut reg.c };
                                     for (v, &x) in cv[l].iter().enumerate() {
-                                        *slot(&mut reg.c, oc + v as i64, "d")? = x;
+                                        *slot(sum, oc + v as i64, "d")? = x;
                                     }
                                 }
                             }
+                        }
+                    }
+                }
+                if promote {
+                    // The k tile's partial sums into the fp32 accumulators, one add each.
+                    for reg in &mut regs {
+                        for (c, p) in reg.c.iter_mut().zip(reg.p.iter_mut()) {
+                            *c += std::mem::take(p);
                         }
                     }
                 }
