@@ -49,7 +49,7 @@
       auto tCrB = tensor::tCrB();
       tessel::copy(copy::frag_b{}, tCsB(_, _, _, kk, s), tensor::tCrB_cp(tCrB));
       tessel::copy(copy::frag_a{}, tCsA(_, _, _, kk, s), tensor::tCrA_cp(tCrA));
-      tessel::gemm(mma::fma{}, tCrA.tensor(), tCrB.tensor(), tCrC.tensor());
+      tessel::gemm<tessel::GemmOrder::m_n_snake>(mma::fma{}, tCrA.tensor(), tCrB.tensor(), tCrC.tensor());
     });
   };
   const int k_tiles = decltype(tAgA)::extent<4>();

@@ -493,29 +493,46 @@ template <int MASK> __device__ __forceinline__ float lanes_sum(float x) {
   return x;
 }
 
+// The order in which gemm visits the (m, n) calls of one k step. m_n: m outer, n inner. The
+// snake orders reverse the inner walk on every other outer step, so the call after an outer
+// step's last reads the same inner operand again (for one-value atoms, a reuse-cache hit):
+// m_n_snake walks n backwards on odd m; n_m_snake puts n outer and walks m backwards on odd n.
+// Every order makes the same calls (each accumulator's k sum in the same order); only the
+// schedule ptxas starts from differs.
+enum class GemmOrder { m_n, m_n_snake, n_m_snake };
+
+template <GemmOrder O, int M, int N, class F> __device__ __forceinline__ void gemm_for_mn(const F& f) {
+  if constexpr (O == GemmOrder::n_m_snake) {
+#pragma unroll
+    for (int n = 0; n < N; ++n)
+#pragma unroll
+      for (int j = 0; j < M; ++j) f((n & 1) ? M - 1 - j : j, n);
+  } else {
+#pragma unroll
+    for (int m = 0; m < M; ++m)
+#pragma unroll
+      for (int j = 0; j < N; ++j) f(m, O == GemmOrder::m_n_snake && (m & 1) ? N - 1 - j : j);
+  }
+}
+
 // gemm(mma, a, b, c): c(_, m, n) += a(_, m, k) b(_, n, k) over every (m, n, k) of the
 // fragments' modes 1 and 2, or over every (m, n) for one k step (a: (V, M), b: (V, N)); mode 0 of
 // each is one atom's operand (the host checked the fragments against the tiled MMA's partitions).
-template <class Mma, class A, class B, class C> __device__ __forceinline__ void gemm(const Mma& mma, const A& a, const B& b, const C& c) {
+// k outer; the (m, n) calls of a k step in order O.
+template <GemmOrder O = GemmOrder::m_n, class Mma, class A, class B, class C>
+__device__ __forceinline__ void gemm(const Mma& mma, const A& a, const B& b, const C& c) {
   static_assert(C::rank == 3 && A::rank == B::rank && (A::rank == 2 || A::rank == 3),
                 "tessel: gemm takes (V, M, K), (V, N, K), (V, M, N) or (V, M), (V, N), (V, M, N)");
   static_assert(A::template extent<1>() == C::template extent<1>(), "tessel: gemm: A and C disagree on M");
   static_assert(B::template extent<1>() == C::template extent<2>(), "tessel: gemm: B and C disagree on N");
+  constexpr int M = (int)A::template extent<1>(), N = (int)B::template extent<1>();
   if constexpr (A::rank == 2) {
-#pragma unroll
-    for (int m = 0; m < (int)A::template extent<1>(); ++m)
-#pragma unroll
-      for (int n = 0; n < (int)B::template extent<1>(); ++n)
-        mma.call(c(Underscore{}, m, n), a(Underscore{}, m), b(Underscore{}, n));
+    gemm_for_mn<O, M, N>([&](int m, int n) { mma.call(c(Underscore{}, m, n), a(Underscore{}, m), b(Underscore{}, n)); });
   } else {
     static_assert(A::template extent<2>() == B::template extent<2>(), "tessel: gemm: A and B disagree on K");
 #pragma unroll
     for (int k = 0; k < (int)A::template extent<2>(); ++k)
-#pragma unroll
-      for (int m = 0; m < (int)A::template extent<1>(); ++m)
-#pragma unroll
-        for (int n = 0; n < (int)B::template extent<1>(); ++n)
-          mma.call(c(Underscore{}, m, n), a(Underscore{}, m, k), b(Underscore{}, n, k));
+      gemm_for_mn<O, M, N>([&](int m, int n) { mma.call(c(Underscore{}, m, n), a(Underscore{}, m, k), b(Underscore{}, n, k)); });
   }
 }
 
