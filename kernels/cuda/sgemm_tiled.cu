@@ -43,13 +43,16 @@
   // fragment is read before A's: with gemm's m-outer order B's values stay live through the
   // whole slice and A's die one by one, so the next slice's reads find registers in that order
   // (the tuned rung: fewer FFMA register-file reads and no spills under its (256, 2) bound).
+  // The (m, n) calls of a slice n outer, m snaking (tessel::GemmOrder::n_m_snake): the
+  // accumulators' colexicographic order, and with B read first ptxas then overlaps part of the
+  // next slice's shared reads with this slice's FMAs.
   auto compute = [&](int s) {
     tessel::static_for<0, (int)decltype(tCsA)::extent<3>()>([&](auto kk) {
       auto tCrA = tensor::tCrA();
       auto tCrB = tensor::tCrB();
       tessel::copy(copy::frag_b{}, tCsB(_, _, _, kk, s), tensor::tCrB_cp(tCrB));
       tessel::copy(copy::frag_a{}, tCsA(_, _, _, kk, s), tensor::tCrA_cp(tCrA));
-      tessel::gemm<tessel::GemmOrder::m_n_snake>(mma::fma{}, tCrA.tensor(), tCrB.tensor(), tCrC.tensor());
+      tessel::gemm<tessel::GemmOrder::n_m_snake>(mma::fma{}, tCrA.tensor(), tCrB.tensor(), tCrC.tensor());
     });
   };
   const int k_tiles = decltype(tAgA)::extent<4>();
