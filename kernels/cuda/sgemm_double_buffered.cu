@@ -42,7 +42,8 @@
   // The outer products of stage s, one k-slice at a time: its fragments, then the FMAs. B's
   // fragment is read before A's: with gemm's m-outer order B's values stay live through the
   // whole slice and A's die one by one, so the next slice's reads find registers in that order
-  // (the tuned rung: fewer FFMA register-file reads and no spills under its (256, 2) bound).
+  // (the tuned rung: fewer FFMA register-file reads, no spills under its (256, 2) bound, 3.9%
+  // faster; the double-buffered rung 3.3% slower: decisions.md, SIMT SGEMM ladder).
   auto compute = [&](int s) {
     tessel::static_for<0, (int)decltype(tCsA)::extent<3>()>([&](auto kk) {
       auto tCrA = tensor::tCrA();

@@ -39,13 +39,10 @@
     tessel::copy(copy::st_a{}, tensor::tArA_st(tArA), tAsA(_, _, _, _, s));
     tessel::copy(copy::st_b{}, tensor::tBrB_st(tBrB), tBsB(_, _, _, _, s));
   };
-  // The outer products of stage s, one k-slice at a time: its fragments, then the FMAs. B's
-  // fragment is read before A's: with gemm's m-outer order B's values stay live through the
-  // whole slice and A's die one by one, so the next slice's reads find registers in that order
-  // (the tuned rung: fewer FFMA register-file reads and no spills under its (256, 2) bound).
-  // The (m, n) calls of a slice n outer, m snaking (tessel::GemmOrder::n_m_snake): the
-  // accumulators' colexicographic order, and with B read first ptxas then overlaps part of the
-  // next slice's shared reads with this slice's FMAs.
+  // The outer products of stage s, one k-slice at a time: its fragments (B's first), then the
+  // FMAs, n outer and m snaking (tessel::GemmOrder::n_m_snake). In this order ptxas overlaps
+  // most of the next slice's shared reads with this slice's FMAs (decisions.md, SIMT SGEMM
+  // ladder: the vectorized and warp-tiled rungs 4% and 10% faster than m outer, A first).
   auto compute = [&](int s) {
     tessel::static_for<0, (int)decltype(tCsA)::extent<3>()>([&](auto kk) {
       auto tCrA = tensor::tCrA();

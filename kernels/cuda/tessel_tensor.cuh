@@ -493,13 +493,13 @@ template <int MASK> __device__ __forceinline__ float lanes_sum(float x) {
   return x;
 }
 
-// The order in which gemm visits the (m, n) calls of one k step. m_n: m outer, n inner. The
-// snake orders reverse the inner walk on every other outer step, so the call after an outer
-// step's last reads the same inner operand again (for one-value atoms, a reuse-cache hit):
-// m_n_snake walks n backwards on odd m; n_m_snake puts n outer and walks m backwards on odd n.
-// Every order makes the same calls (each accumulator's k sum in the same order); only the
-// schedule ptxas starts from differs.
-enum class GemmOrder { m_n, m_n_snake, n_m_snake };
+// The order in which gemm visits the (m, n) calls of one k step. m_n: m outer, n inner.
+// n_m_snake: n outer (the accumulators' colexicographic order, m fastest), m walked backwards on
+// odd n, so the call after one column's last reads the same A operand again (for one-value
+// atoms, a reuse-cache hit). Both make the same calls (each accumulator's k sum in the same
+// order); only the schedule ptxas starts from differs (the tiled SGEMM body takes n_m_snake:
+// decisions.md, SIMT SGEMM ladder).
+enum class GemmOrder { m_n, n_m_snake };
 
 template <GemmOrder O, int M, int N, class F> __device__ __forceinline__ void gemm_for_mn(const F& f) {
   if constexpr (O == GemmOrder::n_m_snake) {
@@ -511,7 +511,7 @@ template <GemmOrder O, int M, int N, class F> __device__ __forceinline__ void ge
 #pragma unroll
     for (int m = 0; m < M; ++m)
 #pragma unroll
-      for (int j = 0; j < N; ++j) f(m, O == GemmOrder::m_n_snake && (m & 1) ? N - 1 - j : j);
+      for (int n = 0; n < N; ++n) f(m, n);
   }
 }
 
