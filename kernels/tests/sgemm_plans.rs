@@ -477,10 +477,10 @@ fn the_lower_rungs_have_the_textbook_conflicts() {
 
 #[test]
 fn the_launch_predictions_are_the_nsight_compute_measurements() {
-    // docs/performance.md, "SIMT SGEMM ladder": Nsight Compute's shared wavefronts of every rung
-    // launched once at 512^3 (row-major A and B), equal to the bank model's prediction from the
-    // vectorized rung up (the lower rungs' scalar reads are fused by the compiler, so the model
-    // counts more loads than the device serves).
+    // docs/bank-model.md (`scripts/ncu_conflicts.sh sgemm 512`): Nsight Compute's shared
+    // wavefronts of every rung launched once at 512^3 (row-major A and B), equal to the bank
+    // model's prediction from the vectorized rung up (the lower rungs' scalar reads are fused by
+    // the compiler, so the model counts more loads than the device serves).
     let launch = |rung| {
         per_launch(&SgemmPlan::new(rung, 512, 512, 512, Major::Row, Major::Row).unwrap()).unwrap()
     };
