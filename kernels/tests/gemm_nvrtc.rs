@@ -80,9 +80,10 @@ fn every_configuration_compiles_to_the_instruction_mix_of_its_tile() {
 }
 
 /// ptxas's report for the configurations `tessel bench gemm` times: no stack, no spills, and
-/// registers within what the hand-written kernel needed (docs/performance.md, "ptxas: 165-170
-/// registers ... (206)"): at most 170 for the 4-warp default tile, so that three 128-thread
-/// blocks share an SM's 65536 registers, and at most 212 for the 8-warp tile.
+/// registers within what the hand-written kernel needed (docs/journal.md, "GEMM (tensor
+/// cores ...)": "ptxas: 165-170 registers ... (206)"): at most 170 for the 4-warp default tile,
+/// so that three 128-thread blocks share an SM's 65536 registers, and at most 212 for the
+/// 8-warp tile.
 #[test]
 #[cfg_attr(
     not(tessel_nvrtc),

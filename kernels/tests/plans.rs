@@ -42,7 +42,7 @@ fn every_plan_validates_and_generates_complete_source() {
 
 #[test]
 fn tiled_predictions_equal_the_nsight_compute_measurements() {
-    // docs/performance.md, "Shared-memory wavefronts: Nsight Compute vs. prediction": load and
+    // docs/journal.md, "Shared-memory wavefronts: Nsight Compute vs. prediction": load and
     // store wavefronts of one launch at 1024^2 measured on an H200 (runs 4 and 7).
     let measured = [
         (TiledKind::Copy, Element::F32, 32768, 32768),

@@ -462,7 +462,7 @@ pub fn bench(
             cpu.rel_err,
             vs.rel_err
         ))?;
-        // Balanced order (ours, cuBLAS, cuBLAS, ours; docs/performance.md, "Order").
+        // Balanced order (ours, cuBLAS, cuBLAS, ours; docs/journal.md, "Where the cycles go").
         let (ours, theirs) = time_pair(|side| match side {
             Side::Ours => kernel.time(3, repeats, &mut args(&mut bufs)),
             Side::Theirs => time_events(gpu, 3, repeats, || {

@@ -539,7 +539,7 @@ pub fn bench(
                 vs.rel_err
             ))?;
             // Balanced order: under the card's power cap the one timed second of a pair ran
-            // about 0.3% slower (docs/performance.md, "Order").
+            // about 0.3% slower (docs/journal.md, "Where the cycles go").
             let (ours, theirs) = time_pair(|side| match side {
                 Side::Ours => kernel.time(3, repeats, &mut bufs.args(gpu, &plan)?),
                 Side::Theirs => time_events(gpu, 3, repeats, || {
