@@ -1135,63 +1135,32 @@ fn gpu_split_k_for_few_tiles() {
     });
 }
 
-/// Few rows and many columns: at most `blas::NARROW_ROWS` rows (1, 7, and a column-major D of
-/// 16 columns, whose transpose has 16 rows) take the transposed 128 x 64 kernel into the fp32
-/// workspace and the reduction writes D from it; just above (33, 64 rows) the 128-row tiles.
-/// Every order of A and B (the transposed kernel's operands are B^T and A^T), ragged and odd
-/// extents, alpha, beta and C; each against the f64 reference.
+/// Few rows and many columns: at most `blas::NARROW_ROWS` rows (1, 7, 33, 64, and a
+/// column-major D of 16 columns, whose transpose has 16 rows) take the transposed kernel into
+/// the fp32 workspace and the reduction writes D from it: the 128 x 32 tile for at most 32 rows
+/// and a K-major A (the kernel's B), else the 128 x 64 one; just above (65 rows) the 128-row
+/// tiles. Every order of A and B (the transposed kernel's operands are B^T and A^T), ragged
+/// and odd extents, alpha, beta and C; each against the f64 reference.
 #[test]
 #[ignore = "needs an sm_90 GPU: TESSEL_REQUIRE_GPU=1 cargo test -p tessel-kernels --test gpu_blas -- --include-ignored"]
 fn gpu_few_rows_take_the_transposed_kernel() {
+    use Order::{ColMajor as C, RowMajor as R};
     with_gemm("gpu_few_rows_take_the_transposed_kernel", |gpu, gemm| {
         let cases = [
-            (
-                1,
-                4096,
-                4096,
-                Order::RowMajor,
-                Order::RowMajor,
-                Order::RowMajor,
-            ),
-            (
-                64,
-                3000,
-                1000,
-                Order::RowMajor,
-                Order::RowMajor,
-                Order::RowMajor,
-            ),
-            (
-                33,
-                5000,
-                520,
-                Order::RowMajor,
-                Order::ColMajor,
-                Order::RowMajor,
-            ),
-            (
-                7,
-                1000,
-                4104,
-                Order::ColMajor,
-                Order::ColMajor,
-                Order::RowMajor,
-            ),
-            (
-                4096,
-                16,
-                4096,
-                Order::RowMajor,
-                Order::ColMajor,
-                Order::ColMajor,
-            ),
+            ((1, 4096, 4096), (R, R, R), "_128x32"),
+            ((64, 3000, 1000), (R, R, R), "_128x64"),
+            ((33, 5000, 520), (R, C, R), "_128x64"),
+            ((7, 1000, 4104), (C, C, R), "_128x64"),
+            ((32, 2000, 1000), (R, C, R), "_128x32"),
+            ((4096, 16, 4096), (R, C, C), "_128x32"),
+            ((65, 2000, 700), (R, C, R), "_128x128"),
         ];
-        for (i, (m, n, k, a, b, d)) in cases.into_iter().enumerate() {
+        for (i, ((m, n, k), (a, b, d), tile)) in cases.into_iter().enumerate() {
             for (input, output, alpha, beta) in [
                 (Element::F16, Element::F32, 1.0, 0.0),
                 (Element::BF16, Element::BF16, 0.5, -1.5),
             ] {
-                run_case(
+                let chosen = run_case(
                     gpu,
                     gemm,
                     Case {
@@ -1209,6 +1178,11 @@ fn gpu_few_rows_take_the_transposed_kernel() {
                         ..BASE
                     },
                     200 + i as u64,
+                );
+                assert!(
+                    chosen.kernel.contains(tile),
+                    "{m}x{n}x{k}: {} (expected the {tile} tile)",
+                    chosen.kernel
                 );
             }
         }

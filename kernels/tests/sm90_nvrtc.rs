@@ -38,11 +38,11 @@ fn assert_ptxas_clean(source: &str, name: &str) -> Vec<u8> {
     cubin
 }
 
-/// The configurations compiled by the tests (fourteen): the default (both operands K-major, the
+/// The configurations compiled by the tests (fifteen): the default (both operands K-major, the
 /// large tile, the TMA store) for three type pairs that take each input and each output type,
 /// every other pair of majors and the small tile (f16 in, f32 out), the direct epilogue and the
-/// read of C once each, the narrow tile as transposed calls use it (four) and writing a 16-bit
-/// D (one); every configuration under `TESSEL_LONG_TESTS=1`.
+/// read of C once each, the narrow tiles as transposed calls use them (five) and writing a
+/// 16-bit D (one); every configuration under `TESSEL_LONG_TESTS=1`.
 fn configurations() -> Vec<Sm90Config> {
     let mut all = Vec::new();
     for input in INPUTS {
@@ -103,13 +103,17 @@ fn configurations() -> Vec<Sm90Config> {
                 && c.b_major == Major::MN
                 && c.tile == Sm90Tile::T128x128
                 && (c.epilogue == Epilogue::Direct) != c.source;
-            // The narrow tile as transposed calls use it: fp32 partial sums, both epilogues,
-            // K-major and N-major B (the kernel's A).
-            let narrow = c.tile == Sm90Tile::T128x64
-                && c.input == Element::F16
+            // The tiles transposed calls use: fp32 partial sums, the 32-column tile with both
+            // epilogues and K-major and M-major A, and the 64-column one for an N-major B (the
+            // kernel's B is D's few rows).
+            let narrow = c.input == Element::F16
                 && c.output == Element::F32
-                && c.b_major == Major::K
-                && !c.source;
+                && !c.source
+                && ((c.tile == Sm90Tile::T128x32 && c.b_major == Major::K)
+                    || (c.tile == Sm90Tile::T128x64
+                        && c.b_major == Major::MN
+                        && c.a_major == Major::K
+                        && c.epilogue == Epilogue::Direct));
             // The narrow tile writing a 16-bit D itself (one epilogue chunk, one buffer),
             // reading C.
             let narrow_16 = c.tile == Sm90Tile::T128x64
@@ -123,7 +127,7 @@ fn configurations() -> Vec<Sm90Config> {
         .collect();
     assert_eq!(
         chosen.len(),
-        14,
+        15,
         "the configurations the doc comment counts"
     );
     chosen

@@ -138,12 +138,9 @@ pub const CONSUMER_REGS: i64 = 240;
 const SM_REGISTERS: i64 = 65536;
 /// Shared memory of one SM that resident blocks share (228 KiB, 1 KiB of it reserved per block).
 const SM_SHARED: i64 = 228 * 1024;
-/// The largest dynamic shared memory a block may opt into on sm_90 (227 KiB).
-///
-/// ```
-/// assert_eq!(tessel_kernels::attention::SMEM_LIMIT, 232448);
-/// ```
-pub const SMEM_LIMIT: i64 = 227 * 1024;
+/// The largest dynamic shared memory a block may opt into on sm_90 (the GEMM's
+/// [`crate::hopper::SMEM_LIMIT`]).
+pub use crate::hopper::SMEM_LIMIT;
 
 /// Head dimension 64 with no sequence longer than this takes the short-sequence tile
 /// ([`AttnConfig::for_problem`]).

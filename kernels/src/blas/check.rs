@@ -177,7 +177,8 @@ pub struct Sm90Call {
     pub transposed: bool,
     /// Whether the kernel computes the transpose of that row-major matrix `O` instead (`O` of
     /// [`NARROW_ROWS`] rows or fewer: the kernel's 128-row tiles run along O's columns, the
-    /// 64-column tile [`Sm90Tile::T128x64`] along its rows). The kernel then writes `O^T` in
+    /// 32-column tile [`Sm90Tile::T128x32`] along its rows, or the 64-column one where O has
+    /// more than 32 rows or the kernel's B is M-major). The kernel then writes `O^T` in
     /// fp32 to the workspace and the reduction ([`super::split`]) writes `O` from it, so the
     /// call always goes through the workspace. `args.m` and `args.n` are the kernel's: O's
     /// columns and rows.
@@ -196,11 +197,12 @@ pub struct Sm90Call {
 }
 
 /// Rows of the matrix the kernel writes (D, or D^T for a column-major D) at or below which the
-/// call computes its transpose with the 64-column tile ([`Sm90Call::swapped`]): a 128-row tile
-/// over so few rows leaves most of each wgmma's rows empty. Measured (H200, f16 and bf16, 12
-/// shapes of N and K 4096 and 14336): TFLOP/s 1.05-1.26x the 128-row tiles at 1 and 16 rows
-/// but for 1 x 14336 x 14336 (0.97x), 0.90-1.05x at 64 rows (docs/decisions.md).
-pub const NARROW_ROWS: i64 = 32;
+/// call computes its transpose with a 32- or 64-column tile ([`Sm90Call::swapped`]): a 128-row
+/// tile over so few rows leaves most of each wgmma's rows empty, and its stages hold rows that
+/// do not exist. Measured (H200, f16 -> f32, `kernels/examples/split_sweep.rs`; the journal's
+/// "The 32-column tile"): at 64 rows the transposed kernel's 9 stages take 64 x 14336 x
+/// 14336 from 141 to 117 us, and the other shapes of N and K 4096 and 14336 within 3%.
+pub const NARROW_ROWS: i64 = 64;
 
 /// A's and B's input types, or the error naming what the kernel takes.
 fn input_type(a: Element, b: Element) -> GpuResult<(Element, Element)> {
@@ -359,7 +361,12 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
     let (input, input_b) = input_type(first.1.elem, second.1.elem)?;
     let a = operand(first, m);
     let b = operand(second, n);
-    let tile = if swapped {
+    // A swapped call's kernel columns are D's few rows: the 32-column tile, whose small
+    // stages put the most of the streamed operand in flight; its B stage is whole 128-byte
+    // K rows, so an M-major second operand (64-element swizzle rows) takes the 64-column one.
+    let tile = if swapped && b.major == Major::K && n <= Sm90Tile::T128x32.bn() {
+        Sm90Tile::T128x32
+    } else if swapped {
         Sm90Tile::T128x64
     } else {
         choose_tile_for(input, m, n, sms)

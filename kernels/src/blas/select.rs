@@ -15,7 +15,7 @@
 //!   4096 x 14336: 135 us unsplit, 46 us in eight splits).
 //!
 //! Where D has at most [`super::NARROW_ROWS`] rows the call is computed transposed with the
-//! 128 x 64 tile ([`super::plan_sm90`]); the same rules then split it.
+//! 128 x 32 or 128 x 64 tile ([`super::plan_sm90`]); the same rules then split it.
 
 use crate::element::Element;
 use crate::hopper::{BM, Sm90Tile, promotes};

@@ -141,6 +141,17 @@ pub const STAGES: i64 = 4;
 /// assert_eq!(tessel_kernels::hopper::CONSUMERS * 64, tessel_kernels::hopper::BM);
 /// ```
 pub const CONSUMERS: i64 = 2;
+
+/// The largest dynamic shared memory a block may opt into on sm_90 (227 KiB; CUDA C++
+/// Programming Guide, "Technical Specifications per Compute Capability", 12.x).
+///
+/// ```
+/// assert_eq!(tessel_kernels::hopper::SMEM_LIMIT, 232448);
+/// ```
+pub const SMEM_LIMIT: i64 = 227 * 1024;
+
+/// Most pipeline stages of a Hopper GEMM ([`Sm90Plan::stages`]).
+pub const MAX_STAGES: i64 = 16;
 /// Registers per thread of the producer warpgroup after `setmaxnreg.dec`.
 ///
 /// ```
@@ -411,6 +422,13 @@ impl Sm90Plan {
         let mma = make_tiled_mma(&gmma, &"(2,1,1):(1,0,0)".parse()?, &[])?;
         let (ty, tx) = (ceil_div(m, BM), ceil_div(n, bn));
         let c_cols = Self::c_cols(output);
+        if bn % c_cols != 0 {
+            return Err(GpuError::InvalidArgument(format!(
+                "{}: the epilogue stores chunks of {c_cols} columns (128 bytes of {output}); \
+                 a {bn}-column tile holds no whole chunk",
+                config.kernel_name()
+            )));
+        }
         let c_smem = smem_atom(Major::K, SwizzleMode::B128, 8 * output.bytes())?
             .tile_to_shape(&IntTuple::from_ints([64, c_cols]))?;
         let c_tma = match config.epilogue {
@@ -480,9 +498,30 @@ impl Sm90Plan {
         k_tile(self.input)
     }
 
-    /// Pipeline stages of the configuration.
+    /// Pipeline stages: as many as [`SMEM_LIMIT`] holds beside the epilogue's buffers, the
+    /// alignment and the two barriers of each stage (the memory [`Sm90Plan::smem_bytes`]
+    /// counts), at most [`MAX_STAGES`].
+    ///
+    /// ```
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::{Epilogue, SMEM_LIMIT, Sm90Config, Sm90Plan, Sm90Tile};
+    /// let stages = |tile, epilogue| {
+    ///     let c = Sm90Config { tile, epilogue, ..Sm90Config::tn(Element::F16, Element::F32) };
+    ///     Sm90Plan::for_config(c).unwrap().stages()
+    /// };
+    /// // 48 KiB stages and 32 KiB of epilogue buffers: 4; without the buffers still 4.
+    /// assert_eq!(stages(Sm90Tile::T128x256, Epilogue::TmaStore), 4);
+    /// assert_eq!(stages(Sm90Tile::T128x256, Epilogue::Direct), 4);
+    /// assert_eq!(stages(Sm90Tile::T128x128, Epilogue::TmaStore), 6);
+    /// assert_eq!(stages(Sm90Tile::T128x64, Epilogue::TmaStore), 8);
+    /// // 16 + 4 KiB stages and no buffers: 11 (221 KiB).
+    /// assert_eq!(stages(Sm90Tile::T128x32, Epilogue::Direct), 11);
+    /// let c = Sm90Config { tile: Sm90Tile::T128x32, epilogue: Epilogue::Direct, ..Sm90Config::tn(Element::F16, Element::F32) };
+    /// assert!(Sm90Plan::for_config(c).unwrap().smem_bytes() <= SMEM_LIMIT);
+    /// ```
     pub fn stages(&self) -> i64 {
-        self.config.tile.stages()
+        let fixed = CONSUMERS * self.c_bufs() * self.c_buf_bytes() + 1024;
+        ((SMEM_LIMIT - fixed) / (self.stage_bytes() + 16)).min(MAX_STAGES)
     }
 
     /// A stage (`shape`: MN, K and optionally the stage count) of an operand of `major`: the

@@ -213,30 +213,38 @@ impl std::str::FromStr for Epilogue {
 }
 
 /// A tile configuration of the Hopper GEMM: the block's tile of D (two consumer warpgroups of
-/// 64 rows each, each one `m64nNk16` wgmma wide) and its pipeline depth.
+/// 64 rows each, each one `m64nNk16` wgmma wide). Its pipeline depth follows from the tile and
+/// the epilogue ([`super::Sm90Plan::stages`]).
 ///
 /// ```
 /// use tessel_kernels::hopper::Sm90Tile;
-/// assert_eq!((Sm90Tile::T128x256.bn(), Sm90Tile::T128x256.stages()), (256, 4));
-/// assert_eq!((Sm90Tile::T128x128.bn(), Sm90Tile::T128x128.stages()), (128, 6));
+/// assert_eq!((Sm90Tile::T128x256.bn(), Sm90Tile::T128x32.bn()), (256, 32));
 /// assert_eq!(Sm90Tile::T128x128.to_string(), "128x128");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Sm90Tile {
-    /// 128 x 256, 4 stages: the large tile (one `m64n256k16` per consumer and k-block).
+    /// 128 x 256: the large tile (one `m64n256k16` per consumer and k-block).
     T128x256,
-    /// 128 x 128, 6 stages: twice the tiles of a problem, for problems whose large tiles
-    /// number half the SMs or fewer or fill their last wave poorly, and for 8-bit inputs.
+    /// 128 x 128: twice the tiles of a problem, for problems whose large tiles number half
+    /// the SMs or fewer or fill their last wave poorly, and for 8-bit inputs.
     T128x128,
-    /// 128 x 64, 8 stages: the narrow tile, for problems whose 128 x 128 tiles number half
-    /// the SMs or fewer (`blas::choose_tile`), and for a problem computed transposed, where D
-    /// has few rows (the kernel's rows are D's columns; `blas::plan_sm90`).
+    /// 128 x 64: the narrow tile, for problems whose 128 x 128 tiles number half the SMs or
+    /// fewer (`blas::choose_tile`).
     T128x64,
+    /// 128 x 32: for a problem computed transposed, where D has few rows (the kernel's rows
+    /// are D's columns; `blas::plan_sm90`): the smallest stage, so the most stages of the
+    /// streamed operand in flight. fp32 output (the workspace) and K-major B only.
+    T128x32,
 }
 
 impl Sm90Tile {
     /// Every tile, the largest first.
-    pub const ALL: [Sm90Tile; 3] = [Sm90Tile::T128x256, Sm90Tile::T128x128, Sm90Tile::T128x64];
+    pub const ALL: [Sm90Tile; 4] = [
+        Sm90Tile::T128x256,
+        Sm90Tile::T128x128,
+        Sm90Tile::T128x64,
+        Sm90Tile::T128x32,
+    ];
 
     /// Columns of the tile (the N of each consumer's wgmma).
     pub fn bn(self) -> i64 {
@@ -244,16 +252,7 @@ impl Sm90Tile {
             Sm90Tile::T128x256 => 256,
             Sm90Tile::T128x128 => 128,
             Sm90Tile::T128x64 => 64,
-        }
-    }
-
-    /// Pipeline stages: as many as the 227 KiB of shared memory a block may have hold beside
-    /// the epilogue's buffers.
-    pub fn stages(self) -> i64 {
-        match self {
-            Sm90Tile::T128x256 => 4,
-            Sm90Tile::T128x128 => 6,
-            Sm90Tile::T128x64 => 8,
+            Sm90Tile::T128x32 => 32,
         }
     }
 }
