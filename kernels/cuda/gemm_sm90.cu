@@ -142,9 +142,10 @@
       // D = alpha acc + beta C where the configuration reads C, at each accumulator's place:
       // pairs of adjacent columns, as the identity tensors crow and ccol give them. Element
       // (r, c) of the tiles of C and D is at their layout functions' offsets (layout::gsrc_crd,
-      // layout::gd_crd: row stride the run-time leading dimension); tensor objects of them,
-      // held across the unrolled loops where the accumulators take the registers, made ptxas
-      // spill.
+      // layout::gd_crd: both strides run-time, the rows' the leading dimension and the
+      // columns' 1, or the other way round where the kernel writes D's transpose); tensor
+      // objects of them, held across the unrolled loops where the accumulators take the
+      // registers, made ptxas spill.
       const auto rows = tensor::crow()(t, _, 0, 0);
       const auto cols = tensor::ccol()(t, _, 0, 0);
       // Without C (beta = 0: the host reads C exactly where beta != 0) D = alpha acc, scaled
@@ -171,7 +172,7 @@
             float c0 = 0.0f, c1 = 0.0f;
             if (m0 + rows[v] < args.m && n0 + cols[v] < args.n) {
               const bool two = n0 + cols[v] + 1 < args.n;
-              tessel::sm90::load2<k::OUT>(args.c + (long long)m0 * args.ldc + n0 + layout::gsrc_crd(rows[v], cols[v], args.ldc), c0, c1, args.c_pair != 0 && two, two);
+              tessel::sm90::load2<k::OUT>(args.c + m0 * args.ldc + n0 * args.c_col + layout::gsrc_crd(rows[v], cols[v], args.ldc, args.c_col), args.c_col, c0, c1, args.c_pair != 0 && two, two);
             }
             acc[v] = args.alpha * acc[v] + args.beta * c0;
             acc[v + 1] = args.alpha * acc[v + 1] + args.beta * c1;
@@ -205,11 +206,11 @@
             float d0 = acc[v], d1 = acc[v + 1];
             if constexpr (k::SOURCE) {
               float c0 = 0.0f, c1 = 0.0f;
-              tessel::sm90::load2<k::OUT>(args.c + (long long)m0 * args.ldc + n0 + layout::gsrc_crd(rows[v], cols[v], args.ldc), c0, c1, args.c_pair != 0 && two, two);
+              tessel::sm90::load2<k::OUT>(args.c + m0 * args.ldc + n0 * args.c_col + layout::gsrc_crd(rows[v], cols[v], args.ldc, args.c_col), args.c_col, c0, c1, args.c_pair != 0 && two, two);
               d0 = args.alpha * d0 + args.beta * c0;
               d1 = args.alpha * d1 + args.beta * c1;
             }
-            tessel::sm90::store2<k::OUT>(args.d + (long long)row0 * args.ldd + n0 + layout::gd_crd(rows[v], cols[v], args.ldd), d0, d1, args.d_pair != 0 && two, two);
+            tessel::sm90::store2<k::OUT>(args.d + row0 * args.ldd + n0 * args.d_col + layout::gd_crd(rows[v], cols[v], args.ldd, args.d_col), args.d_col, d0, d1, args.d_pair != 0 && two, two);
           }
         }
       }

@@ -14,7 +14,7 @@
     for (int s = 0; s < args.splits; ++s) {
       float a = 0.0f, b = 0.0f;
       if (args.w_cs == 1) {
-        tessel::sm90::load2<0>(w + s * args.slab, a, b, args.w_pair != 0 && two, two);
+        tessel::sm90::load2<0>(w + s * args.slab, 1, a, b, args.w_pair != 0 && two, two);
       } else {
         a = w[s * args.slab];
         if (two) b = w[s * args.slab + args.w_cs];
@@ -24,8 +24,8 @@
     }
     float c0 = 0.0f, c1 = 0.0f;
     if constexpr (k::SOURCE) {
-      tessel::sm90::load2<k::OUT>(args.c + (long long)r * args.ldc + col, c0, c1, args.c_pair != 0 && two, two);
+      tessel::sm90::load2<k::OUT>(args.c + (long long)r * args.ldc + col, 1, c0, c1, args.c_pair != 0 && two, two);
     }
-    tessel::sm90::store2<k::OUT>(args.d + (long long)r * args.ldd + col, args.alpha * x + args.beta * c0, args.alpha * y + args.beta * c1,
+    tessel::sm90::store2<k::OUT>(args.d + (long long)r * args.ldd + col, 1, args.alpha * x + args.beta * c0, args.alpha * y + args.beta * c1,
                                  args.d_pair != 0 && two, two);
   }

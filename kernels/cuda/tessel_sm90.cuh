@@ -192,14 +192,15 @@ __device__ __forceinline__ float exp2_approx(float x) {
 __device__ __forceinline__ void sts2(b32 addr, float x, float y) {
   asm volatile("st.shared.v2.b32 [%0], {%1, %2};\n" ::"r"(addr), "r"(__float_as_uint(x)), "r"(__float_as_uint(y)) : "memory");
 }
-// x at p[0] and, when `two`, y at p[1]; one vector store when `vec` (p aligned to two elements).
-template <int OUT, typename T> __device__ __forceinline__ void store2(T* p, float x, float y, bool vec, bool two) {
+// x at p[0] and, when `two`, y at p[step]; one vector store when `vec` (step 1, p aligned to two
+// elements).
+template <int OUT, typename T> __device__ __forceinline__ void store2(T* p, long long step, float x, float y, bool vec, bool two) {
   if constexpr (OUT == 0) {
     if (vec) {
       asm volatile("st.global.v2.b32 [%0], {%1, %2};\n" ::"l"(p), "r"(bits<0>(x)), "r"(bits<0>(y)) : "memory");
     } else {
       asm volatile("st.global.b32 [%0], %1;\n" ::"l"(p), "r"(bits<0>(x)) : "memory");
-      if (two) asm volatile("st.global.b32 [%0], %1;\n" ::"l"(p + 1), "r"(bits<0>(y)) : "memory");
+      if (two) asm volatile("st.global.b32 [%0], %1;\n" ::"l"(p + step), "r"(bits<0>(y)) : "memory");
     }
   } else {
     const b32 both = pack2<OUT>(x, y);
@@ -207,7 +208,7 @@ template <int OUT, typename T> __device__ __forceinline__ void store2(T* p, floa
       asm volatile("st.global.b32 [%0], %1;\n" ::"l"(p), "r"(both) : "memory");
     } else {
       asm volatile("st.global.b16 [%0], %1;\n" ::"l"(p), "h"((b16)(both & 0xFFFFu)) : "memory");
-      if (two) asm volatile("st.global.b16 [%0], %1;\n" ::"l"(p + 1), "h"((b16)(both >> 16)) : "memory");
+      if (two) asm volatile("st.global.b16 [%0], %1;\n" ::"l"(p + step), "h"((b16)(both >> 16)) : "memory");
     }
   }
 }
@@ -222,9 +223,9 @@ template <int OUT> __device__ __forceinline__ float unbits(b16 h) {
     return __uint_as_float((b32)h << 16);
   }
 }
-// x = p[0] and, when `two`, y = p[1] (else y is left as it is), as fp32; one vector load when
-// `vec` (p aligned to two elements).
-template <int OUT, typename T> __device__ __forceinline__ void load2(const T* p, float& x, float& y, bool vec, bool two) {
+// x = p[0] and, when `two`, y = p[step] (else y is left as it is), as fp32; one vector load when
+// `vec` (step 1, p aligned to two elements).
+template <int OUT, typename T> __device__ __forceinline__ void load2(const T* p, long long step, float& x, float& y, bool vec, bool two) {
   if constexpr (OUT == 0) {
     b32 a, b;
     if (vec) {
@@ -235,7 +236,7 @@ template <int OUT, typename T> __device__ __forceinline__ void load2(const T* p,
       asm volatile("ld.global.b32 %0, [%1];\n" : "=r"(a) : "l"(p) : "memory");
       x = __uint_as_float(a);
       if (two) {
-        asm volatile("ld.global.b32 %0, [%1];\n" : "=r"(b) : "l"(p + 1) : "memory");
+        asm volatile("ld.global.b32 %0, [%1];\n" : "=r"(b) : "l"(p + step) : "memory");
         y = __uint_as_float(b);
       }
     }
@@ -250,7 +251,7 @@ template <int OUT, typename T> __device__ __forceinline__ void load2(const T* p,
       asm volatile("ld.global.b16 %0, [%1];\n" : "=h"(a) : "l"(p) : "memory");
       x = unbits<OUT>(a);
       if (two) {
-        asm volatile("ld.global.b16 %0, [%1];\n" : "=h"(b) : "l"(p + 1) : "memory");
+        asm volatile("ld.global.b16 %0, [%1];\n" : "=h"(b) : "l"(p + step) : "memory");
         y = unbits<OUT>(b);
       }
     }

@@ -141,11 +141,15 @@ fn shape(
                 .map_err(|e| tessel_kernels::error::GpuError::InvalidArgument(e.to_string()))?
                 .log2_group() as i32;
             call.args.splits = splits as i32;
-            call.args.split_rows = if writes_workspace(splits, call.swapped) {
-                slab_rows(km) as i32
-            } else {
-                0
-            };
+            // A variant through the workspace reads D's view (the kernel's row-major one); a
+            // swapped one that stores into D writes the transpose (strides 1 and ld).
+            let workspace = writes_workspace(splits, call.swapped, tile, Element::F32);
+            call.args.split_rows = if workspace { slab_rows(km) as i32 } else { 0 };
+            if call.swapped {
+                let ld = call.args.ldd.max(call.args.d_col);
+                (call.args.ldd, call.args.d_col) = if workspace { (ld, 1) } else { (1, ld) };
+                call.args.d_pair = i32::from(workspace && ld % 2 == 0);
+            }
             call.grid = (tm * tn * splits).min(gemm.sms()) as u32;
             let call = GemmCall::Sm90(call);
             gemm.launch(&call)?;

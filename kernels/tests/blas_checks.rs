@@ -247,11 +247,34 @@ fn few_rows_compute_the_transpose_through_the_workspace() {
         (r.m, r.n, r.w_rs, r.w_cs, r.w_pair, r.slab, r.ldd),
         (16, 4096, 1, 16, 0, 4096 * 16, 4096)
     );
-    // No split is still a swapped call through the workspace: 1 x 14336 has 112 tiles.
+    // Unsplit (1 x 14336 has 112 tiles), the swapped kernel stores its tiles' transposes into
+    // D itself: D's element (r, c), the kernel's (c, r), at c ldd + r d_col = r 14336 + c.
     let wide = plan_sm90(&problem(1, 14336, 4096, R, C, R), SMS).unwrap();
-    assert!(wide.swapped && uses_workspace(&wide));
+    assert!(wide.swapped && !uses_workspace(&wide));
     assert_eq!((wide.args.splits, wide.grid), (1, 112));
-    assert_eq!(workspace_bytes(&wide), 14336 * 4);
+    assert_eq!(
+        (wide.args.ldd, wide.args.d_col, wide.args.d_pair),
+        (1, 14336, 0)
+    );
+    assert_eq!(
+        (wide.config.epilogue, wide.config.output),
+        (Epilogue::Direct, Element::F32)
+    );
+    assert_eq!(workspace_bytes(&wide), 0);
+    // A 16-bit D: the 32-column tile holds no whole 64-column chunk of it, so the kernel
+    // writes fp32 into the workspace; with 33 rows the 64-column tile writes D itself.
+    let mut half = problem(1, 14336, 4096, R, C, R);
+    half.d.elem = Element::BF16;
+    let half = plan_sm90(&half, SMS).unwrap();
+    assert!(half.swapped && uses_workspace(&half));
+    assert_eq!(workspace_bytes(&half), 14336 * 4);
+    assert_eq!((half.args.ldd, half.args.d_col), (14336, 1));
+    let mut rows33 = problem(33, 14336, 4096, R, C, R);
+    rows33.d.elem = Element::BF16;
+    let rows33 = plan_sm90(&rows33, SMS).unwrap();
+    assert_eq!(rows33.config.tile, Sm90Tile::T128x64);
+    assert!(rows33.swapped && !uses_workspace(&rows33));
+    assert_eq!((rows33.args.ldd, rows33.args.d_col), (1, 14336));
     // A column-major D: the transposed problem has D^T's rows (4096) and is not swapped; with
     // N <= 64 it is (the kernel then computes D itself, row-major, into the workspace).
     let t = plan_sm90(&problem(16, 4096, 4096, R, C, C), SMS).unwrap();

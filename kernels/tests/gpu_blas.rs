@@ -1189,6 +1189,61 @@ fn gpu_few_rows_take_the_transposed_kernel() {
     });
 }
 
+/// Few rows and so many columns that the transposed kernel's tiles fill more than half the
+/// SMs: unsplit, the kernel stores each tile's transpose into D itself (D's rows are its
+/// columns: `Sm90Args::d_col`), reading C the same way; the 32-column tile of a 16-bit D goes
+/// through the fp32 workspace instead. Both tiles, every order of A and B, a column-major D,
+/// ragged extents and padded leading dimensions; each against the f64 reference.
+#[test]
+#[ignore = "needs an sm_90 GPU"]
+fn gpu_few_rows_unsplit_store_the_transpose() {
+    use Order::{ColMajor as C, RowMajor as R};
+    with_gemm("gpu_few_rows_unsplit_store_the_transpose", |gpu, gemm| {
+        // More than half a wave of 128-row tiles along the many columns.
+        let wide = 128 * (gpu.sm_count() as usize / 2 + 3) - 37;
+        let cases = [
+            ((1, wide, 296), (R, C, R), "_128x32"),
+            ((29, wide, 200), (R, R, R), "_128x32"),
+            ((50, wide, 264), (R, R, R), "_128x64"),
+            ((61, wide, 136), (C, C, R), "_128x64"),
+            ((wide, 20, 200), (R, C, C), "_128x32"),
+        ];
+        for (i, ((m, n, k), (a, b, d), tile)) in cases.into_iter().enumerate() {
+            for (input, output, alpha, beta) in [
+                (Element::F16, Element::F32, 1.0, 0.0),
+                (Element::F16, Element::F32, 2.0, 0.5),
+                (Element::BF16, Element::BF16, 0.5, -1.5),
+            ] {
+                let chosen = run_case(
+                    gpu,
+                    gemm,
+                    Case {
+                        m,
+                        n,
+                        k,
+                        a,
+                        b,
+                        d,
+                        input,
+                        output,
+                        alpha,
+                        beta,
+                        pad: 5,
+                        ..BASE
+                    },
+                    400 + i as u64,
+                );
+                assert!(
+                    chosen.kernel.contains(tile) && chosen.splits == 1,
+                    "{m}x{n}x{k}: {} in {} splits (expected the {tile} tile unsplit)",
+                    chosen.kernel,
+                    chosen.splits
+                );
+            }
+        }
+    });
+}
+
 /// Rows for two 128-row tiles and columns for more than half a wave of 128 x 64 tiles but at
 /// most half a wave of 128 x 128 ones: the 128 x 64 tile, unsplit, writes D itself. Every
 /// output type (a 16-bit output's 64 columns are one epilogue chunk through one buffer), TMA

@@ -178,10 +178,11 @@ pub struct Sm90Call {
     /// Whether the kernel computes the transpose of that row-major matrix `O` instead (`O` of
     /// [`NARROW_ROWS`] rows or fewer: the kernel's 128-row tiles run along O's columns, the
     /// 32-column tile [`Sm90Tile::T128x32`] along its rows, or the 64-column one where O has
-    /// more than 32 rows or the kernel's B is M-major). The kernel then writes `O^T` in
-    /// fp32 to the workspace and the reduction ([`super::split`]) writes `O` from it, so the
-    /// call always goes through the workspace. `args.m` and `args.n` are the kernel's: O's
-    /// columns and rows.
+    /// more than 32 rows or the kernel's B is M-major). Unsplit, the kernel stores each tile's
+    /// transpose into O itself (`args.ldd` 1, `args.d_col` O's leading dimension); split, or
+    /// where the tile holds no whole epilogue chunk of O's type, it writes `O^T` in fp32 to the
+    /// workspace and the reduction ([`super::split`]) writes `O` from it. `args.m` and
+    /// `args.n` are the kernel's: O's columns and rows.
     pub swapped: bool,
     /// The first operand (A, or B^T when transposed).
     pub a: OperandMap,
@@ -351,7 +352,7 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
             address: desc.address,
         }
     };
-    // A swapped call's kernel writes the workspace only (super::split::into_workspace).
+    // A swapped call's kernel writes the transpose of its tile: direct stores.
     let epilogue = if !swapped && p.d.tma_storable() {
         Epilogue::TmaStore
     } else {
@@ -402,11 +403,8 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
     // workspace at rows s * split_rows.
     let k_tiles = (p.k + k_tile(input) - 1) / k_tile(input);
     let splits = split_for((m, n, p.k), tiles_m * tiles_n, k_tiles, input.bytes(), sms);
-    let split_rows = if writes_workspace(splits, swapped) {
-        slab_rows(m)
-    } else {
-        0
-    };
+    let through_workspace = writes_workspace(splits, swapped, tile, output);
+    let split_rows = if through_workspace { slab_rows(m) } else { 0 };
     if splits * split_rows > i64::from(i32::MAX) {
         return Err(GpuError::InvalidArgument(format!(
             "{m} x {n} split {splits} ways: the kernel counts the workspace's rows below 2^31"
@@ -414,11 +412,20 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
     }
     let bytes = output.bytes() as u64;
     let pair = |d: &MatrixDesc| i32::from(d.address.is_multiple_of(2 * bytes) && d.ld % 2 == 0);
+    // A swapped call that writes D itself stores the transpose of its tile: D's rows are the
+    // kernel's columns (strides 1 and ld); the reduction of one through the workspace reads
+    // the kernel's view of D (ld and 1), as every other call's kernel does.
+    let transposed_store = swapped && !through_workspace;
+    let strides = |ld: i64| if transposed_store { (1, ld) } else { (ld, 1) };
+    let (ldd, d_col) = strides(p.d.ld);
+    let (ldc, c_col) = c.map_or((0, 1), |c| strides(c.ld));
     let args = Sm90Args {
         d: p.d.address,
         c: c.map_or(0, |c| c.address),
-        ldd: p.d.ld,
-        ldc: c.map_or(0, |c| c.ld),
+        ldd,
+        ldc,
+        d_col,
+        c_col,
         m: m as i32,
         n: n as i32,
         k_tiles: k_tiles as i32,
@@ -429,8 +436,11 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
         split_rows: split_rows as i32,
         alpha: p.alpha,
         beta: p.beta,
-        d_pair: pair(&p.d),
-        c_pair: c.as_ref().map_or(0, pair),
+        d_pair: if transposed_store { 0 } else { pair(&p.d) },
+        c_pair: match c {
+            Some(c) if !transposed_store => pair(&c),
+            _ => 0,
+        },
     };
     let grid = (tiles_m * tiles_n * splits).min(sms.max(1));
     Ok(Sm90Call {

@@ -12,7 +12,7 @@ use super::check::Sm90Call;
 use crate::Arch;
 use crate::element::{DeviceElement, Element};
 use crate::error::GpuResult;
-use crate::hopper::{BM, Epilogue, Sm90Config, output_code};
+use crate::hopper::{BM, Epilogue, Sm90Config, Sm90Plan, Sm90Tile, output_code};
 use crate::kernel::{Elem, Field, Kernel, KernelBuilder, Param, Scalar, Value};
 use crate::tma::TmaMatrix;
 
@@ -37,21 +37,32 @@ pub fn slab_rows(m: i64) -> i64 {
     (m + BM - 1) / BM * BM
 }
 
-/// Whether a call of `splits` ranges of K, swapped or not, goes through the workspace and the
-/// reduction: a split of K, or a swapped call ([`Sm90Call::swapped`]), whose kernel writes the
-/// transpose of D's view.
+/// Whether a call of `splits` ranges of K with tile `tile` and outputs of type `output`,
+/// swapped or not, goes through the workspace and the reduction: a split of K, or a swapped
+/// call ([`Sm90Call::swapped`]) whose tile holds no whole epilogue chunk of the output type
+/// (the 32-column tile of a 16-bit D: [`Sm90Plan::c_cols`]). Other swapped calls write D's
+/// transpose themselves (run-time strides of D, [`crate::hopper::Sm90Args::d_col`]).
 ///
 /// ```
-/// use tessel_kernels::blas::split::writes_workspace;
-/// assert!(writes_workspace(2, false) && writes_workspace(1, true) && !writes_workspace(1, false));
+/// use tessel_kernels::{Element, blas::split::writes_workspace, hopper::Sm90Tile};
+/// let (t32, t64) = (Sm90Tile::T128x32, Sm90Tile::T128x64);
+/// assert!(writes_workspace(2, false, t64, Element::F32));
+/// assert!(!writes_workspace(1, true, t32, Element::F32) && !writes_workspace(1, true, t64, Element::BF16));
+/// assert!(writes_workspace(1, true, t32, Element::BF16));
+/// assert!(!writes_workspace(1, false, t64, Element::F32));
 /// ```
-pub fn writes_workspace(splits: i64, swapped: bool) -> bool {
-    splits > 1 || swapped
+pub fn writes_workspace(splits: i64, swapped: bool, tile: Sm90Tile, output: Element) -> bool {
+    splits > 1 || (swapped && tile.bn() % Sm90Plan::c_cols(output) != 0)
 }
 
 /// [`writes_workspace`] of `call`.
 pub fn uses_workspace(call: &Sm90Call) -> bool {
-    writes_workspace(i64::from(call.args.splits), call.swapped)
+    writes_workspace(
+        i64::from(call.args.splits),
+        call.swapped,
+        call.config.tile,
+        call.config.output,
+    )
 }
 
 /// Bytes of the fp32 workspace a call needs (0 where it writes D itself).
@@ -87,6 +98,8 @@ pub fn into_workspace(call: &Sm90Call, workspace: u64) -> Sm90Call {
     args.c = 0;
     args.ldd = n;
     args.ldc = 0;
+    args.d_col = 1;
+    args.c_col = 1;
     args.alpha = 1.0;
     args.beta = 0.0;
     args.d_pair = i32::from(n % 2 == 0);

@@ -20,11 +20,13 @@ use crate::layer::{DeviceCopy, DeviceMma, DeviceTensor};
 
 /// The fields of the kernel's run-time struct `args`, in declaration order ([`Sm90Plan::kernel`]
 /// declares them, [`Sm90Args::values`] gives their values).
-pub const ARGS: [&str; 16] = [
+pub const ARGS: [&str; 18] = [
     "d",
     "c",
     "ldd",
     "ldc",
+    "d_col",
+    "c_col",
     "m",
     "n",
     "k_tiles",
@@ -56,10 +58,16 @@ pub struct Sm90Args {
     pub d: u64,
     /// C's device address (read when the configuration reads C).
     pub c: u64,
-    /// D's leading dimension (elements).
+    /// Elements between two rows of D as the kernel indexes it: D's leading dimension, or 1
+    /// where the kernel writes D's transpose (a swapped call, `blas::Sm90Call::swapped`).
     pub ldd: i64,
-    /// C's leading dimension.
+    /// Elements between two rows of C, as `ldd`.
     pub ldc: i64,
+    /// Elements between two columns of D as the kernel indexes it: 1, or D's leading
+    /// dimension where the kernel writes D's transpose (the direct epilogue only).
+    pub d_col: i64,
+    /// Elements between two columns of C, as `d_col`.
+    pub c_col: i64,
     /// Rows of D.
     pub m: i32,
     /// Columns of D.
@@ -107,6 +115,8 @@ impl Sm90Args {
             c: 0,
             ldd,
             ldc: 0,
+            d_col: 1,
+            c_col: 1,
             m: plan.m as i32,
             n: plan.n as i32,
             k_tiles: ((plan.k + plan.bk() - 1) / plan.bk()) as i32,
@@ -129,6 +139,8 @@ impl Sm90Args {
             Value::Pointer(self.c),
             Value::I64(self.ldd),
             Value::I64(self.ldc),
+            Value::I64(self.d_col),
+            Value::I64(self.c_col),
             Value::I32(self.m),
             Value::I32(self.n),
             Value::I32(self.k_tiles),
@@ -246,7 +258,7 @@ impl Sm90Plan {
             .iter()
             .map(|&name| match name {
                 "d" | "c" => Field::pointer(name, tc()),
-                "ldd" | "ldc" => Field::scalar(name, Scalar::I64),
+                "ldd" | "ldc" | "d_col" | "c_col" => Field::scalar(name, Scalar::I64),
                 "alpha" | "beta" => Field::scalar(name, Scalar::F32),
                 _ => Field::scalar(name, Scalar::I32),
             })
@@ -282,8 +294,8 @@ impl Sm90Plan {
     /// 64 x C_COLS GMMA atom; `h` (a chunk's values in the output type), `hs` (its registers
     /// as `cw` reads them) and `ct` (their places in the buffers); for direct stores and the
     /// read of C `crow`/`ccol` (each value's row and column in the consumer's tile), and the
-    /// consumer's 64 x BN tiles of D (`gd`) and C (`gsrc`), global tensors whose row stride is
-    /// the run-time leading dimension.
+    /// consumer's 64 x BN tiles of D (`gd`) and C (`gsrc`), global tensors whose strides are
+    /// run-time values (`ldd` and `d_col`, `ldc` and `c_col`: [`Sm90Args`]).
     fn epilogue_pieces(&self, b: KernelBuilder, out: CType) -> GpuResult<KernelBuilder> {
         let bn = self.bn();
         // One consumer's MMA: the 64 x BN atom on one warpgroup.
@@ -315,8 +327,8 @@ impl Sm90Plan {
         self.check_c_places(&ct)?;
         let rows = one.partition_c(&DeviceTensor::identity(&[64, bn], 0)?)?;
         let cols = one.partition_c(&DeviceTensor::identity(&[64, bn], 1)?)?;
-        let tile = |ld: &str| -> GpuResult<DeviceTensor> {
-            DeviceTensor::global_strided(out, format!("(64,{bn}):({ld},1)").parse()?)
+        let tile = |ld: &str, col: &str| -> GpuResult<DeviceTensor> {
+            DeviceTensor::global_strided(out, format!("(64,{bn}):({ld},{col})").parse()?)
         };
         Ok(b.int("C_FLIP_STEP", self.c_flip.0 / 2)
             .tiled_copy(&cw)
@@ -325,8 +337,8 @@ impl Sm90Plan {
             .tensor("ct", &ct)
             .tensor("crow", &rows)
             .tensor("ccol", &cols)
-            .tensor("gd", &tile("ldd")?)
-            .tensor("gsrc", &tile("ldc")?))
+            .tensor("gd", &tile("ldd", "d_col")?)
+            .tensor("gsrc", &tile("ldc", "c_col")?))
     }
 
     /// `ct`'s slice `(t, _, r..., ch)` starts where the epilogue's proofs put step `r` of chunk
