@@ -6,7 +6,7 @@ mod common;
 
 use tessel_kernels::Element;
 use tessel_kernels::hopper::run::{Sm90Buffers, run_and_compare_cublas, run_and_verify, supported};
-use tessel_kernels::hopper::{BK, BM, BN, Epilogue, STAGES, Sm90Plan};
+use tessel_kernels::hopper::{BK, BM, BN, Epilogue, Sm90Plan};
 use tessel_kernels::hopper::{INPUTS, OUTPUTS};
 use tessel_kernels::kernel::{Arg, ParamKind};
 use tessel_kernels::tma::{TmaMatrix, TmaPlan};
@@ -62,8 +62,11 @@ fn plan_descriptor_fields_and_tma_boxes() {
         (SwizzleMode::B128, SwizzleMode::B128)
     );
     assert_eq!(plan.stage_bytes(), (128 + 256) * 64 * 2);
-    // The stages, two 8 KiB epilogue buffers per consumer, alignment slack, the barriers.
-    assert_eq!(plan.smem_bytes(), STAGES * 49152 + 4 * 8192 + 1024 + 64);
+    // The stages, two 8 KiB epilogue buffers per consumer, alignment slack, the barriers:
+    // 227 KiB hold four 48 KiB stages beside the rest (232448 - 32768 - 1024 = 198656 bytes,
+    // 4.04 stages of 49152 + 16).
+    assert_eq!(plan.stages(), 4);
+    assert_eq!(plan.smem_bytes(), 4 * 49152 + 4 * 8192 + 1024 + 64);
     // Every descriptor: K-major, 128B, LBO 16 (unused), SBO 1024 (8 rows of 128 bytes); the
     // start advances 32 bytes (+2 in the >>4 field) per k-block and 64 rows (8 KiB) per
     // consumer.

@@ -128,13 +128,6 @@ pub const BK: i64 = 64;
 /// assert_eq!(tessel_kernels::hopper::BK / tessel_kernels::hopper::WGMMA_K, 4);
 /// ```
 pub const WGMMA_K: i64 = 16;
-/// Pipeline stages of the large tile (4 x 48 KiB of shared memory; [`Sm90Tile::stages`] in
-/// general).
-///
-/// ```
-/// assert_eq!(tessel_kernels::hopper::STAGES, 4);
-/// ```
-pub const STAGES: i64 = 4;
 /// Consumer warpgroups.
 ///
 /// ```
