@@ -500,8 +500,10 @@ impl<'g> Gemm<'g> {
         )
     }
 
-    /// Launches a call of the Hopper GEMM. A split or swapped call ([`split::uses_workspace`])
-    /// runs the GEMM into the workspace, then the reduction into D ([`split`]).
+    /// Launches a call of the Hopper GEMM. A call through the workspace
+    /// ([`split::uses_workspace`]: a split, or a swapped call whose tile holds no whole
+    /// epilogue chunk of D's type) runs the GEMM into the workspace, then the reduction into D
+    /// ([`split`]).
     fn launch_sm90(&self, call: &Sm90Call) -> GpuResult<()> {
         if !split::uses_workspace(call) {
             return self.launch_gemm(call);
