@@ -1135,6 +1135,54 @@ fn gpu_split_k_for_few_tiles() {
     });
 }
 
+/// A case of the transposed-kernel tests: M x N x K, the orders of A, B and D, and the tile
+/// the chosen kernel's name holds.
+type RowsCase = ((usize, usize, usize), (Order, Order, Order), &'static str);
+
+/// Runs every case with every (input, output, alpha, beta) of `types`, the leading dimensions
+/// padded by `pad`, case `i` seeded `seed + i`, each against the f64 reference, and checks the
+/// tile chosen, and where `unsplit` that K is not split.
+fn run_few_rows(
+    gpu: &Gpu,
+    gemm: &Gemm<'_>,
+    cases: &[RowsCase],
+    types: &[(Element, Element, f32, f32)],
+    pad: i64,
+    seed: u64,
+    unsplit: bool,
+) {
+    for (i, &((m, n, k), (a, b, d), tile)) in cases.iter().enumerate() {
+        for &(input, output, alpha, beta) in types {
+            let chosen = run_case(
+                gpu,
+                gemm,
+                Case {
+                    m,
+                    n,
+                    k,
+                    a,
+                    b,
+                    d,
+                    input,
+                    output,
+                    alpha,
+                    beta,
+                    pad,
+                    ..BASE
+                },
+                seed + i as u64,
+            );
+            assert!(
+                chosen.kernel.contains(tile) && (!unsplit || chosen.splits == 1),
+                "{m}x{n}x{k}: {} in {} splits (expected the {tile} tile{})",
+                chosen.kernel,
+                chosen.splits,
+                if unsplit { ", unsplit" } else { "" }
+            );
+        }
+    }
+}
+
 /// Few rows and many columns: at most `blas::NARROW_ROWS` rows (1, 7, 33, 64, and a
 /// column-major D of 16 columns, whose transpose has 16 rows) take the transposed kernel into
 /// the fp32 workspace and the reduction writes D from it: the 128 x 32 tile for at most 32 rows
@@ -1155,37 +1203,11 @@ fn gpu_few_rows_take_the_transposed_kernel() {
             ((4096, 16, 4096), (R, C, C), "_128x32"),
             ((65, 2000, 700), (R, C, R), "_128x128"),
         ];
-        for (i, ((m, n, k), (a, b, d), tile)) in cases.into_iter().enumerate() {
-            for (input, output, alpha, beta) in [
-                (Element::F16, Element::F32, 1.0, 0.0),
-                (Element::BF16, Element::BF16, 0.5, -1.5),
-            ] {
-                let chosen = run_case(
-                    gpu,
-                    gemm,
-                    Case {
-                        m,
-                        n,
-                        k,
-                        a,
-                        b,
-                        d,
-                        input,
-                        output,
-                        alpha,
-                        beta,
-                        pad: 3,
-                        ..BASE
-                    },
-                    200 + i as u64,
-                );
-                assert!(
-                    chosen.kernel.contains(tile),
-                    "{m}x{n}x{k}: {} (expected the {tile} tile)",
-                    chosen.kernel
-                );
-            }
-        }
+        let types = [
+            (Element::F16, Element::F32, 1.0, 0.0),
+            (Element::BF16, Element::BF16, 0.5, -1.5),
+        ];
+        run_few_rows(gpu, gemm, &cases, &types, 3, 200, false);
     });
 }
 
@@ -1208,39 +1230,12 @@ fn gpu_few_rows_unsplit_store_the_transpose() {
             ((61, wide, 136), (C, C, R), "_128x64"),
             ((wide, 20, 200), (R, C, C), "_128x32"),
         ];
-        for (i, ((m, n, k), (a, b, d), tile)) in cases.into_iter().enumerate() {
-            for (input, output, alpha, beta) in [
-                (Element::F16, Element::F32, 1.0, 0.0),
-                (Element::F16, Element::F32, 2.0, 0.5),
-                (Element::BF16, Element::BF16, 0.5, -1.5),
-            ] {
-                let chosen = run_case(
-                    gpu,
-                    gemm,
-                    Case {
-                        m,
-                        n,
-                        k,
-                        a,
-                        b,
-                        d,
-                        input,
-                        output,
-                        alpha,
-                        beta,
-                        pad: 5,
-                        ..BASE
-                    },
-                    400 + i as u64,
-                );
-                assert!(
-                    chosen.kernel.contains(tile) && chosen.splits == 1,
-                    "{m}x{n}x{k}: {} in {} splits (expected the {tile} tile unsplit)",
-                    chosen.kernel,
-                    chosen.splits
-                );
-            }
-        }
+        let types = [
+            (Element::F16, Element::F32, 1.0, 0.0),
+            (Element::F16, Element::F32, 2.0, 0.5),
+            (Element::BF16, Element::BF16, 0.5, -1.5),
+        ];
+        run_few_rows(gpu, gemm, &cases, &types, 5, 400, true);
     });
 }
 
