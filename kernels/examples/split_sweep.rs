@@ -14,7 +14,9 @@ use std::process::ExitCode;
 
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use tessel_kernels::blas::split::{slab_rows, writes_workspace};
-use tessel_kernels::blas::{Gemm, GemmArgs, GemmCall, MatrixMut, MatrixRef, Order, plan_gemm};
+use tessel_kernels::blas::{
+    Gemm, GemmArgs, GemmCall, MatrixMut, MatrixRef, Order, plan_gemm, store_strides,
+};
 use tessel_kernels::error::{GpuResult, cuda};
 use tessel_kernels::gemm::host::random_f16;
 use tessel_kernels::hopper::{BM, RASTER_GROUP, Sm90Tile};
@@ -141,15 +143,13 @@ fn shape(
                 .map_err(|e| tessel_kernels::error::GpuError::InvalidArgument(e.to_string()))?
                 .log2_group() as i32;
             call.args.splits = splits as i32;
-            // A variant through the workspace reads D's view (the kernel's row-major one); a
-            // swapped one that stores into D writes the transpose (strides 1 and ld).
+            // D (row-major, leading dimension n) as plan_sm90 gives it to this variant: a
+            // swapped one not through the workspace stores the transpose of its tiles.
             let workspace = writes_workspace(splits, call.swapped, tile, Element::F32);
+            let transposed_store = call.swapped && !workspace;
             call.args.split_rows = if workspace { slab_rows(km) as i32 } else { 0 };
-            if call.swapped {
-                let ld = call.args.ldd.max(call.args.d_col);
-                (call.args.ldd, call.args.d_col) = if workspace { (ld, 1) } else { (1, ld) };
-                call.args.d_pair = i32::from(workspace && ld % 2 == 0);
-            }
+            (call.args.ldd, call.args.d_col) = store_strides(n, transposed_store);
+            call.args.d_pair = i32::from(!transposed_store && n % 2 == 0);
             call.grid = (tm * tn * splits).min(gemm.sms()) as u32;
             let call = GemmCall::Sm90(call);
             gemm.launch(&call)?;

@@ -205,6 +205,21 @@ pub struct Sm90Call {
 /// 14336 from 141 to 117 us, and the other shapes of N and K 4096 and 14336 within 3%.
 pub const NARROW_ROWS: i64 = 64;
 
+/// The strides (rows, columns) of D or C of leading dimension `ld` as the Hopper kernel indexes
+/// them ([`crate::hopper::Sm90Args`]'s `ldd` and `d_col`): `(ld, 1)`, or `(1, ld)` where a
+/// swapped call's kernel stores the transpose of its tile into D itself (D's rows are the
+/// kernel's columns). A call through the workspace keeps `(ld, 1)`: the reduction reads D's
+/// own view.
+///
+/// ```
+/// use tessel_kernels::blas::store_strides;
+/// assert_eq!(store_strides(4096, false), (4096, 1));
+/// assert_eq!(store_strides(4096, true), (1, 4096));
+/// ```
+pub fn store_strides(ld: i64, transposed_store: bool) -> (i64, i64) {
+    if transposed_store { (1, ld) } else { (ld, 1) }
+}
+
 /// A's and B's input types, or the error naming what the kernel takes.
 fn input_type(a: Element, b: Element) -> GpuResult<(Element, Element)> {
     input_pair(a, b).map_err(|e| {
@@ -410,15 +425,15 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
             "{m} x {n} split {splits} ways: the kernel counts the workspace's rows below 2^31"
         )));
     }
-    let bytes = output.bytes() as u64;
-    let pair = |d: &MatrixDesc| i32::from(d.address.is_multiple_of(2 * bytes) && d.ld % 2 == 0);
-    // A swapped call that writes D itself stores the transpose of its tile: D's rows are the
-    // kernel's columns (strides 1 and ld); the reduction of one through the workspace reads
-    // the kernel's view of D (ld and 1), as every other call's kernel does.
+    // A swapped call that writes D itself stores the transpose of its tile (store_strides);
+    // two adjacent columns of its tile are then never one vector.
     let transposed_store = swapped && !through_workspace;
-    let strides = |ld: i64| if transposed_store { (1, ld) } else { (ld, 1) };
-    let (ldd, d_col) = strides(p.d.ld);
-    let (ldc, c_col) = c.map_or((0, 1), |c| strides(c.ld));
+    let bytes = output.bytes() as u64;
+    let pair = |d: &MatrixDesc| {
+        i32::from(!transposed_store && d.address.is_multiple_of(2 * bytes) && d.ld % 2 == 0)
+    };
+    let (ldd, d_col) = store_strides(p.d.ld, transposed_store);
+    let (ldc, c_col) = c.map_or((0, 1), |c| store_strides(c.ld, transposed_store));
     let args = Sm90Args {
         d: p.d.address,
         c: c.map_or(0, |c| c.address),
@@ -436,11 +451,8 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
         split_rows: split_rows as i32,
         alpha: p.alpha,
         beta: p.beta,
-        d_pair: if transposed_store { 0 } else { pair(&p.d) },
-        c_pair: match c {
-            Some(c) if !transposed_store => pair(&c),
-            _ => 0,
-        },
+        d_pair: pair(&p.d),
+        c_pair: c.as_ref().map_or(0, pair),
     };
     let grid = (tiles_m * tiles_n * splits).min(sms.max(1));
     Ok(Sm90Call {

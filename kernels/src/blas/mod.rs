@@ -139,7 +139,7 @@ mod sm80_replay;
 pub mod split;
 mod verify;
 
-pub use check::{MatrixDesc, NARROW_ROWS, OperandMap, Problem, Sm90Call, plan_sm90};
+pub use check::{MatrixDesc, NARROW_ROWS, OperandMap, Problem, Sm90Call, plan_sm90, store_strides};
 pub use dispatch::{GemmCall, GemmPath, gemm_target, plan_gemm};
 pub use order::Order;
 pub use select::{
