@@ -40,7 +40,7 @@ pub fn slab_rows(m: i64) -> i64 {
 /// Whether a call of `splits` ranges of K with tile `tile` and outputs of type `output`,
 /// swapped or not, goes through the workspace and the reduction: a split of K, or a swapped
 /// call ([`Sm90Call::swapped`]) whose tile holds no whole epilogue chunk of the output type
-/// (the 32-column tile of a 16-bit D: [`Sm90Plan::c_cols`]). Other swapped calls write D's
+/// (the 32-column tile of a 16-bit D: [`Sm90Plan::holds_chunks`]). Other swapped calls write D's
 /// transpose themselves (run-time strides of D, [`crate::hopper::Sm90Args::d_col`]).
 ///
 /// ```
@@ -52,7 +52,7 @@ pub fn slab_rows(m: i64) -> i64 {
 /// assert!(!writes_workspace(1, false, t64, Element::F32));
 /// ```
 pub fn writes_workspace(splits: i64, swapped: bool, tile: Sm90Tile, output: Element) -> bool {
-    splits > 1 || (swapped && tile.bn() % Sm90Plan::c_cols(output) != 0)
+    splits > 1 || (swapped && !Sm90Plan::holds_chunks(tile.bn(), output))
 }
 
 /// [`writes_workspace`] of `call`.

@@ -96,6 +96,18 @@ impl Sm90Plan {
         128 / output.bytes()
     }
 
+    /// Whether a tile of `bn` columns holds whole epilogue chunks of `output`
+    /// ([`Sm90Plan::c_cols`]): the plans of other tiles are refused.
+    ///
+    /// ```
+    /// use tessel_kernels::Element;
+    /// use tessel_kernels::hopper::Sm90Plan;
+    /// assert!(Sm90Plan::holds_chunks(32, Element::F32) && !Sm90Plan::holds_chunks(32, Element::F16));
+    /// ```
+    pub fn holds_chunks(bn: i64, output: Element) -> bool {
+        bn % Self::c_cols(output) == 0
+    }
+
     /// Chunks of the consumer's 64 x BN tile in the shared-memory epilogue (`BN / c_cols`:
     /// 8 for fp32, 4 for 16-bit outputs of the 256-wide tile).
     pub(super) fn c_chunks(&self) -> i64 {

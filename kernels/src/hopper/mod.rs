@@ -415,7 +415,7 @@ impl Sm90Plan {
         let mma = make_tiled_mma(&gmma, &"(2,1,1):(1,0,0)".parse()?, &[])?;
         let (ty, tx) = (ceil_div(m, BM), ceil_div(n, bn));
         let c_cols = Self::c_cols(output);
-        if bn % c_cols != 0 {
+        if !Self::holds_chunks(bn, output) {
             return Err(GpuError::InvalidArgument(format!(
                 "{}: the epilogue stores chunks of {c_cols} columns (128 bytes of {output}); \
                  a {bn}-column tile holds no whole chunk",
