@@ -14,8 +14,9 @@
 //   warpgroups 1-2  consumers: rows 64 c .. 64 c + 63 of the block's 128 x BN tile each, four
 //                   wgmma m64nBNk16 per stage, then the epilogue.
 // Units of work are (tile, split) pairs: tiles in the grouped raster of the run-time tile counts
-// (tessel::GroupedRaster), each tile's k-tiles in args.splits ranges (split-K: each range's
-// partial sums go to its own slab of rows of D, args.split_rows apart).
+// (tessel::GroupedRaster), each tile's k-tiles in args.splits ranges (split-K: each unit leaves
+// its fp32 partial sums in the workspace args.partials, and the unit that finishes a tile last
+// adds them up and runs the epilogue).
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   // Swizzled stages start at multiples of 1024 bytes (the 128B pattern's repeat).
   const b32 sA = ((b32)__cvta_generic_to_shared(smem_raw) + 1023u) & ~1023u;
@@ -133,12 +134,45 @@
         if (t % 32 == 0) pipe.consumer_release(prev);
       }
 
+      // Split-K (a uniform branch): every unit stores its partial sums in its own slab of the
+      // workspace (tensor::part: value pair i of thread t at pair 128 i + t, so that each store
+      // instruction of the warpgroup writes 1 KiB in one piece) and then counts itself in at
+      // the tile's counter (one per consumer half of the tile). The unit that arrives last
+      // adds the tile's slabs in split order (the same order whichever unit arrives last, so
+      // the sum is deterministic), sets the counter back to 0 for the next call and runs the
+      // epilogue; the others go on to their next unit. No unit waits for another: any order
+      // in which the units run completes.
+      if (args.splits > 1) {
+        float2* const slabs = reinterpret_cast<float2*>(args.partials) + c * (32 * k::BN);
+        constexpr long long SLAB = 64 * k::BN;  // column pairs of a unit's 128 x BN slab
+        auto mine = tensor::part(slabs + unit * SLAB)(t, _);
+#pragma unroll
+        for (int i = 0; i < k::ACC / 2; ++i) __stcg(&mine(i), make_float2(acc[2 * i], acc[2 * i + 1]));
+        __threadfence();  // the slab is visible on the GPU before the count that announces it
+        tessel::sm90::bar_sync(1 + c, 128);
+        bool last = false;
+        if (t == 0) last = atomicAdd(args.arrivals + 2 * tile + c, 1u) == (b32)(args.splits - 1);
+        if (!tessel::sm90::bar_any(1 + c, 128, last)) continue;
+        __threadfence();  // every other unit's slab is read after its count
+        if (t == 0) atomicExch(args.arrivals + 2 * tile + c, 0u);
+#pragma unroll
+        for (int v = 0; v < k::ACC; ++v) acc[v] = 0.0f;
+        for (int s = 0; s < args.splits; ++s) {
+          const auto slab = tensor::part(slabs + (s * tiles + tile) * SLAB)(t, _);
+#pragma unroll
+          for (int i = 0; i < k::ACC / 2; ++i) {
+            const float2 p = __ldcg(&slab(i));
+            acc[2 * i] += p.x;
+            acc[2 * i + 1] += p.y;
+          }
+        }
+      }
+
       // The epilogue. The tile's origin is computed once the accumulators are complete
       // (registers are short during the main loop).
       int ym, xn;
       raster.tile(tile, ym, xn);
       const int m0 = ym * k::BM + 64 * c, n0 = xn * k::BN;
-      const int row0 = m0 + split * args.split_rows;  // this split's slab of D
       // D = alpha acc + beta C where the configuration reads C, at each accumulator's place:
       // pairs of adjacent columns, as the identity tensors crow and ccol give them. Element
       // (r, c) of the tiles of C and D is at their layout functions' offsets (layout::gsrc_crd,
@@ -149,8 +183,8 @@
       const auto rows = tensor::crow()(t, _, 0, 0);
       const auto cols = tensor::ccol()(t, _, 0, 0);
       // Without C (beta = 0: the host reads C exactly where beta != 0) D = alpha acc, scaled
-      // here only where alpha is not 1 (a uniform branch: most calls and every split-K partial
-      // sum have alpha 1, and need no multiply per value).
+      // here only where alpha is not 1 (a uniform branch: most calls have alpha 1 and need no
+      // multiply per value).
       if constexpr (!k::SOURCE) {
         if (args.alpha != 1.0f) {
 #pragma unroll
@@ -192,7 +226,7 @@
           tessel::sm90::fence_proxy_async();
           tessel::sm90::bar_sync(1 + c, 128);
           if (t == 0) {
-            tessel::sm90::tma_store(&tmap_c, bufs + (ch % k::C_BUFS) * k::C_BUF_BYTES, n0 + ch * k::C_COLS, row0);
+            tessel::sm90::tma_store(&tmap_c, bufs + (ch % k::C_BUFS) * k::C_BUF_BYTES, n0 + ch * k::C_COLS, m0);
             tessel::sm90::store_commit();
           }
         }
@@ -210,7 +244,7 @@
               d0 = args.alpha * d0 + args.beta * c0;
               d1 = args.alpha * d1 + args.beta * c1;
             }
-            tessel::sm90::store2<k::OUT>(args.d + row0 * args.ldd + n0 * args.d_col + layout::gd_crd(rows[v], cols[v], args.ldd, args.d_col), args.d_col, d0, d1, args.d_pair != 0 && two, two);
+            tessel::sm90::store2<k::OUT>(args.d + m0 * args.ldd + n0 * args.d_col + layout::gd_crd(rows[v], cols[v], args.ldd, args.d_col), args.d_col, d0, d1, args.d_pair != 0 && two, two);
           }
         }
       }

@@ -162,6 +162,17 @@ __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.
 __device__ __forceinline__ void bar_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
+// Named barrier `id` over `threads` threads that also tells every one of them whether any passed
+// `pred` true (PTX ISA "bar.red": .or reduction of a predicate).
+__device__ __forceinline__ bool bar_any(int id, int threads, bool pred) {
+  b32 any;
+  asm volatile(
+      "{\n .reg .pred p, q;\n setp.ne.u32 p, %1, 0;\n bar.red.or.pred q, %2, %3, p;\n selp.u32 %0, 1, 0, q;\n}\n"
+      : "=r"(any)
+      : "r"((b32)pred), "r"(id), "r"(threads)
+      : "memory");
+  return any != 0;
+}
 
 // ---- output conversions (OUT: 0 fp32, 1 fp16, 2 bf16; round to nearest even): pack2 and convert
 // are tessel::'s (tessel_tensor.cuh).

@@ -13,7 +13,6 @@
 use std::process::ExitCode;
 
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
-use tessel_kernels::blas::split::{slab_rows, writes_workspace};
 use tessel_kernels::blas::{
     Gemm, GemmArgs, GemmCall, MatrixMut, MatrixRef, Order, plan_gemm, store_strides,
 };
@@ -144,12 +143,9 @@ fn shape(
                 .log2_group() as i32;
             call.args.splits = splits as i32;
             // D (row-major, leading dimension n) as plan_sm90 gives it to this variant: a
-            // swapped one not through the workspace stores the transpose of its tiles.
-            let workspace = writes_workspace(splits, call.swapped, tile, Element::F32);
-            let transposed_store = call.swapped && !workspace;
-            call.args.split_rows = if workspace { slab_rows(km) as i32 } else { 0 };
-            (call.args.ldd, call.args.d_col) = store_strides(n, transposed_store);
-            call.args.d_pair = i32::from(!transposed_store && n % 2 == 0);
+            // swapped one stores the transpose of its tiles.
+            (call.args.ldd, call.args.d_col) = store_strides(n, call.swapped);
+            call.args.d_pair = i32::from(!call.swapped && n % 2 == 0);
             call.grid = (tm * tn * splits).min(gemm.sms()) as u32;
             let call = GemmCall::Sm90(call);
             gemm.launch(&call)?;

@@ -130,7 +130,7 @@ fn run_time_arguments_describe_the_problem() {
     assert_eq!((call.args.tiles_m, call.args.tiles_n), (8, 12));
     assert_eq!(call.args.k_tiles, 9); // ceil(520 / 64)
     assert_eq!(call.grid, 96);
-    assert_eq!((call.args.splits, call.args.split_rows), (1, 0));
+    assert_eq!(call.args.splits, 1);
     assert_eq!(
         (call.args.d, call.args.ldd, call.args.d_pair),
         (p.d.address, 3000, 1)
@@ -154,44 +154,47 @@ fn run_time_arguments_describe_the_problem() {
 #[test]
 fn few_tiles_and_long_k_split_k_into_a_workspace() {
     use Order::{ColMajor as C, RowMajor as R};
-    use tessel_kernels::blas::split::{
-        ReduceArgs, into_workspace, slab_rows, uses_workspace, workspace_bytes,
-    };
+    use tessel_kernels::blas::split::{arrivals, partials_bytes, uses_workspace, with_workspace};
     // 100 x 4096 x 4096: 16 tiles of 128 x 256, 32 of 128 x 128 and 64 of 128 x 64, none
     // more than half of 132 SMs: 32 of 128 x 128; 64 k-tiles: four splits of 16 fill 128 SMs.
     let p = problem(100, 4096, 4096, R, C, R);
     let call = plan_sm90(&p, SMS).unwrap();
     assert!(!call.swapped);
     assert_eq!(call.config.tile, Sm90Tile::T128x128);
-    assert_eq!((call.args.splits, call.args.split_rows), (4, 128));
+    assert_eq!(call.args.splits, 4);
     assert_eq!(call.grid, 128);
-    assert_eq!(workspace_bytes(&call), 4 * 128 * 4096 * 4);
-    // The GEMM's launch writes fp32 slabs, predicated (100 of the 128 rows are real), no C,
-    // alpha 1; the reduction takes D, alpha and beta from the call.
-    let w = into_workspace(&call, 0x4000_0000);
+    // A 128 x 128 fp32 slab per unit (32 tiles x 4 splits), a counter per consumer half of
+    // each tile.
+    assert!(uses_workspace(&call));
+    assert_eq!(partials_bytes(&call), 128 * 128 * 128 * 4);
+    assert_eq!(arrivals(&call), 32 * 2);
+    // The launch is the call's own (D, its store, C, alpha and beta: the unit that completes
+    // a tile runs the epilogue) with the workspace's addresses; the plan leaves them 0.
+    assert_eq!((call.args.partials, call.args.arrivals), (0, 0));
+    let w = with_workspace(&call, 0x4000_0000, 0x5000_0000);
     assert_eq!(
-        (w.config.output, w.config.epilogue, w.config.source),
-        (Element::F32, Epilogue::Direct, false)
+        (w.args.partials, w.args.arrivals),
+        (0x4000_0000, 0x5000_0000)
     );
     assert_eq!(
-        (w.args.d, w.args.ldd, w.args.alpha, w.args.beta),
-        (0x4000_0000, 4096, 1.0, 0.0)
+        (w.config, w.d_store, w.a, w.b, w.grid),
+        (call.config, call.d_store, call.a, call.b, call.grid)
     );
-    assert_eq!(i64::from(w.args.split_rows), slab_rows(100));
-    assert_eq!(w.d_store, None);
-    assert_eq!((w.a, w.b, w.grid), (call.a, call.b, call.grid));
-    let r = ReduceArgs::for_call(&call, 0x4000_0000);
     assert_eq!(
-        (r.d, r.ldd, r.slab, r.m, r.n, r.w_rs, r.w_cs),
-        (p.d.address, 4096, 128 * 4096, 100, 4096, 4096, 1)
+        (
+            w.args.d,
+            w.args.ldd,
+            w.args.alpha,
+            w.args.beta,
+            w.args.splits
+        ),
+        (p.d.address, 4096, call.args.alpha, call.args.beta, 4)
     );
-    // Whole tiles (M a multiple of 128, n a multiple of 4): the slabs are stored by TMA, the
-    // map spanning every slab.
+    // Whole tiles (M a multiple of 128, n a multiple of 4): the last unit stores D by TMA.
     let whole = plan_sm90(&problem(128, 4096, 8192, R, C, R), SMS).unwrap();
     assert_eq!((whole.args.splits, whole.grid), (4, 128)); // 4 x 32 tiles
-    let w = into_workspace(&whole, 0x4000_0000);
-    assert_eq!(w.config.epilogue, Epilogue::TmaStore);
-    assert_eq!(w.d_store.unwrap().0.rows, 4 * slab_rows(128));
+    assert_eq!(whole.config.epilogue, Epilogue::TmaStore);
+    assert_eq!(whole.d_store.unwrap().0.rows, 128);
     // 512 x 512 x 2048: 16 tiles of 128 x 128 and 32 k-tiles would take eight splits, but
     // their partial sums (8 x 512 x 512 x 4 bytes, written and read: 16.8 MB) would be eight
     // times A and B (2 x 1024 x 2048 bytes, half of it 2.1 MB): no split.
@@ -203,52 +206,46 @@ fn few_tiles_and_long_k_split_k_into_a_workspace() {
     // Enough tiles, or too little K: no split, no workspace.
     for (m, n, k) in [(4096, 4096, 4096), (128, 4096, 192), (1000, 3000, 520)] {
         let c = plan_sm90(&problem(m, n, k, R, C, R), SMS).unwrap();
-        assert_eq!((c.args.splits, c.args.split_rows), (1, 0), "{m}x{n}x{k}");
+        assert_eq!(c.args.splits, 1, "{m}x{n}x{k}");
         assert!(!uses_workspace(&c));
-        assert_eq!(workspace_bytes(&c), 0);
+        assert_eq!((partials_bytes(&c), arrivals(&c)), (0, 0));
     }
 }
 
 #[test]
-fn few_rows_compute_the_transpose_through_the_workspace() {
+fn few_rows_compute_the_transpose_and_store_it() {
     use Order::{ColMajor as C, RowMajor as R};
     use tessel_kernels::blas::NARROW_ROWS;
-    use tessel_kernels::blas::split::{
-        ReduceArgs, into_workspace, uses_workspace, workspace_bytes,
-    };
+    use tessel_kernels::blas::split::{arrivals, partials_bytes, uses_workspace};
     // 16 x 4096 x 4096, D row-major: the kernel computes D^T (4096 x 16) with the 128 x 32
     // tile, its first operand B^T (4096 rows of K) and its second A (16 rows of K); 32 tiles,
     // four splits of 16 k-tiles.
     let p = problem(16, 4096, 4096, R, C, R);
     let call = plan_sm90(&p, SMS).unwrap();
     assert!(call.swapped && !call.transposed);
-    assert!(uses_workspace(&call));
     assert_eq!(call.config.tile, Sm90Tile::T128x32);
     assert_eq!((call.args.m, call.args.n), (4096, 16));
     assert_eq!((call.a.address, call.b.address), (p.b.address, p.a.address));
     assert_eq!((call.a.matrix.rows, call.b.matrix.rows), (4096, 16));
     assert_eq!((call.a.major, call.b.major), (Major::K, Major::K));
+    assert_eq!((call.args.splits, call.grid), (4, 128));
+    // 128 units of 128 x 32 fp32 partial sums; the unit completing a tile stores its
+    // transpose into D: D's element (r, c), the kernel's (c, r), at c ldd + r d_col =
+    // r 4096 + c; two adjacent kernel columns are never one vector.
+    assert!(uses_workspace(&call));
     assert_eq!(
-        (call.args.splits, call.args.split_rows, call.grid),
-        (4, 4096, 128)
+        (partials_bytes(&call), arrivals(&call)),
+        (128 * 128 * 32 * 4, 64)
     );
-    assert_eq!(workspace_bytes(&call), 4 * 4096 * 16 * 4);
-    // The kernel stores whole 128-row tiles of the transposed slabs by TMA; the reduction
-    // reads element (r, c) of D at r + 16 c of a slab.
-    let w = into_workspace(&call, 0x4000_0000);
     assert_eq!(
-        (w.config.output, w.config.epilogue),
-        (Element::F32, Epilogue::TmaStore)
+        (call.args.ldd, call.args.d_col, call.args.d_pair),
+        (1, 4096, 0)
     );
-    let (map, _) = w.d_store.unwrap();
-    assert_eq!((map.rows, map.cols, map.ld), (4 * 4096, 16, 16));
-    let r = ReduceArgs::for_call(&call, 0x4000_0000);
     assert_eq!(
-        (r.m, r.n, r.w_rs, r.w_cs, r.w_pair, r.slab, r.ldd),
-        (16, 4096, 1, 16, 0, 4096 * 16, 4096)
+        (call.config.epilogue, call.config.output, call.d_store),
+        (Epilogue::Direct, Element::F32, None)
     );
-    // Unsplit (1 x 14336 has 112 tiles), the swapped kernel stores its tiles' transposes into
-    // D itself: D's element (r, c), the kernel's (c, r), at c ldd + r d_col = r 14336 + c.
+    // Unsplit (1 x 14336 has 112 tiles): no workspace, the same transposed store.
     let wide = plan_sm90(&problem(1, 14336, 4096, R, C, R), SMS).unwrap();
     assert!(wide.swapped && !uses_workspace(&wide));
     assert_eq!((wide.args.splits, wide.grid), (1, 112));
@@ -256,19 +253,15 @@ fn few_rows_compute_the_transpose_through_the_workspace() {
         (wide.args.ldd, wide.args.d_col, wide.args.d_pair),
         (1, 14336, 0)
     );
-    assert_eq!(
-        (wide.config.epilogue, wide.config.output),
-        (Epilogue::Direct, Element::F32)
-    );
-    assert_eq!(workspace_bytes(&wide), 0);
-    // A 16-bit D: the 32-column tile holds no whole 64-column chunk of it, so the kernel
-    // writes fp32 into the workspace; with 33 rows the 64-column tile writes D itself.
+    assert_eq!(partials_bytes(&wide), 0);
+    // A 16-bit D takes the same 32-column tile (its epilogue chunk is the tile's 64 bytes)
+    // and stores D itself; with 33 rows the 64-column tile.
     let mut half = problem(1, 14336, 4096, R, C, R);
     half.d.elem = Element::BF16;
     let half = plan_sm90(&half, SMS).unwrap();
-    assert!(half.swapped && uses_workspace(&half));
-    assert_eq!(workspace_bytes(&half), 14336 * 4);
-    assert_eq!((half.args.ldd, half.args.d_col), (14336, 1));
+    assert_eq!(half.config.tile, Sm90Tile::T128x32);
+    assert!(half.swapped && !uses_workspace(&half));
+    assert_eq!((half.args.ldd, half.args.d_col), (1, 14336));
     let mut rows33 = problem(33, 14336, 4096, R, C, R);
     rows33.d.elem = Element::BF16;
     let rows33 = plan_sm90(&rows33, SMS).unwrap();
@@ -276,12 +269,14 @@ fn few_rows_compute_the_transpose_through_the_workspace() {
     assert!(rows33.swapped && !uses_workspace(&rows33));
     assert_eq!((rows33.args.ldd, rows33.args.d_col), (1, 14336));
     // A column-major D: the transposed problem has D^T's rows (4096) and is not swapped; with
-    // N <= 64 it is (the kernel then computes D itself, row-major, into the workspace).
+    // N <= 64 it is (the kernel then computes D itself, row-major, and stores it
+    // column-major: ldd 1, d_col D's leading dimension).
     let t = plan_sm90(&problem(16, 4096, 4096, R, C, C), SMS).unwrap();
     assert!(t.transposed && !t.swapped);
     let both = plan_sm90(&problem(4096, 16, 4096, R, C, C), SMS).unwrap();
     assert!(both.transposed && both.swapped);
     assert_eq!((both.args.m, both.args.n, both.args.splits), (4096, 16, 4));
+    assert_eq!((both.args.ldd, both.args.d_col), (1, 4096));
     // Past NARROW_ROWS rows, or with as few columns: not swapped.
     assert!(
         plan_sm90(&problem(NARROW_ROWS, 4096, 4096, R, C, R), SMS)
@@ -770,11 +765,10 @@ fn every_configuration_is_proven() {
                                 epilogue,
                                 source: a_major == b_major,
                             };
-                            // The 32-column tile holds one fp32 epilogue chunk and whole
-                            // 128-byte K rows of B only: refused otherwise.
-                            if tile == Sm90Tile::T128x32
-                                && (output != Element::F32 || b_major == Major::MN)
-                            {
+                            // The 32-column tile's B stage is whole 128-byte K rows: an
+                            // MN-major B (64-element swizzle rows) is refused. Its epilogue
+                            // chunk is the tile (64 bytes of a 16-bit output, 64B swizzle).
+                            if tile == Sm90Tile::T128x32 && b_major == Major::MN {
                                 let e = Sm90Plan::for_config(config).unwrap_err().to_string();
                                 assert!(!e.is_empty(), "{}", config.kernel_name());
                                 continue;

@@ -190,10 +190,11 @@ fn per_16_bytes(elem: Element) -> i64 {
     16 / elem.bytes()
 }
 
-/// What the library chose for a case: the splits of K and the kernel's name.
+/// What the library chose for a case: the splits of K and the kernel's name; and D's bytes.
 struct Chosen {
     splits: i32,
     kernel: String,
+    d: Vec<u8>,
 }
 
 /// Runs and verifies one case; returns what the library chose.
@@ -295,6 +296,7 @@ fn run_case(gpu: &Gpu, gemm: &Gemm<'_>, c: Case, seed: u64) -> Chosen {
                 GemmCall::Sm80(_) => 1,
             },
             kernel: call.kernel_name(),
+            d: Vec::new(),
         }
     };
     gpu.synchronize().unwrap();
@@ -337,7 +339,7 @@ fn run_case(gpu: &Gpu, gemm: &Gemm<'_>, c: Case, seed: u64) -> Chosen {
         &rows,
     );
     assert_eq!(cmp.bad, 0, "{label}: {cmp:?}");
-    chosen
+    Chosen { d: raw, ..chosen }
 }
 
 /// Runs `body` with the GPU and its library GEMM; skips (with the reason) where there is no
@@ -1135,6 +1137,72 @@ fn gpu_split_k_for_few_tiles() {
     });
 }
 
+/// Split-K adds the units' partial sums in split order whichever unit finishes a tile last: the
+/// same call twice gives the same bits. Every split call leaves the tiles' arrival counters at
+/// zero for the next: split calls of other tiles, types and shapes in between, and the first
+/// call again, are each right against the f64 reference (a counter left behind would make a
+/// later tile's epilogue run early, or never) and the repeat gives the first call's bits.
+#[test]
+#[ignore = "needs an sm_90 GPU"]
+fn gpu_split_k_is_deterministic_and_leaves_its_counters_zero() {
+    use Order::{ColMajor as C, RowMajor as R};
+    with_gemm(
+        "gpu_split_k_is_deterministic_and_leaves_its_counters_zero",
+        |gpu, gemm| {
+            let first = Case {
+                m: 100,
+                n: 4096,
+                k: 4000,
+                b: C,
+                ..BASE
+            };
+            let others = [
+                Case {
+                    m: 16,
+                    n: 4096,
+                    k: 14336,
+                    b: C,
+                    input: Element::BF16,
+                    output: Element::BF16,
+                    alpha: 0.5,
+                    beta: -1.5,
+                    ..BASE
+                },
+                Case {
+                    m: 64,
+                    n: 1000,
+                    k: 4096,
+                    b: C,
+                    d: C,
+                    output: Element::F16,
+                    ..BASE
+                },
+                Case {
+                    m: 200,
+                    n: 2048,
+                    k: 8192,
+                    a: C,
+                    b: R,
+                    ..BASE
+                },
+            ];
+            let once = run_case(gpu, gemm, first, 500);
+            let twice = run_case(gpu, gemm, first, 500);
+            assert!(once.splits > 1, "{}: not split", once.kernel);
+            assert!(once.d == twice.d, "the same split call gave other bits");
+            for (i, c) in others.into_iter().enumerate() {
+                let chosen = run_case(gpu, gemm, c, 501 + i as u64);
+                assert!(chosen.splits > 1, "{c:?}: {} not split", chosen.kernel);
+            }
+            let again = run_case(gpu, gemm, first, 500);
+            assert!(
+                once.d == again.d,
+                "the split call after the others gave other bits"
+            );
+        },
+    );
+}
+
 /// A case of the transposed-kernel tests: M x N x K, the orders of A, B and D, and the tile
 /// the chosen kernel's name holds.
 type RowsCase = ((usize, usize, usize), (Order, Order, Order), &'static str);
@@ -1184,8 +1252,8 @@ fn run_few_rows(
 }
 
 /// Few rows and many columns: at most `blas::NARROW_ROWS` rows (1, 7, 33, 64, and a
-/// column-major D of 16 columns, whose transpose has 16 rows) take the transposed kernel into
-/// the fp32 workspace and the reduction writes D from it: the 128 x 32 tile for at most 32 rows
+/// column-major D of 16 columns, whose transpose has 16 rows) take the transposed kernel, split
+/// or not, which stores its tiles' transposes into D: the 128 x 32 tile for at most 32 rows
 /// and a K-major A (the kernel's B), else the 128 x 64 one; just above (65 rows) the 128-row
 /// tiles. Every order of A and B (the transposed kernel's operands are B^T and A^T), ragged
 /// and odd extents, alpha, beta and C; each against the f64 reference.
@@ -1213,8 +1281,8 @@ fn gpu_few_rows_take_the_transposed_kernel() {
 
 /// Few rows and so many columns that the transposed kernel's tiles fill more than half the
 /// SMs: unsplit, the kernel stores each tile's transpose into D itself (D's rows are its
-/// columns: `Sm90Args::d_col`), reading C the same way; the 32-column tile of a 16-bit D goes
-/// through the fp32 workspace instead. Both tiles, every order of A and B, a column-major D,
+/// columns: `Sm90Args::d_col`), reading C the same way (a 16-bit D too: the 32-column tile's
+/// epilogue chunk is its 64 bytes). Both tiles, every order of A and B, a column-major D,
 /// ragged extents and padded leading dimensions; each against the f64 reference.
 #[test]
 #[ignore = "needs an sm_90 GPU"]

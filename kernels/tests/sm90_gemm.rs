@@ -6,7 +6,7 @@ mod common;
 
 use tessel_kernels::Element;
 use tessel_kernels::hopper::run::{Sm90Buffers, run_and_compare_cublas, run_and_verify, supported};
-use tessel_kernels::hopper::{BK, BM, BN, Epilogue, Sm90Plan};
+use tessel_kernels::hopper::{BK, BM, BN, Epilogue, Sm90Config, Sm90Plan, Sm90Tile};
 use tessel_kernels::hopper::{INPUTS, OUTPUTS};
 use tessel_kernels::kernel::{Arg, ParamKind};
 use tessel_kernels::tma::{TmaMatrix, TmaPlan};
@@ -19,6 +19,12 @@ use tessel_layout::gmma::{GmmaDescriptor, Major, SwizzleMode};
 /// modulo 8, bits 7-9), independently of tessel's `Swizzle`.
 fn sw128(byte: i64) -> i64 {
     byte ^ ((byte & 0x380) >> 3)
+}
+
+/// The 64-byte swizzle on a byte address, from the same definition: the 16-byte chunk index
+/// within a 64-byte row, bits 4-5, XORed with bits 7-8 (the 128-byte line index modulo 4).
+fn sw64(byte: i64) -> i64 {
+    byte ^ ((byte & 0x180) >> 3)
 }
 
 /// The byte of element (row, k) of a K-major fp16 stage written by a TMA box of 64 x rows with
@@ -226,7 +232,7 @@ fn epilogue_chunk_is_the_128b_swizzled_row_major_box() {
     for (output, bytes) in [(Element::F32, 4), (Element::F16, 2), (Element::BF16, 2)] {
         let plan = Sm90Plan::new(512, 512, 64, Element::F16, output).unwrap();
         let cols = 128 / bytes;
-        assert_eq!(Sm90Plan::c_cols(output), cols);
+        assert_eq!(Sm90Plan::c_cols(output, 256), cols);
         assert_eq!(plan.epilogue, Epilogue::TmaStore);
         let tma = plan.c_tma.as_ref().unwrap();
         assert_eq!(tma.box_dims(), [cols, 64]);
@@ -243,6 +249,39 @@ fn epilogue_chunk_is_the_128b_swizzled_row_major_box() {
         // stage ring within the 227 KiB a block may have.
         assert_eq!(plan.c_buf_bytes() * 4, 4 * 64 * 128);
         assert!(plan.smem_bytes() <= 232_448, "{}", plan.smem_bytes());
+    }
+}
+
+#[test]
+fn the_32_column_tile_of_a_16_bit_output_stores_64_byte_swizzled_chunks() {
+    // The chunk is the whole 64 x 32 tile of a consumer: 64 rows of 64 bytes, one after the
+    // other, under the 64B swizzle (what the TMA store with CU_TENSOR_MAP_SWIZZLE_64B reads).
+    for output in [Element::F16, Element::BF16] {
+        let c = Sm90Config {
+            tile: Sm90Tile::T128x32,
+            ..Sm90Config::tn(Element::F16, output)
+        };
+        let plan = Sm90Plan::for_config(c).unwrap();
+        assert_eq!(Sm90Plan::c_cols(output, 32), 32);
+        assert_eq!(Sm90Plan::c_swizzle(output, 32), SwizzleMode::B64);
+        let tma = plan.c_tma.as_ref().unwrap();
+        assert_eq!(tma.box_dims(), [32, 64]);
+        for row in 0..64 {
+            for col in 0..32 {
+                assert_eq!(
+                    2 * plan.c_smem.offset(row + 64 * col).unwrap(),
+                    sw64(row * 64 + 2 * col),
+                    "{output} ({row},{col})"
+                );
+            }
+        }
+        // stmatrix into it: 4 wavefronts per stsm.x4 (one per 8 x 8 matrix), no conflict.
+        let banks = plan.epilogue_banks().unwrap();
+        assert!(
+            banks.iter().all(|r| r.wavefronts == 4 && r.excess == 0),
+            "{output}: {:?}",
+            banks[0]
+        );
     }
 }
 
@@ -264,7 +303,7 @@ fn epilogue_stores_swizzled_are_ideal_sequential_fp32_two_way_unswizzled_worse()
         );
         // The same chunk without the swizzle, row-major 128-byte rows: the 8 rows a store
         // touches share their banks.
-        let cols = Sm90Plan::c_cols(output);
+        let cols = Sm90Plan::c_cols(output, 256);
         let plain = Layout::new(
             tessel_layout::IntTuple::from_ints([64, cols]),
             tessel_layout::IntTuple::from_ints([cols, 1]),

@@ -38,11 +38,12 @@ fn assert_ptxas_clean(source: &str, name: &str) -> Vec<u8> {
     cubin
 }
 
-/// The configurations compiled by the tests (fifteen): the default (both operands K-major, the
+/// The configurations compiled by the tests (sixteen): the default (both operands K-major, the
 /// large tile, the TMA store) for three type pairs that take each input and each output type,
 /// every other pair of majors and the small tile (f16 in, f32 out), the direct epilogue and the
 /// read of C once each, the narrow tiles as transposed calls use them (five) and writing a
-/// 16-bit D (one); every configuration under `TESSEL_LONG_TESTS=1`.
+/// 16-bit D (two: the 64-column tile by TMA, the 32-column one transposed, reading C); every
+/// configuration the plan takes under `TESSEL_LONG_TESTS=1`.
 fn configurations() -> Vec<Sm90Config> {
     let mut all = Vec::new();
     for input in INPUTS {
@@ -70,7 +71,11 @@ fn configurations() -> Vec<Sm90Config> {
         }
     }
     if common::long_tests() {
-        return all;
+        // The 32-column tile takes a K-major B only (the plan refuses the others).
+        return all
+            .into_iter()
+            .filter(|c| c.tile != Sm90Tile::T128x32 || c.b_major == Major::K)
+            .collect();
     }
     let chosen: Vec<Sm90Config> = all
         .into_iter()
@@ -114,20 +119,23 @@ fn configurations() -> Vec<Sm90Config> {
                         && c.b_major == Major::MN
                         && c.a_major == Major::K
                         && c.epilogue == Epilogue::Direct));
-            // The narrow tile writing a 16-bit D itself (one epilogue chunk, one buffer),
-            // reading C.
-            let narrow_16 = c.tile == Sm90Tile::T128x64
-                && c.input == Element::BF16
+            // The narrow tiles writing a 16-bit D themselves (one epilogue chunk, one buffer;
+            // the 32-column tile's chunk is 64 bytes), reading C.
+            let narrow_16 = c.input == Element::BF16
                 && c.output == Element::BF16
                 && kk
-                && c.epilogue == Epilogue::TmaStore
-                && c.source;
+                && c.source
+                && match c.tile {
+                    Sm90Tile::T128x64 => c.epilogue == Epilogue::TmaStore,
+                    Sm90Tile::T128x32 => c.epilogue == Epilogue::Direct,
+                    _ => false,
+                };
             default || majors || epilogues || narrow || narrow_16
         })
         .collect();
     assert_eq!(
         chosen.len(),
-        15,
+        16,
         "the configurations the doc comment counts"
     );
     chosen
@@ -204,16 +212,36 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
                 ],
             );
             assert!(
-                !ptx.contains("st.global"),
+                !ptx.lines()
+                    .any(|l| l.contains("st.global") && !l.contains(SLAB_STORE)),
                 "{name}: direct stores in the PTX"
             );
         } else {
             // Predicated stores from the registers, no TMA store.
-            assert!(ptx.contains("st.global."), "{name}");
+            assert!(
+                ptx.lines()
+                    .any(|l| l.contains("st.global.") && !l.contains(SLAB_STORE)),
+                "{name}"
+            );
             assert!(!ptx.contains("bulk_group"), "{name}");
         }
+        // Split-K in every configuration: the unit's partial sums stored and the tile's
+        // slabs read through L2 (.cg), the arrival counted and the counter reset atomically,
+        // and the warpgroup told by a reducing barrier whether its unit arrived last.
+        assert_ptx_has(
+            &ptx,
+            &name,
+            &[
+                SLAB_STORE,
+                SLAB_LOAD,
+                "atom.global.add.u32",
+                "atom.global.exch.b32",
+                "bar.red.or.pred",
+            ],
+        );
         assert_eq!(
-            ptx.contains("ld.global."),
+            ptx.lines()
+                .any(|l| l.contains("ld.global.") && !l.contains(SLAB_LOAD)),
             config.source,
             "{name}: reads of C"
         );
@@ -221,6 +249,10 @@ fn hopper_gemm_compiles_for_sm90a_through_ptxas() {
         assert_ptxas_clean(kernel.source(), &name);
     }
 }
+
+/// The split-K partial sums' stores and loads (`__stcg` / `__ldcg` of a `float2`).
+const SLAB_STORE: &str = "st.global.cg.v2.f32";
+const SLAB_LOAD: &str = "ld.global.cg.v2.f32";
 
 /// The SASS, where `nvdisasm` is available (`TESSEL_NVDISASM=/path/to/nvdisasm`, e.g. from the
 /// `nvidia-cuda-nvdisasm` wheel; skipped otherwise): the tensor cores run `HGMMA` (not `HMMA`),

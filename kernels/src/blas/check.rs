@@ -7,7 +7,6 @@ use tessel_layout::gmma::Major;
 
 use super::order::Order;
 use super::select::{choose_tile_for, split_for};
-use super::split::{slab_rows, writes_workspace};
 use crate::element::Element;
 use crate::error::{GpuError, GpuResult};
 use crate::hopper::{
@@ -178,11 +177,9 @@ pub struct Sm90Call {
     /// Whether the kernel computes the transpose of that row-major matrix `O` instead (`O` of
     /// [`NARROW_ROWS`] rows or fewer: the kernel's 128-row tiles run along O's columns, the
     /// 32-column tile [`Sm90Tile::T128x32`] along its rows, or the 64-column one where O has
-    /// more than 32 rows or the kernel's B is M-major). Unsplit, the kernel stores each tile's
-    /// transpose into O itself (`args.ldd` 1, `args.d_col` O's leading dimension); split, or
-    /// where the tile holds no whole epilogue chunk of O's type, it writes `O^T` in fp32 to the
-    /// workspace and the reduction ([`super::split`]) writes `O` from it. `args.m` and
-    /// `args.n` are the kernel's: O's columns and rows.
+    /// more than 32 rows or the kernel's B is M-major). The kernel stores each tile's
+    /// transpose into O (`args.ldd` 1, `args.d_col` O's leading dimension; split or not).
+    /// `args.m` and `args.n` are the kernel's: O's columns and rows.
     pub swapped: bool,
     /// The first operand (A, or B^T when transposed).
     pub a: OperandMap,
@@ -208,8 +205,7 @@ pub const NARROW_ROWS: i64 = 64;
 /// The strides (rows, columns) of D or C of leading dimension `ld` as the Hopper kernel indexes
 /// them ([`crate::hopper::Sm90Args`]'s `ldd` and `d_col`): `(ld, 1)`, or `(1, ld)` where a
 /// swapped call's kernel stores the transpose of its tile into D itself (D's rows are the
-/// kernel's columns). A call through the workspace keeps `(ld, 1)`: the reduction reads D's
-/// own view.
+/// kernel's columns).
 ///
 /// ```
 /// use tessel_kernels::blas::store_strides;
@@ -414,29 +410,23 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
         )));
     }
     let raster = GroupedRaster::new(tiles_m, tiles_n, RASTER_GROUP)?;
-    // Split-K where the tiles leave half the SMs idle (super::split): slab s of the fp32
-    // workspace at rows s * split_rows.
+    // Split-K where the tiles leave half the SMs idle (super::split: the kernel adds the
+    // splits' partial sums itself).
     let k_tiles = (p.k + k_tile(input) - 1) / k_tile(input);
     let splits = split_for((m, n, p.k), tiles_m * tiles_n, k_tiles, input.bytes(), sms);
-    let through_workspace = writes_workspace(splits, swapped, tile, output);
-    let split_rows = if through_workspace { slab_rows(m) } else { 0 };
-    if splits * split_rows > i64::from(i32::MAX) {
-        return Err(GpuError::InvalidArgument(format!(
-            "{m} x {n} split {splits} ways: the kernel counts the workspace's rows below 2^31"
-        )));
-    }
-    // A swapped call that writes D itself stores the transpose of its tile (store_strides);
-    // two adjacent columns of its tile are then never one vector.
-    let transposed_store = swapped && !through_workspace;
+    // A swapped call stores the transpose of its tile (store_strides); two adjacent columns
+    // of its tile are then never one vector.
     let bytes = output.bytes() as u64;
     let pair = |d: &MatrixDesc| {
-        i32::from(!transposed_store && d.address.is_multiple_of(2 * bytes) && d.ld % 2 == 0)
+        i32::from(!swapped && d.address.is_multiple_of(2 * bytes) && d.ld % 2 == 0)
     };
-    let (ldd, d_col) = store_strides(p.d.ld, transposed_store);
-    let (ldc, c_col) = c.map_or((0, 1), |c| store_strides(c.ld, transposed_store));
+    let (ldd, d_col) = store_strides(p.d.ld, swapped);
+    let (ldc, c_col) = c.map_or((0, 1), |c| store_strides(c.ld, swapped));
     let args = Sm90Args {
         d: p.d.address,
         c: c.map_or(0, |c| c.address),
+        partials: 0,
+        arrivals: 0,
         ldd,
         ldc,
         d_col,
@@ -448,7 +438,6 @@ pub fn plan_sm90(p: &Problem, sms: i64) -> GpuResult<Sm90Call> {
         tiles_n: tiles_n as i32,
         log2_group: raster.log2_group() as i32,
         splits: splits as i32,
-        split_rows: split_rows as i32,
         alpha: p.alpha,
         beta: p.beta,
         d_pair: pair(&p.d),

@@ -9,8 +9,8 @@
 //! every condition the kernel assumes, named in the error), chooses the tile
 //! ([`choose_tile`]) and the copy widths ([`copy_width`]), on the Hopper path a split of K
 //! where even the narrowest tile leaves half the SMs idle ([`split_for`]: each split's fp32
-//! partial sums go to a workspace the [`Gemm`] owns, and a reduction kernel adds them into D,
-//! [`split`]), encodes the tensor maps of the Hopper path (kept for the calls that repeat
+//! partial sums go to a workspace the [`Gemm`] owns, and the unit that finishes a tile last
+//! adds them into D, [`split`]), encodes the tensor maps of the Hopper path (kept for the calls that repeat
 //! them) and launches; no compile once the configuration is loaded. The call's result
 //! ([`GemmCall`]) says which path ran ([`GemmCall::path`]).
 //!
@@ -336,10 +336,10 @@ pub struct Gemm<'g> {
     smem_limit: i64,
     kernels: RefCell<HashMap<Sm90Config, Rc<Loaded90<'g>>>>,
     kernels80: RefCell<HashMap<Sm80Config, Rc<Loaded<'g>>>>,
-    /// The split-K reductions, by (output type, reads C).
-    reductions: RefCell<HashMap<(Element, bool), Rc<Loaded<'g>>>>,
-    /// The split-K workspace (fp32 partial sums), grown on demand.
-    workspace: RefCell<Option<CudaSlice<u8>>>,
+    /// The split-K partial sums (fp32), grown on demand.
+    partials: RefCell<Option<CudaSlice<u8>>>,
+    /// The split-K arrival counters, zero between calls, grown on demand.
+    arrivals: RefCell<Option<CudaSlice<u32>>>,
     /// The tensor maps of recent calls (A, B, D's store), by configuration, operands and D:
     /// encoding them costs the host more than a small problem's kernel takes, and callers
     /// repeat their matrices. At most [`MAP_CACHE`] entries (cleared when full).
@@ -405,8 +405,8 @@ impl<'g> Gemm<'g> {
             smem_limit: max_smem_optin(gpu)?,
             kernels: RefCell::new(HashMap::new()),
             kernels80: RefCell::new(HashMap::new()),
-            reductions: RefCell::new(HashMap::new()),
-            workspace: RefCell::new(None),
+            partials: RefCell::new(None),
+            arrivals: RefCell::new(None),
             maps: RefCell::new(HashMap::new()),
         })
     }
@@ -500,45 +500,16 @@ impl<'g> Gemm<'g> {
         )
     }
 
-    /// Launches a call of the Hopper GEMM. A call through the workspace
-    /// ([`split::uses_workspace`]: a split, or a swapped call whose tile holds no whole
-    /// epilogue chunk of D's type) runs the GEMM into the workspace, then the reduction into D
-    /// ([`split`]).
+    /// Launches a call of the Hopper GEMM; a split call ([`split::uses_workspace`]) with the
+    /// workspace of [`split`] (grown to its size first).
     fn launch_sm90(&self, call: &Sm90Call) -> GpuResult<()> {
         if !split::uses_workspace(call) {
             return self.launch_gemm(call);
         }
-        let bytes = split::workspace_bytes(call);
-        let mut slot = self.workspace.borrow_mut();
-        if slot.as_ref().is_none_or(|w| w.len() < bytes) {
-            // The old workspace is dropped first (the stream orders its last use before).
-            *slot = None;
-            *slot = Some(crate::error::cuda(
-                "cuMemAlloc",
-                self.gpu.stream().alloc_zeros::<u8>(bytes),
-            )?);
-        }
         let stream = self.gpu.stream();
-        let workspace = slot.as_mut().map_or(0, |w| w.device_ptr_mut(stream).0);
-        self.launch_gemm(&split::into_workspace(call, workspace))?;
-        let reduce = split::ReduceArgs::for_call(call, workspace);
-        let kernel = self.reduction(call.config.output, call.config.source)?;
-        kernel.launch_grid(
-            (reduce.blocks(self.sms), 1, 1),
-            &mut [Arg::Values(reduce.values())],
-        )
-    }
-
-    /// The split-K reduction for `output`, loaded at first use.
-    fn reduction(&self, output: Element, source: bool) -> GpuResult<Rc<Loaded<'g>>> {
-        if let Some(k) = self.reductions.borrow().get(&(output, source)) {
-            return Ok(Rc::clone(k));
-        }
-        let loaded = Rc::new(split::reduce_kernel(output, source)?.load(self.gpu)?);
-        self.reductions
-            .borrow_mut()
-            .insert((output, source), Rc::clone(&loaded));
-        Ok(loaded)
+        let partials = grown(&self.partials, split::partials_bytes(call), stream)?;
+        let arrivals = grown(&self.arrivals, split::arrivals(call), stream)?;
+        self.launch_gemm(&split::with_workspace(call, partials, arrivals))
     }
 
     /// One launch of the Hopper GEMM.
@@ -590,4 +561,22 @@ impl<'g> Gemm<'g> {
         cache.insert(key, Rc::clone(&maps));
         Ok(maps)
     }
+}
+
+/// The device address of `slot`'s buffer, replaced by a zeroed one of `len` elements first
+/// where it holds fewer (the old one is dropped first: the stream orders its last use before).
+fn grown<T: DeviceRepr + cudarc::driver::ValidAsZeroBits>(
+    slot: &RefCell<Option<CudaSlice<T>>>,
+    len: usize,
+    stream: &std::sync::Arc<CudaStream>,
+) -> GpuResult<u64> {
+    let mut slot = slot.borrow_mut();
+    if slot.as_ref().is_none_or(|w| w.len() < len) {
+        *slot = None;
+        *slot = Some(crate::error::cuda(
+            "cuMemAlloc",
+            stream.alloc_zeros::<T>(len),
+        )?);
+    }
+    Ok(slot.as_mut().map_or(0, |w| w.device_ptr_mut(stream).0))
 }

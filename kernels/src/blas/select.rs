@@ -106,8 +106,8 @@ pub fn choose_tile_for(input: Element, m: i64, n: i64, sms: i64) -> Sm90Tile {
     }
 }
 
-/// Fewest k-tiles a split of K keeps (fewer would spend more on the fp32 partial sums and their
-/// reduction than the extra SMs gain).
+/// Fewest k-tiles a split of K keeps (fewer would spend more on the fp32 partial sums and
+/// their sum than the extra SMs gain).
 pub const MIN_K_TILES_PER_SPLIT: i64 = 4;
 
 /// Most splits of K per tile.
@@ -116,8 +116,8 @@ pub const MAX_SPLITS: i64 = 16;
 /// How many ranges of k-tiles each output tile is split into (split-K): where the tiles fill
 /// at most half the SMs, as many as fit in one wave (`tiles x splits <= sms`), at most
 /// [`MAX_SPLITS`] and keeping at least [`MIN_K_TILES_PER_SPLIT`] k-tiles per split; 1
-/// otherwise. Each split writes fp32 partial sums that a reduction adds
-/// ([`super::Gemm::run`]); [`split_traffic_allows`] bounds what that costs.
+/// otherwise. Each split writes fp32 partial sums that the unit finishing the tile last adds
+/// ([`super::split`]); [`split_traffic_allows`] bounds what that costs.
 ///
 /// ```
 /// use tessel_kernels::blas::choose_splits;
@@ -138,8 +138,9 @@ pub fn choose_splits(tiles: i64, k_tiles: i64, sms: i64) -> i64 {
 }
 
 /// Whether `splits` partial sums of an `m x n x k` problem with inputs of `input_bytes` bytes
-/// cost at most half the operands' traffic: each split writes and the reduction reads its
-/// `m x n` fp32 slab (`2 splits m n 4` bytes) against `(m + n) k input_bytes` bytes of A and B.
+/// cost at most half the operands' traffic: each split writes its `m x n` fp32 slab and the
+/// unit that finishes the tile reads it (`2 splits m n 4` bytes) against `(m + n) k
+/// input_bytes` bytes of A and B.
 ///
 /// ```
 /// use tessel_kernels::blas::split_traffic_allows;

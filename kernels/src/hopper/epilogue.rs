@@ -12,13 +12,13 @@ use crate::error::{GpuError, GpuResult};
 use crate::tma::{TmaMatrix, TmaPlan};
 
 impl Sm90Plan {
-    /// The TMA store of the epilogue's chunks (box `C_COLS x rows` of D, `m x n` with leading
-    /// dimension `ld`, 128B swizzle, proven to read `c_box`, whose rows it takes from mode 0),
-    /// or `None` where TMA cannot address D: its row pitch is not a multiple of 16 bytes.
+    /// The TMA store of the epilogue's chunks of a `bn`-column tile (box `C_COLS x rows` of D,
+    /// `m x n` with leading dimension `ld`, the chunk's swizzle [`Sm90Plan::c_swizzle`], proven
+    /// to read `c_box`, whose rows it takes from mode 0), or `None` where TMA cannot address D:
+    /// its row pitch is not a multiple of 16 bytes.
     pub(crate) fn c_store_tma(
-        m: i64,
-        n: i64,
-        ld: i64,
+        (m, n, ld): (i64, i64, i64),
+        bn: i64,
         output: Element,
         c_box: &ComposedLayout,
     ) -> GpuResult<Option<TmaPlan>> {
@@ -35,8 +35,8 @@ impl Sm90Plan {
         let rows = c_box.layout().mode(0)?.size();
         let tma = TmaPlan::new(
             matrix,
-            [Self::c_cols(output), rows],
-            SwizzleMode::B128,
+            [Self::c_cols(output, bn), rows],
+            Self::c_swizzle(output, bn),
             c_box,
             Major::K,
         )?;
@@ -85,33 +85,48 @@ impl Sm90Plan {
         Ok(())
     }
 
-    /// Columns of one epilogue chunk: 128 bytes of the output type (32 fp32, 64 fp16/bf16).
+    /// Columns of one epilogue chunk of a tile of `bn` columns: 128 bytes of the output type
+    /// (32 fp32, 64 fp16/bf16), or the whole tile where it is narrower (the 32-column tile of
+    /// a 16-bit output: 64 bytes).
     ///
     /// ```
     /// use tessel_kernels::Element;
     /// use tessel_kernels::hopper::Sm90Plan;
-    /// assert_eq!((Sm90Plan::c_cols(Element::F32), Sm90Plan::c_cols(Element::BF16)), (32, 64));
+    /// assert_eq!((Sm90Plan::c_cols(Element::F32, 256), Sm90Plan::c_cols(Element::BF16, 256)), (32, 64));
+    /// assert_eq!(Sm90Plan::c_cols(Element::F16, 32), 32);
     /// ```
-    pub fn c_cols(output: Element) -> i64 {
-        128 / output.bytes()
+    pub fn c_cols(output: Element, bn: i64) -> i64 {
+        (128 / output.bytes()).min(bn)
     }
 
-    /// Whether a tile of `bn` columns holds whole epilogue chunks of `output`
-    /// ([`Sm90Plan::c_cols`]): the plans of other tiles are refused.
+    /// The swizzle of an epilogue chunk: the one whose rows are the chunk's (128, 64 or 32
+    /// bytes), so that the chunk is one swizzle-atom column ([`Sm90Plan::c_cols`]).
     ///
     /// ```
     /// use tessel_kernels::Element;
     /// use tessel_kernels::hopper::Sm90Plan;
-    /// assert!(Sm90Plan::holds_chunks(32, Element::F32) && !Sm90Plan::holds_chunks(32, Element::F16));
+    /// use tessel_layout::gmma::SwizzleMode;
+    /// assert_eq!(Sm90Plan::c_swizzle(Element::F32, 32), SwizzleMode::B128);
+    /// assert_eq!(Sm90Plan::c_swizzle(Element::BF16, 32), SwizzleMode::B64);
     /// ```
-    pub fn holds_chunks(bn: i64, output: Element) -> bool {
-        bn % Self::c_cols(output) == 0
+    pub fn c_swizzle(output: Element, bn: i64) -> SwizzleMode {
+        match Self::c_cols(output, bn) * output.bytes() {
+            128 => SwizzleMode::B128,
+            64 => SwizzleMode::B64,
+            32 => SwizzleMode::B32,
+            _ => SwizzleMode::None,
+        }
+    }
+
+    /// [`Sm90Plan::c_cols`] of this plan's output and tile.
+    pub(super) fn chunk_cols(&self) -> i64 {
+        Self::c_cols(self.output, self.bn())
     }
 
     /// Chunks of the consumer's 64 x BN tile in the shared-memory epilogue (`BN / c_cols`:
-    /// 8 for fp32, 4 for 16-bit outputs of the 256-wide tile).
+    /// 8 for fp32, 4 for 16-bit outputs of the 256-wide tile, 1 for the 32-column tile).
     pub(super) fn c_chunks(&self) -> i64 {
-        self.bn() / Self::c_cols(self.output)
+        self.bn() / self.chunk_cols()
     }
 
     /// Epilogue buffers per consumer: [`C_BUFS`], or one per chunk where a tile has fewer
@@ -131,13 +146,13 @@ impl Sm90Plan {
 
     /// Accumulator values of one thread per epilogue chunk (`ACC / c_chunks`).
     pub(super) fn c_vals(&self) -> i64 {
-        self.c_frag.mode(1).map_or(0, |m| m.size()) * Self::c_cols(self.output) / self.bn()
+        self.c_frag.mode(1).map_or(0, |m| m.size()) * self.chunk_cols() / self.bn()
     }
 
     /// The shared-memory element index (of [`Sm90Plan::c_smem`]'s domain) of value `v` of
     /// consumer thread `t` in chunk `ch`, as the kernel computes it.
     pub(super) fn c_index(&self, t: i64, v: i64, ch: i64) -> GpuResult<i64> {
-        Ok(self.c_frag.offset(t + 128 * v)? - ch * 64 * Self::c_cols(self.output))
+        Ok(self.c_frag.offset(t + 128 * v)? - ch * 64 * self.chunk_cols())
     }
 
     /// The first of the two fp32 values thread `t` stores at step `u` (even, `0 .. C_VALS`) of
@@ -221,7 +236,7 @@ impl Sm90Plan {
     /// conflicts (fp32 with `pair_order: false` excepted: 2-way, measured).
     pub(super) fn check_c_chunks(&self) -> GpuResult<()> {
         let bad = |what: String| Err(GpuError::InvalidArgument(format!("epilogue: {what}")));
-        let cols = Self::c_cols(self.output);
+        let cols = self.chunk_cols();
         let vals = self.c_vals();
         let chunks = self.c_chunks();
         let sm = |i: i64| self.c_smem.offset(i);

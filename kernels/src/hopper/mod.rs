@@ -16,7 +16,8 @@
 //!   128 x 128), one block per SM, looping over units of work: the tiles in a grouped order
 //!   (the run-time [`crate::tiled::GroupedRaster`] of [`crate::tiled::raster_layout`], groups
 //!   of [`RASTER_GROUP`]), each tile's k-tiles split in `splits` ranges when the caller asks
-//!   for split-K (the partial sums then go to an fp32 workspace that another kernel reduces);
+//!   for split-K (each unit's partial sums then go to an fp32 workspace, and the unit that
+//!   finishes a tile last adds them and runs the epilogue: `blas::split`);
 //! - warpgroup 0 is the producer: one thread loads each 64-wide k-tile of A and B with
 //!   `cp.async.bulk.tensor` (one box per operand when it is K-major; one 64-wide box per 64
 //!   rows of M or N when it is MN-major, the 128B swizzle spanning 64 elements) into a ring of
@@ -27,10 +28,11 @@
 //!   over the stage's descriptor tensors (each descriptor's major gives wgmma's transpose
 //!   immediate), keeping one k-tile of wgmmas in flight, then scales its accumulators by alpha
 //!   (adding beta C, read at each accumulator's place, when the configuration reads C) and
-//!   writes them to D: through shared memory in chunks of 64 rows x 128 bytes
-//!   (`st.shared.v2` for fp32, its lanes taking the column pairs in a lane-dependent order,
-//!   [`Sm90Plan::c_flip`]; `stmatrix` through a tiled copy for 16-bit outputs) into a
-//!   128B-swizzled buffer ([`Sm90Plan::c_smem`], proven conflict-free by the bank model) that a
+//!   writes them to D: through shared memory in chunks of 64 rows x 128 bytes (64 bytes for
+//!   the 32-column tile of a 16-bit output) (`st.shared.v2` for fp32, its lanes taking the
+//!   column pairs in a lane-dependent order, [`Sm90Plan::c_flip`]; `stmatrix` through a tiled
+//!   copy for 16-bit outputs) into a buffer swizzled by the chunk's row width
+//!   ([`Sm90Plan::c_smem`], proven conflict-free by the bank model) that a
 //!   TMA store copies to D (clipping ragged `M`, `N`), two buffers per consumer; or, where TMA
 //!   cannot address D, with predicated stores from the registers ([`Epilogue::Direct`]).
 //!
@@ -414,19 +416,11 @@ impl Sm90Plan {
         let c_frag = gmma.c_layout().clone();
         let mma = make_tiled_mma(&gmma, &"(2,1,1):(1,0,0)".parse()?, &[])?;
         let (ty, tx) = (ceil_div(m, BM), ceil_div(n, bn));
-        let c_cols = Self::c_cols(output);
-        if !Self::holds_chunks(bn, output) {
-            return Err(GpuError::InvalidArgument(format!(
-                "{}: the epilogue stores chunks of {c_cols} columns (128 bytes of {output}); \
-                 a {bn}-column tile holds no whole chunk",
-                config.kernel_name()
-            )));
-        }
-        let c_smem = smem_atom(Major::K, SwizzleMode::B128, 8 * output.bytes())?
-            .tile_to_shape(&IntTuple::from_ints([64, c_cols]))?;
+        let c_smem = smem_atom(Major::K, Self::c_swizzle(output, bn), 8 * output.bytes())?
+            .tile_to_shape(&IntTuple::from_ints([64, Self::c_cols(output, bn)]))?;
         let c_tma = match config.epilogue {
             Epilogue::TmaStore => {
-                let t = Self::c_store_tma(m, n, ld[2], output, &c_smem)?;
+                let t = Self::c_store_tma((m, n, ld[2]), bn, output, &c_smem)?;
                 Some(t.ok_or_else(|| {
                     GpuError::InvalidArgument(format!(
                         "{}: TMA cannot store D ({n} columns, leading dimension {} of {output}: \

@@ -20,9 +20,11 @@ use crate::layer::{DeviceCopy, DeviceMma, DeviceTensor};
 
 /// The fields of the kernel's run-time struct `args`, in declaration order ([`Sm90Plan::kernel`]
 /// declares them, [`Sm90Args::values`] gives their values).
-pub const ARGS: [&str; 18] = [
+pub const ARGS: [&str; 19] = [
     "d",
     "c",
+    "partials",
+    "arrivals",
     "ldd",
     "ldc",
     "d_col",
@@ -34,7 +36,6 @@ pub const ARGS: [&str; 18] = [
     "tiles_n",
     "log2_group",
     "splits",
-    "split_rows",
     "alpha",
     "beta",
     "d_pair",
@@ -42,8 +43,8 @@ pub const ARGS: [&str; 18] = [
 ];
 
 /// One call of a Hopper GEMM kernel: what the kernel's struct `args` holds besides the tensor
-/// maps (device addresses of D and C, their leading dimensions, the extents, the tile order and
-/// split, the scalars).
+/// maps (device addresses of D and C and of the split-K workspace, their leading dimensions,
+/// the extents, the tile order and split, the scalars).
 ///
 /// ```
 /// use tessel_kernels::Element;
@@ -58,6 +59,12 @@ pub struct Sm90Args {
     pub d: u64,
     /// C's device address (read when the configuration reads C).
     pub c: u64,
+    /// The split-K workspace (read and written only when `splits > 1`): fp32 partial sums,
+    /// one 128 x BN slab per unit of work (`blas::split::partials_bytes`).
+    pub partials: u64,
+    /// The split-K arrival counters (used only when `splits > 1`): one `u32` per consumer
+    /// half of each tile, 0 before the call and left 0 after it (`blas::split::arrivals`).
+    pub arrivals: u64,
     /// Elements between two rows of D as the kernel indexes it: D's leading dimension, or 1
     /// where the kernel writes D's transpose (a swapped call, `blas::Sm90Call::swapped`).
     pub ldd: i64,
@@ -82,8 +89,6 @@ pub struct Sm90Args {
     pub log2_group: i32,
     /// k-ranges per tile (1: no split).
     pub splits: i32,
-    /// Rows between the slabs of D the splits write (0 without split).
-    pub split_rows: i32,
     /// Scale of the product.
     pub alpha: f32,
     /// Scale of C.
@@ -113,6 +118,8 @@ impl Sm90Args {
         Sm90Args {
             d,
             c: 0,
+            partials: 0,
+            arrivals: 0,
             ldd,
             ldc: 0,
             d_col: 1,
@@ -124,7 +131,6 @@ impl Sm90Args {
             tiles_n: tx as i32,
             log2_group: log2,
             splits: 1,
-            split_rows: 0,
             alpha: 1.0,
             beta: 0.0,
             d_pair: pair,
@@ -137,6 +143,8 @@ impl Sm90Args {
         vec![
             Value::Pointer(self.d),
             Value::Pointer(self.c),
+            Value::Pointer(self.partials),
+            Value::Pointer(self.arrivals),
             Value::I64(self.ldd),
             Value::I64(self.ldc),
             Value::I64(self.d_col),
@@ -148,7 +156,6 @@ impl Sm90Args {
             Value::I32(self.tiles_n),
             Value::I32(self.log2_group),
             Value::I32(self.splits),
-            Value::I32(self.split_rows),
             Value::F32(self.alpha),
             Value::F32(self.beta),
             Value::I32(self.d_pair),
@@ -208,6 +215,15 @@ impl Sm90Plan {
         let a_stages = DeviceTensor::shared(a_elem.c_type(), self.a_stages()?);
         let b_stages = DeviceTensor::shared(b_elem.c_type(), self.b_stages()?);
         let acc = mma.partition_fragment('C', &[BM, bn], CType::F32)?;
+        // A unit's split-K partial sums, one consumer's half: value pair i of thread t at
+        // pair 128 i + t (a warpgroup's store of one pair index writes 1 KiB contiguous).
+        let part = DeviceTensor::global(
+            CType::new("float2", 8),
+            Layout::new(
+                tessel_layout::IntTuple::from_ints([128, acc.size() / 2]),
+                tessel_layout::IntTuple::from_ints([1, 128]),
+            )?,
+        );
         let a_stage_bytes = self.a_load.boxes * self.a_load.box_bytes();
         let b_stage_bytes = self.b_load.boxes * self.b_load.box_bytes();
         let b = KernelBuilder::new(&config.kernel_name(), BODY)
@@ -234,7 +250,7 @@ impl Sm90Plan {
             .int("OUT", output_code(self.output)?)
             .int("TMA_STORE", i64::from(tma_store))
             .int("SOURCE", i64::from(config.source))
-            .int("C_COLS", Self::c_cols(self.output))
+            .int("C_COLS", self.chunk_cols())
             .int("C_CHUNKS", self.c_chunks())
             .int("C_VALS", self.c_vals())
             .int("C_BUF_BYTES", self.c_buf_bytes())
@@ -244,6 +260,7 @@ impl Sm90Plan {
             .int("C_FLIP_XOR", self.c_flip_xor)
             .tiled_mma(&mma)
             .tensor("acc", &acc)
+            .tensor("part", &part)
             .tensor("da", &mma.partition_descriptors('A', &a_stages)?)
             .tensor("db", &mma.partition_descriptors('B', &b_stages)?)
             .param(Param::tensor_map("tmap_a"))
@@ -258,6 +275,8 @@ impl Sm90Plan {
             .iter()
             .map(|&name| match name {
                 "d" | "c" => Field::pointer(name, tc()),
+                "partials" => Field::pointer(name, Elem::from(CType::F32)),
+                "arrivals" => Field::pointer(name, Elem::from(CType::B32)),
                 "ldd" | "ldc" | "d_col" | "c_col" => Field::scalar(name, Scalar::I64),
                 "alpha" | "beta" => Field::scalar(name, Scalar::F32),
                 _ => Field::scalar(name, Scalar::I32),
@@ -278,7 +297,7 @@ impl Sm90Plan {
         let chunk = self.c_smem.layout();
         let rotation = Layout::new(
             tessel_layout::IntTuple::from_ints([self.c_bufs(), self.c_chunks() / self.c_bufs()]),
-            tessel_layout::IntTuple::from_ints([64 * Self::c_cols(self.output), 0]),
+            tessel_layout::IntTuple::from_ints([64 * self.chunk_cols(), 0]),
         )?;
         let cols = Layout::from_modes([chunk.mode(1)?, rotation])?;
         Ok(ComposedLayout::new(
@@ -307,7 +326,7 @@ impl Sm90Plan {
                 &[],
             )?,
         );
-        let cols = Self::c_cols(self.output);
+        let cols = self.chunk_cols();
         let chunk_atom = mma_atom(&gmma_atom_pair(
             self.config.input,
             self.config.input_b,
@@ -351,7 +370,7 @@ impl Sm90Plan {
         let (threads, values) = (ext[0], ext[1]);
         let steps = ext[2..ext.len() - 1].iter().product::<i64>();
         let per_chunk = threads * values * steps;
-        let elems = 64 * Self::c_cols(self.output);
+        let elems = 64 * self.chunk_cols();
         let vals = self.c_vals();
         for ch in 0..self.c_chunks() {
             for t in 0..threads {
@@ -386,7 +405,7 @@ impl Sm90Plan {
     /// the values of the 64 x C_COLS chunk fragment `chunk` partitions, at columns `ch C_COLS`
     /// further: the 16-bit epilogue converts them in that order into the chunk's fragment.
     fn check_c_chunk_fragment(&self, one: &DeviceMma, chunk: &DeviceMma) -> GpuResult<()> {
-        let cols = Self::c_cols(self.output);
+        let cols = self.chunk_cols();
         let whole = [
             one.partition_c(&DeviceTensor::identity(&[64, self.bn()], 0)?)?,
             one.partition_c(&DeviceTensor::identity(&[64, self.bn()], 1)?)?,

@@ -233,7 +233,8 @@ pub enum Sm90Tile {
     T128x64,
     /// 128 x 32: for a problem computed transposed, where D has few rows (the kernel's rows
     /// are D's columns; `blas::plan_sm90`): the smallest stage, so the most stages of the
-    /// streamed operand in flight. fp32 output (the workspace) and K-major B only.
+    /// streamed operand in flight. K-major B only; its epilogue chunk is the whole tile (64
+    /// bytes of a 16-bit output, `Sm90Plan::c_cols`).
     T128x32,
 }
 
