@@ -125,11 +125,12 @@ fn run_time_arguments_describe_the_problem() {
         Order::RowMajor,
     );
     let call = plan_sm90(&p, SMS).unwrap();
-    // 1000 x 3000 has 8 x 12 = 96 tiles of 128 x 256: one wave of the large tile.
-    assert_eq!(call.config.tile, Sm90Tile::T128x256);
-    assert_eq!((call.args.tiles_m, call.args.tiles_n), (8, 12));
+    // 1000 x 3000 has 8 x 12 = 96 tiles of 128 x 256 and 8 x 16 = 128 of 128 x 192: one wave
+    // of either, the narrower one's the fuller.
+    assert_eq!(call.config.tile, Sm90Tile::T128x192);
+    assert_eq!((call.args.tiles_m, call.args.tiles_n), (8, 16));
     assert_eq!(call.args.k_tiles, 9); // ceil(520 / 64)
-    assert_eq!(call.grid, 96);
+    assert_eq!(call.grid, 128);
     assert_eq!(call.args.splits, 1);
     assert_eq!(
         (call.args.d, call.args.ldd, call.args.d_pair),

@@ -1203,6 +1203,53 @@ fn gpu_split_k_is_deterministic_and_leaves_its_counters_zero() {
     );
 }
 
+/// Where the 128 x 256 tiles take one wave with a quarter of it idle (1000 x 3000: 96 tiles on
+/// 132 SMs), the 128 x 192 tiles (128) take it too: every output type (a 16-bit output's
+/// three epilogue chunks through three buffers), TMA and direct stores (D one element past a
+/// 16-byte boundary), alpha, beta and C, both orders of B, ragged extents; each against the
+/// f64 reference.
+#[test]
+#[ignore = "needs an sm_90 GPU"]
+fn gpu_one_wave_of_192_column_tiles() {
+    with_gemm("gpu_one_wave_of_192_column_tiles", |gpu, gemm| {
+        for (i, (n, b, output, alpha, beta, d_offset)) in [
+            (3000, Order::ColMajor, Element::F32, 1.0, 0.0, 0),
+            (3000, Order::RowMajor, Element::BF16, 0.5, -1.5, 0),
+            (2999, Order::ColMajor, Element::F16, 2.0, 0.25, 1),
+            (2990, Order::RowMajor, Element::F32, 1.0, 0.5, 1),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let chosen = run_case(
+                gpu,
+                gemm,
+                Case {
+                    n,
+                    b,
+                    output,
+                    alpha,
+                    beta,
+                    d_offset,
+                    input: if output == Element::BF16 {
+                        Element::BF16
+                    } else {
+                        Element::F16
+                    },
+                    ..BASE
+                },
+                600 + i as u64,
+            );
+            assert!(
+                chosen.kernel.contains("_128x192") && chosen.splits == 1,
+                "1000x{n} {output}: {} in {} splits",
+                chosen.kernel,
+                chosen.splits
+            );
+        }
+    });
+}
+
 /// A case of the transposed-kernel tests: M x N x K, the orders of A, B and D, and the tile
 /// the chosen kernel's name holds.
 type RowsCase = ((usize, usize, usize), (Order, Order, Order), &'static str);

@@ -38,8 +38,9 @@ fn assert_ptxas_clean(source: &str, name: &str) -> Vec<u8> {
     cubin
 }
 
-/// The configurations compiled by the tests (sixteen): the default (both operands K-major, the
-/// large tile, the TMA store) for three type pairs that take each input and each output type,
+/// The configurations compiled by the tests (eighteen): the default (both operands K-major, the
+/// large tile, the TMA store) for three type pairs that take each input and each output type
+/// and the 128 x 192 tile for two of them,
 /// every other pair of majors and the small tile (f16 in, f32 out), the direct epilogue and the
 /// read of C once each, the narrow tiles as transposed calls use them (five) and writing a
 /// 16-bit D (two: the 64-column tile by TMA, the 32-column one transposed, reading C); every
@@ -130,12 +131,20 @@ fn configurations() -> Vec<Sm90Config> {
                     Sm90Tile::T128x32 => c.epilogue == Epilogue::Direct,
                     _ => false,
                 };
-            default || majors || epilogues || narrow || narrow_16
+            // The 192-column tile (three 16-bit chunks through three buffers), two pairs.
+            let three_quarters = kk
+                && c.tile == Sm90Tile::T128x192
+                && plain
+                && matches!(
+                    (c.input, c.output),
+                    (Element::F16, Element::F32) | (Element::BF16, Element::BF16)
+                );
+            default || majors || epilogues || narrow || narrow_16 || three_quarters
         })
         .collect();
     assert_eq!(
         chosen.len(),
-        16,
+        18,
         "the configurations the doc comment counts"
     );
     chosen

@@ -7,7 +7,8 @@
 //!   x 520: 14.9 against 18.7 us), and one wave of 128 x 64 tiles beat 128 x 128 tiles in two
 //!   splits (256 x 4096 x 4096: 19.3 against 24.7 us);
 //! - the 128 x 128 tile instead of the large one where the large tiles leave much of their
-//!   last wave empty ([`WAVE_MARGIN`]);
+//!   last wave empty ([`WAVE_MARGIN`]), the 128 x 192 one where its tiles take no more waves
+//!   than the large ones;
 //! - where no tile gives half a wave, the 128 x 128 tile and split-K to fill one wave, only
 //!   while the partial sums' extra traffic stays below half of the operands'
 //!   ([`split_traffic_allows`]): at 1024 x 4096 x 4096 two splits took 76 us against 50 us for
@@ -57,15 +58,19 @@ pub const WAVE_MARGIN: f64 = 0.9;
 /// The tile for an `m x n` output on a GPU of `sms` SMs: the widest tile whose tiles number
 /// more than half the SMs (fewer leave SMs idle that split-K, [`choose_splits`], would have
 /// to fill), except that [`Sm90Tile::T128x128`] replaces [`Sm90Tile::T128x256`] where the
-/// large tiles fill their waves less than [`WAVE_MARGIN`] as well ([`wave_efficiency`]);
+/// large tiles fill their waves less than [`WAVE_MARGIN`] as well ([`wave_efficiency`]), and
+/// [`Sm90Tile::T128x192`] replaces it where its tiles take no more waves (each SM then
+/// computes three quarters of the work in as many waves);
 /// [`Sm90Tile::T128x128`] where no tile has more than half a wave of tiles (split-K then fills
-/// the wave). The large tile is never taken for `n <= 128`, where its columns would be at
-/// least half empty.
+/// the wave). The large tiles are never taken for `n <= 128`, where their columns would be at
+/// least a third empty.
 ///
 /// ```
 /// use tessel_kernels::{blas::choose_tile, hopper::Sm90Tile};
 /// assert_eq!(choose_tile(4096, 4096, 132), Sm90Tile::T128x256); // 512 large tiles
-/// assert_eq!(choose_tile(1000, 3000, 132), Sm90Tile::T128x256); // 96: one wave
+/// // 96 large tiles (one wave, 0.73 of it busy); 128 of 128 x 192, also one wave.
+/// assert_eq!(choose_tile(1000, 3000, 132), Sm90Tile::T128x192);
+/// assert_eq!(choose_tile(2048, 2048, 132), Sm90Tile::T128x256); // 128; 176 take two waves
 /// assert_eq!(choose_tile(1024, 14336, 132), Sm90Tile::T128x128); // 448: 0.85 of four waves
 /// assert_eq!(choose_tile(64, 14336, 132), Sm90Tile::T128x128); // 112 tiles, not 56
 /// assert_eq!(choose_tile(256, 4096, 132), Sm90Tile::T128x64); // 128 tiles, not 64 or 32
@@ -78,7 +83,14 @@ pub fn choose_tile(m: i64, n: i64, sms: i64) -> Sm90Tile {
     if n > 128 && fills(wide) {
         let quantized = wave_efficiency(tiles_of(m, n, wide), sms)
             < WAVE_MARGIN * wave_efficiency(tiles_of(m, n, mid), sms);
-        return if quantized { mid } else { wide };
+        let waves = |tile| ceil_div(tiles_of(m, n, tile), sms.max(1));
+        return if quantized {
+            mid
+        } else if waves(Sm90Tile::T128x192) <= waves(wide) {
+            Sm90Tile::T128x192
+        } else {
+            wide
+        };
     }
     if !fills(mid) && fills(Sm90Tile::T128x64) {
         Sm90Tile::T128x64

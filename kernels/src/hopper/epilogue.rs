@@ -130,18 +130,24 @@ impl Sm90Plan {
     }
 
     /// Epilogue buffers per consumer: [`C_BUFS`], or one per chunk where a tile has fewer
-    /// chunks (the 64-column tile of a 16-bit output is one chunk: its single buffer is
-    /// refilled once the previous tile's store has read it).
+    /// chunks or a number [`C_BUFS`] does not divide (the 64-column tile of a 16-bit output is
+    /// one chunk: its single buffer is refilled once the previous tile's store has read it;
+    /// the 192-column tile's three 16-bit chunks take three buffers), so that the chunks
+    /// rotate through the buffers evenly.
     ///
     /// ```
     /// use tessel_kernels::Element;
     /// use tessel_kernels::hopper::{Sm90Config, Sm90Plan, Sm90Tile};
-    /// let narrow = |output| Sm90Config { tile: Sm90Tile::T128x64, ..Sm90Config::tn(Element::F16, output) };
-    /// let bufs = |output| Sm90Plan::with_shape(256, 2304, 64, [64, 64, 2304], narrow(output)).unwrap().c_bufs();
-    /// assert_eq!((bufs(Element::F32), bufs(Element::BF16)), (2, 1));
+    /// let bufs = |tile, output| {
+    ///     let c = Sm90Config { tile, ..Sm90Config::tn(Element::F16, output) };
+    ///     Sm90Plan::for_config(c).unwrap().c_bufs()
+    /// };
+    /// assert_eq!((bufs(Sm90Tile::T128x64, Element::F32), bufs(Sm90Tile::T128x64, Element::BF16)), (2, 1));
+    /// assert_eq!((bufs(Sm90Tile::T128x192, Element::F32), bufs(Sm90Tile::T128x192, Element::BF16)), (2, 3));
     /// ```
     pub fn c_bufs(&self) -> i64 {
-        C_BUFS.min(self.c_chunks())
+        let chunks = self.c_chunks();
+        if chunks % C_BUFS == 0 { C_BUFS } else { chunks }
     }
 
     /// Accumulator values of one thread per epilogue chunk (`ACC / c_chunks`).

@@ -225,6 +225,9 @@ impl std::str::FromStr for Epilogue {
 pub enum Sm90Tile {
     /// 128 x 256: the large tile (one `m64n256k16` per consumer and k-block).
     T128x256,
+    /// 128 x 192: three quarters of the large tile, for problems whose large tiles fill their
+    /// last wave poorly where these fill it well (`blas::choose_tile`).
+    T128x192,
     /// 128 x 128: twice the tiles of a problem, for problems whose large tiles number half
     /// the SMs or fewer or fill their last wave poorly, and for 8-bit inputs.
     T128x128,
@@ -240,8 +243,9 @@ pub enum Sm90Tile {
 
 impl Sm90Tile {
     /// Every tile, the largest first.
-    pub const ALL: [Sm90Tile; 4] = [
+    pub const ALL: [Sm90Tile; 5] = [
         Sm90Tile::T128x256,
+        Sm90Tile::T128x192,
         Sm90Tile::T128x128,
         Sm90Tile::T128x64,
         Sm90Tile::T128x32,
@@ -251,6 +255,7 @@ impl Sm90Tile {
     pub fn bn(self) -> i64 {
         match self {
             Sm90Tile::T128x256 => 256,
+            Sm90Tile::T128x192 => 192,
             Sm90Tile::T128x128 => 128,
             Sm90Tile::T128x64 => 64,
             Sm90Tile::T128x32 => 32,
