@@ -217,13 +217,18 @@ impl Sm90Plan {
         let acc = mma.partition_fragment('C', &[BM, bn], CType::F32)?;
         // A unit's split-K partial sums, one consumer's half: value pair i of thread t at
         // pair 128 i + t (a warpgroup's store of one pair index writes 1 KiB contiguous).
-        let part = DeviceTensor::global(
-            CType::new("float2", 8),
-            Layout::new(
-                tessel_layout::IntTuple::from_ints([128, acc.size() / 2]),
-                tessel_layout::IntTuple::from_ints([1, 128]),
-            )?,
-        );
+        let slab = Layout::new(
+            tessel_layout::IntTuple::from_ints([128, acc.size() / 2]),
+            tessel_layout::IntTuple::from_ints([1, 128]),
+        )?;
+        // The slab holds one consumer's 64 x BN partial sums, each pair once, in 0 .. 32 BN
+        // (the kernel spaces the consumers' and units' slabs 32 BN and 64 BN pairs apart).
+        if slab.size() != 32 * bn || !tessel_layout::verify::is_bijective(&slab)? {
+            return Err(GpuError::InvalidArgument(format!(
+                "Hopper GEMM: the split-K slab {slab} is not the 64 x {bn} partial sums, once each"
+            )));
+        }
+        let part = DeviceTensor::global(CType::new("float2", 8), slab);
         let a_stage_bytes = self.a_load.boxes * self.a_load.box_bytes();
         let b_stage_bytes = self.b_load.boxes * self.b_load.box_bytes();
         let b = KernelBuilder::new(&config.kernel_name(), BODY)
