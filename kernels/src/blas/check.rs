@@ -280,8 +280,8 @@ pub(crate) fn source_matrix(p: &Problem, same_order: bool) -> GpuResult<Option<M
 ///     alpha: 1.0, beta: 0.0,
 /// };
 /// let call = plan_sm90(&p, 132).unwrap();
-/// // 96 tiles of 128 x 256: one wave of the large tile.
-/// assert_eq!(call.config.kernel_name(), "gemm_sm90_ak_bn_f16_f32_128x256_tma");
+/// // 96 tiles of 128 x 256 or 128 of 128 x 192: one wave of either, the narrower one fuller.
+/// assert_eq!(call.config.kernel_name(), "gemm_sm90_ak_bn_f16_f32_128x192_tma");
 /// let bad = Problem { a: MatrixDesc { ld: 519, ..p.a }, ..p };
 /// assert!(plan_sm90(&bad, 132).unwrap_err().to_string().contains("leading dimension 519 is below 520"));
 /// ```
