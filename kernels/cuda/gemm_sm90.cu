@@ -148,13 +148,18 @@
         auto mine = tensor::part(slabs + unit * SLAB)(t, _);
 #pragma unroll
         for (int i = 0; i < k::ACC / 2; ++i) __stcg(&mine(i), make_float2(acc[2 * i], acc[2 * i + 1]));
-        __threadfence();  // the slab is visible on the GPU before the count that announces it
+        __threadfence();  // this thread's stores are complete before the barrier
         tessel::sm90::bar_sync(1 + c, 128);
         bool last = false;
-        if (t == 0) last = atomicAdd(args.arrivals + 2 * tile + c, 1u) == (b32)(args.splits - 1);
+        if (t == 0) {
+          // Release (the warpgroup's slab, ordered before by the barrier, precedes the count)
+          // and acquire (the other units' slabs, which their counts announced, are read after).
+          __threadfence();
+          last = atomicAdd(args.arrivals + 2 * tile + c, 1u) == (b32)(args.splits - 1);
+          __threadfence();
+          if (last) atomicExch(args.arrivals + 2 * tile + c, 0u);  // zero for the next call
+        }
         if (!tessel::sm90::bar_any(1 + c, 128, last)) continue;
-        __threadfence();  // every other unit's slab is read after its count
-        if (t == 0) atomicExch(args.arrivals + 2 * tile + c, 0u);
 #pragma unroll
         for (int v = 0; v < k::ACC; ++v) acc[v] = 0.0f;
         for (int s = 0; s < args.splits; ++s) {
