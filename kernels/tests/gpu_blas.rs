@@ -197,6 +197,19 @@ struct Chosen {
     d: Vec<u8>,
 }
 
+impl Chosen {
+    /// Asserts that the kernel's name holds `tile` and, where `unsplit`, that K was not split.
+    fn assert_tile(&self, tile: &str, unsplit: bool, label: &str) {
+        assert!(
+            self.kernel.contains(tile) && (!unsplit || self.splits == 1),
+            "{label}: {} in {} splits (expected the {tile} tile{})",
+            self.kernel,
+            self.splits,
+            if unsplit { ", unsplit" } else { "" }
+        );
+    }
+}
+
 /// Runs and verifies one case; returns what the library chose.
 fn run_case(gpu: &Gpu, gemm: &Gemm<'_>, c: Case, seed: u64) -> Chosen {
     let label = format!("{c:?}");
@@ -1240,12 +1253,7 @@ fn gpu_one_wave_of_192_column_tiles() {
                 },
                 600 + i as u64,
             );
-            assert!(
-                chosen.kernel.contains("_128x192") && chosen.splits == 1,
-                "1000x{n} {output}: {} in {} splits",
-                chosen.kernel,
-                chosen.splits
-            );
+            chosen.assert_tile("_128x192", true, &format!("1000x{n} {output}"));
         }
     });
 }
@@ -1287,13 +1295,7 @@ fn run_few_rows(
                 },
                 seed + i as u64,
             );
-            assert!(
-                chosen.kernel.contains(tile) && (!unsplit || chosen.splits == 1),
-                "{m}x{n}x{k}: {} in {} splits (expected the {tile} tile{})",
-                chosen.kernel,
-                chosen.splits,
-                if unsplit { ", unsplit" } else { "" }
-            );
+            chosen.assert_tile(tile, unsplit, &format!("{m}x{n}x{k}"));
         }
     }
 }
@@ -1393,12 +1395,7 @@ fn gpu_narrow_tiles_fill_the_wave() {
                 },
                 300 + i as u64,
             );
-            assert!(
-                chosen.kernel.contains("_128x64") && chosen.splits == 1,
-                "{m}x{n} {output}: {} in {} splits",
-                chosen.kernel,
-                chosen.splits
-            );
+            chosen.assert_tile("_128x64", true, &format!("{m}x{n} {output}"));
         }
     });
 }
