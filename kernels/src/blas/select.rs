@@ -45,8 +45,12 @@ pub fn tiles_of(m: i64, n: i64, tile: Sm90Tile) -> i64 {
 /// assert_eq!(wave_efficiency(448, 132), 448.0 / 528.0); // 1024 x 14336 in 128 x 256 tiles
 /// ```
 pub fn wave_efficiency(tiles: i64, sms: i64) -> f64 {
-    let waves = ceil_div(tiles.max(1), sms.max(1));
-    tiles as f64 / (waves * sms.max(1)) as f64
+    tiles as f64 / (waves(tiles, sms) * sms.max(1)) as f64
+}
+
+/// Waves of `tiles` tiles on `sms` SMs (at least one).
+fn waves(tiles: i64, sms: i64) -> i64 {
+    ceil_div(tiles.max(1), sms.max(1))
 }
 
 /// How much more of its last wave the 128 x 128 tile must fill before it replaces the 128 x
@@ -83,10 +87,10 @@ pub fn choose_tile(m: i64, n: i64, sms: i64) -> Sm90Tile {
     if n > 128 && fills(wide) {
         let quantized = wave_efficiency(tiles_of(m, n, wide), sms)
             < WAVE_MARGIN * wave_efficiency(tiles_of(m, n, mid), sms);
-        let waves = |tile| ceil_div(tiles_of(m, n, tile), sms.max(1));
+        let waves_of = |tile| waves(tiles_of(m, n, tile), sms);
         return if quantized {
             mid
-        } else if waves(Sm90Tile::T128x192) <= waves(wide) {
+        } else if waves_of(Sm90Tile::T128x192) <= waves_of(wide) {
             Sm90Tile::T128x192
         } else {
             wide

@@ -46,7 +46,7 @@ pub fn partials_bytes(call: &Sm90Call) -> usize {
     if !uses_workspace(call) {
         return 0;
     }
-    let units = units(call);
+    let units = tiles(call) * i64::from(call.args.splits);
     usize::try_from(units * BM * call.config.tile.bn() * 4).unwrap_or(usize::MAX)
 }
 
@@ -56,13 +56,12 @@ pub fn arrivals(call: &Sm90Call) -> usize {
     if !uses_workspace(call) {
         return 0;
     }
-    let tiles = i64::from(call.args.tiles_m) * i64::from(call.args.tiles_n);
-    usize::try_from(tiles * CONSUMERS).unwrap_or(usize::MAX)
+    usize::try_from(tiles(call) * CONSUMERS).unwrap_or(usize::MAX)
 }
 
-/// Units of work of a call (tiles times splits).
-fn units(call: &Sm90Call) -> i64 {
-    i64::from(call.args.tiles_m) * i64::from(call.args.tiles_n) * i64::from(call.args.splits)
+/// Output tiles of a call.
+fn tiles(call: &Sm90Call) -> i64 {
+    i64::from(call.args.tiles_m) * i64::from(call.args.tiles_n)
 }
 
 /// `call` with its split-K workspace: `partials` (at least [`partials_bytes`], 8-byte

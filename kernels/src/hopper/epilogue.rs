@@ -110,12 +110,11 @@ impl Sm90Plan {
     /// assert_eq!(Sm90Plan::c_swizzle(Element::BF16, 32), SwizzleMode::B64);
     /// ```
     pub fn c_swizzle(output: Element, bn: i64) -> SwizzleMode {
-        match Self::c_cols(output, bn) * output.bytes() {
-            128 => SwizzleMode::B128,
-            64 => SwizzleMode::B64,
-            32 => SwizzleMode::B32,
-            _ => SwizzleMode::None,
-        }
+        let row = Self::c_cols(output, bn) * output.bytes();
+        SwizzleMode::ALL
+            .into_iter()
+            .find(|m| m.span_bytes() == row)
+            .unwrap_or(SwizzleMode::None)
     }
 
     /// [`Sm90Plan::c_cols`] of this plan's output and tile.
