@@ -23,7 +23,10 @@
   const b32 sB = sA + k::STAGES * k::A_STAGE_BYTES;
   const b32 sC = sB + k::STAGES * k::B_STAGE_BYTES;  // k::C_BUFS epilogue buffers per consumer
   const tessel::sm90::Pipeline<k::STAGES> pipe{sC + 2 * k::C_BUFS * k::C_BUF_BYTES};
-  const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
+  // The warpgroup index through a shuffle: provably the same in every lane of a warp, so that
+  // ptxas keeps what the roles compute from it (stage indices, wgmma descriptors) in uniform
+  // registers instead of moving each descriptor there with R2UR before every wgmma.
+  const int wg = __shfl_sync(0xffffffffu, (int)(threadIdx.x / 128), 0), t = threadIdx.x % 128;
   if (threadIdx.x == 0) pipe.init(8);  // a stage is free once each of the 8 consumer warps released it
   __syncthreads();
 
@@ -70,12 +73,12 @@
         // goes back to the producer). A k-tile's first wgmma overwrites its accumulator.
         auto acc2 = tensor::acc();
         auto issue = [&](auto& into) {
-          pipe.consumer_wait(st);
-          __syncwarp();  // the .aligned wgmma instructions need the whole warp converged
+          pipe.consumer_wait_warp(st);  // the whole warp leaves it at once: converged for wgmma
           tessel::sm90::fence_operand(into);
           tessel::sm90::warpgroup_fence();
           mma.scale_d = 0u;
-          tessel::gemm(mma, tCrA(_, _, _, st.index), tCrB(_, _, _, st.index), into.tensor());
+          const int s = __shfl_sync(0xffffffffu, st.index, 0);  // warp-uniform: descriptors in uniform registers
+          tessel::gemm(mma, tCrA(_, _, _, s), tCrB(_, _, _, s), into.tensor());
           tessel::sm90::warpgroup_commit();
           tessel::sm90::fence_operand(into);
         };
@@ -117,11 +120,11 @@
         int prev = 0;
         const int kt0 = kt;
         do {
-          pipe.consumer_wait(st);
-          __syncwarp();  // the .aligned wgmma instructions need the whole warp converged
+          pipe.consumer_wait_warp(st);  // the whole warp leaves it at once: converged for wgmma
           tessel::sm90::fence_operand(acc);
           tessel::sm90::warpgroup_fence();
-          tessel::gemm(mma, tCrA(_, _, _, st.index), tCrB(_, _, _, st.index), acc.tensor());
+          const int s = __shfl_sync(0xffffffffu, st.index, 0);  // warp-uniform: descriptors in uniform registers
+          tessel::gemm(mma, tCrA(_, _, _, s), tCrB(_, _, _, s), acc.tensor());
           tessel::sm90::warpgroup_commit();
           tessel::sm90::fence_operand(acc);
           tessel::sm90::warpgroup_wait<1>();

@@ -38,6 +38,23 @@ __device__ __forceinline__ void wait(b32 bar, b32 parity) {
         : "memory");
   } while (done == 0);
 }
+// The same, polled by every lane of a warp, which leaves the loop as one (converged, as the
+// .aligned wgmma instructions after it need, without a __syncwarp): a lane that saw the phase
+// complete polls again until all have (the phase stays complete while the caller holds it).
+__device__ __forceinline__ void wait_warp(b32 bar, b32 parity) {
+  b32 done = 0;
+  do {
+    asm volatile(
+        "{\n"
+        ".reg .pred p;\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.b32 %0, 1, 0, p;\n"
+        "}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!__all_sync(0xffffffffu, done != 0));
+}
 
 // ---- the pipeline: STAGES slots, each with a `full` barrier (one producer arrival plus the
 // stage's TMA bytes) and an `empty` barrier (one arrival per consumer warp). A State walks the
@@ -75,6 +92,8 @@ template <int STAGES> struct Pipeline {
   }
   // Consumer: waits for the slot's loads.
   __device__ __forceinline__ void consumer_wait(const PipelineState& st) const { wait(full(st.index), st.phase); }
+  // Consumer: the same by every lane of the warp at once (wait_warp: converged afterwards).
+  __device__ __forceinline__ void consumer_wait_warp(const PipelineState& st) const { wait_warp(full(st.index), st.phase); }
   // Consumer: one arrival (per consumer warp: lane 0) frees the slot.
   __device__ __forceinline__ void consumer_release(int s) const { arrive(empty(s)); }
 };

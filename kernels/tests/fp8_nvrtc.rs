@@ -98,7 +98,8 @@ fn fp8_gemm_compiles_for_sm90a_without_spills() {
 /// `QGMMA.64x128x32.F32.<A>.<B>` (as nvdisasm of CUDA 13.0 prints it) four times per k-tile in
 /// each of the three places each consumer's copy of the code issues a k-tile, no 16-bit `HGMMA` and
 /// no `HMMA`, waits that keep one k-tile in flight (`WARPGROUP.DEPBAR.LE gsb0, 0x1`) and drain
-/// the last (`0x0`), TMA loads, nothing in local memory.
+/// the last (`0x0`), TMA loads, nothing in local memory, and descriptors formed in uniform
+/// registers (not moved there by `R2UR` between a k-tile's `QGMMA`s).
 #[test]
 #[cfg_attr(
     not(all(tessel_nvrtc, tessel_nvdisasm)),
@@ -150,5 +151,6 @@ fn fp8_gemm_sass_runs_fp8_qgmma() {
         for local in ["LDL", "STL"] {
             assert_eq!(count(local), 0, "{name}: {local} in the SASS");
         }
+        common::assert_gmma_descriptors_uniform(&name, &sass, "QGMMA");
     }
 }

@@ -266,8 +266,9 @@ const SLAB_LOAD: &str = "ld.global.cg.v2.f32";
 /// The SASS, where `nvdisasm` is available (`TESSEL_NVDISASM=/path/to/nvdisasm`, e.g. from the
 /// `nvidia-cuda-nvdisasm` wheel; skipped otherwise): the tensor cores run `HGMMA` (not `HMMA`),
 /// four per k-tile with one wait between k-tiles (in each consumer's copy of the code), the loads are TMA (`UTMALDG`), the register
-/// budgets are reassigned (`USETMAXREG`), and nothing goes to local memory; the epilogue is
-/// eight TMA stores.
+/// budgets are reassigned (`USETMAXREG`), nothing goes to local memory, and the wgmma
+/// descriptors are formed in uniform registers (not moved there by `R2UR` between a k-tile's `HGMMA`s); the
+/// epilogue is eight TMA stores.
 #[test]
 #[cfg_attr(
     not(all(tessel_nvrtc, tessel_nvdisasm)),
@@ -299,4 +300,5 @@ fn hopper_gemm_sass_uses_hgmma_and_tma() {
     for local in ["LDL", "STL"] {
         assert_eq!(count(local), 0, "{local} in the SASS");
     }
+    common::assert_gmma_descriptors_uniform(&plan.kernel_name(), &sass, "HGMMA");
 }

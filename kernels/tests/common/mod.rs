@@ -98,6 +98,37 @@ pub fn sass_of(nvdisasm: &str, cubin: &[u8], test: &str) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Asserts that the descriptors of every `op` instruction that follows another of the same
+/// k-tile (at most 16 lines after it) in `sass` are formed in uniform registers: none of the
+/// four uniform registers its `gdesc[URn]` names (A's pair and B's) is moved there from an
+/// ordinary register (`R2UR`) between the two.
+pub fn assert_gmma_descriptors_uniform(name: &str, sass: &str, op: &str) {
+    let lines: Vec<&str> = sass.lines().collect();
+    let at: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].contains(op))
+        .collect();
+    let mut pairs = 0;
+    for w in at.windows(2).filter(|w| w[1] - w[0] <= 16) {
+        let gdesc = lines[w[1]]
+            .split("gdesc[UR")
+            .nth(1)
+            .and_then(|rest| rest.split(']').next())
+            .and_then(|n| n.parse::<u32>().ok())
+            .unwrap_or_else(|| panic!("{name}: no gdesc[URn] in {}", lines[w[1]]));
+        pairs += 1;
+        let between = &lines[w[0]..=w[1]];
+        for r in gdesc..gdesc + 4 {
+            let moved = format!("R2UR UR{r},");
+            assert!(
+                !between.iter().any(|l| l.contains(&moved)),
+                "{name}: descriptor register UR{r} of an {op} moved from an ordinary register:\n{}",
+                between.join("\n")
+            );
+        }
+    }
+    assert!(pairs > 0, "{name}: no two {op} of one k-tile");
+}
+
 /// NVRTC's CUBIN of kernel `name` from `source` for `arch`, with ptxas's verbose report
 /// (registers, stack, spills, warnings) in the log; a compile error fails the test.
 pub fn verbose_cubin(source: &str, name: &str, arch: Arch) -> Cubin {
