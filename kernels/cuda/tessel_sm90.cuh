@@ -23,37 +23,32 @@ __device__ __forceinline__ void arrive(b32 bar) {
 __device__ __forceinline__ void arrive_expect_tx(b32 bar, b32 bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
 }
+// Whether the phase of parity `parity` has completed (one poll; the hardware may suspend the
+// thread a while before answering false).
+__device__ __forceinline__ bool try_wait(b32 bar, b32 parity) {
+  b32 done;
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.b32 %0, 1, 0, p;\n"
+      "}\n"
+      : "=r"(done)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return done != 0;
+}
 // Waits until the phase of parity `parity` has completed.
 __device__ __forceinline__ void wait(b32 bar, b32 parity) {
-  b32 done = 0;
-  do {
-    asm volatile(
-        "{\n"
-        ".reg .pred p;\n"
-        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        "selp.b32 %0, 1, 0, p;\n"
-        "}\n"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
-  } while (done == 0);
+  while (!try_wait(bar, parity)) {
+  }
 }
 // The same, polled by every lane of a warp, which leaves the loop as one (converged, as the
 // .aligned wgmma instructions after it need, without a __syncwarp): a lane that saw the phase
 // complete polls again until all have (the phase stays complete while the caller holds it).
 __device__ __forceinline__ void wait_warp(b32 bar, b32 parity) {
-  b32 done = 0;
-  do {
-    asm volatile(
-        "{\n"
-        ".reg .pred p;\n"
-        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        "selp.b32 %0, 1, 0, p;\n"
-        "}\n"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
-  } while (!__all_sync(0xffffffffu, done != 0));
+  while (!__all_sync(0xffffffffu, try_wait(bar, parity))) {
+  }
 }
 
 // ---- the pipeline: STAGES slots, each with a `full` barrier (one producer arrival plus the
